@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/proxy"
+)
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// runFlags are the flags of `remixproxy run`.
+type runFlags struct {
+	dataDir      string
+	listen       string
+	upstreamCAs  listFlag
+	resolve      listFlag
+	noMITM       listFlag
+	onlyResolved bool
+	verbose      bool
+}
+
+func parseRunFlags(args []string) (*runFlags, error) {
+	f := &runFlags{}
+	fs := newFlagSet("run", &f.dataDir)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve the proxy on")
+	fs.Var(&f.upstreamCAs, "upstream-ca", "PEM `FILE` of extra root CAs to trust for upstream sites (repeatable)")
+	fs.Var(&f.resolve, "resolve", "`HOST:PORT=ADDR:PORT`: dial ADDR:PORT for HOST:PORT, like curl's --resolve (repeatable)")
+	fs.Var(&f.noMITM, "no-mitm", "host `PATTERN` (example.com, *.example.com) tunnelled untouched (repeatable)")
+	fs.BoolVar(&f.onlyResolved, "only-resolved", false, "refuse every host without a --resolve entry, without dialing (offline use and tests)")
+	fs.BoolVar(&f.verbose, "v", false, "log every connection-level event")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see remixproxy run -h)", fs.Arg(0))
+	}
+	return f, nil
+}
+
+// parseResolve turns --resolve values into the proxy's map.
+func parseResolve(values []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, v := range values {
+		from, to, ok := strings.Cut(v, "=")
+		if !ok {
+			return nil, fmt.Errorf("--resolve %q: want HOST:PORT=ADDR:PORT", v)
+		}
+		if _, _, err := net.SplitHostPort(from); err != nil {
+			return nil, fmt.Errorf("--resolve %q: %q is not HOST:PORT", v, from)
+		}
+		if _, _, err := net.SplitHostPort(to); err != nil {
+			return nil, fmt.Errorf("--resolve %q: %q is not ADDR:PORT", v, to)
+		}
+		m[strings.ToLower(from)] = to
+	}
+	return m, nil
+}
+
+// loadUpstreamRoots is the system pool plus the --upstream-ca files; nil when there are none.
+func loadUpstreamRoots(files []string) (*x509.CertPool, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	for _, f := range files {
+		pem, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--upstream-ca: %w", err)
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--upstream-ca %s: no PEM certificate found in the file", f)
+		}
+	}
+	return pool, nil
+}
+
+func runProxy(args []string) error {
+	f, err := parseRunFlags(args)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	resolve, err := parseResolve(f.resolve)
+	if err != nil {
+		return err
+	}
+	roots, err := loadUpstreamRoots(f.upstreamCAs)
+	if err != nil {
+		return err
+	}
+	ca, created, err := certs.LoadOrCreate(f.dataDir)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("listening: %w (is another remixproxy running? pick another address with --listen)", err)
+	}
+	srv, err := proxy.New(proxy.Config{
+		Listen:        ln.Addr().String(),
+		DataDir:       f.dataDir,
+		CA:            ca,
+		UpstreamRoots: roots,
+		Resolve:       resolve,
+		OnlyResolved:  f.onlyResolved,
+		NoMITM:        f.noMITM,
+		Version:       version,
+		Logger:        log,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	printBanner(os.Stdout, ln.Addr().String(), ca, created)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			return fmt.Errorf("serving: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
+		fmt.Fprintln(os.Stderr, "remixproxy: shutting down")
+		return srv.Close()
+	}
+}
+
+// printBanner tells a newcomer where things are and what to do next.
+func printBanner(w *os.File, listen string, ca *certs.CA, created bool) {
+	fmt.Fprintf(w, "remixproxy %s listening on http://%s\n", version, listen)
+	state := "existing"
+	if created {
+		state = "created now"
+	}
+	fmt.Fprintf(w, "  CA certificate: %s (%s)\n  CA SHA-256:     %s\n", ca.CertPath, state, ca.Fingerprint())
+	trusted := false
+	for _, r := range certs.Trusted(ca) {
+		mark := "not trusted"
+		if r.Already {
+			mark, trusted = "trusted", true
+		} else if r.Skipped {
+			mark = "cannot check: " + r.Why
+		}
+		fmt.Fprintf(w, "  %-40s %s\n", r.Store+":", mark)
+	}
+	fmt.Fprintln(w, "Next:")
+	if !trusted {
+		fmt.Fprintln(w, "  - zero setup: `remixproxy browser` opens Chromium through the proxy, trusting the CA for that profile only")
+		fmt.Fprintln(w, "  - or trust the CA everywhere: `remixproxy trust`, then set your browser's proxy (`remixproxy sysproxy on`)")
+	} else {
+		fmt.Fprintf(w, "  - point your browser's proxy at %s (`remixproxy sysproxy on`, or the PAC file http://%s/proxy.pac)\n", listen, listen)
+	}
+	fmt.Fprintf(w, "  - certificate and setup help: http://%s/cert   status: http://%s/status\n", listen, listen)
+}
+
+var _ flag.Value = (*listFlag)(nil)

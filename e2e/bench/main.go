@@ -1,0 +1,525 @@
+// Command bench measures remixproxy against a direct connection and, when `mitmdump` is
+// installed, mitmproxy doing the same injection, side by side in one run on this machine. It
+// prints a Markdown table of absolute figures and ratios to direct. Run it with `make bench`
+// (scripts/bench.sh). Everything talks to loopback only; each load loop is bounded in time.
+//
+// Scenarios (the issue's targets are ratios to direct in the same run):
+//   - small HTML pages over HTTPS keep-alive, injected: requests/s and p50 latency;
+//   - 200 KB HTML pages, injected: MiB/s;
+//   - a 1 GiB download: MiB/s and the proxy process's peak RSS growth;
+//   - first contact with new hosts (a new TLS connection and a new host name each): connections/s.
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/remixproxy/remixproxy/panel"
+)
+
+var (
+	duration    = flag.Duration("d", 4*time.Second, "how long each throughput run lasts")
+	concurrency = flag.Int("c", 4, "concurrent clients")
+	downloadMiB = flag.Int("download-mib", 1024, "size of the large download in MiB")
+	newHosts    = flag.Int("hosts", 300, "new host names per first-contact run")
+	noMitm      = flag.Bool("no-mitmproxy", false, "skip mitmproxy even when installed")
+	binPath     = flag.String("remixproxy", "", "remixproxy binary (default: go build it)")
+)
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// target is one way of reaching the test site: direct, or through a proxy.
+type target struct {
+	name    string
+	proxy   string         // "" for direct
+	roots   *x509.CertPool // what the client trusts
+	pid     int            // the proxy process, for RSS
+	maxBody int64          // largest download this target is measured on (0 = all)
+}
+
+func run() error {
+	tmp, err := os.MkdirTemp("", "remixbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	site, err := startSite(tmp)
+	if err != nil {
+		return err
+	}
+	defer site.close()
+
+	targets := []*target{{name: "direct", roots: site.pool}}
+	rp, stopRP, err := startRemixproxy(tmp, site)
+	if err != nil {
+		return err
+	}
+	defer stopRP()
+	targets = append(targets, rp)
+	if _, err := exec.LookPath("mitmdump"); err == nil && !*noMitm {
+		mp, stopMP, err := startMitmproxy(tmp, site)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: mitmproxy not measured:", err)
+		} else {
+			defer stopMP()
+			targets = append(targets, mp)
+		}
+	}
+
+	var rows []row
+	for _, tg := range targets {
+		rows = append(rows, measure(tg, site)...)
+	}
+	printTable(os.Stdout, rows, targets)
+	return nil
+}
+
+// row is one measured figure.
+type row struct {
+	scenario, target, unit string
+	value                  float64
+	higherBetter           bool
+	note                   string
+}
+
+func measure(tg *target, site *site) []row {
+	var out []row
+	fmt.Fprintf(os.Stderr, "bench: %s …\n", tg.name)
+
+	rps, p50, n := loadLoop(tg, site.url("/small"), *duration, true)
+	out = append(out,
+		row{"small HTML, HTTPS keep-alive", tg.name, "req/s", rps, true, fmt.Sprintf("%d requests", n)},
+		row{"small HTML, HTTPS keep-alive, p50", tg.name, "ms", p50.Seconds() * 1000, false, ""})
+
+	bytesPerSec, _, n := bytesLoop(tg, site.url("/page200k"), *duration)
+	out = append(out, row{"200 KB HTML pages", tg.name, "MiB/s", bytesPerSec / (1 << 20), true, fmt.Sprintf("%d pages", n)})
+
+	size := int64(*downloadMiB) << 20
+	if tg.maxBody > 0 && size > tg.maxBody {
+		size = tg.maxBody
+	}
+	resetPeakRSS(tg.pid)
+	before := rss(tg.pid)
+	mibs, err := download(tg, site.url("/download?bytes="+strconv.FormatInt(size, 10)), size)
+	note := fmt.Sprintf("%d MiB", size>>20)
+	if err != nil {
+		note = "failed: " + err.Error()
+	}
+	out = append(out, row{"large download", tg.name, "MiB/s", mibs, true, note})
+	if tg.pid != 0 {
+		out = append(out, row{"large download, peak RSS growth", tg.name, "MiB", float64(peakRSS(tg.pid)-before) / (1 << 20), false, ""})
+	}
+
+	cps := firstContact(tg, site, *newHosts)
+	out = append(out, row{"first contact, new host each", tg.name, "conn/s", cps, true, fmt.Sprintf("%d hosts", *newHosts)})
+	return out
+}
+
+func client(tg *target, keepAlive bool) *http.Client {
+	tr := &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: tg.roots},
+		DisableCompression:  true,
+		DisableKeepAlives:   !keepAlive,
+		MaxIdleConnsPerHost: *concurrency * 2,
+		ForceAttemptHTTP2:   false,
+	}
+	if tg.proxy != "" {
+		u, _ := url.Parse("http://" + tg.proxy)
+		tr.Proxy = http.ProxyURL(u)
+	} else {
+		tr.DialContext = (&net.Dialer{}).DialContext
+	}
+	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}
+}
+
+// loadLoop requests u from *concurrency clients for d and returns requests/s and the p50 latency.
+func loadLoop(tg *target, u string, d time.Duration, keepAlive bool) (float64, time.Duration, int) {
+	c := client(tg, keepAlive)
+	defer c.Transport.(*http.Transport).CloseIdleConnections()
+	get(c, u) // warm the connection pool and the leaf cache
+	var mu sync.Mutex
+	var lat []time.Duration
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for i := 0; i < *concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				t0 := time.Now()
+				if _, err := get(c, u); err != nil {
+					continue
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(lat) == 0 {
+		return 0, 0, 0
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return float64(len(lat)) / d.Seconds(), lat[len(lat)/2], len(lat)
+}
+
+// bytesLoop is loadLoop counting body bytes.
+func bytesLoop(tg *target, u string, d time.Duration) (float64, time.Duration, int) {
+	c := client(tg, true)
+	defer c.Transport.(*http.Transport).CloseIdleConnections()
+	get(c, u)
+	var total atomic.Int64
+	var count atomic.Int64
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < *concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				n, err := get(c, u)
+				if err == nil {
+					total.Add(n)
+					count.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(total.Load()) / time.Since(start).Seconds(), 0, int(count.Load())
+}
+
+func get(c *http.Client, u string) (int64, error) {
+	resp, err := c.Get(u)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return n, err
+}
+
+func download(tg *target, u string, size int64) (float64, error) {
+	c := client(tg, false)
+	t0 := time.Now()
+	n, err := get(c, u)
+	if err != nil {
+		return 0, err
+	}
+	if n != size {
+		return 0, fmt.Errorf("got %d bytes, want %d", n, size)
+	}
+	return float64(n) / (1 << 20) / time.Since(t0).Seconds(), nil
+}
+
+var hostRun atomic.Int64
+
+// firstContact opens a new TLS connection to a host name never used before, n times.
+func firstContact(tg *target, s *site, n int) float64 {
+	prefix := fmt.Sprintf("r%d", hostRun.Add(1))
+	var next atomic.Int64
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	var ok atomic.Int64
+	for i := 0; i < *concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				c := client(tg, false)
+				if _, err := get(c, fmt.Sprintf("https://%s-%d.bench.test:%d/small", prefix, i, 443)); err == nil {
+					ok.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != int64(n) {
+		fmt.Fprintf(os.Stderr, "bench: %s: %d of %d first contacts failed\n", tg.name, int64(n)-ok.Load(), n)
+	}
+	return float64(ok.Load()) / time.Since(t0).Seconds()
+}
+
+func printTable(w io.Writer, rows []row, targets []*target) {
+	direct := map[string]float64{}
+	for _, r := range rows {
+		if r.target == "direct" {
+			direct[r.scenario] = r.value
+		}
+	}
+	fmt.Fprintf(w, "| scenario | target | value | ratio to direct | note |\n|---|---|---|---|---|\n")
+	for _, r := range rows {
+		ratio := "—"
+		if d := direct[r.scenario]; d > 0 && r.target != "direct" && !strings.Contains(r.scenario, "RSS") {
+			ratio = fmt.Sprintf("%.2f×", r.value/d)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f %s | %s | %s |\n", r.scenario, r.target, r.value, r.unit, ratio, r.note)
+	}
+}
+
+// --- the test site ---
+
+type site struct {
+	addr    string // HTTPS listener
+	pool    *x509.CertPool
+	caPEM   string // file
+	srv     *http.Server
+	resolve []string // HOST:PORT=ADDR:PORT for the fixed host names
+}
+
+const siteHost = "site.bench.test"
+
+func (s *site) url(path string) string { return "https://" + siteHost + path }
+func (s *site) close()                 { s.srv.Close() }
+
+func startSite(dir string) (*site, error) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "bench upstream CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("making site CA: %w", err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: siteHost},
+		DNSNames:  []string{siteHost, "*.bench.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &leafKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("making site certificate: %w", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(caCert)
+	caFile := filepath.Join(dir, "site-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
+		return nil, err
+	}
+
+	small := []byte("<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" +
+		strings.Repeat("<p>A small page with a little text.</p>", 40) + "</body></html>")
+	big200 := []byte("<!doctype html><html><head><meta charset=utf-8><title>big</title></head><body>" +
+		strings.Repeat("<div class=row><a href=/x>link</a> <span>some text in a span</span></div>\n", 200<<10/76) + "</body></html>")
+	chunk := make([]byte, 1<<20)
+	for i := range chunk {
+		chunk[i] = byte(i * 7)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/small", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(small)
+	})
+	mux.HandleFunc("/page200k", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(big200)
+	})
+	mux.HandleFunc("/download", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.ParseInt(r.URL.Query().Get("bytes"), 10, 64)
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+		for n > 0 {
+			k := min(n, int64(len(chunk)))
+			if _, err := w.Write(chunk[:k]); err != nil {
+				return
+			}
+			n -= k
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: mux, TLSConfig: &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}},
+	}}
+	go srv.ServeTLS(ln, "", "")
+	s := &site{addr: ln.Addr().String(), pool: pool, caPEM: caFile, srv: srv}
+	s.resolve = append(s.resolve, siteHost+":443="+s.addr)
+	return s, nil
+}
+
+// hostResolves are the --resolve entries for every host name the first-contact runs use.
+func (s *site) hostResolves() []string {
+	out := append([]string{}, s.resolve...)
+	for r := 1; r <= 3; r++ {
+		for i := 0; i < *newHosts; i++ {
+			out = append(out, fmt.Sprintf("r%d-%d.bench.test:443=%s", r, i, s.addr))
+		}
+	}
+	return out
+}
+
+// --- the proxies ---
+
+func freePort() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitListening(addr string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listening on %s after %v", addr, d)
+}
+
+func startRemixproxy(dir string, s *site) (*target, func(), error) {
+	bin := *binPath
+	if bin == "" {
+		bin = filepath.Join(dir, "remixproxy")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/remixproxy")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			return nil, nil, fmt.Errorf("building remixproxy (run from the repository root): %w", err)
+		}
+	}
+	addr := freePort()
+	data := filepath.Join(dir, "rp-data")
+	args := []string{"run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.caPEM, "--only-resolved"}
+	for _, r := range s.hostResolves() {
+		args = append(args, "--resolve", r)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	if err := waitListening(addr, 20*time.Second); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(filepath.Join(data, "remixproxy-ca.pem"))
+	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
+		stop()
+		return nil, nil, fmt.Errorf("reading remixproxy's CA: %v", err)
+	}
+	return &target{name: "remixproxy", proxy: addr, roots: pool, pid: cmd.Process.Pid}, stop, nil
+}
+
+func startMitmproxy(dir string, s *site) (*target, func(), error) {
+	addr := freePort()
+	_, port, _ := net.SplitHostPort(addr)
+	conf := filepath.Join(dir, "mitm-conf")
+	tagFile := filepath.Join(dir, "tag.html")
+	tag := append(append([]byte(`<script data-remixproxy="bench">`), panel.Bootstrap()...), "</script>"...)
+	if err := os.WriteFile(tagFile, tag, 0o644); err != nil {
+		return nil, nil, err
+	}
+	var mapping []string
+	for _, r := range s.hostResolves() {
+		mapping = append(mapping, r)
+	}
+	addon, err := filepath.Abs("e2e/bench/mitm_inject.py")
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command("mitmdump", "-q", "--listen-host", "127.0.0.1", "--listen-port", port,
+		"--set", "confdir="+conf, "--set", "connection_strategy=lazy",
+		"--set", "ssl_verify_upstream_trusted_ca="+s.caPEM, "-s", addon)
+	cmd.Env = append(os.Environ(), "BENCH_MAP="+strings.Join(mapping, ","), "BENCH_TAG_FILE="+tagFile)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	if err := waitListening(addr, 30*time.Second); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(filepath.Join(conf, "mitmproxy-ca-cert.pem"))
+	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
+		stop()
+		return nil, nil, fmt.Errorf("reading mitmproxy's CA: %v", err)
+	}
+	// mitmproxy holds whole bodies in memory; a 1 GiB download would measure swap, not the proxy.
+	return &target{name: "mitmproxy", proxy: addr, roots: pool, pid: cmd.Process.Pid, maxBody: 64 << 20}, stop, nil
+}
+
+// --- process memory (Linux /proc) ---
+
+func procStatus(pid int, field string) int64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			f := strings.Fields(line[len(field)+1:])
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+func rss(pid int) int64     { return procStatus(pid, "VmRSS") }
+func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM") }
+
+// resetPeakRSS makes VmHWM start again from the current RSS (Linux: write 5 to clear_refs).
+func resetPeakRSS(pid int) {
+	if pid != 0 {
+		os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0o200)
+	}
+}

@@ -1,0 +1,175 @@
+package e2etest
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/proxy"
+)
+
+// Proxy is a remixproxy serving on 127.0.0.1, configured for the test sites: it dials only the
+// sites (Resolve, OnlyResolved) and verifies them against the sites' test CA.
+type Proxy struct {
+	// Addr is the listen address, "127.0.0.1:PORT".
+	Addr string
+	// CA is the proxy's own CA, freshly created in a temporary data dir.
+	CA     *certs.CA
+	Server *proxy.Server
+
+	dir  string
+	logs *tailBuffer
+	done chan error
+}
+
+// StartProxy starts a proxy for sites for one test and closes it when the test ends.
+func StartProxy(t testing.TB, sites *Sites) *Proxy {
+	t.Helper()
+	p, err := NewProxy(sites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// NewProxy starts a proxy for sites: a temporary data dir, certs.LoadOrCreate, proxy.New with
+// the sites' Resolve map, OnlyResolved and the sites' CA as UpstreamRoots; Serve on
+// 127.0.0.1:0.
+func NewProxy(sites *Sites) (*Proxy, error) {
+	dir, err := os.MkdirTemp("", "remixproxy-e2e-proxy-")
+	if err != nil {
+		return nil, fmt.Errorf("creating proxy data dir: %w", err)
+	}
+	ca, _, err := certs.LoadOrCreate(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("creating proxy CA: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("listening for proxy: %w", err)
+	}
+	logs := &tailBuffer{max: 256 << 10}
+	srv, err := proxy.New(proxy.Config{
+		Listen:                ln.Addr().String(),
+		DataDir:               dir,
+		CA:                    ca,
+		UpstreamRoots:         sites.CA.Pool(),
+		Resolve:               sites.Resolve(),
+		OnlyResolved:          true,
+		Version:               "e2e",
+		Logger:                slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		DialTimeout:           5 * time.Second,
+		ResponseHeaderTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		ln.Close()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("creating proxy: %w", err)
+	}
+	p := &Proxy{Addr: ln.Addr().String(), CA: ca, Server: srv, dir: dir, logs: logs, done: make(chan error, 1)}
+	go func() { p.done <- srv.Serve(ln) }()
+	return p, nil
+}
+
+// Close stops the proxy, waits for Serve to return and removes the data dir.
+func (p *Proxy) Close() {
+	p.Server.Close()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+	}
+	os.RemoveAll(p.dir)
+}
+
+// Logs returns the end of the proxy's log (debug level and up).
+func (p *Proxy) Logs() string { return p.logs.String() }
+
+// ThroughProxy is the options of a browser that sends everything through p and trusts p's CA
+// through its NSS database, as a user's browser would.
+func ThroughProxy(p *Proxy) BrowserOptions {
+	return BrowserOptions{
+		Name:      "proxied",
+		Trust:     map[string][]byte{"remixproxy-e2e": p.CA.CertPEM},
+		ProxyAddr: p.Addr,
+		Status:    p.StatusText,
+	}
+}
+
+// Status is the proxy's /status.json.
+type Status struct {
+	Version          string `json:"version"`
+	CAFingerprint    string `json:"ca_fingerprint"`
+	Requests         int64  `json:"requests"`
+	Injected         int64  `json:"injected"`
+	AgentConnections int64  `json:"agent_connections"`
+	Sessions         []struct {
+		ID        string `json:"id"`
+		URL       string `json:"url"`
+		Title     string `json:"title"`
+		Connected bool   `json:"connected"`
+	} `json:"sessions"`
+}
+
+// Status fetches http://ADDR/status.json (directly, with Host naming the proxy).
+func (p *Proxy) Status() (Status, string, error) {
+	var st Status
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	resp, err := c.Get("http://" + p.Addr + "/status.json")
+	if err != nil {
+		return st, "", fmt.Errorf("fetching status.json: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return st, "", fmt.Errorf("reading status.json: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return st, string(body), fmt.Errorf("status.json: %s", resp.Status)
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		return st, string(body), fmt.Errorf("decoding status.json: %w", err)
+	}
+	return st, string(body), nil
+}
+
+// StatusText is status.json as text, or the error fetching it, for failure messages.
+func (p *Proxy) StatusText() string {
+	_, raw, err := p.Status()
+	if err != nil {
+		return fmt.Sprintf("(%v) %s", err, raw)
+	}
+	return raw
+}
+
+// Transport returns an HTTP/1.1 transport that sends every request through the proxy and trusts
+// only the proxy's CA, with automatic decompression off so tests see the bytes on the wire.
+func (p *Proxy) Transport() *http.Transport {
+	return &http.Transport{
+		Proxy:               http.ProxyURL(&url.URL{Scheme: "http", Host: p.Addr}),
+		TLSClientConfig:     &tls.Config{RootCAs: newPool(p.CA.Cert)},
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		MaxIdleConnsPerHost: 4,
+	}
+}
+
+// Client returns a client using Transport that does not follow redirects.
+func (p *Proxy) Client() *http.Client {
+	return &http.Client{
+		Transport:     p.Transport(),
+		Timeout:       2 * time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}

@@ -1,0 +1,18 @@
+module github.com/remixproxy/remixproxy
+
+go 1.26.0
+
+require (
+	github.com/andybalholm/brotli v1.3.0 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/chromedp/chromedp v0.23.0 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/elazarl/goproxy v1.9.3 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/mccutchen/go-httpbin/v2 v2.26.0 // indirect
+	github.com/smallstep/truststore v0.13.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	howett.net/plist v1.0.0 // indirect
+)

@@ -1,0 +1,181 @@
+package panel
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// nodePath returns the node binary, failing the test with the install command if it is missing.
+func nodePath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is needed to check the JavaScript (%v); install it with: apt-get install -y nodejs", err)
+	}
+	return p
+}
+
+// forbiddenInScript are substrings that must not occur in JavaScript this package ships: the first
+// two would end or confuse the inline <script> element, the rest are Trusted Types sinks or
+// string-to-code.
+var forbiddenInScript = []string{
+	"</script", "<!--",
+	"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "Function(",
+}
+
+func TestBootstrapIsSafeToInline(t *testing.T) {
+	b := Bootstrap()
+	if len(b) == 0 {
+		t.Fatal("Bootstrap() is empty")
+	}
+	for i, c := range b {
+		if c >= 0x80 {
+			line := bytes.Count(b[:i], []byte("\n")) + 1
+			t.Fatalf("Bootstrap() has a non-ASCII byte 0x%02x on line %d; escape it as \\uXXXX", c, line)
+		}
+	}
+	lower := strings.ToLower(string(b)) // HTML end tags are case-insensitive
+	for _, s := range forbiddenInScript {
+		if strings.Contains(lower, strings.ToLower(s)) {
+			t.Errorf("Bootstrap() contains %q", s)
+		}
+	}
+}
+
+func TestBootstrapReturnsACopy(t *testing.T) {
+	a := Bootstrap()
+	a[0] ^= 0xff
+	if b := Bootstrap(); b[0] == a[0] {
+		t.Fatal("changing one Bootstrap() result changed the next")
+	}
+}
+
+func TestBootstrapHash(t *testing.T) {
+	sum := sha256.Sum256(Bootstrap())
+	want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	if got := BootstrapHash(); got != want {
+		t.Fatalf("BootstrapHash() = %s, want %s", got, want)
+	}
+}
+
+func TestFilesServesEverythingButTheAgent(t *testing.T) {
+	entries, err := os.ReadDir("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onDisk []string
+	for _, e := range entries {
+		if e.Name() != "agent.js" {
+			onDisk = append(onDisk, e.Name())
+		}
+	}
+	var served []string
+	err = fs.WalkDir(Files(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			served = append(served, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(onDisk)
+	slices.Sort(served)
+	if !slices.Equal(served, onDisk) {
+		t.Errorf("Files() serves %q, want %q (panel/static without agent.js; add new files to the go:embed line)", served, onDisk)
+	}
+	if _, err := fs.Stat(Files(), "agent.js"); err == nil {
+		t.Error("Files() serves agent.js; it must only reach pages inlined")
+	}
+	for _, name := range []string{"panel.html", "panel.js", "panel.css"} {
+		if _, err := fs.ReadFile(Files(), name); err != nil {
+			t.Errorf("Files(): %v", err)
+		}
+	}
+}
+
+func TestJavaScriptParses(t *testing.T) {
+	node := nodePath(t)
+	for _, file := range []string{"static/agent.js", "static/panel.js", "testdata/agent_harness.js"} {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			out, err := exec.Command(node, "--check", file).CombinedOutput()
+			if err != nil {
+				t.Fatalf("node --check %s: %v\n%s", file, err, out)
+			}
+		})
+	}
+}
+
+func TestPanelJSUsesNoHTMLSinks(t *testing.T) {
+	b, err := fs.ReadFile(Files(), "panel.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range forbiddenInScript[2:] {
+		if bytes.Contains(b, []byte(s)) {
+			t.Errorf("panel.js contains %q", s)
+		}
+	}
+}
+
+// TestPanelHTMLFitsPanelCSP checks panel.html against what PanelCSP allows: scripts and styles
+// only from files on the same origin, nothing inline.
+func TestPanelHTMLFitsPanelCSP(t *testing.T) {
+	b, err := fs.ReadFile(Files(), "panel.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	checks := []struct {
+		name string
+		re   string
+	}{
+		{"inline script", `<script(?:\s[^>]*)?>\s*[^<\s]`},
+		{"style element", `<style`},
+		{"style attribute", `\sstyle\s*=`},
+		{"event handler attribute", `\son[a-z]+\s*=`},
+		{"javascript: URL", `javascript:`},
+		{"other origin", `(?:src|href)\s*=\s*"(?:https?:)?//`},
+	}
+	for _, c := range checks {
+		if m := regexp.MustCompile(`(?i)` + c.re).FindString(html); m != "" {
+			t.Errorf("panel.html has %s: %q", c.name, m)
+		}
+	}
+	for _, tag := range regexp.MustCompile(`(?i)<script\b[^>]*>`).FindAllString(html, -1) {
+		if !strings.Contains(tag, ` src="/`) {
+			t.Errorf("panel.html has a script without a same-origin src: %s", tag)
+		}
+	}
+	for _, want := range []string{
+		`<script src="/panel.js" defer></script>`,
+		`<link rel="stylesheet" href="/panel.css">`,
+		`<h1>remixproxy</h1>`,
+		`The assistant arrives in a later version.`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("panel.html lacks %s", want)
+		}
+	}
+}
+
+func TestAgentBehaviour(t *testing.T) {
+	node := nodePath(t)
+	cmd := exec.Command(node, "testdata/agent_harness.js", "static/agent.js")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("agent harness: %v\n%s", err, out)
+	}
+	if testing.Verbose() {
+		t.Logf("%s", out)
+	}
+}

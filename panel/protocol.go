@@ -1,0 +1,95 @@
+package panel
+
+// This file is the wire contract between the browser side (agent.js, panel.js) and the proxy.
+// protocol_test.go checks that the JavaScript uses the same paths, codes and type names.
+
+// Host is the magic host name the proxy answers itself.
+const Host = "remix.proxy"
+
+// Paths on Host.
+const (
+	// PanelPath serves panel.html from Files. The page agent loads it in its iframe without a
+	// token, then navigates the iframe to PanelPath + "#" + the panel token (encodeURIComponent'd;
+	// use URL-safe tokens such as base64url and nothing is escaped).
+	PanelPath = "/panel"
+	// AgentSocketPath is the page agent's WebSocket: ws(s)://remix.proxy/agent/ws?t=TOKEN, where
+	// TOKEN is the data-remixproxy attribute of the inlined script (encodeURIComponent'd).
+	AgentSocketPath = "/agent/ws"
+	// PanelSocketPath is the panel's WebSocket: ws(s)://remix.proxy/panel/ws?t=PANELTOKEN, where
+	// PANELTOKEN is Welcome.Panel. Its Origin is https://remix.proxy (or http:// on http pages).
+	PanelSocketPath = "/panel/ws"
+	// TokenParam is the query parameter that carries the token on both sockets.
+	TokenParam = "t"
+)
+
+// TokenAttr is the attribute of the inlined <script> element that carries the agent token.
+const TokenAttr = "data-remixproxy"
+
+// WebSocket close codes the proxy sends. On either one the page agent and the panel stop
+// reconnecting; on any other close they retry after 1s, 2s, 4s ... at most 30s.
+const (
+	CloseTokenUnknown = 4401 // the token is unknown or expired
+	CloseRefused      = 4403 // the connection is refused (e.g. wrong Origin)
+)
+
+// Content-Security-Policy values for what this package serves.
+const (
+	// PageCSP is for RenderCert, RenderStatus and RenderError pages: no scripts, inline styles.
+	PageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+	// PanelCSP is for panel.html, panel.js and panel.css.
+	PanelCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; frame-ancestors *"
+)
+
+// Message types. Every message is one JSON object (one WebSocket text frame) with a "type".
+const (
+	TypeHello   = "hello"   // page agent → proxy, on every open: Hello
+	TypeNav     = "nav"     // page agent → proxy, on a same-document navigation: Nav
+	TypeWelcome = "welcome" // proxy → page agent, answer to hello: Welcome
+	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
+	TypeState   = "state"   // proxy → panel: State
+)
+
+// Hello is the page agent's first message on every connection, reconnections included.
+type Hello struct {
+	Type  string `json:"type"` // TypeHello
+	URL   string `json:"url"`  // location.href
+	Title string `json:"title"`
+	Top   bool   `json:"top"` // always true for now: subframes do not connect
+}
+
+// Nav reports a same-document navigation. It is sent once per distinct URL; URL is re-read from
+// location.href, never taken from an event.
+type Nav struct {
+	Type string `json:"type"` // TypeNav
+	URL  string `json:"url"`
+	// Kind says what moved the URL: "push" (pushState or a link to a fragment), "replace"
+	// (replaceState), "pop" (back/forward), "hash" (hashchange without the Navigation API).
+	// It is informational; URL is what counts.
+	Kind string `json:"kind"`
+}
+
+// Welcome answers Hello. The page agent keeps Panel in its closure and hands it only to the
+// panel iframe; Session and URL are informational.
+type Welcome struct {
+	Type    string `json:"type"` // TypeWelcome
+	Session string `json:"session"`
+	URL     string `json:"url"`
+	Panel   string `json:"panel"`
+}
+
+// ErrorMessage carries a message to show or log: the page agent logs it with console.warn
+// ("remixproxy: " + Message), the panel shows it.
+type ErrorMessage struct {
+	Type    string `json:"type"` // TypeError
+	Message string `json:"message"`
+}
+
+// State tells the panel about the page it belongs to. Connected is whether that page's agent is
+// connected now.
+type State struct {
+	Type      string `json:"type"` // TypeState
+	Connected bool   `json:"connected"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Session   string `json:"session"`
+}

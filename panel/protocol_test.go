@@ -1,0 +1,109 @@
+package panel
+
+import (
+	"encoding/json"
+	"io/fs"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The Go constants and structs in protocol.go describe what agent.js and panel.js do; these tests
+// fail when one side changes without the other.
+
+func readStatic(t *testing.T, name string) string {
+	t.Helper()
+	if name == "agent.js" {
+		return string(Bootstrap())
+	}
+	b, err := fs.ReadFile(Files(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestJavaScriptMatchesProtocol(t *testing.T) {
+	agent := readStatic(t, "agent.js")
+	panel := readStatic(t, "panel.js")
+	tests := []struct {
+		name, js, want string
+	}{
+		{"agent socket URL", agent, "'://" + Host + AgentSocketPath + "?" + TokenParam + "='"},
+		{"panel socket URL", panel, "'://" + Host + PanelSocketPath + "?" + TokenParam + "='"},
+		{"panel URL", agent, "'://" + Host + PanelPath + "'"},
+		{"token attribute", agent, "getAttribute('" + TokenAttr + "')"},
+		{"agent: unknown token code", agent, strconv.Itoa(CloseTokenUnknown)},
+		{"agent: refused code", agent, strconv.Itoa(CloseRefused)},
+		{"panel: unknown token code", panel, strconv.Itoa(CloseTokenUnknown)},
+		{"panel: refused code", panel, strconv.Itoa(CloseRefused)},
+		{"agent sends hello", agent, "message('" + TypeHello + "')"},
+		{"agent sends nav", agent, "message('" + TypeNav + "')"},
+		{"agent handles welcome", agent, "type === '" + TypeWelcome + "'"},
+		{"agent handles error", agent, "type === '" + TypeError + "'"},
+		{"panel handles state", panel, "m.type === '" + TypeState + "'"},
+		{"panel handles error", panel, "m.type === '" + TypeError + "'"},
+	}
+	for _, tt := range tests {
+		if !strings.Contains(tt.js, tt.want) {
+			t.Errorf("%s: JavaScript lacks %q", tt.name, tt.want)
+		}
+	}
+}
+
+// jsonFields returns the JSON names of v's fields other than "type".
+func jsonFields(v any) []string {
+	var names []string
+	rt := reflect.TypeOf(v)
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if name != "type" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func TestAgentSendsEveryField(t *testing.T) {
+	agent := readStatic(t, "agent.js")
+	for _, v := range []any{Hello{}, Nav{}} {
+		for _, f := range jsonFields(v) {
+			if !strings.Contains(agent, "m."+f+" = ") {
+				t.Errorf("%T.%s: agent.js never sets m.%s", v, f, f)
+			}
+		}
+	}
+}
+
+func TestJavaScriptReadsOnlyKnownFields(t *testing.T) {
+	tests := []struct {
+		js    string
+		reads []string // what the JavaScript reads from a message
+		msg   any
+	}{
+		{"agent.js", []string{"panel"}, Welcome{}},
+		{"agent.js", []string{"message"}, ErrorMessage{}},
+		{"panel.js", []string{"connected", "url", "title"}, State{}},
+		{"panel.js", []string{"message"}, ErrorMessage{}},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(b, &fields); err != nil {
+			t.Fatal(err)
+		}
+		js := readStatic(t, tt.js)
+		for _, f := range tt.reads {
+			if _, ok := fields[f]; !ok {
+				t.Errorf("%s reads %q, which %T does not have", tt.js, f, tt.msg)
+			}
+			if !strings.Contains(js, "'"+f+"'") && !strings.Contains(js, "m."+f) {
+				t.Errorf("%s does not read %q any more; update this test", tt.js, f)
+			}
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events only
+// (hello, SPA navigations, title); it grants nothing. The session's URL comes from the signed
+// token of the response the proxy rewrote, and the handshake's Origin (set by the browser, not
+// by page script) must be that URL's origin.
+
+// WebSocket close codes the page agent understands: it stops reconnecting on both.
+const (
+	closeBadToken websocket.StatusCode = 4401
+	closeRefused  websocket.StatusCode = 4403
+)
+
+// agentMessage is one message from the page agent.
+type agentMessage struct {
+	Type  string `json:"type"`
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+}
+
+// maxAgentMessage bounds one message from a page.
+const maxAgentMessage = 64 << 10
+
+func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin is checked below, against the token
+	if err != nil {
+		return // Accept has answered the client
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(maxAgentMessage)
+
+	pageURL, err := s.sessions.verify(r.URL.Query().Get("t"))
+	if err != nil {
+		c.Close(closeBadToken, "unknown page token")
+		return
+	}
+	if got, want := r.Header.Get("Origin"), originOf(pageURL); got != want {
+		s.log.Warn("page agent refused: origin does not match its page", "origin", got, "page", want)
+		c.Close(closeRefused, "origin does not match the page")
+		return
+	}
+
+	sess := s.sessions.open(pageURL, c)
+	s.counts.agentConnections.Add(1)
+	defer s.sessions.close(sess)
+
+	ctx := r.Context()
+	if err := writeJSON(ctx, c, map[string]string{"type": "welcome", "session": sess.ID, "url": sess.URL, "panel": sess.panelToken}); err != nil {
+		return
+	}
+	for {
+		var m agentMessage
+		if err := readJSON(ctx, c, &m); err != nil {
+			if errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)) {
+				c.Close(websocket.StatusUnsupportedData, "messages are JSON objects")
+			}
+			return
+		}
+		switch m.Type {
+		case "hello":
+			s.sessions.update(sess, func(x *session) { x.Title = truncate(m.Title, 512) })
+		case "title":
+			s.sessions.update(sess, func(x *session) { x.Title = truncate(m.Title, 512) })
+		case "nav":
+			u, err := url.Parse(m.URL)
+			if err != nil || originOf(u) != sess.Origin {
+				writeJSON(ctx, c, map[string]string{"type": "error", "message": "navigation to another origin is not a same-page navigation; reload the page"})
+				continue
+			}
+			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.String(), maxTokenURL) })
+		default:
+			// Unknown events are ignored: newer page agents may send more.
+		}
+	}
+}
+
+// panelState is what the panel is told about its page.
+type panelState struct {
+	Type      string `json:"type"`
+	Connected bool   `json:"connected"`
+	Session   string `json:"session"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+}
+
+// servePanelWS is the panel's channel: wss://remix.proxy/panel/ws?t=PANELTOKEN, from the panel
+// page on remix.proxy only.
+func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked below
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(maxAgentMessage)
+	switch r.Header.Get("Origin") {
+	case "https://" + MagicHost, "http://" + MagicHost:
+	default:
+		c.Close(closeRefused, "the panel channel is for remix.proxy only")
+		return
+	}
+	changed := make(chan struct{}, 1)
+	sess, unwatch, ok := s.sessions.watch(r.URL.Query().Get("t"), changed)
+	if !ok {
+		c.Close(closeBadToken, "unknown panel token")
+		return
+	}
+	defer unwatch()
+	ctx := c.CloseRead(r.Context())
+	for {
+		snap := s.sessions.snapshot(sess)
+		if err := writeJSON(ctx, c, panelState{Type: "state", Connected: snap.Connected, Session: snap.ID, URL: snap.URL, Title: snap.Title}); err != nil {
+			return
+		}
+		if !snap.Connected {
+			c.Close(websocket.StatusNormalClosure, "page closed")
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func writeJSON(ctx context.Context, c *websocket.Conn, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return c.Write(ctx, websocket.MessageText, b)
+}
+
+func readJSON(ctx context.Context, c *websocket.Conn, v any) error {
+	_, b, err := c.Read(ctx)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

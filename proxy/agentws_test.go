@@ -1,0 +1,153 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// tokenFrom extracts the page token of the bootstrap in an injected page.
+func tokenFrom(t *testing.T, body []byte) string {
+	t.Helper()
+	_, tag := stripTag(t, body)
+	rest := tag[len(`<script data-remixproxy="`):]
+	return rest[:strings.IndexByte(rest, '"')]
+}
+
+func (f *fixture) dialWS(rawURL, origin string) (*websocket.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, rawURL, &websocket.DialOptions{
+		HTTPClient: f.client,
+		HTTPHeader: http.Header{"Origin": {origin}},
+	})
+	return c, err
+}
+
+func readMsg(t *testing.T, c *websocket.Conn) (map[string]any, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, b, err := c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("message %q is not JSON: %v", b, err)
+	}
+	return m, nil
+}
+
+func send(t *testing.T, c *websocket.Conn, v any) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	if err := c.Write(context.Background(), websocket.MessageText, b); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+func TestAgentChannel(t *testing.T) {
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	_, body := f.get("https://" + siteHost + "/start?x=1")
+	token := tokenFrom(t, body)
+	wsURL := "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(token)
+
+	c, err := f.dialWS(wsURL, "https://"+siteHost)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer c.CloseNow()
+	m, err := readMsg(t, c)
+	if err != nil {
+		t.Fatalf("welcome: %v", err)
+	}
+	if m["type"] != "welcome" || m["url"] != "https://"+siteHost+"/start?x=1" || m["panel"] == "" {
+		t.Fatalf("welcome = %v", m)
+	}
+	send(t, c, map[string]string{"type": "hello", "url": "https://evil.test/", "title": "T"})
+	send(t, c, map[string]string{"type": "nav", "url": "https://" + siteHost + "/next", "kind": "pushState"})
+	send(t, c, map[string]string{"type": "nav", "url": "https://evil.test/x", "kind": "pushState"})
+	m, err = readMsg(t, c)
+	if err != nil || m["type"] != "error" {
+		t.Fatalf("cross-origin nav answered %v (%v), want an error message", m, err)
+	}
+	st := f.srv.Status()
+	if len(st.Sessions) != 1 || st.Sessions[0].URL != "https://"+siteHost+"/next" || st.Sessions[0].Title != "T" {
+		t.Errorf("sessions = %+v, want one at /next titled T (the page's claimed hello URL ignored)", st.Sessions)
+	}
+	if st.AgentConnections != 1 || st.Injected != 1 {
+		t.Errorf("counts: connections %d injected %d, want 1 and 1", st.AgentConnections, st.Injected)
+	}
+
+	// The panel follows the session.
+	panel, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelTokenOf(t, f)), "https://remix.proxy")
+	if err != nil {
+		t.Fatalf("panel dial: %v", err)
+	}
+	defer panel.CloseNow()
+	pm, err := readMsg(t, panel)
+	if err != nil || pm["type"] != "state" || pm["connected"] != true || pm["url"] != "https://"+siteHost+"/next" {
+		t.Fatalf("panel state = %v (%v)", pm, err)
+	}
+	c.Close(websocket.StatusNormalClosure, "bye")
+	pm, err = readMsg(t, panel)
+	if err != nil || pm["connected"] != false {
+		t.Fatalf("panel after page left = %v (%v), want connected false", pm, err)
+	}
+}
+
+// panelTokenOf returns the panel token of the only connected session.
+func panelTokenOf(t *testing.T, f *fixture) string {
+	t.Helper()
+	st := f.srv.Status()
+	if len(st.Sessions) == 0 {
+		t.Fatal("no session")
+	}
+	f.srv.sessions.mu.Lock()
+	defer f.srv.sessions.mu.Unlock()
+	return f.srv.sessions.byID[st.Sessions[0].ID].panelToken
+}
+
+func TestAgentChannelRefusals(t *testing.T) {
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	_, body := f.get("https://" + siteHost + "/")
+	token := tokenFrom(t, body)
+	forged := token[:len(token)-2] + "AA"
+	cases := []struct {
+		name, url, origin string
+		code              websocket.StatusCode
+	}{
+		{"wrong origin", "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(token), "https://evil.test", closeRefused},
+		{"forged token", "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(forged), "https://" + siteHost, closeBadToken},
+		{"no token", "wss://remix.proxy/agent/ws", "https://" + siteHost, closeBadToken},
+		{"panel from a page", "wss://remix.proxy/panel/ws?t=x", "https://" + siteHost, closeRefused},
+		{"panel bad token", "wss://remix.proxy/panel/ws?t=x", "https://remix.proxy", closeBadToken},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := f.dialWS(c.url, c.origin)
+			if err != nil {
+				t.Fatalf("dial: %v", err)
+			}
+			defer conn.CloseNow()
+			_, err = readMsg(t, conn)
+			var ce websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != c.code {
+				t.Errorf("got %v, want close %d", err, c.code)
+			}
+		})
+	}
+	if n := len(f.srv.Status().Sessions); n != 0 {
+		t.Errorf("%d sessions opened by refused connections", n)
+	}
+}

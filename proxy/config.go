@@ -1,0 +1,40 @@
+package proxy
+
+import (
+	"crypto/x509"
+	"log/slog"
+	"time"
+
+	"github.com/remixproxy/remixproxy/certs"
+)
+
+// Config is everything the proxy needs, parsed and validated by the caller (cmd/remixproxy).
+type Config struct {
+	// Listen is the address the proxy serves on, e.g. "127.0.0.1:8080". Used to recognise
+	// requests addressed to the proxy itself and in the PAC file. Required.
+	Listen string
+	// DataDir holds the per-install secret that signs page-session tokens. If empty, a fresh
+	// secret is made for this run only (tokens in pages cached by the browser then stop working
+	// after a restart).
+	DataDir string
+	// CA signs the leaf certificates presented to the browser. Required.
+	CA *certs.CA
+	// UpstreamRoots verifies upstream servers. If nil, the system roots.
+	UpstreamRoots *x509.CertPool
+	// Resolve maps "host:port" to the "addr:port" dialed instead, like curl's --resolve.
+	Resolve map[string]string
+	// OnlyResolved refuses, without dialing, every upstream host not named in Resolve. For tests
+	// and offline use: the browser's background requests fail fast instead of waiting on DNS.
+	OnlyResolved bool
+	// NoMITM lists host patterns that are tunnelled untouched: "example.com" matches that host,
+	// "*.example.com" its subdomains.
+	NoMITM []string
+	// Version is reported by the status page.
+	Version string
+	// Logger receives one line per notable event. If nil, slog.Default().
+	Logger *slog.Logger
+	// DialTimeout bounds connecting to an upstream. If zero, 15 seconds.
+	DialTimeout time.Duration
+	// ResponseHeaderTimeout bounds waiting for an upstream's response headers. If zero, 60 seconds.
+	ResponseHeaderTimeout time.Duration
+}

@@ -1,0 +1,120 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+
+	"github.com/remixproxy/remixproxy/panel"
+)
+
+// upstreamFailure is what the person is told about a failed upstream request.
+type upstreamFailure struct {
+	status int
+	title  string
+	reason string
+	hint   string
+}
+
+// classifyUpstreamError turns a transport error into words a person can act on.
+func classifyUpstreamError(host string, err error) upstreamFailure {
+	var (
+		dnsErr     *net.DNSError
+		unknownCA  x509.UnknownAuthorityError
+		hostErr    x509.HostnameError
+		invalidErr x509.CertificateInvalidError
+		verifyErr  *tls.CertificateVerificationError
+		recordErr  tls.RecordHeaderError
+		netErr     net.Error
+	)
+	f := upstreamFailure{status: http.StatusBadGateway, reason: err.Error()}
+	switch {
+	case errors.Is(err, errNotResolved):
+		f.title = "This host is not reachable in offline mode"
+		f.hint = "The proxy was started with only --resolve hosts allowed. Add --resolve " + host + ":PORT=ADDR:PORT."
+	case errors.Is(err, errLoop):
+		f.title = "This request would loop back to the proxy"
+		f.hint = "The address is remixproxy's own. Open http://remix.proxy/ for its pages."
+	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &invalidErr), errors.As(err, &verifyErr):
+		f.title = "This site's certificate is not valid"
+		f.hint = "remixproxy verifies every site's certificate and will not connect to " + host +
+			" with this one. If this is your own development server, start remixproxy with --upstream-ca FILE (your dev CA's certificate)."
+	case errors.As(err, &recordErr):
+		f.title = "The site did not answer with TLS"
+		f.hint = "The server at " + host + " does not speak HTTPS on this port. Try http:// instead."
+	case errors.As(err, &dnsErr):
+		f.title = "The site's address could not be found"
+		f.hint = "Check the spelling of " + host + " and your network connection."
+	case errors.Is(err, syscall.ECONNREFUSED):
+		f.title = "The site refused the connection"
+		f.hint = "Nothing is listening at " + host + ". Is the server running?"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		f.title = "The connection to the site was reset"
+		f.hint = "The server at " + host + " closed the connection before answering. Try again."
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		f.status = http.StatusGatewayTimeout
+		f.title = "The site took too long to answer"
+		f.hint = "The server at " + host + " did not answer in time. Try again later."
+	case errors.Is(err, context.Canceled):
+		f.title = "The request was cancelled"
+		f.hint = "The browser stopped waiting for " + host + "."
+	default:
+		f.title = "The site could not be reached"
+		f.hint = "remixproxy could not get an answer from " + host + "."
+	}
+	return f
+}
+
+// errorResponse is the HTML page the browser gets instead of the site's answer.
+func (s *Server) errorResponse(req *http.Request, err error) *http.Response {
+	host := req.URL.Host
+	f := classifyUpstreamError(host, err)
+	var body bytes.Buffer
+	if rerr := panel.RenderError(&body, panel.ErrorPage{
+		Status: f.status, Title: f.title, Host: host, URL: redactURL(req), Reason: f.reason, Hint: f.hint,
+	}); rerr != nil {
+		body.Reset()
+		fmt.Fprintf(&body, "remixproxy: %s: %s\n", f.title, f.reason)
+	}
+	resp := s.ownResponse(req, f.status, "text/html; charset=utf-8", body.Bytes(), pageCSP)
+	resp.Header.Set(markerHeader, "error")
+	return resp
+}
+
+// markerHeader marks responses the proxy made or injected into ("error", "injected"), so the
+// service-worker shim does not relay them again.
+const markerHeader = "X-Remixproxy"
+
+// pageCSP is the policy of the proxy's own pages that carry no script.
+const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+// ownResponse builds a response the proxy writes itself.
+func (s *Server) ownResponse(req *http.Request, status int, contentType string, body []byte, csp string) *http.Response {
+	h := http.Header{}
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if csp != "" {
+		h.Set("Content-Security-Policy", csp)
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		StatusCode:    status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
+}

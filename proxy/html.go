@@ -1,0 +1,150 @@
+package proxy
+
+import (
+	"html"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/rewrite"
+)
+
+// bootstrap is the page-agent script inlined into pages, and its CSP hash-source.
+type bootstrap struct {
+	script []byte
+	hash   string
+}
+
+func newBootstrap() bootstrap {
+	js := panel.Bootstrap()
+	return bootstrap{script: js, hash: rewrite.ScriptHash(js)}
+}
+
+// shouldInject reports whether resp is an HTML document the bootstrap goes into: a 2xx text/html
+// answer to a top-level navigation (or a client that does not say), not HEAD, 204, 206, an
+// attachment, or an encoding that is not ASCII-compatible.
+func shouldInject(req *http.Request, resp *http.Response) bool {
+	if req.Method == http.MethodHead || resp.StatusCode < 200 || resp.StatusCode > 299 ||
+		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusResetContent ||
+		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
+		return false
+	}
+	switch req.Header.Get("Sec-Fetch-Dest") {
+	case "", "document":
+	default:
+		return false // subresources, iframes, workers: not a page the person is looking at
+	}
+	mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || mediaType != "text/html" {
+		return false
+	}
+	if cs := strings.ToLower(params["charset"]); strings.HasPrefix(cs, "utf-16") || strings.HasPrefix(cs, "utf-32") ||
+		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") {
+		return false
+	}
+	if d, _, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil && d == "attachment" {
+		return false
+	}
+	return true
+}
+
+// injectHTML streams an HTML document through the injector: decoded from its Content-Encoding,
+// the bootstrap tag inserted, its Content-Security-Policy allowing just the bootstrap and
+// remix.proxy. Anything that is not an injectable document is returned untouched.
+func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Response {
+	if !shouldInject(req, resp) {
+		return resp
+	}
+	policies := resp.Header.Values("Content-Security-Policy")
+	if rewrite.BlocksInjection(policies) {
+		return resp // the page forbids any script of ours: it works unmodified
+	}
+	body, err := decodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		s.log.Debug("not injecting", "url", redactURL(req), "err", err)
+		return resp
+	}
+
+	nonce := rewrite.PageNonce(policies)
+	needs := rewrite.CSPNeeds{
+		ScriptHash: s.boot.hash,
+		Nonce:      nonce,
+		Connect:    magicSources(req.URL.Scheme, true),
+		Frame:      magicSources(req.URL.Scheme, false),
+	}
+	if len(policies) > 0 {
+		resp.Header.Del("Content-Security-Policy")
+		for _, p := range policies {
+			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
+		}
+	}
+	tag := bootstrapTag(s.sessions.mint(req.URL, time.Now()), nonce, s.boot.script)
+	inj := rewrite.NewInjector(body, rewrite.Options{
+		Tag:     tag,
+		MetaCSP: func(content string) string { return rewrite.AdjustCSP(content, needs) },
+	})
+	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
+	resp.ContentLength = -1
+	for _, h := range []string{"Content-Length", "Content-Encoding", "Content-MD5", "Digest", "Content-Digest", "Repr-Digest", "Accept-Ranges"} {
+		resp.Header.Del(h)
+	}
+	resp.Header.Set(markerHeader, "injected")
+	return resp
+}
+
+// magicSources are the CSP sources the page agent needs on a page of the given scheme: the
+// panel's origin, and with ws also the channel's.
+func magicSources(scheme string, ws bool) []string {
+	if scheme == "http" {
+		if ws {
+			return []string{"http://" + MagicHost, "ws://" + MagicHost}
+		}
+		return []string{"http://" + MagicHost}
+	}
+	if ws {
+		return []string{"https://" + MagicHost, "wss://" + MagicHost}
+	}
+	return []string{"https://" + MagicHost}
+}
+
+// bootstrapTag is the one element inserted into a page.
+func bootstrapTag(token, nonce string, script []byte) []byte {
+	var b strings.Builder
+	b.Grow(len(script) + len(token) + len(nonce) + 64)
+	b.WriteString(`<script data-remixproxy="`)
+	b.WriteString(html.EscapeString(token))
+	b.WriteString(`"`)
+	if nonce != "" {
+		b.WriteString(` nonce="`)
+		b.WriteString(html.EscapeString(nonce))
+		b.WriteString(`"`)
+	}
+	b.WriteString(">")
+	b.Write(script)
+	b.WriteString("</script>")
+	return []byte(b.String())
+}
+
+// injectedBody is the injector's output as a response body; closing it closes the decoders and
+// the upstream body, and counts the page if the bootstrap went in.
+type injectedBody struct {
+	io.Reader
+	inj    *rewrite.Injector
+	closer io.Closer
+	done   func()
+	closed bool
+}
+
+func (b *injectedBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	if b.inj.Injected() {
+		b.done()
+	}
+	return b.closer.Close()
+}

@@ -1,0 +1,261 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/remixproxy/remixproxy/panel"
+)
+
+// MagicHost is the host name the proxy answers itself, over http and https, like mitm.it.
+const MagicHost = "remix.proxy"
+
+func isMagicHost(hostname string) bool {
+	return strings.EqualFold(strings.TrimSuffix(hostname, "."), MagicHost)
+}
+
+// schemeHeader carries the scheme the browser used for remix.proxy to the in-process server
+// (which is reached over a plain pipe). Any copy sent by a client is dropped first.
+const schemeHeader = "X-Remixproxy-Scheme"
+
+// magicHost serves remix.proxy: the panel, the page-agent and panel WebSockets, the service-worker
+// relay, and the certificate install page. It runs an http.Server on an in-process listener and
+// is reached through an http.Transport that dials that listener, so WebSocket upgrades work the
+// same way as for any upstream.
+type magicHost struct {
+	s   *Server
+	ln  *memListener
+	srv *http.Server
+	tr  *http.Transport
+}
+
+func newMagicHost(s *Server) *magicHost {
+	m := &magicHost{s: s, ln: newMemListener()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.serveCertPage)
+	mux.HandleFunc("GET /cert", s.serveCertPage)
+	mux.HandleFunc("GET /cert/remixproxy-ca.pem", s.serveCACert)
+	mux.HandleFunc("GET /panel", s.servePanel)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	mux.HandleFunc("GET /agent/ws", s.serveAgentWS)
+	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
+	mux.HandleFunc("/sw/inject", s.serveSWInject)
+	m.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          nil,
+	}
+	m.tr = &http.Transport{
+		DialContext:        m.ln.DialContext,
+		DisableCompression: true,
+		MaxIdleConns:       64,
+		IdleConnTimeout:    30 * time.Second,
+	}
+	go m.srv.Serve(m.ln)
+	return m
+}
+
+// roundTrip sends a browser request for remix.proxy to the in-process server.
+func (m *magicHost) roundTrip(req *http.Request) (*http.Response, error) {
+	out := req.Clone(req.Context())
+	out.Header.Del(schemeHeader)
+	out.Header.Set(schemeHeader, req.URL.Scheme)
+	out.URL.Scheme = "http"
+	out.URL.Host = MagicHost
+	out.Host = MagicHost
+	out.RequestURI = ""
+	resp, err := m.tr.RoundTrip(out)
+	if err != nil {
+		return m.s.errorResponse(req, fmt.Errorf("serving remix.proxy: %w", err)), nil
+	}
+	resp.Request = req
+	return resp, nil
+}
+
+func (m *magicHost) close() {
+	m.srv.Close()
+	m.ln.Close()
+	m.tr.CloseIdleConnections()
+}
+
+// staticHandler serves the panel's files (panel.js, panel.css …) with a strict policy.
+func staticHandler() http.Handler {
+	files := http.FileServerFS(panel.Files())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// panelCSP lets the panel run its own files and talk to remix.proxy only. Any page may frame it:
+// the launcher in every page opens it.
+const panelCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *"
+
+func (s *Server) servePanel(w http.ResponseWriter, r *http.Request) {
+	b, err := fs.ReadFile(panel.Files(), "panel.html")
+	if err != nil {
+		http.Error(w, "remixproxy: panel missing from this build", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", panelCSP)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	w.Write(b)
+}
+
+func (s *Server) serveCertPage(w http.ResponseWriter, r *http.Request) {
+	var buf bytes.Buffer
+	err := panel.RenderCert(&buf, panel.CertPage{
+		Fingerprint: s.cfg.CA.Fingerprint(),
+		SPKI:        s.cfg.CA.SPKIHash(),
+		CertURL:     "/cert/remixproxy-ca.pem",
+		Listen:      s.cfg.Listen,
+		Trusted:     r.Header.Get(schemeHeader) == "https",
+	})
+	if err != nil {
+		http.Error(w, "remixproxy: rendering the certificate page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeOwnPage(w, buf.Bytes())
+}
+
+func (s *Server) serveCACert(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/x-x509-ca-cert")
+	h.Set("Content-Disposition", `attachment; filename="remixproxy-ca.pem"`)
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.Write(s.cfg.CA.CertPEM)
+}
+
+func writeOwnPage(w http.ResponseWriter, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	w.Write(body)
+}
+
+// serveListenAddress answers requests sent to the proxy's own address rather than through it:
+// the install page, the PAC file and the status page. The Host header must name the proxy, so a
+// web page cannot reach these through DNS rebinding.
+func (s *Server) serveListenAddress(w http.ResponseWriter, r *http.Request) {
+	if !s.isOwnHost(r.Host) {
+		http.Error(w, "remixproxy: this is a proxy; the Host header does not name it", http.StatusMisdirectedRequest)
+		return
+	}
+	switch r.URL.Path {
+	case "/", "/cert":
+		s.serveCertPage(w, r)
+	case "/cert/remixproxy-ca.pem":
+		s.serveCACert(w, r)
+	case "/proxy.pac":
+		s.servePAC(w, r)
+	case "/status":
+		s.serveStatus(w, r)
+	case "/status.json":
+		s.serveStatusJSON(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// isOwnHost reports whether host (from a Host header) names the proxy's listen address.
+func (s *Server) isOwnHost(host string) bool {
+	_, lport, err := net.SplitHostPort(s.cfg.Listen)
+	if err != nil {
+		return false
+	}
+	h, port, err := net.SplitHostPort(host)
+	if err != nil || port != lport {
+		return false
+	}
+	lhost, _, _ := net.SplitHostPort(s.cfg.Listen)
+	switch strings.ToLower(h) {
+	case "localhost", "127.0.0.1", "::1", strings.ToLower(lhost):
+		return true
+	}
+	return false
+}
+
+func (s *Server) servePAC(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/x-ns-proxy-autoconfig")
+	w.Header().Set("Cache-Control", "no-cache")
+	fmt.Fprintf(w, "function FindProxyForURL(url, host) {\n  if (isPlainHostName(host) || host === \"localhost\" || shExpMatch(host, \"127.*\") || host === \"[::1]\") return \"DIRECT\";\n  return \"PROXY %s\";\n}\n", s.cfg.Listen)
+}
+
+// Status is what /status.json reports.
+type Status struct {
+	Version          string          `json:"version"`
+	CAFingerprint    string          `json:"ca_fingerprint"`
+	Listen           string          `json:"listen"`
+	StartedAt        time.Time       `json:"started_at"`
+	Requests         int64           `json:"requests"`
+	Injected         int64           `json:"injected"`
+	AgentConnections int64           `json:"agent_connections"`
+	Sessions         []SessionStatus `json:"sessions"`
+}
+
+// SessionStatus is one connected page in Status.
+type SessionStatus struct {
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	Title     string    `json:"title"`
+	Connected bool      `json:"connected"`
+	Since     time.Time `json:"since"`
+}
+
+// Status reports the proxy's counters and connected page sessions.
+func (s *Server) Status() Status {
+	st := Status{
+		Version:          s.cfg.Version,
+		CAFingerprint:    s.cfg.CA.Fingerprint(),
+		Listen:           s.cfg.Listen,
+		StartedAt:        s.started,
+		Requests:         s.counts.requests.Load(),
+		Injected:         s.counts.injected.Load(),
+		AgentConnections: s.counts.agentConnections.Load(),
+		Sessions:         []SessionStatus{},
+	}
+	for _, ss := range s.sessions.list() {
+		st.Sessions = append(st.Sessions, SessionStatus{ID: ss.ID, URL: ss.URL, Title: ss.Title, Connected: ss.Connected, Since: ss.Since})
+	}
+	return st
+}
+
+func (s *Server) serveStatusJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(s.Status())
+}
+
+func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
+	st := s.Status()
+	page := panel.StatusPage{
+		Version: st.Version, CAFingerprint: st.CAFingerprint, Listen: st.Listen, StartedAt: st.StartedAt,
+		Requests: st.Requests, Injected: st.Injected, AgentConnections: st.AgentConnections,
+	}
+	for _, ss := range st.Sessions {
+		page.Sessions = append(page.Sessions, panel.SessionInfo{ID: ss.ID, URL: ss.URL, Title: ss.Title, Connected: ss.Connected, Since: ss.Since})
+	}
+	var buf bytes.Buffer
+	if err := panel.RenderStatus(&buf, page); err != nil {
+		http.Error(w, "remixproxy: rendering the status page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeOwnPage(w, buf.Bytes())
+}

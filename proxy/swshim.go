@@ -1,0 +1,136 @@
+package proxy
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/remixproxy/remixproxy/rewrite"
+)
+
+// Pages a service worker serves from its cache never reach the proxy, so they would miss the
+// bootstrap. The proxy therefore prepends a small shim to every service-worker script (requests
+// carrying "Service-Worker: script"). The shim wraps FetchEvent.respondWith for navigations: when
+// the worker answers with an HTML document that did not come through the proxy's injector, the
+// shim posts it to https://remix.proxy/sw/inject, which runs the same Go injector and CSP
+// adjustment as for network responses, and the page gets that instead. The worker's own logic,
+// caching and offline behaviour are unchanged; if the relay fails, the worker's response is used
+// as it was. The shim is one line with no newline, so the worker's line numbers do not move.
+
+//go:embed swshim.js
+var swShim []byte
+
+// shimServiceWorker prepends the shim to a service-worker script.
+func (s *Server) shimServiceWorker(req *http.Request, resp *http.Response) *http.Response {
+	if req.Header.Get("Service-Worker") != "script" || resp.StatusCode < 200 || resp.StatusCode > 299 ||
+		resp.Body == nil || resp.Body == http.NoBody {
+		return resp
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mediaType {
+	case "text/javascript", "application/javascript", "application/x-javascript", "application/ecmascript", "text/ecmascript":
+	default:
+		return resp
+	}
+	body, err := decodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		s.log.Info("service worker not shimmed", "url", redactURL(req), "err", err)
+		return resp
+	}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(swShim), body), body}
+	resp.ContentLength = -1
+	for _, h := range []string{"Content-Length", "Content-Encoding", "Content-MD5", "Digest", "Content-Digest", "Repr-Digest", "ETag"} {
+		resp.Header.Del(h)
+	}
+	if policies := resp.Header.Values("Content-Security-Policy"); len(policies) > 0 {
+		needs := rewrite.CSPNeeds{Connect: []string{"https://" + MagicHost}}
+		resp.Header.Del("Content-Security-Policy")
+		for _, p := range policies {
+			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
+		}
+	}
+	return resp
+}
+
+// maxSWDocument bounds a document relayed by the shim.
+const maxSWDocument = 32 << 20
+
+// serveSWInject injects the bootstrap into a document a service worker is about to serve. The
+// page URL is the worker's claim, but the browser-set Origin header must be that URL's origin,
+// so a worker can only obtain a token for its own origin.
+func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
+	pageURL, err := url.Parse(r.URL.Query().Get("url"))
+	if err != nil || (pageURL.Scheme != "https" && pageURL.Scheme != "http") || pageURL.Host == "" {
+		http.Error(w, "remixproxy: sw/inject needs ?url= with an http(s) page URL", http.StatusBadRequest)
+		return
+	}
+	origin := originOf(pageURL)
+	if r.Header.Get("Origin") != origin {
+		http.Error(w, "remixproxy: sw/inject is for the page's own origin", http.StatusForbidden)
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Vary", "Origin")
+	h.Set("Cache-Control", "no-store")
+	switch r.Method {
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "POST")
+		h.Set("Access-Control-Allow-Headers", "content-type, x-remixproxy-headers")
+		h.Set("Access-Control-Max-Age", "600")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case http.MethodPost:
+	default:
+		http.Error(w, "remixproxy: sw/inject takes POST", http.StatusMethodNotAllowed)
+		return
+	}
+	var cached map[string]string
+	if err := json.Unmarshal([]byte(r.Header.Get("X-Remixproxy-Headers")), &cached); err != nil {
+		http.Error(w, "remixproxy: sw/inject needs the response headers as JSON in X-Remixproxy-Headers", http.StatusBadRequest)
+		return
+	}
+	var policies []string
+	if v := cached["content-security-policy"]; v != "" {
+		policies = []string{v}
+	}
+	if rewrite.BlocksInjection(policies) {
+		http.Error(w, "remixproxy: the page's policy forbids the bootstrap", http.StatusConflict)
+		return
+	}
+	nonce := rewrite.PageNonce(policies)
+	needs := rewrite.CSPNeeds{
+		ScriptHash: s.boot.hash,
+		Nonce:      nonce,
+		Connect:    magicSources(pageURL.Scheme, true),
+		Frame:      magicSources(pageURL.Scheme, false),
+	}
+	adjusted := make([]string, 0, len(policies))
+	for _, p := range policies {
+		adjusted = append(adjusted, rewrite.AdjustCSP(p, needs))
+	}
+	cspJSON, _ := json.Marshal(adjusted)
+	h.Set("Access-Control-Expose-Headers", "X-Remixproxy-Csp")
+	h.Set("X-Remixproxy-Csp", string(cspJSON))
+	h.Set("Content-Type", "text/html")
+
+	inj := rewrite.NewInjector(http.MaxBytesReader(w, r.Body, maxSWDocument), rewrite.Options{
+		Tag:     bootstrapTag(s.sessions.mint(pageURL, time.Now()), nonce, s.boot.script),
+		MetaCSP: func(content string) string { return rewrite.AdjustCSP(content, needs) },
+	})
+	if _, err := io.Copy(w, inj); err != nil {
+		s.log.Info("sw/inject copy failed", "page", redactURL(&http.Request{URL: pageURL}), "err", err)
+		return
+	}
+	if inj.Injected() {
+		s.counts.injected.Add(1)
+	}
+}

@@ -1,0 +1,71 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestServiceWorkerScriptGetsShim(t *testing.T) {
+	const sw = "self.addEventListener('fetch', e => {});\n"
+	resolve, roots := tlsSite(t, siteHost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		io.WriteString(w, sw)
+	}))
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	_, body := f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script")
+	if !bytes.HasPrefix(body, swShim) || !bytes.HasSuffix(body, []byte(sw)) {
+		t.Errorf("service worker = %q, want shim + original", truncate(string(body), 200))
+	}
+	if bytes.Contains(swShim, []byte("\n")) && bytes.IndexByte(swShim, '\n') != len(swShim)-1 {
+		t.Errorf("shim spans lines: the worker's line numbers would move")
+	}
+	_, body = f.get("https://"+siteHost+"/sw.js", "Sec-Fetch-Dest", "script")
+	if string(body) != sw {
+		t.Errorf("ordinary script changed: %q", truncate(string(body), 100))
+	}
+}
+
+func TestSWInjectRelay(t *testing.T) {
+	f := newFixture(t, fixtureOpts{onlyResolved: true})
+	post := func(origin, pageURL string, headers map[string]string) *http.Response {
+		hj, _ := json.Marshal(headers)
+		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape(pageURL), strings.NewReader(page))
+		req.Header.Set("Origin", origin)
+		req.Header.Set("X-Remixproxy-Headers", string(hj))
+		resp, err := f.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post("https://sw.test", "https://sw.test/page.html", map[string]string{
+		"content-type": "text/html", "content-security-policy": "script-src 'self'",
+	})
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	rest, _ := stripTag(t, body)
+	if string(rest) != page {
+		t.Errorf("relayed page minus tag = %q", rest)
+	}
+	var csp []string
+	if err := json.Unmarshal([]byte(resp.Header.Get("X-Remixproxy-Csp")), &csp); err != nil || len(csp) != 1 || !strings.Contains(csp[0], "'sha256-") {
+		t.Errorf("X-Remixproxy-Csp = %q, want the policy with the bootstrap hash", resp.Header.Get("X-Remixproxy-Csp"))
+	}
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "https://sw.test" {
+		t.Errorf("Access-Control-Allow-Origin = %q", got)
+	}
+
+	resp = post("https://evil.test", "https://sw.test/page.html", map[string]string{"content-type": "text/html"})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("cross-origin relay: status %d ACAO %q, want 403 without CORS", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
+	}
+}

@@ -1,0 +1,728 @@
+package rewrite
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// DefaultMaxPrefix is the number of bytes an Injector holds back at most while it looks for the
+// insertion point, when Options.MaxPrefix is not set.
+const DefaultMaxPrefix = 256 << 10
+
+// charsetWindow is how far into a document a browser's pre-scan looks for <meta charset>.
+// A <meta charset> that starts inside it keeps the bootstrap after it; once the tokens pass
+// it, the injector stops waiting for one.
+const charsetWindow = 1024
+
+// errPrefixCap is what the recorder hands the tokenizer when the held bytes reach the cap.
+var errPrefixCap = errors.New("prefix cap reached")
+
+// Options says what to insert and how.
+type Options struct {
+	// Tag is the complete bytes to insert, e.g.
+	// `<script data-remixproxy="TOKEN" nonce="N">…</script>`. ASCII, so that a <meta charset>
+	// keeps its meaning whatever the document's encoding.
+	Tag []byte
+	// MetaCSP, if non-nil, is called with the (unescaped) content attribute of each
+	// <meta http-equiv="Content-Security-Policy" content=…> found before the document's body
+	// starts (case-insensitive http-equiv, surrounding whitespace ignored). When it returns a
+	// different string, that meta tag is re-serialized with the new content (attribute names
+	// lower-cased, values double-quoted with & and " escaped, attributes kept in order);
+	// otherwise the tag's bytes pass unchanged. Report-only metas are not passed (browsers
+	// ignore them anyway), nor are metas inside a <template>. If nil, CSP metas pass unchanged
+	// and the injector stops tokenizing right after the insertion point.
+	MetaCSP func(content string) string
+	// MaxPrefix caps the bytes held back while looking for the insertion point, and the bytes
+	// of any single token while the rest of the head is tokenized for MetaCSP. If zero or
+	// negative, DefaultMaxPrefix (256 KiB). When the cap is hit before a decision, the document
+	// passes through byte-for-byte unchanged, not injected; when it is hit after, the rest of
+	// the document passes through untouched.
+	MaxPrefix int
+}
+
+// Injector is a reader that yields a document with the bootstrap tag inserted.
+// It is not safe for concurrent use.
+type Injector struct {
+	opt   Options
+	rec   recorder
+	z     *html.Tokenizer
+	phase phase
+
+	out    []byte // output ready to be read
+	outPos int
+	err    error // returned by Read in phaseDone, once out is drained
+
+	injected bool
+
+	// Token bookkeeping, in document offsets.
+	consumed int64  // end of the last token the tokenizer returned
+	edits    []edit // pending changes to the held prefix, in document order
+
+	// Insertion-point search.
+	candidate      int64 // best insertion point known so far
+	haveCandidate  bool  // <html> or <head> or another token set candidate
+	candidateFixed bool  // no later token can move candidate
+	lastSafeEnd    int64 // end of the last token known to be complete (EOF insertion point)
+
+	// Parser-ish state shared by the scan and head phases.
+	rawText       bool // the next text token is the content of a raw-text element
+	templateDepth int  // open <template> elements
+	dropping      bool // inside a stale bootstrap that is being dropped
+	staleWindow   bool // right after the insertion point, a stale bootstrap may still follow
+	headOver      bool
+}
+
+type phase uint8
+
+const (
+	phaseStart phase = iota // nothing read yet
+	phaseScan               // holding back the prefix, looking for the insertion point
+	phaseHead               // tag inserted; tokenizing the rest of the head, token by token
+	phaseRaw                // copying src with no per-byte work
+	phaseDone               // out drained, then err
+)
+
+// edit replaces the document bytes [start, end) of the held prefix with repl.
+type edit struct {
+	start, end int64
+	repl       []byte
+}
+
+// NewInjector returns a reader that yields src with opt.Tag inserted at the insertion point:
+// after the first <meta charset> (or http-equiv content-type with a charset) that comes before
+// any script and any body content, else right after <head …> (or <html …>, or before the first
+// element or text when neither is present), and never before the doctype. Every other byte of
+// src passes through unchanged, except for CSP metas that opt.MetaCSP rewrites and a stale
+// `<script data-remixproxy>` from an earlier injection, which is dropped.
+//
+// An empty src yields nothing and is not injected; a document holding only a doctype,
+// comments and whitespace gets the tag at its end. A document starting with a UTF-16 byte
+// order mark passes through untouched. A UTF-8 byte order mark stays first.
+func NewInjector(src io.Reader, opt Options) *Injector {
+	if opt.MaxPrefix <= 0 {
+		opt.MaxPrefix = DefaultMaxPrefix
+	}
+	return &Injector{opt: opt, rec: recorder{src: src}}
+}
+
+// Injected reports whether the tag has been inserted so far.
+func (in *Injector) Injected() bool { return in.injected }
+
+// Read implements io.Reader. Once it has output ready it returns it without reading src again,
+// so a document that trickles in flows out as soon as the insertion point is behind it.
+// Errors from src other than io.EOF are returned wrapped.
+func (in *Injector) Read(p []byte) (int, error) {
+	for {
+		if in.outPos < len(in.out) {
+			n := copy(p, in.out[in.outPos:])
+			in.outPos += n
+			if in.outPos == len(in.out) {
+				in.out, in.outPos = in.out[:0], 0
+			}
+			return n, nil
+		}
+		switch in.phase {
+		case phaseStart:
+			in.begin()
+		case phaseScan, phaseHead:
+			in.step()
+		case phaseRaw:
+			n, err := in.rec.src.Read(p)
+			if err != nil && err != io.EOF {
+				err = readError(err)
+			}
+			return n, err
+		case phaseDone:
+			return 0, in.err
+		}
+	}
+}
+
+func readError(err error) error {
+	return fmt.Errorf("injecting bootstrap: reading document: %w", err)
+}
+
+// begin reads the first bytes to look for a byte order mark and starts the tokenizer.
+func (in *Injector) begin() {
+	in.rec.fill(3)
+	b := in.rec.buf
+	switch {
+	case len(b) == 0:
+		in.done(in.rec.err)
+		return
+	case len(b) >= 2 && (b[0] == 0xFE && b[1] == 0xFF || b[0] == 0xFF && b[1] == 0xFE):
+		// UTF-16: our ASCII tag would be garbage there, and the tokenizer cannot read it.
+		in.passThrough(0)
+		return
+	case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
+		// The UTF-8 BOM must stay first; tokenize what follows it.
+		in.consumed, in.rec.pos, in.lastSafeEnd = 3, 3, 3
+	}
+	in.rec.limit = in.opt.MaxPrefix
+	in.z = html.NewTokenizer(&in.rec)
+	in.phase = phaseScan
+}
+
+// done ends the stream with err once the output is drained.
+func (in *Injector) done(err error) {
+	in.phase = phaseDone
+	in.z = nil
+	switch {
+	case err == nil, err == io.EOF:
+		in.err = io.EOF
+	default:
+		in.err = readError(err)
+	}
+}
+
+// passThrough emits the recorded bytes from document offset from onwards unchanged and hands
+// the rest of the stream over to raw copying (or to the pending error).
+func (in *Injector) passThrough(from int64) {
+	in.out = append(in.out, in.rec.bytes(from, in.rec.end())...)
+	in.rec.discard(in.rec.end())
+	in.rec.limit = 0
+	in.z = nil
+	if in.rec.err != nil {
+		in.done(in.rec.err)
+		return
+	}
+	in.phase = phaseRaw
+}
+
+// token is the current tokenizer token, classified once.
+type token struct {
+	tt          html.TokenType
+	start, end  int64 // document offsets
+	name        string
+	attrs       []attr // only read for <meta> and <script>
+	kind        tokenKind
+	charsetMeta bool
+	cspContent  int // index in attrs of the content attribute of a CSP meta, or -1
+}
+
+type attr struct{ key, val string }
+
+type tokenKind uint8
+
+const (
+	kindInert       tokenKind = iota // doctype, comment, whitespace, raw-text content, ignored end tags, template content
+	kindHTML                         // <html>
+	kindHead                         // <head>
+	kindHeadElement                  // title, link, style, base, meta, noscript, template, …
+	kindScript                       // <script> (a page script)
+	kindStale                        // <script data-remixproxy …> from an earlier injection
+	kindBody                         // text or an element that starts the body, or an end tag that ends the head
+	kindForeign                      // <svg>/<math> inside a template: CDATA rules the tokenizer does not follow
+)
+
+// step reads one token and acts on it.
+func (in *Injector) step() {
+	tt := in.z.Next()
+	if tt == html.ErrorToken {
+		in.endOfTokens(in.z.Err())
+		return
+	}
+	start := in.consumed
+	in.consumed += int64(len(in.z.Raw()))
+	t := in.classify(tt, start, in.consumed)
+	if in.phase == phaseScan {
+		in.scanToken(&t)
+	} else {
+		in.headToken(&t)
+	}
+	in.maybeStopTokenizing()
+}
+
+// endOfTokens handles the tokenizer's ErrorToken: end of input, the cap, or a read error.
+func (in *Injector) endOfTokens(err error) {
+	if err != errPrefixCap && in.rec.err == nil {
+		in.rec.err = err // e.g. io.ErrNoProgress from the tokenizer itself
+	}
+	if in.phase == phaseScan {
+		if err != io.EOF {
+			// Cap or read error before a decision: the held bytes go out as they came.
+			in.edits = nil
+			in.passThrough(in.rec.base)
+			return
+		}
+		pos := in.lastSafeEnd
+		if in.haveCandidate {
+			pos = in.candidate
+		}
+		in.decide(pos, in.consumed)
+	}
+	// Bytes the tokenizer read but did not return as a token (e.g. an unfinished tag at EOF).
+	in.passThrough(in.consumed)
+}
+
+// maybeStopTokenizing switches to raw copying once nothing more can change.
+func (in *Injector) maybeStopTokenizing() {
+	if in.phase != phaseHead {
+		return
+	}
+	if in.headOver || (in.opt.MetaCSP == nil && !in.staleWindow && !in.dropping) {
+		in.passThrough(in.consumed)
+	}
+}
+
+// decide inserts the tag at document offset pos and emits the held prefix up to upTo.
+func (in *Injector) decide(pos, upTo int64) {
+	i := 0
+	for i < len(in.edits) && in.edits[i].start < pos {
+		i++
+	}
+	in.edits = append(in.edits, edit{})
+	copy(in.edits[i+1:], in.edits[i:])
+	in.edits[i] = edit{start: pos, end: pos, repl: in.opt.Tag}
+	cur := in.rec.base
+	for _, e := range in.edits {
+		in.out = append(in.out, in.rec.bytes(cur, e.start)...)
+		in.out = append(in.out, e.repl...)
+		cur = e.end
+	}
+	in.out = append(in.out, in.rec.bytes(cur, upTo)...)
+	in.rec.discard(upTo)
+	in.edits = nil
+	in.injected = true
+	in.phase = phaseHead
+	in.staleWindow = true
+}
+
+// scanToken handles a token before the insertion point is known. Nothing is emitted; changes
+// are recorded as edits over the held bytes.
+func (in *Injector) scanToken(t *token) {
+	if in.dropping {
+		in.dropToken(t)
+		return
+	}
+	if t.start >= charsetWindow && in.candidateFixed {
+		// No <meta charset> inside the pre-scan window: the candidate stands.
+		in.decide(in.candidate, t.start)
+		in.headToken(t)
+		return
+	}
+	switch t.kind {
+	case kindInert:
+		if complete(t.tt, in.rec.bytes(t.start, t.end)) {
+			in.lastSafeEnd = t.end
+		}
+	case kindHTML:
+		if !in.candidateFixed {
+			in.candidate, in.haveCandidate = t.end, true
+		}
+		in.lastSafeEnd = t.end
+	case kindHead:
+		if !in.candidateFixed {
+			in.candidate, in.haveCandidate, in.candidateFixed = t.end, true, true
+		}
+		in.lastSafeEnd = t.end
+	case kindHeadElement:
+		in.fixCandidate(t.start)
+		in.lastSafeEnd = t.end
+		if repl := in.rewriteMeta(t); repl != nil {
+			in.edits = append(in.edits, edit{start: t.start, end: t.end, repl: repl})
+		}
+		if t.charsetMeta && t.start < charsetWindow {
+			in.decide(t.end, t.end)
+			return
+		}
+	case kindStale:
+		in.dropping = true
+		in.edits = append(in.edits, edit{start: t.start, end: t.end})
+		in.lastSafeEnd = t.end
+	case kindScript, kindBody, kindForeign:
+		in.fixCandidate(t.start)
+		in.decide(in.candidate, t.start)
+		in.headToken(t)
+		return
+	}
+	if t.end >= charsetWindow && in.candidateFixed {
+		in.decide(in.candidate, t.end)
+	}
+}
+
+// fixCandidate settles the candidate when a token other than doctype, comment, whitespace,
+// <html> or <head> comes: it stays just after <html> if that was seen, else it is pos, the
+// start of that token.
+func (in *Injector) fixCandidate(pos int64) {
+	if !in.candidateFixed {
+		if !in.haveCandidate {
+			in.candidate, in.haveCandidate = pos, true
+		}
+		in.candidateFixed = true
+	}
+}
+
+// dropToken drops the text and end tag of a stale bootstrap.
+func (in *Injector) dropToken(t *token) {
+	if in.phase == phaseScan {
+		in.edits = append(in.edits, edit{start: t.start, end: t.end})
+		in.lastSafeEnd = t.end
+	} else {
+		in.rec.discard(t.end)
+	}
+	if t.tt == html.EndTagToken {
+		// In script data the tokenizer only ends the text at </script>.
+		in.dropping = false
+		in.staleWindow = false
+	}
+}
+
+// headToken handles a token after the insertion point: it is emitted (or rewritten, or
+// dropped) right away.
+func (in *Injector) headToken(t *token) {
+	if in.dropping {
+		in.dropToken(t)
+		return
+	}
+	if in.staleWindow && t.kind != kindInert {
+		in.staleWindow = false
+		if t.kind == kindStale {
+			in.dropping = true
+			in.rec.discard(t.end)
+			return
+		}
+	}
+	switch t.kind {
+	case kindBody, kindForeign:
+		in.headOver = true
+	case kindHeadElement:
+		if repl := in.rewriteMeta(t); repl != nil {
+			in.out = append(in.out, repl...)
+			in.rec.discard(t.end)
+			return
+		}
+	}
+	in.out = append(in.out, in.rec.bytes(t.start, t.end)...)
+	in.rec.discard(t.end)
+}
+
+// rawTextElements are the start tags after which the x/net tokenizer reads raw text up to the
+// matching end tag (as a browser with scripting enabled does).
+var rawTextElements = map[string]bool{
+	"iframe": true, "noembed": true, "noframes": true, "noscript": true, "plaintext": true,
+	"script": true, "style": true, "textarea": true, "title": true, "xmp": true,
+}
+
+// headElements may appear before or in <head> without starting the body.
+var headElements = map[string]bool{
+	"base": true, "basefont": true, "bgsound": true, "link": true, "meta": true,
+	"noframes": true, "noscript": true, "style": true, "template": true, "title": true,
+}
+
+// classify reads the current token's name and the attributes it needs, and updates the
+// raw-text and template state.
+func (in *Injector) classify(tt html.TokenType, start, end int64) token {
+	t := token{tt: tt, start: start, end: end, cspContent: -1}
+	wasRaw := in.rawText
+	in.rawText = false
+	switch tt {
+	case html.TextToken:
+		if wasRaw || in.templateDepth > 0 || isHTMLSpace(in.rec.bytes(start, end)) {
+			return t
+		}
+		t.kind = kindBody
+	case html.StartTagToken, html.SelfClosingTagToken:
+		name, hasAttr := in.z.TagName()
+		t.name = string(name)
+		in.rawText = rawTextElements[t.name]
+		if in.templateDepth > 0 {
+			switch t.name {
+			case "template":
+				in.templateDepth++
+			case "svg", "math":
+				t.kind = kindForeign
+			}
+			return t
+		}
+		if hasAttr && (t.name == "meta" || t.name == "script") {
+			for more := true; more; {
+				var k, v []byte
+				k, v, more = in.z.TagAttr()
+				t.attrs = append(t.attrs, attr{string(k), string(v)})
+			}
+		}
+		switch {
+		case t.name == "html":
+			t.kind = kindHTML
+		case t.name == "head":
+			t.kind = kindHead
+		case t.name == "script":
+			t.kind = kindScript
+			if _, ok := attrValue(t.attrs, "data-remixproxy"); ok {
+				t.kind = kindStale
+			}
+		case t.name == "template":
+			in.templateDepth++
+			t.kind = kindHeadElement
+		case t.name == "meta":
+			t.kind = kindHeadElement
+			t.charsetMeta = isCharsetMeta(t.attrs)
+			if in.opt.MetaCSP != nil {
+				t.cspContent = cspMetaContent(t.attrs)
+			}
+		case headElements[t.name]:
+			t.kind = kindHeadElement
+		default:
+			t.kind = kindBody
+		}
+	case html.EndTagToken:
+		name, _ := in.z.TagName()
+		t.name = string(name)
+		if in.templateDepth > 0 {
+			if t.name == "template" {
+				in.templateDepth--
+			}
+			return t
+		}
+		switch t.name {
+		case "head", "body", "html", "br":
+			// These end the head; any other end tag before the body is ignored by the parser.
+			t.kind = kindBody
+		}
+	}
+	return t
+}
+
+// complete reports whether a comment or doctype token was terminated (rather than cut off by
+// the end of input, in which case it swallows anything appended after it).
+func complete(tt html.TokenType, raw []byte) bool {
+	if tt != html.CommentToken && tt != html.DoctypeToken {
+		return true
+	}
+	if bytes.HasPrefix(raw, []byte("<!--")) {
+		s := string(raw)
+		return s == "<!-->" || s == "<!--->" ||
+			len(s) >= 7 && strings.HasSuffix(s, "-->") || len(s) >= 8 && strings.HasSuffix(s, "--!>")
+	}
+	return len(raw) > 0 && raw[len(raw)-1] == '>'
+}
+
+func isHTMLSpace(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\f', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func attrValue(attrs []attr, key string) (string, bool) {
+	for _, a := range attrs {
+		if a.key == key {
+			return a.val, true
+		}
+	}
+	return "", false
+}
+
+// isCharsetMeta reports whether a meta declares a character encoding the way the HTML
+// encoding pre-scan reads it: a non-empty charset attribute, or http-equiv=content-type with
+// a charset= in its content.
+func isCharsetMeta(attrs []attr) bool {
+	if v, ok := attrValue(attrs, "charset"); ok {
+		return strings.Trim(v, " \t\n\f\r") != ""
+	}
+	he, ok := attrValue(attrs, "http-equiv")
+	if !ok || !strings.EqualFold(strings.Trim(he, " \t\n\f\r"), "content-type") {
+		return false
+	}
+	content, _ := attrValue(attrs, "content")
+	return charsetFromContent(content) != ""
+}
+
+// charsetFromContent is the HTML "algorithm for extracting a character encoding from a meta
+// element", returning the label (not checked against the encoding list).
+func charsetFromContent(s string) string {
+	lower := strings.ToLower(s)
+	pos := 0
+	for {
+		i := strings.Index(lower[pos:], "charset")
+		if i < 0 {
+			return ""
+		}
+		pos += i + len("charset")
+		for pos < len(s) && isSpaceByte(s[pos]) {
+			pos++
+		}
+		if pos < len(s) && s[pos] == '=' {
+			break
+		}
+	}
+	pos++
+	for pos < len(s) && isSpaceByte(s[pos]) {
+		pos++
+	}
+	if pos >= len(s) {
+		return ""
+	}
+	if q := s[pos]; q == '"' || q == '\'' {
+		end := strings.IndexByte(s[pos+1:], q)
+		if end < 0 {
+			return ""
+		}
+		return s[pos+1 : pos+1+end]
+	}
+	end := pos
+	for end < len(s) && !isSpaceByte(s[end]) && s[end] != ';' {
+		end++
+	}
+	return s[pos:end]
+}
+
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// cspMetaContent returns the index of the content attribute of an enforced CSP meta, or -1.
+func cspMetaContent(attrs []attr) int {
+	he, ok := attrValue(attrs, "http-equiv")
+	if !ok || !strings.EqualFold(strings.Trim(he, " \t\n\f\r"), "content-security-policy") {
+		return -1
+	}
+	for i, a := range attrs {
+		if a.key == "content" {
+			return i
+		}
+	}
+	return -1
+}
+
+// rewriteMeta returns the re-serialized meta when MetaCSP changes its policy, else nil.
+func (in *Injector) rewriteMeta(t *token) []byte {
+	if t.cspContent < 0 {
+		return nil
+	}
+	old := t.attrs[t.cspContent].val
+	repl := in.opt.MetaCSP(old)
+	if repl == old {
+		return nil
+	}
+	var b []byte
+	b = append(b, "<meta"...)
+	for i, a := range t.attrs {
+		v := a.val
+		if i == t.cspContent {
+			v = repl
+		}
+		b = append(b, ' ')
+		b = append(b, a.key...)
+		b = append(b, `="`...)
+		b = appendAttrEscaped(b, v)
+		b = append(b, '"')
+	}
+	if t.tt == html.SelfClosingTagToken {
+		b = append(b, " />"...)
+	} else {
+		b = append(b, '>')
+	}
+	return b
+}
+
+// appendAttrEscaped escapes a value for a double-quoted attribute.
+func appendAttrEscaped(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '&':
+			b = append(b, "&amp;"...)
+		case '"':
+			b = append(b, "&quot;"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// ScriptHash returns the CSP hash-source for an inline script's text: `'sha256-<base64>'`.
+// script is the element's text exactly as between <script …> and </script>.
+func ScriptHash(script []byte) string {
+	sum := sha256.Sum256(script)
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// recorder sits between src and the tokenizer. It keeps a copy of every byte it hands out
+// until the injector has emitted it, because the tokenizer buffers input internally: the bytes
+// the tokenizer has read but not yet returned as tokens are recorder.bytes(consumed, end()).
+// It also enforces the prefix cap and holds back src errors until the bytes before them have
+// been handed out.
+type recorder struct {
+	src   io.Reader
+	buf   []byte // document bytes [base, base+len(buf))
+	base  int64
+	pos   int64 // next document offset to hand to the tokenizer
+	limit int   // cap on len(buf) while tokenizing; 0 means none
+	err   error // error from src, returned once buf is handed out
+}
+
+func (r *recorder) end() int64 { return r.base + int64(len(r.buf)) }
+
+// bytes returns the recorded document bytes [from, to).
+func (r *recorder) bytes(from, to int64) []byte {
+	return r.buf[from-r.base : to-r.base]
+}
+
+// discard forgets the recorded bytes before document offset upTo.
+func (r *recorder) discard(upTo int64) {
+	r.buf = r.buf[upTo-r.base:]
+	r.base = upTo
+	if len(r.buf) == 0 {
+		r.buf = r.buf[:0:0]
+	}
+}
+
+// Read hands the tokenizer recorded bytes it has not had yet, then new bytes from src.
+func (r *recorder) Read(p []byte) (int, error) {
+	if r.pos < r.end() {
+		n := copy(p, r.buf[r.pos-r.base:])
+		r.pos += int64(n)
+		return n, nil
+	}
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.limit > 0 {
+		room := r.limit - len(r.buf)
+		if room <= 0 {
+			return 0, errPrefixCap
+		}
+		if len(p) > room {
+			p = p[:room]
+		}
+	}
+	n, err := r.src.Read(p)
+	r.buf = append(r.buf, p[:n]...)
+	r.pos += int64(n)
+	if err != nil {
+		r.err = err
+		if n == 0 {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// fill reads from src until n bytes are recorded or src fails. It never reads more than n
+// bytes, so the prefix cap holds.
+func (r *recorder) fill(n int) {
+	var chunk [16]byte
+	for empty := 0; len(r.buf) < n && r.err == nil; {
+		m, err := r.src.Read(chunk[:min(n-len(r.buf), len(chunk))])
+		r.buf = append(r.buf, chunk[:m]...)
+		r.err = err
+		if m > 0 {
+			empty = 0
+		} else if empty++; empty >= 100 && err == nil {
+			r.err = io.ErrNoProgress
+		}
+	}
+}

@@ -1,0 +1,480 @@
+package rewrite
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"testing/synctest"
+)
+
+const testTag = `<script data-remixproxy="T1" nonce="n">boot()</script>`
+
+// readAll drains an injector, failing the test on an error.
+func readAll(t *testing.T, in *Injector) string {
+	t.Helper()
+	out, err := io.ReadAll(in)
+	if err != nil {
+		t.Fatalf("reading injector: got error %v, want none", err)
+	}
+	return string(out)
+}
+
+// readers wraps src the ways a network body can arrive.
+var readers = []struct {
+	name string
+	wrap func(io.Reader) io.Reader
+}{
+	{"whole", func(r io.Reader) io.Reader { return r }},
+	{"one-byte", iotest.OneByteReader},
+	{"half", iotest.HalfReader},
+	{"data-err", iotest.DataErrReader},
+	{"one-byte-data-err", func(r io.Reader) io.Reader { return iotest.DataErrReader(iotest.OneByteReader(r)) }},
+}
+
+// pad returns an HTML comment that is n bytes long.
+func pad(n int) string {
+	return "<!--" + strings.Repeat("x", n-7) + "-->"
+}
+
+func TestInjectInsertionPoint(t *testing.T) {
+	// In marked, "|" is where the tag must go; the input is marked without it. A case with no
+	// "|" must come out unchanged and not injected.
+	tests := []struct {
+		name   string
+		marked string
+	}{
+		{"doctype html head", `<!DOCTYPE html><html><head>|<title>x</title></head><body></body></html>`},
+		{"comment before doctype", `<!-- c --><!DOCTYPE html><html><head>|</head>`},
+		{"comment between html and head", "<!DOCTYPE html><html>\n<!-- c -->\n<head>|\n<title>x</title>"},
+		{"utf-8 bom stays first", "\xEF\xBB\xBF<!DOCTYPE html><head>|<title>x</title>"},
+		{"utf-8 bom then text", "\xEF\xBB\xBF|hello"},
+		{"utf-8 bom only", "\xEF\xBB\xBF|"},
+		{"meta charset", `<!DOCTYPE html><html><head><meta charset="utf-8">|<title>x</title><script src=a.js></script>`},
+		{"meta charset after title link base", `<head><title>x</title><link rel=stylesheet href=a.css><base href="/"><meta charset=utf-8>|<script></script>`},
+		{"meta charset after style", `<head><style>p{}</style><meta charset=utf-8>|<script></script>`},
+		{"meta charset after script", `<head>|<script>1</script><meta charset=utf-8>`},
+		{"meta charset after body content", `<head>|<p>x<meta charset=utf-8>`},
+		{"meta charset before head", `<html><meta charset=utf-8>|<head><title>x</title>`},
+		{"meta charset self-closing uppercase", `<HEAD><META CHARSET="UTF-8"/>|<TITLE>x</TITLE>`},
+		{"meta charset empty value is not one", `<head>|<meta charset=""><script></script>`},
+		{"first meta charset wins", `<head><meta charset=utf-8>|<meta charset=latin1><script></script>`},
+		{"http-equiv content-type", `<head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">|<title>x</title>`},
+		{"http-equiv content-type quoted charset", `<head><meta http-equiv=content-type content='text/html;charset = "utf-8"'>|<script></script>`},
+		{"http-equiv content-type without charset", `<head>|<meta http-equiv=content-type content="text/html"><script></script>`},
+		{"meta charset starting inside 1024 bytes", "<head>" + pad(1000) + "<meta charset=utf-8>|<script></script>"},
+		{"meta charset past 1024 bytes", "<head>|" + pad(1100) + "<meta charset=utf-8><script></script>"},
+		{"meta charset past 1024 in title", "<head>|<title>" + strings.Repeat("t", 1100) + "</title><meta charset=utf-8>"},
+		{"head past 1024 bytes", pad(1100) + "\n<html><head>|<title>x</title><meta charset=utf-8>"},
+		{"html past 1024 then head", pad(1100) + "<html>\n<head>|<title>x</title>"},
+		{"element past 1024 bytes without head", pad(1100) + "|<p>x"},
+		{"missing head", `<!DOCTYPE html><html>|<title>x</title><body>`},
+		{"missing head with whitespace", "<!DOCTYPE html><html>|\n  <title>x</title><body>"},
+		{"missing html", `<!DOCTYPE html><head>|<title>x</title>`},
+		{"missing html and head", `<!DOCTYPE html>|<title>x</title><p>hi`},
+		{"head with attributes", `<html lang=en><head profile="a>b" data-x='>'>|<title>x</title>`},
+		{"attribute containing >", `<html><head><meta name="x" content="a>b<script>"><meta charset=utf-8>|<script></script>`},
+		{"script first", `|<script>alert(1)</script><p>x`},
+		{"script first after doctype", `<!DOCTYPE html>|<script>alert(1)</script>`},
+		{"script with data attribute not ours", `<head>|<script data-remixproxyx="1"></script>`},
+		{"body first", `<!DOCTYPE html><html>|<body><p>x`},
+		{"body attributes", `<!DOCTYPE html>|<body onload="go()"><p>x`},
+		{"text first", `|hello <b>world</b>`},
+		{"whitespace then text", "| \nx"}, // one text token: the tag goes before it
+		{"frameset", `<html><head>|</head><frameset><frame src=a></frameset>`},
+		{"end head first", `<html>|</head><title>x</title>`},
+		{"ignored end tag before head", `<html></p><head>|<title>x</title>`},
+		{"br end tag", `<html>|</br>`},
+		{"uppercase tags", `<!DOCTYPE HTML><HTML><HEAD><META CHARSET=UTF-8>|<TITLE>x</TITLE><SCRIPT>s()</SCRIPT>`},
+		{"mixed case head", `<Html><HeAd>|<Script>s()</Script>`},
+		{"head inside comment", `<!DOCTYPE html><!-- <head> <meta charset=utf-8> --><html><head>|<script></script>`},
+		{"head inside script", `|<script>var s = "<head><meta charset=utf-8>";</script><head>`},
+		{"meta in script in head", `<head>|<script>document.write("<meta charset=utf-8>")</script>`},
+		{"script data escaped comment", `<head>|<script><!--<script></script>--></script><meta charset=utf-8>`},
+		{"head inside title", `<head>|<title><head><meta charset=utf-8></title><script></script>`},
+		{"meta charset inside noscript", `<head>|<noscript><meta charset=utf-8></noscript><script></script>`},
+		{"noscript in head passes", `<head><noscript><link rel=stylesheet href=n.css></noscript><meta charset=utf-8>|<script></script>`},
+		{"cdata in svg", `<!DOCTYPE html><html><head>|</head><body><svg><![CDATA[<head><meta charset=utf-8>]]></svg>`},
+		{"svg first", `|<svg><script>x()</script></svg>`},
+		{"math first", `<!DOCTYPE html>|<math><mi>x</mi></math>`},
+		{"template in head passes", `<head><template><script>a()</script><div></div></template><meta charset=utf-8>|<script></script>`},
+		{"template with svg cdata", `<head>|<template><svg><![CDATA[</template>]]></svg></template><meta charset=utf-8>`},
+		{"template without head", `<!DOCTYPE html><template><p>x</p></template><meta charset=utf-8>|`},
+		{"processing instruction", `<?xml version="1.0"?><!DOCTYPE html><html><head>|<title>x</title>`},
+		{"doctype only", `<!DOCTYPE html>|`},
+		{"comments and whitespace only", "<!-- a -->\n<!-- b -->\n|"},
+		{"whitespace only", " \n\t|"},
+		{"unterminated comment", `<!DOCTYPE html>|<!-- never closed`},
+		{"unterminated comment after dashes", `|<!-- x --`},
+		{"unterminated doctype", `|<!DOCTYPE html`},
+		{"unfinished tag at end", `<!DOCTYPE html>|<htm`},
+		{"unfinished meta at end", `<head>|<meta charset=utf-8`},
+		{"html only", `<html>|`},
+		{"head only", `<html><head>|`},
+		{"empty", ``},
+		{"utf-16 be bom", "\xFE\xFF\x00<\x00h\x00e\x00a\x00d\x00>"},
+		{"utf-16 le bom", "\xFF\xFE<\x00h\x00e\x00a\x00d\x00>\x00"},
+	}
+	for _, tc := range tests {
+		input := strings.Replace(tc.marked, "|", "", 1)
+		want := strings.Replace(tc.marked, "|", testTag, 1)
+		wantInjected := strings.Contains(tc.marked, "|")
+		for _, r := range readers {
+			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
+				in := NewInjector(r.wrap(strings.NewReader(input)), Options{Tag: []byte(testTag)})
+				got := readAll(t, in)
+				if got != want {
+					t.Errorf("output:\ngot  %q\nwant %q", got, want)
+				}
+				if in.Injected() != wantInjected {
+					t.Errorf("Injected() = %v, want %v", in.Injected(), wantInjected)
+				}
+			})
+		}
+	}
+}
+
+func TestInjectStaleBootstrap(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{
+			"stale after head",
+			`<!DOCTYPE html><html><head><script data-remixproxy="OLD">old()</script><title>x</title>`,
+			`<!DOCTYPE html><html><head>` + testTag + `<title>x</title>`,
+		},
+		{
+			"stale after meta charset",
+			`<head><meta charset=utf-8><script data-remixproxy="OLD">old()</script><script>page()</script>`,
+			`<head><meta charset=utf-8>` + testTag + `<script>page()</script>`,
+		},
+		{
+			"stale after meta charset and whitespace",
+			"<head><meta charset=utf-8>\n<script data-remixproxy>old()</script>\n<title>x</title>",
+			"<head><meta charset=utf-8>" + testTag + "\n\n<title>x</title>",
+		},
+		{
+			"stale before meta charset",
+			`<head><script data-remixproxy="OLD"></script><meta charset=utf-8><title>x</title>`,
+			`<head><meta charset=utf-8>` + testTag + `<title>x</title>`,
+		},
+		{
+			"stale right after head past 1024 bytes",
+			pad(1100) + `<html><head><script data-remixproxy="OLD">old()</script><title>x</title>`,
+			pad(1100) + `<html><head>` + testTag + `<title>x</title>`,
+		},
+		{
+			"stale first in document",
+			`<script data-remixproxy=1>old()</script><!DOCTYPE html><html><head><title>x</title>`,
+			`<!DOCTYPE html><html><head>` + testTag + `<title>x</title>`,
+		},
+		{
+			"stale uppercase",
+			`<HEAD><SCRIPT DATA-REMIXPROXY="OLD" NONCE="x">old("</head>")</SCRIPT><TITLE>x</TITLE>`,
+			`<HEAD>` + testTag + `<TITLE>x</TITLE>`,
+		},
+		{
+			"stale unterminated at end",
+			`<head><script data-remixproxy>old(`,
+			`<head>` + testTag,
+		},
+		{
+			"page script after stale is kept",
+			`<head><script data-remixproxy>old()</script><script>page()</script>`,
+			`<head>` + testTag + `<script>page()</script>`,
+		},
+		{
+			"stale deep in the head is a page script",
+			`<head><meta charset=utf-8><title>x</title><script data-remixproxy>old()</script>`,
+			`<head><meta charset=utf-8>` + testTag + `<title>x</title><script data-remixproxy>old()</script>`,
+		},
+	}
+	for _, tc := range tests {
+		for _, metaCSP := range []bool{false, true} {
+			name := tc.name
+			if metaCSP {
+				name += "/with MetaCSP"
+			}
+			t.Run(name, func(t *testing.T) {
+				opt := Options{Tag: []byte(testTag)}
+				if metaCSP {
+					opt.MetaCSP = func(s string) string { return s }
+				}
+				got := readAll(t, NewInjector(iotest.OneByteReader(strings.NewReader(tc.input)), opt))
+				if got != tc.want {
+					t.Errorf("output:\ngot  %q\nwant %q", got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestInjectMaxPrefix(t *testing.T) {
+	tests := []struct {
+		name         string
+		input        string
+		maxPrefix    int
+		metaCSP      bool
+		want         string // "" means the input unchanged
+		wantInjected bool
+	}{
+		{
+			name:      "long comments before html",
+			input:     "<!DOCTYPE html>" + pad(200) + "<html><head><title>x</title>",
+			maxPrefix: 100,
+		},
+		{
+			name:      "long title before decision keeps stale and csp meta",
+			input:     `<head><script data-remixproxy>old()</script><meta http-equiv=content-security-policy content="script-src 'self'"><title>` + strings.Repeat("t", 300) + `</title>`,
+			maxPrefix: 200,
+			metaCSP:   true,
+		},
+		{
+			name:      "default cap",
+			input:     "<!DOCTYPE html>" + pad(DefaultMaxPrefix+10) + "<html><head><title>x</title>",
+			maxPrefix: 0,
+		},
+		{
+			name:         "decision before cap",
+			input:        "<head><meta charset=utf-8>" + strings.Repeat("<p>x</p>", 100),
+			maxPrefix:    64,
+			want:         "<head><meta charset=utf-8>" + testTag + strings.Repeat("<p>x</p>", 100),
+			wantInjected: true,
+		},
+		{
+			name: "cap hit in head phase passes the rest untouched",
+			input: `<head><meta charset=utf-8><script>` + strings.Repeat("s", 500) + `</script>` +
+				`<meta http-equiv=content-security-policy content="script-src 'self'">`,
+			maxPrefix: 200,
+			metaCSP:   true,
+			want: `<head><meta charset=utf-8>` + testTag + `<script>` + strings.Repeat("s", 500) + `</script>` +
+				`<meta http-equiv=content-security-policy content="script-src 'self'">`,
+			wantInjected: true,
+		},
+	}
+	for _, tc := range tests {
+		for _, r := range readers {
+			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
+				opt := Options{Tag: []byte(testTag), MaxPrefix: tc.maxPrefix}
+				if tc.metaCSP {
+					opt.MetaCSP = func(string) string { return "changed" }
+				}
+				in := NewInjector(r.wrap(strings.NewReader(tc.input)), opt)
+				got := readAll(t, in)
+				want := tc.want
+				if want == "" {
+					want = tc.input
+				}
+				if got != want {
+					t.Errorf("output:\ngot  %q\nwant %q", got, want)
+				}
+				if in.Injected() != tc.wantInjected {
+					t.Errorf("Injected() = %v, want %v", in.Injected(), tc.wantInjected)
+				}
+			})
+		}
+	}
+}
+
+func TestInjectMetaCSP(t *testing.T) {
+	needs := CSPNeeds{ScriptHash: ScriptHash([]byte("boot()")), Connect: []string{"wss://remix.proxy"}}
+	adjust := func(s string) string { return AdjustCSP(s, needs) }
+	h := needs.ScriptHash
+	tests := []struct {
+		name      string
+		input     string
+		want      string
+		wantCalls []string
+	}{
+		{
+			name:      "before the insertion point",
+			input:     `<head><meta http-equiv="Content-Security-Policy" content="script-src 'nonce-a'"><meta charset=utf-8><title>x</title>`,
+			want:      `<head><meta http-equiv="Content-Security-Policy" content="script-src 'nonce-a' ` + h + `"><meta charset=utf-8>` + testTag + `<title>x</title>`,
+			wantCalls: []string{"script-src 'nonce-a'"},
+		},
+		{
+			name:      "after the insertion point",
+			input:     `<head><script>s()</script><META HTTP-EQUIV=content-security-policy CONTENT="default-src 'self'" name=x><body>`,
+			want:      `<head>` + testTag + `<script>s()</script><meta http-equiv="content-security-policy" content="default-src 'self'; script-src 'self' ` + h + `; connect-src 'self' wss://remix.proxy" name="x"><body>`,
+			wantCalls: []string{"default-src 'self'"},
+		},
+		{
+			name:      "unchanged policy keeps its bytes",
+			input:     `<head><meta http-equiv='content-security-policy' content='img-src *'><title>x</title>`,
+			want:      `<head>` + testTag + `<meta http-equiv='content-security-policy' content='img-src *'><title>x</title>`,
+			wantCalls: []string{"img-src *"},
+		},
+		{
+			name:      "entities unescaped and escaped",
+			input:     `<head><meta charset=utf-8><meta http-equiv=" Content-Security-Policy " content="script-src &#39;self&#39; &quot;x&amp;y&quot;">`,
+			want:      `<head><meta charset=utf-8>` + testTag + `<meta http-equiv=" Content-Security-Policy " content="script-src 'self' &quot;x&amp;y&quot; ` + h + `">`,
+			wantCalls: []string{`script-src 'self' "x&y"`},
+		},
+		{
+			name:      "self-closing",
+			input:     `<head><meta http-equiv=content-security-policy content="script-src 'self'"/><title>x</title>`,
+			want:      `<head>` + testTag + `<meta http-equiv="content-security-policy" content="script-src 'self' ` + h + `" /><title>x</title>`,
+			wantCalls: []string{"script-src 'self'"},
+		},
+		{
+			name:  "report-only not passed",
+			input: `<head><meta http-equiv=content-security-policy-report-only content="script-src 'none'"><title>x</title>`,
+			want:  `<head>` + testTag + `<meta http-equiv=content-security-policy-report-only content="script-src 'none'"><title>x</title>`,
+		},
+		{
+			name:  "in body not passed",
+			input: `<head></head><body><meta http-equiv=content-security-policy content="script-src 'self'">`,
+			want:  `<head>` + testTag + `</head><body><meta http-equiv=content-security-policy content="script-src 'self'">`,
+		},
+		{
+			name:  "in template not passed",
+			input: `<head><template><meta http-equiv=content-security-policy content="script-src 'self'"></template><title>x</title>`,
+			want:  `<head>` + testTag + `<template><meta http-equiv=content-security-policy content="script-src 'self'"></template><title>x</title>`,
+		},
+		{
+			name:  "without content not passed",
+			input: `<head><meta http-equiv=content-security-policy><title>x</title>`,
+			want:  `<head>` + testTag + `<meta http-equiv=content-security-policy><title>x</title>`,
+		},
+	}
+	for _, tc := range tests {
+		for _, r := range readers {
+			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
+				var calls []string
+				opt := Options{Tag: []byte(testTag), MetaCSP: func(s string) string {
+					calls = append(calls, s)
+					return adjust(s)
+				}}
+				got := readAll(t, NewInjector(r.wrap(strings.NewReader(tc.input)), opt))
+				if got != tc.want {
+					t.Errorf("output:\ngot  %q\nwant %q", got, tc.want)
+				}
+				if strings.Join(calls, "\n") != strings.Join(tc.wantCalls, "\n") {
+					t.Errorf("MetaCSP calls: got %q, want %q", calls, tc.wantCalls)
+				}
+			})
+		}
+	}
+}
+
+func TestInjectSourceError(t *testing.T) {
+	errBoom := errors.New("boom")
+	tests := []struct {
+		name     string
+		before   string // bytes src yields before failing
+		want     string // output before the error
+		injected bool
+	}{
+		{"before the decision", `<!DOCTYPE html><html><head><title>x`, `<!DOCTYPE html><html><head><title>x`, false},
+		{"after the decision", `<head><meta charset=utf-8><p>x</p>`, `<head><meta charset=utf-8>` + testTag + `<p>x</p>`, true},
+		{"at the start", ``, ``, false},
+	}
+	for _, tc := range tests {
+		for _, r := range readers {
+			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
+				src := io.MultiReader(r.wrap(strings.NewReader(tc.before)), iotest.ErrReader(errBoom))
+				in := NewInjector(src, Options{Tag: []byte(testTag)})
+				got, err := io.ReadAll(in)
+				if !errors.Is(err, errBoom) {
+					t.Fatalf("error: got %v, want one wrapping %v", err, errBoom)
+				}
+				if !strings.HasPrefix(err.Error(), "injecting bootstrap: reading document: ") {
+					t.Errorf("error text: got %q, want the operation as prefix", err)
+				}
+				if string(got) != tc.want {
+					t.Errorf("output before the error:\ngot  %q\nwant %q", got, tc.want)
+				}
+				if in.Injected() != tc.injected {
+					t.Errorf("Injected() = %v, want %v", in.Injected(), tc.injected)
+				}
+			})
+		}
+	}
+}
+
+// TestInjectTrickle checks that Read returns what it can decide without waiting for more input.
+func TestInjectTrickle(t *testing.T) {
+	tests := []struct {
+		name    string
+		metaCSP bool
+		chunks  []string // written one at a time
+		wants   []string // output available after each chunk (before the next is written)
+	}{
+		{
+			name:   "meta charset then body",
+			chunks: []string{"<!DOCTYPE html><html><head><meta charset=utf-8>", "<title>x</title>", "<body>", "<p>event 1</p>", "<p>event 2</p>"},
+			wants:  []string{"<!DOCTYPE html><html><head><meta charset=utf-8>" + testTag, "<title>x</title>", "<body>", "<p>event 1</p>", "<p>event 2</p>"},
+		},
+		{
+			name:   "head past the charset window decides at once",
+			chunks: []string{pad(1100) + "<html><head>", "<title>x</title><body>", "data"},
+			wants:  []string{pad(1100) + "<html><head>" + testTag, "<title>x</title><body>", "data"},
+		},
+		{
+			name:    "head tokens flow with MetaCSP",
+			metaCSP: true,
+			chunks:  []string{"<head><script>a()</script>", "<link rel=x href=y>", "<body>", "x"},
+			wants:   []string{"<head>" + testTag + "<script>a()</script>", "<link rel=x href=y>", "<body>", "x"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pr, pw := io.Pipe()
+				opt := Options{Tag: []byte(testTag)}
+				if tc.metaCSP {
+					opt.MetaCSP = func(s string) string { return s }
+				}
+				in := NewInjector(pr, opt)
+				reads := make(chan []byte, 100)
+				readDone := make(chan error, 1)
+				go func() {
+					buf := make([]byte, 64<<10)
+					for {
+						n, err := in.Read(buf)
+						reads <- bytes.Clone(buf[:n])
+						if err != nil {
+							readDone <- err
+							return
+						}
+					}
+				}()
+				for i, c := range tc.chunks {
+					if _, err := pw.Write([]byte(c)); err != nil {
+						t.Fatalf("writing chunk %d: %v", i, err)
+					}
+					// Every goroutine is now blocked: the reader has returned all it could.
+					synctest.Wait()
+					var g []byte
+					for len(reads) > 0 {
+						g = append(g, <-reads...)
+					}
+					if string(g) != tc.wants[i] {
+						t.Errorf("after chunk %d: got %q, want %q", i, g, tc.wants[i])
+					}
+				}
+				pw.Close()
+				if err := <-readDone; err != io.EOF {
+					t.Errorf("final error: got %v, want io.EOF", err)
+				}
+			})
+		})
+	}
+}
+
+func TestScriptHash(t *testing.T) {
+	tests := []struct{ name, script, want string }{
+		// echo -n "alert('Hello, world.');" | openssl sha256 -binary | base64 (from the CSP spec).
+		{"csp spec example", "alert('Hello, world.');", "'sha256-qznLcsROx4GACP2dm0UCKCzCG+HiZ1guq6ZZDob/Tng='"},
+		{"empty", "", "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ScriptHash([]byte(tc.script)); got != tc.want {
+				t.Errorf("ScriptHash(%q) = %s, want %s", tc.script, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every test of remixproxy: vet, unit tests (with the race detector), and the end-to-end suite
+# in real headless Chromium through the real proxy. Installs what the tests need when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v certutil >/dev/null 2>&1 || need+=(libnss3-tools)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test.sh: installing ${need[*]} (needed by the tests)"
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "test.sh: gofmt would change: $unformatted" >&2
+  exit 1
+fi
+go vet ./...
+
+# Unit and integration packages with the race detector; the browser suite without it (it is
+# dominated by Chromium, and the race detector would double its time on two cores).
+go test -race -count=1 $(go list ./... | grep -v '/e2e')
+go test -count=1 -timeout 20m ./e2e/...
