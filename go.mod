@@ -12,6 +12,8 @@ require (
 	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/mccutchen/go-httpbin/v2 v2.26.0 // indirect
 	github.com/smallstep/truststore v0.13.0 // indirect
+	github.com/tdewolff/minify/v2 v2.24.25 // indirect
+	github.com/tdewolff/parse/v2 v2.8.20 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	howett.net/plist v1.0.0 // indirect

@@ -73,13 +73,19 @@ const (
 // trustEnv is everything the trust code reads from or does to the machine, so tests can run it
 // against a temporary HOME with fake commands and never touch the real stores.
 type trustEnv struct {
-	goos      string
-	home      string                                                                 // "" if unknown
-	euid      int                                                                    // -1 where there is no such thing
-	getenv    func(string) string                                                    // environment (JAVA_HOME)
-	lookPath  func(string) (string, error)                                           // finds commands on PATH
-	run       func(ctx context.Context, name string, args ...string) ([]byte, error) // runs a command, combined output
-	osRelease string                                                                 // contents of /etc/os-release, for install hints
+	goos string
+	// home is the user's home directory ("" if unknown); NSS databases are looked up under it.
+	home string
+	// euid is the effective user id (-1 where there is none); not 0 means sudo is needed.
+	euid int
+	// getenv reads the environment (JAVA_HOME).
+	getenv func(string) string
+	// lookPath finds commands on PATH.
+	lookPath func(string) (string, error)
+	// run runs a command and returns its combined output.
+	run func(ctx context.Context, name string, args ...string) ([]byte, error)
+	// osRelease is the contents of /etc/os-release, for install hints.
+	osRelease string
 
 	// systemTrusted says whether the OS trust store trusts cert (read-only, never prompts).
 	systemTrusted func(cert *x509.Certificate) bool

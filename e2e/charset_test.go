@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"mime"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,10 +32,11 @@ var charsetPages = map[string]charsetPage{
 	"cp1251": {label: "windows-1251", enc: charmap.Windows1251, text: cyrillicText},
 }
 
-// charsetSite serves /{sjis,cp1251}/{meta,header,late-meta}: the page in a legacy encoding, with
-// its charset declared only in <meta charset>, only in the Content-Type header, or in a <meta
-// charset> placed near the end of the first 1024 bytes (which an injection at the top of <head>
-// must not push out of the browser's prescan window).
+// charsetSite serves /{sjis,cp1251}/WHERE: the page in a legacy encoding, with its charset
+// declared only in <meta charset> (meta), only in <meta http-equiv=Content-Type> (http-equiv),
+// in that meta after a page script (after-script), only in the Content-Type header (header), or in
+// a <meta charset> near the end of the first 1024 bytes (late-meta). An injection at the top of
+// <head> must not push a declaration out of the browser's 1024-byte prescan window.
 func charsetSite() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{page}/{where}", func(w http.ResponseWriter, r *http.Request) {
@@ -50,6 +53,14 @@ func charsetSite() http.Handler {
 		case "late-meta":
 			meta = `<meta charset="` + p.label + `">`
 			pad = "<!-- " + strings.Repeat("padding ", 110) + "-->\n"
+		case "after-script":
+			// The shape of a real page (yahoo-3 in the corpus): body content before <head>, then
+			// a timing script, then the declaration. The bootstrap must run before that script,
+			// so it lands before the declaration, which must still be found by the browser.
+			pad = "<div hidden></div><script>window.headStart = 1;</script>\n"
+			meta = `<meta http-equiv="Content-Type" content="text/html; charset=` + p.label + `">`
+		case "http-equiv":
+			meta = `<meta http-equiv="Content-Type" content="text/html; charset=` + p.label + `">`
 		case "header":
 			contentType = "text/html; charset=" + p.label
 		default:
@@ -81,7 +92,7 @@ func charsetSite() http.Handler {
 
 func TestLegacyCharsets(t *testing.T) {
 	for _, page := range []string{"sjis", "cp1251"} {
-		for _, where := range []string{"meta", "header", "late-meta"} {
+		for _, where := range []string{"meta", "http-equiv", "after-script", "header", "late-meta"} {
 			t.Run(page+"/"+where, func(t *testing.T) {
 				direct, proxied := loadBoth(t, "https://charset.test/"+page+"/"+where)
 				checkLikeDirect(t, direct, proxied)
@@ -96,7 +107,37 @@ func TestLegacyCharsets(t *testing.T) {
 				if d, p := e2etest.Eval[string](direct.tab, cs), e2etest.Eval[string](proxied.tab, cs); d != p {
 					t.Errorf("document.characterSet: proxied %q, direct %q", p, d)
 				}
+				// Chromium may guess a lost declaration right from the text, so check the bytes too.
+				checkCharsetStillDeclared(t, "https://charset.test/"+page+"/"+where)
 			})
 		}
+	}
+}
+
+// prescanCharset matches a charset declaration in a <meta> the way a browser's pre-scan finds it.
+var prescanCharset = regexp.MustCompile(`(?i)<meta[^>]*charset\s*=\s*["']?([a-z0-9_.:-]+)`)
+
+// checkCharsetStillDeclared fetches url directly and through the proxy (as bytes): a charset the
+// original declares within the first 1024 bytes must, through the proxy, still be declared there
+// or in the Content-Type header.
+func checkCharsetStillDeclared(t *testing.T, url string) {
+	t.Helper()
+	want := fetchRaw(t, world.Sites(t).Client(), url, nil)
+	got := fetchRaw(t, world.Proxy(t).Client(), url, nil)
+	m := prescanCharset.FindSubmatch(want.body[:min(1024, len(want.body))])
+	if m == nil {
+		return // declared in the header only
+	}
+	if _, params, _ := mime.ParseMediaType(got.header.Get("Content-Type")); strings.EqualFold(params["charset"], string(m[1])) {
+		return
+	}
+	loc := prescanCharset.FindIndex(got.body)
+	if loc == nil || loc[0] >= 1024 {
+		at := "nowhere"
+		if loc != nil {
+			at = fmt.Sprintf("at byte %d", loc[0])
+		}
+		t.Errorf("the charset declaration %q is within the first 1024 bytes directly, but through the proxy it is %s "+
+			"and the Content-Type header (%q) does not name it: a browser's pre-scan no longer finds it", m[0], at, got.header.Get("Content-Type"))
 	}
 }

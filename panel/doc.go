@@ -1,7 +1,7 @@
 // Package panel holds everything the proxy shows inside the browser: the page-agent bootstrap that
 // is injected into every HTML document, the panel iframe served from https://remix.proxy/panel,
-// and the proxy's own pages (certificate install, status). Files are embedded with embed.FS; no
-// front-end build step is needed.
+// and the proxy's own pages (certificate install, status, upstream error). Files are embedded
+// with embed.FS; no front-end build step is needed.
 //
 // Data flow: rewrite/ inlines Bootstrap() into pages; proxy/ serves the rest on the magic host.
 //

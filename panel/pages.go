@@ -14,7 +14,7 @@ import (
 
 // The proxy's own pages: certificate install, status and upstream error. Each is one
 // self-contained HTML document (inline <style>, no script, no external resource) meant to be
-// served with PageCSP. They are rendered with html/template, so every field is escaped for the
+// served with the CSP "default-src 'none'; style-src 'unsafe-inline'; img-src data:". They are rendered with html/template, so every field is escaped for the
 // context it lands in; a URL that is not http(s) or relative becomes "#ZgotmplZ" in an href.
 
 //go:embed templates/*.html

@@ -80,8 +80,8 @@ func TestRenderErrorNeutralisesScriptURL(t *testing.T) {
 	}
 }
 
-// TestPagesFitPageCSP checks every page against PageCSP: no script, no external resource, no
-// resource URL in CSS, one inline <style>.
+// TestPagesFitPageCSP checks every page against the proxy pages' CSP: no script, no external
+// resource, no resource URL in CSS, one inline <style>.
 func TestPagesFitPageCSP(t *testing.T) {
 	forbidden := []struct{ name, re string }{
 		{"script", `<script`},

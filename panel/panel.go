@@ -5,14 +5,52 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"fmt"
+	"github.com/tdewolff/minify/v2"
+	"github.com/tdewolff/minify/v2/js"
 	"io/fs"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // agentJS is the page agent. It is embedded on its own, not in static, so that Files never
 // serves it: it only ever reaches a browser inlined by the rewriter.
 //
 //go:embed static/agent.js
-var agentJS []byte
+var agentSource []byte
+
+// agentJS is agentSource minified once at start: the page agent is inlined into every page, and
+// its documented source is three times the size of what runs. tdewolff/minify is the minifier of
+// tdewolff/parse, which the project already uses for CSS; a failure (only an edit to agent.js
+// that the tests would also catch) falls back to the source.
+var agentJS = minifyAgent(agentSource)
+
+func minifyAgent(src []byte) []byte {
+	var out bytes.Buffer
+	if err := js.Minify(minify.New(), &out, bytes.NewReader(src), nil); err != nil {
+		return src
+	}
+	return asciiEscape(out.Bytes())
+}
+
+// asciiEscape writes every non-ASCII character as a \uXXXX escape (the minifier turns escapes
+// back into UTF-8). agent.js has non-ASCII only inside string literals, where the escape means
+// the same; the inlined script must stay ASCII whatever the page's charset.
+func asciiEscape(b []byte) []byte {
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		switch {
+		case r < utf8.RuneSelf:
+			out.WriteByte(byte(r))
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return out.Bytes()
+}
 
 // static holds the files served on https://remix.proxy/. The list is an allow-list on purpose:
 // a file added to panel/static is not served until it is named here (a test checks that nothing
@@ -40,6 +78,11 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 // The text is constant, ASCII only, and contains neither "</script" nor "<!--", so it can be
 // inlined without escaping and never moves a <meta charset> out of the first 1024 bytes by more
 // than its own length. Each call returns a fresh copy that the caller may keep or modify.
+//
+// The script reads TOKEN, removes its own element and keeps the token in a closure, but a page
+// can still learn a token it can fetch: inject (with a token) only into responses to top-level
+// navigations (Sec-Fetch-Dest: document), never into what a page script fetches, and accept
+// each token on AgentSocketPath once, from the page's own Origin.
 func Bootstrap() []byte {
 	return bytes.Clone(agentJS)
 }
@@ -54,12 +97,14 @@ func BootstrapHash() string {
 
 // Files returns the static files the proxy serves on https://remix.proxy/:
 //
-//	panel.html  served at /panel (the panel iframe), all three under PanelCSP
+//	panel.html  served at /panel (the panel iframe)
 //	panel.js    served at /panel.js
 //	panel.css   served at /panel.css
 //
-// The page agent is not among them (see Bootstrap). The certificate, status and error pages are
-// self-contained and rendered by RenderCert, RenderStatus and RenderError.
+// All three need a CSP that allows same-origin scripts, styles and connections to remix.proxy
+// and nothing inline: "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy;
+// frame-ancestors *". The page agent is not among them (see Bootstrap). The certificate, status
+// and error pages are self-contained and rendered by RenderCert, RenderStatus and RenderError.
 func Files() fs.FS {
 	return files
 }

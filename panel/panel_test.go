@@ -24,13 +24,13 @@ func nodePath(t *testing.T) string {
 	return p
 }
 
-// forbiddenInScript are substrings that must not occur in JavaScript this package ships: the first
-// two would end or confuse the inline <script> element, the rest are Trusted Types sinks or
-// string-to-code.
-var forbiddenInScript = []string{
-	"</script", "<!--",
-	"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "Function(",
-}
+// forbiddenHTML ends or confuses the inline script element (HTML is case-insensitive);
+// forbiddenJS are Trusted Types sinks and string-to-code (JavaScript is case-sensitive, and the
+// minified text has plenty of "function(").
+var (
+	forbiddenHTML = []string{"</script", "<!--"}
+	forbiddenJS   = []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "Function("}
+)
 
 func TestBootstrapIsSafeToInline(t *testing.T) {
 	b := Bootstrap()
@@ -43,10 +43,17 @@ func TestBootstrapIsSafeToInline(t *testing.T) {
 			t.Fatalf("Bootstrap() has a non-ASCII byte 0x%02x on line %d; escape it as \\uXXXX", c, line)
 		}
 	}
-	lower := strings.ToLower(string(b)) // HTML end tags are case-insensitive
-	for _, s := range forbiddenInScript {
-		if strings.Contains(lower, strings.ToLower(s)) {
+	lower := strings.ToLower(string(b))
+	for _, s := range forbiddenHTML {
+		if strings.Contains(lower, s) {
 			t.Errorf("Bootstrap() contains %q", s)
+		}
+	}
+	for _, src := range [][]byte{b, agentSource} {
+		for _, s := range forbiddenJS {
+			if bytes.Contains(src, []byte(s)) {
+				t.Errorf("page agent contains %q", s)
+			}
 		}
 	}
 }
@@ -105,7 +112,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 
 func TestJavaScriptParses(t *testing.T) {
 	node := nodePath(t)
-	for _, file := range []string{"static/agent.js", "static/panel.js", "testdata/agent_harness.js"} {
+	for _, file := range []string{"static/agent.js", "static/panel.js", "testdata/agent_harness.js", "testdata/panel_harness.js"} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out, err := exec.Command(node, "--check", file).CombinedOutput()
 			if err != nil {
@@ -120,15 +127,15 @@ func TestPanelJSUsesNoHTMLSinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range forbiddenInScript[2:] {
+	for _, s := range forbiddenJS {
 		if bytes.Contains(b, []byte(s)) {
 			t.Errorf("panel.js contains %q", s)
 		}
 	}
 }
 
-// TestPanelHTMLFitsPanelCSP checks panel.html against what PanelCSP allows: scripts and styles
-// only from files on the same origin, nothing inline.
+// TestPanelHTMLFitsPanelCSP checks panel.html against what the panel's CSP allows: scripts and
+// styles only from files on the same origin, nothing inline.
 func TestPanelHTMLFitsPanelCSP(t *testing.T) {
 	b, err := fs.ReadFile(Files(), "panel.html")
 	if err != nil {
@@ -168,14 +175,31 @@ func TestPanelHTMLFitsPanelCSP(t *testing.T) {
 	}
 }
 
-func TestAgentBehaviour(t *testing.T) {
+// TestJavaScriptBehaviour runs agent.js and panel.js in node against fake browsers (see the
+// harnesses in testdata). The e2e suite tests them in Chromium.
+func TestJavaScriptBehaviour(t *testing.T) {
 	node := nodePath(t)
-	cmd := exec.Command(node, "testdata/agent_harness.js", "static/agent.js")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("agent harness: %v\n%s", err, out)
+	// The minified agent is what pages get; run the harness on it as well as on the source.
+	minified := filepath.Join(t.TempDir(), "agent.min.js")
+	if err := os.WriteFile(minified, Bootstrap(), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if testing.Verbose() {
-		t.Logf("%s", out)
+	if len(Bootstrap()) >= len(agentSource) {
+		t.Errorf("Bootstrap() is %d bytes, the source %d: the minifier did not run", len(Bootstrap()), len(agentSource))
+	}
+	for _, tt := range []struct{ harness, script string }{
+		{"testdata/agent_harness.js", "static/agent.js"},
+		{"testdata/agent_harness.js", minified},
+		{"testdata/panel_harness.js", "static/panel.js"},
+	} {
+		t.Run(filepath.Base(tt.script), func(t *testing.T) {
+			out, err := exec.Command(node, tt.harness, tt.script).CombinedOutput()
+			if err != nil {
+				t.Fatalf("node %s %s: %v\n%s", tt.harness, tt.script, err, out)
+			}
+			if testing.Verbose() {
+				t.Logf("%s", out)
+			}
+		})
 	}
 }

@@ -8,9 +8,9 @@ const Host = "remix.proxy"
 
 // Paths on Host.
 const (
-	// PanelPath serves panel.html from Files. The page agent loads it in its iframe without a
-	// token, then navigates the iframe to PanelPath + "#" + the panel token (encodeURIComponent'd;
-	// use URL-safe tokens such as base64url and nothing is escaped).
+	// PanelPath serves panel.html from Files. The page agent loads it in its iframe with no token
+	// in the URL and, once it has loaded, posts the panel token to it (see PanelTokenMessage).
+	// Opened by hand, the panel also takes the token as the fragment: PanelPath + "#" + token.
 	PanelPath = "/panel"
 	// AgentSocketPath is the page agent's WebSocket: ws(s)://remix.proxy/agent/ws?t=TOKEN, where
 	// TOKEN is the data-remixproxy attribute of the inlined script (encodeURIComponent'd).
@@ -26,18 +26,12 @@ const (
 const TokenAttr = "data-remixproxy"
 
 // WebSocket close codes the proxy sends. On either one the page agent and the panel stop
-// reconnecting; on any other close they retry after 1s, 2s, 4s ... at most 30s.
+// reconnecting (the panel until the page agent hands it a new token); on any other close they
+// retry after 1s, 2s, 4s ... at most 30s. Exception: the panel takes a normal closure (1000) as
+// "the page's agent went away" and waits for a new token instead of retrying.
 const (
 	CloseTokenUnknown = 4401 // the token is unknown or expired
 	CloseRefused      = 4403 // the connection is refused (e.g. wrong Origin)
-)
-
-// Content-Security-Policy values for what this package serves.
-const (
-	// PageCSP is for RenderCert, RenderStatus and RenderError pages: no scripts, inline styles.
-	PageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-	// PanelCSP is for panel.html, panel.js and panel.css.
-	PanelCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; frame-ancestors *"
 )
 
 // Message types. Every message is one JSON object (one WebSocket text frame) with a "type".
@@ -47,6 +41,10 @@ const (
 	TypeWelcome = "welcome" // proxy → page agent, answer to hello: Welcome
 	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
 	TypeState   = "state"   // proxy → panel: State
+
+	// TypePanelToken is not a WebSocket message: the page agent sends it to the panel iframe
+	// with window.postMessage, target origin http(s)://remix.proxy. See PanelTokenMessage.
+	TypePanelToken = "panel-token"
 )
 
 // Hello is the page agent's first message on every connection, reconnections included.
@@ -69,7 +67,8 @@ type Nav struct {
 }
 
 // Welcome answers Hello. The page agent keeps Panel in its closure and hands it only to the
-// panel iframe; Session and URL are informational.
+// panel iframe (PanelTokenMessage); Session and URL are informational. Use URL-safe tokens
+// (e.g. base64url): the panel puts it in its socket URL with encodeURIComponent.
 type Welcome struct {
 	Type    string `json:"type"` // TypeWelcome
 	Session string `json:"session"`
@@ -82,6 +81,14 @@ type Welcome struct {
 type ErrorMessage struct {
 	Type    string `json:"type"` // TypeError
 	Message string `json:"message"`
+}
+
+// PanelTokenMessage is what the page agent posts to the panel iframe (postMessage, not the
+// WebSocket) after each load of the panel and after each Welcome. The token never appears in a
+// URL the page could read.
+type PanelTokenMessage struct {
+	Type  string `json:"type"` // TypePanelToken
+	Token string `json:"token"`
 }
 
 // State tells the panel about the page it belongs to. Connected is whether that page's agent is

@@ -15,7 +15,7 @@ import (
 func readStatic(t *testing.T, name string) string {
 	t.Helper()
 	if name == "agent.js" {
-		return string(Bootstrap())
+		return string(agentSource) // the documented source; the minified text renames locals
 	}
 	b, err := fs.ReadFile(Files(), name)
 	if err != nil {
@@ -32,7 +32,10 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 	}{
 		{"agent socket URL", agent, "'://" + Host + AgentSocketPath + "?" + TokenParam + "='"},
 		{"panel socket URL", panel, "'://" + Host + PanelSocketPath + "?" + TokenParam + "='"},
-		{"panel URL", agent, "'://" + Host + PanelPath + "'"},
+		{"panel origin", agent, "'://" + Host + "'"},
+		{"panel URL", agent, "PANEL_ORIGIN + '" + PanelPath + "'"},
+		{"agent posts the panel token", agent, "message('" + TypePanelToken + "')"},
+		{"panel takes the panel token", panel, "d.type === '" + TypePanelToken + "'"},
 		{"token attribute", agent, "getAttribute('" + TokenAttr + "')"},
 		{"agent: unknown token code", agent, strconv.Itoa(CloseTokenUnknown)},
 		{"agent: refused code", agent, strconv.Itoa(CloseRefused)},
@@ -67,7 +70,7 @@ func jsonFields(v any) []string {
 
 func TestAgentSendsEveryField(t *testing.T) {
 	agent := readStatic(t, "agent.js")
-	for _, v := range []any{Hello{}, Nav{}} {
+	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}} {
 		for _, f := range jsonFields(v) {
 			if !strings.Contains(agent, "m."+f+" = ") {
 				t.Errorf("%T.%s: agent.js never sets m.%s", v, f, f)

@@ -1,7 +1,8 @@
 package proxy
 
 import (
-	"crypto/tls"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -9,13 +10,30 @@ import (
 	"github.com/elazarl/goproxy"
 )
 
+// newConnectHandler is goproxy configured for CONNECT only: it parses and answers the CONNECT,
+// runs handleConnect, tunnels --no-mitm hosts with half-close handling, and hands intercepted
+// connections to hijackMITM.
+func (s *Server) newConnectHandler() *goproxy.ProxyHttpServer {
+	gp := goproxy.NewProxyHttpServer()
+	gp.Logger = goproxyLogger{s.log}
+	gp.Tr = s.upstream
+	gp.ConnectDialWithReq = func(req *http.Request, network, addr string) (net.Conn, error) {
+		return s.dialUpstream(req.Context(), network, addr)
+	}
+	gp.OnRequest().HandleConnectFunc(s.handleConnect)
+	return gp
+}
+
 // handleConnect decides what happens to a CONNECT: the magic host and every other host are
-// intercepted with a leaf certificate from certs/; --no-mitm hosts are tunnelled untouched; with
-// OnlyResolved, hosts that would need DNS are refused at once.
+// intercepted; --no-mitm hosts are tunnelled untouched; with OnlyResolved, hosts that would need
+// DNS are refused at once.
 func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
 	hostname := strings.ToLower(hostOnly(host))
 	if hostname == "" {
 		return s.refuseConnect(ctx, http.StatusBadRequest, "CONNECT without a host"), host
+	}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(hostname, "443")
 	}
 	if isMagicHost(hostname) {
 		return s.mitmAction(), host
@@ -30,12 +48,7 @@ func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.Con
 }
 
 func (s *Server) mitmAction() *goproxy.ConnectAction {
-	return &goproxy.ConnectAction{
-		Action: goproxy.ConnectMitm,
-		TLSConfig: func(host string, ctx *goproxy.ProxyCtx) (*tls.Config, error) {
-			return s.issuer.TLSConfig(host), nil
-		},
-	}
+	return &goproxy.ConnectAction{Action: goproxy.ConnectHijack, Hijack: s.hijackMITM}
 }
 
 // refuseConnect answers a CONNECT with status and reason and closes the connection.
@@ -70,4 +83,12 @@ func hostOnly(hostport string) string {
 		return h
 	}
 	return strings.Trim(hostport, "[]")
+}
+
+// goproxyLogger sends goproxy's own warnings (a client that went away, a failed handshake) to
+// the debug level: they are routine for a browser's proxy and never actionable one by one.
+type goproxyLogger struct{ log *slog.Logger }
+
+func (l goproxyLogger) Printf(format string, args ...any) {
+	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)), "from", "goproxy")
 }

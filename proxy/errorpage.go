@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"syscall"
 
 	"github.com/remixproxy/remixproxy/panel"
@@ -73,9 +72,14 @@ func classifyUpstreamError(host string, err error) upstreamFailure {
 	return f
 }
 
-// errorResponse is the HTML page the browser gets instead of the site's answer.
-func (s *Server) errorResponse(req *http.Request, err error) *http.Response {
+// writeUpstreamError is the pipeline's ErrorHandler: the HTML page the browser gets instead of
+// the site's answer. req is the outbound request.
+func (s *Server) writeUpstreamError(w http.ResponseWriter, req *http.Request, err error) {
 	host := req.URL.Host
+	if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
+		return // the browser went away; nobody is there to read a page
+	}
+	s.log.Info("upstream failed", "url", redactURL(req), "err", err)
 	f := classifyUpstreamError(host, err)
 	var body bytes.Buffer
 	if rerr := panel.RenderError(&body, panel.ErrorPage{
@@ -84,9 +88,9 @@ func (s *Server) errorResponse(req *http.Request, err error) *http.Response {
 		body.Reset()
 		fmt.Fprintf(&body, "remixproxy: %s: %s\n", f.title, f.reason)
 	}
-	resp := s.ownResponse(req, f.status, "text/html; charset=utf-8", body.Bytes(), pageCSP)
-	resp.Header.Set(markerHeader, "error")
-	return resp
+	h := w.Header()
+	h.Set(markerHeader, "error")
+	writeOwnPage(w, f.status, body.Bytes())
 }
 
 // markerHeader marks responses the proxy made or injected into ("error", "injected"), so the
@@ -95,26 +99,3 @@ const markerHeader = "X-Remixproxy"
 
 // pageCSP is the policy of the proxy's own pages that carry no script.
 const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-
-// ownResponse builds a response the proxy writes itself.
-func (s *Server) ownResponse(req *http.Request, status int, contentType string, body []byte, csp string) *http.Response {
-	h := http.Header{}
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if csp != "" {
-		h.Set("Content-Security-Policy", csp)
-	}
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
-		StatusCode:    status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        h,
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
-		Request:       req,
-	}
-}

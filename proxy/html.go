@@ -55,7 +55,7 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 // the bootstrap tag inserted, its Content-Security-Policy allowing just the bootstrap and
 // remix.proxy. Anything that is not an injectable document is returned untouched.
 func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Response {
-	if !shouldInject(req, resp) {
+	if !shouldInject(req, resp) || isMagicHost(req.URL.Hostname()) {
 		return resp
 	}
 	policies := resp.Header.Values("Content-Security-Policy")
@@ -110,22 +110,20 @@ func magicSources(scheme string, ws bool) []string {
 	return []string{"https://" + MagicHost}
 }
 
-// bootstrapTag is the one element inserted into a page.
+// bootstrapTag is the one element inserted into a page, built with a single allocation.
 func bootstrapTag(token, nonce string, script []byte) []byte {
-	var b strings.Builder
-	b.Grow(len(script) + len(token) + len(nonce) + 64)
-	b.WriteString(`<script data-remixproxy="`)
-	b.WriteString(html.EscapeString(token))
-	b.WriteString(`"`)
+	token, nonce = html.EscapeString(token), html.EscapeString(nonce)
+	const open, nonceAttr, close = `<script data-remixproxy="`, `" nonce="`, "</script>"
+	b := make([]byte, 0, len(open)+len(token)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))
+	b = append(b, open...)
+	b = append(b, token...)
 	if nonce != "" {
-		b.WriteString(` nonce="`)
-		b.WriteString(html.EscapeString(nonce))
-		b.WriteString(`"`)
+		b = append(b, nonceAttr...)
+		b = append(b, nonce...)
 	}
-	b.WriteString(">")
-	b.Write(script)
-	b.WriteString("</script>")
-	return []byte(b.String())
+	b = append(b, '"', '>')
+	b = append(b, script...)
+	return append(b, close...)
 }
 
 // injectedBody is the injector's output as a response body; closing it closes the decoders and

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"mime"
 	"net"
 	"net/http"
+	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,78 +23,36 @@ func isMagicHost(hostname string) bool {
 	return strings.EqualFold(strings.TrimSuffix(hostname, "."), MagicHost)
 }
 
-// schemeHeader carries the scheme the browser used for remix.proxy to the in-process server
-// (which is reached over a plain pipe). Any copy sent by a client is dropped first.
-const schemeHeader = "X-Remixproxy-Scheme"
-
-// magicHost serves remix.proxy: the panel, the page-agent and panel WebSockets, the service-worker
-// relay, and the certificate install page. It runs an http.Server on an in-process listener and
-// is reached through an http.Transport that dials that listener, so WebSocket upgrades work the
-// same way as for any upstream.
-type magicHost struct {
-	s   *Server
-	ln  *memListener
-	srv *http.Server
-	tr  *http.Transport
-}
-
-func newMagicHost(s *Server) *magicHost {
-	m := &magicHost{s: s, ln: newMemListener()}
+// newMagicHost is the handler of remix.proxy, over http and https: the panel and its files, the
+// page-agent and panel WebSockets, the service-worker relay, and the certificate install page.
+func (s *Server) newMagicHost() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveCertPage)
 	mux.HandleFunc("GET /cert", s.serveCertPage)
 	mux.HandleFunc("GET /cert/remixproxy-ca.pem", s.serveCACert)
 	mux.HandleFunc("GET /panel", s.servePanel)
-	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	mux.HandleFunc("GET /panel.js", s.servePanelFile)
+	mux.HandleFunc("GET /panel.css", s.servePanelFile)
 	mux.HandleFunc("GET /agent/ws", s.serveAgentWS)
 	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
-	m.srv = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          nil,
-	}
-	m.tr = &http.Transport{
-		DialContext:        m.ln.DialContext,
-		DisableCompression: true,
-		MaxIdleConns:       64,
-		IdleConnTimeout:    30 * time.Second,
-	}
-	go m.srv.Serve(m.ln)
-	return m
+	return mux
 }
 
-// roundTrip sends a browser request for remix.proxy to the in-process server.
-func (m *magicHost) roundTrip(req *http.Request) (*http.Response, error) {
-	out := req.Clone(req.Context())
-	out.Header.Del(schemeHeader)
-	out.Header.Set(schemeHeader, req.URL.Scheme)
-	out.URL.Scheme = "http"
-	out.URL.Host = MagicHost
-	out.Host = MagicHost
-	out.RequestURI = ""
-	resp, err := m.tr.RoundTrip(out)
+// servePanelFile serves one of the panel's own files under the panel's policy.
+func (s *Server) servePanelFile(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	b, err := fs.ReadFile(panel.Files(), name)
 	if err != nil {
-		return m.s.errorResponse(req, fmt.Errorf("serving remix.proxy: %w", err)), nil
+		http.NotFound(w, r)
+		return
 	}
-	resp.Request = req
-	return resp, nil
-}
-
-func (m *magicHost) close() {
-	m.srv.Close()
-	m.ln.Close()
-	m.tr.CloseIdleConnections()
-}
-
-// staticHandler serves the panel's files (panel.js, panel.css …) with a strict policy.
-func staticHandler() http.Handler {
-	files := http.FileServerFS(panel.Files())
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Cache-Control", "no-cache")
-		files.ServeHTTP(w, r)
-	})
+	h := w.Header()
+	h.Set("Content-Type", mime.TypeByExtension(path.Ext(name)))
+	h.Set("Content-Security-Policy", panelCSP)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.Write(b)
 }
 
 // panelCSP lets the panel run its own files and talk to remix.proxy only. Any page may frame it:
@@ -120,13 +81,13 @@ func (s *Server) serveCertPage(w http.ResponseWriter, r *http.Request) {
 		SPKI:        s.cfg.CA.SPKIHash(),
 		CertURL:     "/cert/remixproxy-ca.pem",
 		Listen:      s.cfg.Listen,
-		Trusted:     r.Header.Get(schemeHeader) == "https",
+		Trusted:     r.TLS != nil,
 	})
 	if err != nil {
 		http.Error(w, "remixproxy: rendering the certificate page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeOwnPage(w, buf.Bytes())
+	writeOwnPage(w, http.StatusOK, buf.Bytes())
 }
 
 func (s *Server) serveCACert(w http.ResponseWriter, r *http.Request) {
@@ -137,13 +98,16 @@ func (s *Server) serveCACert(w http.ResponseWriter, r *http.Request) {
 	w.Write(s.cfg.CA.CertPEM)
 }
 
-func writeOwnPage(w http.ResponseWriter, body []byte) {
+// writeOwnPage writes one of the proxy's own script-free pages.
+func writeOwnPage(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", pageCSP)
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
 	w.Write(body)
 }
 
@@ -257,5 +221,5 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: rendering the status page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeOwnPage(w, buf.Bytes())
+	writeOwnPage(w, http.StatusOK, buf.Bytes())
 }

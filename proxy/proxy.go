@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,17 +18,22 @@ import (
 	"github.com/remixproxy/remixproxy/certs"
 )
 
-// Server is the running proxy: goproxy with remixproxy's stages installed, the magic host, and
-// the page sessions of connected page agents.
+// Server is the running proxy: the browser-facing listener, goproxy for CONNECT, the
+// interception server for tunnelled connections, the request pipeline, the magic host and the
+// page sessions of connected page agents.
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	issuer *certs.Issuer
-	gp     *goproxy.ProxyHttpServer
-	http   *http.Server
 
-	upstream *http.Transport // to real sites
-	magic    *magicHost      // remix.proxy, served in-process
+	outer *http.Server             // the address the browser is configured with
+	gp    *goproxy.ProxyHttpServer // CONNECT: intercept, tunnel or refuse (connect.go)
+	inner *http.Server             // intercepted connections, HTTP/1.1 and HTTP/2 (mitm.go)
+	mitm  *connListener            // feeds inner
+
+	upstream *http.Transport        // to real sites (upstream.go)
+	rp       *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
+	magic    http.Handler           // remix.proxy (magic.go)
 	sessions *sessions
 	boot     bootstrap // the page-agent script and its CSP hash
 
@@ -62,6 +67,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ResponseHeaderTimeout == 0 {
 		cfg.ResponseHeaderTimeout = 60 * time.Second
 	}
+	resolve := make(map[string]string, len(cfg.Resolve))
 	for hostport, addr := range cfg.Resolve {
 		if _, _, err := net.SplitHostPort(hostport); err != nil {
 			return nil, fmt.Errorf("creating proxy: resolve entry %q: want HOST:PORT=ADDR:PORT: %w", hostport, err)
@@ -69,7 +75,9 @@ func New(cfg Config) (*Server, error) {
 		if _, _, err := net.SplitHostPort(addr); err != nil {
 			return nil, fmt.Errorf("creating proxy: resolve entry %q=%q: want HOST:PORT=ADDR:PORT: %w", hostport, addr, err)
 		}
+		resolve[strings.ToLower(hostport)] = addr
 	}
+	cfg.Resolve = resolve
 	secret, err := loadSecret(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("creating proxy: %w", err)
@@ -81,55 +89,47 @@ func New(cfg Config) (*Server, error) {
 		started: time.Now(),
 		boot:    newBootstrap(),
 	}
+	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
 	s.sessions = newSessions(secret)
 	s.upstream = s.newUpstreamTransport()
-	s.magic = newMagicHost(s)
-	s.gp = s.newGoproxy()
-	s.http = &http.Server{
-		Handler:           s.gp,
+	s.rp = s.newPipeline(errLog)
+	s.magic = s.newMagicHost()
+	s.gp = s.newConnectHandler()
+	s.mitm = newConnListener()
+	s.inner = &http.Server{
+		Handler:           http.HandlerFunc(s.serveProxied),
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    256 << 10,
-		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
+		ErrorLog:          errLog,
 	}
+	s.outer = &http.Server{
+		Handler:           http.HandlerFunc(s.serveOuter),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    256 << 10,
+		ErrorLog:          errLog,
+	}
+	go s.inner.Serve(s.mitm)
 	return s, nil
 }
 
-// newGoproxy installs the stages, in the order they run for each request.
-func (s *Server) newGoproxy() *goproxy.ProxyHttpServer {
-	gp := goproxy.NewProxyHttpServer()
-	gp.Logger = goproxyLogger{s.log}
-	gp.AllowHTTP2 = true
-	gp.KeepAcceptEncoding = true // the browser's Accept-Encoding reaches the site; html.go decodes what it injects into
-	gp.Tr = s.upstream
-	gp.ConnectDialWithReq = func(req *http.Request, network, addr string) (net.Conn, error) {
-		return s.dialUpstream(req.Context(), network, addr)
+// serveOuter routes what arrives on the listen address: CONNECT to goproxy, absolute-form
+// (plain http://) proxy requests to the pipeline, and requests for the proxy itself to its pages.
+func (s *Server) serveOuter(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodConnect:
+		s.gp.ServeHTTP(w, r)
+	case r.URL.IsAbs():
+		s.serveProxied(w, r)
+	default:
+		s.serveListenAddress(w, r)
 	}
-	gp.NonproxyHandler = http.HandlerFunc(s.serveListenAddress)
-
-	// 1. CONNECT: intercept, tunnel or refuse (connect.go).
-	gp.OnRequest().HandleConnectFunc(s.handleConnect)
-	// 2. Every request: count it and route it through Server.RoundTrip, which answers the magic
-	//    host itself and turns upstream failures into error pages (upstream.go, magic.go).
-	gp.OnRequest().DoFunc(func(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Request, *http.Response) {
-		s.counts.requests.Add(1)
-		ctx.RoundTripper = s
-		return req, nil
-	})
-	// 3. Responses: service-worker scripts get the shim (swshim.go); HTML documents get the
-	//    bootstrap (html.go). Everything else passes untouched.
-	gp.OnResponse().DoFunc(func(resp *http.Response, ctx *goproxy.ProxyCtx) *http.Response {
-		if resp == nil || ctx.Req == nil {
-			return resp
-		}
-		resp = s.shimServiceWorker(ctx.Req, resp)
-		return s.injectHTML(ctx.Req, resp)
-	})
-	return gp
 }
 
 // Serve accepts browser connections on ln until Close is called.
 func (s *Server) Serve(ln net.Listener) error {
-	err := s.http.Serve(ln)
+	err := s.outer.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -137,31 +137,28 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Handler is the proxy as an http.Handler, for callers that run their own server.
-func (s *Server) Handler() http.Handler { return s.gp }
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveOuter) }
 
-// Close stops accepting connections and closes the page sessions and idle upstream connections.
+// Close stops accepting connections, ends intercepted connections and page sessions, and closes
+// idle upstream connections.
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		err = s.http.Shutdown(ctx)
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = s.http.Close()
-		}
 		s.sessions.closeAll()
-		s.magic.close()
+		s.mitm.Close()
+		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
 		s.upstream.CloseIdleConnections()
 	})
 	return err
 }
 
-// goproxyLogger sends goproxy's own warnings (a client that went away, a failed handshake) to
-// the debug level: they are routine for a browser's proxy and never actionable one by one.
-type goproxyLogger struct{ log *slog.Logger }
-
-func (l goproxyLogger) Printf(format string, args ...any) {
-	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)), "from", "goproxy")
+func shutdown(ctx context.Context, srv *http.Server) error {
+	if err := srv.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		return srv.Close()
+	} else if err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
 }
-
-var _ io.Closer = (*Server)(nil)

@@ -392,7 +392,11 @@ func TestMagicHostAndListenAddress(t *testing.T) {
 			t.Errorf("%s: status %d, fingerprint shown %v", u, resp.StatusCode, strings.Contains(string(body), f.ca.Fingerprint()))
 		}
 	}
-	resp, body := f.get("https://remix.proxy/cert/remixproxy-ca.pem")
+	resp, body := f.get("https://remix.proxy/panel")
+	if resp.StatusCode != 200 || bytes.Contains(body, []byte("data-remixproxy=")) {
+		t.Errorf("panel: status %d, injected into: %v", resp.StatusCode, bytes.Contains(body, []byte("data-remixproxy=")))
+	}
+	resp, body = f.get("https://remix.proxy/cert/remixproxy-ca.pem")
 	if !bytes.Equal(body, f.ca.CertPEM) {
 		t.Errorf("CA download: status %d, %d bytes", resp.StatusCode, len(body))
 	}

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/elazarl/goproxy"
 )
 
 // errNotResolved is returned for upstream hosts that OnlyResolved forbids dialing.
@@ -66,26 +64,9 @@ func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Co
 	return conn, nil
 }
 
-// RoundTrip sends one request on its way: the magic host and the listen address are answered in
-// process; everything else goes upstream, and an upstream failure becomes an error page, so the
-// browser always gets an answer it can show.
-func (s *Server) RoundTrip(req *http.Request, ctx *goproxy.ProxyCtx) (*http.Response, error) {
-	if isMagicHost(req.URL.Hostname()) {
-		return s.magic.roundTrip(req)
-	}
-	resp, err := s.upstream.RoundTrip(req)
-	if err != nil {
-		s.log.Info("upstream failed", "url", redactURL(req), "err", err)
-		return s.errorResponse(req, err), nil
-	}
-	return resp, nil
-}
-
 // redactURL is the request's URL without its query, for logs.
 func redactURL(req *http.Request) string {
 	u := *req.URL
 	u.RawQuery, u.Fragment, u.User = "", "", nil
 	return u.String()
 }
-
-var _ goproxy.RoundTripper = (*Server)(nil)

@@ -12,9 +12,10 @@ import (
 	"golang.org/x/net/html"
 )
 
-// DefaultMaxPrefix is the number of bytes an Injector holds back at most while it looks for the
-// insertion point, when Options.MaxPrefix is not set.
-const DefaultMaxPrefix = 256 << 10
+// defaultMaxPrefix is the number of bytes an Injector holds back at most while it looks for the
+// insertion point, when Options.MaxPrefix is not set: far more than any real page's head
+// needs before its first script or body element.
+const defaultMaxPrefix = 256 << 10
 
 // charsetWindow is how far into a document a browser's pre-scan looks for <meta charset>.
 // A <meta charset> that starts inside it keeps the bootstrap after it; once the tokens pass
@@ -41,7 +42,7 @@ type Options struct {
 	MetaCSP func(content string) string
 	// MaxPrefix caps the bytes held back while looking for the insertion point, and the bytes
 	// of any single token while the rest of the head is tokenized for MetaCSP. If zero or
-	// negative, DefaultMaxPrefix (256 KiB). When the cap is hit before a decision, the document
+	// negative, 256 KiB. When the cap is hit before a decision, the document
 	// passes through byte-for-byte unchanged, not injected; when it is hit after, the rest of
 	// the document passes through untouched.
 	MaxPrefix int
@@ -96,18 +97,28 @@ type edit struct {
 }
 
 // NewInjector returns a reader that yields src with opt.Tag inserted at the insertion point:
-// after the first <meta charset> (or http-equiv content-type with a charset) that comes before
-// any script and any body content, else right after <head …> (or <html …>, or before the first
-// element or text when neither is present), and never before the doctype. Every other byte of
-// src passes through unchanged, except for CSP metas that opt.MetaCSP rewrites and a stale
-// `<script data-remixproxy>` from an earlier injection, which is dropped.
 //
-// An empty src yields nothing and is not injected; a document holding only a doctype,
-// comments and whitespace gets the tag at its end. A document starting with a UTF-16 byte
-// order mark passes through untouched. A UTF-8 byte order mark stays first.
+//   - right after the first <meta charset> (or <meta http-equiv=content-type> whose content
+//     names a charset) that starts within the document's first 1024 bytes, if it comes before
+//     any script and any body content, so our bytes never push it out of the browser's
+//     pre-scan window;
+//   - else at the candidate point: right after <head …>, else right after <html …>, else just
+//     before the first token that is neither doctype, comment, whitespace, <html> nor <head>,
+//     decided as soon as a script, body content, </head> or the end of input comes, or as soon
+//     as the candidate is settled once the tokens are past the first 1024 bytes.
+//
+// It is never before the doctype. Every other byte of src passes through unchanged, except for
+// CSP metas that opt.MetaCSP rewrites and a stale `<script data-remixproxy…>` element from an
+// earlier injection met before or right after the insertion point, which is dropped.
+//
+// An empty src yields nothing and is not injected. A document holding only a doctype, comments
+// and whitespace gets the tag at its end (after <html>/<head> if they are there), but before a
+// comment or doctype left unterminated at the end of input, which would swallow it. A document
+// starting with a UTF-16 byte order mark passes through untouched, not injected. A UTF-8 byte
+// order mark stays first.
 func NewInjector(src io.Reader, opt Options) *Injector {
 	if opt.MaxPrefix <= 0 {
-		opt.MaxPrefix = DefaultMaxPrefix
+		opt.MaxPrefix = defaultMaxPrefix
 	}
 	return &Injector{opt: opt, rec: recorder{src: src}}
 }
@@ -152,7 +163,7 @@ func readError(err error) error {
 // begin reads the first bytes to look for a byte order mark and starts the tokenizer.
 func (in *Injector) begin() {
 	in.rec.fill(3)
-	b := in.rec.buf
+	b := in.rec.bytes(0, in.rec.end())
 	switch {
 	case len(b) == 0:
 		in.done(in.rec.err)
@@ -651,39 +662,51 @@ func ScriptHash(script []byte) string {
 }
 
 // recorder sits between src and the tokenizer. It keeps a copy of every byte it hands out
-// until the injector has emitted it, because the tokenizer buffers input internally: the bytes
-// the tokenizer has read but not yet returned as tokens are recorder.bytes(consumed, end()).
-// It also enforces the prefix cap and holds back src errors until the bytes before them have
-// been handed out.
+// until the injector has emitted it, because the tokenizer buffers input internally (the bytes
+// it has read but not yet returned as tokens are recorder.bytes(consumed, end())) and rewrites
+// its buffer in place (lower-casing names, unescaping attributes), so Raw cannot be trusted
+// once a token has been looked at. It also enforces the prefix cap and holds back src errors
+// until the bytes before them have been handed out.
 type recorder struct {
 	src   io.Reader
-	buf   []byte // document bytes [base, base+len(buf))
+	buf   []byte // buf[off:] holds the document bytes [base, end())
+	off   int
 	base  int64
 	pos   int64 // next document offset to hand to the tokenizer
-	limit int   // cap on len(buf) while tokenizing; 0 means none
-	err   error // error from src, returned once buf is handed out
+	limit int   // cap on the recorded length while tokenizing; 0 means none
+	err   error // error from src, returned once the recorded bytes are handed out
 }
 
-func (r *recorder) end() int64 { return r.base + int64(len(r.buf)) }
+func (r *recorder) len() int   { return len(r.buf) - r.off }
+func (r *recorder) end() int64 { return r.base + int64(r.len()) }
 
 // bytes returns the recorded document bytes [from, to).
 func (r *recorder) bytes(from, to int64) []byte {
-	return r.buf[from-r.base : to-r.base]
+	return r.buf[r.off+int(from-r.base) : r.off+int(to-r.base)]
 }
 
 // discard forgets the recorded bytes before document offset upTo.
 func (r *recorder) discard(upTo int64) {
-	r.buf = r.buf[upTo-r.base:]
+	r.off += int(upTo - r.base)
 	r.base = upTo
-	if len(r.buf) == 0 {
-		r.buf = r.buf[:0:0]
+	if r.off == len(r.buf) {
+		r.buf, r.off = r.buf[:0], 0
 	}
+}
+
+// record appends b, first moving the live bytes to the front when that makes room.
+func (r *recorder) record(b []byte) {
+	if r.off > 0 && cap(r.buf)-len(r.buf) < len(b) {
+		n := copy(r.buf, r.buf[r.off:])
+		r.buf, r.off = r.buf[:n], 0
+	}
+	r.buf = append(r.buf, b...)
 }
 
 // Read hands the tokenizer recorded bytes it has not had yet, then new bytes from src.
 func (r *recorder) Read(p []byte) (int, error) {
 	if r.pos < r.end() {
-		n := copy(p, r.buf[r.pos-r.base:])
+		n := copy(p, r.bytes(r.pos, r.end()))
 		r.pos += int64(n)
 		return n, nil
 	}
@@ -691,7 +714,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 		return 0, r.err
 	}
 	if r.limit > 0 {
-		room := r.limit - len(r.buf)
+		room := r.limit - r.len()
 		if room <= 0 {
 			return 0, errPrefixCap
 		}
@@ -700,7 +723,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := r.src.Read(p)
-	r.buf = append(r.buf, p[:n]...)
+	r.record(p[:n])
 	r.pos += int64(n)
 	if err != nil {
 		r.err = err
@@ -715,9 +738,9 @@ func (r *recorder) Read(p []byte) (int, error) {
 // bytes, so the prefix cap holds.
 func (r *recorder) fill(n int) {
 	var chunk [16]byte
-	for empty := 0; len(r.buf) < n && r.err == nil; {
-		m, err := r.src.Read(chunk[:min(n-len(r.buf), len(chunk))])
-		r.buf = append(r.buf, chunk[:m]...)
+	for empty := 0; r.len() < n && r.err == nil; {
+		m, err := r.src.Read(chunk[:min(n-r.len(), len(chunk))])
+		r.record(chunk[:m])
 		r.err = err
 		if m > 0 {
 			empty = 0

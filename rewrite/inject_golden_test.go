@@ -290,4 +290,3 @@ func checkInjectedOneByte(t *testing.T, input string) string {
 	}
 	return string(b)
 }
-

@@ -233,7 +233,7 @@ func TestInjectMaxPrefix(t *testing.T) {
 		},
 		{
 			name:      "default cap",
-			input:     "<!DOCTYPE html>" + pad(DefaultMaxPrefix+10) + "<html><head><title>x</title>",
+			input:     "<!DOCTYPE html>" + pad(defaultMaxPrefix+10) + "<html><head><title>x</title>",
 			maxPrefix: 0,
 		},
 		{

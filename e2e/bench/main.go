@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -57,11 +58,12 @@ func main() {
 
 // target is one way of reaching the test site: direct, or through a proxy.
 type target struct {
-	name    string
-	proxy   string         // "" for direct
-	roots   *x509.CertPool // what the client trusts
-	pid     int            // the proxy process, for RSS
-	maxBody int64          // largest download this target is measured on (0 = all)
+	name     string
+	proxy    string         // "" for direct
+	roots    *x509.CertPool // what the client trusts
+	pid      int            // the proxy process, for RSS
+	maxBody  int64          // largest download this target is measured on (0 = all)
+	siteAddr string         // where direct connections go
 }
 
 func run() error {
@@ -77,7 +79,7 @@ func run() error {
 	}
 	defer site.close()
 
-	targets := []*target{{name: "direct", roots: site.pool}}
+	targets := []*target{{name: "direct", roots: site.pool, siteAddr: site.addr}}
 	rp, stopRP, err := startRemixproxy(tmp, site)
 	if err != nil {
 		return err
@@ -155,7 +157,13 @@ func client(tg *target, keepAlive bool) *http.Client {
 		u, _ := url.Parse("http://" + tg.proxy)
 		tr.Proxy = http.ProxyURL(u)
 	} else {
-		tr.DialContext = (&net.Dialer{}).DialContext
+		// Direct: every *.bench.test name dials the test site, as --resolve does for the proxies.
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if strings.HasSuffix(addr, ".bench.test:443") {
+				addr = tg.siteAddr
+			}
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}
 	}
 	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}
 }

@@ -103,18 +103,27 @@ func (s *Sites) HandleBadCert(host string, h http.Handler) {
 	s.badCert[host] = true
 }
 
-// HandleRaw serves host on port 80 with a raw TCP server of its own: serve gets every accepted
-// connection (and closes it), for upstreams that misbehave below HTTP.
+// HandleRaw serves host on port 80 and, with TLS (a certificate from CA), on port 443 with raw
+// TCP servers of their own: serve gets every accepted connection (and closes it), for upstreams
+// that misbehave below HTTP.
 func (s *Sites) HandleRaw(host string, serve func(net.Conn)) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("listening for raw site %s: %w", host, err)
+	for _, port := range []string{"80", "443"} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("listening for raw site %s: %w", host, err)
+		}
+		if port == "443" {
+			ln = tls.NewListener(ln, &tls.Config{
+				GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return s.CA.Leaf(host) },
+				NextProtos:     []string{"http/1.1"},
+			})
+		}
+		rs := &rawServer{ln: ln, serve: serve, conns: map[net.Conn]bool{}}
+		s.mu.Lock()
+		s.raw[host+":"+port] = rs
+		s.mu.Unlock()
+		go rs.run()
 	}
-	rs := &rawServer{ln: ln, serve: serve, conns: map[net.Conn]bool{}}
-	s.mu.Lock()
-	s.raw[host+":80"] = rs
-	s.mu.Unlock()
-	go rs.run()
 	return nil
 }
 

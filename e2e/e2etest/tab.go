@@ -153,6 +153,15 @@ func (tab *Tab) onEvent(ev any) {
 		if e.Level == log.EntryLevelError {
 			tab.problems = append(tab.problems, Problem{Kind: "log." + string(e.Source), Text: e.Text, URL: e.URL})
 		}
+	case *page.EventJavascriptDialogOpening:
+		// alert() and friends block the page until answered; answer them like a user closing
+		// the dialog. (A listener must not send commands, so this runs on its own goroutine.)
+		tab.console = append(tab.console, fmt.Sprintf("dialog.%s: %s", ev.Type, ev.Message))
+		go func() {
+			ctx, cancel := context.WithTimeout(tab.ctx, 5*time.Second)
+			defer cancel()
+			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}()
 	case *runtime.EventBindingCalled:
 		if ev.Name != watchBinding {
 			return

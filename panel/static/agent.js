@@ -7,10 +7,11 @@
  *
  * so it runs before any script of the page. It keeps a WebSocket to the proxy
  * (wss://remix.proxy/agent/ws) and shows a launcher button that opens the panel iframe
- * (https://remix.proxy/panel).
+ * (https://remix.proxy/panel), handing it the panel token with postMessage.
  *
  * The page is hostile. Everything used after start-up is captured now, before page scripts run,
- * and is only ever called through the captured Reflect.apply, so a page that later replaces
+ * and is only ever called through the captured Reflect.apply (or `new` on a captured
+ * constructor), so a page that later replaces
  * WebSocket.prototype.send, JSON.stringify, Element.prototype.setAttribute, a getter such as
  * MessageEvent.prototype.data, or Array/String methods cannot receive our socket, our elements,
  * our closed shadow root or our tokens as `this` or as an argument. Rules kept throughout:
@@ -31,10 +32,13 @@
  *     pushState (the Navigation API listener, where the browser has one, still sees them);
  *   - fire synthetic popstate/hashchange events (harmless: we re-read location.href and report
  *     only real changes) or synthetic clicks (ignored: only isTrusted clicks open the panel);
- *   - hide, cover or remove the launcher (it is re-appended once, then left alone), restyle it
- *     through inherited properties, navigate the panel iframe if it can reach its window,
- *     or wipe our listeners with document.open();
+ *   - hide, cover or remove the launcher (it is re-appended once, then left alone), fade or move
+ *     it through its ancestors (opacity, filter, transform on <html>), or wipe our listeners with
+ *     document.open();
+ *   - read this source (e.g. toString() of the history wrappers): it holds no secret;
  *   - starve the event loop so that nothing here runs at all.
+ * It cannot reach the panel iframe: it sits in a closed shadow root, and frames inside shadow
+ * trees are not listed in window.frames.
  *
  * Keep this file ASCII (escape anything else as \uXXXX); panel_test.go checks it.
  */
@@ -107,6 +111,7 @@
   var isConnected = getter(Node.prototype, 'isConnected');
   var setTextContent = setter(Node.prototype, 'textContent');
   var focus = proto(win.HTMLElement) && win.HTMLElement.prototype.focus;
+  var contentWindow = getter(proto(win.HTMLIFrameElement), 'contentWindow');
 
   var Sheet = win.CSSStyleSheet;
   var replaceSync = Sheet && Sheet.prototype.replaceSync;
@@ -192,7 +197,8 @@
 
   var secure = apply(locationProtocol, loc, []) === 'https:';
   var SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(token);
-  var PANEL_URL = (secure ? 'https' : 'http') + '://remix.proxy/panel';
+  var PANEL_ORIGIN = (secure ? 'https' : 'http') + '://remix.proxy';
+  var PANEL_URL = PANEL_ORIGIN + '/panel';
   token = null; // From here on the token exists only inside SOCKET_URL.
 
   var CLOSE_TOKEN_UNKNOWN = 4401;
@@ -211,7 +217,7 @@
   var suspended = false;    // true between pagehide and pageshow (back/forward cache)
   var retryTimer = 0;
   var retryDelay = RECONNECT_FIRST_MS;
-  var panelToken = '';      // from welcome; only ever put into the panel iframe's URL fragment
+  var panelToken = '';      // from welcome; only ever posted to the panel iframe
   var lastURL = '';         // last URL reported to the proxy
 
   function message(type) {
@@ -488,7 +494,6 @@
   var button = null;
   var frame = null;    // the panel iframe, created on first open
   var frameLoaded = false;
-  var deliveredToken = '';
   var open = false;
   var reattachLeft = REATTACH_LIMIT;
 
@@ -589,26 +594,34 @@
     attr(f, 'title', 'remixproxy panel');
     attr(f, 'allow', '');
     attr(f, 'referrerpolicy', 'no-referrer');
-    // The first load carries no token: a parent page can list the URLs of its frames' initial
-    // navigations (Resource Timing). The token follows as a same-document fragment navigation.
+    // The token is not in the URL: the page can read the URLs its frames load (Resource Timing
+    // lists them, fragment included, in Chromium). It is posted once the panel has loaded.
     attr(f, 'src', PANEL_URL);
     on(f, 'load', function () {
       frameLoaded = true;
-      deliveredToken = '';
       deliverPanelToken();
     });
     frame = f;
     apply(appendChild, shadow, [f]);
   }
 
-  // deliverPanelToken hands the panel its token as the iframe URL's fragment (panel.js reads it
-  // from location.hash at start and on hashchange, then clears it).
+  // deliverPanelToken posts the panel token to the panel iframe, on each load of the panel and
+  // on each welcome. The target origin makes the browser drop the message unless the frame holds
+  // a remix.proxy document. The frame's window is cross-origin, so the page cannot have replaced
+  // its postMessage; and the page has no way to reach the frame (closed shadow root, and frames
+  // inside shadow trees are not in window.frames).
   function deliverPanelToken() {
-    if (!frame || !frameLoaded || panelToken === '' || panelToken === deliveredToken) {
+    if (!frame || !frameLoaded || panelToken === '' || !contentWindow) {
       return;
     }
-    deliveredToken = panelToken;
-    attr(frame, 'src', PANEL_URL + '#' + encode(panelToken));
+    try {
+      var target = apply(contentWindow, frame, []);
+      if (target) {
+        var m = message('panel-token');
+        m.token = panelToken;
+        target.postMessage(m, PANEL_ORIGIN);
+      }
+    } catch (e) { /* the frame is gone or navigating; the next load sends again */ }
   }
 
   function toggle() {

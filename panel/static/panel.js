@@ -1,9 +1,11 @@
 /*
  * remixproxy panel (https://remix.proxy/panel, inside the page agent's closed shadow root).
  *
- * The page agent hands us a panel token as the URL fragment (#TOKEN): at load, or later as a
- * same-document fragment navigation (hashchange). We read it, clear it from the address with
- * history.replaceState, and open wss://remix.proxy/panel/ws?t=TOKEN. The proxy sends
+ * The page agent posts us the panel token once we have loaded, and again when its session
+ * changes: postMessage({type: 'panel-token', token: '...'}) from our parent window. A token in the
+ * URL fragment (#TOKEN) also works, for opening the panel by hand; it is cleared from the address
+ * with history.replaceState. With the token we open wss://remix.proxy/panel/ws?t=TOKEN. The proxy
+ * sends
  *   {type: 'state', connected: bool, url: '...', title: '...', session: '...'}
  *   {type: 'error', message: '...'}
  * and we show them. Text only ever goes in through textContent.
@@ -13,6 +15,7 @@
 (function () {
   'use strict';
 
+  var CLOSE_NORMAL = 1000;
   var CLOSE_TOKEN_UNKNOWN = 4401;
   var CLOSE_REFUSED = 4403;
   var RECONNECT_FIRST_MS = 1000;
@@ -94,10 +97,19 @@
         return;
       }
       sock = null;
+      // In all three stopping cases a new token from the page agent starts us again (useToken).
+      if (ev.code === CLOSE_NORMAL) {
+        // The proxy's way of saying that the page's agent went away.
+        stopped = true;
+        showStatus('page-disconnected', 'Page disconnected');
+        showError('');
+        return;
+      }
       if (ev.code === CLOSE_TOKEN_UNKNOWN) {
         stopped = true;
         showStatus('disconnected', 'Disconnected');
-        showError('This panel\u2019s session has ended. Reload the page to start a new one.');
+        showError('This panel\u2019s session has ended. It reconnects when the page does; ' +
+          'if it does not, reload the page.');
         return;
       }
       if (ev.code === CLOSE_REFUSED) {
@@ -151,9 +163,11 @@
     // Other types are for later versions.
   }
 
-  // useToken switches to a new token (a new page session), dropping the old connection.
+  // useToken switches to a token (a new page session), dropping the old connection. The page
+  // agent sends its token again on every welcome; the same token while we are connected or about
+  // to retry changes nothing, but it does wake us up after we stopped.
   function useToken(next) {
-    if (next === '' || next === token) {
+    if (next === '' || (next === token && (sock || retryTimer))) {
       return;
     }
     token = next;
@@ -172,6 +186,18 @@
 
   window.addEventListener('hashchange', function () {
     useToken(takeToken());
+  });
+
+  // Only our parent may hand us a token. A page script in the parent can post here too, but all
+  // it can do is make us try a token that the proxy refuses; it never learns the real one.
+  window.addEventListener('message', function (ev) {
+    if (window.parent === window || ev.source !== window.parent) {
+      return;
+    }
+    var d = ev.data;
+    if (d && typeof d === 'object' && d.type === 'panel-token' && typeof d.token === 'string') {
+      useToken(d.token);
+    }
   });
 
   var first = takeToken();

@@ -59,6 +59,7 @@ function installFakeDOM(opts) {
     observeOptions: [],
     shadows: [],
     frameSrcs: [],
+    posted: [],
     focused: null,
   };
   const listeners = new WeakMap();
@@ -213,6 +214,19 @@ function installFakeDOM(opts) {
   class HTMLElement extends Element {
     focus() { T.focused = this; }
   }
+  // The panel's window: cross-origin in a browser, so all the agent may do with it is post.
+  class HTMLIFrameElement extends HTMLElement {
+    constructor() {
+      super('iframe');
+      const frame = this;
+      this._window = {
+        postMessage: function (msg, targetOrigin) {
+          push(T.posted, { frame: frame, proto: getPrototypeOf(msg), type: msg.type, token: msg.token, targetOrigin: targetOrigin });
+        },
+      };
+    }
+    get contentWindow() { return this._window; }
+  }
   class ShadowRoot extends Node {
     constructor(host, mode) {
       super();
@@ -225,7 +239,7 @@ function installFakeDOM(opts) {
   }
   class Document extends Node {
     constructor() { super(); this.currentScript = null; }
-    createElement(tag) { return new HTMLElement(StringCtor(tag)); }
+    createElement(tag) { return tag === 'iframe' ? new HTMLIFrameElement() : new HTMLElement(StringCtor(tag)); }
     get documentElement() {
       for (let i = 0; i < this._children.length; i++) {
         if (this._children[i] instanceof Element) {
@@ -354,7 +368,7 @@ function installFakeDOM(opts) {
 
   const classes = {
     EventTarget, Event, MessageEvent, CloseEvent, PageTransitionEvent,
-    NavigationCurrentEntryChangeEvent, Node, Element, HTMLElement, ShadowRoot, Document, Location,
+    NavigationCurrentEntryChangeEvent, Node, Element, HTMLElement, HTMLIFrameElement, ShadowRoot, Document, Location,
     History, WebSocket, MutationObserver, CSSStyleSheet,
   };
   const names = Object.keys(classes);
@@ -468,6 +482,7 @@ function page(options) {
     ev._target = p.host();
     T.fire(T.global, 'click', ev);
   };
+  p.posted = () => Array.from(p.T.posted).map((m) => m.type + ' ' + m.token + ' -> ' + m.targetOrigin);
   p.welcome = (panel, s) => p.serverSend({ type: 'welcome', session: 'sess-1', url: T.href, panel: panel }, s);
   return p;
 }
@@ -484,9 +499,16 @@ scenario('reads the token, removes its script, connects to the agent socket', ()
   assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=a%20b%26c%2Fd');
 });
 
-scenario('uses ws:// on http pages', () => {
+scenario('uses ws:// and http:// on http pages', () => {
   const p = page({ url: 'http://plain.test/' });
   assert.strictEqual(p.socket().url, 'ws://remix.proxy/agent/ws?t=tok-123');
+  p.ready();
+  p.open();
+  p.welcome('pt');
+  p.click();
+  p.T.fire(p.frame(), 'load', new p.T.classes.Event(true));
+  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['http://remix.proxy/panel']);
+  assert.deepStrictEqual(p.posted(), ['panel-token pt -> http://remix.proxy']);
 });
 
 scenario('does nothing without a token', () => {
@@ -667,22 +689,24 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   assert.ok(frame.hasAttribute('data-open'));
   assert.strictEqual(button.getAttribute('aria-expanded'), 'true');
   assert.strictEqual(p.T.focused, frame);
-  // The first navigation carries no token; it follows as a fragment after load.
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel']);
+  // The token is never in a URL; it is posted to the panel once it has loaded.
+  assert.deepStrictEqual(p.posted(), []);
   p.T.fire(frame, 'load', new p.T.classes.Event(true));
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel', 'https://remix.proxy/panel#pan%20el']);
+  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel']);
+  assert.deepStrictEqual(p.posted(), ['panel-token pan el -> https://remix.proxy']);
+  assert.strictEqual(p.T.posted[0].proto, null, 'posted message has a prototype');
 
   p.click();
   assert.ok(!frame.hasAttribute('data-open'), 'panel did not close');
   assert.strictEqual(button.getAttribute('aria-expanded'), 'false');
 
-  // A new session hands the panel its new token; the same token is not sent twice.
-  p.welcome('pan el');
+  // A new session hands the panel its new token.
   p.welcome('second');
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs).slice(2), ['https://remix.proxy/panel#second']);
-  // The panel reloads (e.g. "reload frame"): it gets the token again.
+  assert.deepStrictEqual(p.posted().slice(1), ['panel-token second -> https://remix.proxy']);
+  // The panel reloads (e.g. "reload frame"): it gets the token again, and nothing navigates.
   p.T.fire(frame, 'load', new p.T.classes.Event(true));
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs).slice(3), ['https://remix.proxy/panel#second']);
+  assert.deepStrictEqual(p.posted().slice(2), ['panel-token second -> https://remix.proxy']);
+  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel']);
 
   // Disconnected: the open panel stays usable.
   p.serverClose(1006);
@@ -758,6 +782,7 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
       [Node, ['appendChild', 'removeChild']],
       [Element, ['setAttribute', 'removeAttribute', 'attachShadow', 'getAttribute']],
       [HTMLElement, ['focus']],
+      [HTMLIFrameElement, ['focus']],
       [WebSocket, ['send', 'close']],
       [MutationObserver, ['observe', 'disconnect']],
       [CSSStyleSheet, ['replaceSync']],
@@ -772,6 +797,7 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
       [NavigationCurrentEntryChangeEvent, ['navigationType']],
       [WebSocket, ['readyState', 'url']],
       [Node, ['isConnected', 'parentNode']],
+      [HTMLIFrameElement, ['contentWindow']],
       [Document, ['documentElement', 'readyState', 'title']],
     ]) {
       for (const n of names) Object.defineProperty(ctor.prototype, n, getter(ctor.name + '.' + n, undefined));
@@ -815,7 +841,8 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
   ]);
   assert.strictEqual(T.shadowInits[0].serializable, undefined);
   assert.strictEqual(T.shadowInits[0].clonable, undefined);
-  assert.deepStrictEqual(Array.from(T.frameSrcs), ['https://remix.proxy/panel', 'https://remix.proxy/panel#secret-panel']);
+  assert.deepStrictEqual(Array.from(T.frameSrcs), ['https://remix.proxy/panel']);
+  assert.deepStrictEqual(p.posted(), ['panel-token secret-panel -> https://remix.proxy']);
 });
 
 let failed = 0;

@@ -1,0 +1,74 @@
+package proxy
+
+import (
+	"log"
+	"net/http"
+	"net/http/httputil"
+	"sync"
+)
+
+// The pipeline every proxied request goes through, whether it came as a plain http:// proxy
+// request or inside an intercepted connection:
+//
+//  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
+//  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
+//     is never modified); no X-Forwarded-* headers are added;
+//  3. Transport: upstream.go dials (--resolve) and verifies TLS;
+//  4. ModifyResponse: service-worker scripts get the shim (swshim.go), HTML documents the
+//     bootstrap (html.go); everything else streams through untouched;
+//  5. ErrorHandler: an upstream failure becomes an error page (errorpage.go).
+//
+// httputil.ReverseProxy does the rest: hop-by-hop headers, trailers, 1xx responses, WebSocket
+// upgrades, and flushing streamed bodies (SSE, unknown length) as soon as they arrive.
+
+func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme = requestScheme(pr.In)
+			pr.Out.URL.Host = pr.In.Host
+			pr.Out.Host = pr.In.Host
+		},
+		Transport: s.upstream,
+		ModifyResponse: func(resp *http.Response) error {
+			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
+			return nil
+		},
+		ErrorHandler: s.writeUpstreamError,
+		BufferPool:   bufferPool{},
+		ErrorLog:     errLog,
+	}
+}
+
+// serveProxied is the entry of the pipeline.
+func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
+	s.counts.requests.Add(1)
+	if r.Host == "" {
+		http.Error(w, "remixproxy: request without a host", http.StatusBadRequest)
+		return
+	}
+	if isMagicHost(hostOnly(r.Host)) {
+		s.magic.ServeHTTP(w, r)
+		return
+	}
+	s.rp.ServeHTTP(w, r)
+}
+
+// requestScheme is the scheme the browser used: https inside an intercepted TLS connection,
+// otherwise the absolute URL's (plain proxy requests), otherwise http (tunnelled plain HTTP).
+func requestScheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	if r.URL.Scheme != "" {
+		return r.URL.Scheme
+	}
+	return "http"
+}
+
+// bufferPool recycles the 32 KiB copy buffers of streamed bodies.
+type bufferPool struct{}
+
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (bufferPool) Get() []byte  { return *(copyBuffers.Get().(*[]byte)) }
+func (bufferPool) Put(b []byte) { copyBuffers.Put(&b) }
