@@ -220,6 +220,7 @@ func TestBadInput(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 			n = runtime.NumGoroutine()
 		}
+		t.Logf("goroutines: %d at the baseline, %d after the bad inputs", baseline, n)
 		if n > baseline+slack {
 			var b strings.Builder
 			pprof.Lookup("goroutine").WriteTo(&b, 1)

@@ -71,6 +71,9 @@ func (s *Server) servePanel(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
+	// Pages with COEP require-corp may still embed the panel.
+	h.Set("Cross-Origin-Embedder-Policy", "require-corp")
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
 	w.Write(b)
 }
 

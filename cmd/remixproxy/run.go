@@ -160,15 +160,21 @@ func printBanner(w *os.File, listen string, ca *certs.CA, created bool) {
 		state = "created now"
 	}
 	fmt.Fprintf(w, "  CA certificate: %s (%s)\n  CA SHA-256:     %s\n", ca.CertPath, state, ca.Fingerprint())
-	trusted := false
+	var trustedIn, notIn []string
 	for _, r := range certs.Trusted(ca) {
-		mark := "not trusted"
-		if r.Already {
-			mark, trusted = "trusted", true
-		} else if r.Skipped {
-			mark = "cannot check: " + r.Why
+		switch {
+		case r.Already:
+			trustedIn = append(trustedIn, r.Store)
+		case !r.Skipped:
+			notIn = append(notIn, r.Store)
 		}
-		fmt.Fprintf(w, "  %-40s %s\n", r.Store+":", mark)
+	}
+	trusted := len(trustedIn) > 0
+	if trusted {
+		fmt.Fprintf(w, "  trusted by:     %s\n", strings.Join(trustedIn, "; "))
+	}
+	if len(notIn) > 0 {
+		fmt.Fprintf(w, "  not trusted by: %s\n", strings.Join(notIn, "; "))
 	}
 	fmt.Fprintln(w, "Next:")
 	if !trusted {
