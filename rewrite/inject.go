@@ -127,11 +127,17 @@ func NewInjector(src io.Reader, opt Options) *Injector {
 func (in *Injector) Injected() bool { return in.injected }
 
 // Read implements io.Reader. Once it has output ready it returns it without reading src again,
-// so a document that trickles in flows out as soon as the insertion point is behind it.
+// so a document that trickles in flows out as soon as the insertion point is behind it. While
+// the head is tokenized, tokens already in hand are gathered into the same Read (up to len(p)),
+// so a head does not go out one small token, one write and one flush at a time.
 // Errors from src other than io.EOF are returned wrapped.
 func (in *Injector) Read(p []byte) (int, error) {
 	for {
 		if in.outPos < len(in.out) {
+			if in.phase == phaseHead && len(in.out)-in.outPos < len(p) && in.nextTokenInHand() {
+				in.step()
+				continue
+			}
 			n := copy(p, in.out[in.outPos:])
 			in.outPos += n
 			if in.outPos == len(in.out) {
@@ -154,6 +160,18 @@ func (in *Injector) Read(p []byte) (int, error) {
 			return 0, in.err
 		}
 	}
+}
+
+// nextTokenInHand reports whether the tokenizer can very likely return its next token without
+// reading src again: src has ended, or the bytes it holds contain the start of a later token
+// (a '<' after the first byte ends a text token and, in all but odd markup, a tag). A wrong guess
+// only makes Read wait for src as it would have on the next call.
+func (in *Injector) nextTokenInHand() bool {
+	if in.rec.err != nil {
+		return true
+	}
+	b := in.z.Buffered()
+	return len(b) > 1 && bytes.IndexByte(b[1:], '<') >= 0
 }
 
 func readError(err error) error {

@@ -478,3 +478,30 @@ func TestScriptHash(t *testing.T) {
 		})
 	}
 }
+
+// TestInjectGathersHeadTokens: with the whole document at hand, the head is not handed out one
+// token per Read (each Read becomes a write and a flush on the way to the browser).
+func TestInjectGathersHeadTokens(t *testing.T) {
+	doc := "<!doctype html><html><head><meta charset=utf-8><title>small</title><link rel=x href=y>" +
+		"<meta name=a content=b></head><body>" + strings.Repeat("<p>text</p>", 100) + "</body></html>"
+	in := NewInjector(strings.NewReader(doc), Options{Tag: []byte("<script>1</script>"), MetaCSP: func(s string) string { return s }})
+	buf := make([]byte, 32<<10)
+	reads := 0
+	var out []byte
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			reads++
+			out = append(out, buf[:n]...)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if reads > 2 {
+		t.Errorf("got %d non-empty reads for a %d-byte document in hand, want at most 2", reads, len(doc))
+	}
+	if want := strings.Replace(doc, "utf-8>", "utf-8><script>1</script>", 1); string(out) != want {
+		t.Errorf("output = %q, want %q", out, want)
+	}
+}
