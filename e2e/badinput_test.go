@@ -110,7 +110,7 @@ func TestBadInput(t *testing.T) {
 	client.CloseIdleConnections()
 	baseline := settledGoroutines()
 
-	const repeat = 3 // a leak per bad request shows up several times over
+	const repeat = 5 // a leak per bad request shows up several times over
 	clientCases := []struct {
 		name string
 		run  func(t *testing.T, addr string) error

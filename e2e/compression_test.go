@@ -69,10 +69,3 @@ func TestCompressedPages(t *testing.T) {
 		})
 	}
 }
-
-func head(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}

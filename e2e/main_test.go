@@ -133,3 +133,11 @@ func htmlPage(w http.ResponseWriter, body string) {
 	w.Header().Set("Cache-Control", "no-store")
 	fmt.Fprint(w, body)
 }
+
+// head is s cut to n bytes, for failure messages.
+func head(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -83,8 +83,9 @@ func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Respon
 	}
 	tag := bootstrapTag(s.sessions.mint(req.URL, time.Now()), nonce, s.boot.script)
 	inj := rewrite.NewInjector(body, rewrite.Options{
-		Tag:     tag,
-		MetaCSP: func(content string) string { return rewrite.AdjustCSP(content, needs) },
+		Tag:          tag,
+		MetaCSP:      func(content string) string { return rewrite.AdjustCSP(content, needs) },
+		CharsetKnown: headerCharset(resp.Header) != "",
 	})
 	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
 	resp.ContentLength = -1
@@ -93,6 +94,15 @@ func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Respon
 	}
 	resp.Header.Set(markerHeader, "injected")
 	return resp
+}
+
+// headerCharset is the charset parameter of the response's Content-Type, if any.
+func headerCharset(h http.Header) string {
+	_, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil {
+		return ""
+	}
+	return params["charset"]
 }
 
 // magicSources are the CSP sources the page agent needs on a page of the given scheme: the

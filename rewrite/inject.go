@@ -40,6 +40,12 @@ type Options struct {
 	// ignore them anyway), nor are metas inside a <template>. If nil, CSP metas pass unchanged
 	// and the injector stops tokenizing right after the insertion point.
 	MetaCSP func(content string) string
+	// CharsetKnown says the response header (or a BOM) already fixes the document's encoding,
+	// so a <meta charset> cannot change it and the injector need not look for one. When false
+	// and a script or body content comes before any <meta charset>, the injector keeps looking
+	// through the pre-scan window; a declaration found there is copied, as <meta charset="X">,
+	// in front of the tag, because the tag would push the original out of the window.
+	CharsetKnown bool
 	// MaxPrefix caps the bytes held back while looking for the insertion point, and the bytes
 	// of any single token while the rest of the head is tokenized for MetaCSP. If zero or
 	// negative, 256 KiB. When the cap is hit before a decision, the document
@@ -78,6 +84,12 @@ type Injector struct {
 	dropping      bool // inside a stale bootstrap that is being dropped
 	staleWindow   bool // right after the insertion point, a stale bootstrap may still follow
 	headOver      bool
+
+	// Charset look-ahead: the insertion point is known (pendingPos) but a <meta charset> may
+	// still follow inside the pre-scan window.
+	pending    bool
+	pendingPos int64
+	sawBody    bool // body content met while looking ahead: the head is over once decided
 }
 
 type phase uint8
@@ -302,14 +314,17 @@ func (in *Injector) maybeStopTokenizing() {
 }
 
 // decide inserts the tag at document offset pos and emits the held prefix up to upTo.
-func (in *Injector) decide(pos, upTo int64) {
+func (in *Injector) decide(pos, upTo int64) { in.decideWith(in.opt.Tag, pos, upTo) }
+
+// decideWith is decide with the bytes to insert.
+func (in *Injector) decideWith(tag []byte, pos, upTo int64) {
 	i := 0
 	for i < len(in.edits) && in.edits[i].start < pos {
 		i++
 	}
 	in.edits = append(in.edits, edit{})
 	copy(in.edits[i+1:], in.edits[i:])
-	in.edits[i] = edit{start: pos, end: pos, repl: in.opt.Tag}
+	in.edits[i] = edit{start: pos, end: pos, repl: tag}
 	cur := in.rec.base
 	for _, e := range in.edits {
 		in.out = append(in.out, in.rec.bytes(cur, e.start)...)
@@ -322,6 +337,9 @@ func (in *Injector) decide(pos, upTo int64) {
 	in.injected = true
 	in.phase = phaseHead
 	in.staleWindow = true
+	if in.sawBody {
+		in.headOver = true
+	}
 }
 
 // scanToken handles a token before the insertion point is known. Nothing is emitted; changes
@@ -329,6 +347,10 @@ func (in *Injector) decide(pos, upTo int64) {
 func (in *Injector) scanToken(t *token) {
 	if in.dropping {
 		in.dropToken(t)
+		return
+	}
+	if in.pending {
+		in.lookAheadToken(t)
 		return
 	}
 	if t.start >= charsetWindow && in.candidateFixed {
@@ -368,6 +390,13 @@ func (in *Injector) scanToken(t *token) {
 		in.lastSafeEnd = t.end
 	case kindScript, kindBody, kindForeign:
 		in.fixCandidate(t.start)
+		if !in.opt.CharsetKnown && t.start < charsetWindow && t.kind != kindForeign {
+			// The tag goes at the candidate, but a <meta charset> may still follow within the
+			// pre-scan window: hold on until it shows up or the window is passed.
+			in.pending, in.pendingPos = true, in.candidate
+			in.lookAheadToken(t)
+			return
+		}
 		in.decide(in.candidate, t.start)
 		in.headToken(t)
 		return
@@ -375,6 +404,69 @@ func (in *Injector) scanToken(t *token) {
 	if t.end >= charsetWindow && in.candidateFixed {
 		in.decide(in.candidate, t.end)
 	}
+}
+
+// lookAheadToken handles a token met while the insertion point is known but a <meta charset>
+// may still come: the token is held (CSP metas and stale bootstraps are handled as during the
+// scan) until a declaration is found or the pre-scan window is passed.
+func (in *Injector) lookAheadToken(t *token) {
+	if t.start >= charsetWindow {
+		in.pending = false
+		in.decide(in.pendingPos, t.start)
+		in.headToken(t)
+		return
+	}
+	switch t.kind {
+	case kindBody, kindForeign:
+		in.sawBody = true
+	case kindStale:
+		in.dropping = true
+		in.edits = append(in.edits, edit{start: t.start, end: t.end})
+	case kindHeadElement:
+		if in.sawBody {
+			// A CSP meta in the body is ignored by browsers; a charset meta still counts for
+			// the byte-based pre-scan.
+		} else if repl := in.rewriteMeta(t); repl != nil {
+			in.edits = append(in.edits, edit{start: t.start, end: t.end, repl: repl})
+		}
+		if t.charsetMeta {
+			in.pending = false
+			tag := in.opt.Tag
+			if label := metaCharsetLabel(t.attrs); label != "" && len(in.opt.Tag) > 0 {
+				tag = append([]byte(`<meta charset="`+label+`">`), in.opt.Tag...)
+			}
+			in.decideWith(tag, in.pendingPos, t.end)
+			return
+		}
+	}
+	if complete(t.tt, in.rec.bytes(t.start, t.end)) {
+		in.lastSafeEnd = t.end
+	}
+	if t.end >= charsetWindow {
+		in.pending = false
+		in.decide(in.pendingPos, t.end)
+	}
+}
+
+// metaCharsetLabel is the encoding label a charset meta declares, if it is a plain label that
+// can be copied into markup as it is.
+func metaCharsetLabel(attrs []attr) string {
+	label, ok := attrValue(attrs, "charset")
+	if !ok {
+		content, _ := attrValue(attrs, "content")
+		label = charsetFromContent(content)
+	}
+	label = strings.Trim(label, " \t\n\f\r")
+	if label == "" || len(label) > 40 {
+		return ""
+	}
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return ""
+		}
+	}
+	return label
 }
 
 // fixCandidate settles the candidate when a token other than doctype, comment, whitespace,

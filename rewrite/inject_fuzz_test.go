@@ -53,10 +53,10 @@ func FuzzInject(f *testing.F) {
 		}
 		want := input
 		if in.Injected() {
-			if strings.Count(got, testTag) != 1 {
-				t.Fatalf("injected output holds the tag %d times, want once: %q", strings.Count(got, testTag), got)
+			var n int
+			if got, n = removeInsertion(got, input); n != 1 {
+				t.Fatalf("injected output holds the tag %d times, want once: %q", n, got)
 			}
-			got = strings.Replace(got, testTag, "", 1)
 		}
 		if got != want {
 			t.Errorf("output without the tag:\ngot  %q\nwant %q (the input)", got, want)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -11,6 +12,27 @@ import (
 )
 
 const testTag = `<script data-remixproxy="T1" nonce="n">boot()</script>`
+
+// charsetLabel finds the label of the first charset declaration in a test document.
+var charsetLabel = regexp.MustCompile(`charset=["']?([A-Za-z0-9_-]+)`)
+
+// copiedCharset matches the copy of a charset declaration the injector may put in front of the tag.
+var copiedCharset = regexp.MustCompile(`<meta charset="[A-Za-z0-9._:-]+">` + regexp.QuoteMeta(testTag))
+
+// removeInsertion takes out what the injector inserted: the tag, or the tag with a copy of a
+// charset declaration in front of it when that is what makes the rest equal input. It returns
+// the rest and how many tags it saw.
+func removeInsertion(got, input string) (string, int) {
+	n := strings.Count(got, testTag)
+	rest := strings.Replace(got, testTag, "", 1)
+	if rest == input {
+		return rest, n
+	}
+	if loc := copiedCharset.FindStringIndex(got); loc != nil {
+		return got[:loc[0]] + got[loc[1]:], n
+	}
+	return rest, n
+}
 
 // readAll drains an injector, failing the test on an error.
 func readAll(t *testing.T, in *Injector) string {
@@ -55,8 +77,12 @@ func TestInjectInsertionPoint(t *testing.T) {
 		{"meta charset", `<!DOCTYPE html><html><head><meta charset="utf-8">|<title>x</title><script src=a.js></script>`},
 		{"meta charset after title link base", `<head><title>x</title><link rel=stylesheet href=a.css><base href="/"><meta charset=utf-8>|<script></script>`},
 		{"meta charset after style", `<head><style>p{}</style><meta charset=utf-8>|<script></script>`},
-		{"meta charset after script", `<head>|<script>1</script><meta charset=utf-8>`},
-		{"meta charset after body content", `<head>|<p>x<meta charset=utf-8>`},
+		// A declaration after a script stays in the pre-scan window only as a copy in front of the tag (^).
+		{"meta charset after script", `<head>^<script>1</script><meta charset=utf-8>`},
+		{"meta charset after body content", `<head>^<p>x<meta charset=utf-8>`},
+		{"http-equiv charset after script", `<head>^<script>1</script><meta http-equiv=Content-Type content="text/html; charset=Shift_JIS">`},
+		{"hostile charset label not copied", `<head>|<script>1</script><meta charset="x&quot;><script>">`},
+		{"meta charset after script past the window", `<head>|<script>` + strings.Repeat("a", 1100) + `</script><meta charset=utf-8>`},
 		{"meta charset before head", `<html><meta charset=utf-8>|<head><title>x</title>`},
 		{"meta charset self-closing uppercase", `<HEAD><META CHARSET="UTF-8"/>|<TITLE>x</TITLE>`},
 		{"meta charset empty value is not one", `<head>|<meta charset=""><script></script>`},
@@ -92,11 +118,12 @@ func TestInjectInsertionPoint(t *testing.T) {
 		{"head inside comment", `<!DOCTYPE html><!-- <head> <meta charset=utf-8> --><html><head>|<script></script>`},
 		{"head inside script", `|<script>var s = "<head><meta charset=utf-8>";</script><head>`},
 		{"meta in script in head", `<head>|<script>document.write("<meta charset=utf-8>")</script>`},
-		{"script data escaped comment", `<head>|<script><!--<script></script>--></script><meta charset=utf-8>`},
+		{"script data escaped comment", `<head>^<script><!--<script></script>--></script><meta charset=utf-8>`},
 		{"head inside title", `<head>|<title><head><meta charset=utf-8></title><script></script>`},
 		{"meta charset inside noscript", `<head>|<noscript><meta charset=utf-8></noscript><script></script>`},
 		{"noscript in head passes", `<head><noscript><link rel=stylesheet href=n.css></noscript><meta charset=utf-8>|<script></script>`},
-		{"cdata in svg", `<!DOCTYPE html><html><head>|</head><body><svg><![CDATA[<head><meta charset=utf-8>]]></svg>`},
+		// The byte-based pre-scan sees this meta too (it skips "<!" only to the next '>').
+		{"cdata in svg", `<!DOCTYPE html><html><head>^</head><body><svg><![CDATA[<head><meta charset=utf-8>]]></svg>`},
 		{"svg first", `|<svg><script>x()</script></svg>`},
 		{"math first", `<!DOCTYPE html>|<math><mi>x</mi></math>`},
 		{"template in head passes", `<head><template><script>a()</script><div></div></template><meta charset=utf-8>|<script></script>`},
@@ -118,9 +145,13 @@ func TestInjectInsertionPoint(t *testing.T) {
 		{"utf-16 le bom", "\xFF\xFE<\x00h\x00e\x00a\x00d\x00>\x00"},
 	}
 	for _, tc := range tests {
-		input := strings.Replace(tc.marked, "|", "", 1)
-		want := strings.Replace(tc.marked, "|", testTag, 1)
-		wantInjected := strings.Contains(tc.marked, "|")
+		input := strings.NewReplacer("|", "", "^", "").Replace(tc.marked)
+		want := tc.marked
+		if m := charsetLabel.FindStringSubmatch(tc.marked); m != nil {
+			want = strings.Replace(want, "^", `<meta charset="`+m[1]+`">`+testTag, 1)
+		}
+		want = strings.Replace(want, "|", testTag, 1)
+		wantInjected := strings.ContainsAny(tc.marked, "|^")
 		for _, r := range readers {
 			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
 				in := NewInjector(r.wrap(strings.NewReader(input)), Options{Tag: []byte(testTag)})
@@ -397,10 +428,11 @@ func TestInjectSourceError(t *testing.T) {
 // TestInjectTrickle checks that Read returns what it can decide without waiting for more input.
 func TestInjectTrickle(t *testing.T) {
 	tests := []struct {
-		name    string
-		metaCSP bool
-		chunks  []string // written one at a time
-		wants   []string // output available after each chunk (before the next is written)
+		name         string
+		metaCSP      bool
+		charsetKnown bool
+		chunks       []string // written one at a time
+		wants        []string // output available after each chunk (before the next is written)
 	}{
 		{
 			name:   "meta charset then body",
@@ -413,17 +445,29 @@ func TestInjectTrickle(t *testing.T) {
 			wants:  []string{pad(1100) + "<html><head>" + testTag, "<title>x</title><body>", "data"},
 		},
 		{
-			name:    "head tokens flow with MetaCSP",
-			metaCSP: true,
-			chunks:  []string{"<head><script>a()</script>", "<link rel=x href=y>", "<body>", "x"},
-			wants:   []string{"<head>" + testTag + "<script>a()</script>", "<link rel=x href=y>", "<body>", "x"},
+			name:         "head tokens flow with MetaCSP",
+			metaCSP:      true,
+			charsetKnown: true,
+			chunks:       []string{"<head><script>a()</script>", "<link rel=x href=y>", "<body>", "x"},
+			wants:        []string{"<head>" + testTag + "<script>a()</script>", "<link rel=x href=y>", "<body>", "x"},
+		},
+		{
+			name:   "charset unknown: a script first waits for the pre-scan window",
+			chunks: []string{"<head><script>a()</script>", pad(1100), "<p>x"},
+			wants:  []string{"", "<head>" + testTag + "<script>a()</script>" + pad(1100), "<p>x"},
+		},
+		{
+			name:         "charset known: a script first decides at once",
+			charsetKnown: true,
+			chunks:       []string{"<head><script>a()</script>", "<p>x"},
+			wants:        []string{"<head>" + testTag + "<script>a()</script>", "<p>x"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				pr, pw := io.Pipe()
-				opt := Options{Tag: []byte(testTag)}
+				opt := Options{Tag: []byte(testTag), CharsetKnown: tc.charsetKnown}
 				if tc.metaCSP {
 					opt.MetaCSP = func(s string) string { return s }
 				}

@@ -127,19 +127,6 @@ func (s *Sites) HandleRaw(host string, serve func(net.Conn)) error {
 	return nil
 }
 
-// Hosts lists the host names served, sorted.
-func (s *Sites) Hosts() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	hosts := slices.Collect(maps.Keys(s.handlers))
-	for hp := range s.raw {
-		h, _, _ := net.SplitHostPort(hp)
-		hosts = append(hosts, h)
-	}
-	slices.Sort(hosts)
-	return slices.Compact(hosts)
-}
-
 // Resolve maps "host:port" to the loopback address serving it, for proxy.Config.Resolve.
 func (s *Sites) Resolve() map[string]string {
 	s.mu.Lock()
