@@ -45,6 +45,7 @@ var (
 	downloadMiB = flag.Int("download-mib", 1024, "size of the large download in MiB")
 	newHosts    = flag.Int("hosts", 300, "new host names per first-contact run")
 	noMitm      = flag.Bool("no-mitmproxy", false, "skip mitmproxy even when installed")
+	rounds      = flag.Int("rounds", 3, "rounds of every scenario, targets interleaved; the median is reported")
 	binPath     = flag.String("remixproxy", "", "remixproxy binary (default: go build it)")
 )
 
@@ -96,11 +97,7 @@ func run() error {
 		}
 	}
 
-	var rows []row
-	for _, tg := range targets {
-		rows = append(rows, measure(tg, site)...)
-	}
-	printTable(os.Stdout, rows, targets)
+	printTable(os.Stdout, measureAll(targets, site))
 	return nil
 }
 
@@ -112,37 +109,91 @@ type row struct {
 	note                   string
 }
 
-func measure(tg *target, site *site) []row {
+// scenario measures one thing on one target; it returns the rows it measured.
+type scenario struct {
+	name string
+	run  func(tg *target, s *site) []row
+}
+
+func scenarios() []scenario {
+	return []scenario{
+		{"small", func(tg *target, s *site) []row {
+			rps, p50, n := loadLoop(tg, s.url("/small"), *duration, true)
+			return []row{
+				{"small HTML, HTTPS keep-alive", tg.name, "req/s", rps, true, fmt.Sprintf("%d requests", n)},
+				{"small HTML, HTTPS keep-alive, p50", tg.name, "ms", p50.Seconds() * 1000, false, ""},
+			}
+		}},
+		{"200k", func(tg *target, s *site) []row {
+			bytesPerSec, _, n := bytesLoop(tg, s.url("/page200k"), *duration)
+			return []row{{"200 KB HTML pages", tg.name, "MiB/s", bytesPerSec / (1 << 20), true, fmt.Sprintf("%d pages", n)}}
+		}},
+		{"download", func(tg *target, s *site) []row {
+			size := int64(*downloadMiB) << 20
+			if tg.maxBody > 0 && size > tg.maxBody {
+				size = tg.maxBody
+			}
+			resetPeakRSS(tg.pid)
+			before := rss(tg.pid)
+			mibs, err := download(tg, s.url("/download?bytes="+strconv.FormatInt(size, 10)), size)
+			note := fmt.Sprintf("%d MiB", size>>20)
+			if err != nil {
+				note = "failed: " + err.Error()
+			}
+			out := []row{{"large download", tg.name, "MiB/s", mibs, true, note}}
+			if tg.pid != 0 {
+				out = append(out, row{"large download, peak RSS growth", tg.name, "MiB", float64(peakRSS(tg.pid)-before) / (1 << 20), false, ""})
+			}
+			return out
+		}},
+		{"first-contact", func(tg *target, s *site) []row {
+			cps := firstContact(tg, s, *newHosts)
+			return []row{{"first contact, new host each", tg.name, "conn/s", cps, true, fmt.Sprintf("%d hosts", *newHosts)}}
+		}},
+	}
+}
+
+// measureAll runs every scenario *rounds times, each round on every target one after the other,
+// so that whatever else the machine does hits all targets alike; it reports the median per row.
+func measureAll(targets []*target, s *site) []row {
+	var order []string
+	samples := map[string][]row{}
+	for r := 1; r <= *rounds; r++ {
+		for _, sc := range scenarios() {
+			for _, tg := range targets {
+				fmt.Fprintf(os.Stderr, "bench: round %d/%d %s on %s\n", r, *rounds, sc.name, tg.name)
+				for _, row := range sc.run(tg, s) {
+					key := row.scenario + "\x00" + row.target
+					if _, ok := samples[key]; !ok {
+						order = append(order, key)
+					}
+					samples[key] = append(samples[key], row)
+				}
+			}
+		}
+	}
 	var out []row
-	fmt.Fprintf(os.Stderr, "bench: %s …\n", tg.name)
-
-	rps, p50, n := loadLoop(tg, site.url("/small"), *duration, true)
-	out = append(out,
-		row{"small HTML, HTTPS keep-alive", tg.name, "req/s", rps, true, fmt.Sprintf("%d requests", n)},
-		row{"small HTML, HTTPS keep-alive, p50", tg.name, "ms", p50.Seconds() * 1000, false, ""})
-
-	bytesPerSec, _, n := bytesLoop(tg, site.url("/page200k"), *duration)
-	out = append(out, row{"200 KB HTML pages", tg.name, "MiB/s", bytesPerSec / (1 << 20), true, fmt.Sprintf("%d pages", n)})
-
-	size := int64(*downloadMiB) << 20
-	if tg.maxBody > 0 && size > tg.maxBody {
-		size = tg.maxBody
+	for _, key := range order {
+		rs := samples[key]
+		sort.Slice(rs, func(i, j int) bool { return rs[i].value < rs[j].value })
+		med := rs[len(rs)/2]
+		if len(rs) > 1 {
+			med.note = strings.TrimSpace(fmt.Sprintf("%s; median of %d (%.2f–%.2f)", med.note, len(rs), rs[0].value, rs[len(rs)-1].value))
+		}
+		out = append(out, med)
 	}
-	resetPeakRSS(tg.pid)
-	before := rss(tg.pid)
-	mibs, err := download(tg, site.url("/download?bytes="+strconv.FormatInt(size, 10)), size)
-	note := fmt.Sprintf("%d MiB", size>>20)
-	if err != nil {
-		note = "failed: " + err.Error()
-	}
-	out = append(out, row{"large download", tg.name, "MiB/s", mibs, true, note})
-	if tg.pid != 0 {
-		out = append(out, row{"large download, peak RSS growth", tg.name, "MiB", float64(peakRSS(tg.pid)-before) / (1 << 20), false, ""})
-	}
-
-	cps := firstContact(tg, site, *newHosts)
-	out = append(out, row{"first contact, new host each", tg.name, "conn/s", cps, true, fmt.Sprintf("%d hosts", *newHosts)})
+	// Group the table by scenario, targets in order.
+	sort.SliceStable(out, func(i, j int) bool { return scenarioRank(out[i].scenario) < scenarioRank(out[j].scenario) })
 	return out
+}
+
+func scenarioRank(name string) int {
+	for i, n := range []string{"small HTML, HTTPS keep-alive", "small HTML, HTTPS keep-alive, p50", "200 KB HTML pages", "large download", "large download, peak RSS growth", "first contact, new host each"} {
+		if n == name {
+			return i
+		}
+	}
+	return 99
 }
 
 func client(tg *target, keepAlive bool) *http.Client {
@@ -287,7 +338,7 @@ func firstContact(tg *target, s *site, n int) float64 {
 	return float64(ok.Load()) / time.Since(t0).Seconds()
 }
 
-func printTable(w io.Writer, rows []row, targets []*target) {
+func printTable(w io.Writer, rows []row) {
 	direct := map[string]float64{}
 	for _, r := range rows {
 		if r.target == "direct" {
@@ -295,6 +346,7 @@ func printTable(w io.Writer, rows []row, targets []*target) {
 		}
 	}
 	fmt.Fprintf(w, "| scenario | target | value | ratio to direct | note |\n|---|---|---|---|---|\n")
+
 	for _, r := range rows {
 		ratio := "—"
 		if d := direct[r.scenario]; d > 0 && r.target != "direct" && !strings.Contains(r.scenario, "RSS") {
@@ -394,7 +446,7 @@ func startSite(dir string) (*site, error) {
 // hostResolves are the --resolve entries for every host name the first-contact runs use.
 func (s *site) hostResolves() []string {
 	out := append([]string{}, s.resolve...)
-	for r := 1; r <= 3; r++ {
+	for r := 1; r <= *rounds*3+1; r++ {
 		for i := 0; i < *newHosts; i++ {
 			out = append(out, fmt.Sprintf("r%d-%d.bench.test:443=%s", r, i, s.addr))
 		}
