@@ -26,9 +26,8 @@ func BenchmarkSmallNonHTML(b *testing.B) {
 }
 
 func benchGet(b *testing.B, h http.Handler) {
-	t := &testing.T{}
-	resolve, roots := tlsSite(t, siteHost, h)
-	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	resolve, roots := tlsSite(b, siteHost, h)
+	f := newFixture(b, fixtureOpts{resolve: resolve, roots: roots})
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -21,7 +21,7 @@ import (
 
 // fixture is a running proxy in front of test upstreams, and a client that trusts its CA.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *Server
 	addr   string
 	ca     *certs.CA
@@ -36,7 +36,7 @@ type fixtureOpts struct {
 	headerWait   time.Duration
 }
 
-func newFixture(t *testing.T, o fixtureOpts) *fixture {
+func newFixture(t testing.TB, o fixtureOpts) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	ca, _, err := certs.LoadOrCreate(dir)
@@ -101,7 +101,7 @@ func (f *fixture) get(rawURL string, hdr ...string) (*http.Response, []byte) {
 }
 
 // tlsSite starts an HTTPS upstream and returns its resolve entry for host and its root pool.
-func tlsSite(t *testing.T, host string, h http.Handler) (map[string]string, *x509.CertPool) {
+func tlsSite(t testing.TB, host string, h http.Handler) (map[string]string, *x509.CertPool) {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(h)
 	ts.EnableHTTP2 = true
