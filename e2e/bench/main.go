@@ -549,7 +549,7 @@ func startMitmproxy(dir string, s *site) (*target, func(), error) {
 		return nil, nil, fmt.Errorf("reading mitmproxy's CA: %v", err)
 	}
 	// mitmproxy holds whole bodies in memory; a 1 GiB download would measure swap, not the proxy.
-	return &target{name: "mitmproxy", proxy: addr, roots: pool, pid: cmd.Process.Pid, maxBody: 64 << 20}, stop, nil
+	return &target{name: "mitmproxy", proxy: addr, roots: pool, pid: cmd.Process.Pid, maxBody: 16 << 20}, stop, nil
 }
 
 // --- process memory (Linux /proc) ---
