@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
 // plainSite is an ordinary page with an inline and an external script, over https and http.
@@ -54,6 +56,15 @@ func TestPlainPage(t *testing.T) {
 			checkLikeDirect(t, direct, proxied)
 			if want := "external script ran"; !strings.Contains(proxied.text, want) {
 				t.Errorf("proxied text %q lacks %q", proxied.text, want)
+			}
+			// Chromium speaks HTTP/2 to the proxy for https pages (ALPN on the intercepted
+			// connection) and HTTP/1.1 for http pages.
+			want := "h2"
+			if strings.HasPrefix(url, "http:") {
+				want = "http/1.1"
+			}
+			if got := e2etest.Eval[string](proxied.tab, `performance.getEntriesByType('navigation')[0].nextHopProtocol`); got != want {
+				t.Errorf("protocol to the proxy = %q, want %q", got, want)
 			}
 		})
 	}

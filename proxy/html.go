@@ -1,10 +1,13 @@
 package proxy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"html"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -12,15 +15,40 @@ import (
 	"github.com/remixproxy/remixproxy/rewrite"
 )
 
-// bootstrap is the page-agent script inlined into pages, and its CSP hash-source.
+// bootstrap is the page-agent script: served at path on remix.proxy for pages that load it
+// (cached by the browser), or inlined with its CSP hash where a page's policy allows only that.
 type bootstrap struct {
 	script []byte
-	hash   string
+	hash   string // CSP hash-source of script
+	path   string // "/agent/<version>.js", versioned by content so it can be cached for good
 }
 
 func newBootstrap() bootstrap {
 	js := panel.Bootstrap()
-	return bootstrap{script: js, hash: rewrite.ScriptHash(js)}
+	sum := sha256.Sum256(js)
+	return bootstrap{script: js, hash: rewrite.ScriptHash(js), path: "/agent/" + hex.EncodeToString(sum[:8]) + ".js"}
+}
+
+// bootstrapFor is the tag to insert into a page from pageURL whose enforced policies are
+// policies, and what those policies must allow for it. The page agent is loaded as an external
+// script from remix.proxy — a few bytes per page, the script itself cached by the browser —
+// unless a policy uses 'strict-dynamic' without a nonce the tag can reuse; then it is inlined
+// and allowed by its hash.
+func (s *Server) bootstrapFor(pageURL *url.URL, policies []string) ([]byte, rewrite.CSPNeeds) {
+	nonce := rewrite.PageNonce(policies)
+	needs := rewrite.CSPNeeds{
+		Nonce:   nonce,
+		Connect: magicSources(pageURL.Scheme, true),
+		Frame:   magicSources(pageURL.Scheme, false),
+	}
+	token := s.sessions.mint(pageURL, time.Now())
+	if rewrite.ExternalAllowed(policies, nonce) {
+		origin := magicSources(pageURL.Scheme, false)[0]
+		needs.ScriptSrc = []string{origin}
+		return externalTag(token, nonce, origin+s.boot.path), needs
+	}
+	needs.ScriptHash = s.boot.hash
+	return inlineTag(token, nonce, s.boot.script), needs
 }
 
 // shouldInject reports whether resp is an HTML document the bootstrap goes into: a 2xx text/html
@@ -68,20 +96,13 @@ func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Respon
 		return resp
 	}
 
-	nonce := rewrite.PageNonce(policies)
-	needs := rewrite.CSPNeeds{
-		ScriptHash: s.boot.hash,
-		Nonce:      nonce,
-		Connect:    magicSources(req.URL.Scheme, true),
-		Frame:      magicSources(req.URL.Scheme, false),
-	}
+	tag, needs := s.bootstrapFor(req.URL, policies)
 	if len(policies) > 0 {
 		resp.Header.Del("Content-Security-Policy")
 		for _, p := range policies {
 			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
 		}
 	}
-	tag := bootstrapTag(s.sessions.mint(req.URL, time.Now()), nonce, s.boot.script)
 	inj := rewrite.NewInjector(body, rewrite.Options{
 		Tag:          tag,
 		MetaCSP:      func(content string) string { return rewrite.AdjustCSP(content, needs) },
@@ -120,8 +141,23 @@ func magicSources(scheme string, ws bool) []string {
 	return []string{"https://" + MagicHost}
 }
 
-// bootstrapTag is the one element inserted into a page, built with a single allocation.
-func bootstrapTag(token, nonce string, script []byte) []byte {
+// externalTag is the element inserted into a page that loads the page agent from src.
+func externalTag(token, nonce, src string) []byte {
+	b := make([]byte, 0, 128+len(token)+len(nonce)+len(src))
+	b = append(b, `<script data-remixproxy="`...)
+	b = append(b, html.EscapeString(token)...)
+	b = append(b, `" src="`...)
+	b = append(b, html.EscapeString(src)...)
+	if nonce != "" {
+		b = append(b, `" nonce="`...)
+		b = append(b, html.EscapeString(nonce)...)
+	}
+	return append(b, `"></script>`...)
+}
+
+// inlineTag is the element inserted into a page that carries the page agent inline, built
+// with a single allocation.
+func inlineTag(token, nonce string, script []byte) []byte {
 	token, nonce = html.EscapeString(token), html.EscapeString(nonce)
 	const open, nonceAttr, close = `<script data-remixproxy="`, `" nonce="`, "</script>"
 	b := make([]byte, 0, len(open)+len(token)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))

@@ -34,9 +34,24 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET /panel.js", s.servePanelFile)
 	mux.HandleFunc("GET /panel.css", s.servePanelFile)
 	mux.HandleFunc("GET /agent/ws", s.serveAgentWS)
+	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
 	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
 	return mux
+}
+
+// serveAgentScript serves the page agent for pages that load it with <script src>. Its path
+// names its content, so browsers may cache it for good; any site may load it (it is the same
+// public code in every page).
+func (s *Server) serveAgentScript(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(len(s.boot.script)))
+	w.Write(s.boot.script)
 }
 
 // servePanelFile serves one of the panel's own files under the panel's policy.

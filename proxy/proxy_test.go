@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/panel"
 )
 
 // fixture is a running proxy in front of test upstreams, and a client that trusts its CA.
@@ -189,11 +190,24 @@ func TestInjectsHTMLOverHTTPS(t *testing.T) {
 	if !strings.Contains(string(body), "<head><script data-remixproxy=") {
 		t.Errorf("bootstrap not first in head: %q", truncate(string(body), 200))
 	}
+	if want := `src="https://remix.proxy` + f.srv.boot.path + `"`; !strings.Contains(tag, want) {
+		t.Errorf("tag %q does not load the page agent from %s", tag, want)
+	}
+
+	// The page agent it names is served, cacheable for good, to any page.
+	sresp, script := f.get("https://remix.proxy" + f.srv.boot.path)
+	if sresp.StatusCode != 200 || !bytes.Equal(script, panel.Bootstrap()) {
+		t.Errorf("page agent: status %d, %d bytes, want the bootstrap", sresp.StatusCode, len(script))
+	}
+	for h, want := range map[string]string{"Cache-Control": "immutable", "Content-Type": "text/javascript", "Access-Control-Allow-Origin": "*"} {
+		if got := sresp.Header.Get(h); !strings.Contains(got, want) {
+			t.Errorf("page agent %s = %q, want %q in it", h, got, want)
+		}
+	}
 	if got := resp.Header.Get(markerHeader); got != "injected" {
 		t.Errorf("%s = %q, want injected", markerHeader, got)
 	}
-	tok := tag[len(`<script data-remixproxy="`):strings.Index(tag, `">`)]
-	u, err := f.srv.sessions.verify(tok)
+	u, err := f.srv.sessions.verify(tokenFrom(t, body))
 	if err != nil || u.String() != "https://"+siteHost+"/" {
 		t.Errorf("token names %v (err %v), want the page URL", u, err)
 	}
@@ -307,6 +321,20 @@ func TestAdjustsCSPHeader(t *testing.T) {
 	}
 	if !strings.Contains(got, "wss://remix.proxy") {
 		t.Errorf("CSP = %q: remix.proxy channel not allowed", got)
+	}
+}
+
+func TestHashOnlyStrictDynamicGetsInlineBootstrap(t *testing.T) {
+	csp := "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'"
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(page, "Content-Security-Policy", csp))
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	resp, body := f.get("https://" + siteHost + "/")
+	_, tag := stripTag(t, body)
+	if strings.Contains(tag, " src=") || !strings.Contains(tag, string(panel.Bootstrap()[:20])) {
+		t.Errorf("tag %q: want the page agent inline (a host-source is inert under 'strict-dynamic')", truncate(tag, 120))
+	}
+	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, f.srv.boot.hash) || strings.Contains(got, "remix.proxy") {
+		t.Errorf("CSP = %q, want the bootstrap hash and no host-source", got)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/remixproxy/remixproxy/rewrite"
 )
@@ -106,13 +105,7 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: the page's policy forbids the bootstrap", http.StatusConflict)
 		return
 	}
-	nonce := rewrite.PageNonce(policies)
-	needs := rewrite.CSPNeeds{
-		ScriptHash: s.boot.hash,
-		Nonce:      nonce,
-		Connect:    magicSources(pageURL.Scheme, true),
-		Frame:      magicSources(pageURL.Scheme, false),
-	}
+	tag, needs := s.bootstrapFor(pageURL, policies)
 	adjusted := make([]string, 0, len(policies))
 	for _, p := range policies {
 		adjusted = append(adjusted, rewrite.AdjustCSP(p, needs))
@@ -123,7 +116,7 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/html")
 
 	inj := rewrite.NewInjector(http.MaxBytesReader(w, r.Body, maxSWDocument), rewrite.Options{
-		Tag:     bootstrapTag(s.sessions.mint(pageURL, time.Now()), nonce, s.boot.script),
+		Tag:     tag,
 		MetaCSP: func(content string) string { return rewrite.AdjustCSP(content, needs) },
 	})
 	if _, err := io.Copy(w, inj); err != nil {

@@ -7,9 +7,13 @@ import (
 
 // CSPNeeds is what the bootstrap needs from a page's policies.
 type CSPNeeds struct {
-	// ScriptHash is the hash-source of the bootstrap's text, with quotes: 'sha256-…'
-	// (see ScriptHash). If empty, script directives are left alone.
+	// ScriptHash is the hash-source of an inline bootstrap's text, with quotes: 'sha256-…'
+	// (see ScriptHash).
 	ScriptHash string
+	// ScriptSrc lists the sources an external bootstrap (<script src>) loads from, e.g.
+	// "https://remix.proxy". Set either ScriptHash or ScriptSrc; with neither, script
+	// directives are left alone.
+	ScriptSrc []string
 	// Nonce is the nonce the bootstrap tag carries, "" when none.
 	Nonce string
 	// Connect lists the sources the page agent connects to, e.g. "https://remix.proxy",
@@ -82,11 +86,35 @@ func BlocksInjection(headerValues []string) bool {
 	return false
 }
 
+// ExternalAllowed reports whether an external bootstrap (<script src> from the proxy's own
+// origin, carrying nonce when not empty) can be allowed by every enforced policy in
+// headerValues by adding a host-source: true unless a policy's script directive has
+// 'strict-dynamic' (which makes host-sources inert) and not the nonce. When false, the
+// bootstrap is inlined and allowed by its hash.
+func ExternalAllowed(headerValues []string, nonce string) bool {
+	for _, v := range headerValues {
+		for _, p := range parsePolicies(v) {
+			d := p.effective("script-src-elem", "script-src", "default-src")
+			if d == nil || !d.has(v, "'strict-dynamic'") {
+				continue
+			}
+			if nonce == "" || !d.has(v, "'nonce-"+nonce+"'") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // AdjustCSP returns value (one header value or meta content, possibly several comma-separated
 // policies) changed so the bootstrap can run and connect. For each policy:
 //
-//   - Script: the effective directive (script-src-elem, else script-src, else default-src)
-//     gets n.ScriptHash unless it already allows the bootstrap (it carries 'nonce-<n.Nonce>',
+//   - Script, external bootstrap (n.ScriptSrc): the effective directive gets the missing
+//     n.ScriptSrc sources unless it carries 'nonce-<n.Nonce>'; when default-src is the
+//     effective one, a new script-src with all of default-src's sources (its 'unsafe-inline'
+//     included, which script-src inherited anyway) plus ours is appended instead.
+//   - Script, inline bootstrap (n.ScriptHash): the effective directive (script-src-elem, else
+//     script-src, else default-src) gets n.ScriptHash unless it already allows the bootstrap (it carries 'nonce-<n.Nonce>',
 //     or the hash, or 'unsafe-inline' with no nonce, hash or 'strict-dynamic' to disable it)
 //     or it allows nothing (see BlocksInjection). When default-src is the effective one, a new
 //     script-src with default-src's sources plus the hash is appended instead.
@@ -103,12 +131,28 @@ func AdjustCSP(value string, n CSPNeeds) string {
 	var edits []cspEdit
 	for _, p := range parsePolicies(value) {
 		var added []string // new directives, appended at the end of the policy
-		if d := p.effective("script-src-elem", "script-src", "default-src"); d != nil && n.ScriptHash != "" &&
-			!d.matchesNothing(value) && !d.allowsBootstrap(value, n) {
-			if d.name == "default-src" {
-				added = append(added, "script-src "+joinSources(d.inheritedSources(value, true), n.ScriptHash))
-			} else {
-				edits = append(edits, cspEdit{at: d.end, ins: " " + n.ScriptHash})
+		if d := p.effective("script-src-elem", "script-src", "default-src"); d != nil && !d.matchesNothing(value) {
+			switch {
+			case n.ScriptHash != "" && !d.allowsBootstrap(value, n):
+				if d.name == "default-src" {
+					added = append(added, "script-src "+joinSources(d.inheritedSources(value, true), n.ScriptHash))
+				} else {
+					edits = append(edits, cspEdit{at: d.end, ins: " " + n.ScriptHash})
+				}
+			case n.ScriptHash == "" && len(n.ScriptSrc) > 0 && !(n.Nonce != "" && d.has(value, "'nonce-"+n.Nonce+"'")):
+				if d.name == "default-src" {
+					var missing []string
+					for _, src := range n.ScriptSrc {
+						if !d.has(value, src) {
+							missing = append(missing, src)
+						}
+					}
+					if len(missing) > 0 {
+						added = append(added, "script-src "+joinSources(d.allSources(value), missing...))
+					}
+				} else {
+					edits, added = adjustSources(value, edits, added, d, d.name, n.ScriptSrc)
+				}
 			}
 		}
 		edits, added = adjustSources(value, edits, added, p.effective("connect-src", "default-src"), "connect-src", n.Connect)
@@ -339,6 +383,15 @@ func (d *cspDirective) inheritedSources(v string, forScript bool) []string {
 			continue
 		}
 		out = append(out, tok)
+	}
+	return out
+}
+
+// allSources is every source of d as written.
+func (d *cspDirective) allSources(v string) []string {
+	out := make([]string, 0, len(d.tokens))
+	for _, t := range d.tokens {
+		out = append(out, v[t.start:t.end])
 	}
 	return out
 }

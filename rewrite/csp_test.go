@@ -13,6 +13,13 @@ var (
 		Frame:      []string{"https://remix.proxy"},
 	}
 	ours = "https://remix.proxy wss://remix.proxy" // testNeeds.Connect, joined
+
+	// externalNeeds is for a bootstrap loaded with <script src> from remix.proxy.
+	externalNeeds = CSPNeeds{
+		ScriptSrc: []string{"https://remix.proxy"},
+		Connect:   testNeeds.Connect,
+		Frame:     testNeeds.Frame,
+	}
 )
 
 func withNonce(n CSPNeeds, nonce string) CSPNeeds {
@@ -27,6 +34,42 @@ var adjustCases = []struct {
 	needs CSPNeeds
 	want  string
 }{
+	{
+		name:  "external: host policy gets our origin",
+		value: "script-src 'self'; object-src 'none'",
+		needs: externalNeeds,
+		want:  "script-src 'self' https://remix.proxy; object-src 'none'",
+	},
+	{
+		name:  "external: unsafe-inline policy keeps working",
+		value: "script-src 'self' 'unsafe-inline'",
+		needs: externalNeeds,
+		want:  "script-src 'self' 'unsafe-inline' https://remix.proxy",
+	},
+	{
+		name:  "external: nonce reused, nothing added",
+		value: "script-src 'nonce-abc' 'strict-dynamic'",
+		needs: withNonce(externalNeeds, "abc"),
+		want:  "script-src 'nonce-abc' 'strict-dynamic'",
+	},
+	{
+		name:  "external: origin already allowed",
+		value: "script-src https://remix.proxy",
+		needs: externalNeeds,
+		want:  "script-src https://remix.proxy",
+	},
+	{
+		name:  "external: script-src-elem is the one that counts",
+		value: "script-src 'none'; script-src-elem 'self'",
+		needs: externalNeeds,
+		want:  "script-src 'none'; script-src-elem 'self' https://remix.proxy",
+	},
+	{
+		name:  "external: default-src only, its unsafe-inline inherited as it was",
+		value: "default-src 'self' 'unsafe-inline'",
+		needs: externalNeeds,
+		want:  "default-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' https://remix.proxy; connect-src 'self' " + ours + "; frame-src 'self' https://remix.proxy",
+	},
 	{
 		name:  "strict nonce policy with our nonce",
 		value: "script-src 'nonce-abc' 'strict-dynamic'; object-src 'none'; base-uri 'none'",
@@ -288,7 +331,7 @@ func TestAdjustCSP(t *testing.T) {
 // result lets the bootstrap run and connect; and that adjusting twice changes nothing more.
 func TestAdjustCSPProperties(t *testing.T) {
 	for _, tc := range adjustCases {
-		for _, needs := range []CSPNeeds{tc.needs, testNeeds, withNonce(testNeeds, "abc"), {}} {
+		for _, needs := range []CSPNeeds{tc.needs, testNeeds, withNonce(testNeeds, "abc"), externalNeeds, withNonce(externalNeeds, "abc"), {}} {
 			t.Run(tc.name, func(t *testing.T) {
 				checkAdjustProperties(t, tc.value, needs)
 			})
@@ -303,15 +346,13 @@ func FuzzAdjustCSP(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, value, nonce string) {
 		checkAdjustProperties(t, value, withNonce(testNeeds, nonce))
+		checkAdjustProperties(t, value, withNonce(externalNeeds, nonce))
 	})
 }
 
 func checkAdjustProperties(t *testing.T, value string, needs CSPNeeds) {
 	t.Helper()
 	got := AdjustCSP(value, needs)
-	if a, b := countToken(value, "'unsafe-inline'"), countToken(got, "'unsafe-inline'"); a != b {
-		t.Errorf("AdjustCSP(%q) = %q: 'unsafe-inline' count got %d, want %d", value, got, b, a)
-	}
 	before, after := rawPolicies(value), rawPolicies(got)
 	if len(before) != len(after) {
 		t.Fatalf("AdjustCSP(%q) = %q: got %d policies, want %d", value, got, len(after), len(before))
@@ -335,6 +376,12 @@ func checkAdjustProperties(t *testing.T, value string, needs CSPNeeds) {
 			}
 			if len(a) < len(d) || strings.Join(a[:len(d)], " ") != strings.Join(d, " ") {
 				t.Errorf("AdjustCSP(%q) = %q: directive %q lost sources: got %q", value, got, d, a)
+				continue
+			}
+			for _, src := range a[len(d):] {
+				if strings.EqualFold(src, "'unsafe-inline'") {
+					t.Errorf("AdjustCSP(%q) = %q: 'unsafe-inline' added to %q", value, got, d[0])
+				}
 			}
 		}
 		for _, a := range after[i][len(before[i]):] {
@@ -343,13 +390,25 @@ func checkAdjustProperties(t *testing.T, value string, needs CSPNeeds) {
 			default:
 				t.Errorf("AdjustCSP(%q) = %q: added directive %q", value, got, a[0])
 			}
+			// A new directive may hold 'unsafe-inline' only as a script-src copying a
+			// default-src that had it (which script-src inherited anyway).
+			if countToken(strings.Join(a, " ")+";", "'unsafe-inline'") > 0 &&
+				!(strings.EqualFold(a[0], "script-src") && len(needs.ScriptSrc) > 0 && defaultSrcHasUnsafeInline(before[i])) {
+				t.Errorf("AdjustCSP(%q) = %q: new directive %q has 'unsafe-inline'", value, got, a)
+			}
 		}
 	}
-	// The result serves the bootstrap, unless the page forbids all scripts.
+	// The result serves the bootstrap, unless the page forbids all scripts (or, for an
+	// external bootstrap, uses 'strict-dynamic' without our nonce: ExternalAllowed says so).
+	external := len(needs.ScriptSrc) > 0 && needs.ScriptHash == "" && ExternalAllowed([]string{value}, needs.Nonce)
 	for _, p := range parsePolicies(got) {
-		if d := p.effective("script-src-elem", "script-src", "default-src"); d != nil && needs.ScriptHash != "" &&
-			!d.matchesNothing(got) && !d.allowsBootstrap(got, needs) {
+		d := p.effective("script-src-elem", "script-src", "default-src")
+		if d != nil && needs.ScriptHash != "" && !d.matchesNothing(got) && !d.allowsBootstrap(got, needs) {
 			t.Errorf("AdjustCSP(%q) = %q: script directive %q does not allow the bootstrap", value, got, d.name)
+		}
+		if d != nil && external && !d.matchesNothing(got) &&
+			!(needs.Nonce != "" && d.has(got, "'nonce-"+needs.Nonce+"'")) && !d.has(got, needs.ScriptSrc[0]) {
+			t.Errorf("AdjustCSP(%q) = %q: script directive %q does not allow the external bootstrap", value, got, d.name)
 		}
 		for _, c := range []struct {
 			names []string
@@ -370,6 +429,21 @@ func checkAdjustProperties(t *testing.T, value string, needs CSPNeeds) {
 	if again := AdjustCSP(got, needs); again != got {
 		t.Errorf("AdjustCSP is not idempotent on %q: got %q then %q", value, got, again)
 	}
+}
+
+// defaultSrcHasUnsafeInline reports whether a raw policy's first default-src has 'unsafe-inline'.
+func defaultSrcHasUnsafeInline(policy [][]string) bool {
+	for _, d := range policy {
+		if strings.EqualFold(d[0], "default-src") {
+			for _, src := range d[1:] {
+				if strings.EqualFold(src, "'unsafe-inline'") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // rawPolicies splits a header value into policies, directives and tokens, keeping every
@@ -461,6 +535,32 @@ func TestBlocksInjection(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := BlocksInjection(tc.headers); got != tc.want {
 				t.Errorf("BlocksInjection(%q) = %v, want %v", tc.headers, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExternalAllowed(t *testing.T) {
+	cases := []struct {
+		name     string
+		policies []string
+		nonce    string
+		want     bool
+	}{
+		{"no policy", nil, "", true},
+		{"host-based", []string{"script-src 'self'"}, "", true},
+		{"unsafe-inline", []string{"default-src 'self' 'unsafe-inline'"}, "", true},
+		{"strict-dynamic with our nonce", []string{"script-src 'nonce-abc' 'strict-dynamic'"}, "abc", true},
+		{"strict-dynamic without a nonce", []string{"script-src 'sha256-AAAA' 'strict-dynamic'"}, "", false},
+		{"strict-dynamic with another nonce", []string{"script-src 'nonce-abc' 'strict-dynamic'"}, "xyz", false},
+		{"second policy strict", []string{"script-src 'self', script-src 'strict-dynamic' 'sha256-AAAA'"}, "", false},
+		{"strict-dynamic in default-src", []string{"default-src 'strict-dynamic' 'nonce-q'"}, "q", true},
+		{"script-src-elem decides", []string{"script-src 'strict-dynamic'; script-src-elem 'self'"}, "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ExternalAllowed(c.policies, c.nonce); got != c.want {
+				t.Errorf("ExternalAllowed(%q, %q) = %v, want %v", c.policies, c.nonce, got, c.want)
 			}
 		})
 	}
