@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/panel"
 )
 
 // The inline script of the hashed pages, and its CSP hash.
@@ -52,6 +53,17 @@ document.body.appendChild(s);
 <link rel="stylesheet" href="/style.css">
 </head><body>
 <p>A hash policy with default-src 'self'.</p>
+<script>`+hashedScript+`</script>
+</body></html>
+`)
+	})
+	mux.HandleFunc("/hash-strict-dynamic", func(w http.ResponseWriter, r *http.Request) {
+		// Hashes with 'strict-dynamic' and no nonce: a host-source would be inert, so the proxy
+		// must inline the page agent and allow it by its hash.
+		w.Header().Set("Content-Security-Policy", "script-src "+cspHash(hashedScript)+" 'strict-dynamic'; object-src 'none'")
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Hash strict-dynamic CSP</title></head><body>
+<p>A hash policy with strict-dynamic.</p>
 <script>`+hashedScript+`</script>
 </body></html>
 `)
@@ -107,6 +119,7 @@ func TestCSP(t *testing.T) {
 	}{
 		{name: "nonce strict-dynamic", path: "/nonce", wantText: "strict-dynamic script ran"},
 		{name: "hash default-src self", path: "/hash"},
+		{name: "hash strict-dynamic", path: "/hash-strict-dynamic"},
 		{name: "meta policy", path: "/meta", meta: true},
 		{name: "trusted types", path: "/trusted-types", wantText: "trusted types page script ran"},
 	} {
@@ -126,6 +139,18 @@ func TestCSP(t *testing.T) {
 				gotPolicy = e2etest.Eval[string](proxied.tab, metaCSP)
 			}
 			checkPolicyOnlyWidened(t, wantPolicy, gotPolicy)
+			// How the page agent got in: loaded from remix.proxy where a host-source works,
+			// inlined and allowed by its hash where 'strict-dynamic' makes host-sources inert.
+			switch tc.path {
+			case "/hash":
+				if !strings.Contains(gotPolicy, "https://remix.proxy") {
+					t.Errorf("policy %q does not allow the page agent's origin", gotPolicy)
+				}
+			case "/hash-strict-dynamic":
+				if !strings.Contains(gotPolicy, panel.BootstrapHash()) {
+					t.Errorf("policy %q does not carry the inlined page agent's hash %s", gotPolicy, panel.BootstrapHash())
+				}
+			}
 		})
 	}
 
