@@ -44,4 +44,3 @@ func TestClassifyUpstreamError(t *testing.T) {
 		})
 	}
 }
-
