@@ -1,13 +1,17 @@
-// Package proxy is the intercepting HTTP proxy the browser talks to, built on elazarl/goproxy.
+// Package proxy is the intercepting HTTP proxy the browser talks to.
 //
-// Data flow, in the order the stages run (see Server.stages in proxy.go):
+// Data flow, in the order the stages run:
 //
-//	browser ─CONNECT→ connect.go    intercept (TLS with a leaf from certs/) or tunnel (--no-mitm)
-//	        ─request→ magic.go      remix.proxy and the listen address are answered here, never dialed
-//	                  upstream.go   dial (--resolve), verify TLS (system roots + --upstream-ca)
-//	                  errorpage.go  upstream failures become a clear HTML page with 502/504
-//	        ←response html.go       2xx HTML documents: decode, inject (rewrite/), adjust CSP
-//	                                everything else streams through untouched
+//	browser ─CONNECT→ connect.go   goproxy answers the CONNECT: intercept, tunnel (--no-mitm) or refuse
+//	        ─TLS────→ mitm.go      leaf from certs/, HTTP/2 or HTTP/1.1 by ALPN (plain HTTP too), net/http
+//	        ─request→ pipeline.go  one httputil.ReverseProxy for intercepted and plain http:// requests
+//	                  magic.go     remix.proxy is answered in process, never dialed; so is the listen address
+//	                  upstream.go  dial (--resolve), verify TLS (system roots + --upstream-ca)
+//	                  errorpage.go upstream failures become a clear HTML page with 502/504
+//	        ←response swshim.go    service-worker scripts get the navigation relay shim
+//	                  html.go      2xx HTML documents: decode (decode.go), inject (rewrite/), adjust CSP
+//	                               everything else streams through untouched
+//	page agent ─ws──→ agentws.go   page sessions bound to signed tokens (sessions.go)
 //
 // It must never: trust an upstream certificate that does not verify, buffer a non-HTML body,
 // change a byte of a response it does not inject into, let a page's claim decide which page a
