@@ -1,0 +1,362 @@
+package rewrite
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func styleHosts(host string) bool { return host == "cdn.example.com" || host == "example.com" }
+
+// benignCSS is real-world style CSS that must pass unchanged.
+const benignCSS = `/* Remixlet: tidy the feed */
+@charset-free;
+:root { --accent: #0a7; --gap: calc(1rem + 2px); --shadow: 0 1px 2px rgb(0 0 0 / 20%); }
+.promoted, [data-ad="true"], article:has(> .sponsored) { display: none !important; }
+.feed > li:not(:first-child):nth-child(2n+1) { margin-block: var(--gap, 8px); }
+.card {
+  background: linear-gradient(to right, hsl(210 40% 96%), oklch(70% 0.1 200)) , url(https://cdn.example.com/bg.png) no-repeat;
+  background-image: url("https://example.com/img/a.svg");
+  color: color-mix(in srgb, var(--accent) 60%, white);
+  transition: transform 200ms cubic-bezier(.2, .8, .2, 1), opacity .2s steps(4, end);
+  transform: translate(-50%, 0) rotate(3deg) scale(1.02);
+  filter: drop-shadow(0 0 2px rgba(0,0,0,.3)) grayscale(20%);
+  clip-path: polygon(0 0, 100% 0, 100% 80%, 0 100%);
+  grid-template-columns: repeat(auto-fill, minmax(200px, 1fr));
+  width: clamp(200px, 50vw, min(800px, 100%));
+  content: "→ read more";
+  -webkit-line-clamp: 3;
+  & .title { font-weight: 600; }
+  &:hover { box-shadow: var(--shadow); }
+}
+ol.steps li::before { content: counter(step) ". "; counter-increment: step; }
+@media (max-width: 600px) and (prefers-color-scheme: dark) {
+  .sidebar { display: none; }
+  @supports (display: grid) and selector(:has(a)) { .feed { display: grid; } }
+}
+@keyframes pulse { from { opacity: 1 } 50% { opacity: .5 } to { opacity: 1 } }
+@-webkit-keyframes pulse { 0% { opacity: 1 } 100% { opacity: 0 } }
+@layer base, remix;
+@layer remix { .x { color: red } }
+@container card (min-width: 400px) { .title { font-size: 1.2em } }
+@property --angle { syntax: '<angle>'; inherits: false; initial-value: 0deg; }
+@page { margin: 1cm }
+.spin { animation: pulse 2s linear infinite; rotate: calc(var(--angle) * 2); }
+`
+
+func TestCheckStylesheetBenignUnchanged(t *testing.T) {
+	// "@charset-free;" is an unknown at-rule: take it out so the rest is pure benign CSS.
+	css := strings.Replace(benignCSS, "@charset-free;\n", "", 1)
+	clean, probs := CheckStylesheet([]byte(css), styleHosts)
+	if len(probs) > 0 {
+		t.Fatalf("benign CSS got problems: %v", probs)
+	}
+	if string(clean) != css {
+		t.Fatalf("benign CSS changed:\n got %q\nwant %q", clean, css)
+	}
+}
+
+func TestCheckStylesheetRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		css  string
+		keep string // a part of the sheet that must survive, if any
+	}{
+		{"plain url to other host", `a{background:url(https://evil.test/x.png)}`, "a{"},
+		{"quoted url to other host", `a{background:url("https://evil.test/x")}`, ""},
+		{"uppercase URL", `a{background:URL(https://evil.test/x)}`, ""},
+		{"hex-escaped url", `a{color:red;background:\75rl(https://evil.test/x)}`, "color:red"},
+		{"long hex escape", `a{background:\000075rl(https://evil.test/x)}`, ""},
+		{"hex escape with space", `a{background:\75 rl(https://evil.test/x)}`, ""},
+		{"escaped letter", `a{background:u\rl(https://evil.test/x)}`, ""},
+		{"escaped url to allowed host", `a{background:u\rl(https://cdn.example.com/x)}`, ""},
+		{"comment splits url", `a{background:u/**/rl(https://evil.test/x)}`, ""},
+		{"escaped host in url", `a{background:url(https://\65vil.test/x)}`, ""},
+		{"userinfo trick", `a{background:url(https://cdn.example.com@evil.test/x)}`, ""},
+		{"backslash trick", `a{background:url("https://cdn.example.com\\@evil.test/x")}`, ""},
+		{"uppercase host", `a{background:url(https://EVIL.test/x)}`, ""},
+		{"percent host", `a{background:url(https://%65vil.test/x)}`, ""},
+		{"data url", `a{background:url(data:image/png;base64,AAAA)}`, ""},
+		{"relative url", `a{background:url(/img/x.png)}`, ""},
+		{"scheme-relative url", `a{background:url(//evil.test/x)}`, ""},
+		{"javascript url", `a{background:url(javascript:alert(1))}`, ""},
+		{"import", `@import url(https://evil.test/x.css); b{color:blue}`, "b{color:blue}"},
+		{"import string", `@import "https://evil.test/x.css";`, ""},
+		{"import uppercase", `@IMPORT "https://evil.test/x.css";`, ""},
+		{"import escaped", `@\69mport "https://evil.test/x.css"; b{color:blue}`, "b{color:blue}"},
+		{"import after comment", `a{color:red}/**/@import 'x';*{}`, "*{}"},
+		{"import nested in media", `@media screen{@import "https://evil.test/x.css"; a{color:red}}`, "a{color:red}"},
+		{"font-face", `@font-face{font-family:x;src:url(https://cdn.example.com/f.woff)} p{margin:0}`, "p{margin:0}"},
+		{"font-face escaped", `@\66ont-face{font-family:x;src:url(https://evil.test/f.woff)}`, ""},
+		{"namespace", `@namespace svg url(http://www.w3.org/2000/svg);`, ""},
+		{"document", `@-moz-document url-prefix(){a{color:red}}`, ""},
+		{"image-set", `a{background:image-set("x.png" 1x)}`, ""},
+		{"webkit image-set", `a{background:-webkit-image-set(url(https://evil.test/x) 1x)}`, ""},
+		{"escaped image-set", `a{background:im\61ge-set("https://evil.test/x" 1x)}`, ""},
+		{"src function", `a{background:src("https://evil.test/x")}`, ""},
+		{"image function", `a{background:image("https://evil.test/x")}`, ""},
+		{"element function", `a{background:element(#b)}`, ""},
+		{"moz element", `a{background:-moz-element(#b)}`, ""},
+		{"expression", `a{width:expression(alert(1))}`, ""},
+		{"cross-fade", `a{background:cross-fade(url(https://evil.test/a), red 50%)}`, ""},
+		{"paint", `a{background:paint(worklet)}`, ""},
+		{"attr", `a::after{content:attr(data-x url)}`, ""},
+		{"moz-binding", `a{-moz-binding:url(https://cdn.example.com/x.xml#b)}`, ""},
+		{"behavior", `a{behavior:url(x.htc)}`, ""},
+		{"escaped behavior", `a{beh\61vior:url(x.htc)}`, ""},
+		{"custom property url", `a{--x: url(https://evil.test/x); background: var(--x)}`, "var(--x)"},
+		{"custom property unknown function", `a{--x: image-set("https://evil.test/x" 1x); color: red}`, "color: red"},
+		{"custom property block", `a{--x: { b: url(https://evil.test/x) }; color: red}`, "color: red"},
+		{"value selector with allowed url", `input[value^="a"]{background:url(https://cdn.example.com/a)}`, ""},
+		{"value selector in has", `form:has(input[value$="z"]) .x{background:url(https://cdn.example.com/a)}`, ""},
+		{"close style tag in comment", `/* </style><script>alert(1)</script> */ a{color:red}`, "a{color:red}"},
+		{"close style tag in string", `a{content:"</STYLE><script>alert(1)</script>"}`, ""},
+		{"unterminated string", "a{content:\"abc\n;color:red}", ""},
+		{"bad url", `a{background:url(https://cdn.example.com/a b)}`, ""},
+		{"url in selector", `a:not(url(https://evil.test/)){color:red}`, ""},
+		{"url in media prelude", `@media url(https://evil.test/){a{color:red}}`, ""},
+		{"unknown at-rule", `@font-feature-values Font One { @styleset { nice-style: 12; } }`, ""},
+		{"nul in url", "a{background:url(https://cdn.example.com\x00@evil.test/)}", ""},
+		{"invalid utf-8", "a{content:\"\xff\"}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clean, probs := CheckStylesheet([]byte(tt.css), styleHosts)
+			if len(probs) == 0 {
+				t.Fatalf("no problem reported; clean = %q", clean)
+			}
+			for _, p := range probs {
+				if p.Line < 1 || p.Column < 1 || p.Reason == "" {
+					t.Errorf("problem without position or reason: %+v", p)
+				}
+			}
+			low := strings.ToLower(string(clean))
+			for _, bad := range []string{"evil.test", "@import", "image-set", "</style", "url(data", "@font-face", "binding", "behavior", "expression"} {
+				if strings.Contains(low, bad) {
+					t.Errorf("clean output %q still contains %q", clean, bad)
+				}
+			}
+			if tt.keep != "" && !strings.Contains(string(clean), tt.keep) {
+				t.Errorf("clean output %q lost %q", clean, tt.keep)
+			}
+			if again, probs := CheckStylesheet(clean, styleHosts); len(probs) > 0 || !bytes.Equal(again, clean) {
+				t.Errorf("re-checking clean output: got %q %v, want it unchanged with no problems", again, probs)
+			}
+		})
+	}
+}
+
+func TestCheckStylesheetPositions(t *testing.T) {
+	css := "a { color: red }\n\nb {\n  background: url(https://evil.test/x);\n}\n"
+	_, probs := CheckStylesheet([]byte(css), styleHosts)
+	if len(probs) != 1 {
+		t.Fatalf("got %d problems %v, want 1", len(probs), probs)
+	}
+	if got := probs[0]; got.Line != 4 || got.Column != 15 {
+		t.Errorf("got %d:%d, want 4:15 (%s)", got.Line, got.Column, got.Reason)
+	}
+	if !strings.Contains(probs[0].Error(), "4:15: ") || !strings.Contains(probs[0].Reason, "evil.test") {
+		t.Errorf("Error() = %q, want position and host", probs[0].Error())
+	}
+}
+
+func TestCheckStylesheetKeepsStructure(t *testing.T) {
+	tests := []struct{ name, css, want string }{
+		{"drop last declaration", `a{color:red;background:url(x)}`, `a{color:red;}`},
+		{"drop middle declaration", `a{color:red;background:url(x);margin:0}`, `a{color:red;margin:0}`},
+		{"drop whole rule by selector", `a:foo(x){color:red}b{color:blue}`, `b{color:blue}`},
+		{"charset dropped", `@charset "utf-8";a{color:red}`, `a{color:red}`},
+		{"separator keeps comment from forming", `a{color:red}/**/@import "x";*{}`, `a{color:red}/**/ *{}`},
+		{"crlf normalised", "a{\r\ncolor:red}", "a{\ncolor:red}"},
+		{"nil allowedHosts refuses every url", `a{background:url(https://example.com/x)}`, `a{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hosts := styleHosts
+			if strings.HasPrefix(tt.name, "nil") {
+				hosts = nil
+			}
+			clean, _ := CheckStylesheet([]byte(tt.css), hosts)
+			if string(clean) != tt.want {
+				t.Errorf("got %q, want %q", clean, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeCSSEscapes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`\75rl`, "url"},
+		{`\000075rl`, "url"},
+		{`\75 rl`, "url"},
+		{`u\rl`, "url"},
+		{`\@import`, "@import"},
+		{`a\0 b`, "a\uFFFDb"},
+		{`\110000`, "\uFFFD"},
+		{`\d800`, "\uFFFD"},
+	}
+	for _, tt := range tests {
+		if got := decodeCSSName([]byte(tt.in)); got != tt.want {
+			t.Errorf("decodeCSSName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := decodeCSSString([]byte("ab\\\ncd")); got != "abcd" {
+		t.Errorf("line continuation: got %q, want %q", got, "abcd")
+	}
+}
+
+// FuzzCheckStylesheet checks that what CheckStylesheet keeps is stable (re-checking it finds
+// nothing and changes nothing) and that an independent, simpler reading of the kept text finds
+// no load from a host other than the allowed ones and none of the refused constructs.
+func FuzzCheckStylesheet(f *testing.F) {
+	f.Add([]byte(benignCSS))
+	for _, s := range []string{
+		`a{background:\75rl(https://evil.test/x)}`, `@\69mport "https://evil.test/";`,
+		`a{background:u\rl(https://evil.test/x)}`, `a{--x:url(https://evil.test)}`,
+		`a{background:url(https://cdn.example.com/a.png)}`, `a{color:red}/**/@import 'x';*{}`,
+		`@media x{a{b:c;d:image-set(e)}}`, "a{content:\"x\n}", `a{b:c(`, `a{b:"\`,
+		`input[value^=a]{background:url(https://cdn.example.com/)}`, "0{00url(", "u+a-url(x)",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, css []byte) {
+		clean, _ := CheckStylesheet(css, styleHosts)
+		again, probs := CheckStylesheet(clean, styleHosts)
+		if len(probs) > 0 {
+			t.Fatalf("re-checking clean output %q found problems: %v", clean, probs)
+		}
+		if !bytes.Equal(again, clean) {
+			t.Fatalf("re-checking changed the clean output:\n%q\n%q", clean, again)
+		}
+		if f := oracleFindings(clean); f != "" {
+			t.Fatalf("clean output %q: %s", clean, f)
+		}
+	})
+}
+
+// oracleFindings reads css with a small scanner written apart from the checker: it drops
+// comments, decodes escapes outside strings, sets strings aside, and looks for loads and refused
+// names in what is left. It returns what it found, or "".
+func oracleFindings(css []byte) string {
+	if bytes.Contains(bytes.ToLower(css), []byte("</style")) {
+		return `contains "</style"`
+	}
+	src := preprocessCSS(css)
+	var code strings.Builder
+	var strs []string
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := bytes.Index(src[i+2:], []byte("*/"))
+			if end < 0 {
+				i = len(src)
+			} else {
+				i += end + 4
+			}
+			code.WriteByte(' ')
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(src) && src[j] != c && src[j] != '\n' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j, len(src))
+			strs = append(strs, decodeCSSString(src[i+1:j]))
+			code.WriteString("\x01\x02")
+			i = min(j+1, len(src))
+		case c == '\\':
+			j := i + 1
+			if j < len(src) && isHex(src[j]) {
+				for j < len(src) && j < i+7 && isHex(src[j]) {
+					j++
+				}
+				if j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n') {
+					j++
+				}
+			} else if j < len(src) {
+				j++
+			}
+			code.WriteString(strings.ToLower(decodeCSSName(src[i:j])))
+			i = j
+		default:
+			code.WriteString(strings.ToLower(string(c)))
+			i++
+		}
+	}
+	text := code.String()
+	for _, bad := range []string{"@import", "@font-face", "@namespace", "image-set(", "src(", "element(", "paint(",
+		"cross-fade(", "expression(", "attr(", "binding", "behavior"} {
+		if strings.Contains(text, bad) {
+			return "contains " + bad
+		}
+	}
+	for rest := text; ; {
+		k := strings.Index(rest, "url(")
+		if k < 0 {
+			break
+		}
+		if k > 0 && isNameByte(rest[k-1]) {
+			// "00url(" or "my-url(" is another token, not url(.
+			rest = rest[k+4:]
+			continue
+		}
+		rest = strings.TrimLeft(rest[k+4:], " \t\n")
+		var addr string
+		if strings.HasPrefix(rest, "\x01") {
+			// The string's index is not needed: every string must hold an allowed address, so
+			// check all of them that follow a url(.
+			end := strings.IndexByte(rest, '\x02')
+			n := strings.Count(text[:len(text)-len(rest)], "\x01")
+			if end < 0 || n >= len(strs) {
+				return "unreadable url string"
+			}
+			addr = strs[n]
+		} else {
+			end := strings.IndexByte(rest, ')')
+			if end < 0 {
+				end = len(rest)
+			}
+			addr = strings.TrimRight(rest[:end], " \t\n")
+		}
+		low := strings.ToLower(addr)
+		host := ""
+		for _, p := range []string{"https://", "http://"} {
+			if h, ok := strings.CutPrefix(low, p); ok {
+				host, _, _ = strings.Cut(h, "/")
+				host, _, _ = strings.Cut(host, "?")
+				host, _, _ = strings.Cut(host, "#")
+				host, _, _ = strings.Cut(host, ":")
+			}
+		}
+		if host == "" || strings.ContainsAny(addr, "@\\") || !styleHosts(host) {
+			return "loads " + addr
+		}
+	}
+	return ""
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c >= 0x80
+}
+
+func TestCheckStylesheetDeepNesting(t *testing.T) {
+	deep := strings.Repeat("a{", 100000) + strings.Repeat("}", 100000)
+	clean, probs := CheckStylesheet([]byte(deep), styleHosts)
+	if len(probs) != 1 || !strings.Contains(probs[0].Reason, "nested") {
+		t.Fatalf("got %v, want one nesting problem", probs)
+	}
+	if n := strings.Count(string(clean), "{"); n != maxStyleDepth {
+		t.Errorf("kept %d levels, want %d", n, maxStyleDepth)
+	}
+}
+
+func BenchmarkCheckStylesheet(b *testing.B) {
+	css := []byte(strings.Repeat(benignCSS, 50))
+	b.SetBytes(int64(len(css)))
+	for b.Loop() {
+		CheckStylesheet(css, styleHosts)
+	}
+}
