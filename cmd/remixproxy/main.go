@@ -30,6 +30,8 @@ func commands() map[string]command {
 		"sysproxy": {"on|off|status: point the system proxy setting at remixproxy", runSysproxy},
 		"browser":  {"launch Chromium/Chrome with a profile that uses the proxy and trusts its CA", runBrowser},
 		"version":  {"print the version", runVersion},
+		"remixlet": {"add DIR | list | show | log | pause | resume | delete NAME: manage remixlets", runRemixlet},
+		"site":     {"pause | resume HOST | list: stop or restart every remixlet on a site", runSite},
 	}
 }
 

@@ -1,0 +1,164 @@
+// remixlet API, version 1 — what script.js can use in the remixproxy sandbox.
+//
+// script.js runs once per matching page, in its own sandbox, inside an async function (top-level
+// `await` works). It has the ECMAScript built-ins plus what is declared here, and nothing else:
+// no DOM, no network, no page storage, no `eval`, no `Function` constructor, no `require`.
+// Every dom.* call is relayed to the page as JSON data and returns a Promise. Arguments must be
+// JSON data (strings, numbers, booleans, null, arrays, plain objects); the only exception is the
+// listener of dom.on. Handles stand for page elements; pass them back as you got them.
+
+/** An opaque reference to a page element, valid for this page session. */
+interface Handle {
+  readonly $h: number;
+}
+
+/** Where dom.insert puts a node, relative to the target element. */
+type Position = "before" | "after" | "prepend" | "append";
+
+/** An element to build with dom.create: a tag from the allow-list, attributes, text, children. */
+interface ElementSpec {
+  tag: string;
+  attrs?: { [name: string]: string };
+  text?: string;
+  children?: ElementSpec[];
+}
+
+/** An element's box in viewport pixels. */
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The event a dom.on listener receives (data only; no methods). */
+interface DOMEventData {
+  type: string;
+  target: Handle | null;
+  key?: string;
+  value?: string;
+}
+
+/** The page the remixlet runs on. */
+interface PageInfo {
+  url: string;
+  title: string;
+}
+
+/** What rmx.keep keeps true while the site redraws itself. */
+interface KeepSpec {
+  /** Returns true (or a Promise of true) when all is as it should be. */
+  check(): boolean | Promise<boolean>;
+  /** Puts it right; called when check returns false. */
+  repair(): void | Promise<void>;
+}
+
+/** Page content, through the page agent, under the page policy. */
+declare namespace dom {
+  /** The first element matching a CSS selector, or null. Example: `const h = await dom.query("h1")` */
+  function query(selector: string, within?: Handle): Promise<Handle | null>;
+  /** Every element matching a CSS selector. Example: `for (const el of await dom.queryAll(".ad")) await dom.hide(el)` */
+  function queryAll(selector: string, within?: Handle): Promise<Handle[]>;
+  /** The element's text content. Example: `const t = await dom.text(h)` */
+  function text(el: Handle): Promise<string>;
+  /** An attribute's value, or null. Example: `const href = await dom.attr(link, "href")` */
+  function attr(el: Handle, name: string): Promise<string | null>;
+  /** A form control's current value (always "" for password fields). Example: `const q = await dom.value(input)` */
+  function value(el: Handle): Promise<string>;
+  /** The element's box in viewport pixels. Example: `const { width } = await dom.rect(h)` */
+  function rect(el: Handle): Promise<Rect>;
+  /** A computed style property. Example: `const c = await dom.style(h, "color")` */
+  function style(el: Handle, property: string): Promise<string>;
+  /** Builds a detached element from an allow-listed tag. Example: `const b = await dom.create({ tag: "button", text: "Hide" })` */
+  function create(spec: ElementSpec): Promise<Handle>;
+  /** Replaces the element's text. Example: `await dom.setText(h, "Hello")` */
+  function setText(el: Handle, text: string): Promise<void>;
+  /** Sets an attribute (code-running and loading attributes are refused). Example: `await dom.setAttr(a, "title", "Opens the cart")` */
+  function setAttr(el: Handle, name: string, value: string): Promise<void>;
+  /** Adds a class (marked as the remixlet's). Example: `await dom.addClass(row, "cheap")` */
+  function addClass(el: Handle, name: string): Promise<void>;
+  /** Removes a class. Example: `await dom.removeClass(row, "cheap")` */
+  function removeClass(el: Handle, name: string): Promise<void>;
+  /** Sets inline style properties (no url()). Example: `await dom.setStyle(h, { color: "red", fontWeight: "bold" })` */
+  function setStyle(el: Handle, styles: { [property: string]: string }): Promise<void>;
+  /** Inserts a node relative to a target. Example: `await dom.insert(b, h, "after")` */
+  function insert(node: Handle, target: Handle, position?: Position): Promise<void>;
+  /** Removes an element from the page. Example: `await dom.remove(banner)` */
+  function remove(el: Handle): Promise<void>;
+  /** A detached copy of an element (password values stay empty). Example: `const copy = await dom.clone(card)` */
+  function clone(el: Handle, deep?: boolean): Promise<Handle>;
+  /** Hides an element. Example: `await dom.hide(await dom.query(".promoted"))` */
+  function hide(el: Handle): Promise<void>;
+  /** Shows an element hidden with dom.hide. Example: `await dom.show(h)` */
+  function show(el: Handle): Promise<void>;
+  /** Calls listener on an event of the element. Example: `await dom.on(b, "click", () => dom.hide(panel))` */
+  function on(el: Handle, type: string, listener: (event: DOMEventData) => void): Promise<void>;
+  /** Clicks an element, if what it activates is allowed. Example: `await dom.click(await dom.query("button.more"))` */
+  function click(el: Handle): Promise<void>;
+  /** Focuses an element. Example: `await dom.focus(input)` */
+  function focus(el: Handle): Promise<void>;
+  /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
+  function scrollIntoView(el: Handle): Promise<void>;
+  /** Adds a stylesheet to the page (checked; no url() or @import). Example: `await dom.addStyle(".promoted { display: none }")` */
+  function addStyle(css: string): Promise<void>;
+  /** Replaces the element's content with HTML, parsed inert and filtered by allow-list. Example: `await dom.setHTML(h, "<b>Sale</b> ends today")` */
+  function setHTML(el: Handle, html: string): Promise<void>;
+}
+
+/** Remixlet services, each checked against the remixlet's approved manifest. */
+declare namespace rmx {
+  /** The API version this runtime implements. Example: `if (rmx.version >= 1) rmx.log("ok")` */
+  const version: number;
+  /** Writes a line to the remixlet's log. Example: `rmx.log("hid", n, "posts")` */
+  function log(...values: unknown[]): void;
+  /** Keeps a condition true while the site redraws itself: check runs after page changes, repair when it fails. Example: `rmx.keep("no promoted", { check: async () => (await dom.query(".promoted")) === null, repair: async () => { for (const el of await dom.queryAll(".promoted")) await dom.remove(el) } })` */
+  function keep(name: string, spec: KeepSpec): void;
+  /** The page's current URL and title. Example: `const { url } = await rmx.page()` */
+  function page(): Promise<PageInfo>;
+  /** Per-remixlet storage (needs the storage permission), with a quota. */
+  namespace storage {
+    /** A stored value, or null. Example: `const n = (await rmx.storage.get("count")) ?? 0` */
+    function get(key: string): Promise<unknown>;
+    /** Stores a JSON value. Example: `await rmx.storage.set("count", n + 1)` */
+    function set(key: string, value: unknown): Promise<void>;
+    /** Deletes a key. Example: `await rmx.storage.remove("count")` */
+    function remove(key: string): Promise<void>;
+    /** Every stored key. Example: `const keys = await rmx.storage.keys()` */
+    function keys(): Promise<string[]>;
+  }
+}
+
+/** Writes to the remixlet's log. Example: `console.log("ready")` */
+declare const console: {
+  log(...values: unknown[]): void;
+  info(...values: unknown[]): void;
+  warn(...values: unknown[]): void;
+  error(...values: unknown[]): void;
+  debug(...values: unknown[]): void;
+};
+
+/** Runs fn once after ms milliseconds; a string instead of a function does nothing. Example: `setTimeout(() => dom.hide(h), 500)` */
+declare function setTimeout(fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): number;
+/** Runs fn every ms milliseconds (at least 4). Example: `const id = setInterval(tick, 1000)` */
+declare function setInterval(fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]): number;
+/** Cancels a setTimeout. Example: `clearTimeout(id)` */
+declare function clearTimeout(id: number): void;
+/** Cancels a setInterval. Example: `clearInterval(id)` */
+declare function clearInterval(id: number): void;
+/** Runs fn after the current task, before the next. Example: `queueMicrotask(() => rmx.log("soon"))` */
+declare function queueMicrotask(fn: () => void): void;
+
+/** The page's address, read-only (present when the page is known). Example: `if (location.pathname === "/") …` */
+declare const location: {
+  readonly href: string;
+  readonly origin: string;
+  readonly protocol: string;
+  readonly host: string;
+  readonly hostname: string;
+  readonly port: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly hash: string;
+};
+/** A read-only stand-in for the page's window: only location. Example: `window.location.hostname` */
+declare const window: { readonly location: typeof location };

@@ -1,0 +1,128 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidatePermission(t *testing.T) {
+	tests := []struct {
+		name string
+		want string // "" means valid
+	}{
+		{"storage", ""}, {"clipboard", ""}, {"notifications", ""}, {"menu", ""}, {"schedule", ""}, {"netrules", ""},
+		{"fetch:api.example.com", ""}, {"network:observe:api.example.com", ""}, {"fetch:93.184.215.14", ""}, {"fetch:[2606:4700::1111]", ""},
+		{"fetch:127.0.0.1", "local address"},
+		{"fetch:10.1.2.3", "local address"},
+		{"fetch:169.254.169.254", "local address"},
+		{"fetch:[::1]", "local address"},
+		{"fetch:0.0.0.0", "local address"},
+		{"fetch:*", "wildcards"},
+		{"fetch:*.example.com", "wildcards"},
+		{"fetch:", "missing host"},
+		{"fetch:https://api.example.com", "without a scheme"},
+		{"fetch:api.example.com/v1", "without a path"},
+		{"fetch:api.example.com:8443", "without a port"},
+		{"fetch:user@api.example.com", "without a user"},
+		{"fetch:API.example.com", "lowercase"},
+		{"fetch:localhost", "not a full host name"},
+		{"fetch:api..example.com", "not a valid host name"},
+		{"fetch:-a.example.com", "not a valid host name"},
+		{"fetch:exämple.com", "punycode"},
+		{"fetch:2001:db8::1", "in brackets"},
+		{"network:api.example.com", "network:observe:HOST"},
+		{"network:observe:*", "wildcards"},
+		{"tabs", "unknown permission"},
+		{"Storage", "unknown permission"},
+		{"", "unknown permission"},
+		{"all_hosts", "unknown permission"},
+		{"<all_urls>", "unknown permission"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidatePermission(tt.name)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want valid", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPermissionText(t *testing.T) {
+	names := []string{"storage", "clipboard", "notifications", "menu", "schedule", "netrules",
+		"fetch:api.example.com", "network:observe:api.example.com"}
+	if len(names) != len(knownPermissionForms) {
+		t.Fatalf("test lists %d permissions, the package knows %d forms", len(names), len(knownPermissionForms))
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		text := PermissionText(n)
+		if text == "" {
+			t.Errorf("PermissionText(%q) is empty", n)
+		}
+		if seen[text] {
+			t.Errorf("PermissionText(%q) = %q is shared with another permission", n, text)
+		}
+		seen[text] = true
+	}
+	if got, want := PermissionText("fetch:api.example.com"), "Send requests to api.example.com as you, with your cookies"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, bad := range []string{"tabs", "fetch:*", "fetch:https://x.test/", ""} {
+		if got := PermissionText(bad); got != "" {
+			t.Errorf("PermissionText(%q) = %q, want empty for an invalid permission", bad, got)
+		}
+	}
+}
+
+// The text shown for a permission never includes the reason the manifest gives, however the
+// reason is written.
+func TestPermissionTextIgnoresReason(t *testing.T) {
+	const reason = "IGNORE PREVIOUS TEXT: this only reads the page, click Allow"
+	var perms []string
+	for _, n := range []string{"storage", "clipboard", "notifications", "menu", "schedule", "netrules",
+		"fetch:api.example.com", "network:observe:api.example.com"} {
+		perms = append(perms, `{"name":"`+n+`","reason":"`+reason+`"}`)
+	}
+	m, probs := ParseManifest([]byte(`{"name":"x","api":1,"matches":["https://a.test/*"],"permissions":[` + strings.Join(perms, ",") + `]}`))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	for _, p := range m.Permissions {
+		if p.Reason != reason {
+			t.Fatalf("reason not stored: %+v", p)
+		}
+		if text := PermissionText(p.Name); strings.Contains(text, "IGNORE") || strings.Contains(text, "click Allow") {
+			t.Errorf("PermissionText(%q) = %q contains the reason", p.Name, text)
+		}
+	}
+	_, reasons := NeedsApproval(nil, m, "a.test", false)
+	for _, r := range reasons {
+		if strings.Contains(r, "IGNORE") || strings.Contains(r, "click Allow") {
+			t.Errorf("approval reason %q contains the manifest's reason", r)
+		}
+	}
+}
+
+func TestStyleHostAllowed(t *testing.T) {
+	m := &Manifest{Matches: []string{"https://*.example.com/*"}, Permissions: []Permission{
+		{Name: "fetch:cdn.other.test", Reason: "r"}, {Name: "network:observe:api.watch.test", Reason: "r"}}}
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"example.com", true}, {"img.example.com", true}, {"cdn.other.test", true},
+		{"api.watch.test", false}, {"evil.test", false}, {"other.test", false},
+	}
+	for _, tt := range tests {
+		if got := m.StyleHostAllowed(tt.host); got != tt.want {
+			t.Errorf("StyleHostAllowed(%q) = %v, want %v", tt.host, got, tt.want)
+		}
+	}
+	if !(&Manifest{Matches: []string{"<all_urls>"}}).StyleHostAllowed("anything.test") {
+		t.Error("a remixlet on every site may load from any host")
+	}
+}
