@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -23,15 +24,16 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":      {"start the proxy (the default)", runProxy},
-		"ca":       {"create the local CA if missing; print its path and fingerprint", runCA},
-		"trust":    {"install the CA in the system and browser trust stores", runTrust},
-		"untrust":  {"remove the CA from the system and browser trust stores", runUntrust},
-		"sysproxy": {"on|off|status: point the system proxy setting at remixproxy", runSysproxy},
-		"browser":  {"launch Chromium/Chrome with a profile that uses the proxy and trusts its CA", runBrowser},
-		"version":  {"print the version", runVersion},
-		"remixlet": {"add DIR | list | show | log | pause | resume | delete NAME: manage remixlets", runRemixlet},
-		"site":     {"pause | resume HOST | list: stop or restart every remixlet on a site", runSite},
+		"run":          {"start the proxy (the default)", runProxy},
+		"ca":           {"create the local CA if missing; print its path and fingerprint", runCA},
+		"trust":        {"install the CA in the system and browser trust stores", runTrust},
+		"untrust":      {"remove the CA from the system and browser trust stores", runUntrust},
+		"sysproxy":     {"on|off|status: point the system proxy setting at remixproxy", runSysproxy},
+		"browser":      {"launch Chromium/Chrome with a profile that uses the proxy and trusts its CA", runBrowser},
+		"version":      {"print the version", runVersion},
+		"remixlet":     {"add DIR | list | show | log | pause | resume | delete NAME: manage remixlets", runRemixlet},
+		"site":         {"pause | resume HOST | list: stop or restart every remixlet on a site", runSite},
+		"sandbox-host": {"(internal) remixlet sandbox host child; started by the proxy", runSandboxHost},
 	}
 }
 
@@ -69,6 +71,9 @@ func usage() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if strings.HasPrefix(cmds[n].summary, "(internal)") {
+			continue
+		}
 		fmt.Fprintf(os.Stderr, "  %-9s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintf(os.Stderr, "\nRun 'remixproxy COMMAND -h' for a command's flags.\n")
