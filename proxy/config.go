@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // Config is everything the proxy needs, parsed and validated by the caller (cmd/remixproxy).
@@ -29,6 +30,9 @@ type Config struct {
 	// NoMITM lists host patterns that are tunnelled untouched: "example.com" matches that host,
 	// "*.example.com" its subdomains.
 	NoMITM []string
+	// Store holds the remixlets, their versions, logs and paused sites. If nil, no remixlet runs
+	// and the manager shows nothing (the proxy core alone, as in its own tests).
+	Store *store.Store
 	// Version is reported by the status page.
 	Version string
 	// Logger receives one line per notable event. If nil, slog.Default().

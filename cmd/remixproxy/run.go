@@ -115,6 +115,11 @@ func runProxy(args []string) error {
 	if err != nil {
 		return err
 	}
+	st, err := openStore(f.dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("listening: %w (is another remixproxy running? pick another address with --listen)", err)
@@ -127,6 +132,7 @@ func runProxy(args []string) error {
 		Resolve:       resolve,
 		OnlyResolved:  f.onlyResolved,
 		NoMITM:        f.noMITM,
+		Store:         st,
 		Version:       version,
 		Logger:        log,
 	})
