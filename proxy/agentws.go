@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -60,12 +59,16 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 	if err := writeJSON(ctx, c, map[string]string{"type": "welcome", "session": sess.ID, "url": sess.URL, "panel": sess.panelToken}); err != nil {
 		return
 	}
+	s.pageConnected(ctx, sess)
+	defer s.pageGone(sess)
 	for {
+		_, raw, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
 		var m agentMessage
-		if err := readJSON(ctx, c, &m); err != nil {
-			if errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)) {
-				c.Close(websocket.StatusUnsupportedData, "messages are JSON objects")
-			}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			c.Close(websocket.StatusUnsupportedData, "messages are JSON objects")
 			return
 		}
 		switch m.Type {
@@ -81,7 +84,9 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 			}
 			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.String(), maxTokenURL) })
 		default:
-			// Unknown events are ignored: newer page agents may send more.
+			// Remixlet traffic (results of dom operations, events, page changes) goes to the
+			// runner; anything else is ignored: newer page agents may send more.
+			s.pageMessage(ctx, sess, m.Type, raw)
 		}
 	}
 }
@@ -143,14 +148,6 @@ func writeJSON(ctx context.Context, c *websocket.Conn, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return c.Write(ctx, websocket.MessageText, b)
-}
-
-func readJSON(ctx context.Context, c *websocket.Conn, v any) error {
-	_, b, err := c.Read(ctx)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }
 
 func truncate(s string, n int) string {

@@ -37,6 +37,7 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
 	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
+	s.registerManager(mux)
 	return mux
 }
 
