@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -266,4 +267,22 @@ func originOf(u *url.URL) string {
 		return u.Scheme + "://" + host
 	}
 	return u.Scheme + "://" + host + ":" + port
+}
+
+// reloadPages asks every connected page whose current URL satisfies match to reload itself
+// (message {"type":"reload"}), so that changes a remixlet made are cleared after it is paused,
+// restored, switched off or deleted. It returns how many pages were asked.
+func (ss *sessions) reloadPages(ctx context.Context, match func(pageURL string) bool) int {
+	ss.mu.Lock()
+	var conns []*websocket.Conn
+	for _, s := range ss.byID {
+		if match(s.URL) {
+			conns = append(conns, s.conn)
+		}
+	}
+	ss.mu.Unlock()
+	for _, c := range conns {
+		writeJSON(ctx, c, map[string]string{"type": "reload"})
+	}
+	return len(conns)
 }
