@@ -100,3 +100,74 @@ type State struct {
 	Title     string `json:"title"`
 	Session   string `json:"session"`
 }
+
+// Remixlet traffic on the page-agent socket. The proxy relays a remixlet's dom.* calls to the
+// page agent as Op messages, after its own static checks; the page agent runs each under the
+// page policy and answers with a Result. Nothing on this channel is privileged: rmx.* calls never
+// reach the page, and the page's answers are data for the remixlet that asked.
+//
+// Handles: the page agent keeps one table of element handles per remixlet (a number for each
+// element; the elements stay in a Map inside the agent's closure). A handle crosses as
+// {"$h": N}; an Op may only use handles from its own remixlet's table, so a remixlet can act only
+// on elements it obtained itself.
+//
+// Marks: every page element a remixlet changes gets the attribute MarkPrefix + the first 8 hex
+// digits of the remixlet's ID (e.g. data-remixlet-0123abcd=""); addClass records the classes it
+// added in that attribute's value. dom.hide sets HiddenAttr and the inline style
+// "display: none !important"; dom.show removes both. Attributes starting with MarkPrefix cannot
+// be written with setAttr.
+const (
+	TypeOp      = "op"      // proxy → page agent: Op
+	TypeResult  = "result"  // page agent → proxy: Result, the answer to an Op
+	TypeEvent   = "event"   // page agent → proxy: Event, for a listener registered with dom.on
+	TypeMutated = "mutated" // page agent → proxy: Mutated, the page changed (debounced)
+	TypeReload  = "reload"  // proxy → page agent: Reload
+
+	MarkPrefix = "data-remixlet-"
+	HiddenAttr = "data-remixlet-hidden"
+)
+
+// Op asks the page agent to run one dom operation for a remixlet. Args are the call's arguments
+// as the remixlet passed them (JSON data; handles as {"$h": N}, a dom.on listener as
+// {"$listener": N}). The operations: query, queryAll, text, attr, value, setText, setAttr,
+// addClass, removeClass, setStyle, hide, show, on, remove.
+type Op struct {
+	Type     string `json:"type"` // TypeOp
+	ID       uint64 `json:"id"`
+	Remixlet string `json:"remixlet"` // the remixlet's ID, "rx_" + 32 hex digits
+	Op       string `json:"op"`
+	Args     []any  `json:"args"`
+}
+
+// Result answers the Op with the same ID. Ok false means refused or failed; Error says why, in
+// words for the remixlet's log. Value is the operation's JSON result (null for none).
+type Result struct {
+	Type  string `json:"type"` // TypeResult
+	ID    uint64 `json:"id"`
+	Ok    bool   `json:"ok"`
+	Value any    `json:"value,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Event reports an event for a listener that Remixlet registered with dom.on. Event is
+// {type, target, key?, value?} (see DOMEventData in sandbox/api.d.ts); key and value are empty
+// for password fields.
+type Event struct {
+	Type     string `json:"type"` // TypeEvent
+	Remixlet string `json:"remixlet"`
+	Listener int64  `json:"listener"`
+	Event    any    `json:"event"`
+}
+
+// Mutated tells the proxy that the page changed, at most once per 16 ms, so that rmx.keep
+// checks run again. The agent's own changes are not reported. The agent observes the page once
+// it has received its first Op.
+type Mutated struct {
+	Type string `json:"type"` // TypeMutated
+}
+
+// Reload asks the page agent to reload its page (location.reload()), e.g. after a remixlet is
+// paused, so that its changes are cleared.
+type Reload struct {
+	Type string `json:"type"` // TypeReload
+}

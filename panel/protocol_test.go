@@ -47,6 +47,13 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 		{"agent handles error", agent, "type === '" + TypeError + "'"},
 		{"panel handles state", panel, "m.type === '" + TypeState + "'"},
 		{"panel handles error", panel, "m.type === '" + TypeError + "'"},
+		{"agent runs ops", agent, "type === '" + TypeOp + "'"},
+		{"agent answers ops", agent, "message('" + TypeResult + "')"},
+		{"agent sends events", agent, "message('" + TypeEvent + "')"},
+		{"agent reports mutations", agent, "message('" + TypeMutated + "')"},
+		{"agent reloads", agent, "type === '" + TypeReload + "'"},
+		{"agent marks", agent, "'" + MarkPrefix + "'"},
+		{"agent hides", agent, "'" + HiddenAttr + "'"},
 	}
 	for _, tt := range tests {
 		if !strings.Contains(tt.js, tt.want) {
@@ -70,7 +77,7 @@ func jsonFields(v any) []string {
 
 func TestAgentSendsEveryField(t *testing.T) {
 	agent := readStatic(t, "agent.js")
-	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}} {
+	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}, Result{}, Event{}} {
 		for _, f := range jsonFields(v) {
 			if !strings.Contains(agent, "m."+f+" = ") {
 				t.Errorf("%T.%s: agent.js never sets m.%s", v, f, f)
@@ -87,6 +94,7 @@ func TestJavaScriptReadsOnlyKnownFields(t *testing.T) {
 	}{
 		{"agent.js", []string{"panel"}, Welcome{}},
 		{"agent.js", []string{"message"}, ErrorMessage{}},
+		{"agent.js", []string{"id", "remixlet", "op", "args"}, Op{}},
 		{"panel.js", []string{"connected", "url", "title"}, State{}},
 		{"panel.js", []string{"message"}, ErrorMessage{}},
 	}

@@ -10,8 +10,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events only
-// (hello, SPA navigations, title); it grants nothing. The session's URL comes from the signed
+// The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events (hello,
+// SPA navigations, title) and remixlets' dom operations, their results, dom.on events and
+// mutation notices (panel/protocol.go); it grants nothing. The session's URL comes from the signed
 // token of the response the proxy rewrote, and the handshake's Origin (set by the browser, not
 // by page script) must be that URL's origin.
 
@@ -29,8 +30,9 @@ type agentMessage struct {
 	Kind  string `json:"kind,omitempty"`
 }
 
-// maxAgentMessage bounds one message from a page.
-const maxAgentMessage = 64 << 10
+// maxAgentMessage bounds one message from a page. A remixlet's dom.* answer may be as large as
+// the sandbox accepts (sandbox.DefaultMaxMessageBytes) plus its envelope.
+const maxAgentMessage = 260 << 10
 
 func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin is checked below, against the token

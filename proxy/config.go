@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
 
@@ -33,6 +34,11 @@ type Config struct {
 	// Store holds the remixlets, their versions, logs and paused sites. If nil, no remixlet runs
 	// and the manager shows nothing (the proxy core alone, as in its own tests).
 	Store *store.Store
+	// Sandbox configures the sandbox supervisor that runs remixlets (used only with a Store). It
+	// is started when the first page with a matching remixlet connects. Zero fields take the
+	// defaults of sandbox.SupervisorConfig: the sandbox host is this executable with the argument
+	// "sandbox-host". If Sandbox.Log is nil, the supervisor's lines go to Logger.
+	Sandbox sandbox.SupervisorConfig
 	// Version is reported by the status page.
 	Version string
 	// Logger receives one line per notable event. If nil, slog.Default().

@@ -150,6 +150,10 @@ func (s *Server) serveListenAddress(w http.ResponseWriter, r *http.Request) {
 	case "/status.json":
 		s.serveStatusJSON(w, r)
 	default:
+		if isManagerPath(r.URL.Path) {
+			s.serveManagerListen(w, r)
+			return
+		}
 		http.NotFound(w, r)
 	}
 }

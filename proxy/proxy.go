@@ -35,7 +35,9 @@ type Server struct {
 	rp       *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
 	magic    http.Handler           // remix.proxy (magic.go)
 	sessions *sessions
-	boot     bootstrap // the page-agent script and its CSP hash
+	// remixlets runs remixlets in connected pages; nil without a Store (remixlets.go).
+	remixlets *remixletRunner
+	boot      bootstrap // the page-agent script and its CSP hash
 
 	started time.Time
 	counts  counters
@@ -91,6 +93,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
 	s.sessions = newSessions(secret)
+	if cfg.Store != nil {
+		s.remixlets = newRemixletRunner(cfg.Store, cfg.Sandbox, cfg.Logger)
+	}
 	s.upstream = s.newUpstreamTransport()
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
@@ -147,6 +152,9 @@ func (s *Server) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		s.sessions.closeAll()
+		if s.remixlets != nil {
+			s.remixlets.close()
+		}
 		s.mitm.Close()
 		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
 		s.upstream.CloseIdleConnections()

@@ -3,6 +3,16 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // Remixlets in pages: when a page agent connects, the proxy starts a sandbox for every enabled
@@ -10,13 +20,456 @@ import (
 // dom.* calls to the page agent as data, answers rmx.* calls after checking them in Go against
 // the stored manifest, and stops the sandboxes when the page goes.
 //
+// Every call a sandbox makes is checked here on arrival (remixletHost.Call): the remixlet still
+// exists, is enabled, not archived, still runs the version this sandbox was started with, its
+// matches cover the page's current URL, and the page's site is not paused — so a remixlet paused
+// while its sandbox runs gets nothing more. rmx.log alone skips these checks. dom.* calls then
+// pass the static page policy (remixlets_policy.go) before they are relayed; rmx.storage needs
+// the storage permission in the stored manifest. Page-change notices wake a remixlet's rmx.keep
+// checks only while it passes the same standing checks. Refusals go to the remixlet's log (a
+// standing refusal once per reason, so a paused remixlet's timers cannot flood it).
+//
 // These are the hooks agentws.go calls; with no store configured they do nothing.
 
 // pageConnected runs when a page agent has connected and been welcomed.
-func (s *Server) pageConnected(ctx context.Context, sess *session) {}
+func (s *Server) pageConnected(ctx context.Context, sess *session) {
+	if s.remixlets == nil {
+		return
+	}
+	s.remixlets.pageConnected(ctx, s.sessionPage(sess))
+}
 
 // pageGone runs when a page agent's connection has ended.
-func (s *Server) pageGone(sess *session) {}
+func (s *Server) pageGone(sess *session) {
+	if s.remixlets == nil {
+		return
+	}
+	s.remixlets.pageGone(sess.ID)
+}
 
 // pageMessage receives a page-agent message of a type agentws.go does not handle itself.
-func (s *Server) pageMessage(ctx context.Context, sess *session, typ string, raw json.RawMessage) {}
+func (s *Server) pageMessage(ctx context.Context, sess *session, typ string, raw json.RawMessage) {
+	if s.remixlets == nil {
+		return
+	}
+	s.remixlets.pageMessage(sess.ID, typ, raw)
+}
+
+// sessionPage adapts a page session to what the runner needs of it.
+func (s *Server) sessionPage(sess *session) pageConn {
+	return pageConn{
+		id:    sess.ID,
+		url:   func() string { return s.sessions.snapshot(sess).URL },
+		title: func() string { return s.sessions.snapshot(sess).Title },
+		send:  func(ctx context.Context, v any) error { return writeJSON(ctx, sess.conn, v) },
+	}
+}
+
+// pageConn is one connected page agent, as the runner sees it.
+type pageConn struct {
+	id    string
+	url   func() string                          // the page's current URL
+	title func() string                          // its current title
+	send  func(ctx context.Context, v any) error // writes one message to the page agent
+}
+
+// Defaults of the runner's timings.
+const (
+	// defaultOpTimeout bounds waiting for the page agent's answer to one dom operation.
+	defaultOpTimeout = 5 * time.Second
+	// defaultStandingTTL is how long a remixlet's standing in the store (enabled, active
+	// version, site paused) is reused before it is read again.
+	defaultStandingTTL = 250 * time.Millisecond
+)
+
+// remixletRunner runs the remixlets of every connected page. It starts the sandbox supervisor
+// on first use and stops it on close.
+type remixletRunner struct {
+	st          *store.Store
+	log         *slog.Logger
+	supCfg      sandbox.SupervisorConfig
+	opTimeout   time.Duration
+	standingTTL time.Duration
+
+	logq chan logLine
+	ctx  context.Context
+	stop context.CancelFunc
+
+	mu     sync.Mutex
+	sup    *sandbox.Supervisor
+	supErr error
+	pages  map[string]*pageRun // by session ID
+	closed bool
+}
+
+type logLine struct{ remixlet, level, msg string }
+
+func newRemixletRunner(st *store.Store, cfg sandbox.SupervisorConfig, log *slog.Logger) *remixletRunner {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &remixletRunner{
+		st: st, log: log, supCfg: cfg,
+		opTimeout: defaultOpTimeout, standingTTL: defaultStandingTTL,
+		logq: make(chan logLine, 1024), ctx: ctx, stop: cancel,
+		pages: map[string]*pageRun{},
+	}
+	if r.supCfg.Log == nil {
+		r.supCfg.Log = func(level, msg string) { r.log.Info("sandbox: "+msg, "level", level) }
+	}
+	go r.writeLogs()
+	return r
+}
+
+// writeLogs writes remixlet log lines to the store, off the callers' goroutines (the sandbox
+// supervisor's log callbacks must not block).
+func (r *remixletRunner) writeLogs() {
+	for {
+		select {
+		case l := <-r.logq:
+			if err := r.st.AppendLog(r.ctx, l.remixlet, l.level, l.msg); err != nil && r.ctx.Err() == nil {
+				r.log.Warn("writing a remixlet's log", "remixlet", l.remixlet, "err", err)
+			}
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+// logf queues a line for a remixlet's log; it drops the line when the queue is full.
+func (r *remixletRunner) logf(remixlet, level, format string, args ...any) {
+	select {
+	case r.logq <- logLine{remixlet, level, fmt.Sprintf(format, args...)}:
+	default:
+	}
+}
+
+// supervisor returns the running supervisor, starting it on first use.
+func (r *remixletRunner) supervisor() (*sandbox.Supervisor, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, sandbox.ErrSupervisorClosed
+	}
+	if r.sup == nil && r.supErr == nil {
+		sup := sandbox.NewSupervisor(r.supCfg)
+		if err := sup.Start(r.ctx); err != nil {
+			r.supErr = err
+		} else {
+			r.sup = sup
+		}
+	}
+	return r.sup, r.supErr
+}
+
+// close stops every sandbox and the supervisor.
+func (r *remixletRunner) close() {
+	r.mu.Lock()
+	r.closed = true
+	pages := r.pages
+	r.pages = map[string]*pageRun{}
+	sup := r.sup
+	r.mu.Unlock()
+	for _, p := range pages {
+		p.end()
+	}
+	r.stop()
+	if sup != nil {
+		select {
+		case <-sup.Done():
+		case <-time.After(3 * time.Second):
+		}
+	}
+}
+
+// candidate is a remixlet that should run on a page.
+type candidate struct {
+	id        string
+	versionID int64
+	manifest  *sandbox.Manifest
+	script    string
+}
+
+// remixletsFor lists the remixlets that should run on pageURL: enabled, not archived, with an
+// active version whose manifest matches the page, on a site that is not paused.
+func (r *remixletRunner) remixletsFor(ctx context.Context, pageURL string) ([]candidate, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("parsing page URL: %w", err)
+	}
+	if paused, err := r.st.IsSitePaused(ctx, u.Hostname()); err != nil || paused {
+		return nil, err
+	}
+	list, err := r.st.ListRemixlets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []candidate
+	for _, rx := range list {
+		if !rx.Enabled || rx.Archived || rx.ActiveVersionID == 0 {
+			continue
+		}
+		v, ok, err := r.st.Active(ctx, rx.ID)
+		if err != nil || !ok {
+			continue
+		}
+		m, problems := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
+		if len(problems) > 0 || m == nil {
+			r.logf(rx.ID, "error", "not started: its stored manifest.json does not parse: %v", problems[0].Error())
+			continue
+		}
+		if !m.MatchesURL(u) {
+			continue
+		}
+		out = append(out, candidate{id: rx.ID, versionID: v.ID, manifest: m, script: string(v.Files[sandbox.ScriptFile])})
+	}
+	return out, nil
+}
+
+// pageConnected starts the remixlets of a page that just connected.
+func (r *remixletRunner) pageConnected(ctx context.Context, pc pageConn) {
+	cands, err := r.remixletsFor(ctx, pc.url())
+	if err != nil {
+		r.log.Warn("listing remixlets for a page", "err", err)
+		return
+	}
+	if len(cands) == 0 {
+		return
+	}
+	sup, err := r.supervisor()
+	if err != nil {
+		r.log.Error("remixlets not started: the sandbox is not running", "err", err)
+		return
+	}
+	p := r.newPageRun(pc)
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.pages[pc.id] = p
+	r.mu.Unlock()
+	for _, c := range cands {
+		p.start(sup, c)
+	}
+}
+
+// pageGone stops the remixlets of a page whose agent disconnected.
+func (r *remixletRunner) pageGone(sessionID string) {
+	r.mu.Lock()
+	p := r.pages[sessionID]
+	delete(r.pages, sessionID)
+	r.mu.Unlock()
+	if p != nil {
+		p.end()
+	}
+}
+
+// pageMessage handles the remixlet traffic of a page: results, events, mutation notices.
+func (r *remixletRunner) pageMessage(sessionID, typ string, raw json.RawMessage) {
+	r.mu.Lock()
+	p := r.pages[sessionID]
+	r.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.receive(typ, raw)
+}
+
+// pageRun is the remixlets running for one page session.
+type pageRun struct {
+	r  *remixletRunner
+	pc pageConn
+
+	mu      sync.Mutex
+	ended   bool
+	nextOp  uint64
+	pending map[uint64]pendingOp
+	running map[string]*runningRemixlet // by remixlet ID
+}
+
+type pendingOp struct {
+	remixlet string
+	ch       chan opResult
+}
+
+type opResult struct {
+	ok    bool
+	value json.RawMessage
+	err   string
+}
+
+type runningRemixlet struct {
+	host      *remixletHost
+	handle    *sandbox.Handle
+	listeners map[int64]bool // dom.on listeners relayed for it; guarded by pageRun.mu
+}
+
+func (r *remixletRunner) newPageRun(pc pageConn) *pageRun {
+	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{}}
+}
+
+// start runs one remixlet for the page.
+func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
+	host := p.newHost(c.id, c.versionID, c.manifest)
+	rr := &runningRemixlet{host: host, listeners: map[int64]bool{}}
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	p.running[c.id] = rr
+	p.mu.Unlock()
+	id := c.id
+	h, err := sup.StartRemixlet(sandbox.RemixletConfig{
+		RemixletID: c.id,
+		API:        c.manifest.API,
+		Script:     c.script,
+		Page:       sandbox.PageInfo{URL: p.pc.url(), Title: p.pc.title()},
+		Host:       host,
+		Log:        func(level, msg string) { p.r.logf(id, level, "%s", msg) },
+	})
+	if err != nil {
+		p.r.logf(id, "error", "not started: %v", err)
+		p.mu.Lock()
+		delete(p.running, c.id)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		h.Stop()
+		return
+	}
+	rr.handle = h
+	p.mu.Unlock()
+}
+
+// end stops every remixlet of the page and fails their waiting operations.
+func (p *pageRun) end() {
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	p.ended = true
+	running := p.running
+	p.running = map[string]*runningRemixlet{}
+	pending := p.pending
+	p.pending = map[uint64]pendingOp{}
+	p.mu.Unlock()
+	for _, rr := range running {
+		if rr.handle != nil {
+			rr.handle.Stop()
+		}
+	}
+	for _, op := range pending {
+		op.ch <- opResult{err: "the page went away"}
+	}
+}
+
+// receive handles one page-agent message for the remixlets.
+func (p *pageRun) receive(typ string, raw json.RawMessage) {
+	switch typ {
+	case panel.TypeResult:
+		var m struct {
+			ID    uint64          `json:"id"`
+			Ok    bool            `json:"ok"`
+			Value json.RawMessage `json:"value"`
+			Error string          `json:"error"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			return
+		}
+		p.mu.Lock()
+		op, ok := p.pending[m.ID]
+		delete(p.pending, m.ID)
+		p.mu.Unlock()
+		if ok {
+			op.ch <- opResult{ok: m.Ok, value: m.Value, err: truncate(m.Error, 1000)}
+		}
+	case panel.TypeEvent:
+		var m struct {
+			Remixlet string          `json:"remixlet"`
+			Listener int64           `json:"listener"`
+			Event    json.RawMessage `json:"event"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			return
+		}
+		p.mu.Lock()
+		rr := p.running[m.Remixlet]
+		var h *sandbox.Handle
+		if rr != nil && rr.listeners[m.Listener] {
+			h = rr.handle
+		}
+		p.mu.Unlock()
+		if h != nil { // events for another remixlet's or an unknown listener are dropped
+			h.Dispatch(m.Listener, m.Event)
+		}
+	case panel.TypeMutated:
+		p.mu.Lock()
+		var rrs []*runningRemixlet
+		for _, rr := range p.running {
+			if rr.handle != nil {
+				rrs = append(rrs, rr)
+			}
+		}
+		p.mu.Unlock()
+		for _, rr := range rrs {
+			// A paused remixlet's keeps are not woken: their calls would only be refused.
+			if rr.host.allowed(p.r.ctx, "rmx.keep checks") {
+				rr.handle.Mutated()
+			}
+		}
+	}
+}
+
+// relay sends one dom operation of a remixlet to the page agent and waits for its answer.
+func (p *pageRun) relay(ctx context.Context, remixlet, op string, args []json.RawMessage, listener int64) (json.RawMessage, error) {
+	ch := make(chan opResult, 1)
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return nil, errors.New("the page went away")
+	}
+	p.nextOp++
+	id := p.nextOp
+	p.pending[id] = pendingOp{remixlet: remixlet, ch: ch}
+	if listener != 0 {
+		if rr := p.running[remixlet]; rr != nil {
+			rr.listeners[listener] = true
+		}
+	}
+	p.mu.Unlock()
+	drop := func() {
+		p.mu.Lock()
+		delete(p.pending, id)
+		p.mu.Unlock()
+	}
+	anyArgs := make([]any, len(args))
+	for i, a := range args {
+		anyArgs[i] = a
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.r.opTimeout)
+	defer cancel()
+	if err := p.pc.send(ctx, panel.Op{Type: panel.TypeOp, ID: id, Remixlet: remixlet, Op: op, Args: anyArgs}); err != nil {
+		drop()
+		return nil, errors.New("the page is not connected")
+	}
+	select {
+	case res := <-ch:
+		if !res.ok {
+			if res.err == "" {
+				res.err = "the page agent refused it"
+			}
+			return nil, &refusal{why: res.err}
+		}
+		if len(res.value) == 0 {
+			return json.RawMessage("null"), nil
+		}
+		return res.value, nil
+	case <-ctx.Done():
+		drop()
+		return nil, fmt.Errorf("the page did not answer within %v", p.r.opTimeout)
+	}
+}

@@ -73,7 +73,7 @@ declare namespace dom {
   function create(spec: ElementSpec): Promise<Handle>;
   /** Replaces the element's text. Example: `await dom.setText(h, "Hello")` */
   function setText(el: Handle, text: string): Promise<void>;
-  /** Sets an attribute (code-running and loading attributes are refused). Example: `await dom.setAttr(a, "title", "Opens the cart")` */
+  /** Sets an attribute (code-running and loading attributes are refused; href and src too, for now). Example: `await dom.setAttr(a, "title", "Opens the cart")` */
   function setAttr(el: Handle, name: string, value: string): Promise<void>;
   /** Adds a class (marked as the remixlet's). Example: `await dom.addClass(row, "cheap")` */
   function addClass(el: Handle, name: string): Promise<void>;
@@ -87,7 +87,7 @@ declare namespace dom {
   function remove(el: Handle): Promise<void>;
   /** A detached copy of an element (password values stay empty). Example: `const copy = await dom.clone(card)` */
   function clone(el: Handle, deep?: boolean): Promise<Handle>;
-  /** Hides an element. Example: `await dom.hide(await dom.query(".promoted"))` */
+  /** Hides an element; it gets the attribute data-remixlet-hidden, so `.promoted:not([data-remixlet-hidden])` finds those still shown. Example: `await dom.hide(await dom.query(".promoted"))` */
   function hide(el: Handle): Promise<void>;
   /** Shows an element hidden with dom.hide. Example: `await dom.show(h)` */
   function show(el: Handle): Promise<void>;

@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/proxy"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // Proxy is a remixproxy serving on 127.0.0.1, configured for the test sites: it dials only the
@@ -25,6 +28,8 @@ type Proxy struct {
 	// CA is the proxy's own CA, freshly created in a temporary data dir.
 	CA     *certs.CA
 	Server *proxy.Server
+	// Store is the remixlet store the proxy uses, when started WithStore; nil otherwise.
+	Store *store.Store
 
 	dir  string
 	logs *tailBuffer
@@ -32,9 +37,9 @@ type Proxy struct {
 }
 
 // StartProxy starts a proxy for sites for one test and closes it when the test ends.
-func StartProxy(t testing.TB, sites *Sites) *Proxy {
+func StartProxy(t testing.TB, sites *Sites, opts ...ProxyOption) *Proxy {
 	t.Helper()
-	p, err := NewProxy(sites)
+	p, err := NewProxy(sites, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +49,8 @@ func StartProxy(t testing.TB, sites *Sites) *Proxy {
 
 // NewProxy starts a proxy for sites: a temporary data dir, certs.LoadOrCreate, proxy.New with
 // the sites' Resolve map, OnlyResolved and the sites' CA as UpstreamRoots; Serve on
-// 127.0.0.1:0.
-func NewProxy(sites *Sites) (*Proxy, error) {
+// 127.0.0.1:0. Options add to that configuration (WithStore).
+func NewProxy(sites *Sites, opts ...ProxyOption) (*Proxy, error) {
 	dir, err := os.MkdirTemp("", "remixproxy-e2e-proxy-")
 	if err != nil {
 		return nil, fmt.Errorf("creating proxy data dir: %w", err)
@@ -61,7 +66,27 @@ func NewProxy(sites *Sites) (*Proxy, error) {
 		return nil, fmt.Errorf("listening for proxy: %w", err)
 	}
 	logs := &tailBuffer{max: 256 << 10}
+	var o proxyOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var st *store.Store
+	if o.store {
+		// The activation rule of cmd/remixproxy's openStore: saves made without a page need
+		// approval for anything beyond what the person already allowed.
+		st, err = store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
+			NeedsApproval: func(active, next store.Files) (bool, string) {
+				return sandbox.FilesNeedApproval(active, next, "")
+			},
+		})
+		if err != nil {
+			ln.Close()
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("opening proxy store: %w", err)
+		}
+	}
 	srv, err := proxy.New(proxy.Config{
+		Store:                 st,
 		Listen:                ln.Addr().String(),
 		DataDir:               dir,
 		CA:                    ca,
@@ -75,10 +100,13 @@ func NewProxy(sites *Sites) (*Proxy, error) {
 	})
 	if err != nil {
 		ln.Close()
+		if st != nil {
+			st.Close()
+		}
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("creating proxy: %w", err)
 	}
-	p := &Proxy{Addr: ln.Addr().String(), CA: ca, Server: srv, dir: dir, logs: logs, done: make(chan error, 1)}
+	p := &Proxy{Addr: ln.Addr().String(), CA: ca, Server: srv, Store: st, dir: dir, logs: logs, done: make(chan error, 1)}
 	go func() { p.done <- srv.Serve(ln) }()
 	return p, nil
 }
@@ -90,7 +118,23 @@ func (p *Proxy) Close() {
 	case <-p.done:
 	case <-time.After(10 * time.Second):
 	}
+	if p.Store != nil {
+		p.Store.Close()
+	}
 	os.RemoveAll(p.dir)
+}
+
+// ProxyOption adds to the configuration NewProxy makes.
+type ProxyOption func(*proxyOptions)
+
+type proxyOptions struct {
+	store bool
+}
+
+// WithStore gives the proxy a remixlet store (remixproxy.db in its data dir, opened as
+// cmd/remixproxy opens it), available as Proxy.Store. Without it the proxy has none, as before.
+func WithStore() ProxyOption {
+	return func(o *proxyOptions) { o.store = true }
 }
 
 // Logs returns the end of the proxy's log (debug level and up).

@@ -134,6 +134,48 @@
   var navigation = win.navigation;
   var navigationType = getter(proto(win.NavigationCurrentEntryChangeEvent), 'navigationType');
 
+  // For remixlets' dom operations (see "Remixlet operations" below). A missing one makes the
+  // operations that need it refuse; it never stops the agent.
+  var querySelectorAllDoc = Document.prototype.querySelectorAll;
+  var querySelectorAllEl = Element.prototype.querySelectorAll;
+  var nodeListLength = getter(proto(win.NodeList), 'length');
+  var nodeListItem = proto(win.NodeList) && win.NodeList.prototype.item;
+  var getAttribute = Element.prototype.getAttribute;
+  var hasAttribute = Element.prototype.hasAttribute;
+  var localNameOf = getter(Element.prototype, 'localName');
+  var getTextContent = getter(Node.prototype, 'textContent');
+  var classListOf = getter(Element.prototype, 'classList');
+  var tokenAdd = proto(win.DOMTokenList) && win.DOMTokenList.prototype.add;
+  var tokenRemove = proto(win.DOMTokenList) && win.DOMTokenList.prototype.remove;
+  var styleOf = getter(proto(win.HTMLElement), 'style');
+  var setProperty = proto(win.CSSStyleDeclaration) && win.CSSStyleDeclaration.prototype.setProperty;
+  var removeProperty = proto(win.CSSStyleDeclaration) && win.CSSStyleDeclaration.prototype.removeProperty;
+  var elementRemove = Element.prototype.remove;
+  var inputValue = getter(proto(win.HTMLInputElement), 'value');
+  var textareaValue = getter(proto(win.HTMLTextAreaElement), 'value');
+  var selectValue = getter(proto(win.HTMLSelectElement), 'value');
+  var keyOf = getter(proto(win.KeyboardEvent), 'key');
+  var headOf = getter(Document.prototype, 'head');
+  var bodyOf = getter(Document.prototype, 'body');
+  var MapCtor = Map;
+  var mapGet = Map.prototype.get;
+  var mapSet = Map.prototype.set;
+  var mapDelete = Map.prototype.delete;
+  var mapForEach = Map.prototype.forEach;
+  var mapSize = getter(Map.prototype, 'size');
+  var WeakMapCtor = WeakMap;
+  var weakGet = WeakMap.prototype.get;
+  var weakSet = WeakMap.prototype.set;
+  var objectKeys = Object.keys;
+  var setPrototypeOf = Object.setPrototypeOf;
+  var strLower = String.prototype.toLowerCase;
+  var strIndexOf = String.prototype.indexOf;
+  var strSlice = String.prototype.slice;
+  var charCodeAt = String.prototype.charCodeAt;
+  var fromCharCode = String.fromCharCode;
+  var moTakeRecords = MO && MO.prototype.takeRecords;
+  var locationReload = loc.reload;
+
   var setTimeoutFn = win.setTimeout;
   var clearTimeoutFn = win.clearTimeout;
   var consoleObj = win.console;
@@ -353,8 +395,533 @@
     } else if (type === 'error') {
       var text = own(m, 'message');
       warn(typeof text === 'string' ? text : 'error from the proxy');
+    } else if (type === 'op') {
+      runOp(m);
+    } else if (type === 'reload') {
+      reloadPage();
     }
     // Unknown types are ignored: newer proxies may send more.
+  }
+
+  // ---- Remixlet operations. -------------------------------------------------------------------
+  //
+  // The proxy relays a remixlet's dom.* calls as {type:'op', id, remixlet, op, args}; each runs
+  // here under the page policy and is answered with {type:'result', id, ok, value | error}. The
+  // proxy has already applied the static checks; the ones repeated here keep the page safe even
+  // if it did not, and the ones that need the DOM (password fields, handles) live only here.
+  //   - Handles: one table per remixlet, number -> element, in this closure. A handle from
+  //     another remixlet's table is unknown here, so a remixlet acts only on what it obtained.
+  //   - Password fields (type=password, or autocomplete naming a current or new password) read
+  //     back empty through text, attr('value'), value and key events; their type, autocomplete,
+  //     pattern, minlength, maxlength and value cannot be set; while the page has one, a
+  //     selector mentioning "value" (or using an escape) is refused.
+  //   - Attributes that load or run something are refused; href and src too, for now.
+  //   - Every element a remixlet changes carries its mark, data-remixlet-<8 hex of its ID>.
+  //   - Inline styles may not load anything (url(), image-set(), @import, escapes, comments).
+  // Page changes are reported as {type:'mutated'} at most every 16 ms once a remixlet has run an
+  // operation; the agent's own changes are taken out of the observer's queue before they count.
+
+  var MARK_PREFIX = 'data-remixlet-';
+  var HIDDEN_ATTR = 'data-remixlet-hidden';
+  var MAX_RESULTS = 5000;
+  var PRUNE_AT = 2000;
+  var MAX_LISTENERS = 1000;
+  var MUTATION_DEBOUNCE_MS = 16;
+  var REFUSED_ATTRS = dict();
+  (function () {
+    var names = ['src', 'href', 'action', 'formaction', 'srcdoc', 'style', 'xlink:href', 'srcset',
+      'imagesrcset', 'ping', 'poster', 'background', 'data', 'codebase', 'archive', 'lowsrc', 'dynsrc',
+      'manifest', 'http-equiv', 'is', 'formtarget', 'target', 'xmlns', 'attributionsrc'];
+    var i;
+    for (i = 0; i < names.length; i++) {
+      REFUSED_ATTRS[names[i]] = true;
+    }
+  })();
+  var PASSWORD_LOCKED = dict();
+  PASSWORD_LOCKED.type = true;
+  PASSWORD_LOCKED.autocomplete = true;
+  PASSWORD_LOCKED.pattern = true;
+  PASSWORD_LOCKED.minlength = true;
+  PASSWORD_LOCKED.maxlength = true;
+  PASSWORD_LOCKED.value = true;
+  var EVENTS = dict();
+  EVENTS.click = true;
+  EVENTS.dblclick = true;
+  EVENTS.mouseenter = true;
+  EVENTS.mouseleave = true;
+  EVENTS.input = true;
+  EVENTS.change = true;
+  EVENTS.focus = true;
+  EVENTS.blur = true;
+  EVENTS.keydown = true;
+  EVENTS.keyup = true;
+  var STYLE_REFUSED = ['url(', '@import', 'expression(', 'image-set(', 'image(', 'element(', 'cross-fade(',
+    'src(', 'paint(', 'javascript:', '\\', '/*'];
+
+  var tables = null;     // remixlet ID -> handle table, made on the first operation
+  var observer = null;   // the page-change observer, started on the first operation
+  var mutationTimer = 0;
+  var REFUSAL = dict();  // marks the objects refuse() throws
+
+  function refuse(why) {
+    var r = dict();
+    r.mark = REFUSAL;
+    r.why = why;
+    throw r;
+  }
+  function lower(s) {
+    return apply(strLower, s, []);
+  }
+  function contains(s, part) {
+    return apply(strIndexOf, s, [part]) >= 0;
+  }
+  function attrOf(node, name) {
+    return apply(getAttribute, node, [name]);
+  }
+  function localName(node) {
+    try {
+      return localNameOf ? '' + apply(localNameOf, node, []) : '';
+    } catch (e) {
+      return '';
+    }
+  }
+  // list returns an empty array without a prototype, and put fills it, so neither the page's
+  // Array.prototype setters nor a toJSON it adds see our results.
+  function list() {
+    var a = [];
+    setPrototypeOf(a, null);
+    return a;
+  }
+  function put(a, i, v) {
+    var d = dict();
+    d.value = v;
+    d.writable = true;
+    d.enumerable = true;
+    d.configurable = true;
+    defineProperty(a, i, d);
+  }
+  function arg(args, i) {
+    return args !== null && typeof args === 'object' ? own(args, i) : undefined;
+  }
+  function stringArg(args, i, what) {
+    var v = arg(args, i);
+    if (typeof v !== 'string') {
+      refuse(what + ' must be a string');
+    }
+    return v;
+  }
+
+  // shortID checks a remixlet ID ("rx_" and 32 lowercase hex digits) and returns the 8 digits
+  // that name its mark.
+  function shortID(rx) {
+    if (typeof rx !== 'string' || rx.length !== 35 || apply(strSlice, rx, [0, 3]) !== 'rx_') {
+      return '';
+    }
+    var i;
+    for (i = 3; i < 35; i++) {
+      var c = apply(charCodeAt, rx, [i]);
+      if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) {
+        return '';
+      }
+    }
+    return apply(strSlice, rx, [3, 11]);
+  }
+
+  function tableFor(rx) {
+    if (!tables) {
+      tables = new MapCtor();
+    }
+    var t = apply(mapGet, tables, [rx]);
+    if (!t) {
+      t = dict();
+      t.rx = rx;
+      t.byId = new MapCtor();
+      t.byEl = new WeakMapCtor();
+      t.next = 1;
+      t.listeners = 0;
+      t.mark = MARK_PREFIX + shortID(rx);
+      apply(mapSet, tables, [rx, t]);
+    }
+    return t;
+  }
+  function handleFor(t, node) {
+    var id = apply(weakGet, t.byEl, [node]);
+    if (!id) {
+      id = t.next;
+      t.next = t.next + 1;
+      apply(weakSet, t.byEl, [node, id]);
+    }
+    apply(mapSet, t.byId, [id, node]);
+    var h = dict();
+    h.$h = id;
+    return h;
+  }
+  function element(t, h) {
+    var id = h !== null && typeof h === 'object' ? own(h, '$h') : undefined;
+    var node = typeof id === 'number' ? apply(mapGet, t.byId, [id]) : undefined;
+    if (!node) {
+      refuse('unknown element handle: use handles this remixlet got from dom.query or dom.queryAll on this page');
+    }
+    return node;
+  }
+  // prune forgets handles of elements that left the document, so a site that redraws itself
+  // does not grow the table without end.
+  function prune(t) {
+    if (!mapSize || apply(mapSize, t.byId, []) < PRUNE_AT || !isConnected) {
+      return;
+    }
+    apply(mapForEach, t.byId, [function (node, id) {
+      if (!apply(isConnected, node, [])) {
+        apply(mapDelete, t.byId, [id]);
+      }
+    }]);
+  }
+
+  function isPassword(node) {
+    if (localName(node) !== 'input') {
+      return false;
+    }
+    var type = attrOf(node, 'type');
+    if (typeof type === 'string' && lower(type) === 'password') {
+      return true;
+    }
+    var ac = attrOf(node, 'autocomplete');
+    if (typeof ac === 'string') {
+      ac = lower(ac);
+      return contains(ac, 'current-password') || contains(ac, 'new-password');
+    }
+    return false;
+  }
+  function pageHasPassword() {
+    var inputs = apply(querySelectorAllDoc, doc, ['input']);
+    var n = apply(nodeListLength, inputs, []);
+    var i;
+    for (i = 0; i < n; i++) {
+      if (isPassword(apply(nodeListItem, inputs, [i]))) {
+        return true;
+      }
+    }
+    return false;
+  }
+  function isPageFrame(node) {
+    return node === host || node === apply(documentElement, doc, []) ||
+      (headOf && node === apply(headOf, doc, [])) || (bodyOf && node === apply(bodyOf, doc, []));
+  }
+
+  function mark(t, node, cls) {
+    var cur = attrOf(node, t.mark);
+    var v = typeof cur === 'string' ? cur : '';
+    if (cls && !contains(' ' + v + ' ', ' ' + cls + ' ')) {
+      v = v === '' ? cls : v + ' ' + cls;
+    }
+    attr(node, t.mark, v);
+  }
+  function styleOfNode(node) {
+    var st = styleOf ? apply(styleOf, node, []) : null;
+    if (!st || !setProperty || !removeProperty) {
+      refuse('this element has no inline style');
+    }
+    return st;
+  }
+  function checkStyleValue(name, value) {
+    if (typeof value !== 'string' || value.length > 1024) {
+      refuse('style ' + name + ': the value must be a string of at most 1024 characters');
+    }
+    var v = lower(value);
+    var i;
+    for (i = 0; i < STYLE_REFUSED.length; i++) {
+      if (contains(v, STYLE_REFUSED[i])) {
+        refuse('style ' + name + ' refused: inline styles may not contain ' + STYLE_REFUSED[i]);
+      }
+    }
+  }
+  // kebab turns fontWeight into font-weight and refuses anything but a plain property name.
+  function kebab(name) {
+    if (typeof name !== 'string' || name === '' || name.length > 64) {
+      refuse('not a CSS property name');
+    }
+    var out = '';
+    var i;
+    for (i = 0; i < name.length; i++) {
+      var c = apply(charCodeAt, name, [i]);
+      if (c >= 65 && c <= 90) {
+        out = out + '-' + apply(fromCharCode, null, [c + 32]);
+      } else if (c === 45 || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+        out = out + apply(fromCharCode, null, [c]);
+      } else {
+        refuse('"' + name + '" is not a CSS property name');
+      }
+    }
+    if (out === 'behavior' || out === '-moz-binding' || out === 'binding') {
+      refuse('style ' + out + ' runs code');
+    }
+    return out;
+  }
+
+  function opQuery(t, args, all) {
+    var sel = stringArg(args, 0, 'the selector');
+    if (sel === '' || sel.length > 1024) {
+      refuse('the selector must be 1 to 1024 characters');
+    }
+    var l = lower(sel);
+    if ((contains(l, 'value') || contains(l, '\\')) && pageHasPassword()) {
+      refuse('selectors that mention value (or use CSS escapes) are refused while the page has a password field');
+    }
+    var within = arg(args, 1);
+    var found;
+    try {
+      found = within === undefined || within === null ?
+        apply(querySelectorAllDoc, doc, [sel]) : apply(querySelectorAllEl, element(t, within), [sel]);
+    } catch (e) {
+      if (own(e, 'mark') === REFUSAL) {
+        throw e;
+      }
+      refuse('invalid selector: ' + sel);
+    }
+    var n = apply(nodeListLength, found, []);
+    var out = list();
+    var count = 0;
+    var i;
+    for (i = 0; i < n && count < MAX_RESULTS; i++) {
+      var node = apply(nodeListItem, found, [i]);
+      if (node === host) {
+        continue;
+      }
+      if (!all) {
+        return handleFor(t, node);
+      }
+      put(out, count, handleFor(t, node));
+      count++;
+    }
+    if (!all) {
+      return null;
+    }
+    prune(t);
+    return out;
+  }
+
+  function opValue(node) {
+    if (isPassword(node)) {
+      return '';
+    }
+    var name = localName(node);
+    var g = name === 'input' ? inputValue : name === 'textarea' ? textareaValue : name === 'select' ? selectValue : null;
+    if (!g) {
+      refuse('dom.value reads form controls (input, textarea, select)');
+    }
+    return '' + apply(g, node, []);
+  }
+
+  function opSetAttr(t, node, name, value) {
+    name = lower(name);
+    if (typeof value !== 'string' || value.length > 8192) {
+      refuse('the value must be a string of at most 8192 characters');
+    }
+    if (apply(strSlice, name, [0, 2]) === 'on') {
+      refuse('attribute ' + name + ' refused: event handler attributes (on*) run code');
+    }
+    if (REFUSED_ATTRS[name] === true) {
+      refuse('attribute ' + name + ' refused: it loads or runs something' +
+        (name === 'href' || name === 'src' ? ' (address-checked href and src are not available yet)' : ''));
+    }
+    if (apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX) {
+      refuse('attributes starting with ' + MARK_PREFIX + ' are the remixlets\' marks');
+    }
+    if (PASSWORD_LOCKED[name] === true && isPassword(node)) {
+      refuse('attribute ' + name + ' of a password field cannot be changed');
+    }
+    attr(node, name, value);
+    mark(t, node, '');
+  }
+
+  function opSetStyle(t, node, styles) {
+    if (styles === null || typeof styles !== 'object') {
+      refuse('styles must be an object of property names and values');
+    }
+    var names = objectKeys(styles);
+    if (names.length > 64) {
+      refuse('more than 64 style properties');
+    }
+    var st = styleOfNode(node);
+    var i;
+    var kebabs = list();
+    for (i = 0; i < names.length; i++) {
+      put(kebabs, i, kebab(names[i]));
+      checkStyleValue(names[i], own(styles, names[i]));
+    }
+    for (i = 0; i < names.length; i++) {
+      apply(setProperty, st, [kebabs[i], own(styles, names[i]), '']);
+    }
+    mark(t, node, '');
+  }
+
+  function opOn(t, node, type, listener) {
+    if (typeof type !== 'string' || EVENTS[type] !== true) {
+      refuse('event ' + type + ' is not supported');
+    }
+    var id = listener !== null && typeof listener === 'object' ? own(listener, '$listener') : undefined;
+    if (typeof id !== 'number') {
+      refuse('the listener is missing');
+    }
+    if (t.listeners >= MAX_LISTENERS) {
+      refuse('more than ' + MAX_LISTENERS + ' listeners');
+    }
+    t.listeners = t.listeners + 1;
+    var rx = t.rx;
+    on(node, type, function (ev) {
+      var data = dict();
+      data.type = type;
+      data.target = handleFor(t, node);
+      var target = null;
+      try {
+        target = apply(eventTarget, ev, []);
+      } catch (e) { /* keep null */ }
+      var secret = target !== null && typeof target === 'object' && isPassword(target);
+      if (keyOf && (type === 'keydown' || type === 'keyup')) {
+        try {
+          data.key = secret ? '' : '' + apply(keyOf, ev, []);
+        } catch (e) { /* not a keyboard event */ }
+      }
+      if (target !== null && typeof target === 'object' && !secret) {
+        var n = localName(target);
+        if (n === 'input' || n === 'textarea' || n === 'select') {
+          try {
+            data.value = opValue(target);
+          } catch (e) { /* no value */ }
+        }
+      } else if (secret) {
+        data.value = '';
+      }
+      var m = message('event');
+      m.remixlet = rx;
+      m.listener = id;
+      m.event = data;
+      send(m);
+    });
+    mark(t, node, '');
+  }
+
+  // ops runs one operation and returns its JSON value (undefined for none).
+  function op(t, name, args) {
+    if (name === 'query' || name === 'queryAll') {
+      return opQuery(t, args, name === 'queryAll');
+    }
+    var node = element(t, arg(args, 0));
+    if (name === 'text') {
+      return isPassword(node) ? '' : '' + apply(getTextContent, node, []);
+    } else if (name === 'attr') {
+      var an = lower(stringArg(args, 1, 'the attribute name'));
+      if (an === 'value' && isPassword(node)) {
+        return '';
+      }
+      return attrOf(node, an);
+    } else if (name === 'value') {
+      return opValue(node);
+    } else if (name === 'setText') {
+      var txt = stringArg(args, 1, 'the text');
+      var ln = localName(node);
+      if (ln === 'script' || ln === 'style' || isPassword(node) || isPageFrame(node)) {
+        refuse('the text of ' + ln + ' elements cannot be set');
+      }
+      text(node, txt);
+      mark(t, node, '');
+    } else if (name === 'setAttr') {
+      opSetAttr(t, node, stringArg(args, 1, 'the attribute name'), arg(args, 2));
+    } else if (name === 'addClass' || name === 'removeClass') {
+      var cls = stringArg(args, 1, 'the class name');
+      if (cls === '' || cls.length > 128 || contains(cls, ' ')) {
+        refuse('"' + cls + '" is not one class name');
+      }
+      var cl = classListOf ? apply(classListOf, node, []) : null;
+      if (!cl || !tokenAdd || !tokenRemove) {
+        refuse('this element has no classes');
+      }
+      apply(name === 'addClass' ? tokenAdd : tokenRemove, cl, [cls]);
+      mark(t, node, name === 'addClass' ? cls : '');
+    } else if (name === 'setStyle') {
+      opSetStyle(t, node, arg(args, 1));
+    } else if (name === 'hide') {
+      apply(setProperty, styleOfNode(node), ['display', 'none', 'important']);
+      attr(node, HIDDEN_ATTR, '');
+      mark(t, node, '');
+    } else if (name === 'show') {
+      if (apply(hasAttribute, node, [HIDDEN_ATTR])) {
+        unattr(node, HIDDEN_ATTR);
+        apply(removeProperty, styleOfNode(node), ['display']);
+      }
+    } else if (name === 'on') {
+      opOn(t, node, arg(args, 1), arg(args, 2));
+    } else if (name === 'remove') {
+      if (isPageFrame(node)) {
+        refuse('the page\'s html, head and body elements cannot be removed');
+      }
+      apply(elementRemove, node, []);
+    } else {
+      refuse('dom.' + name + ' is not available in this page agent');
+    }
+    return undefined;
+  }
+
+  function runOp(req) {
+    var m = message('result');
+    m.id = own(req, 'id');
+    var rx = own(req, 'remixlet');
+    try {
+      if (shortID(rx) === '') {
+        refuse('unknown remixlet');
+      }
+      if (!observer) {
+        observe();
+      }
+      var v = op(tableFor(rx), own(req, 'op'), own(req, 'args'));
+      m.ok = true;
+      m.value = v === undefined ? null : v;
+    } catch (e) {
+      m.ok = false;
+      m.error = e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : 'the operation failed in the page';
+    }
+    dropOwnMutations();
+    send(m);
+  }
+
+  // observe starts reporting page changes to the proxy, so rmx.keep checks run again.
+  function observe() {
+    if (typeof MO !== 'function' || !moObserve) {
+      observer = true;
+      return;
+    }
+    observer = new MO(function () {
+      if (mutationTimer) {
+        return;
+      }
+      mutationTimer = later(function () {
+        mutationTimer = 0;
+        send(message('mutated'));
+      }, MUTATION_DEBOUNCE_MS);
+    });
+    var opts = dict();
+    opts.childList = true;
+    opts.subtree = true;
+    opts.attributes = true;
+    opts.characterData = true;
+    apply(moObserve, observer, [doc, opts]);
+  }
+  // dropOwnMutations takes the records of the operation just run out of the observer's queue:
+  // the agent's own changes must not wake rmx.keep (a repair would otherwise trigger itself).
+  function dropOwnMutations() {
+    if (observer && observer !== true && moTakeRecords) {
+      try {
+        apply(moTakeRecords, observer, []);
+      } catch (e) { /* nothing queued */ }
+    }
+  }
+
+  function reloadPage() {
+    if (typeof locationReload === 'function') {
+      try {
+        apply(locationReload, loc, []);
+      } catch (e) { /* reload refused */ }
+    }
   }
 
   // ---- Navigation reports. --------------------------------------------------------------------

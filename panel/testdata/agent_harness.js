@@ -39,6 +39,8 @@ function installFakeDOM(opts) {
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
   const StringCtor = String;
+  const strIndexOf = String.prototype.indexOf;
+  const strSlice = String.prototype.slice;
 
   const push = (a, v) => R(arrayPush, a, [v]);
   const indexOf = (a, v) => R(arrayIndexOf, a, [v]);
@@ -61,6 +63,7 @@ function installFakeDOM(opts) {
     frameSrcs: [],
     posted: [],
     focused: null,
+    reloads: 0,
   };
   const listeners = new WeakMap();
 
@@ -129,6 +132,12 @@ function installFakeDOM(opts) {
       const o = T.observers[i];
       if (indexOf(o._targets, node) >= 0) {
         o._pending = true;
+        continue;
+      }
+      for (let n = node && node._parent; o._subtree && n; n = n._parent) {
+        if (indexOf(o._targets, n) >= 0) {
+          o._pending = true;
+        }
       }
     }
   }
@@ -180,6 +189,109 @@ function installFakeDOM(opts) {
       detach(child);
       return child;
     }
+    querySelectorAll(sel) { return new NodeList(select(this, StringCtor(sel))); }
+  }
+
+  // A tiny selector engine for the remixlet operations: compound selectors of a tag, .classes,
+  // [attr] and [attr=value] / [attr^=value], separated by commas. Anything else is a SyntaxError.
+  function parseCompound(s) {
+    const parts = { tag: null, classes: [], attrs: [] };
+    let i = 0;
+    const ident = () => {
+      let out = '';
+      while (i < s.length && /[A-Za-z0-9_-]/.test(s[i])) {
+        out += s[i++];
+      }
+      if (out === '') {
+        throw new SyntaxError('bad selector ' + s);
+      }
+      return out;
+    };
+    if (/[A-Za-z]/.test(s[0] || '')) {
+      parts.tag = ident();
+    }
+    while (i < s.length) {
+      if (s[i] === '.') {
+        i++;
+        push(parts.classes, ident());
+      } else if (s[i] === '[') {
+        const end = R(strIndexOf, s, [']', i]);
+        if (end < 0) {
+          throw new SyntaxError('bad selector ' + s);
+        }
+        const m = /^([A-Za-z-]+)(?:(\^?=)"?([^"]*)"?)?$/.exec(R(strSlice, s, [i + 1, end]));
+        if (!m) {
+          throw new SyntaxError('bad selector ' + s);
+        }
+        push(parts.attrs, { name: m[1], op: m[2] || null, value: m[3] });
+        i = end + 1;
+      } else {
+        throw new SyntaxError('bad selector ' + s);
+      }
+    }
+    return parts;
+  }
+  function matchesCompound(el, c) {
+    if (!(el instanceof Element)) {
+      return false;
+    }
+    if (c.tag && el.tagName !== c.tag) {
+      return false;
+    }
+    const cls = (attrGet(el, 'class') || '').split(' ');
+    for (const k of c.classes) {
+      if (cls.indexOf(k) < 0) {
+        return false;
+      }
+    }
+    for (const a of c.attrs) {
+      const v = attrGet(el, a.name);
+      if (v === null || (a.op === '=' && v !== a.value) || (a.op === '^=' && !v.startsWith(a.value))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  function attrGet(el, name) {
+    return R(mapHas, el._attrs, [name]) ? R(mapGet, el._attrs, [name]) : null;
+  }
+  function select(root, sel) {
+    const compounds = sel.split(',').map((x) => parseCompound(x.trim()));
+    const out = [];
+    const walk = (n) => {
+      for (const k of n._children) {
+        if (compounds.some((c) => matchesCompound(k, c))) {
+          push(out, k);
+        }
+        walk(k);
+      }
+    };
+    walk(root);
+    return out;
+  }
+  class NodeList {
+    constructor(a) { this._a = a; }
+    get length() { return this._a.length; }
+    item(i) { return this._a[i] || null; }
+  }
+  class DOMTokenList {
+    constructor(el) { this._el = el; }
+    add(c) {
+      const cls = (attrGet(this._el, 'class') || '').split(' ').filter((x) => x);
+      if (cls.indexOf(c) < 0) {
+        push(cls, c);
+      }
+      R(mapSet, this._el._attrs, ['class', cls.join(' ')]);
+    }
+    remove(c) {
+      const cls = (attrGet(this._el, 'class') || '').split(' ').filter((x) => x && x !== c);
+      R(mapSet, this._el._attrs, ['class', cls.join(' ')]);
+    }
+  }
+  class CSSStyleDeclaration {
+    constructor() { this._props = new Map(); }
+    setProperty(name, value, priority) { R(mapSet, this._props, [name, [StringCtor(value), priority || '']]); }
+    removeProperty(name) { R(mapDelete, this._props, [name]); }
   }
 
   class Element extends Node {
@@ -197,6 +309,9 @@ function installFakeDOM(opts) {
       }
     }
     removeAttribute(name) { R(mapDelete, this._attrs, [name]); }
+    get localName() { return this.tagName; }
+    get classList() { return new DOMTokenList(this); }
+    remove() { detach(this); }
     attachShadow(init) {
       push(T.shadowInits, {
         proto: getPrototypeOf(init),
@@ -213,6 +328,20 @@ function installFakeDOM(opts) {
   }
   class HTMLElement extends Element {
     focus() { T.focused = this; }
+    get style() {
+      if (!this._style) {
+        this._style = new CSSStyleDeclaration();
+      }
+      return this._style;
+    }
+  }
+  class HTMLInputElement extends HTMLElement {
+    constructor() { super('input'); this._value = ''; }
+    get value() { return this._value; }
+  }
+  class KeyboardEvent extends Event {
+    constructor(key) { super(true); this._key = key; }
+    get key() { return this._key; }
   }
   // The panel's window: cross-origin in a browser, so all the agent may do with it is post.
   class HTMLIFrameElement extends HTMLElement {
@@ -239,7 +368,12 @@ function installFakeDOM(opts) {
   }
   class Document extends Node {
     constructor() { super(); this.currentScript = null; }
-    createElement(tag) { return tag === 'iframe' ? new HTMLIFrameElement() : new HTMLElement(StringCtor(tag)); }
+    createElement(tag) {
+      if (tag === 'input') {
+        return new HTMLInputElement();
+      }
+      return tag === 'iframe' ? new HTMLIFrameElement() : new HTMLElement(StringCtor(tag));
+    }
     get documentElement() {
       for (let i = 0; i < this._children.length; i++) {
         if (this._children[i] instanceof Element) {
@@ -250,11 +384,14 @@ function installFakeDOM(opts) {
     }
     get readyState() { return T.readyState; }
     get title() { return T.title; }
+    get head() { return T.head || null; }
+    get body() { return T.body || null; }
   }
   class Location {
     constructor() {
       defineProperty(this, 'href', { get: function () { return T.href; }, enumerable: true, configurable: false });
       defineProperty(this, 'protocol', { get: function () { return T.protocol; }, enumerable: true, configurable: false });
+      defineProperty(this, 'reload', { value: function () { T.reloads++; }, enumerable: true, configurable: false });
     }
   }
   class History {
@@ -294,7 +431,12 @@ function installFakeDOM(opts) {
       this._disconnected = false;
       push(T.observers, this);
     }
+    takeRecords() {
+      this._pending = false;
+      return [];
+    }
     observe(target, options) {
+      this._subtree = options.subtree === true;
       push(T.observeOptions, {
         proto: getPrototypeOf(options),
         childList: options.childList,
@@ -369,7 +511,8 @@ function installFakeDOM(opts) {
   const classes = {
     EventTarget, Event, MessageEvent, CloseEvent, PageTransitionEvent,
     NavigationCurrentEntryChangeEvent, Node, Element, HTMLElement, HTMLIFrameElement, ShadowRoot, Document, Location,
-    History, WebSocket, MutationObserver, CSSStyleSheet,
+    History, WebSocket, MutationObserver, CSSStyleSheet, NodeList, DOMTokenList, CSSStyleDeclaration,
+    HTMLInputElement, KeyboardEvent,
   };
   const names = Object.keys(classes);
   for (let i = 0; i < names.length; i++) {
@@ -401,6 +544,7 @@ function installFakeDOM(opts) {
   T.global = g;
   T.html = html;
   T.head = head;
+  T.body = body;
   T.script = script;
   g.__test = T;
 }
@@ -843,6 +987,233 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
   assert.strictEqual(T.shadowInits[0].clonable, undefined);
   assert.deepStrictEqual(Array.from(T.frameSrcs), ['https://remix.proxy/panel']);
   assert.deepStrictEqual(p.posted(), ['panel-token secret-panel -> https://remix.proxy']);
+});
+
+// ---- Remixlet operations. ---------------------------------------------------------------------
+
+const RX_A = 'rx_0123abcd' + '0'.repeat(24);
+const RX_B = 'rx_feedbeef' + '1'.repeat(24);
+
+// opsPage is a connected page with some content in <body> for the remixlet operations.
+function opsPage() {
+  const p = page({ readyState: 'interactive' });
+  p.open();
+  p.welcome('pt');
+  const doc = p.ctx.document;
+  const body = p.T.html._children[1];
+  const add = (tag, attrs, parent) => {
+    const e = doc.createElement(tag);
+    for (const k of Object.keys(attrs || {})) {
+      e.setAttribute(k, attrs[k]);
+    }
+    p.T.attach(parent || body, e);
+    return e;
+  };
+  p.add = add;
+  p.body = body;
+  let nextID = 1;
+  // op sends an op and returns the agent's result message.
+  p.op = (remixlet, op, ...args) => {
+    const id = nextID++;
+    p.serverSend({ type: 'op', id, remixlet, op, args });
+    const results = p.sent().filter((m) => m.type === 'result' && m.id === id);
+    assert.strictEqual(results.length, 1, 'one result for op ' + id);
+    return results[0];
+  };
+  p.ok = (remixlet, op, ...args) => {
+    const r = p.op(remixlet, op, ...args);
+    assert.strictEqual(r.ok, true, op + ' refused: ' + r.error);
+    return r.value;
+  };
+  p.refused = (pattern, remixlet, op, ...args) => {
+    const r = p.op(remixlet, op, ...args);
+    assert.strictEqual(r.ok, false, op + ' ' + JSON.stringify(args) + ' was not refused');
+    assert.match(r.error, pattern);
+  };
+  return p;
+}
+
+scenario('remixlet ops: query and hide with marks; handles belong to one remixlet', () => {
+  const p = opsPage();
+  const a = p.add('div', { class: 'promoted' });
+  const b = p.add('div', { class: 'item' });
+  const c = p.add('div', { class: 'promoted x' });
+  const hs = p.ok(RX_A, 'queryAll', '.promoted');
+  assert.deepStrictEqual(hs, [{ $h: 1 }, { $h: 2 }]);
+  assert.deepStrictEqual(p.ok(RX_A, 'query', '.promoted'), { $h: 1 }, 'the same element keeps its handle');
+  assert.strictEqual(p.ok(RX_A, 'query', '.absent'), null);
+  assert.strictEqual(p.ok(RX_A, 'hide', hs[0]), null);
+  assert.deepStrictEqual(Array.from(a._style._props.get('display')), ['none', 'important']);
+  assert.strictEqual(a.getAttribute('data-remixlet-hidden'), '');
+  assert.strictEqual(a.getAttribute('data-remixlet-0123abcd'), '', 'no mark');
+  assert.strictEqual(c.getAttribute('data-remixlet-hidden'), null);
+  p.ok(RX_A, 'show', hs[0]);
+  assert.strictEqual(a._style._props.has('display'), false);
+  assert.strictEqual(a.getAttribute('data-remixlet-hidden'), null);
+  p.ok(RX_A, 'addClass', hs[1], 'seen');
+  assert.strictEqual(c.getAttribute('class'), 'promoted x seen');
+  assert.strictEqual(c.getAttribute('data-remixlet-0123abcd'), 'seen');
+  // Remixlet B has its own table: A's handles mean nothing to it.
+  p.refused(/unknown element handle/, RX_B, 'hide', hs[0]);
+  p.refused(/unknown element handle/, RX_B, 'text', { $h: 2 });
+  assert.deepStrictEqual(p.ok(RX_B, 'queryAll', '.item'), [{ $h: 1 }]);
+  p.ok(RX_B, 'hide', { $h: 1 });
+  assert.strictEqual(b.getAttribute('data-remixlet-feedbeef'), '');
+  assert.strictEqual(b.getAttribute('data-remixlet-0123abcd'), null);
+  p.refused(/unknown remixlet/, 'rx_nothex', 'query', 'div');
+  p.refused(/invalid selector/, RX_A, 'query', 'div >>> p');
+  p.refused(/not available/, RX_A, 'click', hs[0]);
+  // remove takes the element out, but not the page's own frame.
+  p.ok(RX_A, 'remove', hs[1]);
+  assert.strictEqual(c.parentNode, null);
+  p.refused(/cannot be removed/, RX_A, 'remove', p.ok(RX_A, 'query', 'body'));
+});
+
+scenario('remixlet ops: password fields read back empty and cannot change', () => {
+  const p = opsPage();
+  const pw = p.add('input', { type: 'password', value: 'hunter2', name: 'pw' });
+  pw._value = 'hunter2';
+  const cur = p.add('input', { autocomplete: 'username current-password', value: 'secret' });
+  cur._value = 'secret';
+  const plain = p.add('input', { type: 'text', value: 'hello' });
+  plain._value = 'hello';
+  const [hpw, hcur, hplain] = p.ok(RX_A, 'queryAll', 'input');
+  assert.strictEqual(p.ok(RX_A, 'value', hpw), '');
+  assert.strictEqual(p.ok(RX_A, 'attr', hpw, 'value'), '');
+  assert.strictEqual(p.ok(RX_A, 'attr', hpw, 'VALUE'), '');
+  assert.strictEqual(p.ok(RX_A, 'text', hpw), '');
+  assert.strictEqual(p.ok(RX_A, 'value', hcur), '');
+  assert.strictEqual(p.ok(RX_A, 'attr', hcur, 'value'), '');
+  assert.strictEqual(p.ok(RX_A, 'value', hplain), 'hello');
+  assert.strictEqual(p.ok(RX_A, 'attr', hpw, 'name'), 'pw');
+  // A selector cannot test the value while the page has a password field.
+  p.refused(/password field/, RX_A, 'queryAll', 'input[value^=h]');
+  p.refused(/password field/, RX_A, 'query', '[VALUE=hunter2]');
+  p.refused(/password field/, RX_A, 'query', 'input[\\76 alue]');
+  for (const name of ['type', 'autocomplete', 'pattern', 'minlength', 'maxlength', 'value']) {
+    p.refused(/password field cannot be changed/, RX_A, 'setAttr', hpw, name, 'text');
+    p.refused(/password field cannot be changed/, RX_A, 'setAttr', hcur, name, 'off');
+  }
+  assert.strictEqual(pw.getAttribute('type'), 'password');
+  p.refused(/cannot be set/, RX_A, 'setText', hpw, 'x');
+  // Key events typed into it carry no key and no value.
+  p.ok(RX_A, 'on', hpw, 'keydown', { $listener: 7 });
+  const ev = new p.T.classes.KeyboardEvent('h');
+  ev._target = pw;
+  p.T.fire(pw, 'keydown', ev);
+  const events = p.sent().filter((m) => m.type === 'event');
+  assert.deepStrictEqual(events, [{ type: 'event', remixlet: RX_A, listener: 7, event: { type: 'keydown', target: hpw, key: '', value: '' } }]);
+  // Without a password field, value selectors work.
+  pw.remove();
+  cur.remove();
+  assert.deepStrictEqual(p.ok(RX_A, 'queryAll', 'input[value^=h]'), [hplain]);
+});
+
+scenario('remixlet ops: attributes that load or run code and loading styles are refused', () => {
+  const p = opsPage();
+  const d = p.add('div', { id: 'd' });
+  const h = p.ok(RX_A, 'query', 'div');
+  for (const name of ['onclick', 'ONMOUSEOVER', 'src', 'href', 'action', 'formaction', 'srcdoc', 'style', 'xlink:href', 'srcset']) {
+    p.refused(/refused/, RX_A, 'setAttr', h, name, 'x');
+  }
+  p.refused(/marks/, RX_A, 'setAttr', h, 'data-remixlet-feedbeef', '');
+  assert.deepStrictEqual(Array.from(d._attrs.keys()), ['id']);
+  p.ok(RX_A, 'setAttr', h, 'title', 'Hello');
+  assert.strictEqual(d.getAttribute('title'), 'Hello');
+  assert.strictEqual(d.getAttribute('data-remixlet-0123abcd'), '');
+  for (const v of ['url(https://evil.test/)', 'URL(x)', 'image-set("a.png" 1x)', 'r\\65 d', 'red /* x */', 'expression(alert(1))']) {
+    p.refused(/may not contain/, RX_A, 'setStyle', h, { background: v });
+  }
+  p.refused(/not a CSS property name/, RX_A, 'setStyle', h, { 'back ground': 'red' });
+  p.refused(/runs code/, RX_A, 'setStyle', h, { MozBinding: 'x', behavior: 'y' });
+  assert.ok(!d._style || d._style._props.size === 0, 'a refused setStyle changed the element');
+  p.ok(RX_A, 'setStyle', h, { color: 'red', fontWeight: 'bold' });
+  assert.deepStrictEqual(JSON.parse(JSON.stringify(Array.from(d._style._props.entries()))), [['color', ['red', '']], ['font-weight', ['bold', '']]]);
+  p.ok(RX_A, 'setText', h, '<b>not html</b>');
+  assert.strictEqual(d.textContent, '<b>not html</b>');
+});
+
+scenario('remixlet ops: page changes are reported, coalesced; reload reloads', () => {
+  const p = opsPage();
+  const count = () => p.sent().filter((m) => m.type === 'mutated').length;
+  p.add('div', {});
+  p.T.flushMutations();
+  p.T.advance(100);
+  assert.strictEqual(count(), 0, 'reported before any remixlet ran');
+  p.ok(RX_A, 'queryAll', 'div');
+  p.add('div', {});
+  p.T.flushMutations();
+  p.add('div', {});
+  p.T.flushMutations();
+  p.T.advance(16);
+  assert.strictEqual(count(), 1);
+  p.T.advance(100);
+  assert.strictEqual(count(), 1);
+  p.add('p', {});
+  p.T.flushMutations();
+  p.T.advance(16);
+  assert.strictEqual(count(), 2);
+  assert.strictEqual(p.T.reloads, 0);
+  p.serverSend({ type: 'reload' });
+  assert.strictEqual(p.T.reloads, 1);
+});
+
+scenario('remixlet ops: a hostile page that replaces built-ins gets nothing and changes no answer', () => {
+  const p = opsPage();
+  const a = p.add('div', { class: 'promoted' });
+  const pw = p.add('input', { type: 'password' });
+  pw._value = 'hunter2';
+  vm.runInContext(`
+    globalThis.leaks = [];
+    const R0 = Reflect.apply;
+    const push0 = Array.prototype.push;
+    const slice0 = Array.prototype.slice;
+    const note = (entry) => R0(push0, leaks, [entry]);
+    const record = (what) => function () { note([what, this, R0(slice0, arguments, [])]); return undefined; };
+    const getter = (what, value) => ({ get() { note([what, this]); return value; }, configurable: true });
+    Reflect.apply = record('Reflect.apply');
+    Function.prototype.call = record('call');
+    Function.prototype.apply = record('apply');
+    JSON.stringify = record('JSON.stringify');
+    JSON.parse = record('JSON.parse');
+    Object.keys = record('Object.keys');
+    Object.defineProperty(Object.prototype, 'toJSON', getter('toJSON', undefined));
+    Object.defineProperty(Object.prototype, '$h', getter('$h', 1));
+    for (const [ctor, names] of [
+      [Map, ['get', 'set', 'delete', 'forEach', 'has']],
+      [WeakMap, ['get', 'set']],
+      [String, ['toLowerCase', 'indexOf', 'slice', 'charCodeAt']],
+      [Element, ['getAttribute', 'setAttribute', 'hasAttribute', 'removeAttribute', 'querySelectorAll', 'remove']],
+      [Node, ['querySelectorAll']],
+      [NodeList, ['item']],
+      [CSSStyleDeclaration, ['setProperty', 'removeProperty']],
+      [DOMTokenList, ['add', 'remove']],
+      [WebSocket, ['send']],
+    ]) {
+      for (const n of names) ctor.prototype[n] = record(ctor.name + '.' + n);
+    }
+    for (const [ctor, names] of [
+      [NodeList, ['length']],
+      [Element, ['localName', 'classList']],
+      [HTMLElement, ['style']],
+      [HTMLInputElement, ['value']],
+    ]) {
+      for (const n of names) Object.defineProperty(ctor.prototype, n, getter(ctor.name + '.' + n, undefined));
+    }
+  `, p.ctx);
+  const hs = p.ok(RX_A, 'queryAll', '.promoted');
+  assert.deepStrictEqual(hs, [{ $h: 1 }]);
+  p.ok(RX_A, 'hide', hs[0]);
+  p.ok(RX_A, 'addClass', hs[0], 'seen');
+  assert.strictEqual(p.ok(RX_A, 'value', p.ok(RX_A, 'query', 'input')), '');
+  p.refused(/unknown element handle/, RX_B, 'hide', {});
+  p.refused(/password field/, RX_A, 'query', 'input[value^=h]');
+  const leaks = Array.from(p.ctx.leaks);
+  assert.deepStrictEqual(leaks.map((l) => l[0]), [], 'the agent called replaced built-ins');
+  // The page replaced Map.prototype.get in its realm; read with this realm's.
+  const get = (el, name) => Map.prototype.get.call(el._attrs, name);
+  assert.strictEqual(get(a, 'data-remixlet-hidden'), '');
+  assert.strictEqual(get(a, 'class'), 'promoted seen');
 });
 
 let failed = 0;

@@ -1,0 +1,228 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// init makes this test binary the sandbox host when a proxy with a store starts it the way it
+// starts the remixproxy binary (os.Executable() "sandbox-host"), instead of running the tests
+// again in the child.
+func init() {
+	if len(os.Args) == 2 && os.Args[1] == "sandbox-host" {
+		os.Exit(sandbox.HostMain())
+	}
+}
+
+// feedSite is a page that redraws its list every 100 ms, as a live feed does: every redraw
+// replaces every item, and every third item is promoted. Before each redraw it counts the
+// promoted items still visible from the previous one (data-missed) and the redraws whose
+// promoted items had all been hidden (data-held), so a test can tell that a remixlet kept them
+// hidden between redraws without racing the redraw itself.
+func feedSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Feed</title></head>
+<body><h1>Feed</h1><ul id="feed"></ul>
+<script>
+let renders = 0, held = 0, missed = 0;
+function visiblePromoted() {
+  return [...document.querySelectorAll('#feed .promoted')].filter((e) => getComputedStyle(e).display !== 'none').length;
+}
+function render() {
+  if (renders > 0) {
+    if (visiblePromoted() === 0) held++; else missed++;
+  }
+  renders++;
+  const ul = document.getElementById('feed');
+  ul.textContent = '';
+  for (let i = 0; i < 9; i++) {
+    const li = document.createElement('li');
+    li.textContent = 'post ' + i + ' of redraw ' + renders;
+    if (i % 3 === 0) li.className = 'promoted';
+    ul.appendChild(li);
+  }
+  document.body.dataset.renders = renders;
+  document.body.dataset.at = performance.now();
+  document.body.dataset.held = held;
+  document.body.dataset.missed = missed;
+}
+render();
+setInterval(render, 100);
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
+	})
+}
+
+const hidePromotedManifest = `{
+  "name": "hide promoted",
+  "description": "Hides promoted posts and keeps them hidden while the feed redraws.",
+  "api": 1,
+  "matches": ["https://feed.test/*"],
+  "permissions": []
+}`
+
+const hidePromotedScript = `rmx.keep('hide promoted', {
+  check: async () => (await dom.queryAll('.promoted:not([data-remixlet-hidden])')).length === 0,
+  repair: async () => { for (const h of await dom.queryAll('.promoted:not([data-remixlet-hidden])')) await dom.hide(h); },
+});
+`
+
+// saveAndActivate saves files as a new remixlet and activates it the way the CLI does, approving
+// what needs approval.
+func saveAndActivate(t *testing.T, st *store.Store, name string, files store.Files) store.Remixlet {
+	t.Helper()
+	ctx := context.Background()
+	if _, problems := sandbox.CheckFiles(files); len(problems) > 0 {
+		t.Fatalf("the test remixlet does not pass the save-time checks: %v", problems)
+	}
+	rx, err := st.CreateRemixlet(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorPerson, "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Activate(ctx, v.ID)
+	if errors.Is(err, store.ErrApprovalRequired) {
+		a, aerr := st.RequestApproval(ctx, v.ID, "")
+		if aerr != nil {
+			t.Fatal(aerr)
+		}
+		if aerr := st.Approve(ctx, a.ID); aerr != nil {
+			t.Fatal(aerr)
+		}
+		err = st.ActivateApproved(ctx, a.ID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rx
+}
+
+// visiblePromoted counts the promoted items shown now.
+const visiblePromoted = `[...document.querySelectorAll('#feed .promoted')].filter((e) => getComputedStyle(e).display !== 'none').length`
+
+// feedCounters reads the page's redraw counters.
+func feedCounters(tab *e2etest.Tab) (renders, held, missed int) {
+	m := e2etest.Eval[map[string]string](tab, `({...document.body.dataset})`)
+	fmt.Sscan(m["renders"], &renders)
+	fmt.Sscan(m["held"], &held)
+	fmt.Sscan(m["missed"], &missed)
+	return
+}
+
+func remixletLog(t *testing.T, st *store.Store, id string) string {
+	entries, err := st.Log(context.Background(), id, 30)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for i := len(entries) - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "  %s %s\n", entries[i].Level, entries[i].Message)
+	}
+	return b.String()
+}
+
+func TestRemixletKeepsPromotedHiddenWhileTheSiteRedraws(t *testing.T) {
+	sites := e2etest.StartSites(t)
+	sites.Handle("feed.test", feedSite())
+	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	st := p.Store
+	rx := saveAndActivate(t, st, "hide promoted", store.Files{
+		sandbox.ManifestFile: []byte(hidePromotedManifest),
+		sandbox.ScriptFile:   []byte(hidePromotedScript),
+	})
+	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	diagnose := func() string {
+		return fmt.Sprintf("remixlet log:\n%s\nproxy log tail:\n%s\n%s", remixletLog(t, st, rx.ID), tail(p.Logs(), 3000), tab.Diagnose())
+	}
+
+	tab.Navigate("https://feed.test/")
+	tab.WaitConnected()
+	if err := waitTrue(tab, 10*time.Second, visiblePromoted+` === 0 && document.querySelectorAll('#feed .promoted').length === 3`); err != nil {
+		t.Fatalf("the promoted items were not hidden: %v\n%s", err, diagnose())
+	}
+	if n := e2etest.Eval[int](tab, `document.querySelectorAll('#feed li:not(.promoted)').length`); n != 6 {
+		t.Errorf("%d other items visible, want 6 (the remixlet hid too much?)", n)
+	}
+
+	// The site keeps redrawing; the promoted items stay hidden across redraws. Samples at
+	// random moments could land between a redraw and its repair, so the page itself counts,
+	// just before each redraw, whether the previous redraw's promoted items had been hidden.
+	r0, _, m0 := feedCounters(tab)
+	for i := 0; i < 5; i++ {
+		time.Sleep(250 * time.Millisecond)
+		// A sample taken within 50 ms of a redraw may see it before its repair.
+		s := e2etest.Eval[map[string]float64](tab, `({visible: `+visiblePromoted+`, sinceRedraw: performance.now() - Number(document.body.dataset.at)})`)
+		if s["visible"] != 0 && s["sinceRedraw"] > 50 {
+			t.Errorf("sample %d: %v promoted items visible %.0f ms after the last redraw", i, s["visible"], s["sinceRedraw"])
+		}
+	}
+	r1, held, m1 := feedCounters(tab)
+	if r1-r0 < 5 {
+		t.Fatalf("the site redrew %d times in 1.25 s, want at least 5 (is its script running?)", r1-r0)
+	}
+	if m1 != m0 {
+		t.Errorf("%d of the last %d redraws left promoted items visible until the next redraw (held: %d)\n%s", m1-m0, r1-r0, held, diagnose())
+	}
+	mark := "data-remixlet-" + strings.TrimPrefix(rx.ID, "rx_")[:8]
+	if err := waitTrue(tab, 2*time.Second, `((e) => e && e.getAttribute('`+mark+`') === '')(document.querySelector('#feed .promoted[data-remixlet-hidden]'))`); err != nil {
+		t.Errorf("the hidden items do not carry the remixlet's mark %s: %v", mark, err)
+	}
+
+	// Pausing the site stops the remixlet at once, while its sandbox still runs (its keeps are
+	// no longer woken and any call it makes is refused, checked in Go): the next redraws stay
+	// visible, and its log says why. After a reload, nothing runs.
+	if err := st.PauseSite(context.Background(), "feed.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitTrue(tab, 5*time.Second, visiblePromoted+` === 3`); err != nil {
+		t.Fatalf("after pausing the site, the promoted items of new redraws were still hidden: %v\n%s", err, diagnose())
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log := remixletLog(t, st, rx.ID)
+		if strings.Contains(log, "remixlets are paused on feed.test") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the remixlet's log does not say its calls were refused on a paused site:\n%s\nproxy log tail:\n%s", log, tail(p.Logs(), 3000))
+			break
+		}
+	}
+	tab.Reload()
+	tab.WaitConnected()
+	time.Sleep(500 * time.Millisecond)
+	if n := e2etest.Eval[int](tab, visiblePromoted); n != 3 {
+		t.Errorf("after a reload on the paused site, %d promoted items visible, want 3\n%s", n, diagnose())
+	}
+	if n := e2etest.Eval[int](tab, `document.querySelectorAll('[data-remixlet-hidden]').length`); n != 0 {
+		t.Errorf("after a reload on the paused site, %d elements carry the hidden mark", n)
+	}
+}
+
+// waitTrue polls cond in tab until it is true, for at most d.
+func waitTrue(tab *e2etest.Tab, d time.Duration, cond string) error {
+	deadline := time.Now().Add(d)
+	for {
+		ok, err := e2etest.EvalE[bool](tab, "!!("+cond+")")
+		if err == nil && ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not true after %v (last error: %v)", cond, d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
