@@ -73,7 +73,7 @@ func needCertutil(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("certutil")
 	if err != nil {
-		t.Skip("certutil not installed (Debian/Ubuntu: sudo apt-get install -y libnss3-tools); NSS trust is not tested")
+		t.Fatal("certutil is needed to test NSS trust; install it with: apt-get install -y libnss3-tools (make test does)")
 	}
 	return p
 }
