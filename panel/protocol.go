@@ -122,6 +122,7 @@ const (
 	TypeEvent   = "event"   // page agent → proxy: Event, for a listener registered with dom.on
 	TypeMutated = "mutated" // page agent → proxy: Mutated, the page changed (debounced)
 	TypeReload  = "reload"  // proxy → page agent: Reload
+	TypeStyle   = "style"   // proxy → page agent: Style
 
 	MarkPrefix = "data-remixlet-"
 	HiddenAttr = "data-remixlet-hidden"
@@ -170,4 +171,17 @@ type Mutated struct {
 // paused, so that its changes are cleared.
 type Reload struct {
 	Type string `json:"type"` // TypeReload
+}
+
+// Style gives the page a remixlet's stylesheet: CSS is the output of rewrite.CheckStylesheet,
+// run by the proxy again for this page session (refused parts left out and logged). The page
+// agent applies it as one constructable stylesheet per remixlet (new CSSStyleSheet, replaceSync,
+// appended to document.adoptedStyleSheets through built-ins it captured at start-up), never as a
+// <style> element, so the page's CSP style-src needs no change. A second Style for the same
+// remixlet replaces that sheet's rules (and adopts it again if the page removed it); an empty
+// CSS empties it.
+type Style struct {
+	Type     string `json:"type"`     // TypeStyle
+	Remixlet string `json:"remixlet"` // the remixlet's ID, "rx_" + 32 hex digits
+	CSS      string `json:"css"`
 }

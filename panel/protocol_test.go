@@ -52,6 +52,7 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 		{"agent sends events", agent, "message('" + TypeEvent + "')"},
 		{"agent reports mutations", agent, "message('" + TypeMutated + "')"},
 		{"agent reloads", agent, "type === '" + TypeReload + "'"},
+		{"agent applies styles", agent, "type === '" + TypeStyle + "'"},
 		{"agent marks", agent, "'" + MarkPrefix + "'"},
 		{"agent hides", agent, "'" + HiddenAttr + "'"},
 	}
@@ -95,6 +96,7 @@ func TestJavaScriptReadsOnlyKnownFields(t *testing.T) {
 		{"agent.js", []string{"panel"}, Welcome{}},
 		{"agent.js", []string{"message"}, ErrorMessage{}},
 		{"agent.js", []string{"id", "remixlet", "op", "args"}, Op{}},
+		{"agent.js", []string{"remixlet", "css"}, Style{}},
 		{"panel.js", []string{"connected", "url", "title"}, State{}},
 		{"panel.js", []string{"message"}, ErrorMessage{}},
 	}

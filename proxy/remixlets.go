@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -28,6 +29,12 @@ import (
 // the storage permission in the stored manifest. Page-change notices wake a remixlet's rmx.keep
 // checks only while it passes the same standing checks. Refusals go to the remixlet's log (a
 // standing refusal once per reason, so a paused remixlet's timers cannot flood it).
+//
+// A remixlet's style.css is sent to the page when its agent connects (panel.Style), after
+// rewrite.CheckStylesheet has run on it again with the stored manifest's StyleHostAllowed: the
+// refused parts are left out and each goes to the remixlet's log, once per page session. The
+// same candidates get it as get a sandbox (enabled, not archived, active version matching the
+// page, site not paused); a style-only remixlet (no script.js) gets no sandbox at all.
 //
 // These are the hooks agentws.go calls; with no store configured they do nothing.
 
@@ -186,6 +193,9 @@ type candidate struct {
 	versionID int64
 	manifest  *sandbox.Manifest
 	script    string
+	hasScript bool
+	style     []byte
+	hasStyle  bool
 }
 
 // remixletsFor lists the remixlets that should run on pageURL: enabled, not archived, with an
@@ -219,7 +229,10 @@ func (r *remixletRunner) remixletsFor(ctx context.Context, pageURL string) ([]ca
 		if !m.MatchesURL(u) {
 			continue
 		}
-		out = append(out, candidate{id: rx.ID, versionID: v.ID, manifest: m, script: string(v.Files[sandbox.ScriptFile])})
+		script, hasScript := v.Files[sandbox.ScriptFile]
+		style, hasStyle := v.Files[sandbox.StyleFile]
+		out = append(out, candidate{id: rx.ID, versionID: v.ID, manifest: m,
+			script: string(script), hasScript: hasScript, style: style, hasStyle: hasStyle})
 	}
 	return out, nil
 }
@@ -232,6 +245,20 @@ func (r *remixletRunner) pageConnected(ctx context.Context, pc pageConn) {
 		return
 	}
 	if len(cands) == 0 {
+		return
+	}
+	// Stylesheets first: they need no sandbox, and they hide what they hide before any script
+	// has started.
+	var scripts []candidate
+	for _, c := range cands {
+		if c.hasStyle {
+			r.sendStyle(ctx, pc, c)
+		}
+		if c.hasScript {
+			scripts = append(scripts, c)
+		}
+	}
+	if len(scripts) == 0 {
 		return
 	}
 	sup, err := r.supervisor()
@@ -247,8 +274,23 @@ func (r *remixletRunner) pageConnected(ctx context.Context, pc pageConn) {
 	}
 	r.pages[pc.id] = p
 	r.mu.Unlock()
-	for _, c := range cands {
+	for _, c := range scripts {
 		p.start(sup, c)
+	}
+}
+
+// sendStyle checks a remixlet's style.css again, for this insertion, and sends what passes to
+// the page. Each refused part goes to the remixlet's log; this runs once per page session, so
+// each is logged once per session.
+func (r *remixletRunner) sendStyle(ctx context.Context, pc pageConn, c candidate) {
+	clean, problems := rewrite.CheckStylesheet(c.style, c.manifest.StyleHostAllowed)
+	for _, p := range problems {
+		r.logf(c.id, "warn", "refused: %s %d:%d: %s; left out of the stylesheet", sandbox.StyleFile, p.Line, p.Column, p.Reason)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
+	defer cancel()
+	if err := pc.send(ctx, panel.Style{Type: panel.TypeStyle, Remixlet: c.id, CSS: string(clean)}); err != nil {
+		r.log.Debug("sending a remixlet's stylesheet", "remixlet", c.id, "err", err)
 	}
 }
 

@@ -80,6 +80,7 @@ type fakePage struct {
 	mu     sync.Mutex
 	url    string
 	ops    []panel.Op
+	styles []panel.Style
 	answer func(op panel.Op) panel.Result
 	run    *pageRun
 	// deliver hands a message to the runner; if nil, to run.receive.
@@ -92,6 +93,12 @@ func (f *fakePage) conn() pageConn {
 		url:   func() string { f.mu.Lock(); defer f.mu.Unlock(); return f.url },
 		title: func() string { return "Test page" },
 		send: func(ctx context.Context, v any) error {
+			if st, ok := v.(panel.Style); ok {
+				f.mu.Lock()
+				f.styles = append(f.styles, st)
+				f.mu.Unlock()
+				return nil
+			}
 			op, ok := v.(panel.Op)
 			if !ok {
 				return nil

@@ -175,6 +175,10 @@
   var fromCharCode = String.fromCharCode;
   var moTakeRecords = MO && MO.prototype.takeRecords;
   var locationReload = loc.reload;
+  // For remixlet stylesheets (see "Remixlet stylesheets" below).
+  var documentAdopted = getter(Document.prototype, 'adoptedStyleSheets');
+  var setDocumentAdopted = setter(Document.prototype, 'adoptedStyleSheets');
+  var arrayPush = Array.prototype.push;
 
   var setTimeoutFn = win.setTimeout;
   var clearTimeoutFn = win.clearTimeout;
@@ -399,6 +403,8 @@
       runOp(m);
     } else if (type === 'reload') {
       reloadPage();
+    } else if (type === 'style') {
+      applyStyle(m);
     }
     // Unknown types are ignored: newer proxies may send more.
   }
@@ -922,6 +928,73 @@
         apply(locationReload, loc, []);
       } catch (e) { /* reload refused */ }
     }
+  }
+
+  // ---- Remixlet stylesheets. ------------------------------------------------------------------
+  //
+  // The proxy sends a remixlet's style.css as {type:'style', remixlet, css}, after checking it
+  // again for this page (nothing in it loads from where it should not; refused parts are left
+  // out). Each remixlet gets one constructable stylesheet adopted by the document: the page's
+  // CSP style-src does not govern it, so there is no <style> element and no policy change. A
+  // second message for the same remixlet replaces the rules of that sheet, and adopts it again
+  // if the page had dropped it. The sheet is appended with the captured Array.prototype.push on
+  // the document's adoptedStyleSheets, an observable array whose traps are the browser's, so no
+  // function of the page is called with it. (The page can read document.adoptedStyleSheets, as
+  // it can read its own stylesheets; what the sheet loads was decided by the proxy.)
+
+  var styleSheets = null; // remixlet ID -> its CSSStyleSheet, made on the first message
+
+  function applyStyle(req) {
+    var rx = own(req, 'remixlet');
+    var css = own(req, 'css');
+    if (shortID(rx) === '' || typeof css !== 'string') {
+      return;
+    }
+    if (typeof Sheet !== 'function' || !replaceSync || !documentAdopted) {
+      warn('this browser cannot apply remixlet stylesheets');
+      return;
+    }
+    try {
+      if (!styleSheets) {
+        styleSheets = new MapCtor();
+      }
+      var sheet = apply(mapGet, styleSheets, [rx]);
+      if (!sheet) {
+        sheet = new Sheet();
+        apply(mapSet, styleSheets, [rx, sheet]);
+      }
+      apply(replaceSync, sheet, [css]);
+      adopt(sheet);
+    } catch (e) {
+      warn('a remixlet stylesheet could not be applied');
+    }
+  }
+
+  // adopt appends sheet to the document's adopted stylesheets unless it is there already.
+  function adopt(sheet) {
+    var sheets = apply(documentAdopted, doc, []);
+    var n = sheets.length;
+    var i;
+    for (i = 0; i < n; i++) {
+      if (sheets[i] === sheet) {
+        return;
+      }
+    }
+    try {
+      apply(arrayPush, sheets, [sheet]);
+      return;
+    } catch (e) { /* a frozen array: a browser from before observable arrays */ }
+    if (!setDocumentAdopted) {
+      return;
+    }
+    // The browser converts this array with the page's Array iterator; at worst the page sees our
+    // stylesheet object, which it can read from document.adoptedStyleSheets anyway.
+    var next = [];
+    for (i = 0; i < n; i++) {
+      put(next, i, sheets[i]);
+    }
+    put(next, n, sheet);
+    apply(setDocumentAdopted, doc, [next]);
   }
 
   // ---- Navigation reports. --------------------------------------------------------------------

@@ -367,7 +367,18 @@ function installFakeDOM(opts) {
     set adoptedStyleSheets(v) { this._sheets = v; }
   }
   class Document extends Node {
-    constructor() { super(); this.currentScript = null; }
+    constructor() { super(); this.currentScript = null; this._adopted = []; }
+    // Like a browser's observable array: the getter hands out the live array (push works on it,
+    // unless opts.frozenAdopted, as in browsers before observable arrays); the setter converts
+    // what it is given with its iterator (which a page can replace).
+    get adoptedStyleSheets() { return this._adopted; }
+    set adoptedStyleSheets(v) {
+      const a = [];
+      for (const x of v) {
+        push(a, x);
+      }
+      this._adopted = opts.frozenAdopted ? Object.freeze(a) : a;
+    }
     createElement(tag) {
       if (tag === 'input') {
         return new HTMLInputElement();
@@ -1214,6 +1225,110 @@ scenario('remixlet ops: a hostile page that replaces built-ins gets nothing and 
   const get = (el, name) => Map.prototype.get.call(el._attrs, name);
   assert.strictEqual(get(a, 'data-remixlet-hidden'), '');
   assert.strictEqual(get(a, 'class'), 'promoted seen');
+});
+
+// ---- Remixlet stylesheets. --------------------------------------------------------------------
+
+// styleTree lists the tag names of every element in the fake document.
+function styleElements(p) {
+  const out = [];
+  const walk = (n) => {
+    for (const k of n._children) {
+      if (k.tagName === 'style' || k.tagName === 'link') {
+        out.push(k.tagName);
+      }
+      walk(k);
+    }
+  };
+  walk(p.ctx.document);
+  return out;
+}
+
+scenario('remixlet styles: one constructable sheet per remixlet, adopted by the document, replaced by a second message', () => {
+  const p = opsPage();
+  const doc = p.ctx.document;
+  const adopted = () => Array.from(doc._adopted);
+  const sentBefore = p.sent().length;
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { display: none !important }' });
+  assert.strictEqual(adopted().length, 1, 'no sheet adopted');
+  const a = adopted()[0];
+  assert.ok(a instanceof p.ctx.CSSStyleSheet, 'not a constructable stylesheet');
+  assert.strictEqual(a._text, '.promoted { display: none !important }');
+  p.serverSend({ type: 'style', remixlet: RX_B, css: 'h1 { color: red }' });
+  assert.strictEqual(adopted().length, 2);
+  assert.strictEqual(adopted()[1]._text, 'h1 { color: red }');
+  // A second message for A replaces A's rules in the same sheet; B's is untouched.
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { opacity: 0 }' });
+  assert.strictEqual(adopted().length, 2);
+  assert.strictEqual(adopted()[0], a);
+  assert.strictEqual(a._text, '.promoted { opacity: 0 }');
+  assert.strictEqual(adopted()[1]._text, 'h1 { color: red }');
+  // The page drops the adopted sheets; the next message adopts A's again, once.
+  doc.adoptedStyleSheets = [];
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '' });
+  assert.deepStrictEqual(adopted(), [a]);
+  assert.strictEqual(a._text, '');
+  // Malformed messages change nothing.
+  p.serverSend({ type: 'style', remixlet: 'rx_nope', css: 'x' });
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 5 });
+  p.serverSend({ type: 'style', css: 'x' });
+  assert.deepStrictEqual(adopted(), [a]);
+  assert.strictEqual(a._text, '');
+  assert.deepStrictEqual(styleElements(p), [], 'a <style> or <link> element was made');
+  assert.strictEqual(p.sent().length, sentBefore, 'the agent answered a style message');
+  assert.deepStrictEqual(Array.from(p.T.warnings), []);
+});
+
+scenario('remixlet styles: a browser without observable arrays gets the sheet through the setter', () => {
+  const p = page({ readyState: 'interactive', frozenAdopted: true });
+  p.open();
+  p.welcome('pt');
+  const doc = p.ctx.document;
+  doc.adoptedStyleSheets = [];
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'a { color: red }' });
+  p.serverSend({ type: 'style', remixlet: RX_B, css: 'b { color: blue }' });
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'a { color: green }' });
+  const adopted = Array.from(doc._adopted);
+  assert.deepStrictEqual(adopted.map((s) => s._text), ['a { color: green }', 'b { color: blue }']);
+  assert.ok(Object.isFrozen(doc._adopted));
+});
+
+scenario('remixlet styles: a hostile page that replaces built-ins gets nothing and cannot stop the sheet', () => {
+  const p = opsPage();
+  const doc = p.ctx.document;
+  vm.runInContext(`
+    globalThis.leaks = [];
+    const R0 = Reflect.apply;
+    const push0 = Array.prototype.push;
+    const slice0 = Array.prototype.slice;
+    const note = (entry) => R0(push0, leaks, [entry]);
+    const record = (what) => function () { note([what, this, R0(slice0, arguments, [])]); return undefined; };
+    const getter = (what, value) => ({ get() { note([what, this]); return value; }, set(v) { note([what + '=', this, v]); }, configurable: true });
+    Reflect.apply = record('Reflect.apply');
+    Function.prototype.call = record('call');
+    Function.prototype.apply = record('apply');
+    JSON.parse = record('JSON.parse');
+    Object.defineProperty(Object.prototype, 'css', getter('css', 'h1 { background: url(https://evil.test/) }'));
+    Object.defineProperty(Object.prototype, 'remixlet', getter('remixlet', 'rx_0123abcd000000000000000000000000'));
+    Array.prototype.push = record('Array.push');
+    Array.prototype[Symbol.iterator] = record('Array.iterator');
+    Map.prototype.get = record('Map.get');
+    Map.prototype.set = record('Map.set');
+    CSSStyleSheet.prototype.replaceSync = record('CSSStyleSheet.replaceSync');
+    Object.defineProperty(Document.prototype, 'adoptedStyleSheets', getter('Document.adoptedStyleSheets', []));
+    globalThis.CSSStyleSheet = function () { note(['new CSSStyleSheet']); };
+  `, p.ctx);
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { display: none !important }' });
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { visibility: hidden }' });
+  // Messages without the fields are not filled in from Object.prototype.
+  p.serverSend({ type: 'style' });
+  const leaks = Array.prototype.slice.call(p.ctx.leaks);
+  assert.deepStrictEqual(leaks.map((l) => l[0]), [], 'the agent called replaced built-ins');
+  // The page replaced Array.prototype[Symbol.iterator] in its realm; read with this realm's.
+  const adopted = Array.prototype.slice.call(doc._adopted);
+  assert.strictEqual(adopted.length, 1);
+  assert.strictEqual(adopted[0]._text, '.promoted { visibility: hidden }');
+  assert.ok(adopted[0] instanceof p.T.classes.CSSStyleSheet, 'the page\'s CSSStyleSheet was used');
 });
 
 let failed = 0;
