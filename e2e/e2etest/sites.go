@@ -283,3 +283,17 @@ func (rs *rawServer) close() {
 	rs.mu.Unlock()
 	rs.wg.Wait()
 }
+
+// HostRequests reports how many requests host has received in all, for any path, on either
+// scheme: what a witness site counts.
+func (s *Sites) HostRequests(host string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k, c := range s.counts {
+		if strings.HasPrefix(k, host+"/") || k == host {
+			n += c
+		}
+	}
+	return n
+}

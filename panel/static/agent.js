@@ -599,7 +599,14 @@
     return false;
   }
   function pageHasPassword() {
-    var inputs = apply(querySelectorAllDoc, doc, ['input']);
+    return inputsHavePassword(apply(querySelectorAllDoc, doc, ['input']));
+  }
+  // subtreeHasPassword covers elements a remixlet still holds after they left the page (a
+  // removed form keeps its password field, and a value selector run inside it would read it).
+  function subtreeHasPassword(el) {
+    return isPassword(el) || inputsHavePassword(apply(querySelectorAllEl, el, ['input']));
+  }
+  function inputsHavePassword(inputs) {
     var n = apply(nodeListLength, inputs, []);
     var i;
     for (i = 0; i < n; i++) {
@@ -670,14 +677,14 @@
       refuse('the selector must be 1 to 1024 characters');
     }
     var l = lower(sel);
-    if ((contains(l, 'value') || contains(l, '\\')) && pageHasPassword()) {
+    var within = arg(args, 1);
+    var root = within === undefined || within === null ? null : element(t, within);
+    if ((contains(l, 'value') || contains(l, '\\')) && (pageHasPassword() || (root && subtreeHasPassword(root)))) {
       refuse('selectors that mention value (or use CSS escapes) are refused while the page has a password field');
     }
-    var within = arg(args, 1);
     var found;
     try {
-      found = within === undefined || within === null ?
-        apply(querySelectorAllDoc, doc, [sel]) : apply(querySelectorAllEl, element(t, within), [sel]);
+      found = root === null ? apply(querySelectorAllDoc, doc, [sel]) : apply(querySelectorAllEl, root, [sel]);
     } catch (e) {
       if (own(e, 'mark') === REFUSAL) {
         throw e;
