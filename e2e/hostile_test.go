@@ -508,11 +508,6 @@ func TestHostileRemixletLimitsLeaveTheProxyUp(t *testing.T) {
 // task) runs beside a benign remixlet that is busy with short tasks within its budget. Only the
 // hostile one may be stopped.
 func TestHostileRemixletHostDeathBlamesTheCulprit(t *testing.T) {
-	// KNOWN BUG, invariant 7 — this test fails today (10 runs of 11): when the shared sandbox
-	// host dies of memory exhaustion, the supervisor blames the remixlet busy longest, which is
-	// a harmless one, and stops it. NOTES.md ("Sandbox host death blames the wrong remixlet")
-	// describes the cause and the planned fix. Remove this skip with the fix.
-	t.Skip("known bug: sandbox host death blames the wrong remixlet (see NOTES.md); fails until fixed")
 	h := startHostile(t)
 	busy := saveUnchecked(t, h.st, "busy benign", store.Files{
 		sandbox.ManifestFile: []byte(hostileManifest("busy benign", "https://target.test/limits/busy", false)),

@@ -41,6 +41,14 @@ type hostServer struct {
 
 	outMu sync.Mutex // serializes frame writes
 
+	// taskMu lets one runtime at a time run JavaScript in this child. Each task's "busy" frame is
+	// written (synchronously, into the pipe) before the task starts and its "idle" frame before
+	// the next task may start, so when the child dies in a built-in the parent has read exactly
+	// one busy runtime: the culprit. Two remixlets running at once would make an out-of-memory
+	// death unattributable and a harmless remixlet could be stopped in the culprit's place.
+	// Tasks are bounded by the task budget, so one remixlet delays another by at most that.
+	taskMu sync.Mutex
+
 	mu       sync.Mutex
 	runtimes map[uint64]*Runtime
 	calls    map[uint64]chan *frameMsg
@@ -153,11 +161,13 @@ func (hs *hostServer) start(m *frameMsg) {
 			hs.send(&frameMsg{Op: "log", RT: id, Level: level, Msg: msg})
 		},
 		onTask: func(begin bool) {
-			op := "idle"
 			if begin {
-				op = "busy"
+				hs.taskMu.Lock()
+				hs.send(&frameMsg{Op: "busy", RT: id})
+				return
 			}
-			hs.send(&frameMsg{Op: op, RT: id})
+			hs.send(&frameMsg{Op: "idle", RT: id})
+			hs.taskMu.Unlock()
 		},
 		onStuck: func(reason string) {
 			hs.send(&frameMsg{Op: "dying", RT: id, Reason: reason})
