@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v mitmdump >/dev/null 2>&1 || echo "bench.sh: mitmdump not installed (apt-get install -y mitmproxy); measuring without it" >&2
 go run ./e2e/bench "$@"
-go test -run '^$' -bench . -benchmem ./rewrite/ ./certs/
+go test -run '^$' -bench . -benchmem ./rewrite/ ./certs/ ./sandbox/
