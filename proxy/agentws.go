@@ -85,6 +85,7 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.String(), maxTokenURL) })
+			s.pageNavigated(ctx, sess)
 		default:
 			// Remixlet traffic (results of dom operations, events, page changes) goes to the
 			// runner; anything else is ignored: newer page agents may send more.

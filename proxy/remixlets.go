@@ -36,6 +36,12 @@ import (
 // same candidates get it as get a sandbox (enabled, not archived, active version matching the
 // page, site not paused); a style-only remixlet (no script.js) gets no sandbox at all.
 //
+// After a same-origin SPA navigation (the page agent's "nav") the candidates are listed again for
+// the new URL with the same rules: the newly matching ones get their stylesheet and sandbox, the
+// ones that no longer match are stopped and their sheet emptied (a Style with empty CSS), and the
+// ones that still match keep running untouched. Connect, navigations and disconnect of one page
+// session are serialized (pageRun.syncMu).
+//
 // These are the hooks agentws.go calls; with no store configured they do nothing.
 
 // pageConnected runs when a page agent has connected and been welcomed.
@@ -52,6 +58,15 @@ func (s *Server) pageGone(sess *session) {
 		return
 	}
 	s.remixlets.pageGone(sess.ID)
+}
+
+// pageNavigated runs after a page agent reported a same-origin SPA navigation and the session's
+// URL was updated: the page's remixlets are matched again against the new URL.
+func (s *Server) pageNavigated(ctx context.Context, sess *session) {
+	if s.remixlets == nil {
+		return
+	}
+	s.remixlets.pageNavigated(ctx, sess.ID)
 }
 
 // pageMessage receives a page-agent message of a type agentws.go does not handle itself.
@@ -239,24 +254,121 @@ func (r *remixletRunner) remixletsFor(ctx context.Context, pageURL string) ([]ca
 
 // pageConnected starts the remixlets of a page that just connected.
 func (r *remixletRunner) pageConnected(ctx context.Context, pc pageConn) {
+	p := r.newPageRun(pc)
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	// A session ID is not reused while its page is connected; should it ever be, the old
+	// page's remixlets are stopped rather than left running unreachable.
+	old := r.pages[pc.id]
+	r.pages[pc.id] = p
+	r.mu.Unlock()
+	if old != nil {
+		old.end()
+	}
+	p.sync(ctx)
+}
+
+// pageNavigated matches the remixlets of a connected page again after an SPA navigation.
+func (r *remixletRunner) pageNavigated(ctx context.Context, sessionID string) {
+	r.mu.Lock()
+	p := r.pages[sessionID]
+	r.mu.Unlock()
+	if p != nil {
+		p.sync(ctx)
+	}
+}
+
+// sync brings the page's remixlets in line with its current URL: the candidates for it
+// (remixletsFor, the same rules on connect and after a navigation) that the page has not taken on
+// yet get their stylesheet and sandbox; the ones it took on that are no longer candidates are
+// stopped and their stylesheet emptied; the others are left alone. Calls for one page are
+// serialized.
+func (p *pageRun) sync(ctx context.Context) {
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
+	r, pc := p.r, p.pc
+	if p.isEnded() {
+		return
+	}
 	cands, err := r.remixletsFor(ctx, pc.url())
 	if err != nil {
+		// Keep what runs: the Host checks every call against the page's URL anyway.
 		r.log.Warn("listing remixlets for a page", "err", err)
 		return
 	}
-	if len(cands) == 0 {
+	want := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		want[c.id] = true
+	}
+
+	var (
+		stopped []*runningRemixlet
+		clear   []string
+		failed  []pendingOp
+		styles  []candidate
+		scripts []candidate
+	)
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
 		return
 	}
-	// Stylesheets first: they need no sandbox, and they hide what they hide before any script
-	// has started.
-	var scripts []candidate
+	for id := range p.matched {
+		if want[id] {
+			continue
+		}
+		delete(p.matched, id)
+		if rr := p.running[id]; rr != nil {
+			rr.host.stopped = true
+			delete(p.running, id)
+			stopped = append(stopped, rr)
+		}
+		if p.styled[id] {
+			delete(p.styled, id)
+			clear = append(clear, id)
+		}
+	}
+	if len(stopped) > 0 {
+		for opID, op := range p.pending {
+			if !want[op.remixlet] {
+				delete(p.pending, opID)
+				failed = append(failed, op)
+			}
+		}
+	}
 	for _, c := range cands {
+		if p.matched[c.id] {
+			continue // still matches: left running as it is
+		}
+		p.matched[c.id] = true
 		if c.hasStyle {
-			r.sendStyle(ctx, pc, c)
+			p.styled[c.id] = true
+			styles = append(styles, c)
 		}
 		if c.hasScript {
 			scripts = append(scripts, c)
 		}
+	}
+	p.mu.Unlock()
+
+	for _, rr := range stopped {
+		if rr.handle != nil {
+			rr.handle.Stop()
+		}
+	}
+	for _, op := range failed {
+		op.ch <- opResult{err: "the page no longer matches the remixlet"}
+	}
+	for _, id := range clear {
+		r.sendCSS(ctx, pc, id, "")
+	}
+	// Stylesheets first: they need no sandbox, and they hide what they hide before any script
+	// has started.
+	for _, c := range styles {
+		r.sendStyle(ctx, pc, c)
 	}
 	if len(scripts) == 0 {
 		return
@@ -266,31 +378,28 @@ func (r *remixletRunner) pageConnected(ctx context.Context, pc pageConn) {
 		r.log.Error("remixlets not started: the sandbox is not running", "err", err)
 		return
 	}
-	p := r.newPageRun(pc)
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return
-	}
-	r.pages[pc.id] = p
-	r.mu.Unlock()
 	for _, c := range scripts {
 		p.start(sup, c)
 	}
 }
 
 // sendStyle checks a remixlet's style.css again, for this insertion, and sends what passes to
-// the page. Each refused part goes to the remixlet's log; this runs once per page session, so
-// each is logged once per session.
+// the page. Each refused part goes to the remixlet's log; this runs once each time the
+// remixlet starts matching the page (on connect, or after a navigation into its matches).
 func (r *remixletRunner) sendStyle(ctx context.Context, pc pageConn, c candidate) {
 	clean, problems := rewrite.CheckStylesheet(c.style, c.manifest.StyleHostAllowed)
 	for _, p := range problems {
 		r.logf(c.id, "warn", "refused: %s %d:%d: %s; left out of the stylesheet", sandbox.StyleFile, p.Line, p.Column, p.Reason)
 	}
+	r.sendCSS(ctx, pc, c.id, string(clean))
+}
+
+// sendCSS sends a remixlet's stylesheet to the page; an empty css empties the sheet.
+func (r *remixletRunner) sendCSS(ctx context.Context, pc pageConn, remixlet, css string) {
 	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
-	if err := pc.send(ctx, panel.Style{Type: panel.TypeStyle, Remixlet: c.id, CSS: string(clean)}); err != nil {
-		r.log.Debug("sending a remixlet's stylesheet", "remixlet", c.id, "err", err)
+	if err := pc.send(ctx, panel.Style{Type: panel.TypeStyle, Remixlet: remixlet, CSS: css}); err != nil {
+		r.log.Debug("sending a remixlet's stylesheet", "remixlet", remixlet, "err", err)
 	}
 }
 
@@ -301,7 +410,10 @@ func (r *remixletRunner) pageGone(sessionID string) {
 	delete(r.pages, sessionID)
 	r.mu.Unlock()
 	if p != nil {
+		// Wait for a connect or navigation in progress, so nothing starts after this returns.
+		p.syncMu.Lock()
 		p.end()
+		p.syncMu.Unlock()
 	}
 }
 
@@ -321,11 +433,16 @@ type pageRun struct {
 	r  *remixletRunner
 	pc pageConn
 
+	// syncMu serializes matching (connect, navigations) and the end of the page (pageGone).
+	syncMu sync.Mutex
+
 	mu      sync.Mutex
 	ended   bool
 	nextOp  uint64
 	pending map[uint64]pendingOp
 	running map[string]*runningRemixlet // by remixlet ID
+	matched map[string]bool             // remixlets taken on for the page's current URL
+	styled  map[string]bool             // remixlets whose stylesheet the page has
 }
 
 type pendingOp struct {
@@ -346,7 +463,14 @@ type runningRemixlet struct {
 }
 
 func (r *remixletRunner) newPageRun(pc pageConn) *pageRun {
-	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{}}
+	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{},
+		matched: map[string]bool{}, styled: map[string]bool{}}
+}
+
+func (p *pageRun) isEnded() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ended
 }
 
 // start runs one remixlet for the page.
@@ -467,18 +591,23 @@ func (p *pageRun) receive(typ string, raw json.RawMessage) {
 }
 
 // relay sends one dom operation of a remixlet to the page agent and waits for its answer.
-func (p *pageRun) relay(ctx context.Context, remixlet, op string, args []json.RawMessage, listener int64) (json.RawMessage, error) {
+func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, args []json.RawMessage, listener int64) (json.RawMessage, error) {
+	remixlet := h.id
 	ch := make(chan opResult, 1)
 	p.mu.Lock()
 	if p.ended {
 		p.mu.Unlock()
 		return nil, errors.New("the page went away")
 	}
+	if h.stopped {
+		p.mu.Unlock()
+		return nil, errors.New("the page no longer matches the remixlet")
+	}
 	p.nextOp++
 	id := p.nextOp
 	p.pending[id] = pendingOp{remixlet: remixlet, ch: ch}
 	if listener != 0 {
-		if rr := p.running[remixlet]; rr != nil {
+		if rr := p.running[remixlet]; rr != nil && rr.host == h {
 			rr.listeners[listener] = true
 		}
 	}

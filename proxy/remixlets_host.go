@@ -32,6 +32,7 @@ type remixletHost struct {
 	id        string
 	versionID int64
 	manifest  *sandbox.Manifest
+	stopped   bool // stopped by a navigation out of its matches; guarded by pageRun.mu
 
 	mu         sync.Mutex
 	standing   error // cached result of checkStanding
@@ -100,7 +101,7 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 		if err != nil {
 			return nil, &refusal{why: err.Error()}
 		}
-		return h.p.relay(ctx, h.id, method, decoded, listener)
+		return h.p.relay(ctx, h, method, decoded, listener)
 	case "rmx":
 		return h.rmx(ctx, method, args)
 	}

@@ -98,10 +98,16 @@ func TestRemixletStyleIsCheckedAgainAndSent(t *testing.T) {
 
 	// A style-only remixlet needs no sandbox.
 	r.mu.Lock()
-	sup, pages := r.sup, len(r.pages)
+	sup, p := r.sup, r.pages["sess-1"]
 	r.mu.Unlock()
-	if sup != nil || pages != 0 {
-		t.Errorf("a style-only remixlet started the sandbox (%v) or a page run (%d)", sup != nil, pages)
+	running := 0
+	if p != nil {
+		p.mu.Lock()
+		running = len(p.running)
+		p.mu.Unlock()
+	}
+	if sup != nil || running != 0 {
+		t.Errorf("a style-only remixlet started the sandbox (%v) or %d sandboxes", sup != nil, running)
 	}
 
 	// The refusal is logged once per page session: another session logs it again, once.
