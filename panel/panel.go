@@ -13,11 +13,30 @@ import (
 	"unicode/utf8"
 )
 
-// agentJS is the page agent. It is embedded on its own, not in static, so that Files never
-// serves it: it only ever reaches a browser inlined by the rewriter.
+// The page agent is embedded on its own, not in static, so that Files never serves it: it
+// reaches a browser only through the rewriter's bootstrap tag. Its source is two files so that
+// the page tools of the AI agent (agent_tools.js) can grow apart from the remixlet runtime and
+// the channel (agent.js): the line "/*@include agent_tools.js*/" in agent.js is replaced by the
+// second file, inside the same closure, before anything else happens.
 //
 //go:embed static/agent.js
-var agentSource []byte
+var agentMain []byte
+
+//go:embed static/agent_tools.js
+var agentTools []byte
+
+// agentInclude is the line in agent.js that agent_tools.js replaces.
+const agentInclude = "/*@include agent_tools.js*/"
+
+// agentSource is the assembled page agent, before minifying.
+var agentSource = assembleAgent(agentMain, agentTools)
+
+func assembleAgent(main, tools []byte) []byte {
+	if bytes.Count(main, []byte(agentInclude)) != 1 {
+		panic("panel: agent.js must contain " + agentInclude + " exactly once")
+	}
+	return bytes.Replace(main, []byte(agentInclude), tools, 1)
+}
 
 // agentJS is agentSource minified once at start: the page agent is inlined into every page, and
 // its documented source is three times the size of what runs. tdewolff/minify is the minifier of

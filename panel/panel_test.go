@@ -81,7 +81,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 	}
 	var onDisk []string
 	for _, e := range entries {
-		if e.Name() != "agent.js" {
+		if e.Name() != "agent.js" && e.Name() != "agent_tools.js" {
 			onDisk = append(onDisk, e.Name())
 		}
 	}
@@ -100,8 +100,10 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 	if !slices.Equal(served, onDisk) {
 		t.Errorf("Files() serves %q, want %q (panel/static without agent.js; add new files to the go:embed line)", served, onDisk)
 	}
-	if _, err := fs.Stat(Files(), "agent.js"); err == nil {
-		t.Error("Files() serves agent.js; it must only reach pages inlined")
+	for _, name := range []string{"agent.js", "agent_tools.js"} {
+		if _, err := fs.Stat(Files(), name); err == nil {
+			t.Errorf("Files() serves %s; the page agent must only reach pages through the bootstrap", name)
+		}
 	}
 	for _, name := range []string{"panel.html", "panel.js", "panel.css"} {
 		if _, err := fs.ReadFile(Files(), name); err != nil {
@@ -112,7 +114,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 
 func TestJavaScriptParses(t *testing.T) {
 	node := nodePath(t)
-	for _, file := range []string{"static/agent.js", "static/panel.js", "testdata/agent_harness.js", "testdata/panel_harness.js"} {
+	for _, file := range []string{assembledAgent(t), "static/panel.js", "testdata/agent_harness.js", "testdata/panel_harness.js"} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out, err := exec.Command(node, "--check", file).CombinedOutput()
 			if err != nil {
@@ -188,7 +190,7 @@ func TestJavaScriptBehaviour(t *testing.T) {
 		t.Errorf("Bootstrap() is %d bytes, the source %d: the minifier did not run", len(Bootstrap()), len(agentSource))
 	}
 	for _, tt := range []struct{ harness, script string }{
-		{"testdata/agent_harness.js", "static/agent.js"},
+		{"testdata/agent_harness.js", assembledAgent(t)},
 		{"testdata/agent_harness.js", minified},
 		{"testdata/panel_harness.js", "static/panel.js"},
 	} {
@@ -202,4 +204,15 @@ func TestJavaScriptBehaviour(t *testing.T) {
 			}
 		})
 	}
+}
+
+// assembledAgent writes the page agent's source (agent.js with agent_tools.js included) to a
+// temporary file and returns its path.
+func assembledAgent(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "agent.js")
+	if err := os.WriteFile(p, agentSource, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -405,6 +405,8 @@
       reloadPage();
     } else if (type === 'style') {
       applyStyle(m);
+    } else if (type === 'tool') {
+      runTool(m);
     }
     // Unknown types are ignored: newer proxies may send more.
   }
@@ -1003,6 +1005,8 @@
     put(next, n, sheet);
     apply(setDocumentAdopted, doc, [next]);
   }
+
+  /*@include agent_tools.js*/
 
   // ---- Navigation reports. --------------------------------------------------------------------
 
