@@ -40,8 +40,8 @@ func newManagerFixture(t *testing.T, opts ...fixtureOpts) *managerFixture {
 		t.Fatalf("LoadOrCreate: %v", err)
 	}
 	st, err := store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
-		NeedsApproval: func(active, next store.Files) (bool, string) {
-			return sandbox.FilesNeedApproval(active, next, "")
+		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
+			return sandbox.FilesNeedApproval(active, next, chatHost)
 		},
 	})
 	if err != nil {

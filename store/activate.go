@@ -13,6 +13,14 @@ import (
 // the caller then uses RequestApproval and ActivateApproved. Activating the version that
 // is already active does nothing.
 func (s *Store) Activate(ctx context.Context, versionID int64) error {
+	return s.ActivateFromChat(ctx, versionID, "")
+}
+
+// ActivateFromChat is Activate for a version the agent saved from a chat on a page of
+// chatHost: Options.NeedsApproval is asked with that host, so a new remixlet for the chat's
+// own site and without permissions activates at once. chatHost must come from the proxy's
+// record of the chat's page session, never from the model.
+func (s *Store) ActivateFromChat(ctx context.Context, versionID int64, chatHost string) error {
 	return s.write(ctx, fmt.Sprintf("activating version %d", versionID), func(tx *sql.Tx) error {
 		next, err := s.version(ctx, tx, versionID)
 		if err != nil {
@@ -25,7 +33,7 @@ func (s *Store) Activate(ctx context.Context, versionID int64) error {
 		if ok && active.ID == next.ID {
 			return nil
 		}
-		if needs, reason := s.needsApproval(active.Files, next.Files); needs {
+		if needs, reason := s.needsApproval(active.Files, next.Files, chatHost); needs {
 			return &ApprovalRequiredError{VersionID: versionID, Reason: reason}
 		}
 		return s.setActive(ctx, tx, next.RemixletID, next.ID)
@@ -33,11 +41,11 @@ func (s *Store) Activate(ctx context.Context, versionID int64) error {
 }
 
 // needsApproval applies Options.NeedsApproval; active is nil when no version is active.
-func (s *Store) needsApproval(active, next Files) (bool, string) {
+func (s *Store) needsApproval(active, next Files, chatHost string) (bool, string) {
 	if s.opt.NeedsApproval == nil {
 		return true, "no approval policy is configured, so every activation needs approval"
 	}
-	return s.opt.NeedsApproval(active, next)
+	return s.opt.NeedsApproval(active, next, chatHost)
 }
 
 // setActive points the remixlet at versionID. The schema's composite foreign key refuses

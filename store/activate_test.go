@@ -9,7 +9,7 @@ import (
 func TestActivate(t *testing.T) {
 	ctx := context.Background()
 	// policy: activation needs approval when the manifest changes.
-	policy := func(active, next Files) (bool, string) {
+	policy := func(active, next Files, _ string) (bool, string) {
 		if active == nil {
 			return true, "first activation"
 		}
@@ -22,7 +22,7 @@ func TestActivate(t *testing.T) {
 
 	tests := []struct {
 		name       string
-		policy     func(active, next Files) (bool, string)
+		policy     func(active, next Files, chatHost string) (bool, string)
 		preActive  bool // activate v1 (bypassing the policy) before the call
 		next       Files
 		wantErr    error
@@ -58,7 +58,7 @@ func TestActivate(t *testing.T) {
 }
 
 func TestActivateErrors(t *testing.T) {
-	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files) (bool, string) { return false, "" }})
+	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files, _ string) (bool, string) { return false, "" }})
 	ctx := context.Background()
 	r := mustCreate(t, s, "r")
 	v := mustSave(t, s, r.ID, sampleFiles("a()"))
@@ -110,5 +110,27 @@ func assertActiveScript(t *testing.T, s *Store, remixletID, want string) {
 	}
 	if got != want {
 		t.Errorf("active script.js = %q, want %q", got, want)
+	}
+}
+
+// TestActivateFromChat: the chat's host reaches the policy, so a remixlet for the chat's own
+// site activates at once while the same version from the manager needs approval.
+func TestActivateFromChat(t *testing.T) {
+	var hosts []string
+	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files, chatHost string) (bool, string) {
+		hosts = append(hosts, chatHost)
+		return chatHost != "shop.test", "not the chat's site"
+	}})
+	ctx := context.Background()
+	r := mustCreate(t, s, "r")
+	v := mustSave(t, s, r.ID, sampleFiles("a()"))
+	if err := s.Activate(ctx, v.ID); !errors.Is(err, ErrApprovalRequired) {
+		t.Fatalf("Activate = %v, want ErrApprovalRequired", err)
+	}
+	if err := s.ActivateFromChat(ctx, v.ID, "shop.test"); err != nil {
+		t.Fatalf("ActivateFromChat = %v", err)
+	}
+	if len(hosts) != 2 || hosts[0] != "" || hosts[1] != "shop.test" {
+		t.Errorf("policy saw hosts %q, want [\"\" \"shop.test\"]", hosts)
 	}
 }

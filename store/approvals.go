@@ -62,7 +62,7 @@ func (s *Store) RequestApproval(ctx context.Context, versionID int64, pageSessio
 		if err != nil {
 			return err
 		}
-		_, reason := s.needsApproval(active.Files, v.Files)
+		_, reason := s.needsApproval(active.Files, v.Files, "")
 		now := s.now()
 		a = Approval{
 			ID: newID("ap_"), RemixletID: v.RemixletID, VersionID: v.ID, Digest: v.Digest,

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRequestApproval(t *testing.T) {
-	s, clock := openTestStore(t, Options{NeedsApproval: func(active, _ Files) (bool, string) {
+	s, clock := openTestStore(t, Options{NeedsApproval: func(active, _ Files, _ string) (bool, string) {
 		if active == nil {
 			return true, "new remixlet"
 		}
@@ -102,7 +102,7 @@ func TestApprovalRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, clock := openTestStore(t, Options{NeedsApproval: func(_, _ Files) (bool, string) { return true, "always" }})
+			s, clock := openTestStore(t, Options{NeedsApproval: func(_, _ Files, _ string) (bool, string) { return true, "always" }})
 			r := mustCreate(t, s, "r")
 			v1 := mustSave(t, s, r.ID, sampleFiles("v1()"))
 			forceActive(t, s, r.ID, v1.ID)

@@ -1,7 +1,8 @@
 // Package store is remixproxy's embedded database (SQLite through modernc.org/sqlite, pure Go,
 // in the data dir): remixlets and their immutable versions, the active version, enabled and
-// archived state, paused sites, a bounded log per remixlet, rmx.storage data with a quota, and
-// pending approvals.
+// archived state, paused sites, a bounded log per remixlet, rmx.storage data with a quota,
+// pending approvals, and the agent's chats (chats.go: context and panel items, resumable after a
+// restart).
 //
 // Data flow: the manager UI, the CLI and (later) the agent save versions here; activation reads
 // the stored manifest as the record of what the person approved; the sandbox reads the active
@@ -29,7 +30,8 @@ package store
 //     loss a version is either complete or absent. Each version's files are stored as their
 //     canonical encoding next to its digest, and every read re-hashes them (ErrCorrupt).
 //   - Versions are immutable: a trigger makes every UPDATE of the versions table fail.
-//   - Activation goes through Activate (Options.NeedsApproval decides; nil means always ask)
+//   - Activation goes through Activate or ActivateFromChat (Options.NeedsApproval decides, with
+//     the chat page's host for the latter; nil means always ask)
 //     or ActivateApproved (an approval the person approved, unexpired, unused, bound to the
 //     version's digest, consumed by a conditional UPDATE in the activating transaction).
 //     The store cannot tell who called Approve: only the person's click in the proxy's own

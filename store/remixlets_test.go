@@ -116,7 +116,7 @@ func TestListAndFlags(t *testing.T) {
 }
 
 func TestDeleteRemixletRemovesEverything(t *testing.T) {
-	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files) (bool, string) { return false, "" }})
+	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files, _ string) (bool, string) { return false, "" }})
 	ctx := context.Background()
 	r := mustCreate(t, s, "doomed")
 	other := mustCreate(t, s, "other")

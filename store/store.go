@@ -30,9 +30,10 @@ const (
 type Options struct {
 	// NeedsApproval reports whether moving a remixlet from the active version's files
 	// (nil when no version is active) to next needs the person's approval, and why.
-	// It is called inside a write transaction, so it must be quick and must not use the
-	// Store. If nil, every activation needs approval.
-	NeedsApproval func(active, next Files) (bool, string)
+	// chatHost is the host of the page a chat's save came from (ActivateFromChat), "" for
+	// saves from the manager or the CLI. It is called inside a write transaction, so it must
+	// be quick and must not use the Store. If nil, every activation needs approval.
+	NeedsApproval func(active, next Files, chatHost string) (bool, string)
 
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time

@@ -87,7 +87,7 @@ func TestSaveVersionCopiesFiles(t *testing.T) {
 }
 
 func TestSaveDoesNotActivate(t *testing.T) {
-	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files) (bool, string) { return false, "" }})
+	s, _ := openTestStore(t, Options{NeedsApproval: func(_, _ Files, _ string) (bool, string) { return false, "" }})
 	ctx := context.Background()
 	r := mustCreate(t, s, "r")
 	v1 := mustSave(t, s, r.ID, sampleFiles("one()"))

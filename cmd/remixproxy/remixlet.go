@@ -36,8 +36,8 @@ func openStore(dataDir string) (*store.Store, error) {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
 	return store.Open(filepath.Join(dataDir, "remixproxy.db"), store.Options{
-		NeedsApproval: func(active, next store.Files) (bool, string) {
-			return sandbox.FilesNeedApproval(active, next, "")
+		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
+			return sandbox.FilesNeedApproval(active, next, chatHost)
 		},
 	})
 }

@@ -75,8 +75,8 @@ func NewProxy(sites *Sites, opts ...ProxyOption) (*Proxy, error) {
 		// The activation rule of cmd/remixproxy's openStore: saves made without a page need
 		// approval for anything beyond what the person already allowed.
 		st, err = store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
-			NeedsApproval: func(active, next store.Files) (bool, string) {
-				return sandbox.FilesNeedApproval(active, next, "")
+			NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
+				return sandbox.FilesNeedApproval(active, next, chatHost)
 			},
 		})
 		if err != nil {
