@@ -110,6 +110,7 @@ const (
 	ErrOverloaded      ErrorKind = "overloaded"       // 5xx / overloaded after the retries
 	ErrBadResponse     ErrorKind = "bad_response"     // the reply could not be understood
 	ErrProviderFailure ErrorKind = "provider_error"   // any other error the provider reported
+	ErrCanceled        ErrorKind = "canceled"         // the caller's context was cancelled; Err is ctx.Err()
 )
 
 // ProviderError is the error every Provider returns. Message is written for the person and

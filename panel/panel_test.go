@@ -105,7 +105,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 			t.Errorf("Files() serves %s; the page agent must only reach pages through the bootstrap", name)
 		}
 	}
-	for _, name := range []string{"panel.html", "panel.js", "panel.css"} {
+	for _, name := range []string{"panel.html", "panel.js", "panel.css", "confirm.html", "confirm.js"} {
 		if _, err := fs.ReadFile(Files(), name); err != nil {
 			t.Errorf("Files(): %v", err)
 		}
@@ -114,7 +114,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 
 func TestJavaScriptParses(t *testing.T) {
 	node := nodePath(t)
-	for _, file := range []string{assembledAgent(t), "static/panel.js", "testdata/agent_harness.js", "testdata/panel_harness.js"} {
+	for _, file := range []string{assembledAgent(t), "static/panel.js", "static/confirm.js", "testdata/agent_harness.js", "testdata/panel_harness.js"} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out, err := exec.Command(node, "--check", file).CombinedOutput()
 			if err != nil {
@@ -125,13 +125,15 @@ func TestJavaScriptParses(t *testing.T) {
 }
 
 func TestPanelJSUsesNoHTMLSinks(t *testing.T) {
-	b, err := fs.ReadFile(Files(), "panel.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range forbiddenJS {
-		if bytes.Contains(b, []byte(s)) {
-			t.Errorf("panel.js contains %q", s)
+	for _, name := range []string{"panel.js", "confirm.js"} {
+		b, err := fs.ReadFile(Files(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range forbiddenJS {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s contains %q", name, s)
+			}
 		}
 	}
 }
@@ -169,7 +171,12 @@ func TestPanelHTMLFitsPanelCSP(t *testing.T) {
 		`<script src="/panel.js" defer></script>`,
 		`<link rel="stylesheet" href="/panel.css">`,
 		`<h1>remixproxy</h1>`,
-		`The assistant arrives in a later version.`,
+		`<main id="log" class="log" role="log"`,
+		`<label for="input" class="sr-only">Message</label>`,
+		`<label class="sr-only" for="model">Model</label>`,
+		`role="group" aria-label="Mode"`,
+		`<a id="manage" target="_blank" rel="noopener" hidden>Manage remixlets</a>`,
+		`<div id="announce" class="sr-only" aria-live="polite"></div>`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("panel.html lacks %s", want)
@@ -215,4 +222,43 @@ func assembledAgent(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestPanelHTMLHasPanelJSElements checks that every element panel.js and its harness look up by
+// id is in panel.html.
+func TestPanelHTMLHasPanelJSElements(t *testing.T) {
+	html := readStatic(t, "panel.html")
+	js := readStatic(t, "panel.js")
+	harness, err := os.ReadFile("testdata/panel_harness.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range regexp.MustCompile(`byId\('([a-z-]+)'\)`).FindAllStringSubmatch(js, -1) {
+		ids = append(ids, m[1])
+	}
+	if strings.Contains(js, "byId('mode-' + m)") { // for each of MODES
+		ids = append(ids, "mode-"+ModeAsk, "mode-"+ModeBuild, "mode-"+ModeAct)
+	}
+	if len(ids) < 10 {
+		t.Fatalf("found only %q in panel.js", ids)
+	}
+	block := regexp.MustCompile(`(?s)const ELEMENT_IDS = \{(.*?)\};`).FindSubmatch(harness)
+	if block == nil {
+		t.Fatal("panel_harness.js has no ELEMENT_IDS")
+	}
+	var fake []string
+	for _, m := range regexp.MustCompile(`'?([a-z-]+)'?: '[a-z]+'`).FindAllSubmatch(block[1], -1) {
+		fake = append(fake, string(m[1]))
+	}
+	for _, id := range append(ids, fake...) {
+		if !strings.Contains(html, `id="`+id+`"`) {
+			t.Errorf("panel.html has no element with id %q", id)
+		}
+	}
+	for _, id := range ids {
+		if !slices.Contains(fake, id) {
+			t.Errorf("panel_harness.js fakes no element with id %q", id)
+		}
+	}
 }

@@ -123,6 +123,7 @@ const (
 	TypeMutated = "mutated" // page agent → proxy: Mutated, the page changed (debounced)
 	TypeReload  = "reload"  // proxy → page agent: Reload
 	TypeStyle   = "style"   // proxy → page agent: Style
+	TypeRelease = "release" // proxy → page agent: Release
 
 	MarkPrefix = "data-remixlet-"
 	HiddenAttr = "data-remixlet-hidden"
@@ -130,14 +131,25 @@ const (
 
 // Op asks the page agent to run one dom operation for a remixlet. Args are the call's arguments
 // as the remixlet passed them (JSON data; handles as {"$h": N}, a dom.on listener as
-// {"$listener": N}). The operations: query, queryAll, text, attr, value, setText, setAttr,
-// addClass, removeClass, setStyle, hide, show, on, remove.
+// {"$listener": N}). The operations are sandbox.DOMMethods: query, queryAll, text, attr, value,
+// rect, style, create, setText, setAttr, addClass, removeClass, setStyle, insert, remove, clone,
+// hide, show, on, click, focus, scrollIntoView, addStyle (appends checked CSS to the remixlet's
+// stylesheet, see Style) and setHTML.
 type Op struct {
 	Type     string `json:"type"` // TypeOp
 	ID       uint64 `json:"id"`
 	Remixlet string `json:"remixlet"` // the remixlet's ID, "rx_" + 32 hex digits
 	Op       string `json:"op"`
 	Args     []any  `json:"args"`
+	// Hosts are the host names this op's href and src addresses may load from beyond the page's
+	// origin: the remixlet's own sites and fetch: hosts, as the proxy checked them for this op.
+	// The page agent allows an http(s) address when it is on the page's origin, on one of Hosts,
+	// or one the page already loads exactly as written; and data: images (png, gif, jpeg, webp).
+	Hosts []string `json:"hosts,omitempty"`
+	// Relative says an address of this op was written relative; the proxy resolved it against the
+	// page's URL. The page agent refuses the op when the document's base URL (a <base> element)
+	// would resolve it elsewhere.
+	Relative bool `json:"rel,omitempty"`
 }
 
 // Result answers the Op with the same ID. Ok false means refused or failed; Error says why, in
@@ -184,4 +196,14 @@ type Style struct {
 	Type     string `json:"type"`     // TypeStyle
 	Remixlet string `json:"remixlet"` // the remixlet's ID, "rx_" + 32 hex digits
 	CSS      string `json:"css"`
+}
+
+// Release tells the page agent that the proxy stopped a remixlet on this page (an SPA navigation
+// out of its matches, a pause, a switch-off, a new version): the page agent drops that
+// remixlet's handle table, removes its dom.on listeners and empties its stylesheet (style.css and
+// what dom.addStyle added). Changes it made to the page stay until the page reloads. A remixlet
+// started again on the page starts with a fresh table.
+type Release struct {
+	Type     string `json:"type"`     // TypeRelease
+	Remixlet string `json:"remixlet"` // the remixlet's ID
 }

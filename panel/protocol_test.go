@@ -53,6 +53,7 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 		{"agent reports mutations", agent, "message('" + TypeMutated + "')"},
 		{"agent reloads", agent, "type === '" + TypeReload + "'"},
 		{"agent applies styles", agent, "type === '" + TypeStyle + "'"},
+		{"agent releases remixlets", agent, "type === '" + TypeRelease + "'"},
 		{"agent marks", agent, "'" + MarkPrefix + "'"},
 		{"agent hides", agent, "'" + HiddenAttr + "'"},
 	}
@@ -97,6 +98,8 @@ func TestJavaScriptReadsOnlyKnownFields(t *testing.T) {
 		{"agent.js", []string{"message"}, ErrorMessage{}},
 		{"agent.js", []string{"id", "remixlet", "op", "args"}, Op{}},
 		{"agent.js", []string{"remixlet", "css"}, Style{}},
+		{"agent.js", []string{"hosts", "rel"}, Op{Hosts: []string{"shop.test"}, Relative: true}},
+		{"agent.js", []string{"remixlet"}, Release{}},
 		{"panel.js", []string{"connected", "url", "title"}, State{}},
 		{"panel.js", []string{"message"}, ErrorMessage{}},
 	}

@@ -54,6 +54,8 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 	}
 
 	sess := s.sessions.open(pageURL, c)
+	defer s.pageToolsGone(sess.ID) // after sessions.close: waiting page tool calls fail (pagetools.go)
+	s.pageToolsOpened(sess)
 	s.counts.agentConnections.Add(1)
 	defer s.sessions.close(sess)
 
@@ -63,6 +65,9 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 	}
 	s.pageConnected(ctx, sess)
 	defer s.pageGone(sess)
+	if s.chats != nil {
+		defer s.chats.pageGone(sess.ID)
+	}
 	for {
 		_, raw, err := c.Read(ctx)
 		if err != nil {
@@ -86,6 +91,8 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 			}
 			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.String(), maxTokenURL) })
 			s.pageNavigated(ctx, sess)
+		case "toolResult":
+			s.pageToolResult(sess.ID, raw) // an answer to the agent's page tool (pagetools.go)
 		default:
 			// Remixlet traffic (results of dom operations, events, page changes) goes to the
 			// runner; anything else is ignored: newer page agents may send more.
@@ -101,46 +108,6 @@ type panelState struct {
 	Session   string `json:"session"`
 	URL       string `json:"url"`
 	Title     string `json:"title"`
-}
-
-// servePanelWS is the panel's channel: wss://remix.proxy/panel/ws?t=PANELTOKEN, from the panel
-// page on remix.proxy only.
-func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked below
-	if err != nil {
-		return
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(maxAgentMessage)
-	switch r.Header.Get("Origin") {
-	case "https://" + MagicHost, "http://" + MagicHost:
-	default:
-		c.Close(closeRefused, "the panel channel is for remix.proxy only")
-		return
-	}
-	changed := make(chan struct{}, 1)
-	sess, unwatch, ok := s.sessions.watch(r.URL.Query().Get("t"), changed)
-	if !ok {
-		c.Close(closeBadToken, "unknown panel token")
-		return
-	}
-	defer unwatch()
-	ctx := c.CloseRead(r.Context())
-	for {
-		snap := s.sessions.snapshot(sess)
-		if err := writeJSON(ctx, c, panelState{Type: "state", Connected: snap.Connected, Session: snap.ID, URL: snap.URL, Title: snap.Title}); err != nil {
-			return
-		}
-		if !snap.Connected {
-			c.Close(websocket.StatusNormalClosure, "page closed")
-			return
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
 }
 
 func writeJSON(ctx context.Context, c *websocket.Conn, v any) error {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"crypto/x509"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/remixproxy/remixproxy/certs"
@@ -47,4 +48,14 @@ type Config struct {
 	DialTimeout time.Duration
 	// ResponseHeaderTimeout bounds waiting for an upstream's response headers. If zero, 60 seconds.
 	ResponseHeaderTimeout time.Duration
+
+	// ModelURL, when set, is an OpenAI-compatible (or, with ModelAPI "anthropic", an Anthropic
+	// Messages) endpoint offered to the agent as provider "local", model "scripted", ahead of
+	// the providers in Settings: --model-url, e.g. the scripted model server.
+	ModelURL string
+	// ModelAPI is the wire format of ModelURL: "openai" (the default) or "anthropic".
+	ModelAPI string
+	// ModelClient is the HTTP client for model providers. If nil, a direct client with a
+	// ten-minute overall timeout.
+	ModelClient *http.Client
 }

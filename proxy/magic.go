@@ -33,6 +33,8 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET /panel", s.servePanel)
 	mux.HandleFunc("GET /panel.js", s.servePanelFile)
 	mux.HandleFunc("GET /panel.css", s.servePanelFile)
+	mux.HandleFunc("GET /panel/confirm", s.serveConfirm)
+	mux.HandleFunc("GET /confirm.js", s.servePanelFile)
 	mux.HandleFunc("GET /agent/ws", s.serveAgentWS)
 	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
 	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
@@ -90,6 +92,28 @@ func (s *Server) servePanel(w http.ResponseWriter, r *http.Request) {
 	// Pages with COEP require-corp may still embed the panel.
 	h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	w.Write(b)
+}
+
+// confirmCSP is the confirmation window's policy: like the panel's, but no page may frame it
+// (it exists so that a decision is taken where no page can cover it).
+const confirmCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// serveConfirm serves the confirmation window of a card's "Allow" (panel/static/confirm.js).
+func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request) {
+	b, err := fs.ReadFile(panel.Files(), "confirm.html")
+	if err != nil {
+		http.Error(w, "remixproxy: confirmation page missing from this build", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", confirmCSP)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	w.Write(b)
 }
 

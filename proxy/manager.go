@@ -115,6 +115,7 @@ func (s *Server) managerHandler() http.Handler {
 	post("/manager/r/{id}/data/delete", s.managerDeleteData)
 	post("/manager/sites/pause", s.managerPauseSite)
 	post("/manager/sites/resume", s.managerResumeSite)
+	s.registerSettings(mux, post)
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		managerHeaders(w.Header())
@@ -207,6 +208,8 @@ var managerFlashes = map[string]string{
 	"paused":     "Site paused. Its open tabs reload.",
 	"resumed":    "Site resumed.",
 	"datagone":   "Its stored data was deleted.",
+	"settings":   "Settings saved.",
+	"chatsgone":  "Every chat was deleted.",
 }
 
 func (s *Server) base(r *http.Request) panel.ManagerBase {

@@ -30,7 +30,9 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 		},
 		Transport: s.upstream,
 		ModifyResponse: func(resp *http.Response) error {
+			s.guardRemixletRedirect(resp) // a remixlet's address may not redirect off its sites (remixlets_redirect.go)
 			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
+			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
 			return nil
 		},
 		ErrorHandler: s.writeUpstreamError,

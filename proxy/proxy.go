@@ -38,6 +38,10 @@ type Server struct {
 	// remixlets runs remixlets in connected pages; nil without a Store (remixlets.go).
 	remixlets *remixletRunner
 	boot      bootstrap // the page-agent script and its CSP hash
+	// chats are the agent's conversations, one per tab; nil without a Store (chat.go).
+	chats     *chatHub
+	stopChats context.CancelFunc
+	modelHTTP *http.Client // to model providers, directly (chat.go)
 
 	started time.Time
 	counts  counters
@@ -95,6 +99,12 @@ func New(cfg Config) (*Server, error) {
 	s.sessions = newSessions(secret)
 	if cfg.Store != nil {
 		s.remixlets = newRemixletRunner(cfg.Store, cfg.Sandbox, cfg.Logger)
+		ctx, cancel := context.WithCancel(context.Background())
+		s.chats, s.stopChats = newChatHub(s, ctx), cancel
+	}
+	s.modelHTTP = cfg.ModelClient
+	if s.modelHTTP == nil {
+		s.modelHTTP = &http.Client{Timeout: 10 * time.Minute}
 	}
 	s.upstream = s.newUpstreamTransport()
 	s.rp = s.newPipeline(errLog)
@@ -152,6 +162,9 @@ func (s *Server) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		s.sessions.closeAll()
+		if s.stopChats != nil {
+			s.stopChats()
+		}
 		if s.remixlets != nil {
 			s.remixlets.close()
 		}

@@ -39,8 +39,12 @@ import (
 // After a same-origin SPA navigation (the page agent's "nav") the candidates are listed again for
 // the new URL with the same rules: the newly matching ones get their stylesheet and sandbox, the
 // ones that no longer match are stopped and their sheet emptied (a Style with empty CSS), and the
-// ones that still match keep running untouched. Connect, navigations and disconnect of one page
-// session are serialized (pageRun.syncMu).
+// ones that still match keep running untouched — unless another version of one is active now: it
+// is stopped and the new version started. Every remixlet stopped on a page is released there
+// (panel.Release: its handles, dom.on listeners and stylesheet are dropped). The same matching
+// runs again when a remixlet's Host finds its standing changed (paused, switched off, deleted,
+// another version), so a running page follows the store without a navigation. Connect,
+// navigations, re-matches and disconnect of one page session are serialized (pageRun.syncMu).
 //
 // These are the hooks agentws.go calls; with no store configured they do nothing.
 
@@ -112,6 +116,8 @@ type remixletRunner struct {
 	supCfg      sandbox.SupervisorConfig
 	opTimeout   time.Duration
 	standingTTL time.Duration
+
+	guard redirectGuard // addresses remixlets wrote, checked on redirects (remixlets_redirect.go)
 
 	logq chan logLine
 	ctx  context.Context
@@ -299,28 +305,34 @@ func (p *pageRun) sync(ctx context.Context) {
 		r.log.Warn("listing remixlets for a page", "err", err)
 		return
 	}
-	want := make(map[string]bool, len(cands))
+	want := make(map[string]int64, len(cands))
 	for _, c := range cands {
-		want[c.id] = true
+		want[c.id] = c.versionID
 	}
 
 	var (
-		stopped []*runningRemixlet
-		clear   []string
-		failed  []pendingOp
-		styles  []candidate
-		scripts []candidate
+		stopped  []*runningRemixlet
+		released []string
+		clear    []string
+		failed   []pendingOp
+		styles   []candidate
+		scripts  []candidate
 	)
 	p.mu.Lock()
 	if p.ended {
 		p.mu.Unlock()
 		return
 	}
-	for id := range p.matched {
-		if want[id] {
+	gone := map[string]bool{}
+	for id, version := range p.matched {
+		if want[id] == version {
 			continue
 		}
+		// No longer a candidate (out of its matches, paused, switched off, deleted), or another
+		// version is active now: stopped, and released in the page; a new version starts below.
 		delete(p.matched, id)
+		gone[id] = true
+		released = append(released, id)
 		if rr := p.running[id]; rr != nil {
 			rr.host.stopped = true
 			delete(p.running, id)
@@ -328,22 +340,24 @@ func (p *pageRun) sync(ctx context.Context) {
 		}
 		if p.styled[id] {
 			delete(p.styled, id)
-			clear = append(clear, id)
+			if want[id] == 0 {
+				clear = append(clear, id)
+			}
 		}
 	}
 	if len(stopped) > 0 {
 		for opID, op := range p.pending {
-			if !want[op.remixlet] {
+			if gone[op.remixlet] {
 				delete(p.pending, opID)
 				failed = append(failed, op)
 			}
 		}
 	}
 	for _, c := range cands {
-		if p.matched[c.id] {
-			continue // still matches: left running as it is
+		if _, ok := p.matched[c.id]; ok {
+			continue // still matches, same version: left running as it is
 		}
-		p.matched[c.id] = true
+		p.matched[c.id] = c.versionID
 		if c.hasStyle {
 			p.styled[c.id] = true
 			styles = append(styles, c)
@@ -364,6 +378,9 @@ func (p *pageRun) sync(ctx context.Context) {
 	}
 	for _, id := range clear {
 		r.sendCSS(ctx, pc, id, "")
+	}
+	for _, id := range released {
+		r.sendRelease(ctx, pc, id)
 	}
 	// Stylesheets first: they need no sandbox, and they hide what they hide before any script
 	// has started.
@@ -400,6 +417,28 @@ func (r *remixletRunner) sendCSS(ctx context.Context, pc pageConn, remixlet, css
 	defer cancel()
 	if err := pc.send(ctx, panel.Style{Type: panel.TypeStyle, Remixlet: remixlet, CSS: css}); err != nil {
 		r.log.Debug("sending a remixlet's stylesheet", "remixlet", remixlet, "err", err)
+	}
+}
+
+// sendRelease tells the page agent a remixlet stopped on the page: it drops the remixlet's
+// handles and dom.on listeners and empties its stylesheet (panel.Release).
+func (r *remixletRunner) sendRelease(ctx context.Context, pc pageConn, remixlet string) {
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
+	defer cancel()
+	if err := pc.send(ctx, panel.Release{Type: panel.TypeRelease, Remixlet: remixlet}); err != nil {
+		r.log.Debug("releasing a remixlet in the page", "remixlet", remixlet, "err", err)
+	}
+}
+
+// resync matches the page's remixlets again, off the caller's goroutine: a remixlet's Host
+// calls it when its standing changed (paused, switched off, deleted, another version active),
+// so the page releases it, or runs the new version, without waiting for a navigation.
+func (p *pageRun) resync() {
+	p.r.mu.Lock()
+	registered := p.r.pages[p.pc.id] == p
+	p.r.mu.Unlock()
+	if registered {
+		go p.sync(p.r.ctx)
 	}
 }
 
@@ -441,7 +480,7 @@ type pageRun struct {
 	nextOp  uint64
 	pending map[uint64]pendingOp
 	running map[string]*runningRemixlet // by remixlet ID
-	matched map[string]bool             // remixlets taken on for the page's current URL
+	matched map[string]int64            // remixlets taken on for the page's current URL: their version
 	styled  map[string]bool             // remixlets whose stylesheet the page has
 }
 
@@ -464,7 +503,7 @@ type runningRemixlet struct {
 
 func (r *remixletRunner) newPageRun(pc pageConn) *pageRun {
 	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{},
-		matched: map[string]bool{}, styled: map[string]bool{}}
+		matched: map[string]int64{}, styled: map[string]bool{}}
 }
 
 func (p *pageRun) isEnded() bool {
@@ -591,7 +630,8 @@ func (p *pageRun) receive(typ string, raw json.RawMessage) {
 }
 
 // relay sends one dom operation of a remixlet to the page agent and waits for its answer.
-func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, args []json.RawMessage, listener int64) (json.RawMessage, error) {
+func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, call domCall) (json.RawMessage, error) {
+	args, listener := call.args, call.listener
 	remixlet := h.id
 	ch := make(chan opResult, 1)
 	p.mu.Lock()
@@ -623,7 +663,8 @@ func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, args []
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.r.opTimeout)
 	defer cancel()
-	if err := p.pc.send(ctx, panel.Op{Type: panel.TypeOp, ID: id, Remixlet: remixlet, Op: op, Args: anyArgs}); err != nil {
+	if err := p.pc.send(ctx, panel.Op{Type: panel.TypeOp, ID: id, Remixlet: remixlet, Op: op, Args: anyArgs,
+		Hosts: call.hosts, Relative: call.relative}); err != nil {
 		drop()
 		return nil, errors.New("the page is not connected")
 	}

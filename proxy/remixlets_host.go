@@ -97,11 +97,21 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 	}
 	switch ns {
 	case "dom":
-		decoded, listener, err := checkDOMCall(method, args)
+		page, _ := url.Parse(h.p.pc.url())
+		call, err := checkDOMCall(domPolicy{page: page, manifest: h.manifest}, method, args)
 		if err != nil {
 			return nil, &refusal{why: err.Error()}
 		}
-		return h.p.relay(ctx, h, method, decoded, listener)
+		h.p.r.guard.add(h.id, h.manifest, call.addresses)
+		res, err := h.p.relay(ctx, h, method, call)
+		if err == nil && method == "setHTML" {
+			// The page agent answers with what it left out; each part is a refusal for the log.
+			var left []string
+			if json.Unmarshal(res, &left) == nil && len(left) > 0 {
+				h.p.r.logf(h.id, "warn", "refused: dom.setHTML: left out %s", truncate(strings.Join(left, "; "), 4096))
+			}
+		}
+		return res, err
 	case "rmx":
 		return h.rmx(ctx, method, args)
 	}
@@ -121,8 +131,15 @@ func (h *remixletHost) checkStanding(ctx context.Context) error {
 	if ttl := h.p.r.standingTTL; ttl > 0 && !h.checked.IsZero() && time.Since(h.checked) < ttl {
 		return h.standing
 	}
+	prev := h.standing
 	h.standing = h.readStanding(ctx, u.Hostname())
 	h.checked = time.Now()
+	var ref *refusal
+	if errors.As(h.standing, &ref) && ref.standing && (prev == nil || prev.Error() != ref.why) {
+		// The remixlet was paused, switched off, deleted or replaced: match the page again,
+		// so it is released there (and a new version started).
+		h.p.resync()
+	}
 	return h.standing
 }
 

@@ -5,21 +5,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
+
+	"github.com/remixproxy/remixproxy/rewrite"
+	"github.com/remixproxy/remixproxy/sandbox"
 )
 
 // The static half of the page policy (DESIGN invariant 4): what can be checked on a dom.* call's
 // arguments alone runs here, in Go, before the call is relayed to the page agent. The page agent
 // repeats these checks and adds the ones that depend on the DOM (password fields, handles).
 
-// domOps are the dom.* operations the page agent implements now. The rest of the API (create,
-// insert, clone, click, focus, scrollIntoView, addStyle, setHTML, rect, style) is refused with
-// errDOMNotYet until the page agent enforces their part of the policy.
-var domOps = map[string]bool{
-	"query": true, "queryAll": true, "text": true, "attr": true, "value": true,
-	"setText": true, "setAttr": true, "addClass": true, "removeClass": true, "setStyle": true,
-	"hide": true, "show": true, "on": true, "remove": true,
+// domOps are the dom.* operations the page agent implements, with their minimum and maximum
+// number of arguments. It must equal sandbox.DOMMethods (a test checks).
+var domOps = map[string][2]int{
+	"query": {1, 2}, "queryAll": {1, 2}, "text": {1, 1}, "attr": {2, 2}, "value": {1, 1},
+	"rect": {1, 1}, "style": {2, 2}, "create": {1, 1}, "setText": {2, 2}, "setAttr": {3, 3},
+	"addClass": {2, 2}, "removeClass": {2, 2}, "setStyle": {2, 2}, "insert": {2, 3},
+	"remove": {1, 1}, "clone": {1, 2}, "hide": {1, 1}, "show": {1, 1}, "on": {3, 3},
+	"click": {1, 1}, "focus": {1, 1}, "scrollIntoView": {1, 1}, "addStyle": {1, 1},
+	"setHTML": {2, 2},
 }
 
 // domEvents are the event types dom.on accepts.
@@ -28,83 +38,172 @@ var domEvents = map[string]bool{
 	"change": true, "focus": true, "blur": true, "keydown": true, "keyup": true,
 }
 
-// refusedAttrs are attributes that load or run something. href and src are refused outright
-// for now; they will be allowed on links and images once the address rule is enforced.
+// refusedAttrs are attributes that load or run something. href and src are the exceptions
+// handled by the address rule (checkAddress): href on links, src on images.
 var refusedAttrs = map[string]bool{
 	"src": true, "href": true, "action": true, "formaction": true, "srcdoc": true, "style": true,
 	"xlink:href": true, "srcset": true, "imagesrcset": true, "ping": true, "poster": true,
 	"background": true, "data": true, "codebase": true, "archive": true, "lowsrc": true,
 	"dynsrc": true, "manifest": true, "http-equiv": true, "is": true, "formtarget": true,
-	"target": true, "xmlns": true, "attributionsrc": true,
+	"target": true, "xmlns": true, "attributionsrc": true, "form": true, "formmethod": true,
+	"formenctype": true, "formnovalidate": true, "popovertarget": true, "popovertargetaction": true,
+	"command": true, "commandfor": true, "integrity": true, "nonce": true, "slot": true,
+	"shadowrootmode": true, "shadowrootdelegatesfocus": true, "shadowrootclonable": true,
+	"shadowrootserializable": true,
+}
+
+// createTags are the elements dom.create (and dom.setHTML, in the page agent) may build: layout,
+// text, form controls other than form itself, images and simple SVG. Never form, frames, script,
+// style, link, meta, object, embed, video, audio, base, template, slot or noscript.
+var createTags = map[string]bool{
+	"div": true, "span": true, "p": true, "a": true, "b": true, "i": true, "u": true, "s": true,
+	"em": true, "strong": true, "small": true, "mark": true, "sub": true, "sup": true,
+	"code": true, "pre": true, "kbd": true, "samp": true, "var": true, "q": true,
+	"blockquote": true, "cite": true, "abbr": true, "time": true, "br": true, "hr": true,
+	"wbr": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"ul": true, "ol": true, "li": true, "dl": true, "dt": true, "dd": true, "table": true,
+	"thead": true, "tbody": true, "tfoot": true, "tr": true, "td": true, "th": true,
+	"caption": true, "colgroup": true, "col": true, "section": true, "article": true,
+	"aside": true, "header": true, "footer": true, "nav": true, "main": true, "figure": true,
+	"figcaption": true, "details": true, "summary": true, "address": true, "del": true,
+	"ins": true, "dfn": true, "bdi": true, "bdo": true, "ruby": true, "rt": true, "rp": true,
+	"label": true, "fieldset": true, "legend": true, "input": true, "button": true,
+	"select": true, "option": true, "optgroup": true, "textarea": true, "datalist": true,
+	"output": true, "progress": true, "meter": true, "img": true,
+	// SVG, created in the SVG namespace.
+	"svg": true, "path": true, "circle": true, "rect": true, "line": true, "polyline": true,
+	"polygon": true, "g": true, "text": true,
+}
+
+// svgTags are the createTags in the SVG namespace; "svg" starts an SVG subtree and the others
+// are allowed only inside one.
+var svgTags = map[string]bool{
+	"svg": true, "path": true, "circle": true, "rect": true, "line": true, "polyline": true,
+	"polygon": true, "g": true, "text": true,
+}
+
+// insertPositions are dom.insert's positions.
+var insertPositions = map[string]bool{"before": true, "after": true, "prepend": true, "append": true}
+
+// clobberNames are id and name values refused on elements a remixlet creates or changes: an
+// element with such an id or name shadows a property of document or window for the page's own
+// scripts (DOM clobbering). The page agent also checks the live document and window.
+var clobberNames = map[string]bool{
+	"cookie": true, "location": true, "body": true, "head": true, "document": true,
+	"window": true, "domain": true, "forms": true, "images": true, "links": true,
+	"scripts": true, "anchors": true, "defaultview": true, "documentelement": true,
+	"baseuri": true, "url": true, "referrer": true, "title": true, "top": true, "parent": true,
+	"self": true, "frames": true, "opener": true, "name": true, "origin": true,
+	"createelement": true, "queryselector": true, "queryselectorall": true,
+	"getelementbyid": true, "implementation": true, "currentscript": true, "alert": true,
+	"fetch": true, "attributes": true, "nodename": true, "nodetype": true, "parentnode": true,
+	"childnodes": true, "firstchild": true, "lastchild": true, "ownerdocument": true,
+	"textcontent": true, "innerhtml": true, "outerhtml": true, "activeelement": true,
+	"defaultvalue": true, "action": true, "method": true, "submit": true, "reset": true,
+	"elements": true, "length": true, "tostring": true, "valueof": true, "constructor": true,
+	"__proto__": true, "prototype": true, "hasownproperty": true,
 }
 
 // Size limits on dom.* arguments.
 const (
-	maxSelectorLen = 1024
-	maxAttrNameLen = 128
-	maxAttrValue   = 8 << 10
-	maxTextLen     = 64 << 10
-	maxStyleProps  = 64
-	maxStyleValue  = 1024
+	maxSelectorLen  = 1024
+	maxAttrNameLen  = 128
+	maxAttrValue    = 8 << 10
+	maxDataImageLen = 64 << 10
+	maxTextLen      = 64 << 10
+	maxHTMLLen      = 64 << 10
+	maxCSSLen       = 64 << 10
+	maxStyleProps   = 64
+	maxStyleValue   = 1024
+	maxCreateNodes  = 500
+	maxCreateDepth  = 16
+	maxCreateAttrs  = 32
 )
 
-// errDOMNotYet refuses the dom.* calls the page agent does not implement yet.
-var errDOMNotYet = errors.New("is not available yet in this remixproxy (available: query, queryAll, text, attr, value, setText, setAttr, addClass, removeClass, setStyle, hide, show, on, remove)")
+// domPolicy is what the static checks of one call need to know: the page's current URL and the
+// remixlet's stored manifest (its own sites and fetch: hosts, for addresses).
+type domPolicy struct {
+	page     *url.URL
+	manifest *sandbox.Manifest
+}
 
-// checkDOMCall applies the static page policy to one dom.* call. It returns the arguments
-// decoded, and the dom.on listener id (0 for other calls).
-func checkDOMCall(method string, raw json.RawMessage) (args []json.RawMessage, listener int64, err error) {
-	if !domOps[method] {
-		return nil, 0, errDOMNotYet
+// domCall is a dom.* call that passed the static checks, ready to relay: the arguments (with
+// addresses resolved and stylesheets cleaned), the dom.on listener id (0 for other calls), the
+// hosts this call's addresses may load from beyond the page's origin (the remixlet's own sites
+// and fetch: hosts, as checked here), and whether an address was written relative.
+type domCall struct {
+	args      []json.RawMessage
+	listener  int64
+	hosts     []string
+	relative  bool
+	addresses []string // the absolute http(s) addresses the call writes (for redirectGuard)
+}
+
+// checkDOMCall applies the static page policy to one dom.* call.
+func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCall, err error) {
+	want, ok := domOps[method]
+	if !ok {
+		return call, errors.New("is not available (available: " + strings.Join(sandbox.DOMMethods, ", ") + ")")
 	}
+	var args []json.RawMessage
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, 0, errors.New("arguments are not a JSON array")
+		return call, errors.New("arguments are not a JSON array")
 	}
-	want := map[string][2]int{ // min, max arguments
-		"query": {1, 2}, "queryAll": {1, 2}, "text": {1, 1}, "attr": {2, 2}, "value": {1, 1},
-		"setText": {2, 2}, "setAttr": {3, 3}, "addClass": {2, 2}, "removeClass": {2, 2},
-		"setStyle": {2, 2}, "hide": {1, 1}, "show": {1, 1}, "on": {3, 3}, "remove": {1, 1},
-	}[method]
 	if len(args) < want[0] || len(args) > want[1] {
-		return nil, 0, fmt.Errorf("takes %d to %d arguments, got %d", want[0], want[1], len(args))
+		return call, fmt.Errorf("takes %d to %d arguments, got %d", want[0], want[1], len(args))
 	}
+	call.args = args
 	switch method {
 	case "query", "queryAll":
 		sel, err := stringArg(args, 0, "selector", maxSelectorLen)
 		if err != nil {
-			return nil, 0, err
+			return call, err
 		}
 		if strings.TrimSpace(sel) == "" {
-			return nil, 0, errors.New("the selector is empty")
+			return call, errors.New("the selector is empty")
 		}
 		if len(args) == 2 && string(args[1]) != "null" {
 			if err := handleArg(args, 1); err != nil {
-				return nil, 0, err
+				return call, err
 			}
 		}
-		return args, 0, nil
+		return call, nil
+	case "create":
+		return call, pol.checkCreate(&call)
+	case "addStyle":
+		return call, pol.checkAddStyle(&call)
 	}
 	if err := handleArg(args, 0); err != nil {
-		return nil, 0, err
+		return call, err
 	}
 	switch method {
 	case "attr":
 		_, err = attrNameArg(args, 1)
+	case "style":
+		err = checkStyleNames(args[1])
 	case "setText":
 		_, err = stringArg(args, 1, "text", maxTextLen)
 	case "setAttr":
-		err = checkSetAttr(args)
+		err = pol.checkSetAttr(&call)
 	case "addClass", "removeClass":
 		err = checkClassName(args)
 	case "setStyle":
 		err = checkSetStyle(args[1])
 	case "on":
-		listener, err = checkOn(args)
+		call.listener, err = checkOn(args)
+	case "insert":
+		err = checkInsert(args)
+	case "clone":
+		if len(args) == 2 {
+			var deep *bool
+			if json.Unmarshal(args[1], &deep) != nil {
+				err = errors.New("argument 2 (deep) must be true or false")
+			}
+		}
+	case "setHTML":
+		err = pol.checkSetHTML(&call)
 	}
-	if err != nil {
-		return nil, 0, err
-	}
-	return args, listener, nil
+	return call, err
 }
 
 func stringArg(args []json.RawMessage, i int, what string, max int) (string, error) {
@@ -153,31 +252,406 @@ func attrNameArg(args []json.RawMessage, i int) (string, error) {
 	return strings.ToLower(name), nil
 }
 
-// refusedAttr says why an attribute may not be written, or "" when it may.
+// refusedAttr says why an attribute may not be written, or "" when it may. href and src are
+// left to the address rule (addressAttr).
 func refusedAttr(name string) string {
 	switch {
 	case strings.HasPrefix(name, "on"):
 		return "event handler attributes (on*) run code"
-	case name == "href" || name == "src" || name == "xlink:href":
-		return name + " loads an address; address-checked href and src are not available yet"
+	case name == "href" || name == "src":
+		return ""
 	case refusedAttrs[name]:
 		return name + " loads or runs something"
 	case strings.HasPrefix(name, "data-remixlet-"):
 		return "attributes starting with data-remixlet- are the remixlets' marks"
+	case strings.Contains(name, ":"):
+		return "namespaced attributes (" + name + ") are not allowed"
 	}
 	return ""
 }
 
-func checkSetAttr(args []json.RawMessage) error {
+// refusedAttrValue says why a value may not be written to an attribute other than href and src,
+// or "": SVG presentation attributes (fill, filter, mask …) are CSS and can load with url() or
+// image-set(), and a value that reads as a script address is refused whatever the attribute
+// (the page agent applies the same rules, and refuses CSS escapes on SVG elements).
+func refusedAttrValue(value string) string {
+	v := strings.ToLower(value)
+	if strings.Contains(v, "url(") || strings.Contains(v, "image-set(") {
+		return "its value may not contain url( or image-set("
+	}
+	squeezed := strings.Map(func(r rune) rune {
+		if r <= ' ' {
+			return -1
+		}
+		return r
+	}, v)
+	for _, p := range []string{"javascript:", "vbscript:", "data:text/"} {
+		if strings.HasPrefix(squeezed, p) {
+			return "its value reads as a script address"
+		}
+	}
+	return ""
+}
+
+// addressAttr reports whether name is an attribute the address rule governs.
+func addressAttr(name string) bool { return name == "href" || name == "src" }
+
+// checkAttrValue checks one attribute write: the name against refusedAttr, id and name values
+// against clobberNames, and href and src against the address rule. It returns the value to
+// write (an address resolved to its absolute form).
+func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, error) {
+	if why := refusedAttr(name); why != "" {
+		return "", fmt.Errorf("attribute %s refused: %s", name, why)
+	}
+	if (name == "id" || name == "name") && clobberNames[strings.ToLower(strings.TrimSpace(value))] {
+		return "", fmt.Errorf("attribute %s=%q refused: it would shadow document.%s or window.%s for the page's scripts", name, value, value, value)
+	}
+	if !addressAttr(name) {
+		if why := refusedAttrValue(value); why != "" {
+			return "", fmt.Errorf("attribute %s refused: %s", name, why)
+		}
+		return value, nil
+	}
+	resolved, host, rel, err := pol.checkAddress(value)
+	if err != nil {
+		return "", fmt.Errorf("attribute %s refused: %v", name, err)
+	}
+	if host != "" && !slices.Contains(call.hosts, host) {
+		call.hosts = append(call.hosts, host)
+	}
+	call.relative = call.relative || rel
+	if !strings.HasPrefix(resolved, "data:") {
+		call.addresses = append(call.addresses, resolved)
+	}
+	return resolved, nil
+}
+
+// dataImage matches the data: addresses allowed for images (raster formats only, never SVG).
+var dataImage = regexp.MustCompile(`^data:image/(png|gif|jpeg|webp)(;base64)?,[A-Za-z0-9+/=%._~-]*$`)
+
+// urlScheme finds a scheme at the start of an address, as the URL parser does.
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// checkAddress applies the address rule to an href or src value (DESIGN invariant 4). The value
+// is read as a browser reads it: leading and trailing C0 controls and spaces are ignored, tabs
+// and newlines inside are removed, and a backslash is a slash in http(s) and relative
+// addresses. A relative address is resolved against the page's URL (relative is true then; the
+// page agent refuses it where a <base> element would resolve it elsewhere). Allowed: an
+// http(s) address on the page's origin, on a host the remixlet's matches cover or a fetch:
+// permission names (host is returned: the page agent allows that host for this call), or any
+// other http(s) address the page agent finds the page already loads exactly as written; and
+// data:image/png, gif, jpeg or webp. Everything else — javascript:, blob:, data: of other
+// types, other schemes, user names in addresses — is refused. resolved is what the element
+// gets.
+func (pol domPolicy) checkAddress(value string) (resolved, host string, relative bool, err error) {
+	v := strings.TrimFunc(value, func(r rune) bool { return r <= ' ' })
+	v = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, v)
+	for _, r := range v {
+		if r <= ' ' || r == 0x7f {
+			return "", "", false, errors.New("the address contains spaces or control characters")
+		}
+	}
+	if v == "" {
+		return "", "", false, errors.New("the address is empty")
+	}
+	scheme := ""
+	if m := urlScheme.FindString(v); m != "" {
+		scheme = strings.ToLower(strings.TrimSuffix(m, ":"))
+	}
+	switch scheme {
+	case "data":
+		if len(v) > maxDataImageLen {
+			return "", "", false, fmt.Errorf("the data: address is longer than %d bytes", maxDataImageLen)
+		}
+		if !dataImage.MatchString("data:" + v[5:]) {
+			return "", "", false, errors.New("only data:image/png, gif, jpeg or webp addresses are allowed (not svg, not other types)")
+		}
+		return "data:" + v[5:], "", false, nil
+	case "http", "https", "":
+	default:
+		return "", "", false, fmt.Errorf("%s: addresses are not allowed (only http, https and data: images)", scheme)
+	}
+	if len(v) > maxAttrValue {
+		return "", "", false, fmt.Errorf("the address is longer than %d bytes", maxAttrValue)
+	}
+	v = strings.ReplaceAll(v, `\`, "/")
+	u, perr := url.Parse(v)
+	if perr != nil {
+		return "", "", false, errors.New("the address does not parse")
+	}
+	if scheme == "" {
+		if pol.page == nil {
+			return "", "", false, errors.New("relative addresses need the page's address")
+		}
+		relative = true
+		u = pol.page.ResolveReference(u)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return "", "", false, errors.New("the address is not a full http(s) address")
+	}
+	if u.User != nil {
+		return "", "", false, errors.New("addresses with a user name are not allowed")
+	}
+	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if h == "" || strings.ContainsAny(h, "%[]") && !strings.HasPrefix(u.Host, "[") {
+		return "", "", false, errors.New("the address has no valid host")
+	}
+	u.Host = strings.ToLower(u.Host)
+	resolved = u.String()
+	if pol.page != nil && sameOrigin(u, pol.page) {
+		return resolved, "", relative, nil
+	}
+	if pol.manifest != nil && pol.manifest.StyleHostAllowed(h) {
+		return resolved, h, relative, nil
+	}
+	// Anything else must be an address the page already loads, exactly; only the page agent
+	// can tell, so it is relayed without an allowance.
+	return resolved, "", relative, nil
+}
+
+// sameOrigin compares the scheme, host and port of two http(s) URLs.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if u.Scheme == "https" {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func (pol domPolicy) checkSetAttr(call *domCall) error {
+	args := call.args
 	name, err := attrNameArg(args, 1)
 	if err != nil {
 		return err
 	}
-	if why := refusedAttr(name); why != "" {
-		return fmt.Errorf("attribute %s refused: %s", name, why)
+	max := maxAttrValue
+	if name == "src" {
+		max = maxDataImageLen
 	}
-	_, err = stringArg(args, 2, "value", maxAttrValue)
-	return err
+	value, err := stringArg(args, 2, "value", max)
+	if err != nil {
+		return err
+	}
+	v, err := pol.checkAttrValue(call, name, value)
+	if err != nil {
+		return err
+	}
+	args[1], _ = json.Marshal(name)
+	args[2], _ = json.Marshal(v)
+	return nil
+}
+
+// elementSpec is dom.create's argument.
+type elementSpec struct {
+	Tag      string            `json:"tag"`
+	Attrs    map[string]string `json:"attrs,omitempty"`
+	Text     *string           `json:"text,omitempty"`
+	Children []*elementSpec    `json:"children,omitempty"`
+}
+
+// checkCreate checks dom.create's ElementSpec: tags from createTags (SVG ones only inside svg,
+// nothing but SVG inside svg), attributes as setAttr checks them (href only on a, src only on
+// img), at most maxCreateNodes elements maxCreateDepth deep. The spec is relayed with its tags
+// and attribute names lower-cased and its addresses resolved.
+func (pol domPolicy) checkCreate(call *domCall) error {
+	d := json.NewDecoder(bytes.NewReader(call.args[0]))
+	d.DisallowUnknownFields()
+	var spec elementSpec
+	if err := d.Decode(&spec); err != nil {
+		return fmt.Errorf("argument 1 must be an element spec {tag, attrs?, text?, children?}: %v", err)
+	}
+	count := 0
+	if err := pol.checkSpec(call, &spec, false, 0, &count); err != nil {
+		return err
+	}
+	raw, err := json.Marshal(&spec)
+	if err != nil {
+		return err
+	}
+	call.args[0] = raw
+	return nil
+}
+
+func (pol domPolicy) checkSpec(call *domCall, s *elementSpec, inSVG bool, depth int, count *int) error {
+	if s == nil {
+		return errors.New("a child is null; each child must be an element spec")
+	}
+	*count++
+	if *count > maxCreateNodes {
+		return fmt.Errorf("more than %d elements", maxCreateNodes)
+	}
+	if depth >= maxCreateDepth {
+		return fmt.Errorf("nested deeper than %d elements", maxCreateDepth)
+	}
+	tag := strings.ToLower(s.Tag)
+	if !createTags[tag] {
+		return fmt.Errorf("element <%s> refused: dom.create builds only layout, text, form control (not form), img and simple SVG elements (svg, path, circle, rect, line, polyline, polygon, g, text)", s.Tag)
+	}
+	if inSVG && !svgTags[tag] {
+		return fmt.Errorf("element <%s> refused inside svg: only path, circle, rect, line, polyline, polygon, g and text", tag)
+	}
+	if !inSVG && svgTags[tag] && tag != "svg" {
+		return fmt.Errorf("element <%s> refused outside svg: put it inside an svg element", tag)
+	}
+	s.Tag = tag
+	if len(s.Attrs) > maxCreateAttrs {
+		return fmt.Errorf("<%s> has more than %d attributes", tag, maxCreateAttrs)
+	}
+	attrs := make(map[string]string, len(s.Attrs))
+	for name, value := range s.Attrs {
+		raw, _ := json.Marshal([]string{name, value})
+		var pair []json.RawMessage
+		_ = json.Unmarshal(raw, &pair)
+		n, err := attrNameArg(pair, 0)
+		if err != nil {
+			return fmt.Errorf("<%s>: %v", tag, err)
+		}
+		if len(value) > maxDataImageLen || (n != "src" && len(value) > maxAttrValue) {
+			return fmt.Errorf("<%s %s>: the value is too long", tag, n)
+		}
+		if n == "href" && tag != "a" {
+			return fmt.Errorf("<%s> attribute href refused: only links (a) may have an href", tag)
+		}
+		if n == "src" && tag != "img" {
+			return fmt.Errorf("<%s> attribute src refused: only images (img) may have a src", tag)
+		}
+		if n == "type" && tag == "input" && strings.EqualFold(strings.TrimSpace(value), "image") {
+			return errors.New(`<input type="image"> refused: use an img inside a button`)
+		}
+		v, err := pol.checkAttrValue(call, n, value)
+		if err != nil {
+			return fmt.Errorf("<%s> %v", tag, err)
+		}
+		attrs[n] = v
+	}
+	s.Attrs = attrs
+	if s.Text != nil && len(*s.Text) > maxTextLen {
+		return fmt.Errorf("<%s>: the text is longer than %d bytes", tag, maxTextLen)
+	}
+	if s.Text != nil && !utf8.ValidString(*s.Text) {
+		return fmt.Errorf("<%s>: the text is not valid UTF-8", tag)
+	}
+	for _, c := range s.Children {
+		if err := pol.checkSpec(call, c, inSVG || tag == "svg", depth+1, count); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkAddStyle checks dom.addStyle's CSS with the rules of style.css (rewrite.CheckStylesheet
+// with the manifest's hosts). A stylesheet with any refused part is refused whole, naming
+// each part; what passes is relayed as the checker wrote it.
+func (pol domPolicy) checkAddStyle(call *domCall) error {
+	css, err := stringArg(call.args, 0, "css", maxCSSLen)
+	if err != nil {
+		return err
+	}
+	allowed := func(string) bool { return false }
+	if pol.manifest != nil {
+		allowed = pol.manifest.StyleHostAllowed
+	}
+	clean, problems := rewrite.CheckStylesheet([]byte(css), allowed)
+	if len(problems) > 0 {
+		parts := make([]string, 0, len(problems))
+		for i, p := range problems {
+			if i == 5 {
+				parts = append(parts, fmt.Sprintf("and %d more", len(problems)-5))
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d:%d: %s", p.Line, p.Column, p.Reason))
+		}
+		return errors.New("the stylesheet is refused: " + strings.Join(parts, "; "))
+	}
+	call.args[0], _ = json.Marshal(string(clean))
+	return nil
+}
+
+// checkSetHTML checks dom.setHTML's HTML string for size and collects, for the page agent, the
+// hosts of its href and src addresses that the remixlet's manifest allows. The HTML itself is
+// parsed and filtered in the page, in an inert document (DESIGN invariant 4); Go only reads it
+// to find addresses, so a difference between this tokenizer and the browser's parser can only
+// leave an address without an allowance (stripped in the page), never add one.
+func (pol domPolicy) checkSetHTML(call *domCall) error {
+	s, err := stringArg(call.args, 1, "html", maxHTMLLen)
+	if err != nil {
+		return err
+	}
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		for _, a := range z.Token().Attr {
+			name := strings.ToLower(a.Key)
+			if a.Namespace != "" || !addressAttr(name) {
+				continue
+			}
+			resolved, host, _, err := pol.checkAddress(a.Val)
+			if err != nil {
+				continue
+			}
+			if host != "" && !slices.Contains(call.hosts, host) {
+				call.hosts = append(call.hosts, host)
+			}
+			if !strings.HasPrefix(resolved, "data:") && len(call.addresses) < 256 {
+				call.addresses = append(call.addresses, resolved)
+			}
+		}
+	}
+	return nil
+}
+
+// checkStyleNames checks dom.style's property list: one name or an array of names.
+func checkStyleNames(raw json.RawMessage) error {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		if why := refusedStyleProperty(one); why != "" {
+			return errors.New(why)
+		}
+		return nil
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return errors.New("argument 2 must be a CSS property name or an array of them")
+	}
+	if len(names) == 0 || len(names) > maxStyleProps {
+		return fmt.Errorf("argument 2 must name 1 to %d properties", maxStyleProps)
+	}
+	for _, n := range names {
+		if why := refusedStyleProperty(n); why != "" {
+			return errors.New(why)
+		}
+	}
+	return nil
+}
+
+// checkInsert checks dom.insert(target, node, position?).
+func checkInsert(args []json.RawMessage) error {
+	if err := handleArg(args, 1); err != nil {
+		return err
+	}
+	if len(args) == 3 && string(args[2]) != "null" {
+		var pos string
+		if json.Unmarshal(args[2], &pos) != nil || !insertPositions[pos] {
+			return errors.New(`argument 3 (position) must be "before", "after", "prepend" or "append"`)
+		}
+	}
+	return nil
 }
 
 func checkClassName(args []json.RawMessage) error {

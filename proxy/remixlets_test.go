@@ -77,12 +77,13 @@ func addTestRemixlet(t *testing.T, st *store.Store, name, matches, permissions, 
 // fakePage is a page agent for the runner: it records the ops it is sent and answers each with
 // answer (by default ok, value null).
 type fakePage struct {
-	mu     sync.Mutex
-	url    string
-	ops    []panel.Op
-	styles []panel.Style
-	answer func(op panel.Op) panel.Result
-	run    *pageRun
+	mu       sync.Mutex
+	url      string
+	ops      []panel.Op
+	styles   []panel.Style
+	releases []panel.Release
+	answer   func(op panel.Op) panel.Result
+	run      *pageRun
 	// deliver hands a message to the runner; if nil, to run.receive.
 	deliver func(typ string, raw json.RawMessage)
 }
@@ -93,6 +94,12 @@ func (f *fakePage) conn() pageConn {
 		url:   func() string { f.mu.Lock(); defer f.mu.Unlock(); return f.url },
 		title: func() string { return "Test page" },
 		send: func(ctx context.Context, v any) error {
+			if rel, ok := v.(panel.Release); ok {
+				f.mu.Lock()
+				f.releases = append(f.releases, rel)
+				f.mu.Unlock()
+				return nil
+			}
 			if st, ok := v.(panel.Style); ok {
 				f.mu.Lock()
 				f.styles = append(f.styles, st)
@@ -227,7 +234,10 @@ func TestRemixletHostChecksEveryCall(t *testing.T) {
 		{"storage.set without the permission", nil, "rmx", "storage.set", json.RawMessage(`["k", 1]`), "needs the storage permission"},
 		{"dom call outside the allow-list", nil, "dom", "fetch", json.RawMessage(`["https://evil.test/"]`), "not available"},
 		{"setAttr onclick", nil, "dom", "setAttr", json.RawMessage(`[{"$h":1}, "onclick", "x()"]`), "on*"},
-		{"setAttr src", nil, "dom", "setAttr", json.RawMessage(`[{"$h":1}, "SRC", "https://evil.test/"]`), "src"},
+		{"setAttr src javascript:", nil, "dom", "setAttr", json.RawMessage(`[{"$h":1}, "SRC", " java\tscript:alert(1)"]`), "javascript: addresses are not allowed"},
+		{"setAttr srcset", nil, "dom", "setAttr", json.RawMessage(`[{"$h":1}, "srcset", "https://evil.test/ 1x"]`), "srcset"},
+		{"create script", nil, "dom", "create", json.RawMessage(`[{"tag": "script"}]`), "<script> refused"},
+		{"addStyle url", nil, "dom", "addStyle", json.RawMessage(`["a { background: \\75rl(https://evil.test/) }"]`), "refused"},
 		{"setAttr a mark", nil, "dom", "setAttr", json.RawMessage(`[{"$h":1}, "data-remixlet-0123abcd", ""]`), "marks"},
 		{"setStyle url", nil, "dom", "setStyle", json.RawMessage(`[{"$h":1}, {"background": "URL(https://evil.test/)"}]`), "url("},
 		{"setStyle escape", nil, "dom", "setStyle", json.RawMessage(`[{"$h":1}, {"background": "\\75rl(x)"}]`), "escapes"},

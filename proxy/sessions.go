@@ -223,6 +223,17 @@ func (ss *sessions) snapshot(s *session) session {
 	return session{ID: s.ID, URL: s.URL, Origin: s.Origin, Title: s.Title, Connected: s.Connected, Since: s.Since}
 }
 
+// get returns a copy of the public fields of the connected session id.
+func (ss *sessions) get(id string) (session, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s, ok := ss.byID[id]
+	if !ok {
+		return session{}, false
+	}
+	return session{ID: s.ID, URL: s.URL, Origin: s.Origin, Title: s.Title, Connected: s.Connected, Since: s.Since}, true
+}
+
 // list returns the connected sessions, oldest first.
 func (ss *sessions) list() []session {
 	ss.mu.Lock()
@@ -273,10 +284,15 @@ func originOf(u *url.URL) string {
 // (message {"type":"reload"}), so that changes a remixlet made are cleared after it is paused,
 // restored, switched off or deleted. It returns how many pages were asked.
 func (ss *sessions) reloadPages(ctx context.Context, match func(pageURL string) bool) int {
+	return ss.reloadPagesExcept(ctx, "", match)
+}
+
+// reloadPagesExcept is reloadPages leaving out the session except (a chat's own tab).
+func (ss *sessions) reloadPagesExcept(ctx context.Context, except string, match func(pageURL string) bool) int {
 	ss.mu.Lock()
 	var conns []*websocket.Conn
 	for _, s := range ss.byID {
-		if match(s.URL) {
+		if s.ID != except && match(s.URL) {
 			conns = append(conns, s.conn)
 		}
 	}

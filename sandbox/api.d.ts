@@ -12,10 +12,19 @@ interface Handle {
   readonly $h: number;
 }
 
-/** Where dom.insert puts a node, relative to the target element. */
+/** Where dom.insert puts a node, relative to the target element: before or after it (as a sibling), or as its first (prepend) or last (append) child. */
 type Position = "before" | "after" | "prepend" | "append";
 
-/** An element to build with dom.create: a tag from the allow-list, attributes, text, children. */
+/**
+ * An element to build with dom.create. tag is one of: div span p a b i u s em strong small mark sub sup
+ * code pre kbd samp var q blockquote cite abbr time br hr wbr h1-h6 ul ol li dl dt dd table thead tbody
+ * tfoot tr td th caption colgroup col section article aside header footer nav main figure figcaption
+ * details summary address del ins dfn bdi bdo ruby rt rp label fieldset legend input button select
+ * option optgroup textarea datalist output progress meter img, and inside an svg: path circle rect line
+ * polyline polygon g text. Never form, iframe, script, style, link, meta, object, embed, video, audio.
+ * attrs are checked like dom.setAttr (no on*, style, srcset ...; href only on a, src only on img, both
+ * address-checked). Children of an svg are created as SVG.
+ */
 interface ElementSpec {
   tag: string;
   attrs?: { [name: string]: string };
@@ -67,13 +76,24 @@ declare namespace dom {
   function value(el: Handle): Promise<string>;
   /** The element's box in viewport pixels. Example: `const { width } = await dom.rect(h)` */
   function rect(el: Handle): Promise<Rect>;
-  /** A computed style property. Example: `const c = await dom.style(h, "color")` */
+  /** A computed style property (password fields too; never their value). Example: `const c = await dom.style(h, "color")` */
   function style(el: Handle, property: string): Promise<string>;
-  /** Builds a detached element from an allow-listed tag. Example: `const b = await dom.create({ tag: "button", text: "Hide" })` */
+  /** Several computed style properties at once. Example: `const { color, fontSize } = await dom.style(h, ["color", "fontSize"])` */
+  function style(el: Handle, properties: string[]): Promise<{ [property: string]: string }>;
+  /** Builds a detached element (marked as the remixlet's) from allow-listed tags; insert it with dom.insert. Example: `const b = await dom.create({ tag: "button", attrs: { class: "rx-hide" }, text: "Hide" })` */
   function create(spec: ElementSpec): Promise<Handle>;
   /** Replaces the element's text. Example: `await dom.setText(h, "Hello")` */
   function setText(el: Handle, text: string): Promise<void>;
-  /** Sets an attribute (code-running and loading attributes are refused; href and src too, for now). Example: `await dom.setAttr(a, "title", "Opens the cart")` */
+  /**
+   * Sets an attribute. Refused: on*, style, srcset, action, formaction, target and other attributes that load
+   * or run something; id/name values that shadow document or window properties (cookie, location ...);
+   * a password field's type, autocomplete, pattern, minlength, maxlength and value. href (links only) and
+   * src (images only) must resolve to the page's origin, one of the remixlet's own sites (its matches),
+   * a fetch: permission's host, an address the page already loads exactly, or a data:image/png, gif,
+   * jpeg or webp URL — never javascript: or blob:; relative addresses resolve against the page's URL
+   * (refused when a <base> element would send them elsewhere) and the element gets the absolute address.
+   * Example: `await dom.setAttr(a, "href", "/cart")`
+   */
   function setAttr(el: Handle, name: string, value: string): Promise<void>;
   /** Adds a class (marked as the remixlet's). Example: `await dom.addClass(row, "cheap")` */
   function addClass(el: Handle, name: string): Promise<void>;
@@ -81,11 +101,11 @@ declare namespace dom {
   function removeClass(el: Handle, name: string): Promise<void>;
   /** Sets inline style properties (no url()). Example: `await dom.setStyle(h, { color: "red", fontWeight: "bold" })` */
   function setStyle(el: Handle, styles: { [property: string]: string }): Promise<void>;
-  /** Inserts a node relative to a target. Example: `await dom.insert(b, h, "after")` */
-  function insert(node: Handle, target: Handle, position?: Position): Promise<void>;
+  /** Puts node (created, cloned or from the page) before or after target, or first or last inside it (default "append"). Elements that load or run something (script, iframe ...) cannot be moved. Example: `await dom.insert(h, b, "after")` */
+  function insert(target: Handle, node: Handle, position?: Position): Promise<void>;
   /** Removes an element from the page. Example: `await dom.remove(banner)` */
   function remove(el: Handle): Promise<void>;
-  /** A detached copy of an element (password values stay empty). Example: `const copy = await dom.clone(card)` */
+  /** A detached copy of an element, marked as the remixlet's: password fields blanked (value and value attribute), on* and other refused attributes and elements (script, iframe, style ...) stripped. Example: `const copy = await dom.clone(card, true)` */
   function clone(el: Handle, deep?: boolean): Promise<Handle>;
   /** Hides an element; it gets the attribute data-remixlet-hidden, so `.promoted:not([data-remixlet-hidden])` finds those still shown. Example: `await dom.hide(await dom.query(".promoted"))` */
   function hide(el: Handle): Promise<void>;
@@ -93,16 +113,16 @@ declare namespace dom {
   function show(el: Handle): Promise<void>;
   /** Calls listener on an event of the element. Example: `await dom.on(b, "click", () => dom.hide(panel))` */
   function on(el: Handle, type: string, listener: (event: DOMEventData) => void): Promise<void>;
-  /** Clicks an element, if what it activates is allowed. Example: `await dom.click(await dom.query("button.more"))` */
+  /** Clicks an element (el.click()) if what it would activate is allowed: a link must go to the page's origin (no other target, no ping); a label clicks its control; a submit button's form must be sent to the page's origin with GET or POST, without formaction or another target. Example: `await dom.click(await dom.query("button.more"))` */
   function click(el: Handle): Promise<void>;
-  /** Focuses an element. Example: `await dom.focus(input)` */
+  /** Focuses an HTML element. Example: `await dom.focus(await dom.query("input[name=q]"))` */
   function focus(el: Handle): Promise<void>;
   /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
   function scrollIntoView(el: Handle): Promise<void>;
-  /** Adds a stylesheet to the page (checked; no url() or @import). Example: `await dom.addStyle(".promoted { display: none }")` */
+  /** Appends CSS to the remixlet's stylesheet, with the same checks as style.css (url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...); refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
   function addStyle(css: string): Promise<void>;
-  /** Replaces the element's content with HTML, parsed inert and filtered by allow-list. Example: `await dom.setHTML(h, "<b>Sale</b> ends today")` */
-  function setHTML(el: Handle, html: string): Promise<void>;
+  /** Replaces the element's content with HTML parsed inert in the page; only dom.create's elements and dom.setAttr's attributes are kept (no on*, style, script, iframe, svg use/animate/foreignObject, math; addresses checked as for setAttr); the rest is left out. It answers with a description of each part left out (also written to the log). Prefer dom.create. Example: `const leftOut = await dom.setHTML(h, "<b>Sale</b> ends <a href='/sale'>today</a>")` */
+  function setHTML(el: Handle, html: string): Promise<string[]>;
 }
 
 /** Remixlet services, each checked against the remixlet's approved manifest. */

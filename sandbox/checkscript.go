@@ -22,7 +22,7 @@ import (
 //   - a call of .constructor(...) or ["constructor"](...), the way to reach a function
 //     constructor from a function value;
 //   - setTimeout/setInterval with a string (literal) first argument;
-//   - creating a script element by literal: createElement("script"), dom.create("script");
+//   - creating a script element by literal: createElement("script"), dom.create({tag: "script"});
 //   - setting src or srcset to a remote literal (http:, https:, or //…), by assignment or by
 //     setAttribute/setAttr.
 //
@@ -209,7 +209,11 @@ func (c *scriptChecker) checkCall(n ast.Node, callee ast.Expression, args []ast.
 			c.refuse(n, name+" with a string runs nothing in a remixlet", "pass a function: "+name+"(() => { … }, ms)")
 		}
 	case "createElement", "create":
-		if s, ok := arg(0); ok && strings.EqualFold(strings.TrimSpace(s), "script") {
+		s, ok := arg(0)
+		if !ok && len(args) > 0 {
+			s, ok = specTag(args[0]) // dom.create({tag: "script"})
+		}
+		if ok && strings.EqualFold(strings.TrimSpace(s), "script") {
 			c.refuse(n, "creates a script element", "remixlets cannot add scripts to the page; do the work in script.js with dom.*")
 		}
 	case "setAttribute", "setAttr", "setAttributeNS":
@@ -223,6 +227,22 @@ func (c *scriptChecker) checkCall(n ast.Node, callee ast.Expression, args []ast.
 			}
 		}
 	}
+}
+
+// specTag returns the literal tag of an object literal {tag: "..."} (dom.create's ElementSpec).
+func specTag(e ast.Expression) (string, bool) {
+	obj, ok := e.(*ast.ObjectLiteral)
+	if !ok {
+		return "", false
+	}
+	for _, p := range obj.Value {
+		if kv, ok := p.(*ast.PropertyKeyed); ok {
+			if k, ok := literalString(kv.Key); ok && k == "tag" {
+				return literalString(kv.Value)
+			}
+		}
+	}
+	return "", false
 }
 
 // memberName returns the property name of a.b or a["b"], or "".

@@ -61,6 +61,7 @@ func TestCheckScriptRefuses(t *testing.T) {
 		{"window string timeout", `window.setTimeout("x()", 10)`, "setTimeout with a string", 1, 1},
 		{"createElement script", `document.createElement("SCRIPT")`, "creates a script element", 1, 1},
 		{"dom create script", `await dom.create('script')`, "creates a script element", 1, 7},
+		{"dom create spec script", `await dom.create({ tag: 'Script', text: 'x' })`, "creates a script element", 1, 7},
 		{"src assign remote", `img.src = "https://evil.test/p.gif?" `, "sets src to a remote address", 1, 1},
 		{"src assign scheme-relative", `img["src"] = "//evil.test/p.gif"`, "remote address", 1, 1},
 		{"srcset assign", "img.srcset = `http://evil.test/a.png 1x`", "remote address", 1, 1},

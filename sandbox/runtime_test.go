@@ -369,7 +369,7 @@ func TestAPIDeclarationsMatchAllowLists(t *testing.T) {
 			out = append(out, m[1])
 		}
 		slices.Sort(out)
-		return out
+		return slices.Compact(out) // overloads declare a name more than once
 	}
 	dom := names(block("declare namespace dom {"))
 	if want := slices.Sorted(slices.Values(DOMMethods)); !slices.Equal(dom, want) {

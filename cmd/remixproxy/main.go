@@ -24,16 +24,17 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":          {"start the proxy (the default)", runProxy},
-		"ca":           {"create the local CA if missing; print its path and fingerprint", runCA},
-		"trust":        {"install the CA in the system and browser trust stores", runTrust},
-		"untrust":      {"remove the CA from the system and browser trust stores", runUntrust},
-		"sysproxy":     {"on|off|status: point the system proxy setting at remixproxy", runSysproxy},
-		"browser":      {"launch Chromium/Chrome with a profile that uses the proxy and trusts its CA", runBrowser},
-		"version":      {"print the version", runVersion},
-		"remixlet":     {"add DIR | list | show | log | pause | resume | delete NAME: manage remixlets", runRemixlet},
-		"site":         {"pause | resume HOST | list: stop or restart every remixlet on a site", runSite},
-		"sandbox-host": {"(internal) remixlet sandbox host child; started by the proxy", runSandboxHost},
+		"run":            {"start the proxy (the default)", runProxy},
+		"ca":             {"create the local CA if missing; print its path and fingerprint", runCA},
+		"trust":          {"install the CA in the system and browser trust stores", runTrust},
+		"untrust":        {"remove the CA from the system and browser trust stores", runUntrust},
+		"sysproxy":       {"on|off|status: point the system proxy setting at remixproxy", runSysproxy},
+		"browser":        {"launch Chromium/Chrome with a profile that uses the proxy and trusts its CA", runBrowser},
+		"version":        {"print the version", runVersion},
+		"remixlet":       {"add DIR | list | show | log | pause | resume | delete NAME: manage remixlets", runRemixlet},
+		"site":           {"pause | resume HOST | list: stop or restart every remixlet on a site", runSite},
+		"scripted-model": {"[SCRIPT.json]: serve a scripted model to try the chat offline (see --model-url)", runScriptedModel},
+		"sandbox-host":   {"(internal) remixlet sandbox host child; started by the proxy", runSandboxHost},
 	}
 }
 

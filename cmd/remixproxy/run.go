@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -32,6 +33,8 @@ type runFlags struct {
 	noMITM       listFlag
 	onlyResolved bool
 	verbose      bool
+	modelURL     string
+	modelAPI     string
 }
 
 func parseRunFlags(args []string) (*runFlags, error) {
@@ -43,11 +46,22 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.Var(&f.noMITM, "no-mitm", "host `PATTERN` (example.com, *.example.com) tunnelled untouched (repeatable)")
 	fs.BoolVar(&f.onlyResolved, "only-resolved", false, "refuse every host without a --resolve entry, without dialing (offline use and tests)")
 	fs.BoolVar(&f.verbose, "v", false, "log every connection-level event")
+	fs.StringVar(&f.modelURL, "model-url", "", "`URL` of a model endpoint offered to the agent as provider \"local\" (e.g. the scripted model: http://127.0.0.1:8787/v1)")
+	fs.StringVar(&f.modelAPI, "model-api", "openai", "wire format of --model-url: openai or anthropic")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see remixproxy run -h)", fs.Arg(0))
+	}
+	if f.modelAPI != "openai" && f.modelAPI != "anthropic" {
+		return nil, fmt.Errorf("--model-api %q: want openai or anthropic", f.modelAPI)
+	}
+	if f.modelURL != "" {
+		u, err := url.Parse(f.modelURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--model-url %q: want an http or https address such as http://127.0.0.1:8787/v1", f.modelURL)
+		}
 	}
 	return f, nil
 }
@@ -133,6 +147,8 @@ func runProxy(args []string) error {
 		OnlyResolved:  f.onlyResolved,
 		NoMITM:        f.noMITM,
 		Store:         st,
+		ModelURL:      f.modelURL,
+		ModelAPI:      f.modelAPI,
 		Version:       version,
 		Logger:        log,
 	})
@@ -140,7 +156,7 @@ func runProxy(args []string) error {
 		ln.Close()
 		return err
 	}
-	printBanner(os.Stdout, ln.Addr().String(), ca, created)
+	printBanner(os.Stdout, ln.Addr().String(), ca, created, f.modelURL)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -159,7 +175,7 @@ func runProxy(args []string) error {
 }
 
 // printBanner tells a newcomer where things are and what to do next.
-func printBanner(w *os.File, listen string, ca *certs.CA, created bool) {
+func printBanner(w *os.File, listen string, ca *certs.CA, created bool, modelURL string) {
 	fmt.Fprintf(w, "remixproxy %s listening on http://%s\n", version, listen)
 	state := "existing"
 	if created {
@@ -190,6 +206,10 @@ func printBanner(w *os.File, listen string, ca *certs.CA, created bool) {
 		fmt.Fprintf(w, "  - point your browser's proxy at %s (`remixproxy sysproxy on`, or the PAC file http://%s/proxy.pac)\n", listen, listen)
 	}
 	fmt.Fprintf(w, "  - certificate and setup help: http://%s/cert   status: http://%s/status\n", listen, listen)
+	fmt.Fprintf(w, "  - the chat: click the remixproxy button on any page; models are set in https://remix.proxy/manager/settings\n")
+	if modelURL != "" {
+		fmt.Fprintf(w, "  - the agent also has provider \"local\" at %s (--model-url)\n", modelURL)
+	}
 }
 
 var _ flag.Value = (*listFlag)(nil)

@@ -97,6 +97,8 @@ func NewProxy(sites *Sites, opts ...ProxyOption) (*Proxy, error) {
 		Logger:                slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		DialTimeout:           5 * time.Second,
 		ResponseHeaderTimeout: 20 * time.Second,
+		ModelURL:              o.modelURL,
+		ModelAPI:              o.modelAPI,
 	})
 	if err != nil {
 		ln.Close()
@@ -128,7 +130,15 @@ func (p *Proxy) Close() {
 type ProxyOption func(*proxyOptions)
 
 type proxyOptions struct {
-	store bool
+	store    bool
+	modelURL string
+	modelAPI string
+}
+
+// WithModel offers the agent the model endpoint at url (the scripted model server) as
+// provider "local", like `remixproxy run --model-url URL --model-api API`. It implies WithStore.
+func WithModel(url, api string) ProxyOption {
+	return func(o *proxyOptions) { o.store, o.modelURL, o.modelAPI = true, url, api }
 }
 
 // WithStore gives the proxy a remixlet store (remixproxy.db in its data dir, opened as

@@ -179,6 +179,54 @@
   var documentAdopted = getter(Document.prototype, 'adoptedStyleSheets');
   var setDocumentAdopted = setter(Document.prototype, 'adoptedStyleSheets');
   var arrayPush = Array.prototype.push;
+  // For the rest of the dom surface (create, insert, clone, rect, style, click, focus,
+  // scrollIntoView, setHTML, addStyle) and the address rule. A missing one refuses that op.
+  var createElementNS = Document.prototype.createElementNS;
+  var createTextNode = Document.prototype.createTextNode;
+  var createFragment = Document.prototype.createDocumentFragment;
+  var insertBefore = Node.prototype.insertBefore;
+  var removeChildFn = Node.prototype.removeChild;
+  var cloneNodeFn = Node.prototype.cloneNode;
+  var parentNodeOf = getter(Node.prototype, 'parentNode');
+  var firstChildOf = getter(Node.prototype, 'firstChild');
+  var nextSiblingOf = getter(Node.prototype, 'nextSibling');
+  var nodeTypeOf = getter(Node.prototype, 'nodeType');
+  var nodeValueOf = getter(Node.prototype, 'nodeValue');
+  var baseURIOf = getter(Node.prototype, 'baseURI');
+  var namespaceOf = getter(Element.prototype, 'namespaceURI');
+  var getAttributeNames = Element.prototype.getAttributeNames;
+  var getBoundingClientRect = Element.prototype.getBoundingClientRect;
+  var scrollIntoViewFn = Element.prototype.scrollIntoView;
+  var DOMRectRO = proto(win.DOMRectReadOnly);
+  var rectX = getter(DOMRectRO, 'x');
+  var rectY = getter(DOMRectRO, 'y');
+  var rectWidth = getter(DOMRectRO, 'width');
+  var rectHeight = getter(DOMRectRO, 'height');
+  var getComputedStyleFn = win.getComputedStyle;
+  var getPropertyValue = proto(win.CSSStyleDeclaration) && win.CSSStyleDeclaration.prototype.getPropertyValue;
+  var htmlClick = proto(win.HTMLElement) && win.HTMLElement.prototype.click;
+  var inputSetValue = setter(proto(win.HTMLInputElement), 'value');
+  var buttonForm = getter(proto(win.HTMLButtonElement), 'form');
+  var inputForm = getter(proto(win.HTMLInputElement), 'form');
+  var formAction = getter(proto(win.HTMLFormElement), 'action');
+  var labelControl = getter(proto(win.HTMLLabelElement), 'control');
+  var anchorHref = getter(proto(win.HTMLAnchorElement), 'href');
+  var areaHref = getter(proto(win.HTMLAreaElement), 'href');
+  var imageSrc = getter(proto(win.HTMLImageElement), 'src');
+  var URLCtor = win.URL;
+  var urlHref = getter(proto(URLCtor), 'href');
+  var urlOrigin = getter(proto(URLCtor), 'origin');
+  var urlProtocol = getter(proto(URLCtor), 'protocol');
+  var urlHostname = getter(proto(URLCtor), 'hostname');
+  var urlUsername = getter(proto(URLCtor), 'username');
+  var urlPassword = getter(proto(URLCtor), 'password');
+  var urlPathname = getter(proto(URLCtor), 'pathname');
+  var ParserCtor = win.DOMParser;
+  var parseFromString = ParserCtor && ParserCtor.prototype.parseFromString;
+  var perf = win.performance;
+  var getEntriesByType = proto(win.Performance) && win.Performance.prototype.getEntriesByType;
+  var entryName = getter(proto(win.PerformanceEntry), 'name');
+  var removeEventListener = EventTarget.prototype.removeEventListener;
 
   var setTimeoutFn = win.setTimeout;
   var clearTimeoutFn = win.clearTimeout;
@@ -405,6 +453,8 @@
       reloadPage();
     } else if (type === 'style') {
       applyStyle(m);
+    } else if (type === 'release') {
+      release(m);
     } else if (type === 'tool') {
       runTool(m);
     }
@@ -423,8 +473,18 @@
   //     back empty through text, attr('value'), value and key events; their type, autocomplete,
   //     pattern, minlength, maxlength and value cannot be set; while the page has one, a
   //     selector mentioning "value" (or using an escape) is refused.
-  //   - Attributes that load or run something are refused; href and src too, for now.
-  //   - Every element a remixlet changes carries its mark, data-remixlet-<8 hex of its ID>.
+  //   - Attributes that load or run something are refused. href (on links) and src (on images)
+  //     follow the address rule (checkAddress): the page's origin, the hosts the proxy allowed
+  //     for this op (the remixlet's own sites and fetch: hosts), an address the page already
+  //     loads exactly as written, or a data: image; never javascript:, blob: or anything else.
+  //     The element gets the resolved absolute address.
+  //   - dom.create and dom.setHTML build only allow-listed elements (CREATE_TAGS; SVG ones in
+  //     the SVG namespace, inside svg); setHTML parses in an inert DOMParser document and copies
+  //     what passes into new elements of this document, never the parsed nodes or a string.
+  //   - Clones: password fields blanked (value and value attribute), refused attributes and
+  //     elements stripped. Clicks are checked against what they would activate (links and
+  //     forms must stay on the page's origin; formaction, other targets and ping are refused).
+  //   - Every element a remixlet changes or creates carries its mark, data-remixlet-<8 hex>.
   //   - Inline styles may not load anything (url(), image-set(), @import, escapes, comments).
   // Page changes are reported as {type:'mutated'} at most every 16 ms once a remixlet has run an
   // operation; the agent's own changes are taken out of the observer's queue before they count.
@@ -465,6 +525,85 @@
   EVENTS.keyup = true;
   var STYLE_REFUSED = ['url(', '@import', 'expression(', 'image-set(', 'image(', 'element(', 'cross-fade(',
     'src(', 'paint(', 'javascript:', '\\', '/*'];
+  (function () {
+    var more = ['form', 'formmethod', 'formenctype', 'formnovalidate', 'popovertarget',
+      'popovertargetaction', 'command', 'commandfor', 'integrity', 'nonce', 'slot', 'shadowrootmode',
+      'shadowrootdelegatesfocus', 'shadowrootclonable', 'shadowrootserializable'];
+    var i;
+    for (i = 0; i < more.length; i++) {
+      REFUSED_ATTRS[more[i]] = true;
+    }
+  })();
+  var SVG_NS = 'http://www.w3.org/2000/svg';
+  var HTML_NS = 'http://www.w3.org/1999/xhtml';
+  // Elements dom.create and dom.setHTML may build (the same list as CREATE_TAGS in
+  // proxy/remixlets_policy.go): layout, text, form controls but not form, img, simple SVG.
+  var CREATE_TAGS = dict();
+  var SVG_TAGS = dict();
+  (function () {
+    var html = ['div', 'span', 'p', 'a', 'b', 'i', 'u', 's', 'em', 'strong', 'small', 'mark', 'sub', 'sup',
+      'code', 'pre', 'kbd', 'samp', 'var', 'q', 'blockquote', 'cite', 'abbr', 'time', 'br', 'hr', 'wbr',
+      'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody',
+      'tfoot', 'tr', 'td', 'th', 'caption', 'colgroup', 'col', 'section', 'article', 'aside', 'header',
+      'footer', 'nav', 'main', 'figure', 'figcaption', 'details', 'summary', 'address', 'del', 'ins',
+      'dfn', 'bdi', 'bdo', 'ruby', 'rt', 'rp', 'label', 'fieldset', 'legend', 'input', 'button',
+      'select', 'option', 'optgroup', 'textarea', 'datalist', 'output', 'progress', 'meter', 'img'];
+    var svg = ['svg', 'path', 'circle', 'rect', 'line', 'polyline', 'polygon', 'g', 'text'];
+    var i;
+    for (i = 0; i < html.length; i++) {
+      CREATE_TAGS[html[i]] = true;
+    }
+    for (i = 0; i < svg.length; i++) {
+      SVG_TAGS[svg[i]] = true;
+    }
+  })();
+  // Elements stripped from clones and never moved by dom.insert: they load or run something.
+  var LOADING_TAGS = dict();
+  (function () {
+    var names = ['script', 'style', 'link', 'meta', 'base', 'iframe', 'frame', 'frameset', 'object', 'embed',
+      'video', 'audio', 'source', 'track', 'template', 'noscript', 'slot', 'portal', 'applet', 'form',
+      'use', 'image', 'foreignobject', 'animate', 'animatemotion', 'animatetransform', 'set', 'feimage',
+      'math', 'param', 'picture', 'fencedframe'];
+    var i;
+    for (i = 0; i < names.length; i++) {
+      LOADING_TAGS[names[i]] = true;
+    }
+  })();
+  // Elements whose content dom.setHTML, dom.insert (into) and dom.create children never touch.
+  var RAW_TARGETS = dict();
+  (function () {
+    var names = ['script', 'style', 'template', 'iframe', 'frame', 'object', 'embed', 'noscript', 'textarea',
+      'title', 'xmp', 'plaintext', 'noembed', 'noframes', 'math'];
+    var i;
+    for (i = 0; i < names.length; i++) {
+      RAW_TARGETS[names[i]] = true;
+    }
+  })();
+  // id and name values that would shadow a document or window property for the page's scripts.
+  var CLOBBER = dict();
+  (function () {
+    var names = ['cookie', 'location', 'body', 'head', 'document', 'window', 'domain', 'forms', 'images',
+      'links', 'scripts', 'anchors', 'defaultview', 'documentelement', 'baseuri', 'url', 'referrer', 'title',
+      'top', 'parent', 'self', 'frames', 'opener', 'name', 'origin', 'createelement', 'queryselector',
+      'queryselectorall', 'getelementbyid', 'implementation', 'currentscript', 'alert', 'fetch',
+      'attributes', 'nodename', 'nodetype', 'parentnode', 'childnodes', 'firstchild', 'lastchild',
+      'ownerdocument', 'textcontent', 'innerhtml', 'outerhtml', 'activeelement', 'defaultvalue', 'action',
+      'method', 'submit', 'reset', 'elements', 'length', 'tostring', 'valueof', 'constructor',
+      '__proto__', 'prototype', 'hasownproperty'];
+    var i;
+    for (i = 0; i < names.length; i++) {
+      CLOBBER[names[i]] = true;
+    }
+  })();
+  var DATA_IMAGE_TYPES = dict();
+  DATA_IMAGE_TYPES['image/png'] = true;
+  DATA_IMAGE_TYPES['image/gif'] = true;
+  DATA_IMAGE_TYPES['image/jpeg'] = true;
+  DATA_IMAGE_TYPES['image/webp'] = true;
+  var MAX_HTML_NODES = 2000;
+  var MAX_CREATE_NODES = 500;
+  var opHosts = null;   // the hosts the proxy allowed for the op being run (Op.hosts)
+  var opRelative = false; // the op's addresses were written relative (Op.rel)
 
   var tables = null;     // remixlet ID -> handle table, made on the first operation
   var observer = null;   // the page-change observer, started on the first operation
@@ -547,6 +686,7 @@
       t.byEl = new WeakMapCtor();
       t.next = 1;
       t.listeners = 0;
+      t.on = list(); // {node, type, fn} of its dom.on listeners, removed on release
       t.mark = MARK_PREFIX + shortID(rx);
       apply(mapSet, tables, [rx, t]);
     }
@@ -727,25 +867,218 @@
     return '' + apply(g, node, []);
   }
 
-  function opSetAttr(t, node, name, value) {
+  // ---- The address rule. ----
+
+  function parseURL(value, base) {
+    if (typeof URLCtor !== 'function' || !urlHref) {
+      refuse('this browser cannot check addresses');
+    }
+    try {
+      return new URLCtor(value, base);
+    } catch (e) {
+      return null;
+    }
+  }
+  function withoutFragment(u) {
+    var i = apply(strIndexOf, u, ['#']);
+    return i < 0 ? u : apply(strSlice, u, [0, i]);
+  }
+  function pageOrigin() {
+    var u = parseURL(href(), undefined);
+    return u ? '' + apply(urlOrigin, u, []) : '';
+  }
+  // pageLoads reports whether the page already loads (or, for links, links to) abs exactly: a
+  // resource it fetched, an image it shows, or for an href one of its links.
+  function pageLoads(abs, link) {
+    var i;
+    var n;
+    if (perf && getEntriesByType && entryName) {
+      try {
+        var entries = apply(getEntriesByType, perf, ['resource']);
+        n = entries.length;
+        for (i = 0; i < n; i++) {
+          if ('' + apply(entryName, entries[i], []) === abs) {
+            return true;
+          }
+        }
+      } catch (e) { /* no resource timing */ }
+    }
+    var imgs = apply(querySelectorAllDoc, doc, ['img[src]']);
+    n = apply(nodeListLength, imgs, []);
+    for (i = 0; i < n && imageSrc; i++) {
+      if ('' + apply(imageSrc, apply(nodeListItem, imgs, [i]), []) === abs) {
+        return true;
+      }
+    }
+    if (link && anchorHref) {
+      var links = apply(querySelectorAllDoc, doc, ['a[href]']);
+      n = apply(nodeListLength, links, []);
+      for (i = 0; i < n; i++) {
+        var a = apply(nodeListItem, links, [i]);
+        if (!isMarked(a) && '' + apply(anchorHref, a, []) === abs) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  // isMarked reports whether any remixlet changed el (its href then is no proof the page links
+  // there).
+  function isMarked(el) {
+    var names = getAttributeNames ? apply(getAttributeNames, el, []) : null;
+    var i;
+    for (i = 0; names && i < names.length; i++) {
+      if (apply(strSlice, '' + names[i], [0, MARK_PREFIX.length]) === MARK_PREFIX) {
+        return true;
+      }
+    }
+    return false;
+  }
+  function opAllowsHost(host) {
+    var hs = opHosts;
+    if (hs === null || typeof hs !== 'object') {
+      return false;
+    }
+    var n = own(hs, 'length');
+    var i;
+    for (i = 0; typeof n === 'number' && i < n && i < 256; i++) {
+      if (own(hs, i) === host) {
+        return true;
+      }
+    }
+    return false;
+  }
+  // checkAddress applies the address rule to an href or src value and returns the absolute
+  // address the element gets. The value is resolved against the document's URL and against its
+  // base URL; when they differ (a <base> element) the value must be absolute.
+  function checkAddress(name, value, link) {
+    if (typeof value !== 'string' || value.length > 65536) {
+      refuse(name + ': the address must be a string of at most 65536 characters');
+    }
+    var docURL = href();
+    var base = baseURIOf ? '' + apply(baseURIOf, doc, []) : docURL;
+    var a = parseURL(value, docURL);
+    var b = parseURL(value, base);
+    if (!a || !b) {
+      refuse(name + ' refused: the address does not parse');
+    }
+    var abs = '' + apply(urlHref, a, []);
+    if (abs !== '' + apply(urlHref, b, []) || (opRelative && withoutFragment(base) !== withoutFragment(docURL))) {
+      refuse(name + ' refused: the page has a <base> element that changes where relative addresses go; use an absolute address');
+    }
+    var protocol = '' + apply(urlProtocol, a, []);
+    if (protocol === 'data:') {
+      var comma = apply(strIndexOf, abs, [',']);
+      var type = comma < 0 ? '' : lower(apply(strSlice, abs, [5, comma]));
+      var semi = apply(strIndexOf, type, [';']);
+      if (semi >= 0 && apply(strSlice, type, [semi]) === ';base64') {
+        type = apply(strSlice, type, [0, semi]);
+      }
+      if (DATA_IMAGE_TYPES[type] !== true) {
+        refuse(name + ' refused: only data:image/png, gif, jpeg or webp addresses are allowed (not svg, not other types)');
+      }
+      return abs;
+    }
+    if (protocol !== 'https:' && protocol !== 'http:') {
+      refuse(name + ' refused: ' + protocol + ' addresses are not allowed (only http, https and data: images)');
+    }
+    if ('' + apply(urlUsername, a, []) !== '' || '' + apply(urlPassword, a, []) !== '') {
+      refuse(name + ' refused: addresses with a user name are not allowed');
+    }
+    if ('' + apply(urlOrigin, a, []) === pageOrigin() || opAllowsHost('' + apply(urlHostname, a, [])) || pageLoads(abs, link)) {
+      return abs;
+    }
+    refuse(name + ' refused: ' + abs + ' is not on the page\'s origin, not one of the remixlet\'s sites or fetch: hosts, and not an address the page already loads');
+    return '';
+  }
+
+  // isSVG reports whether el is in the SVG namespace; isHTML whether in the HTML one.
+  function nsOf(el) {
+    try {
+      return namespaceOf ? '' + apply(namespaceOf, el, []) : HTML_NS;
+    } catch (e) {
+      return '';
+    }
+  }
+
+  // checkAttr checks one attribute write on el (a page element, a created one or one in a
+  // clone or setHTML result) and returns the value to write. It refuses with the reason.
+  function checkAttr(el, name, value) {
     name = lower(name);
-    if (typeof value !== 'string' || value.length > 8192) {
+    if (typeof value !== 'string' || value.length > 65536 || (name !== 'src' && value.length > 8192)) {
       refuse('the value must be a string of at most 8192 characters');
+    }
+    var k;
+    for (k = 0; k < name.length; k++) {
+      var ch = apply(charCodeAt, name, [k]);
+      if (!((ch >= 97 && ch <= 122) || (k > 0 && ((ch >= 48 && ch <= 57) || ch === 45 || ch === 95 || ch === 46 || ch === 58)))) {
+        refuse('"' + name + '" is not an attribute name that can be set');
+      }
+    }
+    if (name === '') {
+      refuse('the attribute name is empty');
     }
     if (apply(strSlice, name, [0, 2]) === 'on') {
       refuse('attribute ' + name + ' refused: event handler attributes (on*) run code');
     }
-    if (REFUSED_ATTRS[name] === true) {
-      refuse('attribute ' + name + ' refused: it loads or runs something' +
-        (name === 'href' || name === 'src' ? ' (address-checked href and src are not available yet)' : ''));
-    }
     if (apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX) {
       refuse('attributes starting with ' + MARK_PREFIX + ' are the remixlets\' marks');
     }
-    if (PASSWORD_LOCKED[name] === true && isPassword(node)) {
+    if (contains(name, ':')) {
+      refuse('attribute ' + name + ' refused: namespaced attributes are not allowed');
+    }
+    var tag = localName(el);
+    var ns = nsOf(el);
+    if (name === 'href' || name === 'src') {
+      if (name === 'href' && !(ns === HTML_NS && (tag === 'a' || tag === 'area'))) {
+        refuse('attribute href refused: only links (a) may have an href');
+      }
+      if (name === 'src' && !(ns === HTML_NS && tag === 'img')) {
+        refuse('attribute src refused: only images (img) may have a src');
+      }
+      return checkAddress('attribute ' + name, value, name === 'href');
+    }
+    if (REFUSED_ATTRS[name] === true) {
+      refuse('attribute ' + name + ' refused: it loads or runs something');
+    }
+    if (name === 'id' || name === 'name') {
+      var v = lower(value);
+      if (CLOBBER[v] === true || (value in doc) || apply(hasOwnProperty, win, [value])) {
+        refuse('attribute ' + name + '="' + value + '" refused: it would shadow document.' + value + ' or window.' + value + ' for the page\'s scripts');
+      }
+    }
+    if (PASSWORD_LOCKED[name] === true && isPassword(el)) {
       refuse('attribute ' + name + ' of a password field cannot be changed');
     }
-    attr(node, name, value);
+    if (name === 'type' && tag === 'input' && lower(value) === 'image') {
+      refuse('<input type="image"> refused: use an img inside a button');
+    }
+    if ((tag === 'script' || tag === 'style') && ns !== '') {
+      refuse('the attributes of ' + tag + ' elements cannot be set');
+    }
+    var lv = lower(value);
+    if (contains(lv, 'url(') || contains(lv, 'image-set(') || (ns === SVG_NS && contains(lv, '\\'))) {
+      refuse('attribute ' + name + ' refused: its value may not contain url(, image-set( or (on SVG) CSS escapes');
+    }
+    // A value that reads as a script address is refused everywhere, whatever the attribute.
+    var squeezed = '';
+    for (k = 0; k < lv.length && squeezed.length < 16; k++) {
+      var c2 = apply(charCodeAt, lv, [k]);
+      if (c2 > 32) {
+        squeezed = squeezed + apply(fromCharCode, null, [c2]);
+      }
+    }
+    if (apply(strSlice, squeezed, [0, 11]) === 'javascript:' || apply(strSlice, squeezed, [0, 9]) === 'vbscript:' ||
+        apply(strSlice, squeezed, [0, 10]) === 'data:text/') {
+      refuse('attribute ' + name + ' refused: its value reads as a script address');
+    }
+    return value;
+  }
+
+  function opSetAttr(t, node, name, value) {
+    name = lower(name);
+    var v = checkAttr(node, name, value);
+    attr(node, name, v);
     mark(t, node, '');
   }
 
@@ -783,7 +1116,7 @@
     }
     t.listeners = t.listeners + 1;
     var rx = t.rx;
-    on(node, type, function (ev) {
+    var fn = function (ev) {
       var data = dict();
       data.type = type;
       data.target = handleFor(t, node);
@@ -807,19 +1140,540 @@
       } else if (secret) {
         data.value = '';
       }
+      if (apply(mapGet, tables, [rx]) !== t) {
+        return; // released
+      }
       var m = message('event');
       m.remixlet = rx;
       m.listener = id;
       m.event = data;
       send(m);
-    });
+    };
+    on(node, type, fn);
+    var rec = dict();
+    rec.node = node;
+    rec.type = type;
+    rec.fn = fn;
+    put(t.on, t.on.length, rec);
     mark(t, node, '');
+  }
+
+  // ---- create, insert, clone, setHTML. ----
+
+  function parentOf(node) {
+    return parentNodeOf ? apply(parentNodeOf, node, []) : null;
+  }
+  function firstChild(node) {
+    return apply(firstChildOf, node, []);
+  }
+  function nextSibling(node) {
+    return apply(nextSiblingOf, node, []);
+  }
+  function nodeType(node) {
+    return apply(nodeTypeOf, node, []);
+  }
+  // makeElement creates an allow-listed element of this document, in the SVG namespace inside
+  // svg. It refuses anything else.
+  function makeElement(tag, inSVG) {
+    if (typeof tag !== 'string') {
+      refuse('the tag must be a string');
+    }
+    tag = lower(tag);
+    if (CREATE_TAGS[tag] !== true && SVG_TAGS[tag] !== true) {
+      refuse('element <' + tag + '> refused: only layout, text, form control (not form), img and simple SVG elements can be created');
+    }
+    if (inSVG && SVG_TAGS[tag] !== true) {
+      refuse('element <' + tag + '> refused inside svg: only path, circle, rect, line, polyline, polygon, g and text');
+    }
+    if (!inSVG && SVG_TAGS[tag] === true && tag !== 'svg') {
+      refuse('element <' + tag + '> refused outside svg');
+    }
+    if (SVG_TAGS[tag] === true) {
+      if (!createElementNS) {
+        refuse('this browser cannot create SVG elements here');
+      }
+      return apply(createElementNS, doc, [SVG_NS, tag]);
+    }
+    return apply(createElement, doc, [tag]);
+  }
+
+  function buildSpec(t, spec, inSVG, depth, count) {
+    if (spec === null || typeof spec !== 'object') {
+      refuse('an element spec must be an object {tag, attrs?, text?, children?}');
+    }
+    count.n = count.n + 1;
+    if (count.n > MAX_CREATE_NODES || depth > 16) {
+      refuse('the spec has more than ' + MAX_CREATE_NODES + ' elements or is nested deeper than 16');
+    }
+    var tag = own(spec, 'tag');
+    var el = makeElement(tag, inSVG);
+    var tagName = localName(el);
+    var attrs = own(spec, 'attrs');
+    if (attrs !== undefined && attrs !== null) {
+      if (typeof attrs !== 'object') {
+        refuse('attrs must be an object of attribute names and values');
+      }
+      var names = objectKeys(attrs);
+      var i;
+      for (i = 0; i < names.length; i++) {
+        var n = lower(names[i]);
+        attr(el, n, checkAttr(el, n, own(attrs, names[i])));
+      }
+    }
+    var txt = own(spec, 'text');
+    if (txt !== undefined && txt !== null) {
+      if (typeof txt !== 'string') {
+        refuse('text must be a string');
+      }
+      if (isPassword(el)) {
+        refuse('a password field has no text');
+      }
+      text(el, txt);
+    }
+    var children = own(spec, 'children');
+    if (children !== undefined && children !== null) {
+      var len = typeof children === 'object' ? own(children, 'length') : undefined;
+      if (typeof len !== 'number') {
+        refuse('children must be an array of element specs');
+      }
+      for (var c = 0; c < len; c++) {
+        apply(appendChild, el, [buildSpec(t, own(children, c), inSVG || tagName === 'svg', depth + 1, count)]);
+      }
+    }
+    attr(el, t.mark, '');
+    return el;
+  }
+
+  function opCreate(t, spec) {
+    var count = dict();
+    count.n = 0;
+    return handleFor(t, buildSpec(t, spec, false, 0, count));
+  }
+
+  // holdsLoading reports whether node is or contains an element that loads or runs something.
+  function holdsLoading(node) {
+    if (nodeType(node) !== 1) {
+      return false;
+    }
+    if (LOADING_TAGS[localName(node)] === true && localName(node) !== 'form') {
+      return true;
+    }
+    var found = apply(querySelectorAllEl, node, ['script,style,link,meta,base,iframe,frame,frameset,object,embed,portal,applet,noscript,template']);
+    return apply(nodeListLength, found, []) > 0;
+  }
+
+  function opInsert(t, target, node, position) {
+    if (position === undefined || position === null) {
+      position = 'append';
+    }
+    if (position !== 'before' && position !== 'after' && position !== 'prepend' && position !== 'append') {
+      refuse('the position must be "before", "after", "prepend" or "append"');
+    }
+    if (node === host || target === host || isPageFrame(node)) {
+      refuse('the page\'s html, head and body elements cannot be moved');
+    }
+    if (holdsLoading(node)) {
+      refuse('elements that load or run something (script, iframe, object, link, style ...) cannot be moved');
+    }
+    var into = position === 'prepend' || position === 'append' ? target : parentOf(target);
+    if (!into || nodeType(into) !== 1 || target === apply(documentElement, doc, []) && into !== target) {
+      refuse('there is no element to insert into there');
+    }
+    if (RAW_TARGETS[localName(into)] === true) {
+      refuse('nothing can be inserted into ' + localName(into) + ' elements');
+    }
+    if (nsOf(into) === SVG_NS && nsOf(node) !== SVG_NS) {
+      refuse('only SVG elements can be inserted into SVG');
+    }
+    if (position === 'append') {
+      apply(appendChild, target, [node]);
+    } else if (position === 'prepend') {
+      apply(insertBefore, target, [node, firstChild(target)]);
+    } else if (position === 'before') {
+      apply(insertBefore, into, [node, target]);
+    } else {
+      apply(insertBefore, into, [node, nextSibling(target)]);
+    }
+    mark(t, node, '');
+  }
+
+  // scrub makes a clone safe to keep: elements that load or run something and SVG or MathML
+  // elements outside the SVG allow-list are removed, refused attributes stripped (href and src
+  // kept only where the address rule passes), password fields blanked.
+  function scrub(node, count) {
+    count.n = count.n + 1;
+    if (count.n > 20000) {
+      refuse('the element is too large to clone');
+    }
+    var child = firstChild(node);
+    while (child) {
+      var next = nextSibling(child);
+      var type = nodeType(child);
+      if (type === 1) {
+        var ns = nsOf(child);
+        var tag = localName(child);
+        if (LOADING_TAGS[tag] === true || (ns === SVG_NS && SVG_TAGS[tag] !== true) || (ns !== SVG_NS && ns !== HTML_NS)) {
+          apply(removeChildFn, node, [child]);
+        } else {
+          scrubElement(child);
+          scrub(child, count);
+        }
+      } else if (type !== 3) {
+        apply(removeChildFn, node, [child]); // comments, processing instructions
+      }
+      child = next;
+    }
+  }
+  function scrubElement(el) {
+    var names = getAttributeNames ? apply(getAttributeNames, el, []) : null;
+    if (!names) {
+      refuse('this browser cannot list attributes');
+    }
+    // A password field stays one (its type, autocomplete ... are kept as they are) and is
+    // blanked: no value attribute, an empty value.
+    var pw = isPassword(el);
+    if (pw) {
+      unattr(el, 'value');
+      if (inputSetValue) {
+        apply(inputSetValue, el, ['']);
+      }
+    }
+    var n = names.length;
+    var i;
+    for (i = 0; i < n; i++) {
+      var name = '' + names[i];
+      var ln = lower(name);
+      if (ln === 'style' || (apply(strSlice, ln, [0, MARK_PREFIX.length]) === MARK_PREFIX) ||
+          (pw && PASSWORD_LOCKED[ln] === true)) {
+        continue; // the page's own inline style, marks, and a password field's type stay
+      }
+      try {
+        var v = checkAttr(el, ln, attrOf(el, name));
+        if (ln === 'href' || ln === 'src') {
+          attr(el, ln, v);
+        }
+      } catch (e) {
+        unattr(el, name);
+      }
+    }
+  }
+
+  function opClone(t, node, deep) {
+    if (!cloneNodeFn || !getAttributeNames) {
+      refuse('this browser cannot clone here');
+    }
+    var tag = localName(node);
+    var ns = nsOf(node);
+    if (LOADING_TAGS[tag] === true || node === host || (ns === SVG_NS && SVG_TAGS[tag] !== true) || (ns !== SVG_NS && ns !== HTML_NS)) {
+      refuse('<' + tag + '> elements cannot be cloned');
+    }
+    var copy = apply(cloneNodeFn, node, [deep === true]);
+    var count = dict();
+    count.n = 0;
+    scrubElement(copy);
+    scrub(copy, count);
+    attr(copy, t.mark, '');
+    return handleFor(t, copy);
+  }
+
+  // sanitizeInto copies the allow-listed part of a parsed (inert) node's children into into, as
+  // new nodes of this document.
+  function sanitizeInto(src, into, inSVG, depth, count) {
+    var child = firstChild(src);
+    while (child) {
+      count.n = count.n + 1;
+      if (count.n > MAX_HTML_NODES) {
+        refuse('the HTML has more than ' + MAX_HTML_NODES + ' nodes');
+      }
+      var type = nodeType(child);
+      if (type === 3) {
+        apply(appendChild, into, [apply(createTextNode, doc, ['' + apply(nodeValueOf, child, [])])]);
+      } else if (type === 1 && depth < 32) {
+        var tag = localName(child);
+        var ns = nsOf(child);
+        var ok = inSVG ? ns === SVG_NS && SVG_TAGS[tag] === true
+          : (ns === HTML_NS && CREATE_TAGS[tag] === true) || (ns === SVG_NS && tag === 'svg');
+        if (ok) {
+          var el = makeElement(tag, inSVG);
+          copyAttrs(child, el, count);
+          sanitizeInto(child, el, inSVG || tag === 'svg', depth + 1, count);
+          apply(appendChild, into, [el]);
+        } else {
+          leftOut(count, '<' + tag + '> (not an allowed element; left out with its content)');
+        }
+      } else if (type === 1) {
+        leftOut(count, '<' + localName(child) + '> (nested too deep)');
+      } else if (type !== 8) {
+        leftOut(count, 'a node of type ' + type);
+      }
+      child = nextSibling(child);
+    }
+  }
+  // leftOut records what setHTML left out, for its answer (and so the remixlet's log).
+  function leftOut(count, what) {
+    if (count.left.length < 50) {
+      put(count.left, count.left.length, what);
+    }
+  }
+  function copyAttrs(from, to, count) {
+    var names = apply(getAttributeNames, from, []);
+    var n = names.length;
+    var i;
+    for (i = 0; i < n; i++) {
+      var name = '' + names[i];
+      if (i >= 64) {
+        leftOut(count, '<' + localName(to) + ' ' + name + '> (more than 64 attributes)');
+        continue;
+      }
+      try {
+        var v = checkAttr(to, name, attrOf(from, name));
+        apply(setAttribute, to, [lower(name) === 'href' || lower(name) === 'src' ? lower(name) : name, v]);
+      } catch (e) {
+        leftOut(count, '<' + localName(to) + ' ' + name + '>: ' + (own(e, 'mark') === REFUSAL ? e.why : 'not a valid attribute'));
+      }
+    }
+  }
+
+  function opSetHTML(t, node, html) {
+    if (typeof html !== 'string' || html.length > 65536) {
+      refuse('the HTML must be a string of at most 65536 characters');
+    }
+    if (typeof ParserCtor !== 'function' || !parseFromString || !getAttributeNames || !createTextNode ||
+        !createFragment || !firstChildOf || !nextSiblingOf || !nodeTypeOf) {
+      refuse('this browser cannot parse HTML inertly here');
+    }
+    var tag = localName(node);
+    if (isPageFrame(node) || RAW_TARGETS[tag] === true || nsOf(node) !== HTML_NS || isPassword(node)) {
+      refuse('the content of ' + tag + ' elements cannot be set');
+    }
+    var parsed;
+    try {
+      parsed = apply(parseFromString, new ParserCtor(), [html, 'text/html']);
+    } catch (e) {
+      refuse('the page does not allow parsing HTML (Trusted Types?); use dom.create');
+    }
+    var body = bodyOf ? apply(bodyOf, parsed, []) : null;
+    var head = headOf ? apply(headOf, parsed, []) : null;
+    var frag = apply(createFragment, doc, []);
+    var count = dict();
+    count.n = 0;
+    count.left = list();
+    if (head && firstChild(head)) {
+      var hc = firstChild(head);
+      while (hc) {
+        leftOut(count, '<' + localName(hc) + '> (not an allowed element; left out with its content)');
+        hc = nextSibling(hc);
+      }
+    }
+    if (body) {
+      sanitizeInto(body, frag, false, 0, count);
+    }
+    var markChild = firstChild(frag);
+    while (markChild) {
+      if (nodeType(markChild) === 1) {
+        attr(markChild, t.mark, '');
+      }
+      markChild = nextSibling(markChild);
+    }
+    var c = firstChild(node);
+    while (c) {
+      apply(removeChildFn, node, [c]);
+      c = firstChild(node);
+    }
+    apply(appendChild, node, [frag]);
+    mark(t, node, '');
+    return count.left;
+  }
+
+  // ---- rect, style, focus, scrollIntoView, click. ----
+
+  function opRect(node) {
+    if (!getBoundingClientRect || !rectX) {
+      refuse('this browser cannot measure elements here');
+    }
+    var r = apply(getBoundingClientRect, node, []);
+    var out = dict();
+    out.x = apply(rectX, r, []);
+    out.y = apply(rectY, r, []);
+    out.width = apply(rectWidth, r, []);
+    out.height = apply(rectHeight, r, []);
+    return out;
+  }
+
+  function opStyle(node, props) {
+    if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
+      refuse('this browser cannot read computed styles here');
+    }
+    var cs = apply(getComputedStyleFn, win, [node]);
+    if (typeof props === 'string') {
+      return '' + apply(getPropertyValue, cs, [kebab(props)]);
+    }
+    var n = props !== null && typeof props === 'object' ? own(props, 'length') : undefined;
+    if (typeof n !== 'number' || n < 1 || n > 64) {
+      refuse('dom.style takes a property name or an array of 1 to 64 names');
+    }
+    var out = dict();
+    var i;
+    for (i = 0; i < n; i++) {
+      var p = own(props, i);
+      out[p] = '' + apply(getPropertyValue, cs, [kebab(p)]);
+    }
+    return out;
+  }
+
+  function requireHTML(node, what) {
+    if (nsOf(node) !== HTML_NS || node === host) {
+      refuse(what + ' works on HTML elements of the page');
+    }
+  }
+
+  function sameOriginAddress(abs) {
+    var u = parseURL(abs, undefined);
+    return u !== null && '' + apply(urlOrigin, u, []) === pageOrigin() &&
+      ('' + apply(urlProtocol, u, []) === 'https:' || '' + apply(urlProtocol, u, []) === 'http:');
+  }
+  function checkTarget(el, what) {
+    var tg = attrOf(el, what);
+    if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
+      refuse('dom.click refused: the ' + localName(el) + ' opens in target "' + tg + '"; only the page itself');
+    }
+  }
+  // activation finds what a click on node would activate: node or its nearest ancestor with an
+  // activation behaviour.
+  function activation(node) {
+    var n = node;
+    var depth = 0;
+    while (n && nodeType(n) === 1 && depth < 256) {
+      var tag = localName(n);
+      var ns = nsOf(n);
+      if (ns === HTML_NS) {
+        if ((tag === 'a' || tag === 'area') && apply(hasAttribute, n, ['href'])) {
+          return n;
+        }
+        if (tag === 'button' || tag === 'label' || tag === 'summary') {
+          return n;
+        }
+        if (tag === 'input') {
+          return n;
+        }
+      } else if (ns === SVG_NS && tag === 'a') {
+        return n;
+      }
+      n = parentOf(n);
+      depth++;
+    }
+    return null;
+  }
+  function checkClick(node, depth) {
+    var act = activation(node);
+    if (!act) {
+      return;
+    }
+    var tag = localName(act);
+    if (nsOf(act) === SVG_NS) {
+      refuse('dom.click refused: it would follow an SVG link');
+    }
+    if (tag === 'a' || tag === 'area') {
+      var to = '' + apply(tag === 'a' ? anchorHref : areaHref, act, []);
+      if (!sameOriginAddress(to)) {
+        refuse('dom.click refused: the link goes to ' + to + ', not to the page\'s origin');
+      }
+      checkTarget(act, 'target');
+      if (apply(hasAttribute, act, ['ping'])) {
+        refuse('dom.click refused: the link pings other addresses');
+      }
+      return;
+    }
+    if (tag === 'label') {
+      if (depth > 0) {
+        return;
+      }
+      var control = labelControl ? apply(labelControl, act, []) : null;
+      if (control && control !== node) {
+        checkClick(control, depth + 1);
+      }
+      return;
+    }
+    var type = lower('' + (attrOf(act, 'type') || ''));
+    // A button whose type is missing or not one the browser knows submits its form.
+    var submits = tag === 'button' ? type !== 'button' && type !== 'reset' : type === 'submit' || type === 'image';
+    if (!submits) {
+      return;
+    }
+    if (apply(hasAttribute, act, ['formaction'])) {
+      refuse('dom.click refused: the button has a formaction');
+    }
+    checkTarget(act, 'formtarget');
+    var fm = attrOf(act, 'formmethod');
+    if (typeof fm === 'string' && fm !== '' && lower(fm) !== 'get' && lower(fm) !== 'post') {
+      refuse('dom.click refused: the button submits with method ' + fm);
+    }
+    var form = apply(tag === 'button' ? buttonForm : inputForm, act, []);
+    if (!form) {
+      return;
+    }
+    var action = '' + apply(formAction, form, []);
+    if (!sameOriginAddress(action)) {
+      refuse('dom.click refused: the form is sent to ' + action + ', not to the page\'s origin');
+    }
+    var method = attrOf(form, 'method');
+    if (typeof method === 'string' && method !== '' && lower(method) !== 'get' && lower(method) !== 'post') {
+      refuse('dom.click refused: the form is sent with method ' + method);
+    }
+    checkTarget(form, 'target');
+  }
+
+  function opClick(node) {
+    requireHTML(node, 'dom.click');
+    if (!htmlClick || !formAction || !anchorHref || !buttonForm || !inputForm) {
+      refuse('this browser cannot check clicks here');
+    }
+    checkClick(node, 0);
+    apply(htmlClick, node, []);
+  }
+
+  // ---- Release: the proxy stopped a remixlet on this page. ----
+
+  function release(req) {
+    var rx = own(req, 'remixlet');
+    if (shortID(rx) === '') {
+      return;
+    }
+    var t = tables ? apply(mapGet, tables, [rx]) : undefined;
+    if (t) {
+      var l = t.on;
+      var i;
+      for (i = 0; l && i < l.length && removeEventListener; i++) {
+        try {
+          apply(removeEventListener, l[i].node, [l[i].type, l[i].fn, false]);
+        } catch (e) { /* gone */ }
+      }
+      apply(mapDelete, tables, [rx]);
+    }
+    var sheet = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
+    if (sheet) {
+      var txt = apply(mapGet, styleTexts, [rx]);
+      txt.base = '';
+      txt.added = '';
+      try {
+        apply(replaceSync, sheet, ['']);
+      } catch (e) { /* nothing to empty */ }
+    }
+    dropOwnMutations();
   }
 
   // ops runs one operation and returns its JSON value (undefined for none).
   function op(t, name, args) {
     if (name === 'query' || name === 'queryAll') {
       return opQuery(t, args, name === 'queryAll');
+    }
+    if (name === 'create') {
+      return opCreate(t, arg(args, 0));
+    }
+    if (name === 'addStyle') {
+      var css = stringArg(args, 0, 'the stylesheet');
+      addStyle(t.rx, css);
+      return undefined;
     }
     var node = element(t, arg(args, 0));
     if (name === 'text') {
@@ -871,6 +1725,26 @@
         refuse('the page\'s html, head and body elements cannot be removed');
       }
       apply(elementRemove, node, []);
+    } else if (name === 'insert') {
+      opInsert(t, node, element(t, arg(args, 1)), arg(args, 2));
+    } else if (name === 'clone') {
+      return opClone(t, node, arg(args, 1));
+    } else if (name === 'setHTML') {
+      return opSetHTML(t, node, arg(args, 1));
+    } else if (name === 'rect') {
+      return opRect(node);
+    } else if (name === 'style') {
+      return opStyle(node, arg(args, 1));
+    } else if (name === 'focus') {
+      requireHTML(node, 'dom.focus');
+      apply(focus, node, []);
+    } else if (name === 'scrollIntoView') {
+      if (!scrollIntoViewFn) {
+        refuse('this browser cannot scroll here');
+      }
+      apply(scrollIntoViewFn, node, []);
+    } else if (name === 'click') {
+      opClick(node);
     } else {
       refuse('dom.' + name + ' is not available in this page agent');
     }
@@ -888,10 +1762,14 @@
       if (!observer) {
         observe();
       }
+      opHosts = own(req, 'hosts');
+      opRelative = own(req, 'rel') === true;
       var v = op(tableFor(rx), own(req, 'op'), own(req, 'args'));
+      opHosts = null;
       m.ok = true;
       m.value = v === undefined ? null : v;
     } catch (e) {
+      opHosts = null;
       m.ok = false;
       m.error = e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : 'the operation failed in the page';
     }
@@ -951,7 +1829,29 @@
   // function of the page is called with it. (The page can read document.adoptedStyleSheets, as
   // it can read its own stylesheets; what the sheet loads was decided by the proxy.)
 
+  //
+  // dom.addStyle(css) arrives as an op (checked by the proxy with the same rules); its rules are
+  // appended to the same sheet, after style.css. A release empties the sheet.
+
   var styleSheets = null; // remixlet ID -> its CSSStyleSheet, made on the first message
+  var styleTexts = null;  // remixlet ID -> {base: style.css, added: what dom.addStyle added}
+
+  function sheetFor(rx) {
+    if (!styleSheets) {
+      styleSheets = new MapCtor();
+      styleTexts = new MapCtor();
+    }
+    var sheet = apply(mapGet, styleSheets, [rx]);
+    if (!sheet) {
+      sheet = new Sheet();
+      apply(mapSet, styleSheets, [rx, sheet]);
+      var txt = dict();
+      txt.base = '';
+      txt.added = '';
+      apply(mapSet, styleTexts, [rx, txt]);
+    }
+    return sheet;
+  }
 
   function applyStyle(req) {
     var rx = own(req, 'remixlet');
@@ -964,19 +1864,31 @@
       return;
     }
     try {
-      if (!styleSheets) {
-        styleSheets = new MapCtor();
-      }
-      var sheet = apply(mapGet, styleSheets, [rx]);
-      if (!sheet) {
-        sheet = new Sheet();
-        apply(mapSet, styleSheets, [rx, sheet]);
-      }
-      apply(replaceSync, sheet, [css]);
+      var sheet = sheetFor(rx);
+      var txt = apply(mapGet, styleTexts, [rx]);
+      txt.base = css;
+      apply(replaceSync, sheet, [txt.added === '' ? css : css + '\n' + txt.added]);
       adopt(sheet);
     } catch (e) {
       warn('a remixlet stylesheet could not be applied');
     }
+  }
+
+  function addStyle(rx, css) {
+    if (typeof Sheet !== 'function' || !replaceSync || !documentAdopted) {
+      refuse('this browser cannot apply remixlet stylesheets');
+    }
+    if (css.length > 65536) {
+      refuse('the stylesheet is longer than 65536 characters');
+    }
+    var sheet = sheetFor(rx);
+    var txt = apply(mapGet, styleTexts, [rx]);
+    if (txt.added.length + css.length > 262144) {
+      refuse('the remixlet added more than 256 KiB of styles to this page');
+    }
+    txt.added = txt.added + '\n' + css;
+    apply(replaceSync, sheet, [txt.base + '\n' + txt.added]);
+    adopt(sheet);
   }
 
   // adopt appends sheet to the document's adopted stylesheets unless it is there already.

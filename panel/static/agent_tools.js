@@ -2,12 +2,2268 @@
   //
   // The proxy sends {type:'tool', id, tool, args} when the agent of a chat on this tab calls one
   // of its page tools; the answer is {type:'toolResult', id, ok, value | error}. The arguments
-  // are data filled in by the model: nothing here evaluates them as code.
+  // are data filled in by the model: nothing here evaluates them as code, a selector is only
+  // ever given to the captured querySelectorAll, and no HTML from them reaches the live page.
+  //
+  // Tools (see proxy/pagetools.go for the result shapes): capture_page, outline, query,
+  // inspect_styles, read_page_data, click, fetch_page.
+  //
+  // Rules kept here, on top of agent.js's:
+  //   - password fields never give their value: not in outlines, queries, form data or names;
+  //     and every answer is scrubbed of the current values of the page's password fields (and,
+  //     for read_page_data, of its script-visible cookie values) before it is sent;
+  //   - element refs ("e12") name elements in a registry of this closure (element -> number in a
+  //     WeakMap, number -> WeakRef): stable for the element's life, never reused;
+  //   - a click goes only to an element that is connected, visible, enabled and on top at its
+  //     centre, and only if what it activates stays on the page's origin (links, form
+  //     submission; formaction, other targets, ping and download refused);
+  //   - fetch_page fetches only the page's own origin, without following redirects, and parses
+  //     the answer in an inert document (DOMParser: no scripts, no loads).
+  //   - answers are bounded (MAX_ANSWER_BYTES, under the proxy's message limit).
+  //
+  // Everything is captured now, at script start, before any page script runs.
 
-  function runTool(req) {
-    var m = message('toolResult');
-    m.id = own(req, 'id');
-    m.ok = false;
-    m.error = 'this page agent has no tool ' + own(req, 'tool');
-    send(m);
-  }
+  var runTool = (function () {
+    var getComputedStyleFn = win.getComputedStyle;
+    var cssDecl = proto(win.CSSStyleDeclaration);
+    var getPropertyValue = cssDecl && cssDecl.getPropertyValue;
+    var getBCR = Element.prototype.getBoundingClientRect;
+    var createRange = Document.prototype.createRange;
+    var rangeProto = proto(win.Range);
+    var rangeSelect = rangeProto && rangeProto.selectNodeContents;
+    var rangeBCR = rangeProto && rangeProto.getBoundingClientRect;
+    var rectProto = proto(win.DOMRectReadOnly) || proto(win.DOMRect);
+    var rectLeft = getter(rectProto, 'left');
+    var rectTop = getter(rectProto, 'top');
+    var rectWidth = getter(rectProto, 'width');
+    var rectHeight = getter(rectProto, 'height');
+    var winProto = proto(win.Window);
+    var innerWidthG = getter(win, 'innerWidth') || getter(winProto, 'innerWidth');
+    var innerHeightG = getter(win, 'innerHeight') || getter(winProto, 'innerHeight');
+    var scrollXG = getter(win, 'scrollX') || getter(winProto, 'scrollX');
+    var scrollYG = getter(win, 'scrollY') || getter(winProto, 'scrollY');
+    var scrollHeightG = getter(Element.prototype, 'scrollHeight');
+    var firstChildG = getter(Node.prototype, 'firstChild');
+    var nextSiblingG = getter(Node.prototype, 'nextSibling');
+    var previousSiblingG = getter(Node.prototype, 'previousSibling');
+    var nodeTypeG = getter(Node.prototype, 'nodeType');
+    var charDataG = getter(proto(win.CharacterData), 'data');
+    var shadowRootG = getter(Element.prototype, 'shadowRoot');
+    var slotProto = proto(win.HTMLSlotElement);
+    var assignedNodes = slotProto && slotProto.assignedNodes;
+    var innerTextG = getter(proto(win.HTMLElement), 'innerText');
+    var getElementByIdDoc = Document.prototype.getElementById;
+    var fragProto = proto(win.DocumentFragment);
+    var getElementByIdFrag = fragProto && fragProto.getElementById;
+    var getRootNode = Node.prototype.getRootNode;
+    var rootHostG = getter(proto(win.ShadowRoot), 'host');
+    var inputProto = proto(win.HTMLInputElement);
+    var selectProto = proto(win.HTMLSelectElement);
+    var textareaProto = proto(win.HTMLTextAreaElement);
+    var buttonProto = proto(win.HTMLButtonElement);
+    var labelsOf = dict();
+    labelsOf.input = getter(inputProto, 'labels');
+    labelsOf.select = getter(selectProto, 'labels');
+    labelsOf.textarea = getter(textareaProto, 'labels');
+    labelsOf.button = getter(buttonProto, 'labels');
+    labelsOf.meter = getter(proto(win.HTMLMeterElement), 'labels');
+    labelsOf.progress = getter(proto(win.HTMLProgressElement), 'labels');
+    var formOf = dict();
+    formOf.input = getter(inputProto, 'form');
+    formOf.select = getter(selectProto, 'form');
+    formOf.textarea = getter(textareaProto, 'form');
+    formOf.button = getter(buttonProto, 'form');
+    var checkedG = getter(inputProto, 'checked');
+    var buttonTypeG = getter(buttonProto, 'type');
+    var optionTextG = getter(proto(win.HTMLOptionElement), 'text');
+    var labelControlG = getter(proto(win.HTMLLabelElement), 'control');
+    var matchesFn = Element.prototype.matches;
+    var closestFn = Element.prototype.closest;
+    var containsFn = Node.prototype.contains;
+    var elementFromPoint = Document.prototype.elementFromPoint;
+    var clickFn = proto(win.HTMLElement) && win.HTMLElement.prototype.click;
+    var scrollIntoView = Element.prototype.scrollIntoView;
+    var anchorHrefG = getter(proto(win.HTMLAnchorElement), 'href');
+    var areaHrefG = getter(proto(win.HTMLAreaElement), 'href');
+    var formProto = proto(win.HTMLFormElement);
+    var formActionG = getter(formProto, 'action');
+    var formMethodG = getter(formProto, 'method');
+    var cookieG = getter(Document.prototype, 'cookie');
+    var URLCtor = win.URL;
+    var urlProto = proto(URLCtor);
+    var urlOriginG = getter(urlProto, 'origin');
+    var urlHrefG = getter(urlProto, 'href');
+    var urlProtocolG = getter(urlProto, 'protocol');
+    var urlPathnameG = getter(urlProto, 'pathname');
+    var urlSearchG = getter(urlProto, 'search');
+    var urlHashG = getter(urlProto, 'hash');
+    var WeakRefCtor = win.WeakRef;
+    var weakDeref = WeakRefCtor && WeakRefCtor.prototype.deref;
+    var isArray = Array.isArray;
+    var fetchFn = win.fetch;
+    var respProto = proto(win.Response);
+    var respText = respProto && respProto.text;
+    var respStatusG = getter(respProto, 'status');
+    var respTypeG = getter(respProto, 'type');
+    var respHeadersG = getter(respProto, 'headers');
+    var headersGet = proto(win.Headers) && win.Headers.prototype.get;
+    var promiseThen = Promise.prototype.then;
+    var getPrototypeOf = Object.getPrototypeOf;
+    var DOMParserCtor = win.DOMParser;
+    var parseFromString = DOMParserCtor && DOMParserCtor.prototype.parseFromString;
+    var mathRound = Math.round;
+    var WeakMapC = WeakMap;
+
+    // The window's own enumerable properties now, before any page script: what read_page_data
+    // leaves out as built-in.
+    var builtinGlobals = dict();
+    (function () {
+      var names = objectKeys(win);
+      var i;
+      for (i = 0; i < names.length; i++) {
+        builtinGlobals[names[i]] = true;
+      }
+    })();
+
+    // Bounds.
+    var MAX_ANSWER_BYTES = 250000;      // the proxy reads at most 260 KiB per message
+    var MAX_NODES = 20000;              // elements and text nodes an outline visits
+    var MAX_NAME = 100;                 // characters of an accessible name in a line
+    var MAX_TEXT_LINE = 200;            // characters of a text line
+    var DATA_BUDGET = 32768;            // characters of page globals in read_page_data
+    var DATA_DEPTH = 4;
+    var PRUNE_REFS_AT = 10000;
+    var ELLIPSIS = '\u2026';
+
+    var PENDING = dict(); // returned by a tool that answers later
+
+    // ---- Small helpers. ---------------------------------------------------------------------
+
+    function nodeType(n) {
+      try {
+        return apply(nodeTypeG, n, []);
+      } catch (e) {
+        return 0;
+      }
+    }
+    function firstChild(n) {
+      return apply(firstChildG, n, []);
+    }
+    function nextSibling(n) {
+      return apply(nextSiblingG, n, []);
+    }
+    function connected(n) {
+      return apply(isConnected, n, []) === true;
+    }
+    function hasAttr(n, name) {
+      return apply(hasAttribute, n, [name]);
+    }
+    function attrStr(n, name) {
+      var v = attrOf(n, name);
+      return typeof v === 'string' ? v : '';
+    }
+    function matches(n, sel) {
+      try {
+        return apply(matchesFn, n, [sel]) === true;
+      } catch (e) {
+        return false;
+      }
+    }
+    function closest(n, sel) {
+      try {
+        return apply(closestFn, n, [sel]);
+      } catch (e) {
+        return null;
+      }
+    }
+    function within(outer, inner) {
+      return apply(containsFn, outer, [inner]) === true;
+    }
+    function isSpace(c) {
+      return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 160;
+    }
+    // collapse turns whitespace runs into one space, trims, and cuts to max characters.
+    function collapse(s, max) {
+      if (typeof s !== 'string') {
+        return '';
+      }
+      var out = '';
+      var space = false;
+      var i;
+      var n = s.length;
+      for (i = 0; i < n; i++) {
+        var c = apply(charCodeAt, s, [i]);
+        if (isSpace(c)) {
+          space = out !== '';
+          continue;
+        }
+        if (space) {
+          out = out + ' ';
+          space = false;
+        }
+        if (out.length >= max) {
+          return out + ELLIPSIS;
+        }
+        out = out + apply(fromCharCode, null, [c]);
+      }
+      return out;
+    }
+    function cut(s, max) {
+      return s.length > max ? apply(strSlice, s, [0, max]) + ELLIPSIS : s;
+    }
+    // quote writes s as a double-quoted string for an outline line.
+    function quote(s) {
+      var out = '"';
+      var i;
+      for (i = 0; i < s.length; i++) {
+        var c = apply(charCodeAt, s, [i]);
+        if (c === 34 || c === 92) {
+          out = out + '\\';
+        }
+        out = out + apply(fromCharCode, null, [c]);
+      }
+      return out + '"';
+    }
+    // splitSpace splits s on whitespace, dropping empty parts.
+    function splitSpace(s) {
+      var out = list();
+      var cur = '';
+      var i;
+      for (i = 0; i <= s.length; i++) {
+        var c = i < s.length ? apply(charCodeAt, s, [i]) : 32;
+        if (isSpace(c)) {
+          if (cur !== '') {
+            put(out, out.length, cur);
+          }
+          cur = '';
+        } else {
+          cur = cur + apply(fromCharCode, null, [c]);
+        }
+      }
+      return out;
+    }
+    function replaceAll(s, find, repl) {
+      if (find === '') {
+        return s;
+      }
+      var out = '';
+      var from = 0;
+      for (;;) {
+        var at = apply(strIndexOf, s, [find, from]);
+        if (at < 0) {
+          return out + apply(strSlice, s, [from]);
+        }
+        out = out + apply(strSlice, s, [from, at]) + repl;
+        from = at + find.length;
+      }
+    }
+    function nodeList(nl) {
+      var out = list();
+      var n = apply(nodeListLength, nl, []);
+      var i;
+      for (i = 0; i < n; i++) {
+        put(out, i, apply(nodeListItem, nl, [i]));
+      }
+      return out;
+    }
+    function queryDoc(sel) {
+      return nodeList(apply(querySelectorAllDoc, doc, [sel]));
+    }
+    function queryIn(node, sel) {
+      return nodeList(apply(querySelectorAllEl, node, [sel]));
+    }
+    function num(x) {
+      return typeof x === 'number' && x === x ? x : 0;
+    }
+    function round(x) {
+      return mathRound(num(x));
+    }
+
+    // ---- Arguments. -------------------------------------------------------------------------
+
+    function checkArgs(args, tool, allowed) {
+      var names = objectKeys(args);
+      var i;
+      for (i = 0; i < names.length; i++) {
+        if (allowed[names[i]] !== true) {
+          refuse(tool + ': unknown argument "' + cut('' + names[i], 40) + '" (known: ' + joinKeys(allowed) + ')');
+        }
+      }
+    }
+    function joinKeys(d) {
+      var names = objectKeys(d);
+      var out = '';
+      var i;
+      for (i = 0; i < names.length; i++) {
+        out = out + (i ? ', ' : '') + names[i];
+      }
+      return out === '' ? 'none' : out;
+    }
+    function allowed(namesList) {
+      var d = dict();
+      var i;
+      for (i = 0; i < namesList.length; i++) {
+        d[namesList[i]] = true;
+      }
+      return d;
+    }
+    function intArg(args, name, def, min, max) {
+      var v = own(args, name);
+      if (v === undefined || v === null) {
+        return def;
+      }
+      if (typeof v !== 'number' || v !== v || v < min || v > max || mathRound(v) !== v) {
+        refuse(name + ' must be a whole number from ' + min + ' to ' + max);
+      }
+      return v;
+    }
+    function strArg(args, name, required, max) {
+      var v = own(args, name);
+      if (v === undefined || v === null) {
+        if (required) {
+          refuse(name + ' is required');
+        }
+        return null;
+      }
+      if (typeof v !== 'string' || v === '' || v.length > max) {
+        refuse(name + ' must be a string of 1 to ' + max + ' characters');
+      }
+      return v;
+    }
+
+    // ---- Geometry and visibility. -----------------------------------------------------------
+
+    function computed(node) {
+      if (typeof getComputedStyleFn !== 'function') {
+        return null;
+      }
+      try {
+        return apply(getComputedStyleFn, win, [node]);
+      } catch (e) {
+        return null;
+      }
+    }
+    function cssValue(st, prop) {
+      if (!st || !getPropertyValue) {
+        return '';
+      }
+      try {
+        return '' + apply(getPropertyValue, st, [prop]);
+      } catch (e) {
+        return '';
+      }
+    }
+    function rectOf(node) {
+      var r = dict();
+      r.x = 0;
+      r.y = 0;
+      r.width = 0;
+      r.height = 0;
+      try {
+        var b = apply(getBCR, node, []);
+        r.x = num(apply(rectLeft, b, []));
+        r.y = num(apply(rectTop, b, []));
+        r.width = num(apply(rectWidth, b, []));
+        r.height = num(apply(rectHeight, b, []));
+      } catch (e) { /* no box */ }
+      return r;
+    }
+    function viewWidth() {
+      try {
+        return num(apply(innerWidthG, win, []));
+      } catch (e) {
+        return 0;
+      }
+    }
+    function viewHeight() {
+      try {
+        return num(apply(innerHeightG, win, []));
+      } catch (e) {
+        return 0;
+      }
+    }
+    function inView(r, vw, vh) {
+      return (r.width > 0 || r.height > 0) && r.y + r.height > 0 && r.y < vh && r.x + r.width > 0 && r.x < vw;
+    }
+    function boxRect(r) {
+      var d = dict();
+      d.x = round(r.x);
+      d.y = round(r.y);
+      d.width = round(r.width);
+      d.height = round(r.height);
+      return d;
+    }
+    // shownLive reports whether node and its ancestors are rendered and not visibility:hidden.
+    function shownLive(node) {
+      var st = computed(node);
+      if (!st) {
+        return true;
+      }
+      if (cssValue(st, 'display') === 'none') {
+        return false;
+      }
+      var v = cssValue(st, 'visibility');
+      if (v === 'hidden' || v === 'collapse') {
+        return false;
+      }
+      var r = rectOf(node);
+      return r.width > 0 || r.height > 0;
+    }
+
+    // ---- URLs. ------------------------------------------------------------------------------
+
+    function parseURL(raw, base) {
+      if (typeof URLCtor !== 'function') {
+        return null;
+      }
+      try {
+        return new URLCtor(raw, base);
+      } catch (e) {
+        return null;
+      }
+    }
+    function urlPart(u, g) {
+      return '' + apply(g, u, []);
+    }
+    function pageOrigin() {
+      var u = parseURL(href(), undefined);
+      return u ? urlPart(u, urlOriginG) : '';
+    }
+    // shortDest writes a link destination: path, query and fragment on the page's origin, the
+    // whole URL elsewhere.
+    function shortDest(u, origin) {
+      if (urlPart(u, urlOriginG) === origin) {
+        return urlPart(u, urlPathnameG) + urlPart(u, urlSearchG) + urlPart(u, urlHashG);
+      }
+      return urlPart(u, urlHrefG);
+    }
+
+    // ---- Element refs. ----------------------------------------------------------------------
+
+    var refByEl = new WeakMapC();
+    var elByRef = new MapCtor();
+    var nextRef = 1;
+
+    function refFor(node) {
+      var n = apply(weakGet, refByEl, [node]);
+      if (!n) {
+        n = nextRef;
+        nextRef = nextRef + 1;
+        apply(weakSet, refByEl, [node, n]);
+        apply(mapSet, elByRef, [n, typeof WeakRefCtor === 'function' ? new WeakRefCtor(node) : node]);
+        pruneRefs();
+      }
+      return 'e' + n;
+    }
+    function deref(w) {
+      if (w && typeof WeakRefCtor === 'function' && weakDeref) {
+        return apply(weakDeref, w, []);
+      }
+      return w;
+    }
+    function pruneRefs() {
+      if (!mapSize || apply(mapSize, elByRef, []) < PRUNE_REFS_AT) {
+        return;
+      }
+      apply(mapForEach, elByRef, [function (w, n) {
+        var node = deref(w);
+        if (!node || !connected(node)) {
+          apply(mapDelete, elByRef, [n]);
+        }
+      }]);
+    }
+    function refNumber(ref) {
+      if (typeof ref !== 'string' || ref.length < 2 || ref.length > 12 || apply(charCodeAt, ref, [0]) !== 101) {
+        return 0;
+      }
+      var n = 0;
+      var i;
+      for (i = 1; i < ref.length; i++) {
+        var c = apply(charCodeAt, ref, [i]);
+        if (c < 48 || c > 57) {
+          return 0;
+        }
+        n = n * 10 + (c - 48);
+      }
+      return n;
+    }
+    function liveRef(n) {
+      var node = deref(apply(mapGet, elByRef, [n]));
+      return node && connected(node) ? node : null;
+    }
+    // byRef returns the element of a ref, or refuses with refs near it that still live.
+    function byRef(ref) {
+      if (typeof ref === 'string' && ref.length > 2 && apply(charCodeAt, ref, [0]) === 91 &&
+          apply(charCodeAt, ref, [ref.length - 1]) === 93) {
+        ref = apply(strSlice, ref, [1, ref.length - 1]); // "[e12]" as the outline writes it
+      }
+      var n = refNumber(ref);
+      if (!n) {
+        refuse('"' + cut('' + ref, 20) + '" is not an element ref (refs look like e12; get them from outline or query)');
+      }
+      var node = liveRef(n);
+      if (node) {
+        return node;
+      }
+      var near = '';
+      var k;
+      var found = 0;
+      for (k = 1; k <= 6 && found < 4; k++) {
+        var cands = [n - k, n + k];
+        var j;
+        for (j = 0; j < 2; j++) {
+          var other = cands[j] > 0 ? liveRef(cands[j]) : null;
+          if (other) {
+            near = near + (near === '' ? '' : ', ') + 'e' + cands[j] + ' ' + describe(other, false);
+            found++;
+          }
+        }
+      }
+      refuse('element ' + ref + ' is no longer on the page (or was never seen); call outline again' +
+        (near === '' ? '' : '. Refs near it that still exist: ' + near));
+      return null;
+    }
+
+    // ---- Roles and names. -------------------------------------------------------------------
+
+    var SKIP = allowed(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'base']);
+    var NO_CHILDREN = allowed(['select', 'textarea', 'input', 'img', 'svg', 'iframe', 'frame', 'video',
+      'audio', 'canvas', 'object', 'embed', 'math', 'option']);
+    var INLINE = allowed(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'i', 'kbd',
+      'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'label', 'font']);
+    var LEAF = allowed(['link', 'button', 'heading', 'img', 'textbox', 'searchbox', 'checkbox', 'radio',
+      'combobox', 'slider', 'spinbutton', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
+      'switch', 'progressbar', 'meter', 'iframe', 'listbox']);
+    var INTERACTIVE = allowed(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox',
+      'slider', 'spinbutton', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch',
+      'listbox', 'treeitem', 'gridcell']);
+    // Roles named by their content. (Cells, rows and tree items are too, in ARIA; the outline
+    // shows their content as their children instead, or inline when it is one text.)
+    var NAME_FROM_CONTENT = allowed(['link', 'button', 'heading', 'option', 'menuitem', 'menuitemcheckbox',
+      'menuitemradio', 'tab', 'checkbox', 'radio', 'switch', 'tooltip']);
+    var STRUCTURE = allowed(['list', 'listitem', 'navigation', 'main', 'banner', 'contentinfo', 'complementary',
+      'form', 'search', 'region', 'dialog', 'alertdialog', 'table', 'grid', 'treegrid', 'row', 'cell',
+      'gridcell', 'columnheader', 'rowheader', 'group', 'article', 'menu', 'menubar', 'tablist', 'toolbar',
+      'alert', 'status', 'tree', 'treeitem', 'radiogroup', 'tabpanel', 'figure', 'log', 'note', 'feed',
+      'tooltip', 'definition', 'term', 'math', 'application', 'document', 'rowgroup', 'directory', 'timer',
+      'marquee', 'contentinfo']);
+    // Unnamed containers left out when they hold a single element line.
+    var FOLD = allowed(['listitem', 'row', 'cell', 'gridcell', 'rowgroup', 'group']);
+    var INPUT_ROLE = dict();
+    INPUT_ROLE.button = 'button';
+    INPUT_ROLE.submit = 'button';
+    INPUT_ROLE.reset = 'button';
+    INPUT_ROLE.image = 'button';
+    INPUT_ROLE.file = 'button';
+    INPUT_ROLE.checkbox = 'checkbox';
+    INPUT_ROLE.radio = 'radio';
+    INPUT_ROLE.range = 'slider';
+    INPUT_ROLE.number = 'spinbutton';
+    INPUT_ROLE.search = 'searchbox';
+    INPUT_ROLE.color = 'button';
+    var TAG_ROLE = dict();
+    TAG_ROLE.button = 'button';
+    TAG_ROLE.textarea = 'textbox';
+    TAG_ROLE.h1 = 'heading';
+    TAG_ROLE.h2 = 'heading';
+    TAG_ROLE.h3 = 'heading';
+    TAG_ROLE.h4 = 'heading';
+    TAG_ROLE.h5 = 'heading';
+    TAG_ROLE.h6 = 'heading';
+    TAG_ROLE.nav = 'navigation';
+    TAG_ROLE.main = 'main';
+    TAG_ROLE.header = 'banner';
+    TAG_ROLE.footer = 'contentinfo';
+    TAG_ROLE.aside = 'complementary';
+    TAG_ROLE.form = 'form';
+    TAG_ROLE.search = 'search';
+    TAG_ROLE.article = 'article';
+    TAG_ROLE.dialog = 'dialog';
+    TAG_ROLE.ul = 'list';
+    TAG_ROLE.ol = 'list';
+    TAG_ROLE.menu = 'list';
+    TAG_ROLE.li = 'listitem';
+    TAG_ROLE.table = 'table';
+    TAG_ROLE.tr = 'row';
+    TAG_ROLE.th = 'columnheader';
+    TAG_ROLE.td = 'cell';
+    TAG_ROLE.details = 'group';
+    TAG_ROLE.fieldset = 'group';
+    TAG_ROLE.summary = 'button';
+    TAG_ROLE.option = 'option';
+    TAG_ROLE.progress = 'progressbar';
+    TAG_ROLE.meter = 'meter';
+    TAG_ROLE.iframe = 'iframe';
+    TAG_ROLE.figure = 'figure';
+
+    function inputType(node) {
+      var t = attrOf(node, 'type');
+      return typeof t === 'string' && t !== '' ? lower(t) : 'text';
+    }
+
+    // roleOf is the element's ARIA role: the first token of role="", else the tag's implicit
+    // role; '' for generic containers (their children are shown in their place).
+    function roleOf(node, ln) {
+      var r = attrOf(node, 'role');
+      if (typeof r === 'string') {
+        var parts = splitSpace(lower(r));
+        if (parts.length > 0) {
+          return parts[0] === 'presentation' || parts[0] === 'none' ? '' : parts[0];
+        }
+      }
+      if (ln === 'a' || ln === 'area') {
+        return hasAttr(node, 'href') ? 'link' : '';
+      }
+      if (ln === 'input') {
+        var t = inputType(node);
+        if (t === 'hidden') {
+          return '';
+        }
+        var ir = INPUT_ROLE[t];
+        if (ir) {
+          return ir;
+        }
+        return hasAttr(node, 'list') ? 'combobox' : 'textbox';
+      }
+      if (ln === 'select') {
+        return hasAttr(node, 'multiple') || num(+attrStr(node, 'size')) > 1 ? 'listbox' : 'combobox';
+      }
+      if (ln === 'img') {
+        var alt = attrOf(node, 'alt');
+        return alt === '' ? '' : 'img';
+      }
+      if (ln === 'svg') {
+        return hasAttr(node, 'aria-label') || hasAttr(node, 'aria-labelledby') ? 'img' : '';
+      }
+      if (ln === 'section') {
+        return hasAttr(node, 'aria-label') || hasAttr(node, 'aria-labelledby') ? 'region' : '';
+      }
+      if ((ln === 'table' || ln === 'tr' || ln === 'td' || ln === 'th') && layoutTable(ln === 'table' ? node : closest(node, 'table'))) {
+        return '';
+      }
+      var tr = TAG_ROLE[ln];
+      return tr ? tr : '';
+    }
+
+    // layoutTable reports whether a table only lays out the page (no header cells, caption or
+    // label): its rows and cells are then shown through their content.
+    var layoutCache = null;
+    function layoutTable(table) {
+      if (!table || hasAttr(table, 'role') || hasAttr(table, 'aria-label') || hasAttr(table, 'aria-labelledby')) {
+        return false;
+      }
+      if (!layoutCache) {
+        layoutCache = new WeakMapC();
+      }
+      var known = apply(weakGet, layoutCache, [table]);
+      if (known !== undefined) {
+        return known;
+      }
+      var layout = queryIn(table, 'th, thead, caption').length === 0;
+      apply(weakSet, layoutCache, [table, layout]);
+      return layout;
+    }
+
+    // textOf is the text an element's content gives its name: text nodes, alt of images,
+    // aria-label of descendants; never the value of a form field.
+    function textOf(node, live, budget) {
+      var st = dict();
+      st.out = '';
+      st.left = budget;
+      st.nodes = 300; // elements looked at
+      contentText(node, live, st, 0);
+      return st.out;
+    }
+    function contentText(node, live, st, depth) {
+      var c = firstChild(node);
+      while (c && st.left > 0) {
+        var t = nodeType(c);
+        if (t === 3) {
+          var d = '' + apply(charDataG, c, []);
+          st.out = st.out + d;
+          st.left = st.left - d.length;
+        } else if (t === 1 && depth < 12 && st.nodes-- > 0) {
+          var ln = localName(c);
+          if (SKIP[ln] !== true && ln !== 'select' && ln !== 'textarea' && c !== host && !hiddenAttr(c) &&
+              (!live || cssValue(computed(c), 'display') !== 'none')) {
+            var label = attrOf(c, 'aria-label');
+            var sep = INLINE[ln] === true ? '' : ' ';
+            if (typeof label === 'string' && collapse(label, 10) !== '') {
+              st.out = st.out + sep + label + sep;
+            } else if (ln === 'img' || ln === 'area') {
+              st.out = st.out + sep + attrStr(c, 'alt') + sep;
+            } else if (ln === 'input') {
+              var it = inputType(c);
+              if (it === 'button' || it === 'submit' || it === 'reset') {
+                st.out = st.out + ' ' + attrStr(c, 'value') + ' ';
+              }
+            } else if (ln !== 'svg') {
+              st.out = st.out + sep;
+              contentText(c, live, st, depth + 1);
+              st.out = st.out + sep;
+            }
+          }
+        }
+        c = nextSibling(c);
+      }
+    }
+    function hiddenAttr(node) {
+      return hasAttr(node, 'hidden') || attrOf(node, 'aria-hidden') === 'true';
+    }
+    function idLookup(node, id) {
+      var root = null;
+      try {
+        root = apply(getRootNode, node, []);
+      } catch (e) { /* detached */ }
+      try {
+        if (root && nodeType(root) === 9) {
+          return apply(getElementByIdDoc, root, [id]);
+        }
+        if (root && nodeType(root) === 11 && getElementByIdFrag) {
+          return apply(getElementByIdFrag, root, [id]);
+        }
+      } catch (e) { /* not found */ }
+      return null;
+    }
+
+    // nameOf computes an accessible name: aria-labelledby, aria-label, labels of form fields,
+    // alt, legend and caption, content (for the roles named by it), title, placeholder, and for
+    // an unlabelled field the short text just before it.
+    function nameOf(node, ln, role, live) {
+      var s = '';
+      var ids = attrOf(node, 'aria-labelledby');
+      if (typeof ids === 'string') {
+        var parts = splitSpace(ids);
+        var i;
+        for (i = 0; i < parts.length && i < 8; i++) {
+          var ref = idLookup(node, parts[i]);
+          if (ref && ref !== node) {
+            var al = attrOf(ref, 'aria-label');
+            s = s + ' ' + (typeof al === 'string' && al !== '' ? al : textOf(ref, false, 400));
+          }
+        }
+        s = collapse(s, MAX_NAME);
+        if (s !== '') {
+          return s;
+        }
+      }
+      s = collapse(attrStr(node, 'aria-label'), MAX_NAME);
+      if (s !== '') {
+        return s;
+      }
+      var field = ln === 'input' || ln === 'select' || ln === 'textarea';
+      if (ln === 'input') {
+        var t = inputType(node);
+        if (t === 'button' || t === 'submit' || t === 'reset') {
+          s = collapse(attrStr(node, 'value'), MAX_NAME);
+          return s !== '' ? s : t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
+        }
+        if (t === 'image') {
+          s = collapse(attrStr(node, 'alt') || attrStr(node, 'value'), MAX_NAME);
+          return s !== '' ? s : 'Submit';
+        }
+      }
+      var lg = labelsOf[ln];
+      if (lg) {
+        try {
+          var labels = nodeList(apply(lg, node, []));
+          var j;
+          for (j = 0; j < labels.length && j < 4; j++) {
+            s = s + ' ' + textOf(labels[j], live, 400);
+          }
+        } catch (e) { /* no labels */ }
+        s = collapse(s, MAX_NAME);
+        if (s !== '') {
+          return s;
+        }
+      }
+      if (ln === 'img' || ln === 'area') {
+        s = collapse(attrStr(node, 'alt'), MAX_NAME);
+      } else if (ln === 'fieldset' || ln === 'table' || ln === 'svg' || ln === 'figure') {
+        var sub = ln === 'fieldset' ? 'legend' : ln === 'table' ? 'caption' : ln === 'svg' ? 'title' : 'figcaption';
+        var c = firstChild(node);
+        while (c) {
+          if (nodeType(c) === 1 && localName(c) === sub) {
+            s = collapse(textOf(c, false, 400), MAX_NAME);
+            break;
+          }
+          c = nextSibling(c);
+        }
+      } else if (NAME_FROM_CONTENT[role] === true) {
+        s = collapse(textOf(node, live, 600), MAX_NAME);
+      }
+      if (s === '') {
+        s = collapse(attrStr(node, 'title'), MAX_NAME);
+      }
+      if (s === '' && field) {
+        s = collapse(attrStr(node, 'placeholder'), MAX_NAME);
+        if (s === '') {
+          s = textBefore(node);
+        }
+      }
+      return s;
+    }
+    // textBefore is the short text right before an unlabelled field ("Email: [    ]").
+    function textBefore(node) {
+      var prev = apply(previousSiblingG, node, []);
+      var k = 0;
+      while (prev && k < 3) {
+        var t = nodeType(prev);
+        var s = '';
+        if (t === 3) {
+          s = collapse('' + apply(charDataG, prev, []), 80);
+        } else if (t === 1) {
+          var ln = localName(prev);
+          if (ln === 'input' || ln === 'select' || ln === 'textarea' || ln === 'button') {
+            return '';
+          }
+          s = collapse(textOf(prev, false, 200), 80);
+        }
+        if (s !== '') {
+          return s.length <= 60 ? s : '';
+        }
+        prev = apply(previousSiblingG, prev, []);
+        k++;
+      }
+      return '';
+    }
+
+    function fieldValue(node, ln) {
+      if (isPassword(node)) {
+        return null;
+      }
+      try {
+        if (ln === 'input') {
+          return '' + apply(inputValue, node, []);
+        }
+        if (ln === 'textarea') {
+          return '' + apply(textareaValue, node, []);
+        }
+        if (ln === 'select') {
+          var sel = queryIn(node, 'option:checked');
+          var out = '';
+          var i;
+          for (i = 0; i < sel.length && i < 5; i++) {
+            out = out + (i ? ', ' : '') + collapse('' + apply(optionTextG, sel[i], []), 60);
+          }
+          return out;
+        }
+      } catch (e) { /* not a field after all */ }
+      return null;
+    }
+
+    // states lists the element's state flags: " [checked] [disabled] [level=2]".
+    function states(node, ln, role) {
+      var s = '';
+      if (role === 'heading') {
+        var lvl = attrStr(node, 'aria-level');
+        if (lvl === '' && ln.length === 2 && apply(charCodeAt, ln, [0]) === 104) {
+          lvl = apply(strSlice, ln, [1]);
+        }
+        if (lvl !== '') {
+          s = s + ' [level=' + cut(lvl, 2) + ']';
+        }
+      }
+      if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
+        var checked = false;
+        var ac = attrOf(node, 'aria-checked');
+        if (ln === 'input' && checkedG) {
+          checked = apply(checkedG, node, []) === true;
+        } else if (ac === 'mixed') {
+          s = s + ' [mixed]';
+        } else {
+          checked = ac === 'true';
+        }
+        if (checked) {
+          s = s + ' [checked]';
+        }
+      }
+      if (role === 'option' && (attrOf(node, 'aria-selected') === 'true' || (ln === 'option' && matches(node, ':checked')))) {
+        s = s + ' [selected]';
+      } else if (attrOf(node, 'aria-selected') === 'true') {
+        s = s + ' [selected]';
+      }
+      var exp = attrOf(node, 'aria-expanded');
+      if (exp === 'true') {
+        s = s + ' [expanded]';
+      } else if (exp === 'false') {
+        s = s + ' [collapsed]';
+      } else if (ln === 'summary') {
+        var det = closest(node, 'details');
+        if (det) {
+          s = s + (hasAttr(det, 'open') ? ' [expanded]' : ' [collapsed]');
+        }
+      }
+      var pressed = attrOf(node, 'aria-pressed');
+      if (pressed === 'true' || pressed === 'mixed') {
+        s = s + ' [pressed]';
+      }
+      if (attrOf(node, 'aria-disabled') === 'true' || matches(node, ':disabled')) {
+        s = s + ' [disabled]';
+      }
+      if (hasAttr(node, 'required') || attrOf(node, 'aria-required') === 'true') {
+        s = s + ' [required]';
+      }
+      return s;
+    }
+
+    // describe names an element for messages: role (or tag) and name, and its ref when asked.
+    function describe(node, withRef) {
+      var ln = localName(node);
+      var role = roleOf(node, ln);
+      var name = nameOf(node, ln, role || 'button', false);
+      if (name === '' && !role) {
+        name = collapse(textOf(node, false, 200), 60);
+      }
+      return (role || ln) + (name === '' ? '' : ' ' + quote(cut(name, 60))) + (withRef ? ' [' + refFor(node) + ']' : '');
+    }
+
+    // ---- Outline. ---------------------------------------------------------------------------
+
+    // newOutline makes the state of one outline walk. live: the page's own document (styles,
+    // boxes, refs); otherwise an inert parsed document (no boxes, no refs).
+    function newOutline(filter, budget, live, base) {
+      var o = dict();
+      o.filter = filter;
+      o.budget = budget;
+      // The walk collects up to four budgets' worth, so that text can give way to elements
+      // when the outline is cut to the budget (finishOutline).
+      o.walkBudget = budget * 4;
+      o.live = live;
+      o.base = base;
+      o.origin = '';
+      var bu = parseURL(base, undefined);
+      if (bu) {
+        o.origin = urlPart(bu, urlOriginG);
+      }
+      o.lines = list();
+      o.chars = 0;
+      o.full = false;
+      o.more = 0;
+      o.visited = 0;
+      o.nodeCap = false;
+      o.pending = '';
+      o.pendingDepth = 0;
+      o.textShown = true;
+      o.inLeaf = false;
+      o.skip = null;
+      layoutCache = null; // the page may have changed since the last outline
+      o.vw = live ? viewWidth() : 0;
+      o.vh = live ? viewHeight() : 0;
+      return o;
+    }
+    function pushLine(o, line, isElement) {
+      if (o.full || o.chars + line.length + 1 > o.walkBudget) {
+        o.full = true;
+        if (isElement) {
+          o.more++;
+        }
+        return false;
+      }
+      put(o.lines, o.lines.length, line);
+      o.chars = o.chars + line.length + 1;
+      return true;
+    }
+    function popLine(o) {
+      var last = o.lines[o.lines.length - 1];
+      o.chars = o.chars - last.length - 1;
+      o.lines.length = o.lines.length - 1;
+    }
+    function indent(depth) {
+      var s = '';
+      var i;
+      for (i = 0; i < depth; i++) {
+        s = s + '  ';
+      }
+      return s;
+    }
+    function flushText(o) {
+      if (o.pending === '') {
+        return;
+      }
+      var s = collapse(o.pending, MAX_TEXT_LINE);
+      o.pending = '';
+      if (s !== '') {
+        pushLine(o, indent(o.pendingDepth) + '- text ' + quote(s), false);
+      }
+    }
+    function addText(o, node, depth) {
+      if (o.inLeaf || o.filter === 'interactive' || !o.textShown || o.full) {
+        return;
+      }
+      var d = '';
+      try {
+        d = '' + apply(charDataG, node, []);
+      } catch (e) {
+        return;
+      }
+      if (o.filter === 'visible' && o.live && !textInView(o, node)) {
+        return;
+      }
+      if (o.pending === '') {
+        if (collapse(d, 2) === '') {
+          return;
+        }
+        o.pendingDepth = depth;
+      }
+      if (o.pending.length < 2 * MAX_TEXT_LINE) {
+        o.pending = o.pending + d;
+      }
+    }
+
+    // textInView reports whether a text node's box meets the viewport (a long page of text in
+    // one element is cut to what is on screen).
+    var range = null;
+    function textInView(o, node) {
+      if (!createRange || !rangeSelect || !rangeBCR) {
+        return true;
+      }
+      try {
+        if (!range) {
+          range = apply(createRange, doc, []);
+        }
+        apply(rangeSelect, range, [node]);
+        var b = apply(rangeBCR, range, []);
+        var r = dict();
+        r.x = num(apply(rectLeft, b, []));
+        r.y = num(apply(rectTop, b, []));
+        r.width = num(apply(rectWidth, b, []));
+        r.height = num(apply(rectHeight, b, []));
+        return inView(r, o.vw, o.vh);
+      } catch (e) {
+        return true;
+      }
+    }
+
+    // walkChildren visits what is rendered inside node: the open shadow root's tree instead of
+    // the light children, and a slot's assigned nodes instead of its fallback.
+    function walkChildren(o, node, depth) {
+      var parent = node;
+      if (nodeType(node) === 1) {
+        var sr = null;
+        try {
+          sr = shadowRootG ? apply(shadowRootG, node, []) : null;
+        } catch (e) { /* none */ }
+        if (sr) {
+          parent = sr;
+        } else if (o.live && assignedNodes && localName(node) === 'slot') {
+          var opts = dict();
+          opts.flatten = true;
+          var assigned = null;
+          try {
+            assigned = apply(assignedNodes, node, [opts]);
+          } catch (e) { /* not a slot */ }
+          if (assigned && assigned.length > 0) {
+            var i;
+            for (i = 0; i < assigned.length && !o.nodeCap; i++) {
+              visit(o, assigned[i], depth);
+            }
+            return;
+          }
+        }
+      }
+      var c = firstChild(parent);
+      while (c && !o.nodeCap) {
+        visit(o, c, depth);
+        c = nextSibling(c);
+      }
+    }
+
+    function visit(o, node, depth) {
+      o.visited++;
+      if (o.visited > MAX_NODES) {
+        o.nodeCap = true;
+        return;
+      }
+      var t = nodeType(node);
+      if (t === 3) {
+        addText(o, node, depth);
+        return;
+      }
+      if (t !== 1 || node === host) {
+        return;
+      }
+      var ln = localName(node);
+      if (SKIP[ln] === true || (o.skip && apply(weakGet, o.skip, [node]))) {
+        return;
+      }
+      if (hiddenAttr(node) || (ln === 'input' && inputType(node) === 'hidden')) {
+        return;
+      }
+      var st = null;
+      var shown = true;
+      if (o.live) {
+        st = computed(node);
+        if (cssValue(st, 'display') === 'none') {
+          return;
+        }
+        var vis = cssValue(st, 'visibility');
+        shown = vis !== 'hidden' && vis !== 'collapse';
+        if (shown && o.filter === 'visible') {
+          shown = inView(rectOf(node), o.vw, o.vh) || cssValue(st, 'display') === 'contents';
+        }
+      } else {
+        var inline = lower(attrStr(node, 'style'));
+        if (contains(replaceAll(inline, ' ', ''), 'display:none')) {
+          return;
+        }
+      }
+      var role = roleOf(node, ln);
+      if (role !== '' && LEAF[role] !== true && STRUCTURE[role] !== true && INTERACTIVE[role] !== true) {
+        role = ''; // generic, paragraph, presentation and the like: shown through its content
+      }
+      if (role === '' || (role === 'img' && o.inLeaf)) {
+        if (NO_CHILDREN[ln] === true) {
+          return;
+        }
+        var block = INLINE[ln] !== true;
+        if (o.live) {
+          var disp = cssValue(st, 'display');
+          block = apply(strIndexOf, disp, ['inline']) !== 0 && disp !== 'contents';
+        }
+        if (block || ln === 'br') {
+          flushText(o);
+        }
+        var saveShown = o.textShown;
+        // A label's text is its field's name, shown on the field's line.
+        o.textShown = shown && !(ln === 'label' && labelControl(node));
+        walkChildren(o, node, depth);
+        o.textShown = saveShown;
+        if (block) {
+          flushText(o);
+        }
+        return;
+      }
+      flushText(o);
+      var interactive = INTERACTIVE[role] === true;
+      var emit = shown && (!o.inLeaf || interactive) && (o.filter !== 'interactive' || interactive);
+      var line = '';
+      var name = '';
+      if (emit) {
+        name = nameOf(node, ln, role, o.live);
+        if (role === 'img' && name === '') {
+          emit = false;
+        }
+      }
+      var at = -1;
+      if (emit) {
+        line = indent(depth) + '- ' + role + (name === '' ? '' : ' ' + quote(name)) + states(node, ln, role);
+        var val = role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton' ||
+          role === 'slider' || role === 'listbox' ? fieldValue(node, ln) : null;
+        if (val !== null && val !== '') {
+          line = line + ' value=' + quote(collapse(val, MAX_NAME));
+        } else if (isPassword(node)) {
+          line = line + ' [password]';
+        }
+        if (role === 'link') {
+          var dest = linkDest(o, node, ln);
+          if (dest !== '') {
+            line = line + ' -> ' + dest;
+          }
+        }
+        if (o.live && !o.full && o.chars + line.length + 12 <= o.walkBudget) {
+          line = line + ' [' + refFor(node) + ']';
+        }
+        if (pushLine(o, line, true)) {
+          at = o.lines.length - 1;
+        }
+      }
+      if (NO_CHILDREN[ln] === true) {
+        return;
+      }
+      var childDepth = at >= 0 && o.filter !== 'interactive' ? depth + 1 : depth;
+      var saveLeaf = o.inLeaf;
+      var saveShown2 = o.textShown;
+      if (LEAF[role] === true || STRUCTURE[role] !== true && role !== '') {
+        o.inLeaf = o.inLeaf || LEAF[role] === true;
+      }
+      o.textShown = shown;
+      walkChildren(o, node, childDepth);
+      flushText(o);
+      o.inLeaf = saveLeaf;
+      o.textShown = saveShown2;
+      if (at >= 0 && LEAF[role] !== true && !o.full) {
+        var kids = o.lines.length - at - 1;
+        if (kids === 0 && name === '' && o.filter !== 'interactive') {
+          popLine(o); // an empty list or row says nothing
+        } else if (kids === 1 && name === '') {
+          var child = o.lines[at + 1];
+          var prefix = indent(childDepth) + '- text ';
+          if (FOLD[role] === true && isElementLine(child) && o.filter !== 'interactive') {
+            // A list item or cell holding one element says no more than that element.
+            popLine(o);
+            popLine(o);
+            pushLine(o, apply(strSlice, child, [2]), false);
+          } else if (apply(strSlice, child, [0, prefix.length]) === prefix) {
+            var merged = o.lines[at];
+            var refAt = apply(strIndexOf, merged, [' [e']);
+            var text = apply(strSlice, child, [prefix.length]);
+            popLine(o);
+            popLine(o);
+            merged = refAt >= 0 ? apply(strSlice, merged, [0, refAt]) + ' ' + text + apply(strSlice, merged, [refAt]) : merged + ' ' + text;
+            pushLine(o, merged, false);
+          }
+        }
+      }
+    }
+
+    function labelControl(node) {
+      try {
+        return labelControlG ? apply(labelControlG, node, []) : null;
+      } catch (e) {
+        return null;
+      }
+    }
+
+    function linkDest(o, node, ln) {
+      var raw = attrOf(node, 'href');
+      if (typeof raw !== 'string') {
+        return '';
+      }
+      var u = null;
+      if (o.live) {
+        var g = ln === 'a' ? anchorHrefG : ln === 'area' ? areaHrefG : null;
+        if (g) {
+          try {
+            u = parseURL('' + apply(g, node, []), undefined);
+          } catch (e) { /* not a link element */ }
+        }
+      }
+      if (!u) {
+        u = parseURL(raw, o.base);
+      }
+      if (!u) {
+        return cut(collapse(raw, 200), 200);
+      }
+      var p = urlPart(u, urlProtocolG);
+      if (p !== 'http:' && p !== 'https:') {
+        return p;
+      }
+      return cut(shortDest(u, o.origin), 120);
+    }
+
+    // overlays lists the open dialogs, popup listboxes and menus, outermost only.
+    function overlays() {
+      var found = queryDoc('dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true], [role=listbox], [role=menu]');
+      var out = list();
+      var i;
+      for (i = 0; i < found.length; i++) {
+        var node = found[i];
+        if (node === host || localName(node) === 'select' || hiddenAttr(node) || !shownLive(node)) {
+          continue;
+        }
+        var inside = false;
+        var j;
+        for (j = 0; j < found.length; j++) {
+          if (found[j] !== node && within(found[j], node) && shownLive(found[j])) {
+            inside = true;
+            break;
+          }
+        }
+        if (!inside) {
+          put(out, out.length, node);
+        }
+      }
+      return out;
+    }
+
+    function isTextLine(line) {
+      var i = 0;
+      while (i < line.length && apply(charCodeAt, line, [i]) === 32) {
+        i++;
+      }
+      return apply(strSlice, line, [i, i + 8]) === '- text "';
+    }
+    function isElementLine(line) {
+      var i = 0;
+      while (i < line.length && apply(charCodeAt, line, [i]) === 32) {
+        i++;
+      }
+      return apply(strSlice, line, [i, i + 2]) === '- ' && !isTextLine(line);
+    }
+
+    // finishOutline fits the collected lines to the budget: text lines go first, from the end,
+    // then the outline is cut, and the cut is said in a last line.
+    function finishOutline(o) {
+      var lines = o.lines;
+      var total = o.chars;
+      var droppedText = false;
+      var i;
+      if (total > o.budget) {
+        var drop = dict();
+        for (i = lines.length - 1; i >= 0 && total > o.budget; i--) {
+          if (isTextLine(lines[i])) {
+            drop[i] = true;
+            total = total - lines[i].length - 1;
+            droppedText = true;
+          }
+        }
+        var kept = list();
+        for (i = 0; i < lines.length; i++) {
+          if (drop[i] !== true) {
+            put(kept, kept.length, lines[i]);
+          }
+        }
+        lines = kept;
+      }
+      var text = '';
+      var chars = 0;
+      var refs = 0;
+      var more = o.more;
+      for (i = 0; i < lines.length; i++) {
+        var line = lines[i];
+        if (chars + line.length + 1 > o.budget) {
+          break;
+        }
+        text = text + (i ? '\n' : '') + line;
+        chars = chars + line.length + 1;
+        if (contains(line, ' [e')) {
+          refs++;
+        }
+      }
+      var cut = i < lines.length || o.full;
+      for (; i < lines.length; i++) {
+        if (isElementLine(lines[i])) {
+          more++;
+        }
+      }
+      if (droppedText) {
+        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (some text left out to fit the budget; capture_page has the page\'s text)';
+      }
+      if (cut) {
+        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (truncated: ' + more + (o.nodeCap ? '+' : '') +
+          ' more elements; use ref= or filter= to see more)';
+      } else if (o.nodeCap) {
+        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (truncated: the page has more than ' + MAX_NODES + ' nodes; use ref= to see a part)';
+      }
+      var r = dict();
+      r.outline = text;
+      r.truncated = cut || droppedText || o.nodeCap;
+      r.refs = refs;
+      return r;
+    }
+
+    function toolOutline(args) {
+      checkArgs(args, 'outline', allowed(['budget', 'ref', 'filter']));
+      var budget = intArg(args, 'budget', 3000, 200, 100000);
+      var ref = strArg(args, 'ref', false, 20);
+      var filter = strArg(args, 'filter', false, 20);
+      if (filter === null) {
+        filter = ref === null ? 'visible' : 'all';
+      }
+      if (filter !== 'visible' && filter !== 'interactive' && filter !== 'all') {
+        refuse('filter must be "visible", "interactive" or "all"');
+      }
+      var o = newOutline(filter, budget, true, href());
+      if (ref !== null) {
+        visit(o, byRef(ref), 0);
+        flushText(o);
+        return noneShown(finishOutline(o), filter);
+      }
+      var root = bodyOf ? apply(bodyOf, doc, []) : null;
+      if (!root) {
+        root = apply(documentElement, doc, []);
+      }
+      if (!root) {
+        return finishOutline(o);
+      }
+      var ovs = overlays();
+      var depth = 0;
+      if (ovs.length > 0) {
+        o.skip = new WeakMapC();
+        pushLine(o, 'open overlays:', false);
+        var i;
+        var saveFilter = o.filter;
+        if (o.filter === 'visible') {
+          o.filter = 'all'; // an open overlay is shown whole, within the budget
+        }
+        for (i = 0; i < ovs.length; i++) {
+          visit(o, ovs[i], 1);
+          flushText(o);
+          apply(weakSet, o.skip, [ovs[i], true]);
+        }
+        o.filter = saveFilter;
+        pushLine(o, 'page:', false);
+        depth = 1;
+      }
+      walkChildren(o, root, depth);
+      flushText(o);
+      return noneShown(finishOutline(o), filter);
+    }
+    function noneShown(r, filter) {
+      if (r.outline === '') {
+        r.outline = '(nothing to show with filter ' + filter + (filter === 'all' ? ': the element is hidden)' : '; try filter all)');
+      }
+      return r;
+    }
+
+    // ---- capture_page. ----------------------------------------------------------------------
+
+    function toolCapture(args) {
+      checkArgs(args, 'capture_page', allowed(['maxChars']));
+      var max = intArg(args, 'maxChars', 8000, 100, 100000);
+      var r = dict();
+      r.url = href();
+      r.title = title();
+      var v = dict();
+      v.width = round(viewWidth());
+      v.height = round(viewHeight());
+      v.scrollX = 0;
+      v.scrollY = 0;
+      try {
+        v.scrollX = round(apply(scrollXG, win, []));
+        v.scrollY = round(apply(scrollYG, win, []));
+      } catch (e) { /* keep 0 */ }
+      var de = apply(documentElement, doc, []);
+      v.pageHeight = de && scrollHeightG ? round(apply(scrollHeightG, de, [])) : 0;
+      r.viewport = v;
+      var body = bodyOf ? apply(bodyOf, doc, []) : null;
+      var t = '';
+      if (body && innerTextG) {
+        try {
+          t = '' + apply(innerTextG, body, []);
+        } catch (e) { /* not an HTML element */ }
+      }
+      r.truncated = t.length > max;
+      r.text = r.truncated ? apply(strSlice, t, [0, max]) : t;
+      return r;
+    }
+
+    // ---- query. -----------------------------------------------------------------------------
+
+    var QUERY_ATTRS = ['id', 'class', 'name', 'type', 'role', 'href', 'src', 'alt', 'title', 'aria-label',
+      'aria-expanded', 'aria-checked', 'aria-selected', 'aria-disabled', 'placeholder', 'value', 'for', 'action',
+      'method', 'target', 'disabled', 'checked', 'data-testid'];
+
+    function checkSelector(sel) {
+      var l = lower(sel);
+      if ((contains(l, 'value') || contains(l, '\\')) && pageHasPassword()) {
+        refuse('selectors that mention value (or use CSS escapes) are refused while the page has a password field');
+      }
+    }
+    function select(sel) {
+      try {
+        return queryDoc(sel);
+      } catch (e) {
+        refuse('invalid selector: ' + cut(sel, 200));
+      }
+      return null;
+    }
+
+    function toolQuery(args) {
+      checkArgs(args, 'query', allowed(['selector', 'limit']));
+      var sel = strArg(args, 'selector', true, 1024);
+      var limit = intArg(args, 'limit', 20, 1, 200);
+      checkSelector(sel);
+      var found = select(sel);
+      var out = list();
+      var total = 0;
+      var i;
+      for (i = 0; i < found.length; i++) {
+        var node = found[i];
+        if (node === host) {
+          continue;
+        }
+        total++;
+        if (out.length >= limit) {
+          continue;
+        }
+        var m = dict();
+        m.ref = refFor(node);
+        m.tag = localName(node);
+        var secret = isPassword(node);
+        m.text = secret ? '' : collapse('' + apply(getTextContent, node, []), 100);
+        var attrs = dict();
+        var j;
+        for (j = 0; j < QUERY_ATTRS.length; j++) {
+          var a = QUERY_ATTRS[j];
+          if (a === 'value' && secret) {
+            continue;
+          }
+          var v = attrOf(node, a);
+          if (typeof v === 'string') {
+            attrs[a] = cut(v, 200);
+          }
+        }
+        m.attrs = attrs;
+        var ln = m.tag;
+        if (!secret && (ln === 'input' || ln === 'textarea' || ln === 'select')) {
+          var fv = fieldValue(node, ln);
+          if (fv !== null) {
+            m.value = cut(fv, 200);
+          }
+        }
+        var r = rectOf(node);
+        m.rect = boxRect(r);
+        m.visible = shownLive(node);
+        put(out, out.length, m);
+      }
+      var res = dict();
+      res.total = total;
+      res.matches = out;
+      return res;
+    }
+
+    // ---- inspect_styles. --------------------------------------------------------------------
+
+    var DEFAULT_STYLES = ['display', 'visibility', 'position', 'color', 'background-color', 'font-size',
+      'font-weight', 'width', 'height', 'margin', 'padding', 'z-index', 'opacity'];
+
+    function toolStyles(args) {
+      checkArgs(args, 'inspect_styles', allowed(['ref', 'properties']));
+      var ref = strArg(args, 'ref', true, 20);
+      var props = own(args, 'properties');
+      var names = list();
+      var i;
+      if (props === undefined || props === null) {
+        for (i = 0; i < DEFAULT_STYLES.length; i++) {
+          put(names, i, DEFAULT_STYLES[i]);
+        }
+      } else {
+        if (!isArray(props) || props.length === 0 || props.length > 64) {
+          refuse('properties must be a list of 1 to 64 CSS property names');
+        }
+        for (i = 0; i < props.length; i++) {
+          var p = own(props, i);
+          if (typeof p === 'string' && apply(strSlice, p, [0, 2]) === '--' && p.length <= 64) {
+            put(names, i, p); // a custom property
+          } else {
+            put(names, i, kebab(p));
+          }
+        }
+      }
+      var node = byRef(ref);
+      var st = computed(node);
+      if (!st) {
+        refuse('this element has no computed style');
+      }
+      var styles = dict();
+      for (i = 0; i < names.length; i++) {
+        styles[names[i]] = cut(cssValue(st, names[i]), 500);
+      }
+      var r = dict();
+      r.ref = ref;
+      r.element = describe(node, false);
+      r.styles = styles;
+      return r;
+    }
+
+    // ---- read_page_data. --------------------------------------------------------------------
+
+    function isNodeLike(v) {
+      try {
+        apply(nodeTypeG, v, []);
+        return true;
+      } catch (e) {
+        return false;
+      }
+    }
+    // isWindowLike: a window (of this page, a frame, or another origin) has an own "window"
+    // property that is itself; a cross-origin one may throw.
+    function isWindowLike(v) {
+      try {
+        var d = getOwnPropertyDescriptor(v, 'window');
+        var g = d ? own(d, 'get') : undefined;
+        return typeof g === 'function' && apply(g, v, []) === v;
+      } catch (e) {
+        return true;
+      }
+    }
+    var SKIPPED = dict();
+
+    // data turns a page value into JSON data within the walk's bounds: data properties only (no
+    // getter runs), no functions, DOM nodes or windows, cycles and depth cut.
+    function data(w, v, depth) {
+      if (w.left <= 0) {
+        w.truncated = true;
+        return SKIPPED;
+      }
+      var t = typeof v;
+      if (v === null || t === 'boolean') {
+        w.left = w.left - 5;
+        return v;
+      }
+      if (t === 'number') {
+        w.left = w.left - 8;
+        return v === v && v !== 1 / 0 && v !== -1 / 0 ? v : null;
+      }
+      if (t === 'bigint') {
+        w.left = w.left - 20;
+        return '' + v;
+      }
+      if (t === 'string') {
+        var s = cut(v, 2000);
+        w.left = w.left - s.length - 2;
+        return s;
+      }
+      if (t !== 'object') {
+        return SKIPPED; // undefined, functions, symbols
+      }
+      if (v === win || isNodeLike(v) || isWindowLike(v)) {
+        return SKIPPED;
+      }
+      if (depth >= DATA_DEPTH) {
+        w.left = w.left - 10;
+        w.truncated = true;
+        return '[deeper]';
+      }
+      var i;
+      for (i = 0; i < w.stack.length; i++) {
+        if (w.stack[i] === v) {
+          return '[cycle]';
+        }
+      }
+      put(w.stack, w.stack.length, v);
+      var out;
+      try {
+        var keys;
+        if (isArray(v)) {
+          out = list();
+          var n = v.length;
+          for (i = 0; i < n && i < 100 && w.left > 0; i++) {
+            var d = getOwnPropertyDescriptor(v, i);
+            var x = d && apply(hasOwnProperty, d, ['value']) ? data(w, own(d, 'value'), depth + 1) : null;
+            put(out, out.length, x === SKIPPED ? null : x);
+          }
+          if (n > out.length) {
+            w.truncated = true;
+          }
+        } else {
+          out = dict();
+          keys = objectKeys(v);
+          for (i = 0; i < keys.length && i < 200 && w.left > 0; i++) {
+            var k = keys[i];
+            var desc = getOwnPropertyDescriptor(v, k);
+            if (!desc || !apply(hasOwnProperty, desc, ['value'])) {
+              continue;
+            }
+            var val = contains(lower(k), 'password') ? '[redacted]' : data(w, own(desc, 'value'), depth + 1);
+            if (val !== SKIPPED) {
+              out[cut(k, 200)] = val;
+              w.left = w.left - k.length - 4;
+            }
+          }
+          if (keys.length > i) {
+            w.truncated = true;
+          }
+        }
+      } catch (e) {
+        out = '[unreadable]';
+      }
+      w.stack.length = w.stack.length - 1;
+      return out;
+    }
+
+    function toolPageData(args) {
+      checkArgs(args, 'read_page_data', allowed([]));
+      var w = dict();
+      w.left = DATA_BUDGET;
+      w.truncated = false;
+      w.stack = list();
+      var globals = dict();
+      var names = objectKeys(win);
+      var i;
+      for (i = 0; i < names.length; i++) {
+        var name = names[i];
+        if (builtinGlobals[name] === true) {
+          continue;
+        }
+        var d = null;
+        try {
+          d = getOwnPropertyDescriptor(win, name);
+        } catch (e) { /* unreadable */ }
+        if (!d || !apply(hasOwnProperty, d, ['value'])) {
+          continue;
+        }
+        var v = contains(lower(name), 'password') ? '[redacted]' : data(w, own(d, 'value'), 0);
+        if (v !== SKIPPED) {
+          globals[cut(name, 200)] = v;
+        }
+        if (w.left <= 0) {
+          w.truncated = true;
+          break;
+        }
+      }
+      var r = dict();
+      r.globals = globals;
+      r.globalsTruncated = w.truncated;
+      var forms = list();
+      var formEls = queryDoc('form');
+      for (i = 0; i < formEls.length && i < 20; i++) {
+        var f = formEls[i];
+        var fd = dict();
+        fd.ref = refFor(f);
+        fd.name = attrOf(f, 'name');
+        fd.id = attrOf(f, 'id');
+        try {
+          fd.action = formActionG ? '' + apply(formActionG, f, []) : attrStr(f, 'action');
+          fd.method = formMethodG ? '' + apply(formMethodG, f, []) : attrStr(f, 'method');
+        } catch (e) { /* not a form */ }
+        fd.fields = fieldsOf(queryIn(f, 'input, select, textarea'));
+        put(forms, forms.length, fd);
+      }
+      r.forms = forms;
+      var loose = list();
+      var all = queryDoc('input, select, textarea');
+      for (i = 0; i < all.length; i++) {
+        if (!closest(all[i], 'form')) {
+          put(loose, loose.length, all[i]);
+        }
+      }
+      r.fieldsOutsideForms = fieldsOf(loose);
+      return r;
+    }
+
+    function fieldsOf(els) {
+      var out = list();
+      var i;
+      for (i = 0; i < els.length && i < 100; i++) {
+        var node = els[i];
+        var ln = localName(node);
+        var f = dict();
+        f.ref = refFor(node);
+        f.tag = ln;
+        f.name = attrOf(node, 'name');
+        f.type = ln === 'input' ? inputType(node) : ln;
+        f.label = nameOf(node, ln, roleOf(node, ln), true);
+        if (isPassword(node)) {
+          f.password = true; // its value is never read out
+        } else if (ln === 'input' && (f.type === 'checkbox' || f.type === 'radio')) {
+          f.checked = checkedG ? apply(checkedG, node, []) === true : false;
+          f.value = cut(attrStr(node, 'value'), 200);
+        } else {
+          var v = fieldValue(node, ln);
+          f.value = v === null ? null : cut(v, f.type === 'hidden' ? 200 : 1000);
+        }
+        put(out, out.length, f);
+      }
+      return out;
+    }
+
+    // ---- click. -----------------------------------------------------------------------------
+
+    var CLICKABLE = 'a[href], area[href], button, input[type=button], input[type=submit], input[type=reset], ' +
+      'input[type=image], input[type=checkbox], input[type=radio], summary, [role=button], [role=link], ' +
+      '[role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=tab], [role=option], [role=checkbox], ' +
+      '[role=radio], [role=switch], [role=treeitem]';
+
+    // topModal is the open modal dialog a text click is scoped to: the last one in document
+    // order (portals append theirs at the end), or null.
+    function topModal() {
+      var found = queryDoc('dialog[open], [aria-modal=true]');
+      var i;
+      for (i = found.length - 1; i >= 0; i--) {
+        var node = found[i];
+        var modal = localName(node) !== 'dialog' || matches(node, ':modal') || attrOf(node, 'aria-modal') === 'true';
+        if (modal && node !== host && shownLive(node)) {
+          return node;
+        }
+      }
+      return null;
+    }
+    function normal(s) {
+      return lower(collapse(s, 400));
+    }
+    function containerOf(node) {
+      var c = closest(node, 'dialog, [role=dialog], [role=alertdialog], form');
+      return c ? ' (in ' + describe(c, false) + ')' : '';
+    }
+    function candidates(nodes) {
+      var s = '';
+      var i;
+      for (i = 0; i < nodes.length && i < 10; i++) {
+        var r = rectOf(nodes[i]);
+        s = s + (i ? '; ' : '') + refFor(nodes[i]) + ' ' + describe(nodes[i], false) + ' at (' + round(r.x) + ',' + round(r.y) + ')' + containerOf(nodes[i]);
+      }
+      return s + (nodes.length > 10 ? '; and ' + (nodes.length - 10) + ' more' : '');
+    }
+    function byText(text) {
+      var want = normal(text);
+      if (want === '') {
+        refuse('text must not be blank');
+      }
+      var scope = topModal();
+      var found = scope ? queryIn(scope, CLICKABLE) : queryDoc(CLICKABLE);
+      var exact = list();
+      var partial = list();
+      var i;
+      for (i = 0; i < found.length; i++) {
+        var node = found[i];
+        if (node === host || !shownLive(node)) {
+          continue;
+        }
+        var ln = localName(node);
+        var name = normal(nameOf(node, ln, roleOf(node, ln) || 'button', true));
+        if (name === want) {
+          put(exact, exact.length, node);
+        } else if (contains(name, want)) {
+          put(partial, partial.length, node);
+        }
+      }
+      var where = scope ? ' in the open dialog ' + describe(scope, true) : '';
+      if (exact.length === 1) {
+        return exact[0];
+      }
+      if (exact.length > 1) {
+        refuse(exact.length + ' elements' + where + ' are named "' + cut(text, 60) + '"; click one by ref: ' + candidates(exact));
+      }
+      if (partial.length === 1) {
+        return partial[0];
+      }
+      if (partial.length > 1) {
+        refuse(partial.length + ' elements' + where + ' have "' + cut(text, 60) + '" in their name; click one by ref: ' + candidates(partial));
+      }
+      refuse('no visible clickable element' + where + ' is named "' + cut(text, 60) + '"' +
+        (scope ? ' (a text click is limited to the open dialog; close it first or click by ref)' : ''));
+      return null;
+    }
+    function bySelector(sel) {
+      checkSelector(sel);
+      var found = select(sel);
+      var nodes = list();
+      var i;
+      for (i = 0; i < found.length; i++) {
+        if (found[i] !== host) {
+          put(nodes, nodes.length, found[i]);
+        }
+      }
+      if (nodes.length === 0) {
+        refuse('no element matches ' + cut(sel, 200));
+      }
+      if (nodes.length > 1) {
+        refuse(nodes.length + ' elements match ' + cut(sel, 200) + '; click one by ref: ' + candidates(nodes));
+      }
+      return nodes[0];
+    }
+
+    // checkActivation refuses a click whose effect would leave the page's origin: a link to
+    // another origin (or another window, or with ping or download), a submit button of a form
+    // that posts elsewhere, formaction and formtarget. It returns what the click leads to.
+    function checkActivation(node, origin) {
+      var out = dict();
+      var a = closest(node, 'a[href], area[href]');
+      if (a) {
+        var g = localName(a) === 'a' ? anchorHrefG : areaHrefG;
+        var u = parseURL(g ? '' + apply(g, a, []) : attrStr(a, 'href'), href());
+        if (!u) {
+          refuse('the link has no valid address');
+        }
+        var p = urlPart(u, urlProtocolG);
+        if (p !== 'http:' && p !== 'https:') {
+          refuse('the link goes to a ' + p + ' address; only links within this site can be clicked');
+        }
+        if (urlPart(u, urlOriginG) !== origin) {
+          refuse('the link goes to ' + urlPart(u, urlOriginG) + ', another site than this page (' + origin + '); clicking it is refused');
+        }
+        var tg = attrOf(a, 'target');
+        if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
+          refuse('the link opens another window or frame (target=' + cut(tg, 40) + '); clicking it is refused');
+        }
+        if (hasAttr(a, 'ping')) {
+          refuse('the link pings other addresses when clicked; clicking it is refused');
+        }
+        if (hasAttr(a, 'download')) {
+          refuse('the link downloads a file; clicking it is refused');
+        }
+        out.link = shortDest(u, origin);
+        out.leaves = noHash(urlPart(u, urlHrefG)) !== noHash(href());
+      }
+      var b = closest(node, 'button, input');
+      if (b) {
+        var ln = localName(b);
+        var type = ln === 'button' ? (buttonTypeG ? '' + apply(buttonTypeG, b, []) : 'submit') : inputType(b);
+        if (ln === 'input' && type === 'file') {
+          refuse('file inputs cannot be clicked by the agent');
+        }
+        var submit = type === 'submit' || (ln === 'input' && type === 'image');
+        if (submit) {
+          if (hasAttr(b, 'formaction')) {
+            refuse('the button submits to its own address (formaction); clicking it is refused');
+          }
+          var ft = attrOf(b, 'formtarget');
+          if (typeof ft === 'string' && ft !== '' && lower(ft) !== '_self') {
+            refuse('the button submits into another window or frame (formtarget); clicking it is refused');
+          }
+          var fg = formOf[ln];
+          var form = fg ? apply(fg, b, []) : null;
+          if (form) {
+            var fm = formMethodG ? '' + apply(formMethodG, form, []) : '';
+            if (fm !== 'dialog') {
+              var act = parseURL(formActionG ? '' + apply(formActionG, form, []) : href(), href());
+              if (!act || urlPart(act, urlOriginG) !== origin) {
+                refuse('the form submits to ' + (act ? urlPart(act, urlOriginG) : 'an invalid address') +
+                  ', another site than this page (' + origin + '); clicking its submit button is refused');
+              }
+              var t2 = attrOf(form, 'target');
+              if (typeof t2 === 'string' && t2 !== '' && lower(t2) !== '_self') {
+                refuse('the form submits into another window or frame (target); clicking its submit button is refused');
+              }
+              out.submits = shortDest(act, origin);
+            }
+          }
+        }
+      }
+      return out;
+    }
+    function noHash(u) {
+      var at = apply(strIndexOf, u, ['#']);
+      return at < 0 ? u : apply(strSlice, u, [0, at]);
+    }
+
+    // hitOK reports whether what is at the centre is the target or inside it (for a target in
+    // a shadow tree, the hit is its host or an ancestor host).
+    function hitOK(target, hit) {
+      if (!hit) {
+        return false;
+      }
+      if (hit === target || within(target, hit)) {
+        return true;
+      }
+      var root = null;
+      try {
+        root = apply(getRootNode, target, []);
+      } catch (e) { /* detached */ }
+      while (root && nodeType(root) === 11 && rootHostG) {
+        var h = apply(rootHostG, root, []);
+        if (h === hit) {
+          return true;
+        }
+        root = h ? apply(getRootNode, h, []) : null;
+      }
+      return false;
+    }
+
+    function toolClick(args) {
+      checkArgs(args, 'click', allowed(['ref', 'selector', 'text']));
+      var ref = strArg(args, 'ref', false, 20);
+      var sel = strArg(args, 'selector', false, 1024);
+      var txt = strArg(args, 'text', false, 400);
+      if ((ref !== null) + (sel !== null) + (txt !== null) !== 1) {
+        refuse('give exactly one of ref, selector or text');
+      }
+      var node = ref !== null ? byRef(ref) : sel !== null ? bySelector(sel) : byText(txt);
+      if (!connected(node)) {
+        refuse('the element is no longer on the page');
+      }
+      if (!clickFn || !elementFromPoint) {
+        refuse('this browser cannot click for the agent');
+      }
+      var what = describe(node, true);
+      if (hiddenAttr(node) || !shownLive(node)) {
+        refuse(what + ' is not visible');
+      }
+      if (matches(node, ':disabled') || attrOf(node, 'aria-disabled') === 'true') {
+        refuse(what + ' is disabled');
+      }
+      var origin = pageOrigin();
+      var leads = checkActivation(node, origin);
+      var vw = viewWidth();
+      var vh = viewHeight();
+      var r = rectOf(node);
+      var cx = r.x + r.width / 2;
+      var cy = r.y + r.height / 2;
+      if (cx < 0 || cy < 0 || cx >= vw || cy >= vh) {
+        var o = dict();
+        o.block = 'center';
+        o.inline = 'center';
+        try {
+          apply(scrollIntoView, node, [o]);
+        } catch (e) { /* keep where it is */ }
+        r = rectOf(node);
+        cx = r.x + r.width / 2;
+        cy = r.y + r.height / 2;
+      }
+      if (cx < 0 || cy < 0 || cx >= vw || cy >= vh) {
+        refuse(what + ' cannot be scrolled into view');
+      }
+      var hit = apply(elementFromPoint, doc, [cx, cy]);
+      if (!hitOK(node, hit)) {
+        if (!hit) {
+          refuse('nothing is at the centre of ' + what);
+        }
+        refuse('another element is on top of ' + what + ' at its centre: ' +
+          (hit === host ? 'the remixproxy launcher' : describe(hit, true)) + '; close or scroll it away first');
+      }
+      var before = href();
+      apply(clickFn, node, []);
+      var res = dict();
+      res.clicked = what;
+      var ln = localName(node);
+      if (ln === 'input' && checkedG && (inputType(node) === 'checkbox' || inputType(node) === 'radio')) {
+        res.checked = apply(checkedG, node, []) === true;
+      }
+      if (leads.link !== undefined) {
+        res.link = leads.link;
+      }
+      if (leads.submits !== undefined) {
+        res.submits = leads.submits;
+      }
+      res.navigated = href() !== before;
+      res.url = href();
+      // A link to another document, or a form submission, loads a new page after this answer:
+      // the page agent then disconnects and the chat's tab is on the new page.
+      res.mayLeave = leads.leaves === true || leads.submits !== undefined;
+      return res;
+    }
+
+    // ---- fetch_page. ------------------------------------------------------------------------
+
+    function toolFetch(args, done) {
+      checkArgs(args, 'fetch_page', allowed(['url', 'budget']));
+      var raw = strArg(args, 'url', true, 4096);
+      var budget = intArg(args, 'budget', 6000, 200, 100000);
+      var origin = pageOrigin();
+      var u = parseURL(raw, href());
+      if (!u) {
+        refuse('"' + cut(raw, 200) + '" is not a valid address');
+      }
+      var p = urlPart(u, urlProtocolG);
+      if ((p !== 'http:' && p !== 'https:') || urlPart(u, urlOriginG) !== origin) {
+        refuse('open_page only opens pages of this site (' + origin + '); ' + cut(urlPart(u, urlHrefG), 200) + ' is not one');
+      }
+      if (typeof fetchFn !== 'function' || !respText || !promiseThen || !respStatusG || !respTypeG) {
+        refuse('this browser cannot fetch for the agent');
+      }
+      if (thenable(respProto)) {
+        // Resolving fetch's promise would hand the Response to the page's then.
+        refuse('this page has made every object look like a promise (a "then" property on Object.prototype or Response.prototype); open_page does not run here');
+      }
+      var url = urlPart(u, urlHrefG);
+      var init = dict();
+      init.method = 'GET';
+      init.credentials = 'same-origin';
+      init.redirect = 'manual';
+      init.cache = 'no-store';
+      var fail = function (why) {
+        done(false, why);
+      };
+      var promise = apply(fetchFn, win, [url, init]);
+      apply(promiseThen, promise, [function (resp) {
+        var type = '';
+        var status = 0;
+        var ctype = '';
+        try {
+          type = '' + apply(respTypeG, resp, []);
+          status = apply(respStatusG, resp, []);
+          var hs = apply(respHeadersG, resp, []);
+          var ct = apply(headersGet, hs, ['content-type']);
+          ctype = typeof ct === 'string' ? lower(ct) : '';
+        } catch (e) {
+          fail('the answer could not be read');
+          return;
+        }
+        if (type === 'opaqueredirect') {
+          fail('the site redirects ' + cut(url, 200) + ' elsewhere; open_page does not follow redirects (open the final address instead)');
+          return;
+        }
+        if (status < 200 || status > 299) {
+          fail('the site answered ' + status + ' for ' + cut(url, 200));
+          return;
+        }
+        apply(promiseThen, apply(respText, resp, []), [function (body) {
+          try {
+            done(true, pageSummary(url, status, ctype, '' + body, budget));
+          } catch (e) {
+            fail(e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : 'the page could not be read');
+          }
+        }, function () {
+          fail('reading the page failed');
+        }]);
+      }, function () {
+        fail('fetching ' + cut(url, 200) + ' failed (network error)');
+      }]);
+      return PENDING;
+    }
+
+    // thenable reports whether objects with prototype p would be taken for promises: a "then"
+    // anywhere on the chain.
+    function thenable(p) {
+      var k;
+      for (k = 0; p && k < 16; k++) {
+        if (getOwnPropertyDescriptor(p, 'then')) {
+          return true;
+        }
+        p = getPrototypeOf(p);
+      }
+      return false;
+    }
+
+    function pageSummary(url, status, ctype, body, budget) {
+      var r = dict();
+      r.url = url;
+      r.status = status;
+      if (!contains(ctype, 'html')) {
+        r.contentType = ctype;
+        r.truncated = body.length > 8000;
+        r.text = cut(body, 8000);
+        return r;
+      }
+      if (typeof DOMParserCtor !== 'function' || !parseFromString) {
+        refuse('this browser cannot parse pages for the agent');
+      }
+      var parsed;
+      try {
+        parsed = apply(parseFromString, new DOMParserCtor(), [cut(body, 4000000), 'text/html']);
+      } catch (e) {
+        refuse('the page could not be parsed here (the page may enforce Trusted Types)');
+      }
+      r.title = '';
+      try {
+        r.title = collapse('' + apply(documentTitle, parsed, []), 300);
+      } catch (e) { /* no title */ }
+      var o = newOutline('all', budget, false, url);
+      var root = bodyOf ? apply(bodyOf, parsed, []) : null;
+      if (root) {
+        walkChildren(o, root, 0);
+        flushText(o);
+      }
+      var res = finishOutline(o);
+      r.outline = res.outline;
+      r.truncated = res.truncated;
+      return r;
+    }
+
+    // ---- Answers. ---------------------------------------------------------------------------
+
+    // secrets are the strings no answer may carry: the current values of the page's password
+    // fields, and for read_page_data the values of its script-visible cookies.
+    function secrets(withCookies) {
+      var out = list();
+      try {
+        var inputs = queryDoc('input');
+        var i;
+        for (i = 0; i < inputs.length; i++) {
+          if (isPassword(inputs[i])) {
+            var v = '' + apply(inputValue, inputs[i], []);
+            if (v.length >= 4) {
+              put(out, out.length, v);
+            }
+          }
+        }
+      } catch (e) { /* no inputs */ }
+      if (withCookies && cookieG) {
+        try {
+          var parts = apply(cookieG, doc, []);
+          var pairs = typeof parts === 'string' ? parts : '';
+          var cur = '';
+          var j;
+          for (j = 0; j <= pairs.length; j++) {
+            var c = j < pairs.length ? apply(charCodeAt, pairs, [j]) : 59;
+            if (c === 59) {
+              var eq = apply(strIndexOf, cur, ['=']);
+              var val = eq >= 0 ? collapse(apply(strSlice, cur, [eq + 1]), 4096) : '';
+              if (val.length >= 8) {
+                put(out, out.length, val);
+              }
+              cur = '';
+            } else {
+              cur = cur + apply(fromCharCode, null, [c]);
+            }
+          }
+        } catch (e) { /* no cookies */ }
+      }
+      return out;
+    }
+    function scrub(json, secretList) {
+      var i;
+      for (i = 0; i < secretList.length; i++) {
+        var esc = apply(jsonStringify, null, [secretList[i]]);
+        esc = apply(strSlice, esc, [1, esc.length - 1]);
+        json = replaceAll(json, esc, '[redacted]');
+      }
+      return json;
+    }
+    function utf8Length(s) {
+      var n = 0;
+      var i;
+      for (i = 0; i < s.length; i++) {
+        var c = apply(charCodeAt, s, [i]);
+        n = n + (c < 128 ? 1 : c < 2048 ? 2 : 3);
+      }
+      return n;
+    }
+    function sendText(s) {
+      var ws = sock;
+      if (!ws || apply(wsReadyState, ws, []) !== 1) {
+        return;
+      }
+      try {
+        apply(wsSend, ws, [s]);
+      } catch (e) { /* closing */ }
+    }
+    function answer(id, tool, ok, value, error) {
+      var m = message('toolResult');
+      m.id = id;
+      m.ok = ok;
+      if (ok) {
+        m.value = value;
+      } else {
+        m.error = cut('' + error, 2000);
+      }
+      var s;
+      try {
+        s = apply(jsonStringify, null, [m]);
+        s = scrub(s, secrets(tool === 'read_page_data'));
+        apply(jsonParse, null, [s]); // a secret cut across JSON syntax would break it
+      } catch (e) {
+        s = null;
+      }
+      if (s === null) {
+        m = message('toolResult');
+        m.id = id;
+        m.ok = false;
+        m.error = 'the result could not be sent safely';
+        s = apply(jsonStringify, null, [m]);
+      } else if (utf8Length(s) > MAX_ANSWER_BYTES) {
+        m = message('toolResult');
+        m.id = id;
+        m.ok = false;
+        m.error = 'the result is too large (' + utf8Length(s) + ' bytes); ask for less (a smaller budget, limit or maxChars, or a ref)';
+        s = apply(jsonStringify, null, [m]);
+      }
+      sendText(s);
+    }
+
+    var TOOLS = dict();
+    TOOLS.capture_page = toolCapture;
+    TOOLS.outline = toolOutline;
+    TOOLS.query = toolQuery;
+    TOOLS.inspect_styles = toolStyles;
+    TOOLS.read_page_data = toolPageData;
+    TOOLS.click = toolClick;
+    TOOLS.fetch_page = toolFetch;
+
+    return function (req) {
+      var id = own(req, 'id');
+      var tool = own(req, 'tool');
+      var args = own(req, 'args');
+      var fn = typeof tool === 'string' ? own(TOOLS, tool) : undefined;
+      if (typeof fn !== 'function') {
+        answer(id, tool, false, null, 'this page agent has no tool ' + cut('' + tool, 60));
+        return;
+      }
+      if (args === undefined || args === null) {
+        args = dict();
+      }
+      if (typeof args !== 'object' || isArray(args)) {
+        answer(id, tool, false, null, tool + ': the arguments must be a JSON object');
+        return;
+      }
+      var settled = false;
+      var done = function (ok, v) {
+        if (settled) {
+          return;
+        }
+        settled = true;
+        answer(id, tool, ok, ok ? v : null, ok ? '' : v);
+      };
+      try {
+        var v = fn(args, done);
+        if (v !== PENDING) {
+          done(true, v === undefined ? null : v);
+        }
+      } catch (e) {
+        done(false, e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : tool + ' failed in the page');
+      }
+    };
+  })();

@@ -1,16 +1,54 @@
 /*
- * remixproxy panel (https://remix.proxy/panel, inside the page agent's closed shadow root).
+ * remixproxy panel (https://remix.proxy/panel, inside the page agent's closed shadow root): the
+ * chat with the AI agent.
  *
- * The page agent posts us the panel token once we have loaded, and again when its session
- * changes: postMessage({type: 'panel-token', token: '...'}) from our parent window. A token in the
- * URL fragment (#TOKEN) also works, for opening the panel by hand; it is cleared from the address
- * with history.replaceState. With the token we open wss://remix.proxy/panel/ws?t=TOKEN. The proxy
- * sends
- *   {type: 'state', connected: bool, url: '...', title: '...', session: '...'}
- *   {type: 'error', message: '...'}
- * and we show them. Text only ever goes in through textContent.
+ * Token. The page agent posts us the panel token once we have loaded, and again when its
+ * session changes: postMessage({type: 'panel-token', token: '...'}) from our parent window. A
+ * token in the URL fragment (#TOKEN) also works, for opening the panel by hand; it is cleared
+ * from the address with history.replaceState. With the token we open
+ * wss://remix.proxy/panel/ws?t=TOKEN.
  *
- * This is a placeholder for the chat that comes in a later version.
+ * Protocol (panel/protocol.go and panel/chatproto.go hold the same as Go types). Every message
+ * is one JSON object with a type.
+ * Proxy -> panel:
+ *   {type: 'state', connected: bool, url, title, session}   the page this panel belongs to
+ *   {type: 'error', message}                                shown above the chat
+ *   {type: 'chat', chat: {id, mode: 'ask'|'build'|'act', provider, model, running: bool, steps,
+ *      maxSteps, inputTokens, outputTokens, cost: '' if unknown},
+ *      providers: [{name, models: [string]}], managerURL}   on connect and on every change
+ *   {type: 'item', item: {id, kind, ...}}                   an item of the conversation; an item
+ *      whose id is already shown replaces it in place (a streaming reply comes again and again)
+ *      kind 'user' | 'assistant' | 'notice': {id, kind, md: [Node]}
+ *      kind 'tool': {id, kind, name, args: string, status: 'running'|'ok'|'error', result: string}
+ *      kind 'card': {id, kind, card: 'permissions'|'activation', title, remixlet: {name, url},
+ *         rows: [string], allow: 'Allow'|'Allow and apply', deny: 'Not now'|"Don't allow",
+ *         state: 'pending'|'allowed'|'denied'|'expired', armAfterMs: number}
+ *   {type: 'clear'}                                         a new chat: every item goes
+ * Panel -> proxy:
+ *   {type: 'send', text}  {type: 'stop'}  {type: 'new'}  {type: 'mode', mode}
+ *   {type: 'model', provider, model}  {type: 'decide', id, allow: bool}
+ *   {type: 'resume', chat}   on open: the chat ID this tab kept in sessionStorage
+ *
+ * Markdown arrives rendered by the proxy (panel.RenderMarkdown) as a tree of nodes
+ * {t: tag or '' for text, x: text, h: href, c: [children]}. We build it with createElement and
+ * textContent only, and check it again: tags from an allow-list (anything else keeps only its
+ * content), links only to absolute http(s) URLs, with their host shown. No HTML string is ever
+ * parsed here.
+ *
+ * Cards (permissions, activation) decide what a remixlet may do, and the page around this
+ * iframe is hostile: it can cover the iframe, make it transparent, transform it, or move it
+ * under the person's pointer just before a click (clickjacking). A card's buttons only send
+ * a decision when all of these hold:
+ *   - the click is trusted (isTrusted);
+ *   - IntersectionObserver v2 (trackVisibility) says the card is visible: not covered, no
+ *     opacity, filter or transform on it or on the iframe, and wholly in view. Without the API
+ *     the buttons stay off;
+ *   - the card has been visible for armAfterMs (default 800 ms) without interruption; losing
+ *     visibility starts the wait again;
+ *   - for a pointer click: the pointer moved inside the card (trusted pointermove) after the
+ *     wait, and the iframe has not moved on the screen since (screenX - clientX is unchanged);
+ *     for a keyboard click (detail 0): the focus has been inside the card for armAfterMs.
+ * The proxy checks the card's age again on its side.
  */
 (function () {
   'use strict';
@@ -21,6 +59,27 @@
   var RECONNECT_FIRST_MS = 1000;
   var RECONNECT_MAX_MS = 30000;
   var SOCKET_BASE = (location.protocol === 'https:' ? 'wss' : 'ws') + '://remix.proxy/panel/ws?t=';
+  var OPEN = 1; // WebSocket.OPEN
+
+  var MODES = ['ask', 'build', 'act'];
+  var TAGS = ['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'pre',
+    'code', 'em', 'strong', 'del', 'a', 'br', 'hr', 'table', 'thead', 'tbody', 'tr', 'th', 'td'];
+  var EMPTY_TAGS = ['br', 'hr'];
+  var MAX_DEPTH = 40;
+  var MAX_TOOL_TEXT = 20000;
+  var DEFAULT_ARM_MS = 800;
+  var MOVE_TOLERANCE_PX = 2;
+  var BOTTOM_SLACK_PX = 48;
+
+  var COVERED = 'This panel is covered or hidden by the page; move it into view to decide.';
+  var NO_API = 'This browser cannot confirm that this panel is visible, so these buttons stay off.';
+  var PARTLY = 'Scroll so that the whole card is in view to decide.';
+  var MOVE_FIRST = 'Move the pointer onto the button, then click.';
+  var MOVED = 'The panel moved. Move the pointer onto the button again, then click.';
+  var HOLD_FOCUS = 'Wait a moment with the button focused, then press it again.';
+  var OFFLINE = 'Not connected to the proxy.';
+  var CONFIRM_THERE = 'Confirm in the remixproxy window that opened (click Allow again to bring it back).';
+  var POPUP_BLOCKED = 'The browser blocked the confirmation window. Allow pop-ups for remix.proxy, then click Allow again.';
 
   var token = '';
   var sock = null;
@@ -28,8 +87,37 @@
   var retryDelay = RECONNECT_FIRST_MS;
   var stopped = false;
 
+  var running = false;
+  var chatMode = '';
+  var choices = []; // [{provider, model}], indexed by the select's option values
+  var choicesKey = '';
+  var items = new Map(); // item id -> {el, json, details, gate}
+
   function byId(id) {
     return document.getElementById(id);
+  }
+
+  function make(tag, className, text) {
+    var e = document.createElement(tag);
+    if (className) {
+      e.className = className;
+    }
+    if (text !== undefined) {
+      e.textContent = text;
+    }
+    return e;
+  }
+
+  function str(v) {
+    return typeof v === 'string' ? v : '';
+  }
+
+  function num(v) {
+    return typeof v === 'number' && isFinite(v) && v >= 0 ? v : 0;
+  }
+
+  function now() {
+    return performance.now();
   }
 
   var statusBox = byId('status');
@@ -37,6 +125,20 @@
   var errorBox = byId('error');
   var pageTitle = byId('page-title');
   var pageURL = byId('page-url');
+  var log = byId('log');
+  var emptyNote = byId('empty');
+  var composer = byId('composer');
+  var input = byId('input');
+  var sendButton = byId('send');
+  var newButton = byId('new-chat');
+  var modelSelect = byId('model');
+  var usage = byId('usage');
+  var manage = byId('manage');
+  var announcer = byId('announce');
+  var modeButtons = {};
+  MODES.forEach(function (m) {
+    modeButtons[m] = byId('mode-' + m);
+  });
 
   // showStatus sets the status line; state is one of connecting, connected, page-disconnected,
   // disconnected, error, waiting (it picks the colour of the dot in panel.css).
@@ -56,6 +158,10 @@
     pageTitle.hidden = !title;
   }
 
+  function announce(text) {
+    announcer.textContent = text.length > 400 ? text.slice(0, 400) + '\u2026' : text;
+  }
+
   // takeToken reads the token from the fragment and removes it from the address bar and history.
   function takeToken() {
     var hash = location.hash;
@@ -68,6 +174,22 @@
     } catch (e) {
       return '';
     }
+  }
+
+  // ---- The connection ----
+
+  function isOpen() {
+    return sock !== null && sock.readyState === OPEN;
+  }
+
+  // send sends a message to the proxy; it says whether it could.
+  function send(m) {
+    if (!isOpen()) {
+      showError(OFFLINE);
+      return false;
+    }
+    sock.send(JSON.stringify(m));
+    return true;
   }
 
   function connect() {
@@ -87,6 +209,18 @@
     }
     sock = s;
     showStatus('connecting', 'Connecting\u2026');
+    s.addEventListener('open', function () {
+      if (sock === s) {
+        updateControls();
+        // A chat belongs to its tab: this frame's sessionStorage is per tab, so the chat this
+        // tab had goes on after a reload or a proxy restart. The proxy resumes it only on a page
+        // of the same origin that no other tab holds.
+        var saved = savedChat();
+        if (saved !== '') {
+          send({type: 'resume', chat: saved});
+        }
+      }
+    });
     s.addEventListener('message', function (ev) {
       if (sock === s) {
         receive(ev.data);
@@ -97,6 +231,7 @@
         return;
       }
       sock = null;
+      updateControls();
       // In all three stopping cases a new token from the page agent starts us again (useToken).
       if (ev.code === CLOSE_NORMAL) {
         // The proxy's way of saying that the page's agent went away.
@@ -155,10 +290,16 @@
       } else {
         showStatus('page-disconnected', 'Page disconnected');
       }
-      showPage(typeof m.url === 'string' ? m.url : '', typeof m.title === 'string' ? m.title : '');
+      showPage(str(m.url), str(m.title));
     } else if (m.type === 'error') {
       showStatus('error', 'Error');
       showError(typeof m.message === 'string' ? m.message : 'Unknown error.');
+    } else if (m.type === 'chat') {
+      showChat(m);
+    } else if (m.type === 'item') {
+      showItem(m.item);
+    } else if (m.type === 'clear') {
+      clearItems();
     }
     // Other types are for later versions.
   }
@@ -184,6 +325,682 @@
     connect();
   }
 
+  // ---- The chat's state: mode, model, usage, Send/Stop ----
+
+  // savedChat and saveChat keep this tab's chat ID in sessionStorage (which may be refused).
+  var CHAT_KEY = 'remixproxy-chat';
+  function savedChat() {
+    try {
+      return str(window.sessionStorage.getItem(CHAT_KEY));
+    } catch (e) {
+      return '';
+    }
+  }
+  function saveChat(id) {
+    try {
+      if (id === '') {
+        window.sessionStorage.removeItem(CHAT_KEY);
+      } else {
+        window.sessionStorage.setItem(CHAT_KEY, id);
+      }
+    } catch (e) { /* storage refused: the chat lasts as long as the page */ }
+  }
+
+  function showChat(m) {
+    var c = m.chat && typeof m.chat === 'object' ? m.chat : {};
+    if (typeof c.id === 'string' && (c.id !== '' || !c.running)) {
+      saveChat(c.id);
+    }
+    var wasRunning = running;
+    running = c.running === true;
+    chatMode = MODES.indexOf(c.mode) >= 0 ? c.mode : '';
+    showModels(Array.isArray(m.providers) ? m.providers : [], str(c.provider), str(c.model));
+    showUsage(c);
+    var href = proxyURL(m.managerURL);
+    manage.hidden = href === '';
+    if (href !== '') {
+      manage.setAttribute('href', href);
+    }
+    updateControls();
+    if (wasRunning && !running) {
+      announceLastReply();
+    }
+  }
+
+  function showModels(providers, provider, model) {
+    var list = [];
+    providers.forEach(function (p) {
+      if (!p || typeof p !== 'object' || typeof p.name !== 'string' || !Array.isArray(p.models)) {
+        return;
+      }
+      p.models.forEach(function (name) {
+        if (typeof name === 'string') {
+          list.push({ provider: p.name, model: name });
+        }
+      });
+    });
+    var current = -1;
+    list.forEach(function (ch, i) {
+      if (ch.provider === provider && ch.model === model) {
+        current = i;
+      }
+    });
+    if (current < 0 && (provider !== '' || model !== '')) {
+      list.push({ provider: provider, model: model });
+      current = list.length - 1;
+    }
+    var key = JSON.stringify(list);
+    if (key !== choicesKey) {
+      choicesKey = key;
+      choices = list;
+      modelSelect.textContent = '';
+      var group = null;
+      list.forEach(function (ch, i) {
+        if (!group || group.getAttribute('label') !== ch.provider) {
+          group = make('optgroup');
+          group.setAttribute('label', ch.provider);
+          modelSelect.appendChild(group);
+        }
+        var o = make('option', '', ch.model);
+        o.value = String(i);
+        group.appendChild(o);
+      });
+      if (list.length === 0) {
+        var none = make('option', '', 'No model set up');
+        none.value = '';
+        modelSelect.appendChild(none);
+      }
+    }
+    modelSelect.value = current >= 0 ? String(current) : '';
+  }
+
+  function count(n) {
+    if (n < 1000) {
+      return String(Math.round(n));
+    }
+    if (n < 1000000) {
+      return (n / 1000).toFixed(n < 10000 ? 1 : 0) + 'k';
+    }
+    return (n / 1000000).toFixed(1) + 'M';
+  }
+
+  function showUsage(c) {
+    var parts = [count(num(c.inputTokens)) + ' in', count(num(c.outputTokens)) + ' out'];
+    var cost = str(c.cost);
+    if (cost !== '') {
+      parts.push(cost);
+    }
+    var steps = num(c.steps);
+    var max = num(c.maxSteps);
+    if (running || steps > 0) {
+      parts.push('step ' + steps + (max > 0 ? ' of ' + max : ''));
+    }
+    usage.textContent = parts.join(' \u00b7 ');
+  }
+
+  // updateControls enables what the connection and the chat's state allow.
+  function updateControls() {
+    var open = isOpen();
+    sendButton.textContent = running ? 'Stop' : 'Send';
+    sendButton.setAttribute('data-running', running ? 'true' : 'false');
+    sendButton.disabled = !open;
+    newButton.disabled = !open;
+    modelSelect.disabled = !open || choices.length === 0;
+    MODES.forEach(function (m) {
+      var b = modeButtons[m];
+      b.setAttribute('aria-pressed', m === chatMode ? 'true' : 'false');
+      b.disabled = !open;
+    });
+    items.forEach(function (rec) {
+      if (rec.gate) {
+        updateGate(rec.gate);
+      }
+    });
+  }
+
+  function submitText() {
+    var text = input.value;
+    if (text.trim() === '') {
+      return;
+    }
+    if (send({ type: 'send', text: text })) {
+      input.value = '';
+    }
+  }
+
+  composer.addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    if (running) {
+      send({ type: 'stop' });
+    } else {
+      submitText();
+    }
+  });
+
+  input.addEventListener('keydown', function (ev) {
+    if (ev.key !== 'Enter' || ev.shiftKey || ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) {
+      return;
+    }
+    ev.preventDefault();
+    if (!running) {
+      submitText();
+    }
+  });
+
+  newButton.addEventListener('click', function () {
+    send({ type: 'new' });
+  });
+
+  MODES.forEach(function (m) {
+    modeButtons[m].addEventListener('click', function () {
+      if (m !== chatMode) {
+        send({ type: 'mode', mode: m });
+      }
+    });
+  });
+
+  modelSelect.addEventListener('change', function () {
+    var ch = choices[Number(modelSelect.value)];
+    if (modelSelect.value !== '' && ch) {
+      send({ type: 'model', provider: ch.provider, model: ch.model });
+    }
+  });
+
+  // ---- Links ----
+
+  // webLink returns {href, host} for an absolute http(s) URL without user name or password, or
+  // null.
+  function webLink(h) {
+    if (typeof h !== 'string' || h === '') {
+      return null;
+    }
+    var u;
+    try {
+      u = new URL(h);
+    } catch (e) {
+      return null;
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '' ||
+      u.username !== '' || u.password !== '') {
+      return null;
+    }
+    return { href: u.href, host: u.host };
+  }
+
+  // proxyURL returns h if it is a page of remix.proxy (the manager), or ''.
+  function proxyURL(h) {
+    var l = webLink(h);
+    return l && l.host === 'remix.proxy' ? l.href : '';
+  }
+
+  // ---- Markdown nodes ----
+
+  // renderNodes appends the nodes to parent, checking every tag and link.
+  function renderNodes(parent, nodes, depth) {
+    if (!Array.isArray(nodes)) {
+      return;
+    }
+    nodes.forEach(function (n) {
+      if (!n || typeof n !== 'object') {
+        return;
+      }
+      var t = n.t;
+      if (t === '' || t === undefined) {
+        if (typeof n.x === 'string' && n.x !== '') {
+          parent.appendChild(document.createTextNode(n.x));
+        }
+        return;
+      }
+      if (typeof t !== 'string' || TAGS.indexOf(t) < 0 || depth >= MAX_DEPTH) {
+        renderNodes(parent, n.c, depth + 1); // not ours: keep the content only
+        return;
+      }
+      if (t === 'a') {
+        var link = webLink(n.h);
+        if (!link) {
+          renderNodes(parent, n.c, depth + 1);
+          return;
+        }
+        var a = make('a');
+        a.setAttribute('href', link.href);
+        a.setAttribute('target', '_blank');
+        a.setAttribute('rel', 'noopener noreferrer');
+        a.setAttribute('title', link.href);
+        renderNodes(a, n.c, depth + 1);
+        a.appendChild(make('span', 'host', ' (' + link.host + ')'));
+        parent.appendChild(a);
+        return;
+      }
+      var e = make(t);
+      if (EMPTY_TAGS.indexOf(t) < 0) {
+        renderNodes(e, n.c, depth + 1);
+      }
+      parent.appendChild(e);
+    });
+  }
+
+  // ---- Items ----
+
+  function isAtBottom() {
+    return log.scrollHeight - log.scrollTop - log.clientHeight <= BOTTOM_SLACK_PX;
+  }
+
+  function showItem(it) {
+    if (!it || typeof it !== 'object' || typeof it.id !== 'string' || it.id === '') {
+      return;
+    }
+    var json = JSON.stringify(it);
+    var old = items.get(it.id);
+    if (old && old.json === json) {
+      return; // sent again unchanged
+    }
+    var rec = buildItem(it);
+    if (!rec) {
+      return;
+    }
+    rec.json = json;
+    var atBottom = isAtBottom();
+    if (old) {
+      if (old.details && rec.details && old.details.open) {
+        rec.details.open = true;
+      }
+      dispose(old);
+      log.replaceChild(rec.el, old.el);
+    } else {
+      log.appendChild(rec.el);
+    }
+    items.set(it.id, rec);
+    emptyNote.hidden = true;
+    if (atBottom) {
+      log.scrollTop = log.scrollHeight;
+    }
+    if (rec.gate) {
+      startGate(rec.gate);
+    }
+    if (!old || old.kind !== rec.kind) {
+      if (it.kind === 'notice') {
+        announce(rec.el.textContent);
+      } else if (it.kind === 'card' && it.state === 'pending') {
+        announce(rec.title + '. ' + rec.body.textContent);
+      }
+    }
+  }
+
+  function clearItems() {
+    items.forEach(function (rec) {
+      dispose(rec);
+      log.removeChild(rec.el);
+    });
+    items.clear();
+    emptyNote.hidden = false;
+  }
+
+  function dispose(rec) {
+    if (rec.gate) {
+      stopGate(rec.gate);
+    }
+  }
+
+  function announceLastReply() {
+    var last = null;
+    items.forEach(function (rec) {
+      if (rec.kind === 'assistant') {
+        last = rec;
+      }
+    });
+    if (last) {
+      announce(last.el.textContent);
+    }
+  }
+
+  function buildItem(it) {
+    switch (it.kind) {
+      case 'user':
+      case 'assistant':
+      case 'notice':
+        return buildText(it);
+      case 'tool':
+        return buildTool(it);
+      case 'card':
+        return buildCard(it);
+    }
+    return null;
+  }
+
+  function buildText(it) {
+    var el = make('div', 'item ' + it.kind);
+    var who = { user: 'You', assistant: 'Assistant', notice: 'remixproxy' }[it.kind];
+    el.appendChild(make('span', 'sr-only', who + ': '));
+    var body = make('div', 'md');
+    renderNodes(body, it.md, 0);
+    el.appendChild(body);
+    return { el: el, kind: it.kind };
+  }
+
+  function clip(s) {
+    if (s.length <= MAX_TOOL_TEXT) {
+      return s;
+    }
+    return s.slice(0, MAX_TOOL_TEXT) + '\n\u2026 (' + (s.length - MAX_TOOL_TEXT) + ' more characters)';
+  }
+
+  function buildTool(it) {
+    var status = ['running', 'ok', 'error'].indexOf(it.status) >= 0 ? it.status : 'running';
+    var el = make('div', 'item tool');
+    el.setAttribute('data-status', status);
+    var details = make('details');
+    var summary = make('summary');
+    var mark = { running: '\u22ef', ok: '\u2713', error: '\u2717' }[status];
+    var said = { running: 'running', ok: 'done', error: 'failed' }[status];
+    summary.appendChild(make('span', 'tool-mark', mark));
+    summary.appendChild(make('span', 'tool-name', str(it.name) || 'tool'));
+    summary.appendChild(make('span', 'sr-only', ' ' + said + ' '));
+    var args = str(it.args).replace(/\s+/g, ' ');
+    summary.appendChild(make('span', 'tool-args', args.length > 80 ? args.slice(0, 80) + '\u2026' : args));
+    if (status === 'error') {
+      summary.appendChild(make('span', 'tool-failed', 'failed'));
+    }
+    details.appendChild(summary);
+    details.appendChild(make('div', 'tool-label', 'Arguments'));
+    details.appendChild(make('pre', 'tool-text', clip(str(it.args))));
+    if (status !== 'running') {
+      details.appendChild(make('div', 'tool-label', status === 'error' ? 'Error' : 'Result'));
+      details.appendChild(make('pre', 'tool-text', clip(str(it.result))));
+    }
+    el.appendChild(details);
+    return { el: el, kind: 'tool', details: details };
+  }
+
+  var CARD_TITLES = { permissions: 'Remixlet needs permission', activation: 'Apply this change?' };
+  var CARD_DEFAULTS = { permissions: ['Allow', 'Not now'], activation: ['Allow and apply', 'Don\u2019t allow'] };
+  var CARD_OUTCOMES = { allowed: 'Allowed.', denied: 'Not allowed.', expired: 'This request expired.' };
+  var cardCount = 0;
+
+  function buildCard(it) {
+    var kind = CARD_TITLES[it.card] ? it.card : 'permissions';
+    var state = ['pending', 'allowed', 'denied', 'expired'].indexOf(it.state) >= 0 ? it.state : 'expired';
+    var title = str(it.title) || CARD_TITLES[kind];
+    var headingId = 'card-' + (++cardCount);
+    var el = make('section', 'item card');
+    el.setAttribute('data-card', kind);
+    el.setAttribute('data-state', state);
+    el.setAttribute('aria-labelledby', headingId);
+    el.appendChild(make('p', 'card-from', 'remixproxy asks'));
+    var h = make('h2', 'card-title', title);
+    h.id = headingId;
+    el.appendChild(h);
+    var body = make('div', 'card-body');
+    var rx = it.remixlet && typeof it.remixlet === 'object' ? it.remixlet : {};
+    var name = str(rx.name);
+    if (name !== '') {
+      var line = make('p', 'card-remixlet', 'Remixlet ');
+      var href = proxyURL(rx.url);
+      var nameEl = make(href ? 'a' : 'span', 'card-name', name.length > 80 ? name.slice(0, 80) + '\u2026' : name);
+      if (href) {
+        nameEl.setAttribute('href', href);
+        nameEl.setAttribute('target', '_blank');
+        nameEl.setAttribute('rel', 'noopener');
+      }
+      line.appendChild(nameEl);
+      body.appendChild(line);
+    }
+    var rows = Array.isArray(it.rows) ? it.rows : [];
+    if (rows.length > 0) {
+      var ul = make('ul', 'card-rows');
+      rows.forEach(function (r) {
+        if (typeof r === 'string') {
+          ul.appendChild(make('li', '', r));
+        }
+      });
+      body.appendChild(ul);
+    }
+    el.appendChild(body);
+    var rec = { el: el, kind: 'card', title: title, body: body };
+    if (state !== 'pending') {
+      el.appendChild(make('p', 'card-outcome', CARD_OUTCOMES[state]));
+      return rec;
+    }
+    var actions = make('div', 'card-actions');
+    var allow = make('button', 'allow', str(it.allow) || CARD_DEFAULTS[kind][0]);
+    var deny = make('button', 'deny', str(it.deny) || CARD_DEFAULTS[kind][1]);
+    allow.type = 'button';
+    deny.type = 'button';
+    actions.appendChild(allow);
+    actions.appendChild(deny);
+    el.appendChild(actions);
+    var note = make('p', 'card-note');
+    note.setAttribute('role', 'status');
+    el.appendChild(note);
+    var arm = num(it.armAfterMs);
+    rec.gate = {
+      id: it.id, el: el, allow: allow, deny: deny, note: note,
+      armAfter: arm > 0 ? arm : DEFAULT_ARM_MS,
+      observer: null, supported: true, seen: false, visible: false, partly: false, visibleAt: 0,
+      armed: false, timer: 0, moved: false, offset: null, focusAt: 0, sent: false, hint: ''
+    };
+    wireGate(rec.gate);
+    return rec;
+  }
+
+  // ---- The clickjacking gate of a pending card (see the top of this file) ----
+
+  function wireGate(g) {
+    g.el.addEventListener('pointermove', function (ev) {
+      if (ev.isTrusted !== true || !g.armed) {
+        return;
+      }
+      g.offset = frameOffset(ev);
+      if (!g.moved) {
+        g.moved = true;
+        g.hint = '';
+        updateGate(g);
+      }
+    });
+    g.el.addEventListener('pointerdown', function (ev) {
+      if (ev.isTrusted === true && g.moved) {
+        var o = frameOffset(ev);
+        if (!sameOffset(g.offset, o)) {
+          g.moved = false;
+        }
+      }
+    });
+    g.el.addEventListener('focusin', function (ev) {
+      if (ev.isTrusted === true && g.focusAt === 0) {
+        g.focusAt = now();
+      }
+    });
+    g.el.addEventListener('focusout', function () {
+      g.focusAt = 0;
+    });
+    g.allow.addEventListener('click', function (ev) {
+      decide(g, true, ev);
+    });
+    g.deny.addEventListener('click', function (ev) {
+      decide(g, false, ev);
+    });
+  }
+
+  function startGate(g) {
+    var IO = typeof IntersectionObserver === 'function' ? IntersectionObserver : null;
+    if (IO) {
+      try {
+        g.observer = new IO(function (entries) {
+          if (entries.length > 0) {
+            seen(g, entries[entries.length - 1]);
+          }
+        }, { threshold: [0, 1], trackVisibility: true, delay: 100 });
+      } catch (e) {
+        g.observer = null;
+      }
+    }
+    // An IntersectionObserver without v2 ignores trackVisibility and never says isVisible.
+    if (!g.observer || g.observer.trackVisibility !== true) {
+      g.supported = false;
+      if (g.observer) {
+        g.observer.disconnect();
+        g.observer = null;
+      }
+    } else {
+      g.observer.observe(g.el);
+    }
+    updateGate(g);
+  }
+
+  function stopGate(g) {
+    if (g.observer) {
+      g.observer.disconnect();
+      g.observer = null;
+    }
+    clearTimeout(g.timer);
+    g.timer = 0;
+  }
+
+  // seen takes an IntersectionObserver entry for the card.
+  function seen(g, e) {
+    g.seen = true;
+    var visible = e.isIntersecting === true && e.isVisible === true &&
+      document.visibilityState !== 'hidden';
+    var whole = visible && e.intersectionRatio >= 0.99;
+    g.partly = visible && !whole;
+    setVisible(g, whole);
+  }
+
+  function setVisible(g, visible) {
+    if (visible && !g.visible) {
+      g.visible = true;
+      g.visibleAt = now();
+      armLater(g, g.armAfter);
+    } else if (!visible && g.visible) {
+      g.visible = false;
+      g.armed = false;
+      g.moved = false;
+      g.offset = null;
+      clearTimeout(g.timer);
+      g.timer = 0;
+    }
+    updateGate(g);
+  }
+
+  function armLater(g, ms) {
+    clearTimeout(g.timer);
+    g.timer = setTimeout(function () {
+      g.timer = 0;
+      if (!g.visible) {
+        return;
+      }
+      var left = g.armAfter - (now() - g.visibleAt);
+      if (left > 0) {
+        armLater(g, left);
+        return;
+      }
+      g.armed = true;
+      updateGate(g);
+    }, ms);
+  }
+
+  function frameOffset(ev) {
+    if (typeof ev.screenX !== 'number' || typeof ev.clientX !== 'number') {
+      return null;
+    }
+    return { x: ev.screenX - ev.clientX, y: ev.screenY - ev.clientY };
+  }
+
+  function sameOffset(a, b) {
+    if (!a || !b) {
+      return a === b;
+    }
+    return Math.abs(a.x - b.x) <= MOVE_TOLERANCE_PX && Math.abs(a.y - b.y) <= MOVE_TOLERANCE_PX;
+  }
+
+  // ready says whether the card could take a decision now, apart from the click itself.
+  function ready(g) {
+    return !g.sent && isOpen() && g.supported && g.visible && g.armed &&
+      now() - g.visibleAt >= g.armAfter;
+  }
+
+  function updateGate(g) {
+    var on = ready(g);
+    g.allow.disabled = !on;
+    g.deny.disabled = !on;
+    var text = '';
+    if (g.sent) {
+      text = 'Sending your decision\u2026';
+    } else if (!g.supported) {
+      text = NO_API;
+    } else if (!isOpen()) {
+      text = OFFLINE;
+    } else if (g.seen && !g.visible) {
+      text = g.partly ? PARTLY : COVERED;
+    } else if (on) {
+      text = g.hint;
+    }
+    g.note.textContent = text;
+    g.el.setAttribute('data-armed', on ? 'true' : 'false');
+  }
+
+  // decide sends the person's decision if the click passes the gate.
+  function decide(g, allow, ev) {
+    if (!ev || ev.isTrusted !== true || !ready(g)) {
+      updateGate(g);
+      return;
+    }
+    if (ev.detail === 0) {
+      // Keyboard (or assistive technology): the focus must have stayed in the card.
+      if (g.focusAt === 0 || now() - g.focusAt < g.armAfter) {
+        g.hint = HOLD_FOCUS;
+        updateGate(g);
+        return;
+      }
+    } else {
+      if (!g.moved) {
+        g.hint = MOVE_FIRST;
+        updateGate(g);
+        return;
+      }
+      if (!sameOffset(g.offset, frameOffset(ev))) {
+        g.moved = false;
+        g.hint = MOVED;
+        updateGate(g);
+        return;
+      }
+    }
+    if (allow) {
+      // Allowing is confirmed in a window of its own (confirm.js): a top-level remix.proxy page
+      // that no page can cover, disguise or frame. Declining is safe, so it is decided here.
+      openConfirm(g);
+      return;
+    }
+    if (!send({ type: 'decide', id: g.id, allow: false })) {
+      return;
+    }
+    g.sent = true;
+    updateGate(g);
+  }
+
+  // openConfirm opens the confirmation window for a card: the panel token and the card ID go in
+  // the fragment, which is never sent to a server and which the window removes at once.
+  function openConfirm(g) {
+    var url = location.protocol + '//remix.proxy/panel/confirm#' + encodeURIComponent(token) + '.' + encodeURIComponent(g.id);
+    var w = null;
+    try {
+      w = window.open(url, 'remixproxy-confirm-' + g.id, 'popup,width=460,height=480');
+    } catch (e) { /* blocked */ }
+    g.hint = w ? CONFIRM_THERE : POPUP_BLOCKED;
+    updateGate(g);
+  }
+
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState === 'hidden') {
+      items.forEach(function (rec) {
+        if (rec.gate) {
+          setVisible(rec.gate, false);
+        }
+      });
+    }
+  });
+
+  // ---- Start ----
+
   window.addEventListener('hashchange', function () {
     useToken(takeToken());
   });
@@ -200,6 +1017,7 @@
     }
   });
 
+  updateControls();
   var first = takeToken();
   if (first === '') {
     showStatus('waiting', 'Waiting for the page\u2026');

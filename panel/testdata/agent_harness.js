@@ -1073,7 +1073,7 @@ scenario('remixlet ops: query and hide with marks; handles belong to one remixle
   assert.strictEqual(b.getAttribute('data-remixlet-0123abcd'), null);
   p.refused(/unknown remixlet/, 'rx_nothex', 'query', 'div');
   p.refused(/invalid selector/, RX_A, 'query', 'div >>> p');
-  p.refused(/not available/, RX_A, 'click', hs[0]);
+  p.refused(/not available/, RX_A, 'fetch', hs[0]);
   // remove takes the element out, but not the page's own frame.
   p.ok(RX_A, 'remove', hs[1]);
   assert.strictEqual(c.parentNode, null);
@@ -1332,6 +1332,39 @@ scenario('remixlet styles: a hostile page that replaces built-ins gets nothing a
 });
 
 let failed = 0;
+scenario('remixlet ops: a browser without what an op needs refuses it clearly', () => {
+  const p = opsPage();
+  p.add('div', { class: 'x' });
+  const h = p.ok(RX_A, 'query', '.x');
+  p.refused(/cannot parse HTML inertly/, RX_A, 'setHTML', h, '<b>x</b>');
+  p.refused(/cannot check addresses|only links/, RX_A, 'setAttr', h, 'href', '/a');
+  p.refused(/cannot measure/, RX_A, 'rect', h);
+  p.refused(/cannot read computed styles/, RX_A, 'style', h, 'color');
+  p.refused(/cannot check clicks|HTML elements/, RX_A, 'click', h);
+  p.refused(/cannot clone/, RX_A, 'clone', h, true);
+  p.refused(/element <script> refused/, RX_A, 'create', { tag: 'script' });
+  p.refused(/position must be/, RX_A, 'insert', h, h, 'inside');
+  // The agent still works after the refusals.
+  assert.deepStrictEqual(p.ok(RX_A, 'query', '.x'), h);
+});
+
+scenario('remixlet release: drops the handle table and empties the stylesheet', () => {
+  const p = opsPage();
+  p.add('div', { class: 'promoted' });
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { display: none }' });
+  const h = p.ok(RX_A, 'query', '.promoted');
+  p.ok(RX_A, 'hide', h);
+  p.ok(RX_B, 'query', '.promoted');
+  p.serverSend({ type: 'release', remixlet: RX_A });
+  p.refused(/unknown element handle/, RX_A, 'hide', h);
+  assert.deepStrictEqual(p.ok(RX_A, 'query', '.promoted'), { $h: 1 }, 'a fresh table starts at 1');
+  assert.deepStrictEqual(p.ok(RX_B, 'query', '.promoted'), { $h: 1 }, 'the other remixlet keeps its table');
+  const sheets = p.ctx.document.adoptedStyleSheets;
+  assert.strictEqual(sheets.length, 1);
+  assert.strictEqual(sheets[0]._text, '', 'the sheet is emptied');
+  p.serverSend({ type: 'release', remixlet: 'junk' });
+});
+
 for (const s of scenarios) {
   try {
     s.fn();

@@ -16,41 +16,171 @@ if (!panelPath) {
 }
 const panelSource = fs.readFileSync(panelPath, 'utf8');
 
-// newPanel runs panel.js in a fresh context whose location is url and whose parent is a separate
-// window object (the page) unless framed is false.
-function newPanel(url, framed) {
-  const listeners = {};
-  const elements = {};
-  for (const id of ['status', 'status-text', 'error', 'page-title', 'page-url']) {
-    elements[id] = {
-      id,
-      textContent: '',
-      hidden: id === 'error' || id === 'page-title',
-      attrs: {},
-      setAttribute(name, value) { this.attrs[name] = String(value); },
-      set innerHTML(v) { throw new Error('innerHTML used'); },
-    };
+// A minimal fake DOM: elements with children, attributes, listeners and text. Every HTML sink
+// throws, so a scenario fails if panel.js ever parses HTML.
+class FakeText {
+  constructor(text) {
+    this.nodeType = 3;
+    this.data = String(text);
+    this.parentNode = null;
   }
+  get textContent() { return this.data; }
+}
+
+class FakeElement {
+  constructor(tag, id) {
+    this.nodeType = 1;
+    this.tagName = String(tag).toUpperCase();
+    this.id = id || '';
+    this.childNodes = [];
+    this.parentNode = null;
+    this.attrs = {};
+    this.listeners = {};
+    this.className = '';
+    this.hidden = false;
+    this.disabled = false;
+    this.value = '';
+    this.open = false;
+    this.type = '';
+    this.scrollTop = 0;
+    this.scrollHeight = 0;
+    this.clientHeight = 0;
+  }
+  get textContent() { return this.childNodes.map((c) => c.textContent).join(''); }
+  set textContent(v) {
+    for (const c of this.childNodes) c.parentNode = null;
+    this.childNodes = v === '' || v === null || v === undefined ? [] : [new FakeText(v)];
+  }
+  set innerHTML(v) { throw new Error('innerHTML used'); }
+  get innerHTML() { throw new Error('innerHTML read'); }
+  set outerHTML(v) { throw new Error('outerHTML used'); }
+  insertAdjacentHTML() { throw new Error('insertAdjacentHTML used'); }
+  appendChild(c) {
+    assert.ok(c instanceof FakeElement || c instanceof FakeText, 'appendChild of a non-node: ' + c);
+    if (c.parentNode) c.parentNode.removeChild(c);
+    c.parentNode = this;
+    this.childNodes.push(c);
+    return c;
+  }
+  removeChild(c) {
+    const i = this.childNodes.indexOf(c);
+    assert.ok(i >= 0, 'removeChild of a non-child');
+    this.childNodes.splice(i, 1);
+    c.parentNode = null;
+    return c;
+  }
+  replaceChild(n, o) {
+    const i = this.childNodes.indexOf(o);
+    assert.ok(i >= 0, 'replaceChild of a non-child');
+    if (n.parentNode) n.parentNode.removeChild(n);
+    this.childNodes[i] = n;
+    n.parentNode = this;
+    o.parentNode = null;
+    return o;
+  }
+  setAttribute(name, value) { this.attrs[name] = String(value); }
+  getAttribute(name) { return Object.prototype.hasOwnProperty.call(this.attrs, name) ? this.attrs[name] : null; }
+  addEventListener(type, fn) { (this.listeners[type] = this.listeners[type] || []).push(fn); }
+  // fire dispatches ev (trusted unless it says otherwise) to this element's listeners.
+  fire(type, ev) {
+    const e = Object.assign({ type, isTrusted: true, preventDefault() { this.defaultPrevented = true; } }, ev || {});
+    for (const fn of this.listeners[type] || []) fn(e);
+    return e;
+  }
+  hasClass(c) { return this.className.split(/\s+/).includes(c); }
+  // all returns every descendant element for which pred is true.
+  all(pred) {
+    const out = [];
+    const walk = (n) => {
+      for (const c of n.childNodes) {
+        if (c instanceof FakeElement) {
+          if (pred(c)) out.push(c);
+          walk(c);
+        }
+      }
+    };
+    walk(this);
+    return out;
+  }
+  byClass(c) { return this.all((e) => e.hasClass(c)); }
+  byTag(t) { return this.all((e) => e.tagName === t.toUpperCase()); }
+}
+
+// The ids panel.html gives panel.js (panel_test.go checks the list against panel.html).
+const ELEMENT_IDS = {
+  status: 'p', 'status-text': 'span', error: 'p', 'page-title': 'p', 'page-url': 'p',
+  'new-chat': 'button', 'mode-ask': 'button', 'mode-build': 'button', 'mode-act': 'button',
+  model: 'select', log: 'main', empty: 'p', composer: 'form', input: 'textarea', send: 'button',
+  usage: 'span', manage: 'a', announce: 'div',
+};
+
+// newPanel runs panel.js in a fresh context whose location is url and whose parent is a separate
+// window object (the page) unless framed is false. io chooses the IntersectionObserver: 'v2'
+// (the default: trackVisibility and isVisible), 'v1' (no visibility tracking), 'missing' or
+// 'throws'.
+function newPanel(url, framed, io) {
+  io = io || 'v2';
+  const listeners = {};
+  const docListeners = {};
+  const elements = {};
+  for (const id of Object.keys(ELEMENT_IDS)) {
+    elements[id] = new FakeElement(ELEMENT_IDS[id], id);
+  }
+  elements.error.hidden = true;
+  elements['page-title'].hidden = true;
+  elements.manage.hidden = true;
+  elements.log.appendChild(elements.empty);
   const sockets = [];
   const timers = [];
+  const clock = { t: 1000 };
   class WebSocket {
     constructor(u) {
       this.url = u;
       this.listeners = {};
       this.closedWith = null;
+      this.readyState = 0;
+      this.sent = [];
       sockets.push(this);
     }
     addEventListener(type, fn) { (this.listeners[type] = this.listeners[type] || []).push(fn); }
-    close(code, reason) { this.closedWith = [code, reason]; }
+    close(code, reason) { this.closedWith = [code, reason]; this.readyState = 3; }
+    send(data) {
+      assert.strictEqual(this.readyState, 1, 'send on a socket that is not open');
+      assert.strictEqual(typeof data, 'string');
+      this.sent.push(JSON.parse(data));
+    }
     fire(type, ev) { for (const fn of this.listeners[type] || []) fn(ev); }
+  }
+  const observers = [];
+  class IntersectionObserver {
+    constructor(cb, opts) {
+      if (io === 'throws') throw new Error('no');
+      this.cb = cb;
+      this.opts = opts;
+      this.targets = [];
+      this.disconnected = false;
+      if (io === 'v2') this.trackVisibility = opts.trackVisibility === true;
+      observers.push(this);
+    }
+    observe(t) { this.targets.push(t); }
+    disconnect() { this.disconnected = true; }
   }
   const loc = new URL(url);
   const parent = framed === false ? null : { name: 'page window' };
+  const document = {
+    visibilityState: 'visible',
+    getElementById: (id) => elements[id] || null,
+    createElement: (tag) => new FakeElement(tag),
+    createTextNode: (t) => new FakeText(t),
+    addEventListener(type, fn) { (docListeners[type] = docListeners[type] || []).push(fn); },
+    write() { throw new Error('document.write used'); },
+  };
   const ctx = {
     WebSocket,
     JSON,
     Math,
     String,
+    URL,
     encodeURIComponent,
     decodeURIComponent,
     location: {
@@ -63,25 +193,67 @@ function newPanel(url, framed) {
       state: null,
       replaceState(state, unused, u) { const n = new URL(u, loc.href); loc.hash = n.hash; loc.pathname = n.pathname; loc.search = n.search; },
     },
-    document: { getElementById: (id) => elements[id] || null },
-    setTimeout(fn, ms) { timers.push({ fn, ms }); return timers.length; },
-    clearTimeout() {},
+    document,
+    performance: { now: () => clock.t },
+    setTimeout(fn, ms) { timers.push({ fn, ms, at: clock.t + ms, done: false }); return timers.length; },
+    clearTimeout(id) { if (id > 0 && timers[id - 1]) timers[id - 1].done = true; },
     addEventListener(type, fn) { (listeners[type] = listeners[type] || []).push(fn); },
+    // window.open: the confirmation window for Allow. openResult decides what it returns.
+    open(u, name, features) {
+      opened.push({ open: u });
+      assert.match(name, /^remixproxy-confirm-/);
+      assert.match(features, /popup/);
+      return p.openResult;
+    },
   };
+  const opened = [];
+  if (io !== 'missing') ctx.IntersectionObserver = IntersectionObserver;
   ctx.window = ctx;
   ctx.parent = parent || ctx;
   vm.createContext(ctx);
   vm.runInContext(panelSource, ctx, { filename: 'panel.js' });
   const p = {
-    ctx, elements, sockets, timers, loc,
+    ctx, elements, sockets, timers, loc, clock, observers, document,
     socket: () => sockets[sockets.length - 1],
     status: () => elements['status-text'].textContent,
     state: () => elements.status.attrs['data-state'],
     error: () => (elements.error.hidden ? '' : elements.error.textContent),
     fire: (type, ev) => { for (const fn of listeners[type] || []) fn(ev); },
+    fireDoc: (type, ev) => { for (const fn of docListeners[type] || []) fn(ev); },
     post: (data, source) => p.fire('message', { data, source: source === undefined ? ctx.parent : source }),
     server: (obj) => p.socket().fire('message', { data: JSON.stringify(obj) }),
     close: (code) => p.socket().fire('close', { code }),
+    // open marks the socket open, as the browser does.
+    open: () => { p.socket().readyState = 1; p.socket().fire('open', {}); },
+    openResult: {},
+    // sent returns what panel.js sent on the current socket, then the confirmation windows it
+    // opened ({open: url}), and forgets both.
+    sent: () => {
+      const s = p.socket().sent.slice().concat(opened);
+      p.socket().sent.length = 0;
+      opened.length = 0;
+      return s;
+    },
+    // advance moves the clock on by ms, running the timers that fall due.
+    advance: (ms) => {
+      const end = clock.t + ms;
+      for (;;) {
+        const due = timers.filter((t) => !t.done && t.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        clock.t = Math.max(clock.t, due.at);
+        due.done = true;
+        due.fn();
+      }
+      clock.t = end;
+    },
+    items: () => elements.log.childNodes.filter((c) => c !== elements.empty),
+    item: (i) => p.items()[i],
+    // see makes the newest live observer report an entry for its card.
+    see: (entry) => {
+      const o = observers.filter((x) => !x.disconnected).pop();
+      assert.ok(o, 'no live IntersectionObserver');
+      o.cb([Object.assign({ target: o.targets[0], isIntersecting: true, intersectionRatio: 1, isVisible: true }, entry || {})], o);
+    },
   };
   return p;
 }
@@ -161,6 +333,469 @@ scenario('a new token replaces the connection', () => {
   assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=two');
   first.fire('close', { code: 1000 }); // the old socket's close changes nothing
   assert.strictEqual(p.status(), 'Connecting\u2026');
+});
+
+// ---- The chat ----
+
+// connected returns a panel with an open socket and a chat message received.
+function connected(io, chat) {
+  const p = newPanel('https://remix.proxy/panel#t', true, io);
+  p.open();
+  p.server({ type: 'state', connected: true, url: 'https://shop.test/', title: 'Shop', session: 's' });
+  p.server(Object.assign({
+    type: 'chat',
+    chat: { id: 'c1', mode: 'ask', provider: 'openai', model: 'gpt-x', running: false, steps: 0, maxSteps: 40, inputTokens: 0, outputTokens: 0, cost: '' },
+    providers: [{ name: 'openai', models: ['gpt-x', 'gpt-y'] }, { name: 'ollama', models: ['llama'] }],
+    managerURL: 'https://remix.proxy/manager',
+  }, chat || {}));
+  return p;
+}
+
+const md = (text) => [{ t: 'p', c: [{ t: '', x: text }] }];
+
+scenario('renders user, assistant, notice and tool items, and replaces an item by id in place', () => {
+  const p = connected();
+  assert.strictEqual(p.elements.empty.hidden, false);
+  p.server({ type: 'item', item: { id: 'u1', kind: 'user', md: md('hide the ads') } });
+  p.server({ type: 'item', item: { id: 'a1', kind: 'assistant', md: md('Look') } });
+  p.server({ type: 'item', item: { id: 't1', kind: 'tool', name: 'outline', args: '{"max":\n 20}', status: 'running' } });
+  p.server({ type: 'item', item: { id: 'n1', kind: 'notice', md: md('Stopped') } });
+  assert.strictEqual(p.elements.empty.hidden, true);
+  assert.strictEqual(p.items().length, 4);
+  assert.ok(p.item(0).hasClass('user') && p.item(0).textContent.includes('hide the ads'));
+  assert.ok(p.item(1).hasClass('assistant'));
+  assert.ok(p.item(3).hasClass('notice'));
+  assert.match(p.elements.announce.textContent, /Stopped/);
+  // Streaming: the assistant item again, with more text, stays in its place.
+  p.server({ type: 'item', item: { id: 'a1', kind: 'assistant', md: md('Looking at the page now') } });
+  assert.strictEqual(p.items().length, 4);
+  assert.ok(p.item(1).hasClass('assistant'));
+  assert.match(p.item(1).textContent, /Looking at the page now/);
+  assert.doesNotMatch(p.item(1).textContent, /^Look$/);
+  // Tool: a compact line with name, status and short args that opens to the full text.
+  const tool = p.item(2);
+  assert.strictEqual(tool.getAttribute('data-status'), 'running');
+  const details = tool.byTag('details')[0];
+  const summary = details.byTag('summary')[0];
+  assert.match(summary.textContent, /outline/);
+  assert.match(summary.byClass('tool-args')[0].textContent, /^\{"max": 20\}$/);
+  assert.strictEqual(details.byClass('tool-text')[0].textContent, '{"max":\n 20}');
+  details.open = true; // the person opened it
+  p.server({ type: 'item', item: { id: 't1', kind: 'tool', name: 'outline', args: '{"max": 20}', status: 'error', result: 'x'.repeat(30000) } });
+  const tool2 = p.item(2);
+  assert.notStrictEqual(tool2, tool);
+  assert.strictEqual(tool2.getAttribute('data-status'), 'error');
+  assert.strictEqual(tool2.byTag('details')[0].open, true, 'an open tool line closed when it was replaced');
+  assert.match(tool2.textContent, /failed/);
+  const result = tool2.byClass('tool-text')[1].textContent;
+  assert.ok(result.length < 20100 && /more characters/.test(result), 'a long result is not cut');
+  // Items of unknown kinds or without an id are ignored.
+  p.server({ type: 'item', item: { id: 'x', kind: 'script', md: md('no') } });
+  p.server({ type: 'item', item: { kind: 'user', md: md('no id') } });
+  p.server({ type: 'item', item: 'nope' });
+  assert.strictEqual(p.items().length, 4);
+  // clear removes everything.
+  p.server({ type: 'clear' });
+  assert.strictEqual(p.items().length, 0);
+  assert.strictEqual(p.elements.empty.hidden, false);
+  p.server({ type: 'item', item: { id: 'a1', kind: 'assistant', md: md('fresh') } });
+  assert.strictEqual(p.items().length, 1);
+});
+
+scenario('builds markdown nodes from the allow-list, with safe links only', () => {
+  const p = connected();
+  const nodes = [
+    { t: 'h3', c: [{ t: '', x: 'Title' }] },
+    { t: 'p', c: [
+      { t: '', x: 'a ' },
+      { t: 'strong', c: [{ t: 'em', c: [{ t: '', x: '<b>x</b>' }] }] },
+      { t: 'a', h: 'https://docs.test/page?q=1', c: [{ t: '', x: 'docs' }] },
+      { t: 'a', h: 'javascript:alert(1)', c: [{ t: '', x: 'js' }] },
+      { t: 'a', h: 'JAVASCRIPT:alert(1)', c: [{ t: '', x: 'JS' }] },
+      { t: 'a', h: 'data:text/html,<script>x</script>', c: [{ t: '', x: 'data' }] },
+      { t: 'a', h: '/relative', c: [{ t: '', x: 'rel' }] },
+      { t: 'a', h: 'ftp://files.test/x', c: [{ t: '', x: 'ftp' }] },
+      { t: 'a', h: 'https://bank.test@evil.test/', c: [{ t: '', x: 'bank' }] },
+      { t: 'a', c: [{ t: '', x: 'nohref' }] },
+      { t: 'img', h: 'https://witness.test/?secret=1', c: [{ t: '', x: 'img' }] },
+      { t: 'script', c: [{ t: '', x: 'alert(2)' }] },
+      { t: 'iframe', x: 'dropped', c: [] },
+      { t: '__proto__', c: [{ t: '', x: 'proto' }] },
+      { t: 'br', c: [{ t: '', x: 'never inside br' }] },
+      { t: 'code', h: 'https://x.test/', c: [{ t: '', x: 'code' }] },
+      null, 7, 'str',
+    ] },
+    { t: 'table', c: [{ t: 'tbody', c: [{ t: 'tr', c: [{ t: 'td', c: [{ t: '', x: 'cell' }] }] }] }] },
+  ];
+  p.server({ type: 'item', item: { id: 'a', kind: 'assistant', md: nodes } });
+  const item = p.item(0);
+  const tags = item.all(() => true).map((e) => e.tagName.toLowerCase());
+  const allowed = ['div', 'span', 'p', 'h3', 'strong', 'em', 'a', 'br', 'code', 'table', 'tbody', 'tr', 'td'];
+  for (const t of tags) assert.ok(allowed.includes(t), 'element ' + t + ' was created');
+  const links = item.byTag('a');
+  assert.strictEqual(links.length, 1, 'only the https link is a link: ' + links.map((a) => a.getAttribute('href')));
+  const a = links[0];
+  assert.strictEqual(a.getAttribute('href'), 'https://docs.test/page?q=1');
+  assert.strictEqual(a.getAttribute('target'), '_blank');
+  assert.strictEqual(a.getAttribute('rel'), 'noopener noreferrer');
+  assert.strictEqual(a.byClass('host')[0].textContent, ' (docs.test)');
+  assert.strictEqual(item.byTag('code')[0].getAttribute('href'), null);
+  const text = item.textContent;
+  for (const s of ['js', 'JS', 'data', 'rel', 'ftp', 'bank', 'nohref', 'img', 'alert(2)', 'proto', 'code', 'cell', '<b>x</b>']) {
+    assert.ok(text.includes(s), 'the text ' + s + ' is lost');
+  }
+  assert.ok(!text.includes('never inside br') && !text.includes('dropped'));
+  assert.ok(!JSON.stringify(item.all(() => true).map((e) => e.attrs)).includes('witness'));
+  // Very deep nesting stops making elements.
+  let deep = [{ t: '', x: 'bottom' }];
+  for (let i = 0; i < 200; i++) deep = [{ t: 'blockquote', c: deep }];
+  p.server({ type: 'item', item: { id: 'd', kind: 'assistant', md: deep } });
+  assert.ok(p.item(1).byTag('blockquote').length <= 40);
+  assert.match(p.item(1).textContent, /bottom/);
+});
+
+scenario('shows the chat: mode, model, usage, Send or Stop, manager link', () => {
+  const p = connected();
+  const e = p.elements;
+  assert.strictEqual(e['mode-ask'].getAttribute('aria-pressed'), 'true');
+  assert.strictEqual(e['mode-build'].getAttribute('aria-pressed'), 'false');
+  const groups = e.model.byTag('optgroup');
+  assert.deepStrictEqual(groups.map((g) => g.getAttribute('label')), ['openai', 'ollama']);
+  assert.deepStrictEqual(e.model.byTag('option').map((o) => o.textContent), ['gpt-x', 'gpt-y', 'llama']);
+  assert.strictEqual(e.model.value, '0');
+  assert.strictEqual(e.send.textContent, 'Send');
+  assert.strictEqual(e.usage.textContent, '0 in \u00b7 0 out');
+  assert.strictEqual(e.manage.hidden, false);
+  assert.strictEqual(e.manage.getAttribute('href'), 'https://remix.proxy/manager');
+  p.server({ type: 'item', item: { id: 'a', kind: 'assistant', md: md('working') } });
+  p.server({
+    type: 'chat',
+    chat: { id: 'c1', mode: 'build', provider: 'local', model: 'mine', running: true, steps: 3, maxSteps: 40, inputTokens: 12345, outputTokens: 678, cost: '$0.02' },
+    providers: [{ name: 'openai', models: ['gpt-x'] }, { name: '<b>', models: [1, null] }, null],
+    managerURL: 'https://evil.test/manager',
+  });
+  assert.strictEqual(e['mode-build'].getAttribute('aria-pressed'), 'true');
+  assert.strictEqual(e['mode-ask'].getAttribute('aria-pressed'), 'false');
+  assert.strictEqual(e.send.textContent, 'Stop');
+  assert.strictEqual(e.usage.textContent, '12k in \u00b7 678 out \u00b7 $0.02 \u00b7 step 3 of 40');
+  assert.deepStrictEqual(e.model.byTag('option').map((o) => o.textContent), ['gpt-x', 'mine'], 'the current model is listed');
+  assert.strictEqual(e.model.value, '1');
+  assert.strictEqual(e.manage.hidden, true, 'a manager link to another site is shown');
+  e.announce.textContent = '';
+  p.server({ type: 'item', item: { id: 'a', kind: 'assistant', md: md('All done.') } });
+  assert.strictEqual(e.announce.textContent, '', 'a reply is announced while it streams');
+  p.server({ type: 'chat', chat: { id: 'c1', mode: 'build', running: false }, providers: [], managerURL: '' });
+  assert.match(e.announce.textContent, /All done\./);
+  assert.strictEqual(e.send.textContent, 'Send');
+});
+
+scenario('sends send, stop, new, mode and model', () => {
+  const p = connected();
+  const e = p.elements;
+  p.sent();
+  e.input.value = 'hide the ads';
+  let ev = e.input.fire('keydown', { key: 'Enter', shiftKey: true });
+  assert.ok(!ev.defaultPrevented, 'Shift+Enter is not a newline');
+  ev = e.input.fire('keydown', { key: 'Enter', isComposing: true });
+  assert.deepStrictEqual(p.sent(), []);
+  ev = e.input.fire('keydown', { key: 'Enter' });
+  assert.ok(ev.defaultPrevented);
+  assert.deepStrictEqual(p.sent(), [{ type: 'send', text: 'hide the ads' }]);
+  assert.strictEqual(e.input.value, '');
+  e.input.value = '   ';
+  e.composer.fire('submit', {});
+  assert.deepStrictEqual(p.sent(), [], 'blank text was sent');
+  e.input.value = 'second';
+  ev = e.composer.fire('submit', {});
+  assert.ok(ev.defaultPrevented, 'the form submits to a page');
+  assert.deepStrictEqual(p.sent(), [{ type: 'send', text: 'second' }]);
+  // While running, the button stops and Enter does not send.
+  p.server({ type: 'chat', chat: { mode: 'ask', provider: 'openai', model: 'gpt-x', running: true }, providers: [{ name: 'openai', models: ['gpt-x', 'gpt-y'] }] });
+  e.input.value = 'more';
+  e.input.fire('keydown', { key: 'Enter' });
+  assert.deepStrictEqual(p.sent(), []);
+  assert.strictEqual(e.input.value, 'more');
+  e.composer.fire('submit', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'stop' }]);
+  e['new-chat'].fire('click', {});
+  e['mode-ask'].fire('click', {}); // already the mode
+  e['mode-act'].fire('click', {});
+  e.model.value = '1';
+  e.model.fire('change', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'new' }, { type: 'mode', mode: 'act' }, { type: 'model', provider: 'openai', model: 'gpt-y' }]);
+  // Nothing is sent on a closed socket, and the controls say so.
+  p.close(1006);
+  assert.strictEqual(e.send.disabled, true);
+  assert.strictEqual(e['mode-build'].disabled, true);
+  p.socket().readyState = 3;
+  e.composer.fire('submit', {});
+  assert.match(p.error(), /Not connected/);
+});
+
+// ---- Cards and their clickjacking defence ----
+
+const CARD = {
+  id: 'k1', kind: 'card', card: 'permissions', title: '', remixlet: { name: 'Price per kilo', url: 'https://remix.proxy/manager/remixlets/rx_1' },
+  rows: ['Send requests to api.shop.test', 'Store data in this browser'], allow: 'Allow', deny: 'Not now', state: 'pending', armAfterMs: 800,
+};
+
+// CONFIRM_K1 is Allow on card k1: the confirmation window opened with the panel token (t) and
+// the card's ID in its fragment; nothing is sent on the socket.
+const CONFIRM_K1 = { open: 'https://remix.proxy/panel/confirm#t.k1' };
+
+// cardPanel returns a connected panel showing CARD (with changes) and its parts.
+function cardPanel(io, changes) {
+  const p = connected(io);
+  p.sent();
+  p.server({ type: 'item', item: Object.assign({}, CARD, changes || {}) });
+  const card = p.items().find((x) => x.hasClass('card'));
+  const allow = card.byClass('allow')[0];
+  const deny = card.byClass('deny')[0];
+  const note = () => card.byClass('card-note')[0].textContent;
+  // pointer events carry the frame's place on the screen: screenX - clientX.
+  const move = (extra) => card.fire('pointermove', Object.assign({ clientX: 50, clientY: 60, screenX: 350, screenY: 460 }, extra || {}));
+  const click = (b, extra) => b.fire('click', Object.assign({ detail: 1, clientX: 52, clientY: 61, screenX: 352, screenY: 461 }, extra || {}));
+  return { p, card, allow, deny, note, move, click };
+}
+
+scenario('renders a card with fixed texts, styled as from remixproxy', () => {
+  const { p, card, allow, deny } = cardPanel();
+  assert.strictEqual(card.tagName, 'SECTION');
+  assert.strictEqual(card.getAttribute('data-card'), 'permissions');
+  assert.strictEqual(card.byClass('card-from')[0].textContent, 'remixproxy asks');
+  assert.strictEqual(card.byClass('card-title')[0].textContent, 'Remixlet needs permission');
+  assert.strictEqual(card.getAttribute('aria-labelledby'), card.byClass('card-title')[0].id);
+  const name = card.byClass('card-name')[0];
+  assert.strictEqual(name.textContent, 'Price per kilo');
+  assert.strictEqual(name.getAttribute('href'), 'https://remix.proxy/manager/remixlets/rx_1');
+  assert.deepStrictEqual(card.byTag('li').map((li) => li.textContent), CARD.rows);
+  assert.strictEqual(allow.textContent, 'Allow');
+  assert.strictEqual(deny.textContent, 'Not now');
+  assert.strictEqual(allow.type, 'button');
+  assert.match(p.elements.announce.textContent, /Remixlet needs permission/);
+  const o = p.observers[0];
+  assert.strictEqual(o.opts.trackVisibility, true);
+  assert.ok(o.opts.delay >= 100);
+  assert.strictEqual(o.targets[0], card);
+  // The activation dialog, with its defaults; a remixlet URL off remix.proxy is no link.
+  const q = connected();
+  q.server({ type: 'item', item: Object.assign({}, CARD, { id: 'k2', card: 'activation', allow: '', deny: '', remixlet: { name: 'x', url: 'https://evil.test/' } }) });
+  const c2 = q.item(0);
+  assert.strictEqual(c2.byClass('card-title')[0].textContent, 'Apply this change?');
+  assert.strictEqual(c2.byClass('allow')[0].textContent, 'Allow and apply');
+  assert.strictEqual(c2.byClass('deny')[0].textContent, 'Don\u2019t allow');
+  assert.strictEqual(c2.byClass('card-name')[0].tagName, 'SPAN');
+});
+
+scenario('a card decides only after it has been visible for armAfterMs and the pointer moved', () => {
+  const { p, allow, deny, note, move, click } = cardPanel();
+  assert.strictEqual(allow.disabled, true, 'enabled before any visibility report');
+  p.see({ isVisible: true });
+  assert.strictEqual(allow.disabled, true, 'enabled at once');
+  // A click the instant the card appears, with the pointer already there, does nothing.
+  move();
+  click(allow);
+  p.advance(700);
+  move(); // a move before the wait is over does not count
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  p.advance(100);
+  assert.strictEqual(allow.disabled, false, 'not armed after 800 ms of visibility');
+  assert.strictEqual(note(), '');
+  // Armed, but the pointer has not moved since: refused with a hint.
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  assert.match(note(), /^Move the pointer/);
+  // Untrusted events count for nothing.
+  move({ isTrusted: false });
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  move();
+  click(allow, { isTrusted: false });
+  assert.deepStrictEqual(p.sent(), []);
+  click(deny);
+  assert.deepStrictEqual(p.sent(), [{ type: 'decide', id: 'k1', allow: false }]);
+  assert.strictEqual(allow.disabled, true, 'a card decides twice');
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  // The proxy answers with the card in its new state: no buttons, the outcome, no observer.
+  p.server({ type: 'item', item: Object.assign({}, CARD, { state: 'denied' }) });
+  const done = p.item(0);
+  assert.strictEqual(done.byTag('button').length, 0);
+  assert.strictEqual(done.byClass('card-outcome')[0].textContent, 'Not allowed.');
+  assert.ok(p.observers.every((o) => o.disconnected));
+});
+
+scenario('Allow opens the confirmation window; a blocked pop-up is explained', () => {
+  const { p, allow, note, move, click } = cardPanel();
+  p.openResult = null;
+  p.see();
+  p.advance(800);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+  assert.match(note(), /blocked the confirmation window/);
+  p.openResult = {};
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+  assert.match(note(), /Confirm in the remixproxy window/);
+});
+
+scenario('Allow after a proper wait and move opens the confirmation window', () => {
+  const { p, allow, move, click } = cardPanel(undefined, { armAfterMs: 2000 });
+  p.see();
+  p.advance(1999);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [], 'armAfterMs from the card is not used');
+  p.advance(1);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+scenario('a covered or hidden card keeps its buttons off', () => {
+  const { p, allow, note, move, click } = cardPanel();
+  p.see({ isVisible: false });
+  p.advance(5000);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  assert.strictEqual(allow.disabled, true);
+  assert.match(note(), /covered or hidden by the page/);
+  // Not intersecting at all.
+  p.see({ isIntersecting: false, isVisible: false, intersectionRatio: 0 });
+  p.advance(5000);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  // Only partly in view: not enough either.
+  p.see({ intersectionRatio: 0.5 });
+  p.advance(5000);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  assert.match(note(), /whole card/);
+});
+
+scenario('losing visibility starts the wait again', () => {
+  const { p, allow, move, click } = cardPanel();
+  p.see();
+  p.advance(700);
+  p.see({ isVisible: false }); // the page covers the panel
+  p.advance(50);
+  p.see(); // and uncovers it just before the click
+  p.advance(500);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), []);
+  assert.strictEqual(allow.disabled, true);
+  p.advance(300);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+scenario('an armed card forgets the pointer when it loses visibility or the page hides', () => {
+  const { p, allow, move, click } = cardPanel();
+  p.see();
+  p.advance(800);
+  move();
+  p.see({ isVisible: false });
+  p.see();
+  p.advance(800);
+  click(allow); // no move since it came back
+  assert.deepStrictEqual(p.sent(), []);
+  p.document.visibilityState = 'hidden';
+  p.fireDoc('visibilitychange', {});
+  assert.strictEqual(allow.disabled, true);
+  p.document.visibilityState = 'visible';
+  p.see();
+  p.advance(800);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+scenario('a frame moved under the pointer after the move is refused', () => {
+  const { p, allow, note, move, click } = cardPanel();
+  p.see();
+  p.advance(800);
+  move();
+  // The page moved the iframe by 100 px; the pointer stayed, so clientX changed but screenX not.
+  click(allow, { clientX: -48, screenX: 352 });
+  assert.deepStrictEqual(p.sent(), []);
+  assert.match(note(), /panel moved/);
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [], 'the move before the frame moved still counts');
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+scenario('keyboard decisions need the focus to stay in the card', () => {
+  const { p, card, allow, note, click } = cardPanel();
+  p.see();
+  p.advance(800);
+  card.fire('focusin', {});
+  click(allow, { detail: 0 });
+  assert.deepStrictEqual(p.sent(), []);
+  assert.match(note(), /focused/);
+  card.fire('focusout', {});
+  card.fire('focusin', { isTrusted: false });
+  p.advance(1000);
+  click(allow, { detail: 0 });
+  assert.deepStrictEqual(p.sent(), [], 'an untrusted focus counted');
+  card.fire('focusin', {});
+  p.advance(800);
+  click(allow, { detail: 0 });
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+scenario('without IntersectionObserver v2 the buttons stay off', () => {
+  for (const io of ['missing', 'v1', 'throws']) {
+    const { p, allow, note, move, click } = cardPanel(io);
+    if (io === 'v1') {
+      assert.ok(p.observers[0].disconnected, 'a v1 observer is left running');
+    }
+    p.advance(5000);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), [], io);
+    assert.strictEqual(allow.disabled, true, io);
+    assert.match(note(), /cannot confirm/, io);
+  }
+});
+
+scenario('a card does not decide on a closed socket, and a replaced card starts over', () => {
+  const { p, allow, note, move, click } = cardPanel();
+  p.see();
+  p.advance(800);
+  move();
+  p.close(1006);
+  assert.strictEqual(allow.disabled, true);
+  assert.match(note(), /Not connected/);
+  click(allow);
+  assert.strictEqual(p.socket().sent.length, 0);
+  // Reconnected; the proxy sends the card again: a new card with a new wait.
+  p.advance(1000);
+  p.open();
+  p.server({ type: 'item', item: Object.assign({}, CARD, { rows: ['Send requests to api.shop.test'] }) });
+  assert.strictEqual(p.observers.filter((o) => !o.disconnected).length, 1);
+  const card2 = p.item(0);
+  const allow2 = card2.byClass('allow')[0];
+  p.see();
+  move();
+  allow2.fire('click', { detail: 1, clientX: 52, clientY: 61, screenX: 352, screenY: 461 });
+  assert.deepStrictEqual(p.sent(), []);
+  p.advance(800);
+  card2.fire('pointermove', { clientX: 50, clientY: 60, screenX: 350, screenY: 460 });
+  allow2.fire('click', { detail: 1, clientX: 52, clientY: 61, screenX: 352, screenY: 461 });
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+  // An expired card has no buttons.
+  p.server({ type: 'item', item: Object.assign({}, CARD, { id: 'k9', state: 'expired' }) });
+  assert.strictEqual(p.item(1).byTag('button').length, 0);
+  assert.match(p.item(1).textContent, /expired/);
 });
 
 let failed = 0;

@@ -1,0 +1,243 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxSteps is the step cap when Settings do not set one: model calls per message.
+const DefaultMaxSteps = 40
+
+// Observer hears what a turn does, for the panel and for the store. Its methods are called
+// from Run's goroutine, in order, and must not block for long.
+type Observer interface {
+	// Text is the assistant's reply so far in one step (cumulative, not a delta); final is
+	// true once the step's reply is complete.
+	Text(stepID, text string, final bool)
+	// Tool reports a tool call: status "running", then "ok" or "error" with the result.
+	Tool(call ToolCall, status, result string)
+	// Notice is a line from the proxy, e.g. why the turn stopped.
+	Notice(text string)
+	// Append gives messages to add to the stored context, as soon as each is complete.
+	Append(msgs ...Message)
+	// Replace gives the whole context after compaction.
+	Replace(msgs []Message)
+	// Usage reports one model call's token counts.
+	Usage(u Usage)
+}
+
+// Config is what one turn runs with.
+type Config struct {
+	Provider Provider
+	Model    string
+	Mode     Mode
+	// System is the system prompt (see SystemPrompt).
+	System string
+	Env    Env
+	// MaxSteps caps the model calls of one turn. If zero, DefaultMaxSteps.
+	MaxSteps int
+	// ContextBudget bounds the context sent to the model, in bytes of message text; older
+	// tool results, then older turns, are compacted beyond it. If zero, DefaultContextBudget.
+	ContextBudget int
+	// ToolTimeout bounds one tool call that does not wait for the person. If zero, 30 s.
+	ToolTimeout time.Duration
+}
+
+// Run runs one turn: the person's text, then model calls and tool calls until the model
+// answers without calling a tool, the step cap is reached, or ctx is cancelled (the Stop
+// button, or the tab leaving the site). It returns the whole context after the turn. A
+// provider failure ends the turn with its error (a *ProviderError); every tool failure goes
+// back to the model as the call's result.
+func Run(ctx context.Context, cfg Config, history []Message, userText string, obs Observer) ([]Message, error) {
+	maxSteps := cfg.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	budget := cfg.ContextBudget
+	if budget <= 0 {
+		budget = DefaultContextBudget
+	}
+	msgs := append([]Message(nil), history...)
+	msgs = append(msgs, Message{Role: RoleUser, Text: userText})
+	obs.Append(msgs[len(msgs)-1])
+
+	seen := map[string]int{} // identical calls (name + arguments + outcome) in this turn
+	for step := 1; ; step++ {
+		if err := ctx.Err(); err != nil {
+			obs.Notice("Stopped.")
+			return msgs, nil
+		}
+		if step > maxSteps {
+			obs.Notice(fmt.Sprintf("Stopped after %d steps, the step limit (change it in Settings). Send a message to go on.", maxSteps))
+			return msgs, nil
+		}
+		if c, changed := compact(msgs, budget); changed {
+			msgs = c
+			obs.Replace(msgs)
+		}
+		stepID := newStepID()
+		var text strings.Builder
+		resp, err := cfg.Provider.Stream(ctx, Request{
+			Model: cfg.Model, System: cfg.System, Messages: msgs, Tools: ToolSpecs(cfg.Mode),
+		}, func(ev Event) {
+			if ev.Kind == EventText {
+				text.WriteString(ev.Text)
+				obs.Text(stepID, text.String(), false)
+			}
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				if text.Len() > 0 {
+					msgs = append(msgs, Message{Role: RoleAssistant, Text: text.String()})
+					obs.Append(msgs[len(msgs)-1])
+					obs.Text(stepID, text.String(), true)
+				}
+				obs.Notice("Stopped.")
+				return msgs, nil
+			}
+			return msgs, err
+		}
+		obs.Usage(resp.Usage)
+		if resp.Text != "" || text.Len() > 0 {
+			t := resp.Text
+			if t == "" {
+				t = text.String()
+			}
+			obs.Text(stepID, t, true)
+		}
+		calls := resp.ToolCalls
+		for i := range calls {
+			if calls[i].ID == "" {
+				calls[i].ID = "call_" + stepID + "_" + strconv.Itoa(i)
+			}
+		}
+		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: calls})
+		obs.Append(msgs[len(msgs)-1])
+		if len(calls) == 0 {
+			if resp.StopReason == "max_tokens" {
+				obs.Notice("The reply was cut off at the model's output limit.")
+			}
+			return msgs, nil
+		}
+		for i, call := range calls {
+			var result string
+			var isErr bool
+			switch {
+			case ctx.Err() != nil:
+				result, isErr = "not run: the person stopped the agent", true
+			case i >= MaxCallsPerReply:
+				result, isErr = fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true
+			default:
+				obs.Tool(call, "running", "")
+				result, isErr = execute(ctx, cfg, call)
+				key := call.Name + "\x00" + call.Arguments + "\x00" + result
+				seen[key]++
+				if seen[key] >= 3 {
+					result = "You made this exact call with the same result " + strconv.Itoa(seen[key]) + " times in this turn. Do something different, or finish and tell the person what you found.\n\n" + result
+				}
+			}
+			status := "ok"
+			if isErr {
+				status = "error"
+			}
+			obs.Tool(call, status, result)
+			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
+			obs.Append(msgs[len(msgs)-1])
+		}
+	}
+}
+
+// execute runs one call and turns its outcome into the text the model gets.
+func execute(ctx context.Context, cfg Config, call ToolCall) (string, bool) {
+	timeout := cfg.ToolTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	if call.Name != "write_remixlet" && call.Name != "request_permissions" {
+		// Those two wait for the person, who is not hurried; every other tool is bounded.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	out, err := runTool(ctx, cfg.Env, cfg.Mode, call)
+	if err != nil {
+		var te *ToolError
+		if errors.As(err, &te) {
+			return capResult("error: " + te.Message), true
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return "error: the tool did not answer within " + timeout.String(), true
+		}
+		return capResult("error: " + err.Error()), true
+	}
+	return capResult(out), false
+}
+
+var stepCounter atomic.Int64
+
+// newStepID names one model call's reply, unique in this process (the panel replaces an item
+// by its ID while the reply streams).
+func newStepID() string {
+	return "s" + strconv.FormatInt(time.Now().Unix(), 36) + strconv.FormatInt(stepCounter.Add(1), 36)
+}
+
+// MarshalMessages encodes messages one by one for the store.
+func MarshalMessages(msgs ...Message) [][]byte {
+	out := make([][]byte, 0, len(msgs))
+	for _, m := range msgs {
+		b, _ := json.Marshal(m) // Message has only strings, bools and slices of them
+		out = append(out, b)
+	}
+	return out
+}
+
+// UnmarshalMessages decodes stored messages; a damaged one is skipped and counted, so one bad
+// row never loses the rest of a conversation.
+func UnmarshalMessages(bodies [][]byte) (msgs []Message, damaged int) {
+	for _, b := range bodies {
+		var m Message
+		if err := json.Unmarshal(b, &m); err != nil || m.Role == "" {
+			damaged++
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	return repairPairs(msgs), damaged
+}
+
+// repairPairs makes a stored context valid for every wire format: each tool result follows
+// the assistant message that called it, and every call has a result (a turn cut short by a
+// crash gets "not run" results).
+func repairPairs(msgs []Message) []Message {
+	var out []Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if m.Role == RoleTool {
+			continue // only kept right after its call, below
+		}
+		out = append(out, m)
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		results := map[string]Message{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == RoleTool; j++ {
+			results[msgs[j].ToolCallID] = msgs[j]
+		}
+		for _, c := range m.ToolCalls {
+			if r, ok := results[c.ID]; ok {
+				out = append(out, r)
+			} else {
+				out = append(out, Message{Role: RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: "not run: the conversation was interrupted", IsError: true})
+			}
+		}
+		i = j - 1
+	}
+	return out
+}

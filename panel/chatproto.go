@@ -1,0 +1,266 @@
+package panel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// The chat protocol on the panel's socket (PanelSocketPath), in addition to State and
+// ErrorMessage. panel.js documents the same at its top; chatproto_test.go checks that the two
+// agree.
+//
+// Proxy → panel:
+//
+//	ChatMessage   {type:'chat', chat, providers, managerURL}: on connect and on every change
+//	ItemMessage   {type:'item', item}: one item of the conversation; an item whose ID the panel
+//	              already shows replaces it in place (a streaming reply is sent again and again
+//	              with the text so far)
+//	ClearMessage  {type:'clear'}: a new chat, remove every item
+//
+// Panel → proxy (decode them with ParsePanelMessage):
+//
+//	SendMessage   {type:'send', text}
+//	StopMessage   {type:'stop'}
+//	NewMessage    {type:'new'}
+//	ModeMessage   {type:'mode', mode}
+//	ModelMessage  {type:'model', provider, model}
+//	DecideMessage {type:'decide', id, allow}: the person's click on a card's button
+//	ResumeMessage {type:'resume', chat}: on connect, the chat ID the panel kept in its
+//	              sessionStorage (per tab), to go on with it after a reload or a restart
+//
+// A DecideMessage means that panel.js saw a trusted click on a card that had been visible (by
+// IntersectionObserver v2) for the card's ArmAfterMs and under a pointer that moved inside it;
+// the proxy must still check that the card is pending, belongs to this panel's chat and was sent
+// at least ArmAfterMs ago, and take each card's decision once.
+const (
+	TypeChat  = "chat"  // proxy → panel: ChatMessage
+	TypeItem  = "item"  // proxy → panel: ItemMessage
+	TypeClear = "clear" // proxy → panel: ClearMessage
+
+	TypeSend   = "send"   // panel → proxy: SendMessage
+	TypeStop   = "stop"   // panel → proxy: StopMessage
+	TypeNew    = "new"    // panel → proxy: NewMessage
+	TypeMode   = "mode"   // panel → proxy: ModeMessage
+	TypeModel  = "model"  // panel → proxy: ModelMessage
+	TypeDecide = "decide" // panel → proxy: DecideMessage
+	TypeResume = "resume" // panel → proxy: ResumeMessage
+)
+
+// Modes of a chat.
+const (
+	ModeAsk   = "ask"   // read-only tools
+	ModeBuild = "build" // read tools and writing remixlets
+	ModeAct   = "act"   // read tools and clicking on the page
+)
+
+// Kinds of Item.
+const (
+	KindUser      = "user"      // the person's message: ID, Kind, MD
+	KindAssistant = "assistant" // the model's reply: ID, Kind, MD
+	KindNotice    = "notice"    // a line from the proxy ("Stopped"): ID, Kind, MD
+	KindTool      = "tool"      // a tool call: ID, Kind, Name, Args, Status, Result
+	KindCard      = "card"      // a decision for the person: ID, Kind, Card, Title, Remixlet, Rows, Allow, Deny, State, ArmAfterMs
+)
+
+// Tool call statuses.
+const (
+	ToolRunning = "running"
+	ToolOK      = "ok"
+	ToolError   = "error"
+)
+
+// Cards, their states and their default arming delay.
+const (
+	CardPermissions = "permissions" // "Remixlet needs permission": Allow / Not now
+	CardActivation  = "activation"  // "Apply this change?": Allow and apply / Don't allow
+
+	CardPending = "pending"
+	CardAllowed = "allowed"
+	CardDenied  = "denied"
+	CardExpired = "expired"
+
+	// DefaultArmAfterMs is how long a card must have been visible before its buttons work;
+	// the panel uses it when ArmAfterMs is 0.
+	DefaultArmAfterMs = 800
+)
+
+// MaxSendText is the longest message text ParsePanelMessage accepts, in bytes.
+const MaxSendText = 64 << 10
+
+// ChatMessage tells the panel about the chat of its page. Send it on connect and on every
+// change.
+type ChatMessage struct {
+	Type       string     `json:"type"` // TypeChat
+	Chat       ChatState  `json:"chat"`
+	Providers  []Provider `json:"providers"`
+	ManagerURL string     `json:"managerURL"` // https://remix.proxy/... (the panel links only to its own origin)
+}
+
+// ChatState is the state of one chat.
+type ChatState struct {
+	ID           string `json:"id"`
+	Mode         string `json:"mode"` // ModeAsk, ModeBuild or ModeAct
+	Provider     string `json:"provider"`
+	Model        string `json:"model"`
+	Running      bool   `json:"running"` // the agent is working: the panel's Send is a Stop
+	Steps        int    `json:"steps"`
+	MaxSteps     int    `json:"maxSteps"`
+	InputTokens  int64  `json:"inputTokens"`
+	OutputTokens int64  `json:"outputTokens"`
+	Cost         string `json:"cost"` // e.g. "$0.012"; "" if unknown
+}
+
+// Provider is a provider the person can pick, with its models.
+type Provider struct {
+	Name   string   `json:"name"`
+	Models []string `json:"models"`
+}
+
+// ItemMessage carries one item of the conversation.
+type ItemMessage struct {
+	Type string `json:"type"` // TypeItem
+	Item Item   `json:"item"`
+}
+
+// Item is one entry of the conversation. Which fields count depends on Kind (see the Kind
+// constants); the others are left empty.
+type Item struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+
+	// user, assistant, notice: the text, from RenderMarkdown (or PlainNodes).
+	MD []Node `json:"md,omitempty"`
+
+	// tool: a compact line "Name Status Args" that opens to the full Args and Result.
+	Name   string `json:"name,omitempty"`
+	Args   string `json:"args,omitempty"`   // the call's arguments (JSON text)
+	Status string `json:"status,omitempty"` // ToolRunning, ToolOK, ToolError
+	Result string `json:"result,omitempty"`
+
+	// card: a decision only the person can take. Every text on it is written by the proxy
+	// (never by the model), except the remixlet's name, which the panel shows as a name.
+	Card       string        `json:"card,omitempty"`  // CardPermissions or CardActivation
+	Title      string        `json:"title,omitempty"` // the heading; "" for the panel's default
+	Remixlet   *CardRemixlet `json:"remixlet,omitempty"`
+	Rows       []string      `json:"rows,omitempty"`  // one fixed text per permission or change
+	Allow      string        `json:"allow,omitempty"` // "Allow" / "Allow and apply"
+	Deny       string        `json:"deny,omitempty"`  // "Not now" / "Don't allow"
+	State      string        `json:"state,omitempty"` // CardPending, CardAllowed, CardDenied, CardExpired
+	ArmAfterMs int           `json:"armAfterMs,omitempty"`
+}
+
+// CardRemixlet names the remixlet a card is about; URL is its page in the manager.
+type CardRemixlet struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// ClearMessage starts a new chat in the panel: every item is removed.
+type ClearMessage struct {
+	Type string `json:"type"` // TypeClear
+}
+
+// SendMessage is a message the person wrote.
+type SendMessage struct {
+	Type string `json:"type"` // TypeSend
+	Text string `json:"text"`
+}
+
+// StopMessage asks to stop the agent.
+type StopMessage struct {
+	Type string `json:"type"` // TypeStop
+}
+
+// NewMessage asks for a new chat.
+type NewMessage struct {
+	Type string `json:"type"` // TypeNew
+}
+
+// ModeMessage switches the chat's mode.
+type ModeMessage struct {
+	Type string `json:"type"` // TypeMode
+	Mode string `json:"mode"`
+}
+
+// ModelMessage picks a provider and model for the chat.
+type ModelMessage struct {
+	Type     string `json:"type"` // TypeModel
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
+// DecideMessage is the person's click on a card's button: Allow is true for the allow button.
+type DecideMessage struct {
+	Type  string `json:"type"` // TypeDecide
+	ID    string `json:"id"`
+	Allow bool   `json:"allow"`
+}
+
+// ResumeMessage asks to go on with a stored chat in this tab.
+type ResumeMessage struct {
+	Type string `json:"type"` // TypeResume
+	Chat string `json:"chat"`
+}
+
+// ParsePanelMessage decodes one message from the panel into a *SendMessage, *StopMessage,
+// *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage or *ResumeMessage. It refuses unknown types, a
+// mode that is not a Mode constant, an empty or oversized text (MaxSendText), text that is not
+// UTF-8, and a decide without an id. The panel is on remix.proxy, but its messages are still
+// the person's input: check IDs against the chat's own items.
+func ParsePanelMessage(b []byte) (any, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("panel message: %w", err)
+	}
+	var v any
+	switch head.Type {
+	case TypeSend:
+		v = new(SendMessage)
+	case TypeStop:
+		v = new(StopMessage)
+	case TypeNew:
+		v = new(NewMessage)
+	case TypeMode:
+		v = new(ModeMessage)
+	case TypeModel:
+		v = new(ModelMessage)
+	case TypeDecide:
+		v = new(DecideMessage)
+	case TypeResume:
+		v = new(ResumeMessage)
+	default:
+		return nil, fmt.Errorf("panel message: unknown type %q", head.Type)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, fmt.Errorf("panel message %s: %w", head.Type, err)
+	}
+	switch m := v.(type) {
+	case *SendMessage:
+		if m.Text == "" {
+			return nil, errors.New("panel message send: empty text")
+		}
+		if len(m.Text) > MaxSendText {
+			return nil, fmt.Errorf("panel message send: text longer than %d bytes", MaxSendText)
+		}
+		if !utf8.ValidString(m.Text) {
+			return nil, errors.New("panel message send: text is not UTF-8")
+		}
+	case *ModeMessage:
+		if m.Mode != ModeAsk && m.Mode != ModeBuild && m.Mode != ModeAct {
+			return nil, fmt.Errorf("panel message mode: unknown mode %q", m.Mode)
+		}
+	case *ModelMessage:
+		if m.Provider == "" || m.Model == "" {
+			return nil, errors.New("panel message model: provider and model are needed")
+		}
+	case *DecideMessage:
+		if m.ID == "" {
+			return nil, errors.New("panel message decide: no id")
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,794 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// The chat: the panel's side of the agent (issue 4). A chat belongs to the tab (page session)
+// it started on; the panel of that tab talks to it over wss://remix.proxy/panel/ws. The agent
+// loop (agent/) runs one turn at a time per chat; its tools reach the page, the store and the
+// person through chatEnv (chat_env.go), which holds every check that matters. The panel's
+// messages are the person's clicks and words: only they decide cards (chat_cards.go).
+
+// Limits on what a panel may send.
+const (
+	maxChatText       = 20000 // characters of one message to the agent
+	panelSendQueue    = 256   // messages queued to one panel before it is dropped as too slow
+	streamInterval    = 60 * time.Millisecond
+	chatItemTextLimit = 4000 // characters of a tool line's arguments or result in the panel
+)
+
+// chatHub is the table of chats with a tab. A chat without a tab (its page left) stays in the
+// store and can be resumed on a page of the same origin.
+type chatHub struct {
+	s   *Server
+	ctx context.Context // ends when the proxy shuts down
+
+	mu        sync.Mutex
+	bySession map[string]*chat
+}
+
+func newChatHub(s *Server, ctx context.Context) *chatHub {
+	return &chatHub{s: s, ctx: ctx, bySession: map[string]*chat{}}
+}
+
+// chat is one conversation attached to a tab.
+type chat struct {
+	hub *chatHub
+
+	mu        sync.Mutex
+	rec       store.Chat // zero ID until the first message creates it
+	sessionID string
+	origin    string
+	host      string // the tab's host, from the proxy's session record
+	msgs      []agent.Message
+	items     []chatItem
+	cancel    context.CancelFunc // the running turn's, nil when idle
+	panels    map[*panelConn]struct{}
+	cards     map[string]*card
+	grants    map[string]map[string]time.Time // remixlet name → permission → expiry
+	lastSend  map[string]time.Time            // assistant item ID → when it was last sent
+	steps     int                             // model calls in the running turn
+}
+
+// chatItem is one entry of the panel's conversation (panel.Item).
+type chatItem = panel.Item
+
+// panelConn is one open panel; writes go through out so a slow panel never blocks the agent.
+type panelConn struct {
+	// confirm marks a confirmation window's connection (panel/static/confirm.js, a top-level
+	// page no site can frame): only it may allow a card.
+	confirm bool
+	out     chan []byte
+	gone    chan struct{}
+	once    sync.Once
+	// shown records when each card was first delivered to this panel (for arming).
+	shownMu sync.Mutex
+	shown   map[string]time.Time
+}
+
+func (p *panelConn) send(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	select {
+	case p.out <- b:
+	case <-p.gone:
+	default:
+		p.close() // too slow: it reconnects and gets the whole chat again
+	}
+}
+
+func (p *panelConn) close() { p.once.Do(func() { close(p.gone) }) }
+
+// forSession returns the chat of a tab, creating an empty one (not yet stored) the first time.
+func (h *chatHub) forSession(sess session) *chat {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c, ok := h.bySession[sess.ID]; ok {
+		return c
+	}
+	u, _ := url.Parse(sess.URL)
+	c := &chat{hub: h, sessionID: sess.ID, origin: sess.Origin, host: hostOf(u),
+		panels: map[*panelConn]struct{}{}, cards: map[string]*card{}, grants: map[string]map[string]time.Time{},
+		lastSend: map[string]time.Time{}}
+	h.bySession[sess.ID] = c
+	return c
+}
+
+func hostOf(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// pageGone stops the chat of a tab whose page went (closed, reloaded, navigated away): the
+// agent stops, pending cards expire, permissions granted in it and approvals asked from it are
+// dropped. The conversation stays in the store.
+func (h *chatHub) pageGone(sessionID string) {
+	h.mu.Lock()
+	c, ok := h.bySession[sessionID]
+	delete(h.bySession, sessionID)
+	h.mu.Unlock()
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	running := c.cancel != nil
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.sessionID = ""
+	c.grants = map[string]map[string]time.Time{}
+	for _, cd := range c.cards {
+		cd.expire()
+	}
+	c.mu.Unlock()
+	if running {
+		c.notice("The page was closed or left, so the agent stopped. Open the panel on the site again to go on.")
+	}
+	if st := h.s.cfg.Store; st != nil {
+		if err := st.DropApprovalsForSession(context.Background(), sessionID); err != nil {
+			h.s.log.Warn("dropping approvals of a closed page", "err", err)
+		}
+	}
+}
+
+// settingsChanged tells every open panel, whose model list may have changed.
+func (h *chatHub) settingsChanged() {
+	for _, c := range h.all() {
+		c.broadcastState()
+	}
+}
+
+// forgetAll empties every open chat after the person deleted all chats: running turns stop
+// and each panel starts afresh.
+func (h *chatHub) forgetAll(ctx context.Context) {
+	for _, c := range h.all() {
+		c.mu.Lock()
+		if c.cancel != nil {
+			c.cancel()
+		}
+		c.mu.Unlock()
+		c.forget()
+	}
+}
+
+func (h *chatHub) all() []*chat {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*chat, 0, len(h.bySession))
+	for _, c := range h.bySession {
+		out = append(out, c)
+	}
+	return out
+}
+
+// attach connects a panel to the chat and sends it everything.
+func (c *chat) attach(p *panelConn) {
+	c.mu.Lock()
+	c.panels[p] = struct{}{}
+	items := append([]chatItem(nil), c.items...)
+	c.mu.Unlock()
+	p.send(map[string]string{"type": "clear"})
+	for _, it := range items {
+		c.deliver(p, it)
+	}
+	p.send(c.state())
+}
+
+func (c *chat) detach(p *panelConn) {
+	c.mu.Lock()
+	delete(c.panels, p)
+	c.mu.Unlock()
+}
+
+// deliver sends one item to one panel, noting when a card was first shown there.
+func (c *chat) deliver(p *panelConn, it chatItem) {
+	if it.Kind == "card" {
+		p.shownMu.Lock()
+		if _, ok := p.shown[it.ID]; !ok {
+			p.shown[it.ID] = time.Now()
+		}
+		p.shownMu.Unlock()
+	}
+	p.send(map[string]any{"type": "item", "item": it})
+}
+
+// put adds or replaces an item, sends it to every panel and stores it (unless it is a
+// streaming assistant reply in progress: those are stored when final).
+func (c *chat) put(it chatItem, persist bool) {
+	c.mu.Lock()
+	found := false
+	for i := range c.items {
+		if c.items[i].ID == it.ID {
+			c.items[i] = it
+			found = true
+			break
+		}
+	}
+	if !found {
+		c.items = append(c.items, it)
+		if len(c.items) > 2000 {
+			c.items = c.items[len(c.items)-2000:]
+		}
+	}
+	panels := c.panelList()
+	chatID := c.rec.ID
+	c.mu.Unlock()
+	for _, p := range panels {
+		c.deliver(p, it)
+	}
+	if persist && chatID != "" {
+		if b, err := json.Marshal(it); err == nil {
+			if err := c.hub.s.cfg.Store.PutChatItem(context.Background(), chatID, it.ID, b); err != nil {
+				c.hub.s.log.Warn("saving a chat item", "err", err)
+			}
+		}
+	}
+}
+
+func (c *chat) panelList() []*panelConn {
+	out := make([]*panelConn, 0, len(c.panels))
+	for p := range c.panels {
+		out = append(out, p)
+	}
+	return out
+}
+
+func (c *chat) notice(text string) {
+	c.put(chatItem{ID: "n" + randomID()[:12], Kind: "notice", MD: panel.RenderMarkdown(text)}, true)
+}
+
+func (c *chat) broadcastState() {
+	st := c.state()
+	c.mu.Lock()
+	panels := c.panelList()
+	c.mu.Unlock()
+	for _, p := range panels {
+		p.send(st)
+	}
+}
+
+// state is the chat's header for the panel: mode, model, counts, the providers to pick from.
+func (c *chat) state() panel.ChatMessage {
+	settings, _ := c.hub.s.chatSettings()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rec := c.rec
+	if rec.Mode == "" {
+		rec.Mode = string(agent.ModeBuild)
+	}
+	if rec.Provider == "" && settings != nil {
+		rec.Provider, rec.Model = settings.Default.Provider, settings.Default.Model
+	}
+	maxSteps := agent.DefaultMaxSteps
+	var providers []panel.Provider
+	if settings != nil {
+		if settings.MaxSteps > 0 {
+			maxSteps = settings.MaxSteps
+		}
+		for _, p := range settings.Providers {
+			providers = append(providers, panel.Provider{Name: p.Name, Models: p.Models})
+		}
+	}
+	cost := ""
+	switch {
+	case rec.CostMicro > 0:
+		cost = fmt.Sprintf("$%.4f", float64(rec.CostMicro)/1e6)
+	case rec.CostMicro == 0 && rec.InputTokens > 0:
+		cost = "$0.0000"
+	}
+	return panel.ChatMessage{Type: panel.TypeChat, Chat: panel.ChatState{
+		ID: rec.ID, Mode: rec.Mode, Provider: rec.Provider, Model: rec.Model, Running: c.cancel != nil,
+		Steps: c.steps, MaxSteps: maxSteps, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens, Cost: cost,
+	}, Providers: providers, ManagerURL: "https://" + MagicHost + "/manager"}
+}
+
+// chatSettings loads the provider settings: the data dir's providers.json, the environment,
+// and --model-url.
+func (s *Server) chatSettings() (*agent.Settings, error) {
+	settings, err := agent.LoadSettings(s.cfg.DataDir, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.ModelURL != "" {
+		kind := s.cfg.ModelAPI
+		if kind == "" {
+			kind = "openai"
+		}
+		local := agent.ProviderConfig{Name: "local", Kind: kind, BaseURL: s.cfg.ModelURL, Models: []string{"scripted"}}
+		settings.Providers = append([]agent.ProviderConfig{local}, settings.Providers...)
+		settings.Default.Provider, settings.Default.Model = "local", "scripted"
+	}
+	if settings.Default.Provider == "" && len(settings.Providers) > 0 {
+		settings.Default.Provider = settings.Providers[0].Name
+		if len(settings.Providers[0].Models) > 0 {
+			settings.Default.Model = settings.Providers[0].Models[0]
+		}
+	}
+	return settings, nil
+}
+
+// servePanelWS is the panel's channel: wss://remix.proxy/panel/ws?t=PANELTOKEN, from the panel
+// page on remix.proxy only. It sends the page's state and the chat, and takes the person's
+// messages, Stop, mode and model changes, and card decisions.
+func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked below
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(maxAgentMessage)
+	switch r.Header.Get("Origin") {
+	case "https://" + MagicHost, "http://" + MagicHost:
+	default:
+		c.Close(closeRefused, "the panel channel is for remix.proxy only")
+		return
+	}
+	changed := make(chan struct{}, 1)
+	sess, unwatch, ok := s.sessions.watch(r.URL.Query().Get("t"), changed)
+	if !ok {
+		c.Close(closeBadToken, "unknown panel token")
+		return
+	}
+	defer unwatch()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+
+	p := &panelConn{out: make(chan []byte, panelSendQueue), gone: make(chan struct{}), shown: map[string]time.Time{},
+		confirm: r.URL.Query().Get("role") == "confirm"}
+	defer p.close()
+	go func() { // the writer
+		defer cancel()
+		for {
+			select {
+			case b := <-p.out:
+				wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+				err := c.Write(wctx, websocket.MessageText, b)
+				wcancel()
+				if err != nil {
+					return
+				}
+			case <-p.gone:
+				c.Close(websocket.StatusPolicyViolation, "the panel fell behind; reconnect")
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	snap := s.sessions.snapshot(sess)
+	var ch *chat
+	if s.chats != nil {
+		ch = s.chats.forSession(snap)
+		ch.attach(p)
+		defer ch.detach(p)
+	}
+	go func() { // page state changes
+		for {
+			snap := s.sessions.snapshot(sess)
+			p.send(panelState{Type: "state", Connected: snap.Connected, Session: snap.ID, URL: snap.URL, Title: snap.Title})
+			if !snap.Connected {
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		_, raw, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		m, err := panel.ParsePanelMessage(raw)
+		if err != nil {
+			p.send(map[string]string{"type": "error", "message": err.Error()})
+			continue
+		}
+		if ch == nil {
+			p.send(map[string]string{"type": "error", "message": "the agent needs the remixlet store, which this proxy runs without"})
+			continue
+		}
+		if msg := ch.handle(p, m); msg != "" {
+			p.send(map[string]string{"type": "error", "message": msg})
+		}
+	}
+}
+
+// handle acts on one panel message (from panel.ParsePanelMessage); it returns an error text
+// for the panel, or "".
+func (c *chat) handle(p *panelConn, msg any) string {
+	switch m := msg.(type) {
+	case *panel.SendMessage:
+		return c.send(m.Text)
+	case *panel.StopMessage:
+		c.mu.Lock()
+		if c.cancel != nil {
+			c.cancel()
+		}
+		c.mu.Unlock()
+	case *panel.NewMessage:
+		return c.reset()
+	case *panel.ModeMessage:
+		mode, err := agent.ParseMode(m.Mode)
+		if err != nil {
+			return err.Error()
+		}
+		return c.update(func(r *store.Chat) { r.Mode = string(mode) })
+	case *panel.ModelMessage:
+		settings, err := c.hub.s.chatSettings()
+		if err != nil {
+			return err.Error()
+		}
+		if !hasModel(settings, m.Provider, m.Model) {
+			return "that model is not in Settings"
+		}
+		return c.update(func(r *store.Chat) { r.Provider, r.Model = m.Provider, m.Model })
+	case *panel.DecideMessage:
+		return c.decide(p, m.ID, m.Allow)
+	case *panel.ResumeMessage:
+		return c.resume(p, m.Chat)
+	}
+	return ""
+}
+
+// update changes the chat's record (creating it when needed) and tells the panels.
+func (c *chat) update(f func(*store.Chat)) string {
+	c.mu.Lock()
+	if c.cancel != nil {
+		c.mu.Unlock()
+		return "wait for the agent to finish, or press Stop, before changing this"
+	}
+	f(&c.rec)
+	rec := c.rec
+	c.mu.Unlock()
+	if rec.ID != "" {
+		if err := c.hub.s.cfg.Store.UpdateChat(context.Background(), rec); err != nil {
+			return "could not save the change: " + err.Error()
+		}
+	}
+	c.broadcastState()
+	return ""
+}
+
+// reset starts a new conversation in this tab.
+func (c *chat) reset() string {
+	c.mu.Lock()
+	running := c.cancel != nil
+	c.mu.Unlock()
+	if running {
+		return "press Stop before starting a new chat"
+	}
+	c.forget()
+	return ""
+}
+
+// forget drops the chat's conversation from this tab (the store keeps it unless deleted).
+func (c *chat) forget() {
+	c.mu.Lock()
+	mode, prov, model := c.rec.Mode, c.rec.Provider, c.rec.Model
+	c.rec = store.Chat{Mode: mode, Provider: prov, Model: model}
+	c.msgs, c.items = nil, nil
+	for _, cd := range c.cards {
+		cd.expire()
+	}
+	c.cards = map[string]*card{}
+	panels := c.panelList()
+	c.mu.Unlock()
+	for _, p := range panels {
+		p.send(map[string]string{"type": "clear"})
+	}
+	c.broadcastState()
+}
+
+// resume loads a stored chat into this tab: the panel keeps the ID of its chat in its own
+// sessionStorage (per tab, on remix.proxy), so a chat survives reloads and proxy restarts. Only
+// a chat of the same origin that no other tab holds can be resumed.
+func (c *chat) resume(p *panelConn, id string) string {
+	st := c.hub.s.cfg.Store
+	c.mu.Lock()
+	busy := c.rec.ID != "" || c.cancel != nil
+	origin := c.origin
+	c.mu.Unlock()
+	if busy || id == "" {
+		return "" // this tab already has its chat
+	}
+	rec, err := st.Chat(context.Background(), id)
+	if err != nil || rec.Origin != origin {
+		return "" // nothing to resume here: start afresh
+	}
+	c.hub.mu.Lock()
+	for _, other := range c.hub.bySession {
+		if other != c {
+			other.mu.Lock()
+			taken := other.rec.ID == id
+			other.mu.Unlock()
+			if taken {
+				c.hub.mu.Unlock()
+				return ""
+			}
+		}
+	}
+	c.hub.mu.Unlock()
+	bodies, err := st.ChatMessages(context.Background(), id)
+	if err != nil {
+		return "could not load the chat: " + err.Error()
+	}
+	msgs, damaged := agent.UnmarshalMessages(bodies)
+	stored, err := st.ChatItems(context.Background(), id)
+	if err != nil {
+		return "could not load the chat: " + err.Error()
+	}
+	var items []chatItem
+	for _, si := range stored {
+		var it chatItem
+		if json.Unmarshal(si.Body, &it) == nil {
+			if it.Kind == "card" && it.State == "pending" {
+				it.State = "expired"
+			}
+			if it.Kind == "tool" && it.Status == "running" {
+				it.Status, it.Result = "error", "interrupted"
+			}
+			items = append(items, it)
+		}
+	}
+	c.mu.Lock()
+	c.rec, c.msgs, c.items = rec, msgs, items
+	panels := c.panelList()
+	c.mu.Unlock()
+	for _, q := range panels {
+		c.attach(q)
+	}
+	if damaged > 0 {
+		c.notice(fmt.Sprintf("%d damaged messages of this chat could not be read and were left out.", damaged))
+	}
+	return ""
+}
+
+// send starts a turn with the person's text.
+func (c *chat) send(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return ""
+	}
+	if !utf8.ValidString(text) || utf8.RuneCountInString(text) > maxChatText {
+		return fmt.Sprintf("a message can be at most %d characters", maxChatText)
+	}
+	s := c.hub.s
+	settings, err := s.chatSettings()
+	if err != nil {
+		return "the model settings could not be read: " + err.Error()
+	}
+	c.mu.Lock()
+	if c.cancel != nil {
+		c.mu.Unlock()
+		return "the agent is still working; wait, or press Stop"
+	}
+	if c.sessionID == "" {
+		c.mu.Unlock()
+		return "this page was closed; reload it to chat"
+	}
+	if c.rec.Mode == "" {
+		c.rec.Mode = string(agent.ModeBuild)
+	}
+	if c.rec.Provider == "" {
+		c.rec.Provider, c.rec.Model = settings.Default.Provider, settings.Default.Model
+	}
+	rec := c.rec
+	c.mu.Unlock()
+	if rec.Provider == "" {
+		c.notice("No model is set up yet. Add a provider and key in [Settings](https://" + MagicHost + "/manager/settings), set `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `OLLAMA_HOST`, or start remixproxy with `--model-url`.")
+		return ""
+	}
+	prov, pcfg, err := settings.Provider(rec.Provider, s.modelClient())
+	if err != nil {
+		c.notice("The model could not be used: " + err.Error())
+		return ""
+	}
+	snap, ok := s.sessions.get(c.sessionIDNow())
+	if !ok {
+		return "this page was closed; reload it to chat"
+	}
+	if rec.ID == "" {
+		rec.Origin, rec.URL, rec.Title = c.origin, snap.URL, truncate(snap.Title, 512)
+		created, err := s.cfg.Store.CreateChat(context.Background(), rec)
+		if err != nil {
+			return "could not save the chat: " + err.Error()
+		}
+		rec = created
+	} else {
+		rec.URL, rec.Title = snap.URL, truncate(snap.Title, 512)
+	}
+	ctx, cancel := context.WithCancel(c.hub.ctx)
+	c.mu.Lock()
+	c.rec = rec
+	c.cancel = cancel
+	c.steps = 0
+	history := append([]agent.Message(nil), c.msgs...)
+	c.mu.Unlock()
+	c.put(chatItem{ID: "u" + randomID()[:12], Kind: "user", MD: panel.PlainNodes(text)}, true)
+	c.broadcastState()
+
+	mode, _ := agent.ParseMode(rec.Mode)
+	cfg := agent.Config{
+		Provider: prov, Model: rec.Model, Mode: mode,
+		System: agent.SystemPrompt(mode, agent.PageInfo{URL: snap.URL, Title: snap.Title}),
+		Env:    &chatEnv{c: c}, MaxSteps: settings.MaxSteps,
+	}
+	go c.run(ctx, cancel, cfg, pcfg, history, text)
+	return ""
+}
+
+func (c *chat) sessionIDNow() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// run is one turn, on its own goroutine.
+func (c *chat) run(ctx context.Context, cancel context.CancelFunc, cfg agent.Config, pcfg agent.ProviderConfig, history []agent.Message, text string) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.hub.s.log.Error("the agent turn panicked", "panic", v)
+			c.notice("The agent failed unexpectedly; the proxy keeps running. Try again.")
+		}
+		cancel()
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		c.broadcastState()
+	}()
+	obs := &chatObserver{c: c, pcfg: pcfg}
+	msgs, err := agent.Run(ctx, cfg, history, text, obs)
+	c.mu.Lock()
+	c.msgs = msgs
+	c.mu.Unlock()
+	if err != nil {
+		var pe *agent.ProviderError
+		if errors.As(err, &pe) {
+			c.notice("The model could not answer: " + pe.Error())
+		} else {
+			c.notice("The agent stopped: " + err.Error())
+		}
+	}
+}
+
+// chatObserver turns the loop's events into panel items and stored messages.
+type chatObserver struct {
+	c    *chat
+	pcfg agent.ProviderConfig
+}
+
+func (o *chatObserver) Text(stepID, text string, final bool) {
+	c := o.c
+	c.mu.Lock()
+	last := c.lastSend[stepID]
+	due := final || time.Since(last) >= streamInterval
+	if due {
+		c.lastSend[stepID] = time.Now()
+	}
+	if final {
+		delete(c.lastSend, stepID)
+	}
+	c.mu.Unlock()
+	if !due || strings.TrimSpace(text) == "" {
+		return
+	}
+	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderMarkdown(text)}, final)
+}
+
+func (o *chatObserver) Tool(call agent.ToolCall, status, result string) {
+	o.c.put(chatItem{ID: "t" + call.ID, Kind: "tool", Name: truncate(call.Name, 80), Args: clip(prettyJSON(call.Arguments), chatItemTextLimit),
+		Status: status, Result: clip(result, chatItemTextLimit)}, status != "running")
+}
+
+func (o *chatObserver) Notice(text string) { o.c.notice(text) }
+
+func (o *chatObserver) Append(msgs ...agent.Message) {
+	c := o.c
+	c.mu.Lock()
+	c.msgs = append(c.msgs, msgs...)
+	id := c.rec.ID
+	c.mu.Unlock()
+	if err := c.hub.s.cfg.Store.AppendChatMessages(context.Background(), id, agent.MarshalMessages(msgs...)...); err != nil {
+		c.hub.s.log.Warn("saving chat messages", "err", err)
+	}
+}
+
+func (o *chatObserver) Replace(msgs []agent.Message) {
+	c := o.c
+	c.mu.Lock()
+	c.msgs = append([]agent.Message(nil), msgs...)
+	id := c.rec.ID
+	c.mu.Unlock()
+	if err := c.hub.s.cfg.Store.ReplaceChatMessages(context.Background(), id, agent.MarshalMessages(msgs...)...); err != nil {
+		c.hub.s.log.Warn("saving compacted chat", "err", err)
+	}
+}
+
+func (o *chatObserver) Usage(u agent.Usage) {
+	c := o.c
+	c.mu.Lock()
+	c.steps++
+	c.rec.InputTokens += int64(u.InputTokens)
+	c.rec.OutputTokens += int64(u.OutputTokens)
+	if usd, known := agent.Cost(o.pcfg, u); known && c.rec.CostMicro >= 0 {
+		c.rec.CostMicro += int64(math.Round(usd * 1e6))
+	} else if !known {
+		c.rec.CostMicro = -1
+	}
+	rec := c.rec
+	c.mu.Unlock()
+	if err := c.hub.s.cfg.Store.UpdateChat(context.Background(), rec); err != nil {
+		c.hub.s.log.Warn("saving chat counts", "err", err)
+	}
+	c.broadcastState()
+}
+
+func hasModel(s *agent.Settings, provider, model string) bool {
+	for _, p := range s.Providers {
+		if p.Name != provider {
+			continue
+		}
+		for _, m := range p.Models {
+			if m == model {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func prettyJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+// clip cuts s to at most n bytes on a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+}
+
+// modelClient is the HTTP client for model providers: direct, never through this proxy's own
+// pipeline (no remixlet rule or page ever sees the agent's model calls).
+func (s *Server) modelClient() *http.Client {
+	return s.modelHTTP
+}

@@ -1,0 +1,127 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// Cards: the person's decisions in the chat. A card's text is written here, by the proxy, from
+// fixed words (sandbox.PermissionText and sandbox.NeedsApproval's reasons) — never the model's.
+// Only a "decide" message on the panel's own channel (remix.proxy origin, the tab's panel
+// token) answers a card; no tool can.
+//
+// Clickjacking. The panel is an iframe in the page, and a page can cover or disguise it: a
+// translucent layer with pointer-events: none lets a click through to the real button, and
+// IntersectionObserver v2 does not see such a layer (its occlusion test is a hit test; the e2e
+// suite showed isVisible staying true under one). So "Allow" is never taken from the framed
+// panel: its Allow button opens a confirmation window (panel/static/confirm.js), a top-level
+// remix.proxy page that no site can frame or cover, which connects with role=confirm and is the
+// only connection whose allow counts. Declining is harmless and is taken from the panel. Both
+// surfaces arm their buttons only after a delay and a pointer movement (the panel also waits for
+// IntersectionObserver v2 to report it visible, which catches opacity, transforms and filters),
+// and the proxy repeats the delay: a decision sooner than cardArmAfter after the card reached
+// that connection is refused.
+
+// cardArmAfter is how long a card must have been on a panel before its decision counts.
+const cardArmAfter = 800 * time.Millisecond
+
+// cardLifetime is how long a card waits for the person (the approvals it stands for expire
+// after the same time, store.ApprovalLifetime).
+const cardLifetime = store.ApprovalLifetime
+
+var errCardGone = errors.New("the card was withdrawn")
+
+// card is one pending decision.
+type card struct {
+	id      string
+	decided chan bool // receives the person's decision once
+
+	mu    sync.Mutex
+	state string // pending, allowed, denied, expired
+}
+
+func (cd *card) expire() {
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	if cd.state == "pending" {
+		cd.state = "expired"
+		close(cd.decided)
+	}
+}
+
+// ask shows a card and waits for the person: true for allow, false for deny. It returns
+// errCardGone when the card expired, the page left or the turn was stopped.
+func (c *chat) ask(ctx context.Context, it chatItem) (bool, error) {
+	cd := &card{id: it.ID, decided: make(chan bool, 1), state: "pending"}
+	it.Kind, it.State, it.ArmAfterMs = "card", "pending", int(cardArmAfter/time.Millisecond)
+	c.mu.Lock()
+	if c.sessionID == "" {
+		c.mu.Unlock()
+		return false, errCardGone
+	}
+	c.cards[cd.id] = cd
+	c.mu.Unlock()
+	c.put(it, true)
+
+	timer := time.NewTimer(cardLifetime)
+	defer timer.Stop()
+	var allow, ok bool
+	select {
+	case allow, ok = <-cd.decided:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	cd.expire()
+	c.mu.Lock()
+	delete(c.cards, cd.id)
+	c.mu.Unlock()
+	switch {
+	case !ok:
+		it.State = "expired"
+	case allow:
+		it.State = "allowed"
+	default:
+		it.State = "denied"
+	}
+	c.put(it, true)
+	if !ok {
+		return false, errCardGone
+	}
+	return allow, nil
+}
+
+// decide is the person's click on a card's button, from panel p.
+func (c *chat) decide(p *panelConn, id string, allow bool) string {
+	c.mu.Lock()
+	cd, ok := c.cards[id]
+	c.mu.Unlock()
+	if !ok {
+		return "this question is no longer open"
+	}
+	if allow && !p.confirm {
+		return "Allow is confirmed in the remixproxy window that the panel opens"
+	}
+	p.shownMu.Lock()
+	shown, seen := p.shown[id]
+	p.shownMu.Unlock()
+	if !seen || time.Since(shown) < cardArmAfter {
+		return "too quick: read the card, then decide"
+	}
+	cd.mu.Lock()
+	defer cd.mu.Unlock()
+	if cd.state != "pending" {
+		return "this question is no longer open"
+	}
+	if allow {
+		cd.state = "allowed"
+	} else {
+		cd.state = "denied"
+	}
+	cd.decided <- allow
+	close(cd.decided)
+	return ""
+}

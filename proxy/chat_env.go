@@ -1,0 +1,336 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// chatEnv is what the agent's tools act on for one chat (agent.Env). Every decision that
+// matters is made here from the proxy's own records: the tab's origin comes from the page
+// session (signed token, handshake Origin), never from the model; a remixlet activates only
+// under the store's approval policy with the chat page's host, or after the person's click on
+// a card; permissions come only from "Allow" on a card.
+type chatEnv struct{ c *chat }
+
+var _ agent.Env = (*chatEnv)(nil)
+
+// grantLifetime is how long an "Allow" on a permission card may be used by write_remixlet.
+const grantLifetime = store.ApprovalLifetime
+
+func (e *chatEnv) session() (session, error) {
+	s := e.c.hub.s
+	sess, ok := s.sessions.get(e.c.sessionIDNow())
+	if !ok {
+		return session{}, errors.New("the page was closed or navigated away")
+	}
+	return sess, nil
+}
+
+// PageTool runs a page tool in the chat's tab (pagetools.go): open_page is the page agent's
+// fetch_page, checked there against the tab's own origin before anything is fetched, and
+// read_page_data gets the JSON responses the proxy saw.
+func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	sess, err := e.session()
+	if err != nil {
+		return nil, err
+	}
+	if tool == "open_page" {
+		tool = "fetch_page"
+	}
+	return e.c.hub.s.PageTool(ctx, sess.ID, tool, args)
+}
+
+// ReadLog returns the newest entries of a remixlet's log.
+func (e *chatEnv) ReadLog(ctx context.Context, name string) (string, error) {
+	st := e.c.hub.s.cfg.Store
+	rx, err := st.Remixlet(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q", truncate(name, 100))}
+	}
+	if err != nil {
+		return "", err
+	}
+	entries, err := st.Log(ctx, rx.ID, 50)
+	if err != nil {
+		return "", err
+	}
+	if len(entries) == 0 {
+		return "The log of " + rx.Name + " is empty.", nil
+	}
+	var b strings.Builder
+	for i := len(entries) - 1; i >= 0; i-- { // oldest first
+		en := entries[i]
+		fmt.Fprintf(&b, "%s %s %s\n", en.Time.Format(time.TimeOnly), en.Level, en.Message)
+	}
+	return b.String(), nil
+}
+
+// RequestPermissions shows a permission card with the proxy's fixed text for each permission.
+// An "Allow" is remembered for this chat and this remixlet name for grantLifetime, so that the
+// next write_remixlet asking for exactly these permissions activates without a second card.
+func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms []string) (string, error) {
+	remixlet = strings.TrimSpace(remixlet)
+	if remixlet == "" {
+		return "", &agent.ToolError{Message: "name the remixlet the permissions are for"}
+	}
+	var rows, bad []string
+	seen := map[string]bool{}
+	var names []string
+	for _, p := range perms {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if err := sandbox.ValidatePermission(p); err != nil {
+			bad = append(bad, fmt.Sprintf("%q (%v)", truncate(p, 100), err))
+			continue
+		}
+		names = append(names, p)
+		rows = append(rows, sandbox.PermissionText(p))
+	}
+	if len(bad) > 0 {
+		return "", &agent.ToolError{Message: "unknown permissions: " + strings.Join(bad, "; ")}
+	}
+	allow, err := e.c.ask(ctx, chatItem{ID: "k" + randomID()[:12], Card: "permissions", Title: "Remixlet needs permission",
+		Remixlet: &cardRemixlet{Name: truncate(remixlet, 80)}, Rows: rows, Allow: "Allow", Deny: "Not now"})
+	if err != nil {
+		return "", &agent.ToolError{Message: "the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). Nothing was granted."}
+	}
+	if !allow {
+		return "The person chose \"Not now\": nothing was granted (" + strings.Join(names, ", ") + "). Do not ask again unless the person asks you to; go on without these permissions or tell the person what cannot be done without them.", nil
+	}
+	e.c.mu.Lock()
+	g := e.c.grants[remixlet]
+	if g == nil {
+		g = map[string]time.Time{}
+		e.c.grants[remixlet] = g
+	}
+	for _, n := range names {
+		g[n] = time.Now().Add(grantLifetime)
+	}
+	e.c.mu.Unlock()
+	return "The person allowed: " + strings.Join(names, ", ") + ". Save the remixlet named " + fmt.Sprintf("%q", remixlet) + " with these permissions in its manifest within ten minutes; it will then be applied without asking again.", nil
+}
+
+// WriteRemixlet saves the agent's files as a new version (author "agent") after the save-time
+// checks, and activates it under the store's policy with the chat page's host; when that needs
+// the person, it uses the permissions they granted on a card in this chat, or shows the
+// activation card and waits.
+func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (string, error) {
+	c := e.c
+	s := c.hub.s
+	st := s.cfg.Store
+	sess, err := e.session()
+	if err != nil {
+		return "", err
+	}
+	host := c.host
+
+	files := store.Files{sandbox.ManifestFile: []byte(w.Manifest)}
+	if strings.TrimSpace(w.Script) != "" {
+		files[sandbox.ScriptFile] = []byte(w.Script)
+	}
+	if strings.TrimSpace(w.Style) != "" {
+		files[sandbox.StyleFile] = []byte(w.Style)
+	}
+	if strings.TrimSpace(w.Rules) != "" && strings.TrimSpace(w.Rules) != "[]" {
+		files[sandbox.RulesFile] = []byte(w.Rules)
+	}
+	m, probs := sandbox.CheckFiles(files)
+	if len(probs) > 0 {
+		var b strings.Builder
+		b.WriteString("Not saved. Fix these problems and call write_remixlet again:\n")
+		for _, p := range probs {
+			b.WriteString("- ")
+			b.WriteString(p.Error())
+			b.WriteString("\n")
+		}
+		return "", &agent.ToolError{Message: b.String()}
+	}
+
+	// The remixlet to save into: the one named, or a new one named by the manifest.
+	var rx store.Remixlet
+	var oldManifest *sandbox.Manifest
+	if w.Name != "" {
+		rx, err = st.Remixlet(ctx, w.Name)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q; leave name out to create one", truncate(w.Name, 100))}
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, oldManifest, err = activeManifest(ctx, st, rx.ID); err != nil {
+			return "", err
+		}
+	} else {
+		rx, err = st.CreateRemixlet(ctx, m.Name)
+		if errors.Is(err, store.ErrDuplicateName) {
+			return "", &agent.ToolError{Message: fmt.Sprintf("a remixlet named %q already exists; pass \"name\": %q to change it, or choose another name", m.Name, m.Name)}
+		}
+		if err != nil {
+			return "", &agent.ToolError{Message: "manifest.json: name: " + err.Error()}
+		}
+	}
+	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorAgent, truncate(w.Note, 500))
+	if err != nil {
+		return "", err
+	}
+	link := "https://" + MagicHost + "/manager/r/" + rx.ID
+
+	// A remixlet that does not run on this page's site is not the chat's to change quietly:
+	// the store's policy compares only with what the person allowed for it, so a page could
+	// otherwise steer the agent into rewriting the code behind another site's permissions.
+	foreign := oldManifest != nil && !oldManifest.Sites().CoversHost(host)
+
+	if !foreign {
+		err := st.ActivateFromChat(ctx, v.ID, host)
+		switch {
+		case err == nil:
+			e.reload(ctx, oldManifest, m)
+			return fmt.Sprintf("Saved version %d of %q and applied it (no approval needed: it runs only on this page's site and asks for nothing new). It now runs on this page; other open pages it matches were reloaded. Manager: %s", v.Number, rx.Name, link), nil
+		case !errors.Is(err, store.ErrApprovalRequired):
+			return "", err
+		}
+	}
+
+	active, _, err := st.Active(ctx, rx.ID)
+	if err != nil {
+		return "", err
+	}
+	var activeFiles map[string][]byte
+	if active.ID != 0 {
+		activeFiles = active.Files
+	}
+	reasons := approvalReasons(activeFiles, files, host)
+	if foreign {
+		reasons = append([]string{"Change a remixlet that runs on other sites than this page's: " + strings.Join(oldManifest.Sites().Hosts, ", ")}, reasons...)
+	}
+	a, err := st.RequestApproval(ctx, v.ID, sess.ID)
+	if err != nil {
+		return "", err
+	}
+	if !foreign && e.grantCovers(rx.Name, oldManifest, m, files, activeFiles, host) {
+		if err := st.Approve(ctx, a.ID); err != nil {
+			return "", err
+		}
+		if err := st.ActivateApproved(ctx, a.ID); err != nil {
+			return "", err
+		}
+		e.useGrant(rx.Name, m)
+		e.reload(ctx, oldManifest, m)
+		return fmt.Sprintf("Saved version %d of %q and applied it with the permissions the person allowed. Manager: %s", v.Number, rx.Name, link), nil
+	}
+
+	allow, err := c.ask(ctx, chatItem{ID: "k" + randomID()[:12], Card: "activation", Title: "Apply this change?",
+		Remixlet: &cardRemixlet{Name: rx.Name, URL: link}, Rows: reasons, Allow: "Allow and apply", Deny: "Don't allow"})
+	if err != nil {
+		st.Decline(context.Background(), a.ID)
+		return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: the person did not decide (the turn stopped, the page left, or ten minutes passed). The previous version stays active.", v.Number, rx.Name)}
+	}
+	if !allow {
+		if err := st.Decline(ctx, a.ID); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("The person chose \"Don't allow\": version %d of %q is saved but not applied; the previous version stays active. Do not try to get around this; ask the person what they want instead.", v.Number, rx.Name), nil
+	}
+	if err := st.Approve(ctx, a.ID); err != nil {
+		return "", err
+	}
+	if err := st.ActivateApproved(ctx, a.ID); err != nil {
+		return "", err
+	}
+	e.reload(ctx, oldManifest, m)
+	return fmt.Sprintf("The person allowed it: version %d of %q is applied. Manager: %s", v.Number, rx.Name, link), nil
+}
+
+// approvalReasons are the fixed words for what a version needs approval for.
+func approvalReasons(active, next map[string][]byte, host string) []string {
+	_, reason := sandbox.FilesNeedApproval(active, next, host)
+	var out []string
+	for _, r := range strings.Split(reason, "; ") {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"Apply a new version"}
+	}
+	return out
+}
+
+// grantCovers reports whether the version needs approval only for new permissions that the
+// person allowed on a card in this chat, for this remixlet name, unexpired.
+func (e *chatEnv) grantCovers(name string, old, next *sandbox.Manifest, files, activeFiles map[string][]byte, host string) bool {
+	e.c.mu.Lock()
+	g := e.c.grants[name]
+	e.c.mu.Unlock()
+	if len(g) == 0 {
+		return false
+	}
+	held := map[string]bool{}
+	if old != nil {
+		for _, p := range old.Permissions {
+			held[p.Name] = true
+		}
+	}
+	now := time.Now()
+	var kept []sandbox.Permission
+	for _, p := range next.Permissions {
+		if held[p.Name] {
+			kept = append(kept, p)
+			continue
+		}
+		if exp, ok := g[p.Name]; !ok || now.After(exp) {
+			return false
+		}
+	}
+	// Without the granted permissions, would it need approval for anything else?
+	without := *next
+	without.Permissions = kept
+	rulesChanged := strings.TrimSpace(string(activeFiles[sandbox.RulesFile])) != strings.TrimSpace(string(files[sandbox.RulesFile]))
+	need, _ := sandbox.NeedsApproval(old, &without, host, rulesChanged)
+	return !need
+}
+
+// useGrant consumes the grants a save used: an "Allow" is good for one save.
+func (e *chatEnv) useGrant(name string, m *sandbox.Manifest) {
+	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
+	g := e.c.grants[name]
+	for _, p := range m.Permissions {
+		delete(g, p.Name)
+	}
+}
+
+// reload applies an activated version: other open pages the old or new version runs on
+// reload (clearing what the old one did); the chat's own tab is not reloaded, which would end
+// the chat's turn, but has its remixlets matched again, so the new version starts there now.
+func (e *chatEnv) reload(ctx context.Context, old, next *sandbox.Manifest) {
+	s := e.c.hub.s
+	self := e.c.sessionIDNow()
+	for _, m := range []*sandbox.Manifest{old, next} {
+		if m == nil {
+			continue
+		}
+		s.sessions.reloadPagesExcept(ctx, self, func(pageURL string) bool {
+			u, err := url.Parse(pageURL)
+			return err == nil && m.MatchesURL(u)
+		})
+	}
+	if s.remixlets != nil && self != "" {
+		s.remixlets.pageNavigated(ctx, self)
+	}
+}
+
+// cardRemixlet names the remixlet a card is about.
+type cardRemixlet = panel.CardRemixlet

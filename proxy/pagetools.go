@@ -1,0 +1,351 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Page tools: the AI agent reads and acts on the chat's tab through the page agent
+// (panel/static/agent_tools.js). The proxy sends {type:"tool", id, tool, args} on the page-agent
+// socket and the page agent answers {type:"toolResult", id, ok, value | error}. The arguments
+// are the model's data: the page agent never evaluates them, and open_page (fetch_page) is
+// checked here against the session's own origin before the page agent sees it.
+//
+// Tools and the shapes of their values (JSON):
+//
+//	capture_page {maxChars?: 100..100000 = 8000}
+//	  → {url, title, viewport: {width, height, scrollX, scrollY, pageHeight}, text, truncated}
+//	    text is the body's rendered text (innerText), cut at maxChars.
+//	outline {budget?: 200..100000 = 3000, ref?: "e12", filter?: "visible" | "interactive" | "all"}
+//	  → {outline, truncated, refs}
+//	    One line per element with a role, indented by structure:
+//	    `- role "name" [states] value="…" -> destination [eN]`, e.g.
+//	    `- heading "Docs" [level=1] [e3]`, `- link "Docs" -> /docs [e4]` (other sites: the whole
+//	    URL), `- textbox "Email" [required] value="a@b" [e5]`, `- textbox "Password" [password] [e6]`
+//	    (never a value), `- checkbox "Remember me" [checked] [e7]`, `- img "alt" [e8]`,
+//	    `- listitem "First" [e9]` (a container holding one text), and `- text "…"` for text.
+//	    States: [level=N] [checked] [mixed] [selected] [expanded] [collapsed] [pressed] [disabled]
+//	    [required] [password]. Open dialogs, listboxes and menus come first under
+//	    "open overlays:" (the rest then under "page:"). Filters: "visible" (default: what meets
+//	    the viewport), "interactive" (controls only, flat), "all"; with ref the default is "all"
+//	    below that element. Over the budget, text lines go first (a line "… (some text left out
+//	    to fit the budget; …)"), then the outline is cut with a last line "… (truncated: N more
+//	    elements; use ref= or filter= to see more)". refs counts the refs shown. A ref stays
+//	    valid while its element lives; a stale one fails naming live refs near it.
+//	query {selector, limit?: 1..200 = 20}
+//	  → {total, matches: [{ref, tag, text, attrs: {id, class, name, type, role, href, src, alt,
+//	    title, aria-*, placeholder, value, for, action, method, target, disabled, checked,
+//	    data-testid (those present)}, value? (form fields, never passwords), rect: {x, y, width,
+//	    height}, visible}]}. Selectors mentioning "value" or escapes are refused while the page
+//	    has a password field.
+//	inspect_styles {ref, properties?: [CSS names, camelCase or kebab-case, --custom]}
+//	  → {ref, element: `heading "Docs"`, styles: {property: computed value}}
+//	read_page_data {}
+//	  → {globals: {name: JSON}, globalsTruncated, forms: [{ref, name, id, action, method,
+//	    fields: [field]}], fieldsOutsideForms: [field]} with field = {ref, tag, name, type, label,
+//	    value} | {…, checked, value} for checkboxes and radios | {…, password: true} (no value).
+//	    globals: the window's own enumerable data properties added after the page agent
+//	    started, depth 4 ("[deeper]"), cycles "[cycle]", no functions, nodes or windows, 32 KiB.
+//	    Server.PageTool (and the chat) add responses: []RecordedResponse (pagedata.go).
+//	click {ref | selector | text}
+//	  → {clicked: `button "Save" [e3]`, checked?, link?, submits?, navigated, url, mayLeave}
+//	    link / submits: where the link or form goes (path on this site); navigated: the URL
+//	    changed at once (same-document); mayLeave: a link to another document or a form
+//	    submission, so the page (and its session) may be replaced right after.
+//	fetch_page {url, budget?: 200..100000 = 6000} (the agent's open_page)
+//	  → {url, status, title, outline, truncated} for HTML (parsed inert: no refs), or
+//	    {url, status, contentType, text, truncated} for anything else.
+//
+// Failures (bad arguments, refusals, a stale ref, the page going away, no answer in time) are
+// errors whose text, "TOOL: reason", is meant for the model.
+
+// pageToolNames are the tools the page agent has.
+var pageToolNames = map[string]bool{
+	"capture_page": true, "outline": true, "query": true, "inspect_styles": true,
+	"read_page_data": true, "click": true, "fetch_page": true,
+}
+
+const (
+	// defaultPageToolTimeout bounds waiting for an answer when ctx has no deadline.
+	defaultPageToolTimeout = 10 * time.Second
+	// maxPageToolArgs bounds the arguments of one call.
+	maxPageToolArgs = 64 << 10
+	// maxPageToolResult bounds one answer's value (the page agent cuts first).
+	maxPageToolResult = 256 << 10
+	// maxPageToolsInFlight bounds the calls waiting on one page.
+	maxPageToolsInFlight = 16
+	// maxResponsesInResult bounds the recorded responses PageTool adds to read_page_data.
+	maxResponsesInResult = 128 << 10
+)
+
+// errPageGone is the error of a call whose page closed or navigated before it answered.
+var errPageGone = errors.New("the page was closed or navigated")
+
+// toolMessage is the call sent to the page agent.
+type toolMessage struct {
+	Type string          `json:"type"` // "tool"
+	ID   uint64          `json:"id"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// toolAnswer is the page agent's answer, or gone when the page went first.
+type toolAnswer struct {
+	ok    bool
+	value json.RawMessage
+	err   string
+	gone  bool
+}
+
+// toolCalls is the table of calls waiting for their page's answer, by session ID. Session IDs
+// are random, so one table serves every Server in the process.
+type toolCalls struct {
+	mu      sync.Mutex
+	next    uint64
+	pending map[string]map[uint64]chan toolAnswer
+}
+
+var pageToolCalls = &toolCalls{pending: map[string]map[uint64]chan toolAnswer{}}
+
+// add registers a call on sessionID; it refuses when too many wait already.
+func (tc *toolCalls) add(sessionID string) (uint64, chan toolAnswer, error) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	calls := tc.pending[sessionID]
+	if calls == nil {
+		calls = map[uint64]chan toolAnswer{}
+		tc.pending[sessionID] = calls
+	}
+	if len(calls) >= maxPageToolsInFlight {
+		return 0, nil, fmt.Errorf("too many page tool calls at once (%d are waiting for this page); wait for their results", len(calls))
+	}
+	tc.next++
+	ch := make(chan toolAnswer, 1)
+	calls[tc.next] = ch
+	return tc.next, ch, nil
+}
+
+func (tc *toolCalls) drop(sessionID string, id uint64) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if calls := tc.pending[sessionID]; calls != nil {
+		delete(calls, id)
+		if len(calls) == 0 {
+			delete(tc.pending, sessionID)
+		}
+	}
+}
+
+// answer delivers a page's answer to the call it names; answers to unknown calls (late ones,
+// or made up by the page) are dropped.
+func (tc *toolCalls) answer(sessionID string, id uint64, a toolAnswer) {
+	tc.mu.Lock()
+	ch := tc.pending[sessionID][id]
+	tc.mu.Unlock()
+	if ch != nil {
+		tc.drop(sessionID, id)
+		select {
+		case ch <- a:
+		default:
+		}
+	}
+}
+
+// gone fails every call waiting on sessionID.
+func (tc *toolCalls) gone(sessionID string) {
+	tc.mu.Lock()
+	calls := tc.pending[sessionID]
+	delete(tc.pending, sessionID)
+	tc.mu.Unlock()
+	for _, ch := range calls {
+		select {
+		case ch <- toolAnswer{gone: true}:
+		default:
+		}
+	}
+}
+
+// sessionConn returns the connection and public fields of a connected session.
+func (ss *sessions) sessionConn(id string) (*websocket.Conn, session, bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s, ok := ss.byID[id]
+	if !ok || !s.Connected {
+		return nil, session{}, false
+	}
+	return s.conn, session{ID: s.ID, URL: s.URL, Origin: s.Origin, Title: s.Title, Connected: s.Connected, Since: s.Since}, true
+}
+
+// pageTool sends one agent tool call to the page agent of the session and waits for the answer
+// (ctx deadline; default 10 s; the page leaving → error "the page was closed or navigated").
+func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, args json.RawMessage) (json.RawMessage, error) {
+	if !pageToolNames[tool] {
+		return nil, fmt.Errorf("the page has no tool %q", truncate(tool, 80))
+	}
+	if len(args) > maxPageToolArgs {
+		return nil, fmt.Errorf("%s: the arguments are %d bytes, over the %d-byte limit", tool, len(args), maxPageToolArgs)
+	}
+	conn, sess, ok := s.sessions.sessionConn(sessionID)
+	if !ok {
+		return nil, errPageGone
+	}
+	obj, err := toolArgs(tool, args)
+	if err != nil {
+		return nil, err
+	}
+	if tool == "fetch_page" {
+		if obj, err = checkFetchPage(sess, obj); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the arguments cannot be encoded: %v", tool, err)
+	}
+	if _, has := ctx.Deadline(); !has {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultPageToolTimeout)
+		defer cancel()
+	}
+	id, ch, err := pageToolCalls.add(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(ctx, conn, toolMessage{Type: "tool", ID: id, Tool: tool, Args: raw}); err != nil {
+		pageToolCalls.drop(sessionID, id)
+		return nil, errPageGone
+	}
+	// The session may have ended between the lookup and the registration.
+	if _, _, ok := s.sessions.sessionConn(sessionID); !ok {
+		pageToolCalls.drop(sessionID, id)
+		return nil, errPageGone
+	}
+	select {
+	case a := <-ch:
+		switch {
+		case a.gone:
+			return nil, errPageGone
+		case !a.ok:
+			if a.err == "" {
+				a.err = "the page agent refused it"
+			}
+			return nil, fmt.Errorf("%s: %s", tool, a.err)
+		case len(a.value) > maxPageToolResult:
+			return nil, fmt.Errorf("%s: the result is %d bytes, over the %d-byte limit; ask for less", tool, len(a.value), maxPageToolResult)
+		case len(a.value) == 0:
+			return json.RawMessage("null"), nil
+		}
+		return a.value, nil
+	case <-ctx.Done():
+		pageToolCalls.drop(sessionID, id)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: the page did not answer in time", tool)
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// toolArgs decodes a call's arguments: a JSON object, or nothing.
+func toolArgs(tool string, args json.RawMessage) (map[string]json.RawMessage, error) {
+	obj := map[string]json.RawMessage{}
+	if strings.TrimSpace(string(args)) == "" || strings.TrimSpace(string(args)) == "null" {
+		return obj, nil
+	}
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("%s: the arguments must be a JSON object", tool)
+	}
+	return obj, nil
+}
+
+// checkFetchPage resolves fetch_page's url against the session's page and refuses any other
+// origin, before the page agent is asked.
+func checkFetchPage(sess session, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	var raw string
+	if err := json.Unmarshal(args["url"], &raw); err != nil || strings.TrimSpace(raw) == "" {
+		return nil, errors.New(`open_page: url is required: {"url": "/path"}`)
+	}
+	base, err := url.Parse(sess.URL)
+	if err != nil {
+		return nil, errors.New("open_page: the page's address cannot be read")
+	}
+	ref, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("open_page: %q is not an address", truncate(raw, 200))
+	}
+	u := base.ResolveReference(ref)
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || originOf(u) != sess.Origin {
+		return nil, fmt.Errorf("open_page opens only pages of this site (%s); %s is not one, and the agent may not load it", sess.Origin, truncate(u.Redacted(), 200))
+	}
+	u.Fragment, u.RawFragment = "", ""
+	b, _ := json.Marshal(u.String())
+	args["url"] = b
+	return args, nil
+}
+
+// pageToolResult receives a toolResult message from the page agent of sessionID.
+func (s *Server) pageToolResult(sessionID string, raw []byte) {
+	var m struct {
+		ID    uint64          `json:"id"`
+		Ok    bool            `json:"ok"`
+		Value json.RawMessage `json:"value"`
+		Error string          `json:"error"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	pageToolCalls.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: truncate(m.Error, 2000)})
+}
+
+// pageToolsOpened runs when a page agent connects: JSON responses its page loaded before then
+// are attributed to it (pagedata.go).
+func (s *Server) pageToolsOpened(sess *session) {
+	s.pageDataOpened(sess.ID, sess.URL)
+}
+
+// pageToolsGone runs when a page agent disconnects: its waiting calls fail and its recorded
+// responses are dropped.
+func (s *Server) pageToolsGone(sessionID string) {
+	pageToolCalls.gone(sessionID)
+	pageDataGone(sessionID)
+}
+
+// PageTool runs a page tool in the page of sessionID (see pageTool and the list above) for
+// callers outside the package, such as tests. read_page_data gets "responses": the JSON
+// responses the proxy recorded for that page, newest first within 128 KiB.
+func (s *Server) PageTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
+	out, err := s.pageTool(ctx, sessionID, tool, args)
+	if err != nil || tool != "read_page_data" {
+		return out, err
+	}
+	var v map[string]json.RawMessage
+	if json.Unmarshal(out, &v) != nil || v == nil {
+		return out, nil
+	}
+	rs := s.pageResponses(sessionID)
+	var keep []RecordedResponse
+	total := 0
+	for i := len(rs) - 1; i >= 0; i-- {
+		total += len(rs[i].Body) + len(rs[i].URL) + 100
+		if total > maxResponsesInResult {
+			break
+		}
+		keep = append(keep, rs[i])
+	}
+	if keep == nil {
+		keep = []RecordedResponse{}
+	}
+	b, err := json.Marshal(keep)
+	if err != nil {
+		return out, nil
+	}
+	v["responses"] = b
+	return json.Marshal(v)
+}
