@@ -1,13 +1,16 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/sandbox"
@@ -40,6 +44,27 @@ type chatFixture struct {
 	items      chan map[string]any
 	errs       chan string
 	states     chan map[string]any
+	dir        string
+	logs       *syncBuffer
+	raw        *syncBuffer // every message the panel received
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newChatFixture(t *testing.T, script string) *chatFixture {
@@ -74,10 +99,11 @@ func newChatFixture(t *testing.T, script string) *chatFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logs := &syncBuffer{}
 	srv, err := New(Config{
 		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
 		Store: st, Version: "test", ModelURL: modelURL + "/v1",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +112,7 @@ func newChatFixture(t *testing.T, script string) *chatFixture {
 	t.Cleanup(func() { srv.Close() })
 	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca}
 	f.client = f.newClient(false)
-	cf := &chatFixture{fixture: f, st: st, model: model,
+	cf := &chatFixture{fixture: f, st: st, model: model, dir: dir, logs: logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	cf.connectPage(t)
 	return cf
@@ -141,6 +167,7 @@ func (cf *chatFixture) connectPage(t *testing.T) {
 			if err != nil {
 				return
 			}
+			cf.raw.Write(b)
 			var m map[string]any
 			json.Unmarshal(b, &m)
 			switch m["type"] {
@@ -444,5 +471,68 @@ func TestChatStopsWhenThePageGoes(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if n := len(cf.model.Requests()); n != 1 {
 		t.Errorf("%d model requests, want 1 (the turn must stop)", n)
+	}
+}
+
+// TestChatNeverShowsTheKey: a provider that echoes the API key in its error body and headers.
+// The key reaches neither the panel, the stored chat, the proxy's log, the Settings page nor
+// the model's URL.
+func TestChatNeverShowsTheKey(t *testing.T) {
+	const key = "sk-test-S3CR3T-KEY-0123456789abcdef"
+	var seenURLs []string
+	var mu sync.Mutex
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seenURLs = append(seenURLs, r.URL.String())
+		mu.Unlock()
+		w.Header().Set("X-Echo", r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error": {"message": "Incorrect API key provided: %s", "type": "invalid_request_error"}}`, r.Header.Get("Authorization"))
+	}))
+	defer echo.Close()
+	cf := newChatFixture(t, `{"turns": []}`)
+	set := &agent.Settings{MaxSteps: 10, Providers: []agent.ProviderConfig{{Name: "echo", Kind: agent.KindOpenAI, BaseURL: echo.URL + "/v1", APIKey: key, Models: []string{"m"}}}}
+	if err := agent.SaveSettings(cf.dir, set); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(cf.dir, agent.SettingsFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("providers.json mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+	cf.say(t, map[string]string{"type": "model", "provider": "echo", "model": "m"})
+	cf.say(t, map[string]string{"type": "send", "text": "hi"})
+	n := cf.waitItem(t, "the provider error", func(it map[string]any) bool {
+		return it["kind"] == "notice" && strings.Contains(textOf(it), "could not answer")
+	})
+	if !strings.Contains(textOf(n), "key") {
+		t.Errorf("the notice does not say the key was refused: %s", textOf(n))
+	}
+	cf.waitIdle(t)
+	chats, _ := cf.st.ListChats(context.Background(), 5)
+	var stored strings.Builder
+	for _, c := range chats {
+		items, _ := cf.st.ChatItems(context.Background(), c.ID)
+		for _, it := range items {
+			stored.Write(it.Body)
+		}
+		msgs, _ := cf.st.ChatMessages(context.Background(), c.ID)
+		for _, m := range msgs {
+			stored.Write(m)
+		}
+	}
+	mf := &managerFixture{fixture: cf.fixture, st: cf.st}
+	settingsPage := mf.page(managerURL + "/settings")
+	if !strings.Contains(settingsPage, "echo") {
+		t.Errorf("the Settings page does not list the provider")
+	}
+	mu.Lock()
+	urls := strings.Join(seenURLs, " ")
+	mu.Unlock()
+	for where, text := range map[string]string{
+		"the panel": cf.raw.String(), "the stored chat": stored.String(), "the proxy's log": cf.logs.String(),
+		"the Settings page": settingsPage, "the model's URL": urls,
+	} {
+		if strings.Contains(text, key) || strings.Contains(text, key[8:]) {
+			t.Errorf("the API key appears in %s", where)
+		}
 	}
 }
