@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
 
@@ -651,11 +652,11 @@ func TestPageToolsCorpusOutline(t *testing.T) {
 			}
 		}
 		miss := max(0, shown-lines)
-		sizes = append(sizes, len(o))
-		allSizes = append(allSizes, len(fmt.Sprint(all["outline"])))
+		sizes = append(sizes, utf8.RuneCountInString(o))
+		allSizes = append(allSizes, utf8.RuneCountInString(fmt.Sprint(all["outline"])))
 		missing = append(missing, miss)
 		t.Logf("%-48s default %5d chars (truncated %v) in %4d ms, all %6d chars; interactive in view %3d, lines %3d",
-			name, len(o), v["truncated"], took.Milliseconds(), len(fmt.Sprint(all["outline"])), shown, lines)
+			name, utf8.RuneCountInString(o), v["truncated"], took.Milliseconds(), utf8.RuneCountInString(fmt.Sprint(all["outline"])), shown, lines)
 	}
 	slices.Sort(sizes)
 	slices.Sort(allSizes)

@@ -185,8 +185,21 @@ func (h *remixletHost) rmx(ctx context.Context, method string, raw json.RawMessa
 		}
 		return h.storage(ctx, method, args)
 	}
+	if svc, ok := rmxServices[method]; ok {
+		return svc(ctx, h, args)
+	}
 	return nil, &refusal{why: "rmx." + method + " is not available"}
 }
+
+// rmxService answers one rmx.* method after the standing checks (checkStanding) passed; it must
+// check its own permission against h.manifest. Each service lives in its own file
+// (proxy/rmx_NAME.go) and registers itself in rmxServices from an init function, so features
+// do not share a switch.
+type rmxService func(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error)
+
+// rmxServices are the rmx.* methods beyond keep, page and storage, by name (e.g. "fetch",
+// "network.responses").
+var rmxServices = map[string]rmxService{}
 
 func (h *remixletHost) storage(ctx context.Context, method string, args []json.RawMessage) (json.RawMessage, error) {
 	st := h.p.r.st
