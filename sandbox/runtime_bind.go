@@ -85,9 +85,13 @@ func (r *Runtime) bind() error {
 	}
 
 	rmx := vm.NewObject()
-	storage := vm.NewObject()
+	// Dotted names ("storage.get", "network.responses") are methods of a nested namespace
+	// object, rmx.storage, rmx.network, made on first use and frozen with the rest.
+	nested := map[string]*goja.Object{"storage": vm.NewObject()}
+	namespaces := []string{"storage"}
 	for _, name := range RMXMethods {
 		var err error
+		ns, method, dotted := strings.Cut(name, ".")
 		switch {
 		case name == "log":
 			err = def(rmx, name, func(c goja.FunctionCall) goja.Value {
@@ -96,8 +100,14 @@ func (r *Runtime) bind() error {
 			})
 		case name == "keep":
 			err = def(rmx, name, r.keepBinding)
-		case strings.HasPrefix(name, "storage."):
-			err = def(storage, strings.TrimPrefix(name, "storage."), r.hostMethod("rmx", name))
+		case dotted:
+			o, ok := nested[ns]
+			if !ok {
+				o = vm.NewObject()
+				nested[ns] = o
+				namespaces = append(namespaces, ns)
+			}
+			err = def(o, method, r.hostMethod("rmx", name))
 		default:
 			err = def(rmx, name, r.hostMethod("rmx", name))
 		}
@@ -105,13 +115,17 @@ func (r *Runtime) bind() error {
 			return err
 		}
 	}
-	if err := def(rmx, "storage", storage); err != nil {
-		return err
+	frozen := []*goja.Object{console, dom, rmx}
+	for _, ns := range namespaces {
+		if err := def(rmx, ns, nested[ns]); err != nil {
+			return err
+		}
+		frozen = append(frozen, nested[ns])
 	}
 	if err := def(rmx, "version", APIVersion); err != nil {
 		return err
 	}
-	for _, o := range []*goja.Object{console, dom, storage, rmx} {
+	for _, o := range frozen {
 		if _, err := r.in.freeze(goja.Undefined(), o); err != nil {
 			return fmt.Errorf("freezing bindings: %w", err)
 		}
