@@ -69,6 +69,13 @@ func (s *syncBuffer) String() string {
 
 func newChatFixture(t *testing.T, script string) *chatFixture {
 	t.Helper()
+	return newChatFixtureAPI(t, script, "openai")
+}
+
+// newChatFixtureAPI is newChatFixture with the model spoken to in wire format api ("openai" or
+// "anthropic").
+func newChatFixtureAPI(t *testing.T, script, api string) *chatFixture {
+	t.Helper()
 	sc, err := scripted.ParseScript([]byte(script))
 	if err != nil {
 		t.Fatalf("script: %v", err)
@@ -102,7 +109,7 @@ func newChatFixture(t *testing.T, script string) *chatFixture {
 	logs := &syncBuffer{}
 	srv, err := New(Config{
 		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
-		Store: st, Version: "test", ModelURL: modelURL + "/v1",
+		Store: st, Version: "test", ModelURL: map[string]string{"openai": modelURL + "/v1", "anthropic": modelURL}[api], ModelAPI: api,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
@@ -534,5 +541,83 @@ func TestChatNeverShowsTheKey(t *testing.T) {
 		if strings.Contains(text, key) || strings.Contains(text, key[8:]) {
 			t.Errorf("the API key appears in %s", where)
 		}
+	}
+}
+
+// TestChatAnthropicFormat: the Build flow with the model spoken to as Anthropic Messages.
+func TestChatAnthropicFormat(t *testing.T) {
+	cf := newChatFixtureAPI(t, `{"turns": [
+		{"text": "Looking.", "tool_calls": [{"name": "outline"}]},
+		{"tool_calls": [{"name": "write_remixlet", "arguments": {"manifest": `+hideManifest+`, "style": ".promoted { display: none !important }", "note": "hide"}}]},
+		{"text": "Hidden."}
+	]}`, "anthropic")
+	cf.say(t, map[string]string{"type": "send", "text": "hide the ads"})
+	cf.waitItem(t, "the final reply", func(it map[string]any) bool {
+		return it["kind"] == "assistant" && strings.Contains(textOf(it), "Hidden.")
+	})
+	cf.waitIdle(t)
+	if rx, ok := cf.remixlet(t, "hide ads"); !ok || rx.ActiveVersionID == 0 {
+		t.Fatalf("remixlet = %+v, want active", rx)
+	}
+	reqs := cf.model.Requests()
+	if len(reqs) != 3 || reqs[0].Format != scripted.FormatAnthropic {
+		t.Fatalf("requests = %d, format %q", len(reqs), reqs[0].Format)
+	}
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	if len(last.ToolResults) != 1 || !strings.Contains(last.ToolResults[0].Text, "applied it") {
+		t.Errorf("the model was not told the save was applied: %+v", last)
+	}
+}
+
+// TestChatResumes: a new page of the same origin (a reload, or the proxy restarted) resumes the
+// tab's chat when its panel asks with the ID it kept; another origin cannot, and neither can a
+// second tab while the first holds it.
+func TestChatResumes(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [{"text": "First answer."}, {"text": "Second answer."}]}`)
+	cf.say(t, map[string]string{"type": "send", "text": "first question"})
+	cf.waitItem(t, "the first answer", func(it map[string]any) bool { return strings.Contains(textOf(it), "First answer.") })
+	cf.waitIdle(t)
+	chats, _ := cf.st.ListChats(context.Background(), 5)
+	if len(chats) != 1 {
+		t.Fatalf("chats = %+v", chats)
+	}
+	id := chats[0].ID
+
+	// A second tab on the same origin cannot take the chat while the first tab holds it.
+	other := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
+		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
+	other.connectPage(t)
+	other.say(t, map[string]string{"type": "resume", "chat": id})
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(other.raw.String(), "first question") {
+		t.Fatal("a second tab resumed a chat another tab holds")
+	}
+
+	// The first tab reloads: its page session ends, a new one starts, and its panel resumes.
+	cf.page.Close(websocket.StatusNormalClosure, "reload")
+	time.Sleep(200 * time.Millisecond)
+	cf.raw = &syncBuffer{}
+	cf.items = make(chan map[string]any, 100)
+	cf.states = make(chan map[string]any, 100)
+	cf.connectPage(t)
+	cf.say(t, map[string]string{"type": "resume", "chat": id})
+	cf.waitItem(t, "the old question", func(it map[string]any) bool { return strings.Contains(textOf(it), "first question") })
+	cf.say(t, map[string]string{"type": "send", "text": "second question"})
+	cf.waitItem(t, "the second answer", func(it map[string]any) bool { return strings.Contains(textOf(it), "Second answer.") })
+	reqs := cf.model.Requests()
+	if n := len(reqs[len(reqs)-1].Messages); n != 3 {
+		t.Errorf("the resumed turn sent %d messages, want 3 (the old question and answer, then the new question)", n)
+	}
+	// A chat of another origin is not resumed.
+	c, err := cf.st.CreateChat(context.Background(), store.Chat{Origin: "https://evil.test", Mode: "build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf.st.PutChatItem(context.Background(), c.ID, "u1", []byte(`{"id":"u1","kind":"user","md":[{"t":"p","c":[{"t":"","x":"evil chat"}]}]}`))
+	cf.say(t, map[string]string{"type": "new"})
+	cf.say(t, map[string]string{"type": "resume", "chat": c.ID})
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(cf.raw.String(), "evil chat") {
+		t.Error("a chat of another origin was resumed")
 	}
 }
