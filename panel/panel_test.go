@@ -114,7 +114,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 
 func TestJavaScriptParses(t *testing.T) {
 	node := nodePath(t)
-	for _, file := range []string{assembledAgent(t), "static/panel.js", "static/confirm.js", "testdata/agent_harness.js", "testdata/panel_harness.js"} {
+	for _, file := range []string{assembledAgent(t), "static/panel.js", "static/confirm.js", "testdata/agent_harness.js", "testdata/panel_harness.js", "testdata/confirm_harness.js"} {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			out, err := exec.Command(node, "--check", file).CombinedOutput()
 			if err != nil {
@@ -200,6 +200,7 @@ func TestJavaScriptBehaviour(t *testing.T) {
 		{"testdata/agent_harness.js", assembledAgent(t)},
 		{"testdata/agent_harness.js", minified},
 		{"testdata/panel_harness.js", "static/panel.js"},
+		{"testdata/confirm_harness.js", "static/confirm.js"},
 	} {
 		t.Run(filepath.Base(tt.script), func(t *testing.T) {
 			out, err := exec.Command(node, tt.harness, tt.script).CombinedOutput()
