@@ -206,9 +206,42 @@ func (in *Injector) begin() {
 		// The UTF-8 BOM must stay first; tokenize what follows it.
 		in.consumed, in.rec.pos, in.lastSafeEnd = 3, 3, 3
 	}
+	if in.looksLikeJSON() {
+		// JSON served as text/html (APIs that get the type wrong, opened in a tab): there is no
+		// document to add a script to, and a tag in front would break the data.
+		in.passThrough(0)
+		return
+	}
 	in.rec.limit = in.opt.MaxPrefix
 	in.z = html.NewTokenizer(&in.rec)
 	in.phase = phaseScan
+}
+
+// jsonSniffLimit bounds how far looksLikeJSON reads for the first non-space byte.
+const jsonSniffLimit = 512
+
+// looksLikeJSON reports whether the body's first non-whitespace byte (after a BOM) opens a
+// JSON object or array. An HTML document cannot start that way with any markup before it.
+func (in *Injector) looksLikeJSON() bool {
+	from := in.rec.pos
+	for n := int(from) + 1; n <= jsonSniffLimit; n++ {
+		in.rec.fill(n)
+		b := in.rec.bytes(0, in.rec.end())
+		for _, c := range b[from:] {
+			switch c {
+			case ' ', '\t', '\n', '\r', '\f':
+				continue
+			case '{', '[':
+				return true
+			default:
+				return false
+			}
+		}
+		if in.rec.err != nil || in.rec.len() < n {
+			return false
+		}
+	}
+	return false
 }
 
 // done ends the stream with err once the output is drained.

@@ -143,6 +143,13 @@ func TestInjectInsertionPoint(t *testing.T) {
 		{"empty", ``},
 		{"utf-16 be bom", "\xFE\xFF\x00<\x00h\x00e\x00a\x00d\x00>"},
 		{"utf-16 le bom", "\xFF\xFE<\x00h\x00e\x00a\x00d\x00>\x00"},
+		// JSON served as text/html is left alone (no "|"): there is no document to add to.
+		{"json object", `{"a": "<head>"}`},
+		{"json array after whitespace", " \n\t[1, 2, {\"b\": \"<script>\"}]"},
+		{"json after bom", "\xEF\xBB\xBF{\"a\":1}"},
+		{"json after whitespace within the sniff window", strings.Repeat(" ", 400) + `{"a":1}`},
+		{"json past the sniff window is text", "|" + strings.Repeat(" ", jsonSniffLimit+10) + `{"a":1}`},
+		{"brace in text is text", `|x {"a":1}`},
 	}
 	for _, tc := range tests {
 		input := strings.NewReplacer("|", "", "^", "").Replace(tc.marked)
