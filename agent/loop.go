@@ -67,7 +67,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 	msgs = append(msgs, Message{Role: RoleUser, Text: userText})
 	obs.Append(msgs[len(msgs)-1])
 
-	seen := map[string]int{} // identical calls (name + arguments + outcome) in this turn
+	loops := &loopDetector{} // repeated calls and A-B-A-B patterns in this turn (loopdetect.go)
 	for step := 1; ; step++ {
 		if err := ctx.Err(); err != nil {
 			obs.Notice("Stopped.")
@@ -125,22 +125,27 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			}
 			return msgs, nil
 		}
+		var stop, summary string
+		finished := false
 		for i, call := range calls {
 			var result string
 			var isErr bool
 			switch {
 			case ctx.Err() != nil:
 				result, isErr = "not run: the person stopped the agent", true
+			case finished:
+				result, isErr = "not run: the turn ended before this call", true
 			case i >= MaxCallsPerReply:
 				result, isErr = fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true
 			default:
 				obs.Tool(call, "running", "")
 				result, isErr = execute(ctx, cfg, call)
-				key := call.Name + "\x00" + call.Arguments + "\x00" + result
-				seen[key]++
-				if seen[key] >= 3 {
-					result = "You made this exact call with the same result " + strconv.Itoa(seen[key]) + " times in this turn. Do something different, or finish and tell the person what you found.\n\n" + result
+				if v := loops.observe(call, result); v.Stop != "" {
+					stop = v.Stop
+				} else if v.Warning != "" {
+					result += "\n\n" + v.Warning
 				}
+				summary, finished = doneSummary(call, result, isErr)
 			}
 			status := "ok"
 			if isErr {
@@ -149,6 +154,17 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			obs.Tool(call, status, result)
 			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
 			obs.Append(msgs[len(msgs)-1])
+		}
+		if finished {
+			// done's summary is the turn's answer.
+			msgs = append(msgs, Message{Role: RoleAssistant, Text: summary})
+			obs.Append(msgs[len(msgs)-1])
+			obs.Text(newStepID(), summary, true)
+			return msgs, nil
+		}
+		if stop != "" {
+			obs.Notice(stop)
+			return msgs, nil
 		}
 	}
 }

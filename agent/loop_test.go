@@ -344,9 +344,9 @@ func TestToolSpecsByMode(t *testing.T) {
 		mode Mode
 		want string
 	}{
-		{ModeAsk, read},
-		{ModeBuild, read + " write_remixlet request_permissions"},
-		{ModeAct, read + " click"},
+		{ModeAsk, read + " find done"},
+		{ModeBuild, read + " write_remixlet request_permissions find done"},
+		{ModeAct, read + " click find done type set_field select press_keys scroll hover navigate back forward wait_for wait_for_stable"},
 	} {
 		if got := names(tt.mode); got != tt.want {
 			t.Errorf("ToolSpecs(%s) = %s, want %s", tt.mode, got, tt.want)

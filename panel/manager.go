@@ -71,7 +71,13 @@ type ManagerRow struct {
 	Sites         string // "every site", a list of hosts, or empty with no active version
 	Permissions   []PermissionView
 	ActiveVersion int // 0: none
-	Errors        []LogLine
+	// Errors are up to three of the newest error lines among its recent log lines; ErrorCount
+	// counts all the error lines among them.
+	Errors     []LogLine
+	ErrorCount int
+	// LastRun is when it last started on a page (zero: never), LastRunSite that page's host.
+	LastRun     time.Time
+	LastRunSite string
 }
 
 // ManagerList is the manager's start page.
@@ -88,6 +94,21 @@ type ManagerRemixlet struct {
 	Enabled, Archived bool
 	Files             []FileView
 	Log               []LogLine
+	// Rules are the active version's network rules (rules.json), in file order; RulesNote says
+	// why there are none in effect when rules.json exists but cannot be used.
+	Rules     []RuleView
+	RulesNote string
+}
+
+// RuleView is one network rule as the manager's table shows it.
+type RuleView struct {
+	ID, Priority int
+	Action       string // "block", "allow", "redirect", "upgradeScheme" or "modifyHeaders"
+	// Detail is the redirect destination in full, or the header changes, one per line.
+	Detail    string
+	Condition string // a readable summary of the condition, one part per line
+	// Problem, when set, is why the rule is left out (a limit it breaks).
+	Problem string
 }
 
 // DiffLine is one line of a line diff: Op is ' ' (same), '-' (removed) or '+' (added).

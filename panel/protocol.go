@@ -207,3 +207,73 @@ type Release struct {
 	Type     string `json:"type"`     // TypeRelease
 	Remixlet string `json:"remixlet"` // the remixlet's ID
 }
+
+// The small rmx services on the page-agent socket: clipboard, notifications, the launcher's menu
+// of remixlet commands, and opening a page for a schedule. Each call was checked in Go (the
+// remixlet's standing and its permission) before its message is sent; the page agent shows text
+// only with textContent, never as HTML, in its closed shadow root.
+const (
+	TypeClipboard = "clipboard" // proxy → page agent: Clipboard, answered by a Result
+	TypeNotify    = "notify"    // proxy → page agent: Notify
+	TypeMenu      = "menu"      // proxy → page agent: Menu
+	TypeOpen      = "open"      // proxy → page agent: Open
+)
+
+// Clipboard asks the page agent to write Text to the clipboard for Remixlet, with the
+// navigator.clipboard.writeText it captured at start-up, and only while the page has transient
+// user activation (navigator.userActivation.isActive: the person clicked or pressed a key on the
+// page moments ago). It answers with a Result of the same ID: ok, or an error saying why not
+// (ClipboardNoGesture when there was no gesture). It never reads the clipboard.
+type Clipboard struct {
+	Type     string `json:"type"` // TypeClipboard
+	ID       uint64 `json:"id"`
+	Remixlet string `json:"remixlet"`
+	Text     string `json:"text"`
+}
+
+// ClipboardNoGesture is the page agent's error for a clipboard write without a user gesture.
+const ClipboardNoGesture = "the clipboard can be written only right after you click or press a key on the page"
+
+// Notify shows a text notification: a toast in the launcher's closed shadow root (textContent
+// only; it goes away by itself after a few seconds, or on a click on it; at most
+// NotifyPerMinute a minute per Source), and a system notification (new Notification) only when
+// the page's origin already has that permission — the page agent never asks for it.
+type Notify struct {
+	Type     string `json:"type"`     // TypeNotify
+	Remixlet string `json:"remixlet"` // the remixlet's ID
+	Source   string `json:"source"`   // the remixlet's name, shown with the text
+	Title    string `json:"title"`
+	Body     string `json:"body,omitempty"`
+}
+
+// NotifyPerMinute is how many notifications one remixlet may show a minute; the proxy enforces
+// it, the page agent again per page.
+const NotifyPerMinute = 5
+
+// Menu gives the launcher the complete list of Remixlet's commands on this page (an empty list
+// removes them). The launcher shows a second small button next to it when any remixlet has
+// commands; it opens a menu of them (role=menu, keyboard usable). A trusted click on a command
+// sends an Event for the remixlet with the command's Listener and event {type:"menu", id}. A
+// Release removes the remixlet's commands too.
+type Menu struct {
+	Type     string        `json:"type"`     // TypeMenu
+	Remixlet string        `json:"remixlet"` // the remixlet's ID
+	Source   string        `json:"source"`   // the remixlet's name, shown as the group label
+	Commands []MenuCommand `json:"commands"`
+}
+
+// MenuCommand is one command of a Menu.
+type MenuCommand struct {
+	ID       string `json:"id"`
+	Label    string `json:"label"`
+	Listener int64  `json:"listener"`
+}
+
+// Open asks the page agent to show URL for a schedule of Source: if the page is at URL already
+// it focuses the window, else it navigates there — only when URL has the page's origin. It also
+// shows a toast saying which remixlet asked.
+type Open struct {
+	Type   string `json:"type"` // TypeOpen
+	URL    string `json:"url"`
+	Source string `json:"source"`
+}

@@ -123,3 +123,29 @@ func TestJavaScriptReadsOnlyKnownFields(t *testing.T) {
 		}
 	}
 }
+
+// The small rmx services: the page agent handles each message type, reads the fields the Go
+// types carry, and uses the same fixed texts and limits.
+func TestAgentHandlesServiceMessages(t *testing.T) {
+	agent := readStatic(t, "agent.js")
+	for _, typ := range []string{TypeClipboard, TypeNotify, TypeMenu, TypeOpen} {
+		if !strings.Contains(agent, "type === '"+typ+"'") {
+			t.Errorf("agent.js does not handle %q", typ)
+		}
+	}
+	for _, msg := range []any{Clipboard{}, Notify{}, Menu{}, MenuCommand{}, Open{}} {
+		for _, f := range jsonFields(msg) {
+			if !strings.Contains(agent, "'"+f+"'") {
+				t.Errorf("agent.js never reads %T.%s", msg, f)
+			}
+		}
+	}
+	for _, want := range []string{
+		"'" + ClipboardNoGesture + "'",
+		"NOTIFY_PER_MINUTE = " + strconv.Itoa(NotifyPerMinute),
+	} {
+		if !strings.Contains(agent, want) {
+			t.Errorf("agent.js lacks %s", want)
+		}
+	}
+}

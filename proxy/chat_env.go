@@ -47,7 +47,7 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 	if tool == "open_page" {
 		tool = "fetch_page"
 	}
-	return e.c.hub.s.PageTool(ctx, sess.ID, tool, args)
+	return e.actPageTool(ctx, sess, tool, args) // Act checks: chat_act.go
 }
 
 // ReadLog returns the newest entries of a remixlet's log.
@@ -317,6 +317,7 @@ func (e *chatEnv) useGrant(name string, m *sandbox.Manifest) {
 // the chat's turn, but has its remixlets matched again, so the new version starts there now.
 func (e *chatEnv) reload(ctx context.Context, old, next *sandbox.Manifest) {
 	s := e.c.hub.s
+	s.invalidateNetRules() // the activated version's network rules apply before pages reload (netrules.go)
 	self := e.c.sessionIDNow()
 	for _, m := range []*sandbox.Manifest{old, next} {
 		if m == nil {

@@ -104,6 +104,7 @@ func (s *Server) managerHandler() http.Handler {
 				return
 			}
 			h(w, r, st)
+			s.invalidateNetRules() // a change may switch network rules on or off (netrules.go)
 		})
 	}
 	post("/manager/save", s.managerSave)
@@ -342,9 +343,27 @@ func (s *Server) row(ctx context.Context, st *store.Store, r store.Remixlet) (pa
 		return panel.ManagerRow{}, err
 	}
 	for _, e := range es {
-		if e.Level == "error" && len(row.Errors) < 3 {
+		if e.Level != "error" {
+			continue
+		}
+		row.ErrorCount++
+		if len(row.Errors) < 3 {
 			row.Errors = append(row.Errors, panel.LogLine{Time: e.Time, Level: e.Level, Message: e.Message})
 		}
+	}
+	// The last run: the store's record, or the runner's newer one not yet written (runs are
+	// written in batches, remixlet_logs.go).
+	run, ok, err := st.LastRun(ctx, r.ID)
+	if err != nil {
+		return panel.ManagerRow{}, err
+	}
+	if s.remixlets != nil {
+		if mem, ok2 := s.remixlets.logs.lastRun(r.ID); ok2 && (!ok || mem.At.After(run.At)) {
+			run, ok = mem, true
+		}
+	}
+	if ok {
+		row.LastRun, row.LastRunSite = run.At.UTC(), run.Site
 	}
 	return row, nil
 }
@@ -411,6 +430,7 @@ func (s *Server) managerRemixlet(w http.ResponseWriter, r *http.Request) {
 		}
 		p := panel.ManagerRemixlet{ManagerBase: s.base(r), ManagerRow: row, Enabled: rx.Enabled, Archived: rx.Archived,
 			Files: fileViews(v.Files), Log: logLines(es)}
+		p.Rules, p.RulesNote = ruleViews(v.Files) // the network rules as a table (netrules.go)
 		writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerRemixlet(b, p) })
 	})
 }

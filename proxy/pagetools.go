@@ -63,6 +63,43 @@ import (
 //	fetch_page {url, budget?: 200..100000 = 6000} (the agent's open_page)
 //	  → {url, status, title, outline, truncated} for HTML (parsed inert: no refs), or
 //	    {url, status, contentType, text, truncated} for anything else.
+//	click also takes resubmit (ignored by the page) and recent: [{name, seconds}] (added by the
+//	  chat, proxy/chat_act.go: submit-like controls clicked on this page in the last 45 s; a
+//	  click on one of the same accessible name is refused), and its value has name (the
+//	  accessible name, normalised).
+//
+// Act mode's page actions (issue 6). Their events are synthetic; refs are outline/query refs.
+//
+//	type {ref, text (may be ""), clear?: bool = true}
+//	  → {typed, value, verified, note?}. Password fields, non-text inputs, read-only and
+//	    disabled fields are refused. The value is set with the prototype's native setter, then
+//	    input and change events (React-compatible).
+//	set_field {ref, text, submit?: bool} → type's value plus, with submit, {submitted,
+//	    combobox?, submits?, mayLeave?, navigated, url}: for a combobox-like field ArrowDown
+//	    then Enter; otherwise Enter and, unless the page prevented it, the form's requestSubmit
+//	    (refused before typing when the form submits to another origin or window).
+//	select {ref, option} → {selected, value, element}; a <select> only, by option text or value.
+//	press_keys {keys: [Enter | Escape | Tab | Shift+Tab | ArrowUp | ArrowDown | ArrowLeft |
+//	    ArrowRight | PageUp | PageDown | Home | End | Backspace], at most 20}
+//	  → {pressed: ["Tab -> button \"Save\" [e3]", …], focused, url}
+//	scroll {direction?: up|down|left|right|top|bottom, ref?}
+//	  → {scrollX, scrollY, viewportHeight, pageHeight, atTop, atBottom, moved} (the page),
+//	    {element, scrollTop, scrollLeft, moved, atEnd} (a scrolling element), or
+//	    {scrolledTo, box, …} (ref alone: into view).
+//	hover {ref} → {hovered, coveredBy?}
+//	navigate {url} → {navigating, sameDocument, mayLeave}; the url is resolved and checked here
+//	    against the session's origin first (checkNavigate), then again in the page.
+//	back {}, forward {} → {going, mayLeave}; refused unless the Navigation API shows the entry
+//	    is on this origin.
+//	wait_for {ref | text, gone?: bool, timeoutMs?: 0..10000 = 5000}
+//	  → {found, gone, waitedMs, element?}; an error when the time runs out.
+//	wait_for_stable {ms?: 50..5000 = 500, timeoutMs?: 100..10000 = 5000}
+//	  → {stable, waitedMs, mutations, note?}
+//	find {text, limit?: 1..100 = 20} → {matches, outline, truncated}: the "all" outline's lines
+//	    containing text, each with its ancestors' lines.
+//	page_state {} → {url, dialogs: [`dialog "…" [eN]`], forms: [{container, unsaved: [field]}],
+//	    alerts: [text]}: open dialogs, forms (and dialogs) with fields changed from their
+//	    defaults, and visible alert/status texts (for the chat's check of done).
 //
 // Failures (bad arguments, refusals, a stale ref, the page going away, no answer in time) are
 // errors whose text, "TOOL: reason", is meant for the model.
@@ -71,6 +108,10 @@ import (
 var pageToolNames = map[string]bool{
 	"capture_page": true, "outline": true, "query": true, "inspect_styles": true,
 	"read_page_data": true, "click": true, "fetch_page": true,
+	// Act mode's page actions (issue 6), find and page_state.
+	"type": true, "set_field": true, "select": true, "press_keys": true, "scroll": true, "hover": true,
+	"navigate": true, "back": true, "forward": true, "wait_for": true, "wait_for_stable": true,
+	"find": true, "page_state": true,
 }
 
 const (
@@ -201,8 +242,13 @@ func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, ar
 	if err != nil {
 		return nil, err
 	}
-	if tool == "fetch_page" {
+	switch tool {
+	case "fetch_page":
 		if obj, err = checkFetchPage(sess, obj); err != nil {
+			return nil, err
+		}
+	case "navigate":
+		if obj, err = checkNavigate(sess, obj); err != nil {
 			return nil, err
 		}
 	}
@@ -268,26 +314,48 @@ func toolArgs(tool string, args json.RawMessage) (map[string]json.RawMessage, er
 // checkFetchPage resolves fetch_page's url against the session's page and refuses any other
 // origin, before the page agent is asked.
 func checkFetchPage(sess session, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	var raw string
-	if err := json.Unmarshal(args["url"], &raw); err != nil || strings.TrimSpace(raw) == "" {
-		return nil, errors.New(`open_page: url is required: {"url": "/path"}`)
-	}
-	base, err := url.Parse(sess.URL)
+	u, err := sameOriginURL(sess, args, "open_page", "opens only pages of this site")
 	if err != nil {
-		return nil, errors.New("open_page: the page's address cannot be read")
-	}
-	ref, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return nil, fmt.Errorf("open_page: %q is not an address", truncate(raw, 200))
-	}
-	u := base.ResolveReference(ref)
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || originOf(u) != sess.Origin {
-		return nil, fmt.Errorf("open_page opens only pages of this site (%s); %s is not one, and the agent may not load it", sess.Origin, truncate(u.Redacted(), 200))
+		return nil, err
 	}
 	u.Fragment, u.RawFragment = "", ""
 	b, _ := json.Marshal(u.String())
 	args["url"] = b
 	return args, nil
+}
+
+// checkNavigate resolves navigate's url against the session's page and refuses any other
+// origin, before the page agent is asked; the page agent checks it again.
+func checkNavigate(sess session, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	u, err := sameOriginURL(sess, args, "navigate", "goes only to pages of this site")
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(u.String())
+	args["url"] = b
+	return args, nil
+}
+
+// sameOriginURL reads args' url, resolved against the session's page, and refuses an address
+// outside the session's origin.
+func sameOriginURL(sess session, args map[string]json.RawMessage, tool, rule string) (*url.URL, error) {
+	var raw string
+	if err := json.Unmarshal(args["url"], &raw); err != nil || strings.TrimSpace(raw) == "" {
+		return nil, fmt.Errorf(`%s: url is required: {"url": "/path"}`, tool)
+	}
+	base, err := url.Parse(sess.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the page's address cannot be read", tool)
+	}
+	ref, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q is not an address", tool, truncate(raw, 200))
+	}
+	u := base.ResolveReference(ref)
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || originOf(u) != sess.Origin {
+		return nil, fmt.Errorf("%s %s (%s); %s is not one, and the agent may not load it", tool, rule, sess.Origin, truncate(u.Redacted(), 200))
+	}
+	return u, nil
 }
 
 // pageToolResult receives a toolResult message from the page agent of sessionID.

@@ -11,6 +11,8 @@ import (
 // request or inside an intercepted connection:
 //
 //  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
+//     then the remixlets' network rules (netrules.go) may block, redirect or upgrade it, or
+//     note request and response header changes that Rewrite and ModifyResponse apply;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
 //     is never modified); no X-Forwarded-* headers are added;
 //  3. Transport: upstream.go dials (--resolve) and verifies TLS;
@@ -27,12 +29,16 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			pr.Out.URL.Scheme = requestScheme(pr.In)
 			pr.Out.URL.Host = pr.In.Host
 			pr.Out.Host = pr.In.Host
+			netRulesRequestHeaders(pr) // modifyHeaders rules (netrules.go)
 		},
 		Transport: s.upstream,
 		ModifyResponse: func(resp *http.Response) error {
+			netRulesResponseHeaders(resp) // modifyHeaders rules (netrules.go)
 			s.guardRemixletRedirect(resp) // a remixlet's address may not redirect off its sites (remixlets_redirect.go)
 			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
 			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
+			// The cookie view for rmx.fetch and network:observe's records (rmx_fetch.go); reads only.
+			s.rmxNet.observeTraffic(resp)
 			return nil
 		},
 		ErrorHandler: s.writeUpstreamError,
@@ -50,6 +56,10 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 	}
 	if isMagicHost(hostOnly(r.Host)) {
 		s.magic.ServeHTTP(w, r)
+		return
+	}
+	r, done := s.applyNetRules(w, r) // block, redirect, upgradeScheme; header changes ride along (netrules.go)
+	if done {
 		return
 	}
 	s.rp.ServeHTTP(w, r)

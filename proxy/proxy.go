@@ -37,7 +37,13 @@ type Server struct {
 	sessions *sessions
 	// remixlets runs remixlets in connected pages; nil without a Store (remixlets.go).
 	remixlets *remixletRunner
-	boot      bootstrap // the page-agent script and its CSP hash
+	// rmxNet is rmx.fetch's client and cookie view and network:observe's records (rmx_fetch.go).
+	rmxNet *rmxNetwork
+	// sched runs the remixlets' rmx.schedule actions; nil without a Store (schedule.go).
+	sched *scheduler
+	boot  bootstrap // the page-agent script and its CSP hash
+	// netrules are the active remixlets' network rules; nil without a Store (netrules.go).
+	netrules *netRules
 	// chats are the agent's conversations, one per tab; nil without a Store (chat.go).
 	chats     *chatHub
 	stopChats context.CancelFunc
@@ -99,14 +105,21 @@ func New(cfg Config) (*Server, error) {
 	s.sessions = newSessions(secret)
 	if cfg.Store != nil {
 		s.remixlets = newRemixletRunner(cfg.Store, cfg.Sandbox, cfg.Logger)
+		s.netrules = newNetRules(cfg.Store, cfg.Logger)
 		ctx, cancel := context.WithCancel(context.Background())
 		s.chats, s.stopChats = newChatHub(s, ctx), cancel
+		s.sched = newScheduler(s)
+		s.sched.start()
 	}
 	s.modelHTTP = cfg.ModelClient
 	if s.modelHTTP == nil {
 		s.modelHTTP = &http.Client{Timeout: 10 * time.Minute}
 	}
 	s.upstream = s.newUpstreamTransport()
+	s.rmxNet = newRMXNetwork(s)
+	if s.remixlets != nil {
+		s.remixlets.net = s.rmxNet
+	}
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
 	s.gp = s.newConnectHandler()
@@ -165,12 +178,16 @@ func (s *Server) Close() error {
 		if s.stopChats != nil {
 			s.stopChats()
 		}
+		if s.sched != nil {
+			s.sched.close()
+		}
 		if s.remixlets != nil {
 			s.remixlets.close()
 		}
 		s.mitm.Close()
 		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
 		s.upstream.CloseIdleConnections()
+		s.rmxNet.close()
 	})
 	return err
 }

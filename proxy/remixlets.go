@@ -118,8 +118,12 @@ type remixletRunner struct {
 	standingTTL time.Duration
 
 	guard redirectGuard // addresses remixlets wrote, checked on redirects (remixlets_redirect.go)
+	net   *rmxNetwork   // rmx.fetch and network:observe (rmx_fetch.go); set by New
+	// svc holds the state of rmx services shared by a remixlet's pages (e.g. the notification
+	// rate), by a key each service owns (rmx_*.go).
+	svc sync.Map
 
-	logq chan logLine
+	logs *remixletLogWriter // log lines and runs, batched to the store (remixlet_logs.go)
 	ctx  context.Context
 	stop context.CancelFunc
 
@@ -130,44 +134,33 @@ type remixletRunner struct {
 	closed bool
 }
 
-type logLine struct{ remixlet, level, msg string }
-
 func newRemixletRunner(st *store.Store, cfg sandbox.SupervisorConfig, log *slog.Logger) *remixletRunner {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &remixletRunner{
 		st: st, log: log, supCfg: cfg,
 		opTimeout: defaultOpTimeout, standingTTL: defaultStandingTTL,
-		logq: make(chan logLine, 1024), ctx: ctx, stop: cancel,
+		logs: newRemixletLogWriter(st, log).start(), ctx: ctx, stop: cancel,
 		pages: map[string]*pageRun{},
 	}
 	if r.supCfg.Log == nil {
 		r.supCfg.Log = func(level, msg string) { r.log.Info("sandbox: "+msg, "level", level) }
 	}
-	go r.writeLogs()
 	return r
 }
 
-// writeLogs writes remixlet log lines to the store, off the callers' goroutines (the sandbox
-// supervisor's log callbacks must not block).
-func (r *remixletRunner) writeLogs() {
-	for {
-		select {
-		case l := <-r.logq:
-			if err := r.st.AppendLog(r.ctx, l.remixlet, l.level, l.msg); err != nil && r.ctx.Err() == nil {
-				r.log.Warn("writing a remixlet's log", "remixlet", l.remixlet, "err", err)
-			}
-		case <-r.ctx.Done():
-			return
-		}
-	}
+// logf queues a line for a remixlet's log, written in a batch off the caller's goroutine (the
+// sandbox supervisor's log callbacks must not block); see remixletLogWriter for the bound.
+func (r *remixletRunner) logf(remixlet, level, format string, args ...any) {
+	r.logs.add(remixlet, level, fmt.Sprintf(format, args...))
 }
 
-// logf queues a line for a remixlet's log; it drops the line when the queue is full.
-func (r *remixletRunner) logf(remixlet, level, format string, args ...any) {
-	select {
-	case r.logq <- logLine{remixlet, level, fmt.Sprintf(format, args...)}:
-	default:
+// ran records that a remixlet started on the page at pageURL, for the manager's "last run".
+func (r *remixletRunner) ran(remixlet, pageURL string) {
+	site := ""
+	if u, err := url.Parse(pageURL); err == nil {
+		site = u.Hostname()
 	}
+	r.logs.ran(remixlet, site)
 }
 
 // supervisor returns the running supervisor, starting it on first use.
@@ -206,6 +199,7 @@ func (r *remixletRunner) close() {
 		case <-time.After(3 * time.Second):
 		}
 	}
+	r.logs.close() // after the sandboxes, so their last lines are written too
 }
 
 // candidate is a remixlet that should run on a page.
@@ -386,6 +380,9 @@ func (p *pageRun) sync(ctx context.Context) {
 	// has started.
 	for _, c := range styles {
 		r.sendStyle(ctx, pc, c)
+		if !c.hasScript {
+			r.ran(c.id, pc.url()) // a style-only remixlet runs by being inserted
+		}
 	}
 	if len(scripts) == 0 {
 		return
@@ -547,6 +544,7 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 	}
 	rr.handle = h
 	p.mu.Unlock()
+	p.r.ran(id, p.pc.url())
 }
 
 // end stops every remixlet of the page and fails their waiting operations.

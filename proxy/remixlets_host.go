@@ -38,6 +38,10 @@ type remixletHost struct {
 	standing   error // cached result of checkStanding
 	checked    time.Time
 	lastLogged string // the last standing refusal logged
+
+	// svc holds the state of rmx services for this remixlet on this page (e.g. its menu
+	// commands), by a key each service owns (rmx_*.go).
+	svc sync.Map
 }
 
 func (p *pageRun) newHost(id string, versionID int64, m *sandbox.Manifest) *remixletHost {

@@ -54,6 +54,48 @@ interface PageInfo {
   title: string;
 }
 
+/** The options of rmx.fetch. */
+interface FetchOptions {
+  /** GET (the default), HEAD, POST, PUT, PATCH or DELETE. */
+  method?: string;
+  /** Request headers; Cookie, Host, Origin, Referer, Sec-* and the browser's other forbidden names are refused (your cookies are added by the proxy). */
+  headers?: Record<string, string>;
+  /** A request body of at most 1 MiB (not for GET or HEAD). */
+  body?: string;
+  /** How the body is returned: "text" (the default), "json" (parsed) or "bytes" (base64). */
+  as?: "text" | "json" | "bytes";
+}
+
+/** What rmx.fetch resolves to: one of text, json and bytes, as options.as asked. */
+interface FetchResult {
+  status: number;
+  statusText: string;
+  ok: boolean;
+  /** The address finally answered, after redirects. */
+  url: string;
+  redirected: boolean;
+  /** Response headers by lowercase name, repeated ones joined with ", "; never Set-Cookie. */
+  headers: Record<string, string>;
+  text?: string;
+  json?: unknown;
+  /** The body in base64. */
+  bytes?: string;
+}
+
+/** One response the page received from an observed host, as rmx.network.responses returns it. */
+interface ObservedResponse {
+  url: string;
+  method: string;
+  status: number;
+  contentType: string;
+  /** The body if it is text, at most 256 KB; otherwise "". */
+  body: string;
+  /** The body was longer, not text, or did not arrive whole. */
+  truncated: boolean;
+  /** When it arrived, in milliseconds since 1970 (pass it as since to get only newer ones). */
+  at: number;
+}
+
 /** What rmx.keep keeps true while the site redraws itself. */
 interface KeepSpec {
   /** Returns true (or a Promise of true) when all is as it should be. */
@@ -135,6 +177,15 @@ declare namespace rmx {
   function keep(name: string, spec: KeepSpec): void;
   /** The page's current URL and title. Example: `const { url } = await rmx.page()` */
   function page(): Promise<PageInfo>;
+  /** Sends a request from the proxy as you, with the cookies your browser would send, to a host a fetch:HOST permission names (http or https, standard port; redirects only to such hosts, Authorization dropped when one leaves the origin; body at most 1 MiB, response at most 5 MiB, 20 s). Example: `const r = await rmx.fetch("https://api.shop.test/cart", { as: "json" }); rmx.log(r.status, r.json.items.length)` */
+  function fetch(url: string, options?: FetchOptions): Promise<FetchResult>;
+  /** The responses this page itself receives from a host (needs network:observe:HOST); it loads nothing. */
+  namespace network {
+    /** What this page received from host, oldest first (at most 100 per page; text bodies up to 256 KB); path filters by prefix, since by time. Example: `for (const r of await rmx.network.responses({ host: "api.shop.test", path: "/v1/prices" })) rmx.log(r.url, r.status)` */
+    function responses(query: { host: string; path?: string; since?: number }): Promise<ObservedResponse[]>;
+    /** Calls callback with each response this page receives from host from now on (needs network:observe:HOST); path filters by prefix. Example: `await rmx.network.onResponse({ host: "api.shop.test", path: "/v1/prices" }, (r) => rmx.log(r.url, r.status))` */
+    function onResponse(query: { host: string; path?: string }, callback: (response: ObservedResponse) => void): Promise<void>;
+  }
   /** Per-remixlet storage (needs the storage permission), with a quota. */
   namespace storage {
     /** A stored value, or null. Example: `const n = (await rmx.storage.get("count")) ?? 0` */
@@ -146,7 +197,58 @@ declare namespace rmx {
     /** Every stored key. Example: `const keys = await rmx.storage.keys()` */
     function keys(): Promise<string[]>;
   }
+  /** Writing text to the clipboard (needs the clipboard permission; never reads it). */
+  namespace clipboard {
+    /** Copies text (at most 100 KB) to the clipboard; only right after the person clicked or pressed a key on the page (e.g. in a dom.on listener), else it rejects. Example: `await dom.on(b, "click", () => rmx.clipboard.write(code))` */
+    function write(text: string): Promise<void>;
+  }
+  /** Shows a text notification (needs the notifications permission): a toast on the page, and a system notification if the site already has that permission; title at most 100 characters, body 500, at most 5 a minute; never HTML. Example: `await rmx.notify("Price dropped", "Now 12.50")` */
+  function notify(title: string, body?: string): Promise<void>;
+  /** Commands in the remixproxy launcher's menu on this page (needs the menu permission; at most 10, labels up to 60 characters). */
+  namespace menu {
+    /** Adds (or replaces) a command; callback runs when the person chooses it. Example: `await rmx.menu.add("expand", "Expand all posts", () => expandAll())` */
+    function add(id: string, label: string, callback: (event: MenuEvent) => void): Promise<void>;
+    /** Removes a command. Example: `await rmx.menu.remove("expand")` */
+    function remove(id: string): Promise<void>;
+  }
+  /** Actions the proxy runs later, with no remixlet code running (needs the schedule permission; at most 10 per remixlet, names up to 100 characters). */
+  namespace schedule {
+    /** Runs action every `minutes` minutes (at least 1), first after one interval; replaces a schedule of the same name. Example: `await rmx.schedule.every("check", { minutes: 60, action: { message: { kind: "check" } } })` */
+    function every(name: string, spec: { minutes: number; action: ScheduleAction }): Promise<void>;
+    /** Runs action once at time (an ISO 8601 date-time or milliseconds since 1970, within a year). Example: `await rmx.schedule.at("remind", { time: "2030-01-01T09:00:00Z", action: { notify: { title: "Sale starts" } } })` */
+    function at(name: string, spec: { time: string | number; action: ScheduleAction }): Promise<void>;
+    /** Cancels a schedule; cancelling a missing one is not an error. Example: `await rmx.schedule.cancel("check")` */
+    function cancel(name: string): Promise<void>;
+  }
+  /** Receives the messages schedules queued for this remixlet ({message: ...} actions), each delivered once, on a later page load. Example: `await rmx.onMessage((m) => rmx.log("scheduled", m.data))` */
+  function onMessage(callback: (message: ScheduledMessage) => void): Promise<void>;
 }
+
+/** What a menu command's callback receives. */
+interface MenuEvent {
+  type: "menu";
+  id: string;
+}
+
+/** A queued message from a schedule, as rmx.onMessage receives it. */
+interface ScheduledMessage {
+  /** The schedule's name. */
+  schedule: string;
+  /** The JSON value of its {message} action. */
+  data: unknown;
+  /** When it was queued, in milliseconds since 1970. */
+  at: number;
+}
+
+/**
+ * The one thing a schedule does, exactly one of: a text notification (shown on connected pages and
+ * in the remixlet's log), opening or focusing one of the remixlet's own pages (an address its matches
+ * cover, in an open tab of that site), or a JSON message (at most 16 KB) queued for rmx.onMessage.
+ */
+type ScheduleAction =
+  | { notify: { title: string; body?: string } }
+  | { open: string }
+  | { message: unknown };
 
 /** Writes to the remixlet's log. Example: `console.log("ready")` */
 declare const console: {

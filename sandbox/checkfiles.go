@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/remixproxy/remixproxy/netrules"
 	"github.com/remixproxy/remixproxy/rewrite"
 )
 
@@ -19,7 +20,7 @@ const (
 	MaxManifestSize = 16 << 10
 	MaxScriptSize   = 256 << 10
 	MaxStyleSize    = 128 << 10
-	MaxRulesSize    = 64 << 10
+	MaxRulesSize    = 1 << 20 // about 10 000 short rules; netrules.MaxRules bounds the count
 )
 
 var fileLimits = map[string]int{
@@ -35,9 +36,8 @@ var fileLimits = map[string]int{
 // extraStyleHosts) and rules.json. A save is accepted only when it returns no problems; the
 // Manifest is nil when manifest.json itself has problems.
 //
-// manifest.json is required, and so is at least one of script.js and style.css. rules.json,
-// for now, must be a JSON array of objects and needs the netrules permission when it is not
-// empty; the rule-by-rule checks come with network rules in a later release.
+// manifest.json is required, and so is at least one of script.js and style.css. rules.json is
+// checked rule by rule (checkRules) and needs the netrules permission when it is not empty.
 func CheckFiles(files map[string][]byte, extraStyleHosts ...string) (*Manifest, []Problem) {
 	var probs []Problem
 	names := make([]string, 0, len(files))
@@ -103,27 +103,39 @@ func styleFix(reason string) string {
 	return "leave it out; a remixlet stylesheet may load only full https:// addresses on its own sites"
 }
 
-// checkRules checks rules.json as far as this release goes: a JSON array of objects, and the
-// netrules permission when it is not empty.
+// checkRules checks rules.json: a JSON array of declarative network rules (netrules.Parse),
+// each within the limits for the remixlet's sites (netrules.Check: redirects of GET only to
+// https addresses on its own sites, no security headers, initiators only on its sites, …),
+// and the netrules permission when it is not empty. Each problem names the rule's id and field.
 func checkRules(b []byte, m *Manifest) []Problem {
 	if p, ok := checkStrictJSON(RulesFile, b); !ok {
 		return []Problem{p}
 	}
-	var rules []json.RawMessage
-	if err := json.Unmarshal(b, &rules); err != nil {
-		return []Problem{{File: RulesFile, Message: "must be a JSON array of rules", Fix: "write [] or a list of rule objects"}}
+	rules, nprobs := netrules.Parse(b)
+	if m != nil {
+		nprobs = append(nprobs, netrules.Check(rules, RuleSites(m))...)
 	}
 	var probs []Problem
-	for i, r := range rules {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(r, &obj) != nil {
-			probs = append(probs, Problem{File: RulesFile, Field: fmt.Sprintf("[%d]", i), Message: "must be an object",
-				Fix: `write each rule as {"action": …, "condition": …}`})
+	for _, np := range nprobs {
+		msg := np.Message
+		switch {
+		case np.RuleID != 0:
+			msg = fmt.Sprintf("rule %d: %s", np.RuleID, msg)
+		case np.Index >= 0:
+			msg = fmt.Sprintf("rule at index %d: %s", np.Index, msg)
 		}
+		probs = append(probs, Problem{File: RulesFile, Field: np.Field, Message: msg, Fix: np.Fix})
 	}
-	if len(rules) > 0 && m != nil && !m.HasPermission(PermNetRules) {
+	if (len(rules) > 0 || len(nprobs) > 0) && m != nil && !m.HasPermission(PermNetRules) && !bytes.Equal(bytes.TrimSpace(b), []byte("[]")) {
 		probs = append(probs, Problem{File: RulesFile, Message: "has rules but the manifest does not ask for the netrules permission",
-			Fix: `add {"name": "netrules", "reason": …} to permissions, or leave rules.json out; network rules take effect in a later release`})
+			Fix: `add {"name": "netrules", "reason": …} to permissions, or leave rules.json out`})
 	}
 	return probs
+}
+
+// RuleSites are the sites a remixlet's network rules are bounded by: the hosts its matches
+// cover (exclude_matches are not subtracted), or every site.
+func RuleSites(m *Manifest) netrules.Sites {
+	s := m.Sites()
+	return netrules.Sites{Every: s.Every, Hosts: s.Hosts}
 }

@@ -33,7 +33,8 @@ func TestCheckFilesAccepts(t *testing.T) {
 		{"style from fetch host", map[string]string{StyleFile: `a{background:url(https://api.example.com/i.png)}`}, nil},
 		{"style from extra host", map[string]string{StyleFile: `a{background:url(https://static.test/i.png)}`}, []string{"static.test"}},
 		{"empty rules", map[string]string{RulesFile: `[]`}, nil},
-		{"rules with netrules", map[string]string{RulesFile: `[{"id":1}]`, StyleFile: "-",
+		{"rules with netrules", map[string]string{RulesFile: `[{"id":1,"action":{"type":"block"},"condition":{"urlFilter":"||ads.test^"}},
+			{"id":2,"action":{"type":"redirect","redirect":{"url":"https://a.test/lib.js"}},"condition":{"urlFilter":"||cdn.test/lib.js","requestMethods":["get"]}}]`, StyleFile: "-",
 			ManifestFile: `{"name":"x","api":1,"matches":["https://a.test/*"],"permissions":[{"name":"netrules","reason":"Blocks the tracker."}]}`}, nil},
 	}
 	for _, tt := range tests {
@@ -85,6 +86,38 @@ func TestCheckFilesRefuses(t *testing.T) {
 				}
 			}
 			t.Errorf("got %v, want a problem in %s containing %q", probs, tt.file, tt.msg)
+		})
+	}
+}
+
+// The rule-by-rule checks of rules.json name the file, the field and the rule's id.
+func TestCheckFilesRules(t *testing.T) {
+	const manifest = `{"name":"x","api":1,"matches":["https://a.test/*"],"permissions":[{"name":"netrules","reason":"r"}]}`
+	tests := []struct {
+		name, rules, field, msg string
+	}{
+		{"redirect of a POST", `[{"id":4,"action":{"type":"redirect","redirect":{"url":"https://a.test/"}},"condition":{"urlFilter":"x","requestMethods":["post"]}}]`,
+			"rules[0].condition.requestMethods[0]", "rule 4: a redirect applies only to GET"},
+		{"redirect to http", `[{"id":5,"action":{"type":"redirect","redirect":{"url":"http://a.test/"}},"condition":{"urlFilter":"x"}}]`,
+			"rules[0].action.redirect.url", "rule 5: goes to http:"},
+		{"redirect to another site", `[{"id":6,"action":{"type":"redirect","redirect":{"url":"https://witness.test/"}},"condition":{"urlFilter":"x"}}]`,
+			"rules[0].action.redirect.url", "rule 6: goes to witness.test"},
+		{"security header", `[{"id":7,"action":{"type":"modifyHeaders","responseHeaders":[{"header":"Content-Security-Policy","operation":"remove"}]},"condition":{}}]`,
+			"rules[0].action.responseHeaders[0].header", "rule 7: Content-Security-Policy is a security header"},
+		{"another site's requests", `[{"id":8,"action":{"type":"block"},"condition":{"initiatorDomains":["other.test"]}}]`,
+			"rules[0].condition.initiatorDomains[0]", "rule 8: \"other.test\" is not one of the remixlet's sites"},
+		{"unknown action", `[{"id":9,"action":{"type":"nuke"},"condition":{}}]`, "rules[0].action.type", "rule 9:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, probs := CheckFiles(remixletFiles(map[string]string{ManifestFile: manifest, StyleFile: "-", RulesFile: tt.rules}))
+			if m != nil || len(probs) != 1 {
+				t.Fatalf("got %v, want one problem", probs)
+			}
+			p := probs[0]
+			if p.File != RulesFile || p.Field != tt.field || !strings.Contains(p.Message, tt.msg) || p.Fix == "" {
+				t.Errorf("got %+v, want %s field %s message containing %q and a fix", p, RulesFile, tt.field, tt.msg)
+			}
 		})
 	}
 }

@@ -22,13 +22,18 @@ var DOMMethods = []string{
 // RMXMethods is the allow-list of rmx.* functions; storage calls are "storage.NAME". It must
 // equal the rmx namespace of api.d.ts (a test checks). rmx.log runs locally, rmx.keep registers
 // locally and tells the Host; the others are Host calls.
-var RMXMethods = []string{"log", "keep", "page", "storage.get", "storage.set", "storage.remove", "storage.keys"}
+var RMXMethods = []string{"log", "keep", "page", "storage.get", "storage.set", "storage.remove", "storage.keys",
+	"fetch", "network.responses", "network.onResponse",
+	"clipboard.write", "notify", "menu.add", "menu.remove",
+	"schedule.every", "schedule.at", "schedule.cancel", "onMessage"}
 
 // RMXProperties are the rmx.* values that are not functions.
 var RMXProperties = []string{"version"}
 
-// listenerArgs maps the dom.* calls that take a function to the argument index it is at.
-var listenerArgs = map[string]int{"on": 2}
+// listenerArgs maps the calls that take a function ("ns.method") to the argument index it is
+// at. The function stays in the runtime; it crosses as {"$listener": N}, and the Host delivers
+// events for it with Dispatch (dom.on events, menu commands, queued messages, storage changes).
+var listenerArgs = map[string]int{"dom.on": 2, "rmx.menu.add": 2, "rmx.onMessage": 0, "rmx.storage.onChange": 0, "rmx.network.onResponse": 1}
 
 // Limits on what one keep may register.
 const (
@@ -168,7 +173,7 @@ func (r *Runtime) hostMethod(ns, method string) func(goja.FunctionCall) goja.Val
 		args := make([]any, len(c.Arguments))
 		budget := r.lim.MaxMessageBytes
 		for i, a := range c.Arguments {
-			if idx, ok := listenerArgs[method]; ok && ns == "dom" && idx == i {
+			if idx, ok := listenerArgs[full]; ok && idx == i {
 				fn, ok := goja.AssertFunction(a)
 				if !ok {
 					panic(r.newError(r.in.typeErrCtor, fmt.Sprintf("%s: argument %d must be a function", full, i+1)))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -376,14 +377,17 @@ func TestAPIDeclarationsMatchAllowLists(t *testing.T) {
 		t.Errorf("dom in api.d.ts: %v\nDOMMethods: %v", dom, want)
 	}
 	rmxBlock := block("declare namespace rmx {")
-	storage := block("namespace storage {")
+	// Nested namespaces (rmx.storage, rmx.menu …) hold dotted methods: "storage.get".
 	var rmx []string
-	for _, n := range names(strings.Replace(rmxBlock, storage, "", 1)) {
-		rmx = append(rmx, n)
+	top := rmxBlock
+	for _, m := range regexp.MustCompile(`(?m)^\s+namespace (\w+) \{`).FindAllStringSubmatch(rmxBlock, -1) {
+		nested := block("namespace " + m[1] + " {")
+		top = strings.Replace(top, nested, "", 1)
+		for _, n := range names(nested) {
+			rmx = append(rmx, m[1]+"."+n)
+		}
 	}
-	for _, n := range names(storage) {
-		rmx = append(rmx, "storage."+n)
-	}
+	rmx = append(rmx, names(top)...)
 	slices.Sort(rmx)
 	if want := slices.Sorted(slices.Values(RMXMethods)); !slices.Equal(rmx, want) {
 		t.Errorf("rmx in api.d.ts: %v\nRMXMethods: %v", rmx, want)
@@ -405,7 +409,17 @@ func TestAPIDeclarationsMatchAllowLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join(slices.Sorted(slices.Values(DOMMethods)), ",") + " | keep,log,page,storage,version | get,keys,remove,set"
+	topLevel := map[string]bool{"version": true}
+	var storageMethods []string
+	for _, name := range RMXMethods {
+		ns, method, dotted := strings.Cut(name, ".")
+		topLevel[ns] = true
+		if dotted && ns == "storage" {
+			storageMethods = append(storageMethods, method)
+		}
+	}
+	want := strings.Join(slices.Sorted(slices.Values(DOMMethods)), ",") + " | " +
+		strings.Join(slices.Sorted(maps.Keys(topLevel)), ",") + " | " + strings.Join(slices.Sorted(slices.Values(storageMethods)), ",")
 	if v.String() != want {
 		t.Errorf("runtime exposes %q, want %q", v, want)
 	}

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks: remixproxy side by side with a direct connection and (when installed) mitmproxy,
-# then the injector and leaf-certificate micro-benchmarks. Figures go to the README by hand.
+# then the injector and leaf-certificate micro-benchmarks, then remixlets in real Chromium (dom
+# round trip, keep-repair latency, memory of 50 page sessions). Figures go to the README by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v mitmdump >/dev/null 2>&1 || echo "bench.sh: mitmdump not installed (apt-get install -y mitmproxy); measuring without it" >&2
 go run ./e2e/bench "$@"
 go test -run '^$' -bench . -benchmem ./rewrite/ ./certs/ ./sandbox/
+go run ./e2e/benchremixlet

@@ -97,3 +97,50 @@ func (s *Store) Log(ctx context.Context, remixletID string, limit int) ([]LogEnt
 	}
 	return es, nil
 }
+
+// NewLogEntry is one line for AppendLogs. A zero Time means now.
+type NewLogEntry struct {
+	RemixletID string
+	Time       time.Time
+	Level      string
+	Message    string
+}
+
+// AppendLogs adds lines to the logs of their remixlets in one transaction (one sync for the
+// whole batch), in order, with the same truncation as AppendLog, then drops each remixlet's
+// lines beyond the newest Options.LogLimit. Lines of remixlets that no longer exist are skipped,
+// not refused: a batch is written after the fact, and a remixlet may be deleted in between.
+func (s *Store) AppendLogs(ctx context.Context, entries []NewLogEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	return s.write(ctx, fmt.Sprintf("appending %d log lines", len(entries)), func(tx *sql.Tx) error {
+		written := map[string]bool{}
+		for _, e := range entries {
+			at := e.Time.UnixMilli()
+			if e.Time.IsZero() {
+				at = s.nowMilli()
+			}
+			level := truncate(strings.ToValidUTF8(e.Level, "\uFFFD"), maxLogLevel)
+			message := truncate(strings.ToValidUTF8(e.Message, "\uFFFD"), MaxLogMessage)
+			res, err := tx.ExecContext(ctx, `INSERT INTO logs (remixlet_id, at, level, message)
+				SELECT id, ?, ?, ? FROM remixlets WHERE id = ?`, at, level, message, e.RemixletID)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n > 0 {
+				written[e.RemixletID] = true
+			}
+		}
+		for id := range written {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM logs WHERE remixlet_id = ? AND id <= (
+				SELECT id FROM logs WHERE remixlet_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+				id, id, s.opt.LogLimit); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -6,7 +6,9 @@
   // ever given to the captured querySelectorAll, and no HTML from them reaches the live page.
   //
   // Tools (see proxy/pagetools.go for the result shapes): capture_page, outline, query,
-  // inspect_styles, read_page_data, click, fetch_page.
+  // inspect_styles, read_page_data, click, fetch_page; and the page actions of Act mode: type,
+  // set_field, select, press_keys, scroll, hover, navigate, back, forward, wait_for,
+  // wait_for_stable, with find and page_state.
   //
   // Rules kept here, on top of agent.js's:
   //   - password fields never give their value: not in outlines, queries, form data or names;
@@ -1933,8 +1935,30 @@
       return false;
     }
 
+    // recentClick refuses a click on a control the proxy says was just clicked on this page:
+    // recent is the proxy's list of {name, seconds} of submit-like clicks in the last 45
+    // seconds (proxy/chat_act.go keeps it, so the page cannot reset it), left out when the
+    // model passed resubmit.
+    function recentClick(recent, name, what) {
+      if (recent === undefined || recent === null || !isArray(recent) || name === '') {
+        return;
+      }
+      var i;
+      for (i = 0; i < recent.length && i < 50; i++) {
+        var r = recent[i];
+        var rn = r !== null && typeof r === 'object' ? own(r, 'name') : undefined;
+        if (typeof rn === 'string' && normal(rn) === name) {
+          var secs = own(r, 'seconds');
+          refuse('not clicked: ' + what + ' was already clicked on this page ' +
+            (typeof secs === 'number' ? round(secs) + ' seconds ago' : 'moments ago') +
+            '. Clicking it again may submit twice (two orders, two posts). Check the page first (outline, find, page_state); ' +
+            'if the first click did not take effect and you are sure, call click again with resubmit: true');
+        }
+      }
+    }
+
     function toolClick(args) {
-      checkArgs(args, 'click', allowed(['ref', 'selector', 'text']));
+      checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent']));
       var ref = strArg(args, 'ref', false, 20);
       var sel = strArg(args, 'selector', false, 1024);
       var txt = strArg(args, 'text', false, 400);
@@ -1955,6 +1979,8 @@
       if (matches(node, ':disabled') || attrOf(node, 'aria-disabled') === 'true') {
         refuse(what + ' is disabled');
       }
+      var cname = normal(nameOf(node, localName(node), roleOf(node, localName(node)) || 'button', true));
+      recentClick(own(args, 'recent'), cname, what);
       var origin = pageOrigin();
       var leads = checkActivation(node, origin);
       var vw = viewWidth();
@@ -1988,6 +2014,7 @@
       apply(clickFn, node, []);
       var res = dict();
       res.clicked = what;
+      res.name = cut(cname, 200);
       var ln = localName(node);
       if (ln === 'input' && checkedG && (inputType(node) === 'checkbox' || inputType(node) === 'radio')) {
         res.checked = apply(checkedG, node, []) === true;
@@ -2003,6 +2030,1052 @@
       // A link to another document, or a form submission, loads a new page after this answer:
       // the page agent then disconnects and the chat's tab is on the new page.
       res.mayLeave = leads.leaves === true || leads.submits !== undefined;
+      return res;
+    }
+
+    // ---- Page actions (Act mode, issue 6). --------------------------------------------------
+    //
+    // type, set_field, select, press_keys, scroll, hover, navigate, back, forward, wait_for,
+    // wait_for_stable; find (a text search over the outline) and page_state (open dialogs and
+    // forms with unsaved input, for the proxy's check of done). The events they dispatch are
+    // synthetic (isTrusted false): they reach the page's handlers, and the browser's default
+    // actions that only trusted events have (moving focus on Tab, submitting on Enter,
+    // scrolling on PageDown, editing on Backspace) are done here by hand where it is safe.
+    // Typed text and option names are data: they become values and event fields, never code,
+    // HTML or selectors. Password fields are never typed into. navigate and back/forward stay
+    // on the page's origin (navigate's address is also checked by the proxy first).
+
+    var EventCtor = win.Event;
+    var InputEventCtor = win.InputEvent;
+    var KeyboardEventCtor = win.KeyboardEvent;
+    var MouseEventCtor = win.MouseEvent;
+    var PointerEventCtor = win.PointerEvent;
+    var dispatchEventFn = EventTarget.prototype.dispatchEvent;
+    var defaultPreventedG = getter(Event.prototype, 'defaultPrevented');
+    var activeElementDoc = getter(Document.prototype, 'activeElement');
+    var activeElementRoot = getter(proto(win.ShadowRoot), 'activeElement');
+    var textareaSetValue = setter(textareaProto, 'value');
+    var selectedIndexS = setter(selectProto, 'selectedIndex');
+    var optionProto = proto(win.HTMLOptionElement);
+    var optionValueG = getter(optionProto, 'value');
+    var optionSelectedG = getter(optionProto, 'selected');
+    var optionDefaultSelectedG = getter(optionProto, 'defaultSelected');
+    var inputDefaultValueG = getter(inputProto, 'defaultValue');
+    var textareaDefaultValueG = getter(textareaProto, 'defaultValue');
+    var defaultCheckedG = getter(inputProto, 'defaultChecked');
+    var isContentEditableG = getter(proto(win.HTMLElement), 'isContentEditable');
+    var execCommandFn = Document.prototype.execCommand;
+    var requestSubmitFn = formProto && formProto.requestSubmit;
+    var winScrollBy = win.scrollBy;
+    var winScrollTo = win.scrollTo;
+    var elScrollBy = Element.prototype.scrollBy;
+    var scrollTopG = getter(Element.prototype, 'scrollTop');
+    var scrollLeftG = getter(Element.prototype, 'scrollLeft');
+    var clientHeightG = getter(Element.prototype, 'clientHeight');
+    var clientWidthG = getter(Element.prototype, 'clientWidth');
+    var scrollWidthG = getter(Element.prototype, 'scrollWidth');
+    var locationAssign = loc.assign;
+    var histProto = proto(win.History);
+    var historyBack = histProto && histProto.back;
+    var historyForward = histProto && histProto.forward;
+    var navProto = proto(win.Navigation);
+    var navEntries = navProto && navProto.entries;
+    var navCurrentEntryG = getter(navProto, 'currentEntry');
+    var entryProto = proto(win.NavigationHistoryEntry);
+    var entryIndexG = getter(entryProto, 'index');
+    var entryUrlG = getter(entryProto, 'url');
+    var dateNow = Date.now;
+
+    var MAX_TYPE = 10000;       // characters typed by one call
+    var MAX_KEYS = 20;          // keys pressed by one call
+    var MAX_WAIT = 10000;       // ms a wait may last
+    var POLL_MS = 100;
+
+    function now() {
+      return num(apply(dateNow, null, []));
+    }
+    // runLater runs step after ms; a refusal or failure in it answers the call.
+    function runLater(tool, done, ms, step) {
+      later(function () {
+        try {
+          step();
+        } catch (e) {
+          done(false, e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : tool + ' failed in the page');
+        }
+      }, ms);
+    }
+    function boolArg(args, name, def) {
+      var v = own(args, name);
+      if (v === undefined || v === null) {
+        return def;
+      }
+      if (typeof v !== 'boolean') {
+        refuse(name + ' must be true or false');
+      }
+      return v;
+    }
+    // textArg is a string that may be empty (typing nothing clears a field).
+    function textArg(args, name, max) {
+      var v = own(args, name);
+      if (typeof v !== 'string' || v.length > max) {
+        refuse(name + ' must be a string of at most ' + max + ' characters');
+      }
+      return v;
+    }
+    function ours(node) {
+      return host !== null && (node === host || within(host, node));
+    }
+    // target resolves the ref of an action and checks it is there to act on.
+    function target(args) {
+      var node = byRef(strArg(args, 'ref', true, 20));
+      if (ours(node)) {
+        refuse('that element is remixproxy\'s own launcher');
+      }
+      if (!connected(node)) {
+        refuse('the element is no longer on the page');
+      }
+      var what = describe(node, true);
+      if (hiddenAttr(node) || !shownLive(node)) {
+        refuse(what + ' is not visible');
+      }
+      return node;
+    }
+    function makeInit(bubbles) {
+      var init = dict();
+      init.bubbles = bubbles;
+      init.cancelable = true;
+      init.composed = true;
+      return init;
+    }
+    // fire dispatches an event and reports whether the page let its default happen.
+    function fire(node, ev) {
+      apply(dispatchEventFn, node, [ev]);
+      return !(defaultPreventedG && apply(defaultPreventedG, ev, []) === true);
+    }
+    function fireEvent(node, type) {
+      return fire(node, new EventCtor(type, makeInit(true)));
+    }
+    function fireInput(node, inputType, data) {
+      var init = makeInit(true);
+      init.cancelable = false;
+      if (typeof InputEventCtor === 'function') {
+        init.inputType = inputType;
+        init.data = data;
+        return fire(node, new InputEventCtor('input', init));
+      }
+      return fire(node, new EventCtor('input', init));
+    }
+    // activeDeep is the focused element, through open shadow roots.
+    function activeDeep() {
+      var a = activeElementDoc ? apply(activeElementDoc, doc, []) : null;
+      var k = 0;
+      while (a && k < 20) {
+        var sr = shadowRootG ? apply(shadowRootG, a, []) : null;
+        var inner = sr && activeElementRoot ? apply(activeElementRoot, sr, []) : null;
+        if (!inner) {
+          break;
+        }
+        a = inner;
+        k++;
+      }
+      return a;
+    }
+    function focusOn(node) {
+      if (focus) {
+        try {
+          apply(focus, node, []);
+        } catch (e) { /* not focusable: the events still go to it */ }
+      }
+    }
+
+    // ---- type and set_field. ----
+
+    var NOT_TYPED = allowed(['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'hidden', 'range', 'color']);
+
+    // typeable returns 'input', 'textarea' or 'editable' for an element text can be typed into,
+    // or refuses saying why not.
+    function typeable(node) {
+      var ln = localName(node);
+      var what = describe(node, true);
+      if (isPassword(node)) {
+        refuse(what + ' is a password field; the agent never types passwords: ask the person to type it');
+      }
+      if (ln === 'input') {
+        var t = inputType(node);
+        if (NOT_TYPED[t] === true) {
+          refuse(what + ' is a ' + t + ' input: text cannot be typed into it' +
+            (t === 'checkbox' || t === 'radio' || t === 'submit' || t === 'button' ? '; use click' : ''));
+        }
+      } else if (ln === 'select') {
+        refuse(what + ' is a drop-down list; use select');
+      } else if (ln !== 'textarea') {
+        var ce = isContentEditableG ? apply(isContentEditableG, node, []) === true : false;
+        if (!ce) {
+          refuse(what + ' is not a text field (an input, a text area or an editable element)');
+        }
+        return 'editable';
+      }
+      if (matches(node, ':disabled')) {
+        refuse(what + ' is disabled');
+      }
+      if (hasAttr(node, 'readonly')) {
+        refuse(what + ' is read-only');
+      }
+      return ln;
+    }
+    function currentValue(node, kind) {
+      if (kind === 'input') {
+        return '' + apply(inputValue, node, []);
+      }
+      if (kind === 'textarea') {
+        return '' + apply(textareaValue, node, []);
+      }
+      return innerTextG ? '' + apply(innerTextG, node, []) : '';
+    }
+    // setValue writes a field's value through the prototype's own setter, not the element's
+    // (which a framework such as React wraps to track its state), then tells the page with
+    // input and change events, as typing would.
+    function setValue(node, kind, value, inputType, data) {
+      if (kind === 'editable') {
+        if (!execCommandFn) {
+          refuse('this browser cannot type into an editable element for the agent');
+        }
+        focusOn(node);
+        if (inputType === 'replace') {
+          apply(execCommandFn, doc, ['selectAll', false, null]);
+          if (value === '') {
+            apply(execCommandFn, doc, ['delete', false, null]);
+          }
+        }
+        if (data !== '') {
+          apply(execCommandFn, doc, ['insertText', false, data]);
+        }
+        return;
+      }
+      var set = kind === 'input' ? inputSetValue : textareaSetValue;
+      if (!set) {
+        refuse('this browser cannot type for the agent');
+      }
+      apply(set, node, [value]);
+      fireInput(node, inputType === 'replace' ? 'insertReplacementText' : inputType, data);
+    }
+    function typeInto(node, text, clear) {
+      var kind = typeable(node);
+      focusOn(node);
+      var before = currentValue(node, kind);
+      var value = clear ? text : before + text;
+      if (kind !== 'editable') {
+        var max = num(+attrStr(node, 'maxlength'));
+        if (hasAttr(node, 'maxlength') && max >= 0 && value.length > max) {
+          value = apply(strSlice, value, [0, max]);
+        }
+      }
+      setValue(node, kind, value, clear ? 'replace' : 'insertText', text);
+      if (kind !== 'editable') {
+        fireEvent(node, 'change');
+      }
+      var res = dict();
+      res.typed = describe(node, true);
+      var now2 = currentValue(node, kind);
+      res.value = cut(now2, 400);
+      res.verified = kind === 'editable' ? contains(now2, text) : now2 === value;
+      if (!res.verified) {
+        res.note = 'the field shows something else than what was typed: the page changed or limited it';
+      }
+      return res;
+    }
+    function toolType(args) {
+      checkArgs(args, 'type', allowed(['ref', 'text', 'clear']));
+      var text = textArg(args, 'text', MAX_TYPE);
+      var clear = boolArg(args, 'clear', true);
+      return typeInto(target(args), text, clear);
+    }
+
+    // comboLike reports whether a field picks from a list as one types: a combobox or search
+    // box, a field controlling a listbox, or one with a datalist.
+    function comboLike(node) {
+      var r = roleOf(node, localName(node));
+      if (r === 'combobox' || r === 'searchbox') {
+        return true;
+      }
+      if (hasAttr(node, 'aria-autocomplete') || hasAttr(node, 'aria-controls') || hasAttr(node, 'aria-owns') ||
+          attrOf(node, 'aria-haspopup') === 'listbox' || hasAttr(node, 'list')) {
+        return true;
+      }
+      return closest(node, '[role=combobox]') !== null;
+    }
+    function keyInit(name) {
+      var k = KEYS[name];
+      var init = makeInit(true);
+      init.key = k.key;
+      init.code = k.code;
+      init.shiftKey = k.shift === true;
+      return init;
+    }
+    // key dispatches keydown (and keypress for Enter) and keyup of one key to node; it reports
+    // whether the page let the keydown's default happen.
+    function key(node, name) {
+      if (typeof KeyboardEventCtor !== 'function') {
+        refuse('this browser cannot press keys for the agent');
+      }
+      var k = KEYS[name];
+      var down = new KeyboardEventCtor('keydown', keyInit(name));
+      legacyCodes(down, k.code === 'Enter' ? 13 : k.keyCode);
+      var ok = fire(node, down);
+      if (ok && k.key === 'Enter') {
+        var press = new KeyboardEventCtor('keypress', keyInit(name));
+        legacyCodes(press, 13);
+        ok = fire(node, press) && ok;
+      }
+      var up = new KeyboardEventCtor('keyup', keyInit(name));
+      legacyCodes(up, k.keyCode);
+      fire(node, up);
+      return ok;
+    }
+    // legacyCodes gives an event the keyCode and which that older scripts read.
+    function legacyCodes(ev, code) {
+      var d = dict();
+      d.value = code;
+      d.configurable = true;
+      try {
+        defineProperty(ev, 'keyCode', d);
+        defineProperty(ev, 'which', d);
+      } catch (e) { /* keep the defaults */ }
+    }
+    // formSubmits checks, like click does for a submit button, that submitting form stays on
+    // the page's origin and in this window; it returns where it goes.
+    function formSubmits(form, origin) {
+      var fm = formMethodG ? '' + apply(formMethodG, form, []) : '';
+      if (fm === 'dialog') {
+        return '';
+      }
+      var act = parseURL(formActionG ? '' + apply(formActionG, form, []) : href(), href());
+      if (!act || urlPart(act, urlOriginG) !== origin) {
+        refuse('the form submits to ' + (act ? urlPart(act, urlOriginG) : 'an invalid address') +
+          ', another site than this page (' + origin + '); submitting it is refused');
+      }
+      var tg = attrOf(form, 'target');
+      if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
+        refuse('the form submits into another window or frame (target); submitting it is refused');
+      }
+      return shortDest(act, origin);
+    }
+    function toolSetField(args, done) {
+      checkArgs(args, 'set_field', allowed(['ref', 'text', 'submit']));
+      var text = textArg(args, 'text', MAX_TYPE);
+      var submit = boolArg(args, 'submit', false);
+      var node = target(args);
+      typeable(node); // a password field is refused before anything else
+      var ln = localName(node);
+      var fg = formOf[ln];
+      var form = fg ? apply(fg, node, []) : null;
+      var origin = pageOrigin();
+      var combo = comboLike(node);
+      var dest = null;
+      if (submit && !combo && form) {
+        dest = formSubmits(form, origin); // refused before anything is typed
+      }
+      var res = typeInto(node, text, true);
+      if (!submit) {
+        return res;
+      }
+      var before = href();
+      if (combo) {
+        // Virtualized pickers need the first option highlighted before Enter commits it.
+        res.combobox = true;
+        runLater('set_field', done, 150, function () {
+          key(node, 'ArrowDown');
+          runLater('set_field', done, 100, function () {
+            key(node, 'Enter');
+            runLater('set_field', done, 100, function () {
+              res.submitted = 'ArrowDown, Enter';
+              res.value = cut(currentValue(node, typeable(node)), 400);
+              res.navigated = href() !== before;
+              res.url = href();
+              done(true, res);
+            });
+          });
+        });
+        return PENDING;
+      }
+      var go = key(node, 'Enter');
+      if (go && form && dest !== null && requestSubmitFn) {
+        if (connected(form)) {
+          apply(requestSubmitFn, form, []);
+          res.submitted = 'form';
+          if (dest !== '') {
+            res.submits = dest;
+            res.mayLeave = true;
+          }
+        }
+      } else {
+        res.submitted = go ? 'Enter' : 'Enter (the page handled it)';
+      }
+      res.navigated = href() !== before;
+      res.url = href();
+      return res;
+    }
+
+    // ---- select. ----
+
+    function toolSelect(args) {
+      checkArgs(args, 'select', allowed(['ref', 'option']));
+      var want = strArg(args, 'option', true, 400);
+      var node = target(args);
+      var what = describe(node, true);
+      if (localName(node) !== 'select') {
+        refuse(what + ' is not a drop-down list (<select>); for a custom list, click it open and click the option');
+      }
+      if (matches(node, ':disabled')) {
+        refuse(what + ' is disabled');
+      }
+      var opts = queryIn(node, 'option');
+      var w = normal(want);
+      var exact = -1;
+      var byValue = -1;
+      var partial = list();
+      var names = '';
+      var i;
+      for (i = 0; i < opts.length; i++) {
+        var full = collapse('' + apply(optionTextG, opts[i], []), 400);
+        var t = lower(full);
+        var v = optionValueG ? '' + apply(optionValueG, opts[i], []) : '';
+        if (i < 30) {
+          names = names + (i ? ', ' : '') + quote(cut(full, 40));
+        }
+        if (t === w && exact < 0) {
+          exact = i;
+        } else if (v === want && byValue < 0) {
+          byValue = i;
+        } else if (contains(t, w)) {
+          put(partial, partial.length, i);
+        }
+      }
+      var pick = exact >= 0 ? exact : byValue >= 0 ? byValue : partial.length === 1 ? partial[0] : -1;
+      if (pick < 0) {
+        refuse((partial.length > 1 ? partial.length + ' options of ' + what + ' contain "' + cut(want, 60) + '"; name one exactly'
+          : what + ' has no option "' + cut(want, 60) + '"') + '. Its options: ' + names + (opts.length > 30 ? ', ' + ELLIPSIS : ''));
+      }
+      if (matches(opts[pick], ':disabled')) {
+        refuse('the option "' + cut(want, 60) + '" of ' + what + ' is disabled');
+      }
+      if (!selectedIndexS) {
+        refuse('this browser cannot select for the agent');
+      }
+      focusOn(node);
+      apply(selectedIndexS, node, [pick]);
+      fireEvent(node, 'input');
+      fireEvent(node, 'change');
+      var res = dict();
+      res.selected = collapse('' + apply(optionTextG, opts[pick], []), 100);
+      res.value = optionValueG ? cut('' + apply(optionValueG, opts[pick], []), 200) : '';
+      res.element = what;
+      return res;
+    }
+
+    // ---- press_keys. ----
+
+    var KEYS = dict();
+    function defKey(name, k, code, keyCode, shift) {
+      var d = dict();
+      d.key = k;
+      d.code = code;
+      d.keyCode = keyCode;
+      d.shift = shift;
+      KEYS[name] = d;
+    }
+    defKey('Enter', 'Enter', 'Enter', 13, false);
+    defKey('Escape', 'Escape', 'Escape', 27, false);
+    defKey('Tab', 'Tab', 'Tab', 9, false);
+    defKey('Shift+Tab', 'Tab', 'Tab', 9, true);
+    defKey('ArrowUp', 'ArrowUp', 'ArrowUp', 38, false);
+    defKey('ArrowDown', 'ArrowDown', 'ArrowDown', 40, false);
+    defKey('ArrowLeft', 'ArrowLeft', 'ArrowLeft', 37, false);
+    defKey('ArrowRight', 'ArrowRight', 'ArrowRight', 39, false);
+    defKey('PageUp', 'PageUp', 'PageUp', 33, false);
+    defKey('PageDown', 'PageDown', 'PageDown', 34, false);
+    defKey('Home', 'Home', 'Home', 36, false);
+    defKey('End', 'End', 'End', 35, false);
+    defKey('Backspace', 'Backspace', 'Backspace', 8, false);
+
+    var FOCUSABLE = 'a[href], area[href], button, input, select, textarea, summary, iframe, [tabindex], [contenteditable=""], [contenteditable=true]';
+
+    // moveFocus does what Tab does: focus the next (or previous) focusable element.
+    function focusable(n) {
+      var ti = attrOf(n, 'tabindex');
+      return !ours(n) && !(typeof ti === 'string' && num(+ti) < 0) && !matches(n, ':disabled') &&
+        !(localName(n) === 'input' && inputType(n) === 'hidden') && !hiddenAttr(n) && shownLive(n);
+    }
+    function moveFocus(from, back) {
+      var all = queryDoc(FOCUSABLE);
+      var n = all.length;
+      var at = -1;
+      var i;
+      for (i = 0; i < n; i++) {
+        if (all[i] === from) {
+          at = i;
+        }
+      }
+      var step;
+      for (step = 1; step <= n; step++) {
+        var idx = back ? (at < 0 ? n - step : (at - step + n) % n) : (at < 0 ? step - 1 : (at + step) % n);
+        if (focusable(all[idx])) {
+          focusOn(all[idx]);
+          return all[idx];
+        }
+      }
+      return null;
+    }
+    function toolPressKeys(args) {
+      checkArgs(args, 'press_keys', allowed(['keys']));
+      var keys = own(args, 'keys');
+      if (typeof keys === 'string') {
+        var one = list();
+        put(one, 0, keys);
+        keys = one;
+      }
+      if (!isArray(keys) || keys.length === 0 || keys.length > MAX_KEYS) {
+        refuse('keys must be a list of 1 to ' + MAX_KEYS + ' key names, e.g. ["ArrowDown", "Enter"]');
+      }
+      var names = list();
+      var i;
+      for (i = 0; i < keys.length; i++) {
+        var k = keys[i];
+        if (typeof k !== 'string' || typeof KEYS[k] !== 'object') {
+          refuse('key ' + cut('' + k, 30) + ' is not one the agent may press; the keys are: ' + joinKeys(KEYS));
+        }
+        put(names, i, k);
+      }
+      var pressed = list();
+      for (i = 0; i < names.length; i++) {
+        var name = names[i];
+        var node = activeDeep();
+        var bodyEl = bodyOf ? apply(bodyOf, doc, []) : null;
+        if (!node || ours(node)) {
+          node = bodyEl;
+        }
+        if (!node) {
+          refuse('the page has no element to send keys to');
+        }
+        var go = key(node, name);
+        var note = name;
+        if (!go) {
+          note = name + ' (handled by the page)';
+        } else if (KEYS[name].key === 'Tab') {
+          var to = moveFocus(node === bodyEl ? null : node, KEYS[name].shift);
+          note = name + (to ? ' -> ' + describe(to, true) : '');
+        } else if (name === 'Backspace') {
+          var ln = localName(node);
+          if ((ln === 'input' || ln === 'textarea') && !isPassword(node) && !hasAttr(node, 'readonly') &&
+              (ln === 'textarea' || NOT_TYPED[inputType(node)] !== true)) {
+            var cur = currentValue(node, ln);
+            if (cur !== '') {
+              setValue(node, ln, apply(strSlice, cur, [0, cur.length - 1]), 'deleteContentBackward', null);
+            }
+          }
+        } else if (node === bodyEl && winScrollBy && winScrollTo &&
+            (name === 'PageUp' || name === 'PageDown' || name === 'Home' || name === 'End')) {
+          scrollWindow(name === 'PageUp' ? 'up' : name === 'PageDown' ? 'down' : name === 'Home' ? 'top' : 'bottom');
+        }
+        put(pressed, i, note);
+      }
+      var res = dict();
+      res.pressed = pressed;
+      var f = activeDeep();
+      res.focused = f && !ours(f) ? describe(f, true) : 'nothing';
+      res.url = href();
+      return res;
+    }
+
+    // ---- scroll and hover. ----
+
+    function scrollState() {
+      var s = dict();
+      var de = apply(documentElement, doc, []);
+      s.scrollX = 0;
+      s.scrollY = 0;
+      try {
+        s.scrollX = round(apply(scrollXG, win, []));
+        s.scrollY = round(apply(scrollYG, win, []));
+      } catch (e) { /* keep 0 */ }
+      s.viewportHeight = round(viewHeight());
+      s.pageHeight = de && scrollHeightG ? round(apply(scrollHeightG, de, [])) : 0;
+      s.atTop = s.scrollY <= 0;
+      s.atBottom = s.scrollY + s.viewportHeight >= s.pageHeight - 2;
+      return s;
+    }
+    function scrollOptions(top, left) {
+      var o = dict();
+      o.top = top;
+      o.left = left;
+      o.behavior = 'instant';
+      return o;
+    }
+    function scrollWindow(direction) {
+      var vh = viewHeight();
+      var vw = viewWidth();
+      if (!winScrollBy || !winScrollTo) {
+        refuse('this browser cannot scroll for the agent');
+      }
+      if (direction === 'top' || direction === 'bottom') {
+        var de = apply(documentElement, doc, []);
+        var h = de && scrollHeightG ? num(apply(scrollHeightG, de, [])) : 0;
+        apply(winScrollTo, win, [scrollOptions(direction === 'top' ? 0 : h, 0)]);
+        return;
+      }
+      var dy = direction === 'down' ? vh * 0.8 : direction === 'up' ? -vh * 0.8 : 0;
+      var dx = direction === 'right' ? vw * 0.8 : direction === 'left' ? -vw * 0.8 : 0;
+      apply(winScrollBy, win, [scrollOptions(mathRound(dy), mathRound(dx))]);
+    }
+    function toolScroll(args) {
+      checkArgs(args, 'scroll', allowed(['direction', 'ref']));
+      var direction = strArg(args, 'direction', false, 10);
+      var ref = strArg(args, 'ref', false, 20);
+      if (direction !== null && direction !== 'up' && direction !== 'down' && direction !== 'left' &&
+          direction !== 'right' && direction !== 'top' && direction !== 'bottom') {
+        refuse('direction must be up, down, left, right, top or bottom');
+      }
+      if (direction === null && ref === null) {
+        refuse('give a direction, a ref, or both');
+      }
+      var before = scrollState();
+      var res = dict();
+      if (ref !== null) {
+        var node = target(args);
+        if (direction === null) {
+          var o = dict();
+          o.block = 'center';
+          o.inline = 'nearest';
+          apply(scrollIntoView, node, [o]);
+          res.scrolledTo = describe(node, true);
+          res.box = boxRect(rectOf(node));
+        } else {
+          var ch = clientHeightG ? num(apply(clientHeightG, node, [])) : 0;
+          var cw = clientWidthG ? num(apply(clientWidthG, node, [])) : 0;
+          var sh = scrollHeightG ? num(apply(scrollHeightG, node, [])) : 0;
+          var sw = scrollWidthG ? num(apply(scrollWidthG, node, [])) : 0;
+          if (!elScrollBy || (sh <= ch + 1 && sw <= cw + 1)) {
+            refuse(describe(node, true) + ' does not scroll; scroll the page, or give the ref of its scrolling container');
+          }
+          var top0 = num(apply(scrollTopG, node, []));
+          var big = sh + sw + 1;
+          var dy = direction === 'down' ? ch * 0.8 : direction === 'up' ? -ch * 0.8 : direction === 'bottom' ? big : direction === 'top' ? -big : 0;
+          var dx = direction === 'right' ? cw * 0.8 : direction === 'left' ? -cw * 0.8 : 0;
+          apply(elScrollBy, node, [scrollOptions(mathRound(dy), mathRound(dx))]);
+          var top1 = num(apply(scrollTopG, node, []));
+          res.element = describe(node, true);
+          res.scrollTop = round(top1);
+          res.scrollLeft = round(num(apply(scrollLeftG, node, [])));
+          res.moved = top1 !== top0 || dx !== 0;
+          res.atEnd = top1 + ch >= sh - 2;
+          return res;
+        }
+      } else {
+        scrollWindow(direction);
+      }
+      var after = scrollState();
+      res.scrollX = after.scrollX;
+      res.scrollY = after.scrollY;
+      res.viewportHeight = after.viewportHeight;
+      res.pageHeight = after.pageHeight;
+      res.atTop = after.atTop;
+      res.atBottom = after.atBottom;
+      res.moved = after.scrollY !== before.scrollY || after.scrollX !== before.scrollX;
+      return res;
+    }
+    function pointerInit(x, y, bubbles) {
+      var init = makeInit(bubbles);
+      init.clientX = x;
+      init.clientY = y;
+      init.view = win;
+      return init;
+    }
+    function toolHover(args) {
+      checkArgs(args, 'hover', allowed(['ref']));
+      var node = target(args);
+      if (typeof MouseEventCtor !== 'function') {
+        refuse('this browser cannot move the pointer for the agent');
+      }
+      var r = rectOf(node);
+      var vw = viewWidth();
+      var vh = viewHeight();
+      if (!inView(r, vw, vh)) {
+        var o = dict();
+        o.block = 'center';
+        o.inline = 'center';
+        apply(scrollIntoView, node, [o]);
+        r = rectOf(node);
+      }
+      var x = r.x + r.width / 2;
+      var y = r.y + r.height / 2;
+      var P = typeof PointerEventCtor === 'function' ? PointerEventCtor : MouseEventCtor;
+      fire(node, new P('pointerover', pointerInit(x, y, true)));
+      fire(node, new P('pointerenter', pointerInit(x, y, false)));
+      fire(node, new MouseEventCtor('mouseover', pointerInit(x, y, true)));
+      fire(node, new MouseEventCtor('mouseenter', pointerInit(x, y, false)));
+      fire(node, new P('pointermove', pointerInit(x, y, true)));
+      fire(node, new MouseEventCtor('mousemove', pointerInit(x, y, true)));
+      var res = dict();
+      res.hovered = describe(node, true);
+      var hit = elementFromPoint ? apply(elementFromPoint, doc, [x, y]) : null;
+      if (hit && !hitOK(node, hit)) {
+        res.coveredBy = hit === host ? 'the remixproxy launcher' : describe(hit, true);
+      }
+      return res;
+    }
+
+    // ---- navigate, back, forward. ----
+
+    function toolNavigate(args, done) {
+      checkArgs(args, 'navigate', allowed(['url']));
+      var raw = strArg(args, 'url', true, 4096);
+      var origin = pageOrigin();
+      var u = parseURL(raw, href());
+      if (!u) {
+        refuse('"' + cut(raw, 200) + '" is not a valid address');
+      }
+      var p = urlPart(u, urlProtocolG);
+      if ((p !== 'http:' && p !== 'https:') || urlPart(u, urlOriginG) !== origin) {
+        refuse('navigate only goes to pages of this site (' + origin + '); ' + cut(urlPart(u, urlHrefG), 200) + ' is not one');
+      }
+      if (!locationAssign) {
+        refuse('this browser cannot navigate for the agent');
+      }
+      var dest = urlPart(u, urlHrefG);
+      var res = dict();
+      res.navigating = shortDest(u, origin);
+      res.sameDocument = noHash(dest) === noHash(href()) && contains(dest, '#');
+      res.mayLeave = !res.sameDocument;
+      done(true, res);
+      later(function () {
+        try {
+          apply(locationAssign, loc, [dest]);
+        } catch (e) { /* the page is going anyway */ }
+      }, 20);
+      return PENDING;
+    }
+    function historyStep(tool, args, done, delta) {
+      checkArgs(args, tool, allowed([]));
+      var fn = delta < 0 ? historyBack : historyForward;
+      if (!navigation || !navEntries || !navCurrentEntryG || !entryIndexG || !entryUrlG || !fn) {
+        refuse('this browser cannot tell where ' + tool + ' leads, so the agent does not go there');
+      }
+      var cur = apply(navCurrentEntryG, navigation, []);
+      var entries = apply(navEntries, navigation, []);
+      var at = cur ? num(apply(entryIndexG, cur, [])) : -1;
+      var to = null;
+      var i;
+      for (i = 0; entries && i < entries.length; i++) {
+        if (num(apply(entryIndexG, entries[i], [])) === at + delta) {
+          to = entries[i];
+        }
+      }
+      // The Navigation API lists only this origin's entries next to the current one: an entry
+      // not found may be another site's.
+      var u = to ? parseURL('' + apply(entryUrlG, to, []), undefined) : null;
+      var origin = pageOrigin();
+      if (!u || urlPart(u, urlOriginG) !== origin) {
+        refuse('there is no ' + (delta < 0 ? 'previous' : 'next') + ' page of this site in the tab\'s history (another site\'s is never visited by the agent)');
+      }
+      var res = dict();
+      res.going = shortDest(u, origin);
+      res.mayLeave = true;
+      done(true, res);
+      later(function () {
+        try {
+          apply(fn, hist, []);
+        } catch (e) { /* the page is going anyway */ }
+      }, 20);
+      return PENDING;
+    }
+    function toolBack(args, done) {
+      return historyStep('back', args, done, -1);
+    }
+    function toolForward(args, done) {
+      return historyStep('forward', args, done, 1);
+    }
+
+    // ---- wait_for and wait_for_stable. ----
+
+    function pageText() {
+      var body = bodyOf ? apply(bodyOf, doc, []) : null;
+      if (!body || !innerTextG) {
+        return '';
+      }
+      try {
+        return lower('' + apply(innerTextG, body, []));
+      } catch (e) {
+        return '';
+      }
+    }
+    function hasText(want) {
+      var t = pageText();
+      if (contains(t, want)) {
+        return true;
+      }
+      return t.length < 300000 && contains(collapse(t, 300000), want);
+    }
+    function toolWaitFor(args, done) {
+      checkArgs(args, 'wait_for', allowed(['ref', 'text', 'gone', 'timeoutMs']));
+      var ref = strArg(args, 'ref', false, 20);
+      var text = strArg(args, 'text', false, 400);
+      var gone = boolArg(args, 'gone', false);
+      var timeout = intArg(args, 'timeoutMs', 5000, 0, MAX_WAIT);
+      if ((ref !== null) === (text !== null)) {
+        refuse('give exactly one of ref or text');
+      }
+      var n = 0;
+      if (ref !== null) {
+        var plain = ref;
+        if (plain.length > 2 && apply(charCodeAt, plain, [0]) === 91) {
+          plain = apply(strSlice, plain, [1, plain.length - 1]);
+        }
+        n = refNumber(plain);
+        if (!n) {
+          refuse('"' + cut(ref, 20) + '" is not an element ref (refs look like e12; get them from outline or query)');
+        }
+      }
+      var want = text !== null ? normal(text) : '';
+      var start = now();
+      var what = ref !== null ? 'element ' + ref : '"' + cut(text, 60) + '"';
+      function met() {
+        if (ref !== null) {
+          var node = liveRef(n);
+          var shown = node !== null && !hiddenAttr(node) && shownLive(node);
+          return gone ? !shown : shown;
+        }
+        return gone ? !hasText(want) : hasText(want);
+      }
+      function check() {
+        if (met()) {
+          var res = dict();
+          res.found = !gone;
+          res.gone = gone;
+          res.waitedMs = round(now() - start);
+          if (ref !== null && !gone) {
+            res.element = describe(liveRef(n), true);
+          }
+          done(true, res);
+          return;
+        }
+        if (now() - start >= timeout) {
+          done(false, what + (gone ? ' was still there' : ' did not appear') + ' after ' + timeout + ' ms' +
+            (ref !== null && !gone && liveRef(n) === null ? ' (the ref names no element on the page; call outline again)' : ''));
+          return;
+        }
+        runLater('wait_for', done, POLL_MS, check);
+      }
+      check();
+      return PENDING;
+    }
+    function toolWaitStable(args, done) {
+      checkArgs(args, 'wait_for_stable', allowed(['ms', 'timeoutMs']));
+      var quiet = intArg(args, 'ms', 500, 50, 5000);
+      var timeout = intArg(args, 'timeoutMs', 5000, 100, MAX_WAIT);
+      if (typeof MO !== 'function' || !moObserve || !moDisconnect) {
+        refuse('this browser cannot watch the page for the agent');
+      }
+      var start = now();
+      var last = start;
+      var count = 0;
+      var mo = new MO(function (records) {
+        last = now();
+        count = count + (records ? num(records.length) : 1);
+      });
+      var o = dict();
+      o.subtree = true;
+      o.childList = true;
+      o.attributes = true;
+      o.characterData = true;
+      apply(moObserve, mo, [apply(documentElement, doc, []), o]);
+      function finish(stable) {
+        try {
+          apply(moDisconnect, mo, []);
+        } catch (e) { /* gone */ }
+        var res = dict();
+        res.stable = stable;
+        res.waitedMs = round(now() - start);
+        res.mutations = count;
+        if (!stable) {
+          res.note = 'the page was still changing after ' + timeout + ' ms';
+        }
+        done(true, res);
+      }
+      function check() {
+        var t = now();
+        if (t - last >= quiet) {
+          finish(true);
+        } else if (t - start >= timeout) {
+          finish(false);
+        } else {
+          later(check, 50);
+        }
+      }
+      later(check, 50);
+      return PENDING;
+    }
+
+    // ---- find. ----
+
+    function indentOf(line) {
+      var i = 0;
+      while (i < line.length && apply(charCodeAt, line, [i]) === 32) {
+        i++;
+      }
+      return i;
+    }
+    function toolFind(args) {
+      checkArgs(args, 'find', allowed(['text', 'limit']));
+      var want = normal(strArg(args, 'text', true, 200));
+      var limit = intArg(args, 'limit', 20, 1, 100);
+      if (want === '') {
+        refuse('text must not be blank');
+      }
+      var oa = dict();
+      oa.filter = 'all';
+      oa.budget = 100000;
+      var whole = toolOutline(oa);
+      var lines = splitLines(whole.outline);
+      var keep = dict();
+      var matched = 0;
+      var i;
+      for (i = 0; i < lines.length; i++) {
+        var line = lines[i];
+        if (line === '' || line === 'open overlays:' || line === 'page:' || apply(charCodeAt, line, [0]) === 8230 ||
+            !contains(lower(line), want)) {
+          continue;
+        }
+        matched++;
+        if (matched > limit) {
+          continue;
+        }
+        keep[i] = true;
+        var level = indentOf(line);
+        var j;
+        for (j = i - 1; j >= 0 && level > 0; j--) {
+          var lj = indentOf(lines[j]);
+          if (lj < level) {
+            keep[j] = true;
+            level = lj;
+          }
+        }
+      }
+      var out = '';
+      var last = -2;
+      for (i = 0; i < lines.length; i++) {
+        if (keep[i] === true) {
+          out = out + (out === '' ? '' : '\n') + (last >= 0 && i !== last + 1 ? indent(indentOf(lines[i]) / 2) + ELLIPSIS + '\n' : '') + lines[i];
+          last = i;
+        }
+      }
+      var res = dict();
+      res.matches = matched;
+      res.outline = matched === 0 ? '(no line of the outline contains "' + cut(want, 60) + '")' : out;
+      res.truncated = matched > limit || whole.truncated === true;
+      if (matched > limit) {
+        res.outline = res.outline + '\n' + ELLIPSIS + ' (' + (matched - limit) + ' more matches; raise limit or search for more words)';
+      }
+      return res;
+    }
+    function splitLines(s) {
+      var out = list();
+      var from = 0;
+      while (from <= s.length) {
+        var at = apply(strIndexOf, s, ['\n', from]);
+        if (at < 0) {
+          put(out, out.length, apply(strSlice, s, [from]));
+          break;
+        }
+        put(out, out.length, apply(strSlice, s, [from, at]));
+        from = at + 1;
+      }
+      return out;
+    }
+
+    // ---- page_state (for the proxy's check of done). ----
+
+    function dirty(node, ln) {
+      try {
+        if (ln === 'select') {
+          var opts = queryIn(node, 'option');
+          var i;
+          for (i = 0; i < opts.length; i++) {
+            if (optionSelectedG && optionDefaultSelectedG &&
+                apply(optionSelectedG, opts[i], []) !== apply(optionDefaultSelectedG, opts[i], []) &&
+                (i > 0 || apply(optionDefaultSelectedG, opts[i], []))) {
+              return true;
+            }
+          }
+          return false;
+        }
+        if (ln === 'textarea') {
+          return '' + apply(textareaValue, node, []) !== '' + apply(textareaDefaultValueG, node, []);
+        }
+        var t = inputType(node);
+        if (t === 'checkbox' || t === 'radio') {
+          return apply(checkedG, node, []) !== apply(defaultCheckedG, node, []);
+        }
+        if (NOT_TYPED[t] === true) {
+          return false;
+        }
+        return '' + apply(inputValue, node, []) !== '' + apply(inputDefaultValueG, node, []);
+      } catch (e) {
+        return false;
+      }
+    }
+    function toolPageState(args) {
+      checkArgs(args, 'page_state', allowed([]));
+      var res = dict();
+      res.url = href();
+      var dialogs = list();
+      var ovs = overlays();
+      var i;
+      for (i = 0; i < ovs.length; i++) {
+        var r = roleOf(ovs[i], localName(ovs[i]));
+        if (r === 'dialog' || r === 'alertdialog' || attrOf(ovs[i], 'aria-modal') === 'true') {
+          put(dialogs, dialogs.length, describe(ovs[i], true));
+        }
+      }
+      res.dialogs = dialogs;
+      var groups = list();
+      var byGroup = new MapCtor();
+      var fields = queryDoc('input, textarea, select');
+      for (i = 0; i < fields.length && i < 2000; i++) {
+        var f = fields[i];
+        var ln = localName(f);
+        if (ours(f) || (ln === 'input' && inputType(f) === 'hidden') || !dirty(f, ln) || !shownLive(f)) {
+          continue;
+        }
+        var g = closest(f, 'form, dialog, [role=dialog], [role=alertdialog]');
+        if (!g || !shownLive(g)) {
+          continue; // a field outside forms and dialogs (a search box) is not unsaved work
+        }
+        var entry = apply(mapGet, byGroup, [g]);
+        if (!entry) {
+          entry = dict();
+          entry.container = describe(g, true);
+          entry.unsaved = list();
+          apply(mapSet, byGroup, [g, entry]);
+          put(groups, groups.length, entry);
+        }
+        if (entry.unsaved.length < 10) {
+          var name = nameOf(f, ln, roleOf(f, ln) || 'textbox', true);
+          put(entry.unsaved, entry.unsaved.length, (roleOf(f, ln) || ln) + (name === '' ? '' : ' ' + quote(cut(name, 60))) + ' [' + refFor(f) + ']');
+        }
+      }
+      res.forms = groups;
+      var alerts = list();
+      var live = queryDoc('[role=alert], [role=status], [aria-live=assertive], [aria-live=polite], output');
+      for (i = 0; i < live.length && alerts.length < 5; i++) {
+        if (ours(live[i]) || !shownLive(live[i])) {
+          continue;
+        }
+        var t = collapse(textOf(live[i], true, 400), 200);
+        if (t !== '') {
+          put(alerts, alerts.length, t);
+        }
+      }
+      res.alerts = alerts;
       return res;
     }
 
@@ -2232,6 +3305,19 @@
     TOOLS.read_page_data = toolPageData;
     TOOLS.click = toolClick;
     TOOLS.fetch_page = toolFetch;
+    TOOLS.type = toolType;
+    TOOLS.set_field = toolSetField;
+    TOOLS.select = toolSelect;
+    TOOLS.press_keys = toolPressKeys;
+    TOOLS.scroll = toolScroll;
+    TOOLS.hover = toolHover;
+    TOOLS.navigate = toolNavigate;
+    TOOLS.back = toolBack;
+    TOOLS.forward = toolForward;
+    TOOLS.wait_for = toolWaitFor;
+    TOOLS.wait_for_stable = toolWaitStable;
+    TOOLS.find = toolFind;
+    TOOLS.page_state = toolPageState;
 
     return function (req) {
       var id = own(req, 'id');

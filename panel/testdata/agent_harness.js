@@ -169,6 +169,11 @@ function installFakeDOM(opts) {
       this._text = '';
     }
     get parentNode() { return this._parent; }
+    get firstChild() { return this._children[0] || null; }
+    get nextSibling() {
+      const p = this._parent;
+      return p ? p._children[R(arrayIndexOf, p._children, [this]) + 1] || null : null;
+    }
     get isConnected() {
       let n = this;
       while (n) {
@@ -585,6 +590,12 @@ function newPage(options) {
       T.fire(ctx.navigation, 'currententrychange', new T.classes.NavigationCurrentEntryChangeEvent(kind));
     }
   };
+  if (opts.before) {
+    // Extra fake browser APIs for one scenario, installed before the agent captures them.
+    ctx.__URL = URL;
+    vm.runInContext('(' + opts.before.toString() + ')(globalThis.__test)', ctx);
+    delete ctx.__URL;
+  }
   const globalsBefore = Object.getOwnPropertyNames(ctx).sort();
   delete ctx.__test;
   vm.runInContext(agentSource, ctx, { filename: 'agent.js' });
@@ -1152,18 +1163,25 @@ scenario('remixlet ops: page changes are reported, coalesced; reload reloads', (
   p.T.advance(100);
   assert.strictEqual(count(), 0, 'reported before any remixlet ran');
   p.ok(RX_A, 'queryAll', 'div');
+  // (count is cumulative.) The first change is reported at once; the next ones within 16 ms
+  // become one notice at the end of the cooldown.
+  p.add('div', {});
+  p.T.flushMutations();
+  assert.strictEqual(count(), 1, 'the first change was not reported at once');
   p.add('div', {});
   p.T.flushMutations();
   p.add('div', {});
   p.T.flushMutations();
+  assert.strictEqual(count(), 1, 'changes during the cooldown were not coalesced');
   p.T.advance(16);
-  assert.strictEqual(count(), 1);
+  assert.strictEqual(count(), 2, 'the coalesced notice did not come at the end of the cooldown');
   p.T.advance(100);
-  assert.strictEqual(count(), 1);
+  assert.strictEqual(count(), 2);
   p.add('p', {});
   p.T.flushMutations();
-  p.T.advance(16);
-  assert.strictEqual(count(), 2);
+  assert.strictEqual(count(), 3);
+  p.T.advance(100);
+  assert.strictEqual(count(), 3);
   assert.strictEqual(p.T.reloads, 0);
   p.serverSend({ type: 'reload' });
   assert.strictEqual(p.T.reloads, 1);
@@ -1365,14 +1383,222 @@ scenario('remixlet release: drops the handle table and empties the stylesheet', 
   p.serverSend({ type: 'release', remixlet: 'junk' });
 });
 
-for (const s of scenarios) {
-  try {
-    s.fn();
-    console.log('ok   ' + s.name);
-  } catch (e) {
-    failed++;
-    console.log('FAIL ' + s.name + '\n' + (e && e.stack || e));
+// ---- rmx services: clipboard, notifications, menu, open. ----------------------------------------
+
+// installServices adds the browser APIs the rmx services use (run in the page's realm before the
+// agent starts, with the page's __test).
+function installServices(T) {
+  T.clipboardWrites = [];
+  T.active = false;
+  T.clipboardFails = false;
+  T.notifications = [];
+  T.notificationPermission = 'default';
+  T.assigned = [];
+  T.windowFocused = 0;
+  class Clipboard {
+    writeText(t) {
+      T.clipboardWrites.push(String(t));
+      return T.clipboardFails ? Promise.reject(new Error('denied')) : Promise.resolve();
+    }
+    readText() { throw new Error('the agent read the clipboard'); }
   }
+  class UserActivation { get isActive() { return T.active; } }
+  class Notification {
+    constructor(title, o) { T.notifications.push({ title: title, body: o.body, proto: Object.getPrototypeOf(o) }); }
+    static get permission() { return T.notificationPermission; }
+    static requestPermission() { throw new Error('the agent asked for the notification permission'); }
+  }
+  globalThis.Clipboard = Clipboard;
+  globalThis.UserActivation = UserActivation;
+  globalThis.Notification = Notification;
+  globalThis.navigator = { clipboard: new Clipboard(), userActivation: new UserActivation() };
+  Object.defineProperty(globalThis.location, 'assign', { value: function (u) { T.assigned.push(String(u)); } });
+  globalThis.focus = function () { T.windowFocused++; };
+  globalThis.URL = globalThis.__URL;
 }
-console.log(failed ? failed + ' of ' + scenarios.length + ' scenarios failed' : 'all ' + scenarios.length + ' scenarios passed');
-process.exit(failed ? 1 : 0);
+
+function servicesPage(options) {
+  const p = page(Object.assign({ readyState: 'interactive', before: installServices }, options || {}));
+  p.open();
+  p.welcome('pt');
+  p.tray = () => p.T.html._children.find((k) => k.hasAttribute && k.hasAttribute('data-remixproxy-tray')) || null;
+  p.trayShadow = () => p.T.shadows.find((s) => s._host === p.tray());
+  p.byClass = (cls) => {
+    const out = [];
+    const walk = (n) => {
+      for (const k of n._children) {
+        if (k.getAttribute && (k.getAttribute('class') || '').split(' ').includes(cls)) {
+          out.push(k);
+        }
+        walk(k);
+      }
+    };
+    walk(p.trayShadow());
+    return out;
+  };
+  p.toasts = () => p.byClass('toast').map((t) => Array.from(t._children, (c) => c._text));
+  p.results = () => p.sent().filter((m) => m.type === 'result');
+  return p;
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+scenario('clipboard: writes text only during a user gesture, never reads', async () => {
+  const p = servicesPage();
+  p.serverSend({ type: 'clipboard', id: 1, remixlet: RX_A, text: 'copy me' });
+  await tick();
+  let r = p.results().find((m) => m.id === 1);
+  assert.strictEqual(r.ok, false);
+  assert.strictEqual(r.error, 'the clipboard can be written only right after you click or press a key on the page');
+  assert.deepStrictEqual(Array.from(p.T.clipboardWrites), [], 'written without a gesture');
+
+  p.T.active = true;
+  p.serverSend({ type: 'clipboard', id: 2, remixlet: RX_A, text: '<b>copy</b> me' });
+  await tick();
+  r = p.results().find((m) => m.id === 2);
+  assert.strictEqual(r.ok, true, 'refused with a gesture: ' + r.error);
+  assert.deepStrictEqual(Array.from(p.T.clipboardWrites), ['<b>copy</b> me']);
+
+  p.T.clipboardFails = true;
+  p.serverSend({ type: 'clipboard', id: 3, remixlet: RX_A, text: 'x' });
+  await tick();
+  r = p.results().find((m) => m.id === 3);
+  assert.strictEqual(r.ok, false);
+  assert.match(r.error, /browser refused/);
+
+  p.serverSend({ type: 'clipboard', id: 4, remixlet: 'junk', text: 'x' });
+  p.serverSend({ type: 'clipboard', id: 5, remixlet: RX_A, text: { not: 'text' } });
+  await tick();
+  assert.strictEqual(p.results().find((m) => m.id === 4).ok, false);
+  assert.strictEqual(p.results().find((m) => m.id === 5).ok, false);
+  assert.strictEqual(p.T.clipboardWrites.length, 2);
+});
+
+scenario('clipboard: a page that replaces built-ins after start-up cannot fake a gesture or see the text', async () => {
+  const p = servicesPage();
+  const g = p.ctx;
+  let leaked = 0;
+  vm.runInContext(`
+    Object.defineProperty(UserActivation.prototype, 'isActive', { get() { return true; } });
+    Clipboard.prototype.writeText = function () { globalThis.__leak = (globalThis.__leak || 0) + 1; return Promise.resolve(); };
+    Promise.prototype.then = function () { globalThis.__leak = (globalThis.__leak || 0) + 1; };
+  `, g);
+  p.serverSend({ type: 'clipboard', id: 1, remixlet: RX_A, text: 'secret' });
+  await tick();
+  leaked = g.__leak || 0;
+  assert.strictEqual(leaked, 0, 'the page saw the call');
+  assert.strictEqual(p.results().find((m) => m.id === 1).ok, false, 'a replaced isActive getter faked a gesture');
+});
+
+scenario('notifications: a toast shows HTML as text; system notification only when already granted; rate', () => {
+  const p = servicesPage();
+  const html = '<img src=x onerror="alert(1)"><b>bold</b>';
+  p.serverSend({ type: 'notify', remixlet: RX_A, source: 'price watch', title: html, body: '<script>x()</' + 'script>' });
+  assert.deepStrictEqual(p.toasts(), [['price watch', html, '<script>x()</' + 'script>']]);
+  assert.strictEqual(p.byClass('toast')[0]._children.every((c) => c.tagName === 'span' && c._children.length === 0), true,
+    'the toast holds only text spans');
+  assert.deepStrictEqual(Array.from(p.T.notifications), [], 'a system notification without the permission');
+  assert.strictEqual(p.tray().getAttribute('data-remixproxy-tray'), '');
+  assert.strictEqual(p.T.shadowInits[p.T.shadowInits.length - 1].mode, 'closed');
+
+  p.T.notificationPermission = 'granted';
+  p.serverSend({ type: 'notify', remixlet: RX_A, source: 'price watch', title: 'Now 12', body: 'was 15' });
+  assert.strictEqual(p.T.notifications.length, 1);
+  assert.strictEqual(p.T.notifications[0].title, 'price watch: Now 12');
+  assert.strictEqual(p.T.notifications[0].body, 'was 15');
+  assert.strictEqual(p.T.notifications[0].proto, null);
+  assert.strictEqual(p.toasts().length, 2);
+
+  // At most 3 toasts at once; at most 5 a minute per remixlet.
+  for (let i = 0; i < 5; i++) {
+    p.serverSend({ type: 'notify', remixlet: RX_A, source: 's', title: 'n' + i });
+  }
+  assert.strictEqual(p.toasts().length, 3);
+  assert.deepStrictEqual(p.toasts().map((t) => t[1]), ['n0', 'n1', 'n2'], 'notifications beyond 5 a minute were shown');
+  p.serverSend({ type: 'notify', remixlet: RX_B, source: 'other', title: 'other' });
+  assert.strictEqual(p.toasts()[2][1], 'other', 'another remixlet has its own rate');
+  // Toasts go by themselves; a click dismisses one.
+  p.T.advance(6000);
+  assert.deepStrictEqual(p.toasts(), []);
+  p.T.advance(60000);
+  p.serverSend({ type: 'notify', remixlet: RX_A, source: 's', title: 'again' });
+  const t = p.byClass('toast')[0];
+  p.T.fire(t, 'click', new p.T.classes.Event(true));
+  assert.deepStrictEqual(p.toasts(), []);
+  p.serverSend({ type: 'notify', remixlet: 'junk', title: 'x' });
+  p.serverSend({ type: 'notify', remixlet: RX_A, title: '' });
+  assert.deepStrictEqual(p.toasts(), []);
+});
+
+scenario('menu: commands in a menu next to the launcher; a trusted click sends the event', () => {
+  const p = servicesPage();
+  p.serverSend({ type: 'menu', remixlet: RX_A, source: 'expander', commands: [
+    { id: 'all', label: 'Expand <all>', listener: 7 },
+    { id: 'none', label: 'Collapse', listener: 8 },
+  ] });
+  const more = p.byClass('more')[0];
+  assert.ok(!more.hasAttribute('data-none'), 'the menu button is hidden');
+  assert.strictEqual(more.getAttribute('aria-haspopup'), 'menu');
+  assert.strictEqual(more.getAttribute('aria-expanded'), 'false');
+  const menu = p.byClass('menu')[0];
+  assert.strictEqual(menu.getAttribute('role'), 'menu');
+  assert.ok(menu.hasAttribute('data-closed'));
+  p.T.fire(more, 'click', new p.T.classes.Event(false));
+  assert.ok(menu.hasAttribute('data-closed'), 'an untrusted click opened the menu');
+  p.T.fire(more, 'click', new p.T.classes.Event(true));
+  assert.ok(!menu.hasAttribute('data-closed'));
+  assert.strictEqual(more.getAttribute('aria-expanded'), 'true');
+  const items = p.byClass('item');
+  assert.deepStrictEqual(items.map((b) => [b.getAttribute('role'), b._text]), [['menuitem', 'Expand <all>'], ['menuitem', 'Collapse']]);
+  assert.strictEqual(p.T.focused, items[0], 'the first command is focused');
+
+  const events = () => p.sent().filter((m) => m.type === 'event');
+  p.T.fire(items[1], 'click', new p.T.classes.Event(false));
+  assert.deepStrictEqual(events(), [], 'an untrusted click chose a command');
+  p.T.fire(items[1], 'click', new p.T.classes.Event(true));
+  assert.deepStrictEqual(events(), [{ type: 'event', remixlet: RX_A, listener: 8, event: { type: 'menu', id: 'none' } }]);
+  assert.ok(menu.hasAttribute('data-closed'), 'the menu stays open after a choice');
+  // The launcher's button is not toggled by clicks in the tray.
+  assert.strictEqual(p.frame(), null);
+
+  // Escape closes it; a release removes the remixlet's commands.
+  p.T.fire(more, 'click', new p.T.classes.Event(true));
+  p.T.fire(menu, 'keydown', new p.T.classes.KeyboardEvent('Escape'));
+  assert.ok(menu.hasAttribute('data-closed'));
+  p.serverSend({ type: 'release', remixlet: RX_A });
+  assert.ok(more.hasAttribute('data-none'), 'the menu button stays after the release');
+  assert.deepStrictEqual(p.byClass('item'), []);
+  // An empty list removes them too.
+  p.serverSend({ type: 'menu', remixlet: RX_B, source: 'b', commands: [{ id: 'x', label: 'X', listener: 1 }] });
+  assert.strictEqual(p.byClass('item').length, 1);
+  p.serverSend({ type: 'menu', remixlet: RX_B, source: 'b', commands: [] });
+  assert.strictEqual(p.byClass('item').length, 0);
+});
+
+scenario('open: navigates within the page origin only, focuses when already there', () => {
+  const p = servicesPage();
+  p.serverSend({ type: 'open', url: 'https://evil.test/', source: 's' });
+  assert.deepStrictEqual(Array.from(p.T.assigned), []);
+  p.serverSend({ type: 'open', url: 'javascript:alert(1)', source: 's' });
+  assert.deepStrictEqual(Array.from(p.T.assigned), []);
+  p.serverSend({ type: 'open', url: ORIGIN + '/cart', source: 's' });
+  assert.deepStrictEqual(Array.from(p.T.assigned), [ORIGIN + '/cart']);
+  p.serverSend({ type: 'open', url: ORIGIN + '/start', source: 'reminder' });
+  assert.strictEqual(p.T.windowFocused, 1);
+  assert.deepStrictEqual(Array.from(p.T.assigned), [ORIGIN + '/cart']);
+  assert.strictEqual(p.toasts()[0][0], 'reminder');
+});
+
+(async () => {
+  for (const s of scenarios) {
+    try {
+      await s.fn(); // a scenario may be async (e.g. waiting for a Promise the agent chains)
+      console.log('ok   ' + s.name);
+    } catch (e) {
+      failed++;
+      console.log('FAIL ' + s.name + '\n' + (e && e.stack || e));
+    }
+  }
+  console.log(failed ? failed + ' of ' + scenarios.length + ' scenarios failed' : 'all ' + scenarios.length + ' scenarios passed');
+  process.exit(failed ? 1 : 0);
+})();

@@ -70,7 +70,7 @@ function installFakeDOM(opts) {
     return out;
   };
 
-  const T = { sent: [], sockets: [], navigations: [], clicks: [], cookie: '', hit: null };
+  const T = { sent: [], sockets: [], navigations: [], clicks: [], events: [], cookie: '', hit: null };
   g.T = T;
 
   const listeners = new WeakMap();
@@ -84,6 +84,11 @@ function installFakeDOM(opts) {
       if (!R(mapHas, m, [type])) R(mapSet, m, [type, []]);
       add(R(mapGet, m, [type]), fn);
     }
+    dispatchEvent(ev) {
+      add(T.events, ev.type + ' ' + (this._tag || '?'));
+      T.fire(this, ev.type, ev);
+      return !ev._prevented;
+    }
   }
   T.fire = (target, type, ev) => {
     const m = R(weakGet, listeners, [target]);
@@ -91,7 +96,10 @@ function installFakeDOM(opts) {
     for (let i = 0; i < list.length; i++) R(list[i], target, [ev]);
   };
   class Event {
-    constructor(type) { this._type = type; }
+    constructor(type, init) { this._type = type; this._init = init || {}; }
+    get defaultPrevented() { return this._prevented === true; }
+    preventDefault() { this._prevented = true; }
+    get key() { return this._init.key; }
     get isTrusted() { return true; }
     get type() { return this._type; }
     get target() { return this._target || null; }
@@ -415,13 +423,17 @@ function installFakeDOM(opts) {
     constructor() { super('input'); this._value = null; this._checked = false; }
     get value() { return this._value !== null ? this._value : (getA(this, 'value') || ''); }
     set value(v) { this._value = StringCtor(v); }
+    get defaultValue() { return getA(this, 'value') || ''; }
+    get defaultChecked() { return hasA(this, 'checked'); }
     get checked() { return this._checked; }
     get labels() { return labelsOf(this); }
     get form() { return formOf(this); }
   }
   class HTMLTextAreaElement extends HTMLElement {
-    constructor() { super('textarea'); }
-    get value() { return this.textContent; }
+    constructor() { super('textarea'); this._value = null; }
+    get value() { return this._value !== null ? this._value : this.textContent; }
+    set value(v) { this._value = StringCtor(v); }
+    get defaultValue() { return this.textContent; }
     get labels() { return labelsOf(this); }
     get form() { return formOf(this); }
   }
@@ -525,7 +537,7 @@ function installFakeDOM(opts) {
   const timers = [];
   const globals = {
     window: g, top: g, self: g,
-    EventTarget, Event, MessageEvent, CloseEvent, Node, CharacterData, Text, Element, HTMLElement,
+    EventTarget, Event, InputEvent: Event, KeyboardEvent: Event, MessageEvent, CloseEvent, Node, CharacterData, Text, Element, HTMLElement,
     HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement, HTMLOptionElement, HTMLButtonElement, HTMLLabelElement,
     HTMLAnchorElement, HTMLAreaElement, HTMLFormElement, Document, NodeList, DOMRectReadOnly, CSSStyleDeclaration,
     WebSocket, URL: NodeURL,
@@ -879,6 +891,74 @@ scenario('the tools keep working after the page replaced built-ins', () => {
   assert.strictEqual(p.ok('read_page_data', {}).globals.pageGlobal, 1);
   p.refused('click', { text: 'Away' }, 'another site');
   assert.strictEqual(p.run('window.caught'), '');
+});
+
+scenario('find: matching lines with their ancestors', () => {
+  const p = formPage();
+  const v = p.ok('find', { text: 'remember' });
+  assert.strictEqual(v.matches, 1);
+  assert.ok(/^- form \[e\d+\]\n  \u2026\n  - checkbox "Remember me" \[checked\] \[e\d+\]$/.test(v.outline), v.outline);
+  const twins = p.ok('find', { text: 'twin', limit: 1 });
+  assert.strictEqual(twins.matches, 2);
+  assert.ok(twins.truncated && twins.outline.includes('1 more matches'), twins.outline);
+  assert.strictEqual(p.ok('find', { text: 'no such words' }).matches, 0);
+  p.refused('find', { text: '   ' }, 'text must not be blank');
+  p.refused('find', { text: 'x', limit: 0 }, 'limit must be a whole number from 1 to 100');
+});
+
+scenario('type: React-style value setter and events; passwords and non-text fields refused', () => {
+  const p = formPage();
+  const o = p.ok('outline', { filter: 'all' }).outline;
+  const ref = (part) => /\[(e\d+)\]$/.exec(o.split('\n').find((l) => l.includes(part)))[1];
+  p.run("window.seen = []; document.querySelectorAll('input[name=q]').item(0).addEventListener('input', function (e) { seen.push(e.type + ':' + this.value); })");
+  const v = p.ok('type', { ref: ref('textbox "Search here"'), text: 'shoes' });
+  assert.strictEqual(v.value, 'shoes');
+  assert.strictEqual(v.verified, true);
+  assert.deepStrictEqual(Array.from(p.run('seen')), ['input:shoes']);
+  assert.ok(p.T.events.includes('change input'), p.T.events.join());
+  assert.strictEqual(p.ok('type', { ref: ref('textbox "Search here"'), text: ' red', clear: false }).value, 'shoes red');
+  assert.strictEqual(p.ok('type', { ref: ref('textbox "Search here"'), text: '' }).value, '');
+  p.refused('type', { ref: ref('textbox "Password"'), text: 'x' }, 'is a password field; the agent never types passwords');
+  assert.strictEqual(p.run("document.getElementById('pw').value"), 'hunter2-Secret!');
+  p.refused('type', { ref: ref('checkbox "Remember me"'), text: 'x' }, 'is a checkbox input: text cannot be typed into it; use click');
+  p.refused('type', { ref: ref('button "Save changes"'), text: 'x' }, 'is not a text field');
+  p.refused('type', { ref: ref('textbox "Search here"'), text: 5 }, 'text must be a string');
+  p.refused('type', { ref: ref('textbox "Search here"'), text: 'x', clear: 'no' }, 'clear must be true or false');
+  p.refused('set_field', { ref: ref('textbox "Password"'), text: 'x', submit: true }, 'is a password field');
+});
+
+scenario('press_keys: a bounded set of keys to the focused element', () => {
+  const p = formPage();
+  p.run("window.keys = []; document.body.addEventListener('keydown', function (e) { keys.push(e.key); })");
+  const v = p.ok('press_keys', { keys: ['Escape', 'ArrowDown', 'PageDown'] });
+  assert.strictEqual(v.pressed.length, 3);
+  assert.deepStrictEqual(Array.from(p.run('keys')), ['Escape', 'ArrowDown', 'PageDown']);
+  p.refused('press_keys', { keys: ['Control+a'] }, 'is not one the agent may press');
+  p.refused('press_keys', { keys: new Array(21).fill('Tab') }, 'keys must be a list of 1 to 20');
+  p.refused('press_keys', { keys: 'Enter', extra: 1 }, 'unknown argument "extra"');
+});
+
+scenario('click: refused when the proxy says the same control was just clicked', () => {
+  const p = formPage();
+  p.refused('click', { text: 'Send', recent: [{ name: 'send', seconds: 12 }] }, 'not clicked: button "Send" [e');
+  p.refused('click', { text: 'Send', recent: [{ name: 'send', seconds: 12 }] }, 'was already clicked on this page 12 seconds ago');
+  assert.strictEqual(p.T.clicks.length, 0);
+  const v = p.ok('click', { text: 'Send', recent: [{ name: 'save changes', seconds: 1 }], resubmit: true });
+  assert.strictEqual(v.name, 'send');
+});
+
+scenario('page_state: open dialogs and forms with unsaved input', () => {
+  const p = formPage();
+  let v = p.ok('page_state', {});
+  assert.deepStrictEqual(Array.from(v.dialogs), []);
+  const login = v.forms.find((f) => f.container.startsWith('form'));
+  assert.ok(login && login.unsaved.some((s) => s.startsWith('textbox "Password"')), JSON.stringify(v.forms));
+  p.body.appendChild(p.el('dialog', { open: '', 'aria-label': 'Add a product', modal: true }, p.el('input', { id: 'pname', 'aria-label': 'Product name' })));
+  p.run("document.getElementById('pname').value = 'namaz'");
+  v = p.ok('page_state', {});
+  assert.ok(v.dialogs.length === 1 && v.dialogs[0].startsWith('dialog "Add a product" [e'), JSON.stringify(v.dialogs));
+  assert.ok(v.forms.some((f) => f.container.startsWith('dialog') && f.unsaved[0].startsWith('textbox "Product name"')), JSON.stringify(v.forms));
+  assert.ok(!v.raw || !v.raw.includes('hunter2'));
 });
 
 let failed = 0;

@@ -1,0 +1,353 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/remixproxy/remixproxy/agent"
+)
+
+// Act-mode safety kept in Go, per chat (issue 6), so that nothing the page does can reset it:
+//
+//   - the duplicate-submit guard: a click on a control whose accessible name starts with
+//     create/save/submit/add/post/publish/send/confirm/place order/pay/checkout/update is
+//     refused when one of the same name was clicked on the same page address of this chat in
+//     the last resubmitWindow, unless the model passes resubmit: true;
+//   - done is refused, at most maxDoneRefusals times per page address, when its summary
+//     claims success while the page still shows an open dialog or a form with unsaved input
+//     (page tool page_state);
+//   - navigation after a click is reported: the page agent's navigated/mayLeave, a change of
+//     the session's address shortly after, or the end of the page session (a new document);
+//     and a call whose page went away says so instead of a generic error.
+//
+// The state is keyed by the stored chat's ID, which follows the tab across reloads when the
+// panel resumes its chat, and dropped after actStateIdle without use.
+
+const (
+	resubmitWindow  = 45 * time.Second
+	maxDoneRefusals = 2
+	actStateIdle    = 15 * time.Minute
+	// navSettle is how long a click that may leave the page is watched for the page going;
+	// navQuiet how long any other click is watched for a same-page address change.
+	navSettle = 1500 * time.Millisecond
+	navQuiet  = 250 * time.Millisecond
+)
+
+// submitLike matches the accessible names of controls whose repeated click may do a thing
+// twice (the page agent normalises names to lower case with collapsed spaces).
+var submitLike = regexp.MustCompile(`^(create|save|submit|add|post|publish|send|confirm|place order|pay|checkout|update)\b`)
+
+// claimsSuccess and hedged read a done summary.
+var (
+	claimsSuccess = regexp.MustCompile(`(?i)\b(created|saved|submitted|added|posted|published|sent|confirmed|placed|paid|updated|completed|booked|ordered|deleted|removed|changed|set up|done|success(ful|fully)?|finished)\b`)
+	hedged        = regexp.MustCompile(`(?i)\b(not|could ?n[o']t|cannot|can't|failed|unable|did ?n[o']t|was ?n[o']t|still open)\b`)
+)
+
+// actPage is the chat's page as the act checks see it.
+type actPage interface {
+	// call runs a page tool in the page.
+	call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error)
+	// url is the page session's current address (SPA navigations included); ok is false once
+	// the session has ended.
+	url() (string, bool)
+}
+
+// actState is one chat's record of recent submit-like clicks and done refusals.
+type actState struct {
+	mu      sync.Mutex
+	clicks  []actClick
+	refused map[string]int // page address → done refusals
+	used    time.Time
+	now     func() time.Time
+}
+
+type actClick struct {
+	url, name string
+	at        time.Time
+}
+
+var actStates = struct {
+	sync.Mutex
+	m map[string]*actState
+}{m: map[string]*actState{}}
+
+// actStateFor returns the act state of chat c.
+func actStateFor(c *chat) *actState {
+	c.mu.Lock()
+	key := c.rec.ID
+	c.mu.Unlock()
+	if key == "" {
+		key = fmt.Sprintf("chat %p", c)
+	}
+	now := time.Now()
+	actStates.Lock()
+	defer actStates.Unlock()
+	for k, st := range actStates.m {
+		st.mu.Lock()
+		idle := now.Sub(st.used) > actStateIdle
+		st.mu.Unlock()
+		if idle {
+			delete(actStates.m, k)
+		}
+	}
+	st := actStates.m[key]
+	if st == nil {
+		st = newActState(time.Now)
+		actStates.m[key] = st
+	}
+	st.mu.Lock()
+	st.used = now
+	st.mu.Unlock()
+	return st
+}
+
+func newActState(now func() time.Time) *actState {
+	return &actState{refused: map[string]int{}, now: now, used: now()}
+}
+
+// sessionPage is a page session as an actPage.
+type sessionPage struct {
+	s  *Server
+	id string
+}
+
+func (p sessionPage) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return p.s.PageTool(ctx, p.id, tool, args)
+}
+
+func (p sessionPage) url() (string, bool) {
+	sess, ok := p.s.sessions.get(p.id)
+	if !ok || !sess.Connected {
+		return "", false
+	}
+	return sess.URL, true
+}
+
+// actPageTool runs a page tool for the chat's agent through the act checks (the hook in
+// chatEnv.PageTool).
+func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return actStateFor(e.c).run(ctx, sessionPage{s: e.c.hub.s, id: sess.ID}, tool, args)
+}
+
+// run runs one page tool with the checks that concern it.
+func (st *actState) run(ctx context.Context, page actPage, tool string, args json.RawMessage) (json.RawMessage, error) {
+	var out json.RawMessage
+	var err error
+	switch tool {
+	case "done":
+		return st.done(ctx, page, args)
+	case "click":
+		out, err = st.click(ctx, page, args)
+	default:
+		out, err = page.call(ctx, tool, args)
+		if err == nil && (tool == "navigate" || tool == "back" || tool == "forward") {
+			out = withField(out, "note", "if a new page loads, this page's session ends and the agent stops; the person can go on in the panel of the new page")
+		}
+	}
+	if errors.Is(err, errPageGone) {
+		return nil, &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
+	}
+	return out, err
+}
+
+// click runs a click under the duplicate-submit guard and watches for navigation after it.
+func (st *actState) click(ctx context.Context, page actPage, raw json.RawMessage) (json.RawMessage, error) {
+	args := map[string]json.RawMessage{}
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+			return nil, errors.New("click: the arguments must be a JSON object")
+		}
+	}
+	var resubmit bool
+	if r, ok := args["resubmit"]; ok {
+		if json.Unmarshal(r, &resubmit) != nil {
+			return nil, &agent.ToolError{Message: "click: resubmit must be true or false"}
+		}
+	}
+	delete(args, "resubmit")
+	delete(args, "recent")
+	before, _ := page.url()
+	if !resubmit {
+		if recent := st.recent(noFragment(before)); len(recent) > 0 {
+			b, _ := json.Marshal(recent)
+			args["recent"] = b
+		}
+	}
+	sent, _ := json.Marshal(args)
+	out, err := page.call(ctx, "click", sent)
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Name      string `json:"name"`
+		Navigated bool   `json:"navigated"`
+		MayLeave  bool   `json:"mayLeave"`
+		URL       string `json:"url"`
+	}
+	if json.Unmarshal(out, &res) != nil {
+		return out, nil
+	}
+	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
+		st.record(noFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
+	}
+	if note := watchNavigation(ctx, page, before, res.URL, res.MayLeave); note != "" {
+		out = withField(out, "navigation", note)
+	}
+	return out, nil
+}
+
+// watchNavigation looks, shortly after a click, for the page's address changing or its session
+// ending, and says what happened; "" when nothing did.
+func watchNavigation(ctx context.Context, page actPage, before, after string, mayLeave bool) string {
+	wait := navQuiet
+	if mayLeave {
+		wait = navSettle
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	stopped := ctx.Done()
+	for {
+		now, ok := page.url()
+		if !ok {
+			if mayLeave {
+				return "the click loaded a new page, as expected from a link or form; this page's session has ended, so the agent stops here. The person can go on in the panel of the new page."
+			}
+			return "unexpected: the click made the tab load a new page (not a link or form the agent could see); this page's session has ended, so the agent stops here"
+		}
+		if now != before && now != after && noFragment(now) != noFragment(before) {
+			return "the page's address changed after the click, from " + truncate(before, 300) + " to " + truncate(now, 300) + "; the page may show something else now: read it again before acting"
+		}
+		select {
+		case <-stopped:
+			// The turn was stopped — by the person, or by the page leaving, which ends the
+			// turn a moment before the session is closed: look a little longer.
+			stopped = nil
+			deadline.Reset(300 * time.Millisecond)
+		case <-deadline.C:
+			if after != "" && noFragment(after) != noFragment(before) {
+				return "the page's address changed with the click, from " + truncate(before, 300) + " to " + truncate(after, 300) + " (a same-page navigation): read the page again before acting"
+			}
+			return ""
+		case <-tick.C:
+		}
+	}
+}
+
+// recentEntry is one recent click as the page agent gets it.
+type recentEntry struct {
+	Name    string `json:"name"`
+	Seconds int    `json:"seconds"`
+}
+
+// recent lists the submit-like clicks on url within the window, newest first.
+func (st *actState) recent(url string) []recentEntry {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := st.now()
+	var out []recentEntry
+	kept := st.clicks[:0]
+	for _, c := range st.clicks {
+		if now.Sub(c.at) >= resubmitWindow {
+			continue
+		}
+		kept = append(kept, c)
+		if c.url == url {
+			out = append([]recentEntry{{Name: c.name, Seconds: int(now.Sub(c.at).Seconds())}}, out...)
+		}
+	}
+	st.clicks = kept
+	return out
+}
+
+func (st *actState) record(url, name string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.clicks = append(st.clicks, actClick{url: url, name: name, at: st.now()})
+	if len(st.clicks) > 100 {
+		st.clicks = st.clicks[len(st.clicks)-100:]
+	}
+}
+
+// done checks a done call against the page (see the top of the file).
+func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage) (json.RawMessage, error) {
+	var args struct {
+		Summary string `json:"summary"`
+	}
+	json.Unmarshal(raw, &args)
+	accepted := json.RawMessage(`{"accepted":true}`)
+	if !claimsSuccess.MatchString(args.Summary) || hedged.MatchString(args.Summary) {
+		return accepted, nil
+	}
+	url, ok := page.url()
+	if !ok {
+		return accepted, nil
+	}
+	out, err := page.call(ctx, "page_state", json.RawMessage(`{}`))
+	if err != nil {
+		return accepted, nil // no page to disagree
+	}
+	var ps struct {
+		Dialogs []string `json:"dialogs"`
+		Forms   []struct {
+			Container string   `json:"container"`
+			Unsaved   []string `json:"unsaved"`
+		} `json:"forms"`
+		Alerts []string `json:"alerts"`
+	}
+	if json.Unmarshal(out, &ps) != nil || (len(ps.Dialogs) == 0 && len(ps.Forms) == 0) {
+		return accepted, nil
+	}
+	key := noFragment(url)
+	st.mu.Lock()
+	n := st.refused[key]
+	if n < maxDoneRefusals {
+		st.refused[key] = n + 1
+	}
+	st.mu.Unlock()
+	if n >= maxDoneRefusals {
+		return accepted, nil
+	}
+	var open []string
+	for _, d := range ps.Dialogs {
+		open = append(open, "an open "+truncate(d, 200))
+	}
+	for _, f := range ps.Forms {
+		open = append(open, fmt.Sprintf("unsaved input in %s (%s)", truncate(f.Container, 200), truncate(strings.Join(f.Unsaved, ", "), 400)))
+	}
+	msg := fmt.Sprintf("done refused (%d of at most %d): the summary says it worked, but the page still shows %s.", n+1, maxDoneRefusals, strings.Join(open, "; "))
+	if len(ps.Alerts) > 0 {
+		msg += " Messages on the page: " + truncate(strings.Join(ps.Alerts, " | "), 400) + "."
+	}
+	msg += " A dialog or form still open usually means the action did not finish (a validation error, a button not clicked). Look at the page (outline, find), finish the action, then call done again — or call done with an honest summary of what is left."
+	return nil, &agent.ToolError{Message: msg}
+}
+
+// withField adds one string field to a JSON object value; other values are returned as they are.
+func withField(out json.RawMessage, name, value string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(out, &m) != nil || m == nil {
+		return out
+	}
+	b, _ := json.Marshal(value)
+	m[name] = b
+	nb, err := json.Marshal(m)
+	if err != nil {
+		return out
+	}
+	return nb
+}
+
+func noFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
+}

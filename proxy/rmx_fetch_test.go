@@ -1,0 +1,291 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+func TestCanonicalFetchHost(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{in: "api.shop.test", want: "api.shop.test"},
+		{in: "API.Shop.TEST", want: "api.shop.test"},
+		{in: "api.shop.test.", want: "api.shop.test"},
+		{in: "ａｐｉ.shop.test", want: "api.shop.test"},        // fullwidth letters map as a browser maps them
+		{in: "аpi.shop.test", want: "xn--pi-6kc.shop.test"}, // Cyrillic а: another host
+		{in: "bücher.example", want: "xn--bcher-kva.example"},
+		{in: "93.184.216.34", want: "93.184.216.34"},
+		{in: "::1", want: "[::1]"},
+		{in: "2130706433", err: "non-standard spelling"},
+		{in: "0x7f.0.0.1", err: "non-standard spelling"},
+		{in: "0177.0.0.1", err: "non-standard spelling"},
+		{in: "127.1", err: "non-standard spelling"},
+		{in: "127.0.0.1.", want: "127.0.0.1"},
+		{in: "api.shop.0x10", err: "non-standard spelling"},
+		{in: "api..shop.test", err: "not a valid host name"},
+		{in: "api.shop.test..", err: "not valid"},
+		{in: "a_b.shop.test", err: "not a valid host name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := canonicalFetchHost(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("canonicalFetchHost(%q) = %q, %v; want an error with %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("canonicalFetchHost(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestApprovedFetchURL(t *testing.T) {
+	hosts := []string{"api.shop.test", "93.184.216.34", "[2606:2800:220:1::1]", "xn--bcher-kva.example"}
+	tests := []struct {
+		in, want, refused string
+	}{
+		{in: "https://api.shop.test/v1/cart?x=1#frag", want: "https://api.shop.test/v1/cart?x=1"},
+		{in: "HTTP://API.SHOP.TEST./v1", want: "http://api.shop.test/v1"},
+		{in: "https://api.shop.test:443/", want: "https://api.shop.test/"},
+		{in: "https://bücher.example/", want: "https://xn--bcher-kva.example/"},
+		{in: "https://93.184.216.34/", want: "https://93.184.216.34/"},
+		{in: "https://[2606:2800:220:1:0::1]/", want: "https://[2606:2800:220:1::1]/"},
+		{in: "https://shop.test/", refused: "shop.test is not an approved host"},
+		{in: "https://evil.api.shop.test/", refused: "not an approved host"},
+		{in: "https://api.shop.test.evil.test/", refused: "not an approved host"},
+		{in: "https://аpi.shop.test/", refused: "xn--pi-6kc.shop.test is not an approved host"},
+		{in: "https://127.0.0.1/", refused: "127.0.0.1 is not an approved host"},
+		{in: "http://2130706433/", refused: "non-standard spelling"},
+		{in: "http://0x5d.0xb8.0xd8.0x22/", refused: "non-standard spelling"},
+		{in: "http://1572395042/", refused: "non-standard spelling"}, // 93.184.216.34 as one number
+		{in: "https://[::1]/", refused: "not an approved host"},
+		{in: "https://api.shop.test:8443/", refused: "port 8443"},
+		{in: "https://user:pw@api.shop.test/", refused: "user name"},
+		{in: "ftp://api.shop.test/", refused: "only http and https"},
+		{in: "javascript:alert(1)", refused: "only http and https"},
+		{in: "/relative", refused: "only http and https"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			u, err := approvedFetchURL(hosts, tt.in)
+			if tt.refused != "" {
+				var ref *refusal
+				if !errors.As(err, &ref) || !strings.Contains(ref.why, tt.refused) {
+					t.Errorf("approvedFetchURL(%q) = %v, %v; want a refusal with %q", tt.in, u, err, tt.refused)
+				}
+				return
+			}
+			if err != nil || u.String() != tt.want {
+				t.Errorf("approvedFetchURL(%q) = %v, %v; want %q", tt.in, u, err, tt.want)
+			}
+		})
+	}
+}
+
+// fetchWorld is a proxy in front of a shop (www sets the session cookie), its API, a second
+// approved API host, and a witness nobody may reach; plus a remixlet host holding the given
+// permissions on the shop's pages.
+type fetchWorld struct {
+	f       *fixture
+	witness atomic.Int64
+	h       *remixletHost
+	rx      testRemixlet
+}
+
+func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
+	t.Helper()
+	w := &fetchWorld{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("www.example.com/", func(rw http.ResponseWriter, r *http.Request) {
+		http.SetCookie(rw, &http.Cookie{Name: "sid", Value: "s3cret", Domain: "example.com", Path: "/", Secure: true, HttpOnly: true})
+		htmlHandler(page)(rw, r)
+	})
+	echo := func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "application/json")
+		rw.Header().Set("Set-Cookie", "fromfetch=1")
+		body, _ := io.ReadAll(r.Body)
+		json.NewEncoder(rw).Encode(map[string]string{
+			"host": r.Host, "method": r.Method, "cookie": r.Header.Get("Cookie"),
+			"authorization": r.Header.Get("Authorization"), "body": string(body), "x": r.Header.Get("X-Test"),
+		})
+	}
+	mux.HandleFunc("api.example.com/echo", echo)
+	mux.HandleFunc("api2.example.com/echo", echo)
+	mux.HandleFunc("api.example.com/same", func(rw http.ResponseWriter, r *http.Request) {
+		http.Redirect(rw, r, "/echo", http.StatusFound)
+	})
+	mux.HandleFunc("api.example.com/cross", func(rw http.ResponseWriter, r *http.Request) {
+		http.Redirect(rw, r, "https://api2.example.com/echo", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("api.example.com/to-witness", func(rw http.ResponseWriter, r *http.Request) {
+		http.Redirect(rw, r, "https://witness.example.com/steal", http.StatusFound)
+	})
+	mux.HandleFunc("api.example.com/loop", func(rw http.ResponseWriter, r *http.Request) {
+		http.Redirect(rw, r, "/loop", http.StatusFound)
+	})
+	mux.HandleFunc("api.example.com/big", func(rw http.ResponseWriter, r *http.Request) {
+		rw.Write([]byte(strings.Repeat("x", maxFetchResponseBody+1)))
+	})
+	mux.HandleFunc("api.example.com/bytes", func(rw http.ResponseWriter, r *http.Request) {
+		rw.Write([]byte{0, 1, 2, 255})
+	})
+	mux.HandleFunc("witness.example.com/", func(rw http.ResponseWriter, r *http.Request) {
+		w.witness.Add(1)
+	})
+	resolve, roots := tlsSite(t, "example.com", mux)
+	addr := resolve["example.com:443"]
+	resolve = map[string]string{}
+	for _, h := range []string{"www", "api", "api2", "witness"} {
+		resolve[h+".example.com:443"] = addr
+	}
+	w.f = newFixture(t, fixtureOpts{resolve: resolve, roots: roots, onlyResolved: true})
+	st := openTestStore(t)
+	w.rx = addTestRemixlet(t, st, "fetcher", `"https://www.example.com/*"`, permissions, rxTestScript)
+	r := newRemixletRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	r.standingTTL = 0
+	r.net = w.f.srv.rmxNet
+	t.Cleanup(r.close)
+	fp := &fakePage{url: "https://www.example.com/"}
+	fp.run = r.newPageRun(fp.conn())
+	w.h = fp.run.newHost(w.rx.id, w.rx.versionID, w.rx.manifest)
+	return w
+}
+
+// fetch calls rmx.fetch through the Host, as the sandbox would.
+func (w *fetchWorld) fetch(t *testing.T, args string) (fetchResult, error) {
+	t.Helper()
+	raw, err := w.h.Call(context.Background(), "rmx", "fetch", json.RawMessage(args))
+	var res fetchResult
+	if err == nil {
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatalf("result %s: %v", raw, err)
+		}
+	}
+	return res, err
+}
+
+func TestRMXFetchSignedInAsThePerson(t *testing.T) {
+	w := newFetchWorld(t, `{"name": "fetch:api.example.com", "reason": "cart"}, {"name": "fetch:api2.example.com", "reason": "cart"}`)
+	// The person's browser loads the shop, which sets the session cookie for example.com.
+	resp, _ := w.f.get("https://www.example.com/")
+	if len(resp.Header.Values("Set-Cookie")) != 1 {
+		t.Fatalf("the site's Set-Cookie did not reach the browser untouched: %v", resp.Header)
+	}
+
+	res, err := w.fetch(t, `["https://API.example.com./echo", {"as": "json", "method": "post", "body": "{\"a\":1}", "headers": {"X-Test": "yes", "Content-Type": "application/json"}}]`)
+	if err != nil {
+		t.Fatalf("rmx.fetch: %v", err)
+	}
+	var got map[string]string
+	json.Unmarshal(res.JSON, &got)
+	if got["cookie"] != "sid=s3cret" || got["host"] != "api.example.com" || got["method"] != "POST" || got["body"] != `{"a":1}` || got["x"] != "yes" {
+		t.Errorf("the API saw %v", got)
+	}
+	if res.Status != 200 || !res.OK || res.URL != "https://api.example.com/echo" || res.Headers["content-type"] != "application/json" {
+		t.Errorf("result %+v", res)
+	}
+	if _, ok := res.Headers["set-cookie"]; ok {
+		t.Errorf("Set-Cookie reached the remixlet: %v", res.Headers)
+	}
+	// A fetch's own Set-Cookie is not the browser's: the view does not take it.
+	res, _ = w.fetch(t, `["https://api.example.com/echo", {"as": "json"}]`)
+	json.Unmarshal(res.JSON, &got)
+	if got["cookie"] != "sid=s3cret" {
+		t.Errorf("second fetch sent cookies %q", got["cookie"])
+	}
+
+	t.Run("same-origin redirect keeps Authorization", func(t *testing.T) {
+		res, err := w.fetch(t, `["https://api.example.com/same", {"as": "json", "headers": {"Authorization": "Bearer t0ken"}}]`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(res.JSON, &got)
+		if got["authorization"] != "Bearer t0ken" || !res.Redirected || res.URL != "https://api.example.com/echo" {
+			t.Errorf("after a same-origin redirect: %v, %+v", got, res)
+		}
+	})
+	t.Run("cross-origin redirect drops Authorization", func(t *testing.T) {
+		res, err := w.fetch(t, `["https://api.example.com/cross", {"as": "json", "method": "POST", "body": "b", "headers": {"Authorization": "Bearer t0ken"}}]`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(res.JSON, &got)
+		if got["authorization"] != "" || got["host"] != "api2.example.com" || got["cookie"] != "sid=s3cret" || got["method"] != "POST" || got["body"] != "b" {
+			t.Errorf("after a cross-origin 307: %v", got)
+		}
+	})
+	t.Run("as text and bytes", func(t *testing.T) {
+		res, err := w.fetch(t, `["https://api.example.com/bytes", {"as": "bytes"}]`)
+		if err != nil || res.Bytes == nil || *res.Bytes != "AAEC/w==" {
+			t.Errorf("bytes: %+v, %v", res, err)
+		}
+		res, err = w.fetch(t, `["https://api.example.com/echo"]`)
+		if err != nil || res.Text == nil || !strings.Contains(*res.Text, `"cookie":"sid=s3cret"`) {
+			t.Errorf("text: %+v, %v", res, err)
+		}
+	})
+}
+
+func TestRMXFetchRefusals(t *testing.T) {
+	w := newFetchWorld(t, `{"name": "fetch:api.example.com", "reason": "cart"}`)
+	w.f.get("https://www.example.com/")
+	tests := []struct {
+		name, args, refused string
+	}{
+		{"unapproved host", `["https://witness.example.com/steal"]`, "witness.example.com is not an approved host"},
+		{"approved host redirecting to the witness", `["https://api.example.com/to-witness", {"headers": {"Authorization": "Bearer t0ken"}}]`, "redirect from api.example.com refused: witness.example.com is not an approved host"},
+		{"too many redirects", `["https://api.example.com/loop"]`, "more than 5 redirects"},
+		{"IP literal", `["https://127.0.0.1/"]`, "127.0.0.1 is not an approved host"},
+		{"decimal IP", `["http://2130706433/"]`, "non-standard spelling"},
+		{"Cookie header", `["https://api.example.com/echo", {"headers": {"Cookie": "sid=forged"}}]`, "header Cookie may not be set"},
+		{"Host header", `["https://api.example.com/echo", {"headers": {"Host": "witness.example.com"}}]`, "header Host may not be set"},
+		{"Sec- header", `["https://api.example.com/echo", {"headers": {"Sec-Fetch-Site": "same-origin"}}]`, "may not be set"},
+		{"method", `["https://api.example.com/echo", {"method": "CONNECT"}]`, "method \"CONNECT\" is not allowed"},
+		{"GET with a body", `["https://api.example.com/echo", {"body": "x"}]`, "GET requests have no body"},
+		{"body too large", `["https://api.example.com/echo", {"method": "POST", "body": "` + strings.Repeat("x", maxFetchRequestBody+1) + `"}]`, "more than 1048576"},
+		{"response too large", `["https://api.example.com/big"]`, "more than 5242880 bytes"},
+		{"not a string", `[42]`, "must be the address"},
+		{"bad as", `["https://api.example.com/echo", {"as": "blob"}]`, "as must be"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := w.fetch(t, tt.args)
+			var ref *refusal
+			if !errors.As(err, &ref) || !strings.Contains(ref.why, tt.refused) {
+				t.Fatalf("rmx.fetch(%.80s) = %v; want a refusal with %q", tt.args, err, tt.refused)
+			}
+			waitLog(t, w.h.p.r.st, w.rx.id, tt.refused)
+		})
+	}
+	if n := w.witness.Load(); n != 0 {
+		t.Errorf("the witness got %d requests", n)
+	}
+}
+
+func TestRMXFetchNeedsPermissionAndStanding(t *testing.T) {
+	w := newFetchWorld(t, `{"name": "network:observe:api.example.com", "reason": "watch"}`)
+	if _, err := w.fetch(t, `["https://api.example.com/echo"]`); err == nil || !strings.Contains(err.Error(), "needs a fetch:HOST permission") {
+		t.Errorf("without fetch: permission: %v", err)
+	}
+	w2 := newFetchWorld(t, `{"name": "fetch:api.example.com", "reason": "cart"}`)
+	if err := w2.h.p.r.st.SetEnabled(context.Background(), w2.rx.id, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w2.fetch(t, `["https://api.example.com/echo"]`); err == nil || !strings.Contains(err.Error(), "paused") {
+		t.Errorf("paused remixlet: %v", err)
+	}
+	waitLog(t, w2.h.p.r.st, w2.rx.id, "the remixlet is paused")
+}

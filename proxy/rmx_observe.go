@@ -1,0 +1,491 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+// network:observe:HOST: the proxy records the responses a page session itself receives from
+// HOST, and rmx.network.responses({host, path, since}) hands them to the page's remixlets as
+// data; rmx.network.onResponse({host, path}, callback) calls back with each one recorded after
+// it was registered (responses claimed late, see below, only reach rmx.network.responses). It
+// allows no loads: nothing is sent on a remixlet's behalf.
+//
+// A response is recorded when its host is observed by some active remixlet (the set is read
+// from the store at most every observedHostsTTL, off the response path) and its request came
+// from a page (not a navigation) whose Referer names a connected page session, matched as
+// pagedata.go matches them (the exact page URL; an origin-only Referer by origin; otherwise it
+// waits a while for its session to connect). Recording never changes a header or a byte: the
+// body streams through while at most maxObservedBody bytes of a text body are copied aside
+// (decoded off the streaming path if compressed); other bodies are left out (truncated: true).
+// A session keeps its last maxObservedPerPage responses within maxObservedPerPageBytes; they
+// go when the session does.
+
+const (
+	maxObservedPerPage      = 100
+	maxObservedPerPageBytes = 1 << 20
+	maxObservedBody         = 256 << 10
+	maxObservedUnclaimed    = 64
+	maxObserveListeners     = 20 // per remixlet per page
+	observedHostsTTL        = 2 * time.Second
+)
+
+func init() {
+	rmxServices["network.responses"] = rmxNetworkResponses
+	rmxServices["network.onResponse"] = rmxNetworkOnResponse
+}
+
+// ObservedResponse is one response a page received, as rmx.network.responses returns it.
+type ObservedResponse struct {
+	URL         string `json:"url"`
+	Method      string `json:"method"`
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType"`
+	Body        string `json:"body"`      // text bodies only, at most 256 KiB
+	Truncated   bool   `json:"truncated"` // the body was longer, not text, or did not arrive whole
+	At          int64  `json:"at"`        // when the response arrived, in milliseconds since 1970
+
+	host string
+	path string
+}
+
+// observeRecords holds the observed responses of one Server's page sessions.
+type observeRecords struct {
+	srv *Server
+
+	hosts      atomic.Pointer[observedHosts]
+	refreshing atomic.Bool
+
+	mu        sync.Mutex
+	bySession map[string]*observedSession
+	unclaimed []observedUnclaimed
+	listeners map[string][]observeListener // rmx.network.onResponse callbacks, by session ID
+}
+
+// observeListener is one rmx.network.onResponse callback of a remixlet on a page.
+type observeListener struct {
+	h        *remixletHost
+	listener int64
+	host     string
+	path     string
+}
+
+type observedHosts struct {
+	set map[string]bool
+	at  time.Time
+}
+
+type observedSession struct {
+	list  []ObservedResponse
+	bytes int
+}
+
+type observedUnclaimed struct {
+	referer    string
+	originOnly bool // the Referer was only an origin: any page of that origin may claim it
+	at         time.Time
+	rec        ObservedResponse
+}
+
+func newObserveRecords(s *Server) *observeRecords {
+	return &observeRecords{srv: s, bySession: map[string]*observedSession{}, listeners: map[string][]observeListener{}}
+}
+
+// isObserved reports whether some active remixlet holds network:observe:host. The set is
+// refreshed in the background when it is older than observedHostsTTL.
+func (o *observeRecords) isObserved(host string) bool {
+	cur := o.hosts.Load()
+	if cur == nil && o.srv.remixlets != nil {
+		// The first response after start waits for the store once; later ones never do.
+		cur = o.readObservedHosts(o.srv.remixlets.ctx)
+		o.hosts.CompareAndSwap(nil, cur)
+	}
+	if (cur == nil || time.Since(cur.at) > observedHostsTTL) && o.srv.remixlets != nil && o.refreshing.CompareAndSwap(false, true) {
+		go func() {
+			defer o.refreshing.Store(false)
+			o.hosts.Store(o.readObservedHosts(o.srv.remixlets.ctx))
+		}()
+	}
+	return cur != nil && cur.set[host]
+}
+
+func (o *observeRecords) readObservedHosts(ctx context.Context) *observedHosts {
+	hs := &observedHosts{set: map[string]bool{}, at: time.Now()}
+	st := o.srv.remixlets.st
+	list, err := st.ListRemixlets(ctx)
+	if err != nil {
+		return hs
+	}
+	for _, rx := range list {
+		if !rx.Enabled || rx.Archived || rx.ActiveVersionID == 0 {
+			continue
+		}
+		v, ok, err := st.Active(ctx, rx.ID)
+		if err != nil || !ok {
+			continue
+		}
+		m, problems := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
+		if len(problems) > 0 || m == nil {
+			continue
+		}
+		for _, p := range m.Permissions {
+			if kind, host, ok := sandbox.PermissionHost(p.Name); ok && kind == sandbox.PermNetworkObservePrefix {
+				if canon, err := canonicalFetchHost(host); err == nil {
+					hs.set[canon] = true
+				}
+			}
+		}
+	}
+	return hs
+}
+
+// record arranges for resp (on its way to the browser) to be recorded if a page session
+// received it from an observed host. It only wraps the body.
+func (o *observeRecords) record(resp *http.Response) {
+	req := resp.Request
+	if req == nil || req.URL == nil {
+		return
+	}
+	host, err := canonicalFetchHost(req.URL.Hostname())
+	if err != nil || !o.isObserved(host) {
+		return
+	}
+	if req.Header.Get("Sec-Fetch-Mode") == "navigate" || resp.StatusCode == http.StatusSwitchingProtocols {
+		return
+	}
+	referer, err := url.Parse(req.Header.Get("Referer"))
+	if err != nil || referer.Host == "" || (referer.Scheme != "http" && referer.Scheme != "https") {
+		return
+	}
+	u := *req.URL
+	u.User, u.Fragment = nil, ""
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	rec := ObservedResponse{
+		URL: u.String(), Method: req.Method, Status: resp.StatusCode, ContentType: mediaType,
+		At: time.Now().UnixMilli(), host: host, path: cleanPath(u.Path),
+	}
+	noBody := resp.Body == nil || resp.Body == http.NoBody || req.Method == http.MethodHead || resp.ContentLength == 0
+	if noBody || !observedTextType(mediaType) || mediaType == "text/event-stream" {
+		rec.Truncated = !noBody
+		o.attach(referer, rec)
+		return
+	}
+	resp.Body = &observeTee{
+		rc:  resp.Body,
+		enc: resp.Header.Get("Content-Encoding"),
+		finish: func(raw []byte, enc string, complete bool) {
+			body, truncated, ok := observedBody(raw, enc)
+			rec.Body, rec.Truncated = body, !ok || truncated || !complete
+			o.attach(referer, rec)
+		},
+	}
+}
+
+// observedTextType reports whether a media type is text a remixlet may read.
+func observedTextType(mt string) bool {
+	switch {
+	case strings.HasPrefix(mt, "text/"), isJSONType(mt), strings.HasSuffix(mt, "+xml"):
+		return true
+	}
+	switch mt {
+	case "application/xml", "application/javascript", "application/ecmascript",
+		"application/x-www-form-urlencoded", "application/graphql-response+json":
+		return true
+	}
+	return false
+}
+
+// attach files a finished response under its page session, or keeps it waiting for one.
+func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
+	ref := withoutFragment(referer.String())
+	originOnly := (referer.Path == "" || referer.Path == "/") && referer.RawQuery == ""
+	refOrigin := originOf(referer)
+	var exact, sameOrigin string
+	live := map[string]bool{}
+	for _, ss := range o.srv.sessions.list() { // oldest first: the last match is the newest
+		live[ss.ID] = true
+		if withoutFragment(ss.URL) == ref {
+			exact = ss.ID
+		}
+		if ss.Origin == refOrigin {
+			sameOrigin = ss.ID
+		}
+	}
+	id := exact
+	if id == "" && originOnly {
+		id = sameOrigin
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.bySession)+len(o.listeners) > 2*len(live)+16 {
+		for sid := range o.bySession {
+			if !live[sid] {
+				delete(o.bySession, sid)
+			}
+		}
+		for sid := range o.listeners {
+			if !live[sid] {
+				delete(o.listeners, sid)
+			}
+		}
+	}
+	if id != "" {
+		r := o.bySession[id]
+		if r == nil {
+			r = &observedSession{}
+			o.bySession[id] = r
+		}
+		r.add(rec)
+		var to []observeListener
+		for _, l := range o.listeners[id] {
+			if l.host == rec.host && (l.path == "" || strings.HasPrefix(rec.path, l.path)) {
+				to = append(to, l)
+			}
+		}
+		if len(to) > 0 {
+			go deliverObserved(to, rec)
+		}
+		return
+	}
+	if len(o.unclaimed) >= maxObservedUnclaimed {
+		o.unclaimed[0] = observedUnclaimed{}
+		o.unclaimed = o.unclaimed[1:]
+	}
+	o.unclaimed = append(o.unclaimed, observedUnclaimed{referer: ref, originOnly: originOnly, at: time.Now(), rec: rec})
+}
+
+func (r *observedSession) add(rec ObservedResponse) {
+	r.list = append(r.list, rec)
+	r.bytes += len(rec.Body) + len(rec.URL)
+	for len(r.list) > maxObservedPerPage || (r.bytes > maxObservedPerPageBytes && len(r.list) > 1) {
+		r.bytes -= len(r.list[0].Body) + len(r.list[0].URL)
+		r.list[0] = ObservedResponse{}
+		r.list = r.list[1:]
+	}
+}
+
+// responses returns what the session at pageURL received from host, oldest first: under
+// pathPrefix if it is not empty, and after since (milliseconds since 1970) if it is not zero.
+func (o *observeRecords) responses(sessionID, pageURL, host, pathPrefix string, since int64) []ObservedResponse {
+	want := withoutFragment(pageURL)
+	wantOrigin := ""
+	if pu, err := url.Parse(pageURL); err == nil {
+		wantOrigin = originOf(pu) + "/"
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := o.bySession[sessionID]
+	kept := o.unclaimed[:0]
+	for _, u := range o.unclaimed {
+		switch {
+		case time.Since(u.at) > unclaimedTTL:
+		case u.referer == want || (u.originOnly && u.referer == wantOrigin):
+			if r == nil {
+				r = &observedSession{}
+				o.bySession[sessionID] = r
+			}
+			r.add(u.rec)
+		default:
+			kept = append(kept, u)
+		}
+	}
+	clear(o.unclaimed[len(kept):])
+	o.unclaimed = kept
+	out := []ObservedResponse{}
+	if r == nil {
+		return out
+	}
+	for _, rec := range r.list {
+		if rec.host == host && (pathPrefix == "" || strings.HasPrefix(rec.path, pathPrefix)) && rec.At > since {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// rmxNetworkResponses answers rmx.network.responses({host, path, since}).
+func rmxNetworkResponses(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
+	var q struct {
+		Host  string `json:"host"`
+		Path  string `json:"path"`
+		Since int64  `json:"since"`
+	}
+	if len(args) < 1 || json.Unmarshal(args[0], &q) != nil || q.Host == "" {
+		return nil, &refusal{why: "the argument must be {host, path?, since?} with host a string"}
+	}
+	host, err := canonicalFetchHost(q.Host)
+	if err != nil {
+		return nil, &refusal{why: err.Error()}
+	}
+	if !h.observes(host) {
+		return nil, &refusal{why: fmt.Sprintf("rmx.network.responses for %s needs the network:observe:%s permission in manifest.json", host, host)}
+	}
+	n := h.p.r.net
+	if n == nil {
+		return json.RawMessage("[]"), nil
+	}
+	return json.Marshal(n.observed.responses(h.p.pc.id, h.p.pc.url(), host, q.Path, q.Since))
+}
+
+// observes reports whether the remixlet holds network:observe: for the canonical host.
+func (h *remixletHost) observes(host string) bool {
+	for _, p := range h.manifest.Permissions {
+		if kind, ph, ok := sandbox.PermissionHost(p.Name); ok && kind == sandbox.PermNetworkObservePrefix {
+			if canon, err := canonicalFetchHost(ph); err == nil && canon == host {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// observedBody decodes what was copied of a body and returns at most maxObservedBody bytes of
+// valid UTF-8 text; ok is false for a body that is not text.
+func observedBody(raw []byte, enc string) (body string, truncated, ok bool) {
+	truncated = len(raw) > maxObservedBody
+	if truncated {
+		raw = raw[:maxObservedBody]
+	}
+	if e := strings.TrimSpace(enc); e != "" && !strings.EqualFold(e, "identity") {
+		d, err := decodeBody(io.NopCloser(bytes.NewReader(raw)), enc)
+		if err != nil {
+			return "", false, false
+		}
+		var out bytes.Buffer
+		_, rerr := io.Copy(&out, io.LimitReader(d, maxObservedBody+1))
+		d.Close()
+		if rerr != nil {
+			truncated = true
+		}
+		raw = out.Bytes()
+		if len(raw) > maxObservedBody {
+			raw, truncated = raw[:maxObservedBody], true
+		}
+	}
+	for i := 0; i < utf8.UTFMax && len(raw) > 0 && !utf8.Valid(raw); i++ {
+		raw = raw[:len(raw)-1]
+	}
+	if !utf8.Valid(raw) {
+		return "", false, false
+	}
+	return string(raw), truncated, true
+}
+
+// observeTee passes a body through unchanged and copies its first maxObservedBody+1 bytes
+// aside; finish runs once, on its own goroutine, at the end of the body or when it is closed.
+type observeTee struct {
+	rc     io.ReadCloser
+	enc    string
+	buf    []byte
+	finish func(raw []byte, enc string, complete bool)
+	once   sync.Once
+}
+
+func (t *observeTee) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	if n > 0 && len(t.buf) <= maxObservedBody {
+		take := min(n, maxObservedBody+1-len(t.buf))
+		t.buf = append(t.buf, p[:take]...)
+	}
+	if err == io.EOF {
+		t.done(true)
+	}
+	return n, err
+}
+
+func (t *observeTee) Close() error {
+	t.done(false)
+	return t.rc.Close()
+}
+
+func (t *observeTee) done(complete bool) {
+	t.once.Do(func() {
+		buf := t.buf
+		t.buf = nil
+		go t.finish(buf, t.enc, complete)
+	})
+}
+
+// rmxNetworkOnResponse answers rmx.network.onResponse({host, path}, callback): the callback gets
+// each response recorded for this page from then on, as rmx.network.responses returns them.
+func rmxNetworkOnResponse(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
+	var q struct {
+		Host string `json:"host"`
+		Path string `json:"path"`
+	}
+	if len(args) < 1 || json.Unmarshal(args[0], &q) != nil || q.Host == "" {
+		return nil, &refusal{why: "the first argument must be {host, path?} with host a string"}
+	}
+	host, err := canonicalFetchHost(q.Host)
+	if err != nil {
+		return nil, &refusal{why: err.Error()}
+	}
+	if !h.observes(host) {
+		return nil, &refusal{why: fmt.Sprintf("rmx.network.onResponse for %s needs the network:observe:%s permission in manifest.json", host, host)}
+	}
+	var l struct {
+		ID int64 `json:"$listener"`
+	}
+	if len(args) < 2 || json.Unmarshal(args[1], &l) != nil || l.ID <= 0 {
+		return nil, &refusal{why: "the callback must be a function"}
+	}
+	n := h.p.r.net
+	if n == nil {
+		return nil, nil
+	}
+	o := n.observed
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	sid := h.p.pc.id
+	count := 0
+	for _, x := range o.listeners[sid] {
+		if x.h.id == h.id {
+			count++
+		}
+	}
+	if count >= maxObserveListeners {
+		return nil, &refusal{why: fmt.Sprintf("more than %d rmx.network.onResponse callbacks on one page", maxObserveListeners)}
+	}
+	o.listeners[sid] = append(o.listeners[sid], observeListener{h: h, listener: l.ID, host: host, path: q.Path})
+	return nil, nil
+}
+
+// deliverObserved dispatches rec to each listener whose remixlet still runs on its page and
+// may act there now (not paused, page still covered).
+func deliverObserved(to []observeListener, rec ObservedResponse) {
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	for _, l := range to {
+		p := l.h.p
+		if !l.h.allowed(p.r.ctx, "rmx.network.onResponse") {
+			continue
+		}
+		p.mu.Lock()
+		rr := p.running[l.h.id]
+		var handle *sandbox.Handle
+		if !p.ended && !l.h.stopped && rr != nil && rr.host == l.h {
+			handle = rr.handle
+		}
+		p.mu.Unlock()
+		if handle != nil {
+			if err := handle.Dispatch(l.listener, raw); err != nil {
+				p.r.logf(l.h.id, "warn", "rmx.network.onResponse: %v", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+// observeHosts sets the observed hosts directly (a fixture has no store to read them from).
+func observeHosts(f *fixture, hosts ...string) {
+	set := map[string]bool{}
+	for _, h := range hosts {
+		set[h] = true
+	}
+	f.srv.rmxNet.observed.hosts.Store(&observedHosts{set: set, at: time.Now().Add(time.Hour)})
+}
+
+func waitObserved(t *testing.T, o *observeRecords, session, pageURL, host string, n int) []ObservedResponse {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		rs := o.responses(session, pageURL, host, "", 0)
+		if len(rs) >= n || time.Now().After(deadline) {
+			return rs
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestObserveRecordsWhatThePageReceives(t *testing.T) {
+	h, sent := pageDataSite()
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.HandleFunc("/img.png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte{0x89, 'P', 'N', 'G'})
+	})
+	resolve, roots := tlsSite(t, siteHost, mux)
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	observeHosts(f, siteHost)
+	o := f.srv.rmxNet.observed
+	pageURL := "https://" + siteHost + "/start"
+	p := connectToolPage(t, f, pageURL)
+	get := func(path string, hdr ...string) []byte {
+		t.Helper()
+		_, b := f.get("https://"+siteHost+path, append([]string{"Referer", pageURL}, hdr...)...)
+		return b
+	}
+	get("/api/data", "Sec-Fetch-Dest", "empty")
+	if got := get("/api/big"); !bytes.Equal(got, sent["/api/big"]) {
+		t.Errorf("the body changed on its way")
+	}
+	if got := get("/api/gz", "Accept-Encoding", "gzip"); !bytes.Equal(got, sent["/api/gz"]) {
+		t.Errorf("the gzip body changed on its way")
+	}
+	get("/api/text")
+	get("/api/missing")
+	get("/img.png", "Sec-Fetch-Dest", "image")
+	// Not recorded: navigations, another page's requests, requests without a Referer.
+	get("/api/doc", "Sec-Fetch-Mode", "navigate")
+	get("/api/other-page", "Referer", "https://"+siteHost+"/another/page")
+	f.get("https://" + siteHost + "/api/noref")
+
+	rs := waitObserved(t, o, p.session, pageURL, siteHost, 6)
+	time.Sleep(100 * time.Millisecond)
+	rs = o.responses(p.session, pageURL, siteHost, "", 0)
+	byPath := map[string]ObservedResponse{}
+	for _, r := range rs {
+		byPath[strings.TrimPrefix(r.URL, "https://"+siteHost)] = r
+	}
+	if len(rs) != 6 {
+		t.Errorf("recorded %d responses, want 6: %v", len(rs), byPath)
+	}
+	if r := byPath["/api/data"]; r.Body != `{"path":"/api/data"}` || r.Status != 200 || r.Method != "GET" || r.ContentType != "application/json" || r.Truncated || r.At == 0 {
+		t.Errorf("/api/data: %+v", r)
+	}
+	if r := byPath["/api/missing"]; r.Status != 404 || r.Body != `{"missing":1}` {
+		t.Errorf("/api/missing: %+v", r)
+	}
+	if r := byPath["/api/text"]; r.Body != `{"text":1}` || r.ContentType != "text/plain" {
+		t.Errorf("/api/text: %+v", r)
+	}
+	if r := byPath["/api/gz"]; r.Body != `{"zipped":true}` {
+		t.Errorf("/api/gz: %+v", r)
+	}
+	if r := byPath["/img.png"]; r.Body != "" || !r.Truncated || r.ContentType != "image/png" {
+		t.Errorf("/img.png: %+v", r)
+	}
+	if r := byPath["/api/big"]; len(r.Body) != len(sent["/api/big"]) || r.Truncated {
+		t.Errorf("/api/big: %d bytes, truncated %v", len(r.Body), r.Truncated)
+	}
+	// Filters: path prefix, since, and another host.
+	if got := o.responses(p.session, pageURL, siteHost, "/api/d", 0); len(got) != 1 {
+		t.Errorf("path /api/d: %d responses", len(got))
+	}
+	if got := o.responses(p.session, pageURL, siteHost, "", time.Now().Add(time.Minute).UnixMilli()); len(got) != 0 {
+		t.Errorf("since the future: %d responses", len(got))
+	}
+	if got := o.responses(p.session, pageURL, "other.example.com", "", 0); len(got) != 0 {
+		t.Errorf("another host: %d responses", len(got))
+	}
+	b, _ := json.Marshal(rs)
+	if strings.Contains(string(b), "secret-cookie-value") {
+		t.Errorf("a Set-Cookie header was recorded: %s", b)
+	}
+}
+
+func TestObserveOnlyObservedHosts(t *testing.T) {
+	h, _ := pageDataSite()
+	resolve, roots := tlsSite(t, siteHost, h)
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	observeHosts(f, "api.other.test")
+	pageURL := "https://" + siteHost + "/start"
+	p := connectToolPage(t, f, pageURL)
+	f.get("https://"+siteHost+"/api/data", "Referer", pageURL)
+	time.Sleep(100 * time.Millisecond)
+	if got := f.srv.rmxNet.observed.responses(p.session, pageURL, siteHost, "", 0); len(got) != 0 {
+		t.Errorf("recorded %d responses of a host no remixlet observes", len(got))
+	}
+}
+
+func TestObservedSessionBounds(t *testing.T) {
+	var r observedSession
+	for range maxObservedPerPage + 20 {
+		r.add(ObservedResponse{URL: "https://a.test/", Body: "x"})
+	}
+	if len(r.list) != maxObservedPerPage {
+		t.Errorf("kept %d responses, want %d", len(r.list), maxObservedPerPage)
+	}
+	for range 10 {
+		r.add(ObservedResponse{URL: "https://a.test/", Body: strings.Repeat("y", maxObservedBody)})
+	}
+	if r.bytes > maxObservedPerPageBytes {
+		t.Errorf("kept %d bytes, limit %d", r.bytes, maxObservedPerPageBytes)
+	}
+}
+
+func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
+	st := openTestStore(t)
+	rx := addTestRemixlet(t, st, "watcher", `"https://shop.test/*"`, `{"name": "network:observe:api.shop.test", "reason": "prices"}`, rxTestScript)
+	r := newRemixletRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	r.standingTTL = 0
+	t.Cleanup(r.close)
+	fp := &fakePage{url: "https://shop.test/"}
+	fp.run = r.newPageRun(fp.conn())
+	h := fp.run.newHost(rx.id, rx.versionID, rx.manifest)
+	ctx := context.Background()
+
+	for _, args := range []string{`[{"host": "bank.test"}]`, `[{"host": "shop.test"}]`, `[{"host": "evil.api.shop.test"}]`} {
+		_, err := h.Call(ctx, "rmx", "network.responses", json.RawMessage(args))
+		var ref *refusal
+		if !errors.As(err, &ref) || !strings.Contains(ref.why, "needs the network:observe:") {
+			t.Errorf("network.responses(%s) = %v; want a refusal", args, err)
+		}
+	}
+	waitLog(t, st, rx.id, "needs the network:observe:bank.test permission")
+	for _, args := range []string{`[{"host": "API.shop.test."}]`, `[{"host": "api.shop.test", "path": "/v1", "since": 5}]`} {
+		got, err := h.Call(ctx, "rmx", "network.responses", json.RawMessage(args))
+		if err != nil || string(got) != "[]" {
+			t.Errorf("network.responses(%s) = %s, %v; want []", args, got, err)
+		}
+	}
+	_, err := h.Call(ctx, "rmx", "network.onResponse", json.RawMessage(`[{"host": "bank.test"}, {"$listener": 3}]`))
+	if err == nil || !strings.Contains(err.Error(), "needs the network:observe:bank.test permission") {
+		t.Errorf("network.onResponse for another host: %v", err)
+	}
+	if _, err := h.Call(ctx, "rmx", "network.onResponse", json.RawMessage(`[{"host": "api.shop.test"}, 3]`)); err == nil || !strings.Contains(err.Error(), "must be a function") {
+		t.Errorf("network.onResponse without a callback: %v", err)
+	}
+	if _, err := h.Call(ctx, "rmx", "network.onResponse", json.RawMessage(`[{"host": "api.shop.test"}, {"$listener": 3}]`)); err != nil {
+		t.Errorf("network.onResponse: %v", err)
+	}
+	// network:observe allows no loads: it is not a fetch: permission.
+	if _, err := h.Call(ctx, "rmx", "fetch", json.RawMessage(`["https://api.shop.test/"]`)); err == nil || !strings.Contains(err.Error(), "needs a fetch:HOST permission") {
+		t.Errorf("rmx.fetch with only network:observe: %v", err)
+	}
+}
