@@ -67,13 +67,18 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 	msgs = append(msgs, Message{Role: RoleUser, Text: userText})
 	obs.Append(msgs[len(msgs)-1])
 
-	loops := &loopDetector{} // repeated calls and A-B-A-B patterns in this turn (loopdetect.go)
+	loops := &loopDetector{}            // repeated calls and A-B-A-B patterns in this turn (loopdetect.go)
+	tr := newTracer(cfg, userText, obs) // nil unless obs is a Tracer (trace.go)
+	end := "answer"
+	defer func() { tr.finish(end) }()
 	for step := 1; ; step++ {
 		if err := ctx.Err(); err != nil {
 			obs.Notice("Stopped.")
+			end = "stopped"
 			return msgs, nil
 		}
 		if step > maxSteps {
+			end = "step limit"
 			obs.Notice(fmt.Sprintf("Stopped after %d steps, the step limit (change it in Settings). Send a message to go on.", maxSteps))
 			return msgs, nil
 		}
@@ -83,6 +88,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 		}
 		stepID := newStepID()
 		var text strings.Builder
+		modelStart := time.Now()
 		resp, err := cfg.Provider.Stream(ctx, Request{
 			Model: cfg.Model, System: cfg.System, Messages: msgs, Tools: ToolSpecs(cfg.Mode),
 		}, func(ev Event) {
@@ -99,10 +105,14 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 					obs.Text(stepID, text.String(), true)
 				}
 				obs.Notice("Stopped.")
+				end = "stopped"
 				return msgs, nil
 			}
+			tr.model(modelStart, nil)
+			end = "error: " + err.Error()
 			return msgs, err
 		}
+		tr.model(modelStart, resp)
 		obs.Usage(resp.Usage)
 		if resp.Text != "" || text.Len() > 0 {
 			t := resp.Text
@@ -139,7 +149,9 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 				result, isErr = fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true
 			default:
 				obs.Tool(call, "running", "")
+				urlBefore, toolStart := tr.url(call), time.Now()
 				result, isErr = execute(ctx, cfg, call)
+				tr.tool(call, toolStart, result, isErr, urlBefore)
 				if v := loops.observe(call, result); v.Stop != "" {
 					stop = v.Stop
 				} else if v.Warning != "" {
@@ -160,10 +172,12 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			msgs = append(msgs, Message{Role: RoleAssistant, Text: summary})
 			obs.Append(msgs[len(msgs)-1])
 			obs.Text(newStepID(), summary, true)
+			end = "done"
 			return msgs, nil
 		}
 		if stop != "" {
 			obs.Notice(stop)
+			end = "loop"
 			return msgs, nil
 		}
 	}

@@ -32,7 +32,7 @@ var actTools = []tool{
 	{spec: ToolSpec{Name: "select", Description: "Choose an option of a <select> by ref, by the option's visible text (or value).",
 		Parameters: schema(`{"type":"object","properties":{"ref":{"type":"string"},"option":{"type":"string"}},"required":["ref","option"]}`)},
 		modes: []Mode{ModeAct}, run: pageTool("select")},
-	{spec: ToolSpec{Name: "press_keys", Description: "Press keys on the focused element (or the page): Enter, Escape, Tab, Shift+Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, PageUp, PageDown, Home, End, Backspace. At most 20 keys per call.",
+	{spec: ToolSpec{Name: "press_keys", Description: "Press keys on the focused element (or the page): Enter, Escape, Tab, Shift+Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, PageUp, PageDown, Home, End, Backspace. At most 20 keys per call. The page's key handlers see them; Tab moves the focus, Backspace deletes in a text field, PageUp/PageDown/Home/End scroll the page, but Enter does not submit a form (use set_field with submit) and no key types text (use type).",
 		Parameters: schema(`{"type":"object","properties":{"keys":{"type":"array","items":{"type":"string"}}},"required":["keys"]}`)},
 		modes: []Mode{ModeAct}, run: pageTool("press_keys")},
 	{spec: ToolSpec{Name: "scroll", Description: "Scroll the page (direction up, down, left, right, top or bottom), a scrollable element (ref and direction), or an element into view (ref alone). Returns the new scroll position and whether the end was reached.",

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -317,8 +318,8 @@ func TestActChatSafety(t *testing.T) {
 <h1>Products</h1>
 <button id="create" type="button">Create product</button>
 <button id="open" type="button">Open dialog</button>
-<button id="jump" type="button">Jump</button>
-<dialog id="dlg" aria-label="Add a product"><form method="dialog"><label for="pname">Product name</label> <input id="pname"><button>Add</button></form></dialog>
+<dialog id="dlg" aria-label="Add a product"><form method="dialog"><label for="pname">Product name</label> <input id="pname"><button>Add</button></form>
+<button id="jump" type="button">Jump</button></dialog>
 <script>
 document.getElementById('create').onclick = () => { document.body.dataset.created = String(Number(document.body.dataset.created || 0) + 1); };
 document.getElementById('open').onclick = () => { document.getElementById('dlg').showModal(); document.getElementById('pname').value = 'namaz'; };
@@ -363,8 +364,52 @@ document.body.dataset.pageScript = 'ran';
 			t.Errorf("tool result %d = %s\nwant it to contain %q", i, head(results[i], 600), want)
 		}
 	}
-	if !strings.Contains(results[4], `Add a product`) || !strings.Contains(results[4], `Product name`) {
+	if !strings.Contains(results[4], `dialog "Add a product"`) || !strings.Contains(results[4], `textbox "Product name"`) {
 		t.Errorf("done's refusal does not name the dialog and its field: %s", results[4])
+	}
+
+	// The turn's trace, from the manager: each call with its timing and the page's address
+	// around it.
+	var traces []struct {
+		Turns []struct {
+			End   string `json:"end"`
+			Steps []struct {
+				Kind, Tool string
+				URLBefore  string `json:"url_before"`
+				IsError    bool   `json:"is_error"`
+			} `json:"steps"`
+		} `json:"turns"`
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		resp, err := aw.proxy.Client().Get("https://remix.proxy/manager/traces.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&traces)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(traces) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(traces) != 1 || len(traces[0].Turns) != 1 {
+		t.Fatalf("traces = %+v", traces)
+	}
+	var tools []string
+	for _, s := range traces[0].Turns[0].Steps {
+		if s.Kind == "tool" {
+			tools = append(tools, fmt.Sprintf("%s %v %s", s.Tool, s.IsError, s.URLBefore))
+		}
+	}
+	if got := strings.Join(tools, "|"); !strings.HasPrefix(got, "click false https://act.test/|click true https://act.test/|click false https://act.test/|click false https://act.test/|done true https://act.test/|click false https://act.test/") {
+		t.Errorf("traced tool calls: %s", got)
+	}
+	if end := traces[0].Turns[0].End; end != "stopped" {
+		t.Errorf("the turn ended %q, want stopped (the page left)", end)
 	}
 }
 
@@ -383,8 +428,9 @@ func storedToolResults(t *testing.T, st *store.Store) []string {
 	}
 	var out []string
 	for _, b := range bodies {
-		if strings.Contains(string(b), `"role":"tool"`) {
-			out = append(out, string(b))
+		var m struct{ Role, Text string }
+		if json.Unmarshal(b, &m) == nil && m.Role == "tool" {
+			out = append(out, m.Text)
 		}
 	}
 	return out

@@ -342,3 +342,31 @@ func TestRMXScheduledMessageArrivesOnTheNextLoad(t *testing.T) {
 		t.Errorf("status after a second reload = %q, want idle (delivered once)", got)
 	}
 }
+
+const storageEventsScript = `const page = (await rmx.page()).url;
+await rmx.storage.onChange(async (c) => {
+  await dom.setText(await dom.query('#status'), 'changed ' + c.key + ' ' + JSON.stringify(c.value));
+});
+await dom.on(await dom.query('#copy'), 'click', () => rmx.storage.set('theme', 'dark'));
+rmx.log('READY', page);
+`
+
+func TestRMXStorageChangeReachesTheOtherTab(t *testing.T) {
+	w := newServicesWorld(t, []string{sandbox.PermStorage}, storageEventsScript)
+	a := w.tab
+	a.Navigate("https://svc.test/a")
+	a.WaitConnected()
+	w.waitLogLine(t, 10*time.Second, "READY https://svc.test/a")
+	b := a.Browser().NewTab(t)
+	b.Navigate("https://svc.test/b")
+	b.WaitConnected()
+	w.waitLogLine(t, 10*time.Second, "READY https://svc.test/b")
+
+	x, y := nodeCenterBySelector(t, b, "#copy")
+	clickAt(t, b, x, y)
+	a.WaitFor(10*time.Second, "the change made in the other tab", `document.getElementById('status').textContent === 'changed theme "dark"'`)
+	time.Sleep(300 * time.Millisecond)
+	if got := e2etest.Eval[string](b, `document.getElementById('status').textContent`); got != "idle" {
+		t.Errorf("the tab that made the change was told: status %q", got)
+	}
+}

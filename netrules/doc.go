@@ -30,6 +30,8 @@
 // top-level navigation's initiator is the page it comes from (its Referer's host); a navigation
 // the person started (typed address, bookmark: Sec-Fetch-Site none) has no initiator, so only
 // every-site remixlets act on it. A remixlet that runs on every site acts on every request.
+// modifyHeaders rules of a remixlet that runs on some sites act on a navigation (main_frame,
+// sub_frame) only when its destination is one of those sites as well.
 //
 // It must never: let a rule redirect anything but a GET, redirect to anything but an https
 // address on the remixlet's own sites (for an every-site remixlet: the registrable domain of the

@@ -353,6 +353,7 @@ func (s *Set) Match(req *Request) Result {
 	} else {
 		per = make([]perSet, len(s.sets))
 	}
+	nav := req.Type == "main_frame" || req.Type == "sub_frame"
 	visit := func(es []entry) {
 		for _, e := range es {
 			p := &per[e.set]
@@ -366,6 +367,12 @@ func (s *Set) Match(req *Request) Result {
 				continue
 			}
 			if e.cr.r.Action.Type == ModifyHeaders {
+				// A remixlet's page navigating to another site does not let it change that
+				// site's document headers: on navigations, header changes need the
+				// destination to be one of its sites too.
+				if nav && !s.sets[e.set].Sites.Covers(req.Host) {
+					continue
+				}
 				p.headers = append(p.headers, e.cr)
 				continue
 			}

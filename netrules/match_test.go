@@ -3,6 +3,7 @@ package netrules
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -265,5 +266,28 @@ func TestAcrossRemixletsBlockWins(t *testing.T) {
 	res := NewSet(a, b).Match(mustReq(t, "GET", "https://a.test/x", page("b.test", "image")))
 	if res.Action != Block || res.By.Owner != "b" {
 		t.Errorf("got %+v, want a block by b (an allow acts only within its own remixlet)", res)
+	}
+}
+
+func TestModifyHeadersOnNavigationsNeedTheDestination(t *testing.T) {
+	s := NewSet(setOf(t, "rx", siteA, `[{"id":1,"action":{"type":"modifyHeaders","responseHeaders":[{"header":"X-A","operation":"set","value":"1"}]},
+		"condition":{"resourceTypes":["main_frame","image"]}}]`))
+	cases := []struct {
+		url, dest string
+		want      bool
+	}{
+		{"https://other.test/", "document", false}, // a link from its page to another site
+		{"https://a.test/next", "document", true},
+		{"https://other.test/p.png", "image", true}, // its page's own subresource
+	}
+	for _, c := range cases {
+		h := page("a.test", c.dest)
+		if strings.Contains(c.url, "a.test") {
+			h.Set("Sec-Fetch-Site", "same-origin")
+		}
+		res := s.Match(mustReq(t, "GET", c.url, h))
+		if got := len(res.ResponseHeaders) > 0; got != c.want {
+			t.Errorf("%s (%s): header change %v, want %v", c.url, c.dest, got, c.want)
+		}
 	}
 }

@@ -144,20 +144,23 @@ var (
 )
 
 // Parse reads rules.json: a JSON array of rule objects. It returns the rules that could be
-// read (with Priority defaulted to 1) and a problem for each that could not; it does not apply
-// the limits (Check and Compile do).
+// read (with Priority defaulted to 1) and a problem for each that could not, and for a file
+// with more than MaxRules rules (of which it reads the first MaxRules). It does not apply the
+// other limits (Check and Compile do).
 func Parse(b []byte) ([]Rule, []Problem) {
 	var raws []json.RawMessage
 	if err := json.Unmarshal(b, &raws); err != nil {
 		return nil, []Problem{{Index: -1, Message: "must be a JSON array of rules: " + jsonReason(err),
 			Fix: `write [] or a list of rule objects`}}
 	}
+	var probs []Problem
 	if len(raws) > MaxRules {
-		return nil, []Problem{{Index: -1, Message: fmt.Sprintf("has %d rules; the limit is %d", len(raws), MaxRules),
-			Fix: "use fewer rules, e.g. one rule with requestDomains listing many hosts"}}
+		// Refused at save; at install the first MaxRules are kept.
+		probs = append(probs, Problem{Index: -1, Message: fmt.Sprintf("has %d rules; the limit is %d, so the rules after the first %d are left out", len(raws), MaxRules, MaxRules),
+			Fix: "use fewer rules, e.g. one rule with requestDomains listing many hosts"})
+		raws = raws[:MaxRules]
 	}
 	rules := make([]Rule, 0, len(raws))
-	var probs []Problem
 	for i, raw := range raws {
 		r, rp := parseRule(i, raw)
 		if len(rp) > 0 {

@@ -1,6 +1,7 @@
 package netrules
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -124,5 +125,21 @@ func TestCompileLeavesOutBadRulesKeepsTheRest(t *testing.T) {
 	}
 	if len(probs) != 2 || probs[0].RuleID != 2 || probs[1].RuleID != 3 {
 		t.Errorf("problems %v, want one for rule 2 and one for rule 3", probs)
+	}
+}
+
+func TestParseTooManyRulesKeepsTheFirst(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 1; i <= MaxRules+2; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"action":{"type":"block"},"condition":{"urlFilter":"||h%d.test^"}}`, i, i)
+	}
+	b.WriteString("]")
+	rules, probs := Parse([]byte(b.String()))
+	if len(rules) != MaxRules || len(probs) != 1 || probs[0].Index != -1 || !strings.Contains(probs[0].Message, "the limit is 30000") {
+		t.Errorf("got %d rules and %v, want %d rules and one problem for the file", len(rules), probs, MaxRules)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -144,6 +145,20 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 		return st.done(ctx, page, args)
 	case "click":
 		out, err = st.click(ctx, page, args)
+	case "set_field", "press_keys", "select":
+		// Enter, a submission or a change handler may navigate too.
+		before, _ := page.url()
+		out, err = page.call(ctx, tool, args)
+		if err == nil {
+			var res struct {
+				MayLeave bool   `json:"mayLeave"`
+				URL      string `json:"url"`
+			}
+			json.Unmarshal(out, &res)
+			if note := watchNavigation(ctx, page, tool, before, res.URL, res.MayLeave); note != "" {
+				out = withField(out, "navigation", note)
+			}
+		}
 	default:
 		out, err = page.call(ctx, tool, args)
 		if err == nil && (tool == "navigate" || tool == "back" || tool == "forward") {
@@ -196,15 +211,15 @@ func (st *actState) click(ctx context.Context, page actPage, raw json.RawMessage
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(noFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
-	if note := watchNavigation(ctx, page, before, res.URL, res.MayLeave); note != "" {
+	if note := watchNavigation(ctx, page, "click", before, res.URL, res.MayLeave); note != "" {
 		out = withField(out, "navigation", note)
 	}
 	return out, nil
 }
 
-// watchNavigation looks, shortly after a click, for the page's address changing or its session
-// ending, and says what happened; "" when nothing did.
-func watchNavigation(ctx context.Context, page actPage, before, after string, mayLeave bool) string {
+// watchNavigation looks, shortly after an action (a click, set_field, …), for the page's address
+// changing or its session ending, and says what happened; "" when nothing did.
+func watchNavigation(ctx context.Context, page actPage, action, before, after string, mayLeave bool) string {
 	wait := navQuiet
 	if mayLeave {
 		wait = navSettle
@@ -218,12 +233,12 @@ func watchNavigation(ctx context.Context, page actPage, before, after string, ma
 		now, ok := page.url()
 		if !ok {
 			if mayLeave {
-				return "the click loaded a new page, as expected from a link or form; this page's session has ended, so the agent stops here. The person can go on in the panel of the new page."
+				return "the " + action + " loaded a new page, as expected from a link or form; this page's session has ended, so the agent stops here. The person can go on in the panel of the new page."
 			}
-			return "unexpected: the click made the tab load a new page (not a link or form the agent could see); this page's session has ended, so the agent stops here"
+			return "unexpected: the " + action + " made the tab load a new page (not a link or form the agent could see); this page's session has ended, so the agent stops here"
 		}
 		if now != before && now != after && noFragment(now) != noFragment(before) {
-			return "the page's address changed after the click, from " + truncate(before, 300) + " to " + truncate(now, 300) + "; the page may show something else now: read it again before acting"
+			return "the page's address changed after the " + action + ", from " + truncate(before, 300) + " to " + truncate(now, 300) + "; the page may show something else now: read it again before acting"
 		}
 		select {
 		case <-stopped:
@@ -233,7 +248,7 @@ func watchNavigation(ctx context.Context, page actPage, before, after string, ma
 			deadline.Reset(300 * time.Millisecond)
 		case <-deadline.C:
 			if after != "" && noFragment(after) != noFragment(before) {
-				return "the page's address changed with the click, from " + truncate(before, 300) + " to " + truncate(after, 300) + " (a same-page navigation): read the page again before acting"
+				return "the page's address changed with the " + action + ", from " + truncate(before, 300) + " to " + truncate(after, 300) + " (a same-page navigation): read the page again before acting"
 			}
 			return ""
 		case <-tick.C:
@@ -350,4 +365,90 @@ func noFragment(u string) string {
 		return u[:i]
 	}
 	return u
+}
+
+// Traces: the agent hands each turn's trace to the chat's observer (agent.Tracer); the proxy
+// keeps the newest maxTraceTurns turns of the newest maxTraceChats chats in memory, and the
+// manager serves them as JSON (GET /manager/traces.json, optionally ?chat=ID) for download.
+// They hold what the chat holds (the person's words, tool arguments and results, clipped), and
+// never leave the machine.
+
+const (
+	maxTraceTurns = 10
+	maxTraceChats = 20
+)
+
+var chatTraces = struct {
+	sync.Mutex
+	order []string // chat IDs, oldest first
+	m     map[string][]agent.TurnTrace
+}{m: map[string][]agent.TurnTrace{}}
+
+var _ agent.Tracer = (*chatObserver)(nil)
+var _ agent.PageURLer = (*chatEnv)(nil)
+
+// Trace keeps a finished turn's trace with its chat.
+func (o *chatObserver) Trace(t agent.TurnTrace) {
+	o.c.mu.Lock()
+	id := o.c.rec.ID
+	o.c.mu.Unlock()
+	if id == "" {
+		return
+	}
+	chatTraces.Lock()
+	defer chatTraces.Unlock()
+	if _, ok := chatTraces.m[id]; !ok {
+		chatTraces.order = append(chatTraces.order, id)
+		if len(chatTraces.order) > maxTraceChats {
+			delete(chatTraces.m, chatTraces.order[0])
+			chatTraces.order = chatTraces.order[1:]
+		}
+	}
+	ts := append(chatTraces.m[id], t)
+	if len(ts) > maxTraceTurns {
+		ts = ts[len(ts)-maxTraceTurns:]
+	}
+	chatTraces.m[id] = ts
+}
+
+// PageURL is the address of the chat's page now, for traces.
+func (e *chatEnv) PageURL() string {
+	sess, err := e.session()
+	if err != nil {
+		return ""
+	}
+	return sess.URL
+}
+
+// traceExport is the JSON the manager serves.
+type traceExport struct {
+	Chat  string            `json:"chat"`
+	Turns []agent.TurnTrace `json:"turns"`
+}
+
+// managerTraces serves the kept traces as a JSON download: every chat's, newest chat first,
+// or one chat's with ?chat=ID.
+func (s *Server) managerTraces(w http.ResponseWriter, r *http.Request) {
+	want := r.URL.Query().Get("chat")
+	chatTraces.Lock()
+	out := []traceExport{}
+	for i := len(chatTraces.order) - 1; i >= 0; i-- {
+		id := chatTraces.order[i]
+		if want != "" && id != want {
+			continue
+		}
+		out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), chatTraces.m[id]...)})
+	}
+	chatTraces.Unlock()
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		http.Error(w, "the traces could not be encoded", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Disposition", `attachment; filename="remixproxy-traces.json"`)
+	w.Write(b)
 }

@@ -92,6 +92,7 @@ func (s *Server) managerHandler() http.Handler {
 	mux.HandleFunc("GET /manager/r/{id}/delete", s.managerDeleteConfirm)
 	mux.HandleFunc("GET /manager/r/{id}/restore/{vid}", s.managerRestoreConfirm)
 	mux.HandleFunc("GET /manager/approval/{aid}", s.managerApproval)
+	mux.HandleFunc("GET /manager/traces.json", s.managerTraces) // the agent's turn traces (chat_act.go)
 
 	post := func(pattern string, h func(http.ResponseWriter, *http.Request, *store.Store)) {
 		mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {

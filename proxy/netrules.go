@@ -192,7 +192,11 @@ func (n *netRules) install(ctx context.Context, rx store.Remixlet) *netrules.Rul
 				warn(fmt.Sprintf("rules.json: %d more problems not shown", len(probs)-i))
 				break
 			}
-			warn("rules.json: left out " + p.Error())
+			if p.Index < 0 {
+				warn("rules.json: " + p.Message)
+			} else {
+				warn("rules.json: left out " + p.Error())
+			}
 		}
 		if len(rs.Rules) == 0 {
 			rs = nil

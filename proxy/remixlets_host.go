@@ -245,11 +245,13 @@ func (h *remixletHost) storage(ctx context.Context, method string, args []json.R
 			}
 			return nil, fmt.Errorf("writing storage: %w", err)
 		}
+		h.storageChanged(key, v) // rmx.storage.onChange of its other pages (rmx_storage_events.go)
 		return nil, nil
 	default: // storage.remove
 		if err := st.StorageDelete(ctx, h.id, key); err != nil {
 			return nil, fmt.Errorf("writing storage: %w", err)
 		}
+		h.storageChanged(key, nil)
 		return nil, nil
 	}
 }

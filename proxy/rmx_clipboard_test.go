@@ -19,6 +19,7 @@ import (
 // servicePage is a page agent for the rmx service tests: it records every message it is sent
 // and answers a Clipboard with clip (by default ok).
 type servicePage struct {
+	id   string // the session ID; "sess-svc" if empty
 	mu   sync.Mutex
 	url  string
 	msgs []any
@@ -27,8 +28,12 @@ type servicePage struct {
 }
 
 func (f *servicePage) conn() pageConn {
+	id := f.id
+	if id == "" {
+		id = "sess-svc"
+	}
 	return pageConn{
-		id:    "sess-svc",
+		id:    id,
 		url:   func() string { f.mu.Lock(); defer f.mu.Unlock(); return f.url },
 		title: func() string { return "Test page" },
 		send: func(ctx context.Context, v any) error {
@@ -100,8 +105,9 @@ func TestSmallServicesCheckEveryCall(t *testing.T) {
 		{"schedule.at", `["s", {"time": 4102444800000, "action": {"message": 1}}]`, sandbox.PermSchedule, "needs the schedule permission"},
 		{"schedule.cancel", `["s"]`, sandbox.PermSchedule, "needs the schedule permission"},
 		{"onMessage", `[{"$listener": 1}]`, sandbox.PermSchedule, "needs the schedule permission"},
+		{"storage.onChange", `[{"$listener": 1}]`, sandbox.PermStorage, "needs the storage permission"},
 	}
-	all := []string{sandbox.PermClipboard, sandbox.PermNotifications, sandbox.PermMenu, sandbox.PermSchedule}
+	all := []string{sandbox.PermClipboard, sandbox.PermNotifications, sandbox.PermMenu, sandbox.PermSchedule, sandbox.PermStorage}
 	for _, c := range calls {
 		var others []string
 		for _, p := range all {

@@ -21,8 +21,6 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/idna"
-
-	"github.com/remixproxy/remixproxy/sandbox"
 )
 
 // rmx.fetch (permission fetch:HOST): the proxy sends a request itself, signed in as the person
@@ -41,7 +39,8 @@ import (
 //   - method, headers (no Cookie, Host, Origin, Sec-* … : the browser's forbidden names) and a
 //     body of at most maxFetchRequestBody;
 //   - the response body is at most maxFetchResponseBody, and the whole exchange at most
-//     fetchTimeout.
+//     fetchTimeout; the result must also fit in the sandbox's answer limit
+//     (sandbox.Limits.MaxMessageBytes, 256 KiB by default), which bounds request bodies too.
 //
 // Names not dialed through --resolve are looked up here and refused when they point at a
 // loopback, private or link-local address: the permission names a site, never the person's
@@ -56,8 +55,6 @@ const (
 	maxFetchHeaderBytes  = 16 << 10
 	maxFetchInFlight     = 6 // per remixlet
 	fetchTimeout         = 20 * time.Second
-	// maxFetchResultBytes keeps a result within the sandbox protocol's frame.
-	maxFetchResultBytes = sandbox.DefaultMaxFrameBytes - 64<<10
 )
 
 func init() {
@@ -222,8 +219,8 @@ func rmxFetch(ctx context.Context, h *remixletHost, args []json.RawMessage) (jso
 	if err != nil {
 		return nil, fmt.Errorf("rmx.fetch: encoding the result: %w", err)
 	}
-	if len(out) > maxFetchResultBytes {
-		return nil, &refusal{why: fmt.Sprintf("the response (%d bytes as a result) is larger than the %d bytes a remixlet can receive", len(out), maxFetchResultBytes)}
+	if limit := h.p.r.messageLimit(); len(out) > limit {
+		return nil, &refusal{why: fmt.Sprintf("the response is %d bytes as a result, more than the %d bytes a remixlet can receive in one answer", len(out), limit)}
 	}
 	return out, nil
 }
@@ -450,6 +447,9 @@ func approvedFetchURL(hosts []string, rawURL string) (*url.URL, error) {
 	if err != nil {
 		return nil, &refusal{why: err.Error()}
 	}
+	if isMagicHost(host) {
+		return nil, &refusal{why: host + " is the proxy's own host"}
+	}
 	if !fetchHostApproved(hosts, host) {
 		return nil, &refusal{why: fmt.Sprintf("%s is not an approved host (the manifest's fetch: permissions name %s)", host, strings.Join(hosts, ", "))}
 	}
@@ -530,4 +530,9 @@ func fetchHostApproved(hosts []string, host string) bool {
 		}
 	}
 	return false
+}
+
+// messageLimit is the largest answer a remixlet's sandbox accepts (sandbox.Limits.MaxMessageBytes).
+func (r *remixletRunner) messageLimit() int {
+	return r.supCfg.Limits.WithDefaults().MaxMessageBytes
 }

@@ -53,7 +53,7 @@ func TestCanonicalFetchHost(t *testing.T) {
 }
 
 func TestApprovedFetchURL(t *testing.T) {
-	hosts := []string{"api.shop.test", "93.184.216.34", "[2606:2800:220:1::1]", "xn--bcher-kva.example"}
+	hosts := []string{"api.shop.test", "93.184.216.34", "[2606:2800:220:1::1]", "xn--bcher-kva.example", "remix.proxy"}
 	tests := []struct {
 		in, want, refused string
 	}{
@@ -77,6 +77,7 @@ func TestApprovedFetchURL(t *testing.T) {
 		{in: "ftp://api.shop.test/", refused: "only http and https"},
 		{in: "javascript:alert(1)", refused: "only http and https"},
 		{in: "/relative", refused: "only http and https"},
+		{in: "https://REMIX.proxy./manager", refused: "the proxy's own host"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -139,6 +140,9 @@ func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
 	mux.HandleFunc("api.example.com/big", func(rw http.ResponseWriter, r *http.Request) {
 		rw.Write([]byte(strings.Repeat("x", maxFetchResponseBody+1)))
 	})
+	mux.HandleFunc("api.example.com/300k", func(rw http.ResponseWriter, r *http.Request) {
+		rw.Write([]byte(strings.Repeat("x", 300<<10)))
+	})
 	mux.HandleFunc("api.example.com/bytes", func(rw http.ResponseWriter, r *http.Request) {
 		rw.Write([]byte{0, 1, 2, 255})
 	})
@@ -185,9 +189,13 @@ func TestRMXFetchSignedInAsThePerson(t *testing.T) {
 		t.Fatalf("the site's Set-Cookie did not reach the browser untouched: %v", resp.Header)
 	}
 
+	before := w.f.srv.counts.requests.Load()
 	res, err := w.fetch(t, `["https://API.example.com./echo", {"as": "json", "method": "post", "body": "{\"a\":1}", "headers": {"X-Test": "yes", "Content-Type": "application/json"}}]`)
 	if err != nil {
 		t.Fatalf("rmx.fetch: %v", err)
+	}
+	if after := w.f.srv.counts.requests.Load(); after != before {
+		t.Errorf("rmx.fetch went through the browser pipeline (%d requests counted): netrules would act on it", after-before)
 	}
 	var got map[string]string
 	json.Unmarshal(res.JSON, &got)
@@ -257,6 +265,7 @@ func TestRMXFetchRefusals(t *testing.T) {
 		{"GET with a body", `["https://api.example.com/echo", {"body": "x"}]`, "GET requests have no body"},
 		{"body too large", `["https://api.example.com/echo", {"method": "POST", "body": "` + strings.Repeat("x", maxFetchRequestBody+1) + `"}]`, "more than 1048576"},
 		{"response too large", `["https://api.example.com/big"]`, "more than 5242880 bytes"},
+		{"response larger than a sandbox answer", `["https://api.example.com/300k"]`, "more than the 262144 bytes a remixlet can receive in one answer"},
 		{"not a string", `[42]`, "must be the address"},
 		{"bad as", `["https://api.example.com/echo", {"as": "blob"}]`, "as must be"},
 	}
@@ -288,4 +297,19 @@ func TestRMXFetchNeedsPermissionAndStanding(t *testing.T) {
 		t.Errorf("paused remixlet: %v", err)
 	}
 	waitLog(t, w2.h.p.r.st, w2.rx.id, "the remixlet is paused")
+}
+
+// A fetch host that is not in --resolve is dialed only at a public address: a name pointing at
+// the person's own machine or network is refused.
+func TestRMXFetchDialRefusesLocalAddresses(t *testing.T) {
+	f := newFixture(t, fixtureOpts{})
+	for _, addr := range []string{"localhost:443", "127.0.0.1:80", "[::1]:443", "10.0.0.1:443", "169.254.169.254:80"} {
+		conn, err := f.srv.rmxNet.dial(context.Background(), "tcp", addr)
+		if err == nil {
+			conn.Close()
+		}
+		if !errors.Is(err, errLocalAddress) {
+			t.Errorf("dial %s = %v; want %v", addr, err, errLocalAddress)
+		}
+	}
 }

@@ -337,7 +337,46 @@ func rmxNetworkResponses(ctx context.Context, h *remixletHost, args []json.RawMe
 	if n == nil {
 		return json.RawMessage("[]"), nil
 	}
-	return json.Marshal(n.observed.responses(h.p.pc.id, h.p.pc.url(), host, q.Path, q.Since))
+	rs := n.observed.responses(h.p.pc.id, h.p.pc.url(), host, q.Path, q.Since)
+	return json.Marshal(fitObserved(rs, h.p.r.messageLimit()))
+}
+
+// fitObserved keeps the newest responses whose JSON fits in limit bytes (the sandbox's answer
+// limit), cutting the body of the newest if it alone is too large; the rest can be asked for
+// again with since.
+func fitObserved(rs []ObservedResponse, limit int) []ObservedResponse {
+	budget := limit - 64
+	start := len(rs)
+	for start > 0 {
+		b, _ := json.Marshal(rs[start-1])
+		if len(b)+1 > budget {
+			break
+		}
+		budget -= len(b) + 1
+		start--
+	}
+	if start == len(rs) && len(rs) > 0 {
+		return []ObservedResponse{fitOneObserved(rs[len(rs)-1], limit-64)}
+	}
+	return rs[start:]
+}
+
+// fitOneObserved cuts rec's body (at a character boundary) until its JSON fits in limit bytes.
+func fitOneObserved(rec ObservedResponse, limit int) ObservedResponse {
+	for {
+		b, _ := json.Marshal(rec)
+		if len(b) <= limit || rec.Body == "" {
+			return rec
+		}
+		cut := len(rec.Body) - (len(b) - limit) - 16
+		if cut < 0 {
+			cut = 0
+		}
+		for cut > 0 && !utf8.RuneStart(rec.Body[cut]) {
+			cut--
+		}
+		rec.Body, rec.Truncated = rec.Body[:cut], true
+	}
 }
 
 // observes reports whether the remixlet holds network:observe: for the canonical host.
@@ -466,12 +505,12 @@ func rmxNetworkOnResponse(ctx context.Context, h *remixletHost, args []json.RawM
 // deliverObserved dispatches rec to each listener whose remixlet still runs on its page and
 // may act there now (not paused, page still covered).
 func deliverObserved(to []observeListener, rec ObservedResponse) {
-	raw, err := json.Marshal(rec)
-	if err != nil {
-		return
-	}
 	for _, l := range to {
 		p := l.h.p
+		raw, err := json.Marshal(fitOneObserved(rec, p.r.messageLimit()-64))
+		if err != nil {
+			continue
+		}
 		if !l.h.allowed(p.r.ctx, "rmx.network.onResponse") {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/sandbox"
 )
@@ -182,5 +183,71 @@ func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
 	// network:observe allows no loads: it is not a fetch: permission.
 	if _, err := h.Call(ctx, "rmx", "fetch", json.RawMessage(`["https://api.shop.test/"]`)); err == nil || !strings.Contains(err.Error(), "needs a fetch:HOST permission") {
 		t.Errorf("rmx.fetch with only network:observe: %v", err)
+	}
+}
+
+func TestObserveDoesNotHoldBackStreams(t *testing.T) {
+	release := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.Handle("/", htmlHandler(page))
+	mux.HandleFunc("/api/stream", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte(`first,`))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		w.Write([]byte(`second`))
+	})
+	resolve, roots := tlsSite(t, siteHost, mux)
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	observeHosts(f, siteHost)
+	pageURL := "https://" + siteHost + "/start"
+	p := connectToolPage(t, f, pageURL)
+
+	req, _ := http.NewRequest("GET", "https://"+siteHost+"/api/stream", nil)
+	req.Header.Set("Referer", pageURL)
+	resp, err := f.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, len(`first,`))
+	done := make(chan error, 1)
+	go func() { _, err := io.ReadFull(resp.Body, first); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil || string(first) != `first,` {
+			t.Fatalf("first part: %q, %v", first, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first part of a streamed response did not arrive before the rest was sent: observing held it back")
+	}
+	close(release)
+	if rest, _ := io.ReadAll(resp.Body); string(rest) != `second` {
+		t.Errorf("rest = %q", rest)
+	}
+	rs := waitObserved(t, f.srv.rmxNet.observed, p.session, pageURL, siteHost, 1)
+	if len(rs) != 1 || rs[0].Body != `first,second` || rs[0].Truncated {
+		t.Errorf("recorded %+v", rs)
+	}
+}
+
+func TestFitObservedKeepsAnswersWithinTheSandboxLimit(t *testing.T) {
+	var rs []ObservedResponse
+	for i := range 10 {
+		rs = append(rs, ObservedResponse{URL: "https://a.test/" + strings.Repeat("p", i), Body: strings.Repeat("\"é", 20<<10)})
+	}
+	const limit = 256 << 10
+	got := fitObserved(rs, limit)
+	b, _ := json.Marshal(got)
+	if len(b) > limit || len(got) == 0 || got[len(got)-1].URL != rs[len(rs)-1].URL {
+		t.Errorf("fitObserved kept %d responses in %d bytes; want the newest, within %d", len(got), len(b), limit)
+	}
+	one := fitObserved([]ObservedResponse{{URL: "https://a.test/", Body: strings.Repeat("\"é", 100<<10)}}, limit)
+	b, _ = json.Marshal(one)
+	if len(b) > limit || len(one) != 1 || !one[0].Truncated || !utf8.ValidString(one[0].Body) || one[0].Body == "" {
+		t.Errorf("one large response: %d bytes, truncated %v", len(b), one[0].Truncated)
 	}
 }

@@ -21,11 +21,13 @@ import (
 // rmx.schedule: a remixlet asks the proxy to run one of three fixed actions later, and no
 // remixlet code runs then. The schedules are stored (store.Schedule), so they survive a restart;
 // the scheduler below runs the due ones:
-//   - {notify: {title, body}}: a text notification on every connected page (panel.Notify) and a
-//     line in the remixlet's log;
-//   - {open: URL}: an address the remixlet's matches cover, shown through a connected page of
-//     that origin (panel.Open: focused if it is there already, else navigated); with none
-//     connected the log says so and nothing else happens;
+//   - {notify: {title, body}}: a line in the remixlet's log, and a text notification
+//     (panel.Notify) on each connected page the remixlet's matches cover — never on another
+//     site's page, which could read the toast's text from its rendering;
+//   - {open: URL}: an address the remixlet's matches cover, shown through a connected page
+//     (panel.Open): one at that address is focused, else one of the remixlet's own pages on that
+//     origin navigates there; with none connected the log says so and nothing else happens
+//     (the system's URL opener is not used);
 //   - {message: JSON}: queued in the store for the remixlet's next page load, where
 //     rmx.onMessage(callback) receives each message once.
 // Every call is checked in Go (the remixlet's standing, then the schedule permission); the
@@ -430,9 +432,13 @@ func (sc *scheduler) runOne(ctx context.Context, s store.Schedule, now time.Time
 			sc.logf(s.RemixletID, "warn", "refused: schedule %q: %v", s.Name, err)
 			return false, nil
 		}
-		n := sc.send(ctx, func(session) bool { return true },
-			panel.Notify{Type: panel.TypeNotify, Remixlet: s.RemixletID, Source: m.Name, Title: title, Body: body})
-		sc.logf(s.RemixletID, "info", "schedule %q: notification shown on %d page(s): %s", s.Name, n, oneLine(title, body))
+		// Only on the remixlet's own pages: a page of another site must not see what the
+		// remixlet says (it could read the toast's text from the rendering, e.g. window.find).
+		n := sc.send(ctx, func(p session) bool {
+			u, err := url.Parse(p.URL)
+			return err == nil && m.MatchesURL(u)
+		}, panel.Notify{Type: panel.TypeNotify, Remixlet: s.RemixletID, Source: m.Name, Title: title, Body: body})
+		sc.logf(s.RemixletID, "info", "schedule %q: notification (shown on %d of its open pages): %s", s.Name, n, oneLine(title, body))
 	case a.Open != "":
 		u, err := checkOpenURL(m, a.Open)
 		if err != nil {
@@ -443,8 +449,8 @@ func (sc *scheduler) runOne(ctx context.Context, s store.Schedule, now time.Time
 			sc.logf(s.RemixletID, "warn", "schedule %q: not opened: remixlets are paused on %s", s.Name, u.Hostname())
 			return false, err
 		}
-		if n := sc.open(ctx, u, m.Name); n == 0 {
-			sc.logf(s.RemixletID, "warn", "schedule %q: %s not opened: no page of %s is open", s.Name, truncate(u.String(), 200), originOf(u))
+		if n := sc.open(ctx, u, m); n == 0 {
+			sc.logf(s.RemixletID, "warn", "schedule %q: %s not opened: none of its pages on %s is open", s.Name, truncate(u.String(), 200), originOf(u))
 		} else {
 			sc.logf(s.RemixletID, "info", "schedule %q: opened %s", s.Name, truncate(u.String(), 200))
 		}
@@ -494,16 +500,21 @@ func (sc *scheduler) standing(ctx context.Context, id string) (m *sandbox.Manife
 }
 
 // open shows u through a connected page of its origin: one already at u is focused; else the
-// oldest page of the origin navigates there.
-func (sc *scheduler) open(ctx context.Context, u *url.URL, source string) int {
+// oldest page of the origin that m's matches also cover (one of the remixlet's own pages, so a
+// page the person works in elsewhere on the site is not taken away) navigates there.
+func (sc *scheduler) open(ctx context.Context, u *url.URL, m *sandbox.Manifest) int {
 	origin, target := originOf(u), u.String()
-	msg := panel.Open{Type: panel.TypeOpen, URL: target, Source: source}
+	msg := panel.Open{Type: panel.TypeOpen, URL: target, Source: m.Name}
 	if n := sc.send(ctx, func(s session) bool { return s.URL == target }, msg); n > 0 {
 		return n
 	}
 	sent := false
 	return sc.send(ctx, func(s session) bool {
 		if sent || s.Origin != origin {
+			return false
+		}
+		pu, err := url.Parse(s.URL)
+		if err != nil || !m.MatchesURL(pu) {
 			return false
 		}
 		sent = true

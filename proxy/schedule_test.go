@@ -178,13 +178,18 @@ func TestSchedulerRunsTheThreeActions(t *testing.T) {
 	if err != nil || n != 3 {
 		t.Fatalf("runDue = %d, %v; want 3 actions", n, err)
 	}
-	// The notification goes to every connected page, as text.
+	// The notification goes to every connected page of the remixlet's sites, as text, and to
+	// no other site's page.
 	note := panel.Notify{Type: panel.TypeNotify, Remixlet: rx.id, Source: "reminders", Title: "<b>Sale</b>", Body: "b"}
-	for _, id := range []string{"bank", "shop-list", "shop-home"} {
+	for _, id := range []string{"shop-list", "shop-home"} {
 		if got := x.got(id); len(got) == 0 || got[0] != note {
 			t.Errorf("page %s got %+v, want the notification first", id, got)
 		}
 	}
+	if got := x.got("bank"); len(got) != 0 {
+		t.Errorf("a page of another site got %+v", got)
+	}
+	waitLog(t, st, rx.id, `schedule "note": notification (shown on 2 of its open pages): <b>Sale</b> — b`)
 	// open: no page is at the address, so the oldest page of its origin navigates there.
 	open := panel.Open{Type: panel.TypeOpen, URL: "https://shop.test/cart", Source: "reminders"}
 	if got := x.got("shop-list"); len(got) != 2 || got[1] != open {
@@ -232,7 +237,7 @@ func TestSchedulerRunsTheThreeActions(t *testing.T) {
 	x.mu.Unlock()
 	put(t, st, rx.id, "open none", 0, t0.Add(30*time.Minute), `{"open":"https://shop.test/cart"}`)
 	x.sc.runDue(ctx, t0.Add(30*time.Minute))
-	waitLog(t, st, rx.id, `schedule "open none": https://shop.test/cart not opened: no page of https://shop.test is open`)
+	waitLog(t, st, rx.id, `schedule "open none": https://shop.test/cart not opened: none of its pages on https://shop.test is open`)
 }
 
 func TestSchedulerStopsForPausedDeletedAndUnapproved(t *testing.T) {
@@ -370,5 +375,30 @@ func TestOnMessageAndMenuCallbacksInTheSandbox(t *testing.T) {
 		if strings.Contains(e.Message, fmt.Sprint(cmd.Listener+100)) {
 			t.Errorf("an event for an unknown listener ran a callback: %s", e.Message)
 		}
+	}
+}
+
+// An open action navigates only one of the remixlet's own pages, never another page of the site
+// the person is working in.
+func TestSchedulerOpensOnlyThroughOwnPages(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	rx := addTestRemixlet(t, st, "lists", `"https://shop.test/list*"`, permList(sandbox.PermSchedule), rxTestScript)
+	x := newSchedTest(t, st)
+	x.pages = []session{{ID: "checkout", URL: "https://shop.test/checkout", Origin: "https://shop.test", Connected: true}}
+	put(t, st, rx.id, "a", 0, t0, `{"open":"https://shop.test/list/2"}`)
+	x.sc.runDue(ctx, t0)
+	if got := x.got("checkout"); len(got) != 0 {
+		t.Errorf("the checkout page got %+v", got)
+	}
+	waitLog(t, st, rx.id, `schedule "a": https://shop.test/list/2 not opened`)
+	x.pages = append(x.pages, session{ID: "list", URL: "https://shop.test/list", Origin: "https://shop.test", Connected: true})
+	put(t, st, rx.id, "b", 0, t0, `{"open":"https://shop.test/list/2"}`)
+	x.sc.runDue(ctx, t0)
+	if got := x.got("list"); len(got) != 1 || got[0] != (panel.Open{Type: panel.TypeOpen, URL: "https://shop.test/list/2", Source: "lists"}) {
+		t.Errorf("the list page got %+v, want the open", got)
+	}
+	if got := x.got("checkout"); len(got) != 0 {
+		t.Errorf("the checkout page got %+v", got)
 	}
 }

@@ -60,7 +60,7 @@ interface FetchOptions {
   method?: string;
   /** Request headers; Cookie, Host, Origin, Referer, Sec-* and the browser's other forbidden names are refused (your cookies are added by the proxy). */
   headers?: Record<string, string>;
-  /** A request body of at most 1 MiB (not for GET or HEAD). */
+  /** A request body (not for GET or HEAD): at most 1 MB, and within the sandbox's 256 KB per call. */
   body?: string;
   /** How the body is returned: "text" (the default), "json" (parsed) or "bytes" (base64). */
   as?: "text" | "json" | "bytes";
@@ -177,7 +177,7 @@ declare namespace rmx {
   function keep(name: string, spec: KeepSpec): void;
   /** The page's current URL and title. Example: `const { url } = await rmx.page()` */
   function page(): Promise<PageInfo>;
-  /** Sends a request from the proxy as you, with the cookies your browser would send, to a host a fetch:HOST permission names (http or https, standard port; redirects only to such hosts, Authorization dropped when one leaves the origin; body at most 1 MiB, response at most 5 MiB, 20 s). Example: `const r = await rmx.fetch("https://api.shop.test/cart", { as: "json" }); rmx.log(r.status, r.json.items.length)` */
+  /** Sends a request from the proxy as you, with the cookies your browser would send, to a host a fetch:HOST permission names (http or https, standard port; redirects only to such hosts, Authorization dropped when one leaves the origin; 20 s; the proxy reads at most 5 MB of a response, and a result, like a request body, must fit in the sandbox's 256 KB per call). Example: `const r = await rmx.fetch("https://api.shop.test/cart", { as: "json" }); rmx.log(r.status, r.json.items.length)` */
   function fetch(url: string, options?: FetchOptions): Promise<FetchResult>;
   /** The responses this page itself receives from a host (needs network:observe:HOST); it loads nothing. */
   namespace network {
@@ -196,6 +196,8 @@ declare namespace rmx {
     function remove(key: string): Promise<void>;
     /** Every stored key. Example: `const keys = await rmx.storage.keys()` */
     function keys(): Promise<string[]>;
+    /** Calls callback when another page of this remixlet changes a key (value null when removed); not for this page's own changes. Example: `await rmx.storage.onChange(({ key, value }) => { if (key === "theme") apply(value) })` */
+    function onChange(callback: (change: { key: string; value: unknown }) => void): Promise<void>;
   }
   /** Writing text to the clipboard (needs the clipboard permission; never reads it). */
   namespace clipboard {
@@ -241,8 +243,8 @@ interface ScheduledMessage {
 }
 
 /**
- * The one thing a schedule does, exactly one of: a text notification (shown on connected pages and
- * in the remixlet's log), opening or focusing one of the remixlet's own pages (an address its matches
+ * The one thing a schedule does, exactly one of: a text notification (written to the remixlet's log
+ * and shown on the open pages its matches cover, never on another site's), opening or focusing one of the remixlet's own pages (an address its matches
  * cover, in an open tab of that site), or a JSON message (at most 16 KB) queued for rmx.onMessage.
  */
 type ScheduleAction =

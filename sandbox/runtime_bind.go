@@ -22,7 +22,7 @@ var DOMMethods = []string{
 // RMXMethods is the allow-list of rmx.* functions; storage calls are "storage.NAME". It must
 // equal the rmx namespace of api.d.ts (a test checks). rmx.log runs locally, rmx.keep registers
 // locally and tells the Host; the others are Host calls.
-var RMXMethods = []string{"log", "keep", "page", "storage.get", "storage.set", "storage.remove", "storage.keys",
+var RMXMethods = []string{"log", "keep", "page", "storage.get", "storage.set", "storage.remove", "storage.keys", "storage.onChange",
 	"fetch", "network.responses", "network.onResponse",
 	"clipboard.write", "notify", "menu.add", "menu.remove",
 	"schedule.every", "schedule.at", "schedule.cancel", "onMessage"}
