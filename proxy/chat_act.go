@@ -151,11 +151,12 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 		out, err = page.call(ctx, tool, args)
 		if err == nil {
 			var res struct {
-				MayLeave bool   `json:"mayLeave"`
-				URL      string `json:"url"`
+				Navigated bool   `json:"navigated"`
+				MayLeave  bool   `json:"mayLeave"`
+				URL       string `json:"url"`
 			}
 			json.Unmarshal(out, &res)
-			if note := watchNavigation(ctx, page, tool, before, res.URL, res.MayLeave); note != "" {
+			if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 				out = withField(out, "navigation", note)
 			}
 		}
@@ -211,15 +212,17 @@ func (st *actState) click(ctx context.Context, page actPage, raw json.RawMessage
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(noFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
-	if note := watchNavigation(ctx, page, "click", before, res.URL, res.MayLeave); note != "" {
+	if note := watchNavigation(ctx, page, "click", before, res.URL, res.Navigated, res.MayLeave); note != "" {
 		out = withField(out, "navigation", note)
 	}
 	return out, nil
 }
 
 // watchNavigation looks, shortly after an action (a click, set_field, …), for the page's address
-// changing or its session ending, and says what happened; "" when nothing did.
-func watchNavigation(ctx context.Context, page actPage, action, before, after string, mayLeave bool) string {
+// changing or its session ending, and says what happened; "" when nothing did. after and
+// navigated are what the page agent answered: its address, and whether the action changed it
+// at once.
+func watchNavigation(ctx context.Context, page actPage, action, before, after string, navigated, mayLeave bool) string {
 	wait := navQuiet
 	if mayLeave {
 		wait = navSettle
@@ -247,8 +250,8 @@ func watchNavigation(ctx context.Context, page actPage, action, before, after st
 			stopped = nil
 			deadline.Reset(300 * time.Millisecond)
 		case <-deadline.C:
-			if after != "" && noFragment(after) != noFragment(before) {
-				return "the page's address changed with the " + action + ", from " + truncate(before, 300) + " to " + truncate(after, 300) + " (a same-page navigation): read the page again before acting"
+			if navigated {
+				return "the page's address changed with the " + action + ", to " + truncate(after, 300) + " (a same-page navigation): read the page again before acting"
 			}
 			return ""
 		case <-tick.C:

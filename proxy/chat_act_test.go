@@ -199,6 +199,14 @@ func TestChatActNavigation(t *testing.T) {
 	if !strings.Contains(string(out), "unexpected: the click made the tab load a new page") {
 		t.Errorf("click = %s", out)
 	}
+	// A click that changed the address at once (pushState), as the page agent saw.
+	page = &fakeActPage{addr: "https://app.test/list", answer: func(tool string, args map[string]any) (string, error) {
+		return `{"clicked":"tab \"Details\" [e4]","name":"details","navigated":true,"mayLeave":false,"url":"https://app.test/list?tab=details"}`, nil
+	}}
+	out, _ = newActState(time.Now).run(ctx, page, "click", json.RawMessage(`{"ref":"e4"}`))
+	if !strings.Contains(string(out), "the page's address changed with the click, to https://app.test/list?tab=details (a same-page navigation)") {
+		t.Errorf("click = %s", out)
+	}
 	// Nothing happens: no note.
 	page = &fakeActPage{addr: "https://app.test/list", answer: func(tool string, args map[string]any) (string, error) {
 		return `{"clicked":"button \"Go\" [e3]","name":"go","navigated":false,"mayLeave":false,"url":"https://app.test/list"}`, nil

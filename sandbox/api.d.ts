@@ -181,7 +181,7 @@ declare namespace rmx {
   function fetch(url: string, options?: FetchOptions): Promise<FetchResult>;
   /** The responses this page itself receives from a host (needs network:observe:HOST); it loads nothing. */
   namespace network {
-    /** What this page received from host, oldest first (at most 100 per page; text bodies up to 256 KB); path filters by prefix, since by time. Example: `for (const r of await rmx.network.responses({ host: "api.shop.test", path: "/v1/prices" })) rmx.log(r.url, r.status)` */
+    /** What this page received from host, oldest first (the last 100 per page, text bodies up to 256 KB; when they do not all fit in one 256 KB answer, the newest that fit); path filters by prefix, since (an `at` value) keeps only later ones. Example: `for (const r of await rmx.network.responses({ host: "api.shop.test", path: "/v1/prices" })) rmx.log(r.url, r.status)` */
     function responses(query: { host: string; path?: string; since?: number }): Promise<ObservedResponse[]>;
     /** Calls callback with each response this page receives from host from now on (needs network:observe:HOST); path filters by prefix. Example: `await rmx.network.onResponse({ host: "api.shop.test", path: "/v1/prices" }, (r) => rmx.log(r.url, r.status))` */
     function onResponse(query: { host: string; path?: string }, callback: (response: ObservedResponse) => void): Promise<void>;
