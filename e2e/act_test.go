@@ -46,6 +46,7 @@ const actPage = `<!doctype html>
 <button id="create" type="button">Create product</button>
 <section aria-label="Results"><h2>Results</h2><ul><li>Alpha result <a href="/alpha">Open alpha</a></li><li>Beta result</li></ul></section>
 <a id="next" href="/next">Next page</a>
+<shadow-field id="sf"></shadow-field>
 <dialog id="dlg" aria-label="Add a product"><form method="dialog"><label for="pname">Product name</label> <input id="pname"><button>Close</button></form></dialog>
 </main>
 <div id="spacer"></div>
@@ -101,6 +102,12 @@ feed.addEventListener('scroll', () => {
 document.getElementById('later-btn').addEventListener('click', () => setTimeout(() => { document.getElementById('late').textContent = 'Loaded later'; }, 400));
 document.getElementById('create').addEventListener('click', () => { document.body.dataset.created = String(Number(document.body.dataset.created || 0) + 1); });
 document.getElementById('profile').addEventListener('submit', (e) => { e.preventDefault(); document.body.dataset.saved = new FormData(e.target).get('name'); });
+// An input inside an open shadow root, as web components render them.
+const sroot = document.getElementById('sf').attachShadow({mode: 'open'});
+const sin = document.createElement('input');
+sin.setAttribute('aria-label', 'Shadow field');
+sin.addEventListener('input', () => { document.body.dataset.shadow = sin.value; });
+sroot.append(sin);
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`
@@ -155,6 +162,10 @@ func TestActPageActions(t *testing.T) {
 		v = c.ok("type", `{"ref":"`+ref(`textbox "Notes"`)+`","text":"new notes"}`)
 		if v["value"] != "new notes" {
 			t.Errorf("type into the text area = %v", v)
+		}
+		c.ok("type", `{"ref":"`+ref(`textbox "Shadow field"`)+`","text":"in the shadow"}`)
+		if got := e2etest.Eval[string](tab, `document.body.dataset.shadow || ''`); got != "in the shadow" {
+			t.Errorf("the shadow field's input handler saw %q", got)
 		}
 	})
 

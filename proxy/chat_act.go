@@ -20,9 +20,9 @@ import (
 //     create/save/submit/add/post/publish/send/confirm/place order/pay/checkout/update is
 //     refused when one of the same name was clicked on the same page address of this chat in
 //     the last resubmitWindow, unless the model passes resubmit: true;
-//   - done is refused, at most maxDoneRefusals times per page address, when its summary
-//     claims success while the page still shows an open dialog or a form with unsaved input
-//     (page tool page_state);
+//   - done (in Act mode) is refused, at most maxDoneRefusals times per page address, when its
+//     summary claims success while the page still shows an open dialog or a form with unsaved
+//     input (page tool page_state);
 //   - navigation after a click is reported: the page agent's navigated/mayLeave, a change of
 //     the session's address shortly after, or the end of the page session (a new document);
 //     and a call whose page went away says so instead of a generic error.
@@ -133,6 +133,16 @@ func (p sessionPage) url() (string, bool) {
 // actPageTool runs a page tool for the chat's agent through the act checks (the hook in
 // chatEnv.PageTool).
 func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, args json.RawMessage) (json.RawMessage, error) {
+	if tool == "done" {
+		e.c.mu.Lock()
+		mode := e.c.rec.Mode
+		e.c.mu.Unlock()
+		if mode != string(agent.ModeAct) {
+			// Outside Act the agent does not act on the page: a dialog or form open there is
+			// not its unfinished work.
+			return json.RawMessage(`{"accepted":true}`), nil
+		}
+	}
 	return actStateFor(e.c).run(ctx, sessionPage{s: e.c.hub.s, id: sess.ID}, tool, args)
 }
 

@@ -7,7 +7,8 @@
 // Each scenario runs the agent in a fresh vm context, sends it {type:'tool'} messages and checks
 // the {type:'toolResult'} answers: argument checks, the outline (roles, names, states, refs),
 // query, read_page_data, click's refusals, the password scrub and the size bound, also after
-// the page replaced the built-ins the agent captured. Real behaviour is tested in Chromium by
+// the page replaced the built-ins the agent captured; and Act mode's find, type, press_keys,
+// page_state and the duplicate-click refusal (e2e/act_test.go runs all the actions in Chromium). Real behaviour is tested in Chromium by
 // e2e/pagetools_test.go; this one catches logic mistakes quickly. Exit status 0: all passed.
 'use strict';
 
