@@ -596,14 +596,14 @@ func TestChatResumes(t *testing.T) {
 	// The first tab reloads: its page session ends, a new one starts, and its panel resumes.
 	cf.page.Close(websocket.StatusNormalClosure, "reload")
 	time.Sleep(200 * time.Millisecond)
-	cf.raw = &syncBuffer{}
-	cf.items = make(chan map[string]any, 100)
-	cf.states = make(chan map[string]any, 100)
-	cf.connectPage(t)
-	cf.say(t, map[string]string{"type": "resume", "chat": id})
-	cf.waitItem(t, "the old question", func(it map[string]any) bool { return strings.Contains(textOf(it), "first question") })
-	cf.say(t, map[string]string{"type": "send", "text": "second question"})
-	cf.waitItem(t, "the second answer", func(it map[string]any) bool { return strings.Contains(textOf(it), "Second answer.") })
+	again := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
+		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
+	again.connectPage(t)
+	again.say(t, map[string]string{"type": "resume", "chat": id})
+	again.waitItem(t, "the old question", func(it map[string]any) bool { return strings.Contains(textOf(it), "first question") })
+	again.say(t, map[string]string{"type": "send", "text": "second question"})
+	again.waitItem(t, "the second answer", func(it map[string]any) bool { return strings.Contains(textOf(it), "Second answer.") })
+	cf = again
 	reqs := cf.model.Requests()
 	if n := len(reqs[len(reqs)-1].Messages); n != 3 {
 		t.Errorf("the resumed turn sent %d messages, want 3 (the old question and answer, then the new question)", n)
