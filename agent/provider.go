@@ -47,6 +47,8 @@ type Message struct {
 	ToolName string `json:"tool_name,omitempty"`
 	// IsError marks a RoleTool result that is an error.
 	IsError bool `json:"is_error,omitempty"`
+	// Pinned marks a message that context compaction must keep verbatim (an approved plan).
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // ToolCall is one call the model made.
