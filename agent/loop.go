@@ -42,9 +42,13 @@ type Config struct {
 	Env    Env
 	// MaxSteps caps the model calls of one turn. If zero, DefaultMaxSteps.
 	MaxSteps int
-	// ContextBudget bounds the context sent to the model, in bytes of message text; older
-	// tool results, then older turns, are compacted beyond it. If zero, DefaultContextBudget.
+	// ContextBudget is the characters of message text past which the context is trimmed to a
+	// summary and the newest messages (compact.go), as it is past TrimMessages messages. If
+	// zero, DefaultContextBudget.
 	ContextBudget int
+	// BeforeStep, if non-nil, runs before each model call; an error ends the turn with its
+	// text as a notice (the chat uses it to wait while its tab loads the next page of the site).
+	BeforeStep func(ctx context.Context) error
 	// ToolTimeout bounds one tool call that does not wait for the person. If zero, 30 s.
 	ToolTimeout time.Duration
 }
@@ -69,9 +73,17 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 
 	loops := &loopDetector{}            // repeated calls and A-B-A-B patterns in this turn (loopdetect.go)
 	tr := newTracer(cfg, userText, obs) // nil unless obs is a Tracer (trace.go)
+	// ctxm trims the context past its thresholds, and harder on a context-overflow error (compact.go).
+	ctxm := summariser{cfg: cfg, obs: obs, tr: tr}
 	end := "answer"
 	defer func() { tr.finish(end) }()
 	for step := 1; ; step++ {
+		if cfg.BeforeStep != nil && ctx.Err() == nil {
+			if err := cfg.BeforeStep(ctx); err != nil {
+				obs.Notice(err.Error())
+				return msgs, nil
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			obs.Notice("Stopped.")
 			end = "stopped"
@@ -82,21 +94,38 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			obs.Notice(fmt.Sprintf("Stopped after %d steps, the step limit (change it in Settings). Send a message to go on.", maxSteps))
 			return msgs, nil
 		}
-		if c, changed := compact(msgs, budget); changed {
-			msgs = c
-			obs.Replace(msgs)
-		}
+		msgs, _ = ctxm.manageContext(ctx, msgs, budget, false)
 		stepID := newStepID()
 		var text strings.Builder
 		modelStart := time.Now()
-		resp, err := cfg.Provider.Stream(ctx, Request{
-			Model: cfg.Model, System: cfg.System, Messages: msgs, Tools: ToolSpecs(cfg.Mode),
-		}, func(ev Event) {
-			if ev.Kind == EventText {
-				text.WriteString(ev.Text)
-				obs.Text(stepID, text.String(), false)
+		stream := func() (*Response, error) {
+			text.Reset()
+			return cfg.Provider.Stream(ctx, Request{
+				Model: cfg.Model, System: cfg.System, Messages: msgs, Tools: ToolSpecs(cfg.Mode),
+			}, func(ev Event) {
+				if ev.Kind == EventText {
+					text.WriteString(ev.Text)
+					obs.Text(stepID, text.String(), false)
+				}
+			})
+		}
+		resp, err := stream()
+		if tooLong(err) && ctx.Err() == nil {
+			// Emergency trim: a summary and the last few messages, then one more try.
+			tr.model(modelStart, nil)
+			var changed bool
+			if msgs, changed = ctxm.manageContext(ctx, msgs, budget, true); changed {
+				modelStart = time.Now()
+				if resp, err = stream(); tooLong(err) {
+					tr.model(modelStart, nil)
+				}
 			}
-		})
+			if tooLong(err) {
+				obs.Notice(noticeStillTooLong)
+				end = "context too long"
+				return msgs, nil
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				if text.Len() > 0 {
@@ -136,6 +165,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			return msgs, nil
 		}
 		var stop, summary string
+		var pins []Message // an approved plan, pinned after the reply's tool results (tools_plan.go)
 		finished := false
 		for i, call := range calls {
 			var result string
@@ -158,6 +188,9 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 					result += "\n\n" + v.Warning
 				}
 				summary, finished = doneSummary(call, result, isErr)
+				if pin, ok := planPin(call, result, isErr); ok {
+					pins = append(pins, pin)
+				}
 			}
 			status := "ok"
 			if isErr {
@@ -166,6 +199,10 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			obs.Tool(call, status, result)
 			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
 			obs.Append(msgs[len(msgs)-1])
+		}
+		if len(pins) > 0 {
+			msgs = append(msgs, pins...)
+			obs.Append(pins...)
 		}
 		if finished {
 			// done's summary is the turn's answer.
@@ -183,14 +220,20 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 	}
 }
 
+// tooLong reports whether err is a provider's "the context does not fit" error.
+func tooLong(err error) bool {
+	var pe *ProviderError
+	return errors.As(err, &pe) && pe.Kind == ErrContextTooLong
+}
+
 // execute runs one call and turns its outcome into the text the model gets.
 func execute(ctx context.Context, cfg Config, call ToolCall) (string, bool) {
 	timeout := cfg.ToolTimeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
 	}
-	if call.Name != "write_remixlet" && call.Name != "request_permissions" {
-		// Those two wait for the person, who is not hurried; every other tool is bounded.
+	if !waitsForPerson(call.Name) {
+		// Those wait for the person, who is not hurried (tools_request.go); every other tool is bounded.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()

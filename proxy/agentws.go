@@ -63,6 +63,9 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 	if err := writeJSON(ctx, c, map[string]string{"type": "welcome", "session": sess.ID, "url": sess.URL, "panel": sess.panelToken}); err != nil {
 		return
 	}
+	if s.chats != nil {
+		s.chats.pageOpened(sess)
+	}
 	s.pageConnected(ctx, sess)
 	defer s.pageGone(sess)
 	if s.chats != nil {

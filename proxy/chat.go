@@ -43,10 +43,11 @@ type chatHub struct {
 
 	mu        sync.Mutex
 	bySession map[string]*chat
+	follow    follow // chats waiting for their tab's next page of the site (chat_follow.go)
 }
 
 func newChatHub(s *Server, ctx context.Context) *chatHub {
-	return &chatHub{s: s, ctx: ctx, bySession: map[string]*chat{}}
+	return &chatHub{s: s, ctx: ctx, bySession: map[string]*chat{}, follow: newFollow()}
 }
 
 // chat is one conversation attached to a tab.
@@ -66,6 +67,9 @@ type chat struct {
 	grants    map[string]map[string]time.Time // remixlet name → permission → expiry
 	lastSend  map[string]time.Time            // assistant item ID → when it was last sent
 	steps     int                             // model calls in the running turn
+	waiting   chan struct{}                   // closed when the tab's next page takes the chat (chat_follow.go)
+	apiAccess bool                            // the person's API access switch, off by default (chat_request.go)
+	plans     map[string]*planCard            // pending plan cards (chat_plan.go)
 }
 
 // chatItem is one entry of the panel's conversation (panel.Item).
@@ -121,9 +125,10 @@ func hostOf(u *url.URL) string {
 	return strings.ToLower(u.Hostname())
 }
 
-// pageGone stops the chat of a tab whose page went (closed, reloaded, navigated away): the
-// agent stops, pending cards expire, permissions granted in it and approvals asked from it are
-// dropped. The conversation stays in the store.
+// pageGone runs when a tab's page went (closed, reloaded, navigated): pending cards expire, and
+// permissions granted in the chat and approvals asked from that page are dropped. The chat then
+// waits a few seconds for the tab's next page of the same site (chat_follow.go); if none comes,
+// its turn stops at its next step. The conversation stays in the store.
 func (h *chatHub) pageGone(sessionID string) {
 	h.mu.Lock()
 	c, ok := h.bySession[sessionID]
@@ -132,19 +137,26 @@ func (h *chatHub) pageGone(sessionID string) {
 	if !ok {
 		return
 	}
-	c.mu.Lock()
-	running := c.cancel != nil
-	if c.cancel != nil {
-		c.cancel()
+	lastURL := ""
+	if sess, ok := h.s.sessions.get(sessionID); ok {
+		lastURL = sess.URL
 	}
+	c.mu.Lock()
 	c.sessionID = ""
 	c.grants = map[string]map[string]time.Time{}
+	keep := (c.cancel != nil || c.rec.ID != "") && lastURL != ""
+	var wait chan struct{}
+	if keep {
+		// Set before the cards expire, so a turn woken by that waits for the next page.
+		wait = make(chan struct{})
+		c.waiting = wait
+	}
 	for _, cd := range c.cards {
 		cd.expire()
 	}
 	c.mu.Unlock()
-	if running {
-		c.notice("The page was closed or left, so the agent stopped. Open the panel on the site again to go on.")
+	if keep {
+		h.orphan(c, wait, lastURL)
 	}
 	if st := h.s.cfg.Store; st != nil {
 		if err := st.DropApprovalsForSession(context.Background(), sessionID); err != nil {
@@ -301,6 +313,7 @@ func (c *chat) state() panel.ChatMessage {
 	return panel.ChatMessage{Type: panel.TypeChat, Chat: panel.ChatState{
 		ID: rec.ID, Mode: rec.Mode, Provider: rec.Provider, Model: rec.Model, Running: c.cancel != nil,
 		Steps: c.steps, MaxSteps: maxSteps, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens, Cost: cost,
+		APIAccess: c.apiAccess,
 	}, Providers: providers, ManagerURL: "https://" + MagicHost + "/manager"}
 }
 
@@ -450,6 +463,10 @@ func (c *chat) handle(p *panelConn, msg any) string {
 		return c.update(func(r *store.Chat) { r.Provider, r.Model = m.Provider, m.Model })
 	case *panel.DecideMessage:
 		return c.decide(p, m.ID, m.Allow)
+	case *panel.APIAccessMessage:
+		return c.setAPIAccess(m.On) // chat_request.go
+	case *panel.PlanMessage:
+		return c.decidePlan(p, m) // chat_plan.go
 	case *panel.ResumeMessage:
 		return c.resume(p, m.Chat)
 	}
@@ -493,6 +510,7 @@ func (c *chat) forget() {
 	mode, prov, model := c.rec.Mode, c.rec.Provider, c.rec.Model
 	c.rec = store.Chat{Mode: mode, Provider: prov, Model: model}
 	c.msgs, c.items = nil, nil
+	c.apiAccess = false // a new chat starts without API access
 	for _, cd := range c.cards {
 		cd.expire()
 	}
@@ -558,6 +576,7 @@ func (c *chat) resume(p *panelConn, id string) string {
 	}
 	c.mu.Lock()
 	c.rec, c.msgs, c.items = rec, msgs, items
+	c.apiAccess = apiAccessIn(items) // kept with the chat (chat_request.go)
 	panels := c.panelList()
 	c.mu.Unlock()
 	for _, q := range panels {
@@ -638,6 +657,8 @@ func (c *chat) send(text string) string {
 		Provider: prov, Model: rec.Model, Mode: mode,
 		System: agent.SystemPrompt(mode, agent.PageInfo{URL: snap.URL, Title: snap.Title}),
 		Env:    &chatEnv{c: c}, MaxSteps: settings.MaxSteps,
+		// A turn goes on only while the tab is on the chat's site (chat_follow.go).
+		BeforeStep: c.beforeStep,
 	}
 	go c.run(ctx, cancel, cfg, pcfg, history, text)
 	return ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
@@ -20,7 +21,11 @@ import (
 // session (signed token, handshake Origin), never from the model; a remixlet activates only
 // under the store's approval policy with the chat page's host, or after the person's click on
 // a card; permissions come only from "Allow" on a card.
-type chatEnv struct{ c *chat }
+type chatEnv struct {
+	c *chat
+	// planOK: the person approved a plan in this turn (chat_plan.go); a chatEnv lives for one turn.
+	planOK atomic.Bool
+}
 
 var _ agent.Env = (*chatEnv)(nil)
 
@@ -28,9 +33,11 @@ var _ agent.Env = (*chatEnv)(nil)
 const grantLifetime = store.ApprovalLifetime
 
 func (e *chatEnv) session() (session, error) {
-	s := e.c.hub.s
-	sess, ok := s.sessions.get(e.c.sessionIDNow())
-	if !ok {
+	// While the tab loads the next page of the site, tools wait for it (chat_follow.go).
+	ctx, cancel := context.WithTimeout(e.c.hub.ctx, followGrace+time.Second)
+	defer cancel()
+	sess, err := e.c.waitPage(ctx)
+	if err != nil {
 		return session{}, errors.New("the page was closed or navigated away")
 	}
 	return sess, nil
@@ -40,6 +47,9 @@ func (e *chatEnv) session() (session, error) {
 // fetch_page, checked there against the tab's own origin before anything is fetched, and
 // read_page_data gets the JSON responses the proxy saw.
 func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+	if err := e.planGate(tool); err != nil {
+		return nil, err // plan review: no page action before an approved plan (chat_plan.go)
+	}
 	sess, err := e.session()
 	if err != nil {
 		return nil, err

@@ -97,6 +97,9 @@ func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Respon
 	}
 
 	tag, needs := s.bootstrapFor(req.URL, policies)
+	if s.chats != nil {
+		s.chats.noteNavigation(req.URL.String(), req)
+	}
 	if len(policies) > 0 {
 		resp.Header.Del("Content-Security-Policy")
 		for _, p := range policies {
