@@ -310,7 +310,7 @@ func TestActPageActions(t *testing.T) {
 // TestActChatSafety: the rules kept per chat in Go (proxy/chat_act.go), through a whole chat with
 // the scripted model: a second click on "Create product" within 45 seconds is refused until the
 // model passes resubmit; done is refused while a dialog with unsaved input is open; and a click
-// that unexpectedly loads a new page is reported as such.
+// that unexpectedly loads a new page is reported as such (the chat then follows the tab there).
 func TestActChatSafety(t *testing.T) {
 	aw := newAgentWorld(t, `{"turns": [
 		{"tool_calls": [{"name": "click", "arguments": {"text": "Create product"}}]},
@@ -319,7 +319,7 @@ func TestActChatSafety(t *testing.T) {
 		{"tool_calls": [{"name": "click", "arguments": {"text": "Open dialog"}}]},
 		{"tool_calls": [{"name": "done", "arguments": {"summary": "Created the product namaz."}}]},
 		{"tool_calls": [{"name": "click", "arguments": {"text": "Jump"}}]},
-		{"text": "unreachable"}
+		{"text": "went on on the next page"}
 	]}`, map[string]http.Handler{"act.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			htmlPage(w, `<!doctype html><title>Elsewhere</title><h1>Elsewhere</h1>`)
@@ -419,8 +419,10 @@ document.body.dataset.pageScript = 'ran';
 	if got := strings.Join(tools, "|"); !strings.HasPrefix(got, "click false https://act.test/|click true https://act.test/|click false https://act.test/|click false https://act.test/|done true https://act.test/|click false https://act.test/") {
 		t.Errorf("traced tool calls: %s", got)
 	}
-	if end := traces[0].Turns[0].End; end != "stopped" {
-		t.Errorf("the turn ended %q, want stopped (the page left)", end)
+	// The new page is of the same site and its request named the old page as Referer: the
+	// chat followed the tab there and the turn went on (proxy/chat_follow.go).
+	if end := traces[0].Turns[0].End; end != "answer" {
+		t.Errorf("the turn ended %q, want answer (the chat follows the tab within the site)", end)
 	}
 }
 
