@@ -346,7 +346,7 @@ func TestToolSpecsByMode(t *testing.T) {
 	}{
 		{ModeAsk, read + " find done"},
 		{ModeBuild, read + " write_remixlet request_permissions find done"},
-		{ModeAct, read + " click find done type set_field select press_keys scroll hover navigate back forward wait_for wait_for_stable"},
+		{ModeAct, read + " click find done type set_field select press_keys scroll hover navigate back forward wait_for wait_for_stable propose_plan http_request"},
 	} {
 		if got := names(tt.mode); got != tt.want {
 			t.Errorf("ToolSpecs(%s) = %s, want %s", tt.mode, got, tt.want)
@@ -357,37 +357,6 @@ func TestToolSpecsByMode(t *testing.T) {
 		if err := json.Unmarshal(s.Parameters, &v); err != nil || v["type"] != "object" {
 			t.Errorf("%s: parameters are not an object schema: %v", s.Name, err)
 		}
-	}
-}
-
-func TestCompact(t *testing.T) {
-	big := strings.Repeat("x", 1000)
-	var msgs []Message
-	for i := 0; i < 10; i++ {
-		msgs = append(msgs,
-			Message{Role: RoleUser, Text: fmt.Sprint("q", i)},
-			Message{Role: RoleAssistant, ToolCalls: []ToolCall{call(fmt.Sprint("c", i), "outline", "{}")}},
-			Message{Role: RoleTool, ToolCallID: fmt.Sprint("c", i), Text: big},
-			Message{Role: RoleAssistant, Text: "a"})
-	}
-	if _, changed := compact(msgs, 1<<20); changed {
-		t.Error("compacted a context under budget")
-	}
-	out, changed := compact(msgs, 4000)
-	if !changed || size(out) > 4000 {
-		t.Fatalf("compact: changed %v, size %d", changed, size(out))
-	}
-	if out[len(out)-1].Text != "a" || out[len(out)-4].Text != "q9" {
-		t.Errorf("the newest turn was changed: %+v", out[len(out)-4:])
-	}
-	// Pairs stay valid: every tool result follows its call.
-	if got := repairPairs(out); len(got) != len(out) {
-		t.Errorf("compaction broke call/result pairs: %d messages, %d after repair", len(out), len(got))
-	}
-	// Dropping whole turns when eliding results is not enough.
-	out, _ = compact(msgs, 300)
-	if !strings.Contains(out[0].Text, "earlier exchanges of this chat were removed") {
-		t.Errorf("first message = %q", out[0].Text)
 	}
 }
 

@@ -58,6 +58,13 @@ type Settings struct {
 	} `json:"default"`
 	// MaxSteps bounds the model turns one request may take, 1..200; 0 when loaded means 40.
 	MaxSteps int `json:"max_steps,omitempty"`
+	// PlanBeforeAct makes an Act turn show the person the model's plan (propose_plan) and wait
+	// for their approval before its first page action. Default false.
+	PlanBeforeAct bool `json:"plan_before_act,omitempty"`
+	// RecordTraces turns on the trace recorder: each message to the agent, with its model and
+	// tool calls, is kept in the store for the manager's Traces page (never sent anywhere).
+	// Default false: nothing is recorded.
+	RecordTraces bool `json:"record_traces,omitempty"`
 }
 
 // LoadSettings reads <dataDir>/providers.json (a missing file gives the defaults), then adds what

@@ -66,7 +66,7 @@ const (
 	// MaxArguments bounds one tool call's argument text.
 	MaxArguments = 64 << 10
 	// MaxToolResult bounds the text of one tool result given back to the model.
-	MaxToolResult = 16000
+	MaxToolResult = 8000
 	// MaxCallsPerReply bounds the tool calls run from one reply; the rest get an error.
 	MaxCallsPerReply = 8
 )

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,5 +62,31 @@ func TestRunTrace(t *testing.T) {
 	// A plain Observer gets no trace and the loop does not need one.
 	if _, err := Run(context.Background(), Config{Provider: &fakeProvider{}, Mode: ModeAsk, Env: env}, nil, "hi", &recorder{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSettingsRecordTraces: the trace recorder is off unless turned on, and the setting
+// survives a save and a load.
+func TestSettingsRecordTraces(t *testing.T) {
+	dir := t.TempDir()
+	s, err := LoadSettings(dir, nil)
+	if err != nil || s.RecordTraces {
+		t.Fatalf("default: RecordTraces = %v, %v; want false", s.RecordTraces, err)
+	}
+	s.RecordTraces = true
+	if err := SaveSettings(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, SettingsFile))
+	if !strings.Contains(string(b), `"record_traces": true`) {
+		t.Errorf("the file lacks record_traces:\n%s", b)
+	}
+	if s, err = LoadSettings(dir, nil); err != nil || !s.RecordTraces {
+		t.Errorf("after a reload: RecordTraces = %v, %v; want true", s.RecordTraces, err)
+	}
+	s.RecordTraces = false
+	SaveSettings(dir, s)
+	if b, _ := os.ReadFile(filepath.Join(dir, SettingsFile)); strings.Contains(string(b), "record_traces") {
+		t.Errorf("off is written (want it left out, as the default):\n%s", b)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,12 @@ import (
 //	DecideMessage {type:'decide', id, allow}: the person's click on a card's button
 //	ResumeMessage {type:'resume', chat}: on connect, the chat ID the panel kept in its
 //	              sessionStorage (per tab), to go on with it after a reload or a restart
+//	APIAccessMessage {type:'api', on}: the person's API access switch for this chat (off by
+//	              default): with it on, the agent may ask, card by card, to send POST, PUT,
+//	              PATCH and DELETE requests to the page's site. Only this message changes it.
+//	PlanMessage   {type:'plan', id, approve, steps}: the person's decision on a plan card, with
+//	              the steps as they edited them (approve only). A plan grants nothing beyond
+//	              Act, so the framed panel may decide it; no confirmation window.
 //
 // A DecideMessage means that panel.js saw a trusted click on a card that had been visible (by
 // IntersectionObserver v2) for the card's ArmAfterMs and under a pointer that moved inside it;
@@ -46,6 +53,8 @@ const (
 	TypeModel  = "model"  // panel → proxy: ModelMessage
 	TypeDecide = "decide" // panel → proxy: DecideMessage
 	TypeResume = "resume" // panel → proxy: ResumeMessage
+	TypeAPI    = "api"    // panel → proxy: APIAccessMessage
+	TypePlan   = "plan"   // panel → proxy: PlanMessage
 )
 
 // Modes of a chat.
@@ -75,6 +84,8 @@ const (
 const (
 	CardPermissions = "permissions" // "Remixlet needs permission": Allow / Not now
 	CardActivation  = "activation"  // "Apply this change?": Allow and apply / Don't allow
+	CardRequest     = "request"     // "Send a POST request to …": Send / Not now; Data holds the body's first bytes
+	CardPlan        = "plan"        // the agent's plan: Steps (editable), Risks; Approve / Reject, decided with a PlanMessage
 
 	CardPending = "pending"
 	CardAllowed = "allowed"
@@ -110,6 +121,8 @@ type ChatState struct {
 	InputTokens  int64  `json:"inputTokens"`
 	OutputTokens int64  `json:"outputTokens"`
 	Cost         string `json:"cost"` // e.g. "$0.012"; "" if unknown
+	// APIAccess is the chat's API access switch (APIAccessMessage); off by default.
+	APIAccess bool `json:"apiAccess"`
 }
 
 // Provider is a provider the person can pick, with its models.
@@ -149,6 +162,12 @@ type Item struct {
 	Deny       string        `json:"deny,omitempty"`  // "Not now" / "Don't allow"
 	State      string        `json:"state,omitempty"` // CardPending, CardAllowed, CardDenied, CardExpired
 	ArmAfterMs int           `json:"armAfterMs,omitempty"`
+	// Data is text the card quotes as data, never as the proxy's words (a request's body,
+	// its first bytes); the panel shows it apart, preformatted.
+	Data string `json:"data,omitempty"`
+	// Steps and Risks are a plan card's: the steps the person may edit before approving.
+	Steps []string `json:"steps,omitempty"`
+	Risks []string `json:"risks,omitempty"`
 }
 
 // CardRemixlet names the remixlet a card is about; URL is its page in the manager.
@@ -204,8 +223,29 @@ type ResumeMessage struct {
 	Chat string `json:"chat"`
 }
 
+// APIAccessMessage turns the chat's API access on or off.
+type APIAccessMessage struct {
+	Type string `json:"type"` // TypeAPI
+	On   bool   `json:"on"`
+}
+
+// PlanMessage decides a plan card: approve with the person's version of the steps, or reject.
+type PlanMessage struct {
+	Type    string   `json:"type"` // TypePlan
+	ID      string   `json:"id"`
+	Approve bool     `json:"approve"`
+	Steps   []string `json:"steps"`
+}
+
+// Bounds on a PlanMessage's steps (the agent's plan has the same).
+const (
+	MaxPlanSteps    = 12
+	MaxPlanStepText = 300 // characters
+)
+
 // ParsePanelMessage decodes one message from the panel into a *SendMessage, *StopMessage,
-// *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage or *ResumeMessage. It refuses unknown types, a
+// *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage, *ResumeMessage, *APIAccessMessage
+// or *PlanMessage. It refuses unknown types, a
 // mode that is not a Mode constant, an empty or oversized text (MaxSendText), text that is not
 // UTF-8, and a decide without an id. The panel is on remix.proxy, but its messages are still
 // the person's input: check IDs against the chat's own items.
@@ -232,6 +272,10 @@ func ParsePanelMessage(b []byte) (any, error) {
 		v = new(DecideMessage)
 	case TypeResume:
 		v = new(ResumeMessage)
+	case TypeAPI:
+		v = new(APIAccessMessage)
+	case TypePlan:
+		v = new(PlanMessage)
 	default:
 		return nil, fmt.Errorf("panel message: unknown type %q", head.Type)
 	}
@@ -260,6 +304,23 @@ func ParsePanelMessage(b []byte) (any, error) {
 	case *DecideMessage:
 		if m.ID == "" {
 			return nil, errors.New("panel message decide: no id")
+		}
+	case *PlanMessage:
+		if m.ID == "" {
+			return nil, errors.New("panel message plan: no id")
+		}
+		if !m.Approve {
+			m.Steps = nil
+			break
+		}
+		if len(m.Steps) == 0 || len(m.Steps) > MaxPlanSteps {
+			return nil, fmt.Errorf("panel message plan: a plan has 1 to %d steps", MaxPlanSteps)
+		}
+		for i, s := range m.Steps {
+			if !utf8.ValidString(s) || strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > MaxPlanStepText {
+				return nil, fmt.Errorf("panel message plan: step %d must be 1 to %d characters of text", i+1, MaxPlanStepText)
+			}
+			m.Steps[i] = strings.TrimSpace(s)
 		}
 	}
 	return v, nil

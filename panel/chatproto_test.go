@@ -26,6 +26,10 @@ func TestPanelJSHandlesChatMessages(t *testing.T) {
 		"type: '" + TypeDecide + "', id: ",
 		", allow: ",
 		"type: '" + TypeResume + "', chat: ",
+		"type: '" + TypeAPI + "', on: ",
+		"type: '" + TypePlan + "', id: ",
+		", approve: ",
+		", steps: ",
 	} {
 		if !strings.Contains(js, want) {
 			t.Errorf("panel.js lacks %q", want)
@@ -35,7 +39,7 @@ func TestPanelJSHandlesChatMessages(t *testing.T) {
 		{ModeAsk, ModeBuild, ModeAct},
 		{KindUser, KindAssistant, KindNotice, KindTool, KindCard},
 		{ToolRunning, ToolOK, ToolError},
-		{CardPermissions, CardActivation},
+		{CardPermissions, CardActivation, CardRequest, CardPlan},
 		{CardPending, CardAllowed, CardDenied, CardExpired},
 	} {
 		for _, s := range group {
@@ -56,10 +60,10 @@ func TestPanelJSReadsChatFields(t *testing.T) {
 		reads []string // read in panel.js as ".field"
 	}{
 		{ChatMessage{}, []string{"chat", "providers", "managerURL"}},
-		{ChatState{}, []string{"mode", "provider", "model", "running", "steps", "maxSteps", "inputTokens", "outputTokens", "cost"}},
+		{ChatState{}, []string{"mode", "provider", "model", "running", "steps", "maxSteps", "inputTokens", "outputTokens", "cost", "apiAccess"}},
 		{Provider{}, []string{"name", "models"}},
 		{ItemMessage{}, []string{"item"}},
-		{Item{}, []string{"id", "kind", "md", "name", "args", "status", "result", "card", "title", "remixlet", "rows", "allow", "deny", "state", "armAfterMs"}},
+		{Item{}, []string{"id", "kind", "md", "name", "args", "status", "result", "card", "title", "remixlet", "rows", "allow", "deny", "state", "armAfterMs", "data", "steps", "risks"}},
 		{CardRemixlet{}, []string{"name", "url"}},
 	}
 	for _, tt := range tests {
@@ -116,7 +120,7 @@ func TestChatJSON(t *testing.T) {
 	checkJSON(t, ChatMessage{Type: TypeChat, Chat: ChatState{ID: "c", Mode: ModeAsk, Provider: "openai", Model: "m", MaxSteps: 40},
 		Providers: []Provider{{Name: "openai", Models: []string{"m"}}}, ManagerURL: "https://remix.proxy/manager"},
 		`{"type":"chat","chat":{"id":"c","mode":"ask","provider":"openai","model":"m","running":false,"steps":0,"maxSteps":40,`+
-			`"inputTokens":0,"outputTokens":0,"cost":""},"providers":[{"name":"openai","models":["m"]}],"managerURL":"https://remix.proxy/manager"}`)
+			`"inputTokens":0,"outputTokens":0,"cost":"","apiAccess":false},"providers":[{"name":"openai","models":["m"]}],"managerURL":"https://remix.proxy/manager"}`)
 	checkJSON(t, ClearMessage{Type: TypeClear}, `{"type":"clear"}`)
 }
 
@@ -145,6 +149,18 @@ func TestParsePanelMessage(t *testing.T) {
 		{`{"type":"decide","id":"k1"}`, &DecideMessage{Type: TypeDecide, ID: "k1"}},
 		{`{"type":"decide","allow":true}`, nil},
 		{`{"type":"resume","chat":"ch_1"}`, &ResumeMessage{Type: TypeResume, Chat: "ch_1"}},
+		{`{"type":"api","on":true}`, &APIAccessMessage{Type: TypeAPI, On: true}},
+		{`{"type":"api"}`, &APIAccessMessage{Type: TypeAPI}},
+		{`{"type":"api","on":"yes"}`, nil},
+		{`{"type":"plan","id":"p1","approve":true,"steps":[" Open the cart ","Remove the socks"]}`,
+			&PlanMessage{Type: TypePlan, ID: "p1", Approve: true, Steps: []string{"Open the cart", "Remove the socks"}}},
+		{`{"type":"plan","id":"p1","approve":false,"steps":["ignored"]}`, &PlanMessage{Type: TypePlan, ID: "p1"}},
+		{`{"type":"plan","approve":false}`, nil},
+		{`{"type":"plan","id":"p1","approve":true}`, nil},
+		{`{"type":"plan","id":"p1","approve":true,"steps":["a","  "]}`, nil},
+		{`{"type":"plan","id":"p1","approve":true,"steps":["` + strings.Repeat("a", MaxPlanStepText+1) + `"]}`, nil},
+		{`{"type":"plan","id":"p1","approve":true,"steps":["1","2","3","4","5","6","7","8","9","10","11","12","13"]}`, nil},
+		{`{"type":"plan","id":"p1","approve":true,"steps":[1]}`, nil},
 		{`{"type":"decide","id":"k1","allow":"yes"}`, nil},
 		{`{"type":"send","text":""}`, nil},
 		{`{"type":"send","text":"` + strings.Repeat("a", MaxSendText+1) + `"}`, nil},

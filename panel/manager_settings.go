@@ -14,6 +14,10 @@ type ManagerSettings struct {
 	DefaultProvider string
 	DefaultModel    string
 	MaxSteps        int
+	// PlanBeforeAct: in Act mode the agent's plan waits for the person's approval (off by default).
+	PlanBeforeAct bool
+	// RecordTraces: the trace recorder is on (the Traces page lists what it kept).
+	RecordTraces bool
 	// Chats is how many chats the store keeps.
 	Chats int
 	// ModelURL is --model-url, shown as provider "local" when set.

@@ -400,8 +400,10 @@ var chatTraces = struct {
 var _ agent.Tracer = (*chatObserver)(nil)
 var _ agent.PageURLer = (*chatEnv)(nil)
 
-// Trace keeps a finished turn's trace with its chat.
+// Trace keeps a finished turn's trace with its chat, and in the store when the person turned on
+// the recorder (storeTrace, manager_traces.go).
 func (o *chatObserver) Trace(t agent.TurnTrace) {
+	o.storeTrace(t)
 	o.c.mu.Lock()
 	id := o.c.rec.ID
 	o.c.mu.Unlock()

@@ -118,6 +118,7 @@ func (s *Server) managerHandler() http.Handler {
 	post("/manager/sites/pause", s.managerPauseSite)
 	post("/manager/sites/resume", s.managerResumeSite)
 	s.registerSettings(mux, post)
+	s.registerTraces(mux, post) // the Traces pages and the recorder's setting (manager_traces.go)
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		managerHeaders(w.Header())
@@ -212,6 +213,7 @@ var managerFlashes = map[string]string{
 	"datagone":   "Its stored data was deleted.",
 	"settings":   "Settings saved.",
 	"chatsgone":  "Every chat was deleted.",
+	"tracesgone": "Every trace was deleted.",
 }
 
 func (s *Server) base(r *http.Request) panel.ManagerBase {

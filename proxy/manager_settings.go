@@ -53,6 +53,8 @@ func (s *Server) managerSettings(w http.ResponseWriter, r *http.Request) {
 	if fileOnly.MaxSteps > 0 {
 		p.MaxSteps = fileOnly.MaxSteps
 	}
+	p.PlanBeforeAct = fileOnly.PlanBeforeAct
+	p.RecordTraces = fileOnly.RecordTraces
 	if st := s.cfg.Store; st != nil {
 		chats, err := st.ListChats(r.Context(), 100000)
 		if err == nil {
@@ -160,6 +162,7 @@ func (s *Server) managerSettingsGeneral(w http.ResponseWriter, r *http.Request, 
 			return settingsError("steps per message must be a whole number from 1 to 200")
 		}
 		set.MaxSteps = n
+		set.PlanBeforeAct = f.Get("plan_before_act") == "on"
 		set.Default.Provider = strings.TrimSpace(f.Get("default_provider"))
 		set.Default.Model = strings.TrimSpace(f.Get("default_model"))
 		return nil

@@ -40,12 +40,16 @@ import (
 //	    to fit the budget; …)"), then the outline is cut with a last line "… (truncated: N more
 //	    elements; use ref= or filter= to see more)". refs counts the refs shown. A ref stays
 //	    valid while its element lives; a stale one fails naming live refs near it.
+//	    Open shadow roots and same-origin iframes are walked in place: `- iframe "title" [eN]`
+//	    with the frame's content indented under it (refs, query, find and the actions work in
+//	    it, in the page's coordinates); a cross-origin frame is one line and is never read:
+//	    `- iframe "title" (other site, not readable) -> https://host/…`.
 //	query {selector, limit?: 1..200 = 20}
 //	  → {total, matches: [{ref, tag, text, attrs: {id, class, name, type, role, href, src, alt,
 //	    title, aria-*, placeholder, value, for, action, method, target, disabled, checked,
 //	    data-testid (those present)}, value? (form fields, never passwords), rect: {x, y, width,
-//	    height}, visible}]}. Selectors mentioning "value" or escapes are refused while the page
-//	    has a password field.
+//	    height}, visible}]}, the page's matches first, then its same-origin frames'. Selectors
+//	    mentioning "value" or escapes are refused while the page or a frame has a password field.
 //	inspect_styles {ref, properties?: [CSS names, camelCase or kebab-case, --custom]}
 //	  → {ref, element: `heading "Docs"`, styles: {property: computed value}}
 //	read_page_data {}
@@ -56,10 +60,12 @@ import (
 //	    started, depth 4 ("[deeper]"), cycles "[cycle]", no functions, nodes or windows, 32 KiB.
 //	    Server.PageTool (and the chat) add responses: []RecordedResponse (pagedata.go).
 //	click {ref | selector | text}
-//	  → {clicked: `button "Save" [e3]`, checked?, link?, submits?, navigated, url, mayLeave}
+//	  → {clicked: `button "Save" [e3]`, checked?, link?, submits?, navigated, url, mayLeave,
+//	    frameMayLoad?}
 //	    link / submits: where the link or form goes (path on this site); navigated: the URL
 //	    changed at once (same-document); mayLeave: a link to another document or a form
-//	    submission, so the page (and its session) may be replaced right after.
+//	    submission, so the page (and its session) may be replaced right after; frameMayLoad:
+//	    the same in a same-origin frame, which alone loads (the frame's refs go stale).
 //	fetch_page {url, budget?: 200..100000 = 6000} (the agent's open_page)
 //	  → {url, status, title, outline, truncated} for HTML (parsed inert: no refs), or
 //	    {url, status, contentType, text, truncated} for anything else.

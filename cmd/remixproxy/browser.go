@@ -101,6 +101,7 @@ func (e *browserEnv) command(args []string) error {
 	argv := browserArgs(addr, ca.SPKIHash(), profile, extra)
 	cmd := exec.Command(browser, argv...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	detach(cmd)
 	if err := e.start(cmd); err != nil {
 		return fmt.Errorf("starting browser %s: %w (pass another one with --browser PATH)", browser, err)
 	}

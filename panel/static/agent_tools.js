@@ -22,6 +22,9 @@
   //   - fetch_page fetches only the page's own origin, without following redirects, and parses
   //     the answer in an inert document (DOMParser: no scripts, no loads).
   //   - answers are bounded (MAX_ANSWER_BYTES, under the proxy's message limit).
+  //   - same-origin iframes are read and acted on from here (they have no page agent), with
+  //     this window's captured functions only; cross-origin ones are one line, never read; the
+  //     password rules and the scrub cover the frames' fields too (see "Same-origin frames").
   //
   // Everything is captured now, at script start, before any page script runs.
 
@@ -155,7 +158,11 @@
       return apply(nextSiblingG, n, []);
     }
     function connected(n) {
-      return apply(isConnected, n, []) === true;
+      if (apply(isConnected, n, []) !== true) {
+        return false;
+      }
+      var d = ownerDoc(n);
+      return d === doc || d === null || frameOf(d) !== null; // a frame's document while the frame is there
     }
     function hasAttr(n, name) {
       return apply(hasAttribute, n, [name]);
@@ -268,8 +275,19 @@
       }
       return out;
     }
+    // queryDoc queries the page and its same-origin frames (see frameList), in that order.
     function queryDoc(sel) {
-      return nodeList(apply(querySelectorAllDoc, doc, [sel]));
+      var out = nodeList(apply(querySelectorAllDoc, doc, [sel]));
+      var frames = frameList();
+      var i;
+      for (i = 0; i < frames.length; i++) {
+        var more = nodeList(apply(querySelectorAllDoc, frames[i].doc, [sel]));
+        var j;
+        for (j = 0; j < more.length; j++) {
+          put(out, out.length, more[j]);
+        }
+      }
+      return out;
     }
     function queryIn(node, sel) {
       return nodeList(apply(querySelectorAllEl, node, [sel]));
@@ -355,12 +373,23 @@
         return '';
       }
     }
+    // rectOf is the element's border box in the page's viewport: an element in a same-origin
+    // frame is moved by the frame's position, and carries the frame's visible area as r.clip.
     function rectOf(node) {
+      var r = rawRect(node);
+      var d = ownerDoc(node);
+      if (d !== doc && d !== null) {
+        inFrame(r, frameOf(d));
+      }
+      return r;
+    }
+    function rawRect(node) {
       var r = dict();
       r.x = 0;
       r.y = 0;
       r.width = 0;
       r.height = 0;
+      r.clip = null;
       try {
         var b = apply(getBCR, node, []);
         r.x = num(apply(rectLeft, b, []));
@@ -368,6 +397,17 @@
         r.width = num(apply(rectWidth, b, []));
         r.height = num(apply(rectHeight, b, []));
       } catch (e) { /* no box */ }
+      return r;
+    }
+    function inFrame(r, info) {
+      if (info && info.frame) {
+        r.x = r.x + info.x;
+        r.y = r.y + info.y;
+        r.clip = info.clip;
+      } else if (info === null) {
+        r.width = 0; // the frame is gone: no box
+        r.height = 0;
+      }
       return r;
     }
     function viewWidth() {
@@ -385,7 +425,20 @@
       }
     }
     function inView(r, vw, vh) {
+      var c = r.clip;
+      if (c && !(r.y + r.height > c.y0 && r.y < c.y1 && r.x + r.width > c.x0 && r.x < c.x1)) {
+        return false; // scrolled out of its frame
+      }
       return (r.width > 0 || r.height > 0) && r.y + r.height > 0 && r.y < vh && r.x + r.width > 0 && r.x < vw;
+    }
+    // pointIn reports whether the point is in the viewport and, for an element in a frame, in
+    // the frame's visible area.
+    function pointIn(r, x, y, vw, vh) {
+      var c = r.clip;
+      if (c && (x < c.x0 || y < c.y0 || x >= c.x1 || y >= c.y1)) {
+        return false;
+      }
+      return x >= 0 && y >= 0 && x < vw && y < vh;
     }
     function boxRect(r) {
       var d = dict();
@@ -410,6 +463,227 @@
       }
       var r = rectOf(node);
       return r.width > 0 || r.height > 0;
+    }
+
+
+    // ---- Same-origin frames. ----------------------------------------------------------------
+    //
+    // The proxy injects only top-level documents, so frames have no page agent of their own:
+    // the outline, find, query and the actions reach same-origin iframes from here, through
+    // contentDocument. A frame's window has its own built-ins, which its scripts may have
+    // replaced; none of them is used: every call on a frame's nodes goes through the functions
+    // captured above from this window (DOM methods work across same-origin windows), and what
+    // comes out of a frame is data, like anything else on the page. A cross-origin frame
+    // (contentDocument is null) is one outline line and is never read. Frames inside shadow
+    // trees, and frames nested deeper than MAX_FRAME_DEPTH, are not reached.
+
+    var contentDocumentG = getter(proto(win.HTMLIFrameElement), 'contentDocument');
+    var ownerDocumentG = getter(Node.prototype, 'ownerDocument');
+    var clientLeftG = getter(Element.prototype, 'clientLeft');
+    var clientTopG = getter(Element.prototype, 'clientTop');
+    var MAX_FRAMES = 50;
+    var MAX_FRAME_DEPTH = 4;
+    var FRAMES_FRESH_MS = 250; // geometry is measured again after this, or after a scroll
+
+    // frameDoc is the document of a same-origin iframe, or null.
+    function frameDoc(iframe) {
+      if (!contentDocumentG) {
+        return null;
+      }
+      try {
+        var d = apply(contentDocumentG, iframe, []);
+        return d && d !== doc && nodeType(d) === 9 ? d : null;
+      } catch (e) {
+        return null;
+      }
+    }
+    function ownerDoc(node) {
+      try {
+        var d = apply(ownerDocumentG, node, []);
+        return d ? d : null;
+      } catch (e) {
+        return null;
+      }
+    }
+    function cssPx(st, prop) {
+      var v = cssValue(st, prop);
+      return apply(strSlice, v, [v.length - 2]) === 'px' ? num(+apply(strSlice, v, [0, v.length - 2])) : 0;
+    }
+
+    // frames is {at, list, byDoc}: the reachable same-origin frames, each {doc, frame, parent,
+    // x, y, clip} with the position of its viewport's origin and its visible area in the page's
+    // viewport.
+    var frames = null;
+    function frameList() {
+      var t = now();
+      if (frames && t - frames.at < FRAMES_FRESH_MS && t >= frames.at) {
+        return frames.list;
+      }
+      frames = dict();
+      frames.at = t;
+      frames.list = list();
+      frames.byDoc = new WeakMapC();
+      var top = dict();
+      top.doc = doc;
+      top.frame = null;
+      top.parent = null;
+      top.depth = 0;
+      top.x = 0;
+      top.y = 0;
+      top.clip = null;
+      var queue = list();
+      put(queue, 0, top);
+      var qi;
+      for (qi = 0; qi < queue.length && frames.list.length < MAX_FRAMES; qi++) {
+        var parent = queue[qi];
+        if (parent.depth >= MAX_FRAME_DEPTH) {
+          continue;
+        }
+        var found = null;
+        try {
+          found = nodeList(apply(querySelectorAllDoc, parent.doc, ['iframe']));
+        } catch (e) {
+          continue;
+        }
+        var i;
+        for (i = 0; i < found.length && frames.list.length < MAX_FRAMES; i++) {
+          var f = found[i];
+          var d = frameDoc(f);
+          if (!d || apply(weakGet, frames.byDoc, [d])) {
+            continue;
+          }
+          var info = dict();
+          info.doc = d;
+          info.frame = f;
+          info.parent = parent;
+          info.depth = parent.depth + 1;
+          var b = rawRect(f);
+          var st = computed(f);
+          var bl = 0;
+          var bt = 0;
+          try {
+            bl = num(apply(clientLeftG, f, []));
+            bt = num(apply(clientTopG, f, []));
+          } catch (e) { /* no box */ }
+          info.x = parent.x + b.x + bl + cssPx(st, 'padding-left');
+          info.y = parent.y + b.y + bt + cssPx(st, 'padding-top');
+          var c = dict();
+          c.x0 = info.x;
+          c.y0 = info.y;
+          var cw = b.width;
+          var ch = b.height;
+          try {
+            cw = num(apply(clientWidthG, f, []));
+            ch = num(apply(clientHeightG, f, []));
+          } catch (e) { /* the border box, then */ }
+          c.x1 = info.x + cw - cssPx(st, 'padding-left') - cssPx(st, 'padding-right');
+          c.y1 = info.y + ch - cssPx(st, 'padding-top') - cssPx(st, 'padding-bottom');
+          var pc = parent.clip;
+          if (pc) {
+            c.x0 = c.x0 > pc.x0 ? c.x0 : pc.x0;
+            c.y0 = c.y0 > pc.y0 ? c.y0 : pc.y0;
+            c.x1 = c.x1 < pc.x1 ? c.x1 : pc.x1;
+            c.y1 = c.y1 < pc.y1 ? c.y1 : pc.y1;
+          }
+          info.clip = c;
+          apply(weakSet, frames.byDoc, [d, info]);
+          put(frames.list, frames.list.length, info);
+          put(queue, queue.length, info);
+        }
+      }
+      return frames.list;
+    }
+    // frameOf is the frame entry of a document of a same-origin frame, or null when it is not
+    // (or no longer) in a frame of the page.
+    function frameOf(d) {
+      frameList();
+      var info = apply(weakGet, frames.byDoc, [d]);
+      return info ? info : null;
+    }
+    function framesMoved() {
+      frames = null;
+    }
+    // hitAt is what is on top at the point (page viewport) for node: through each frame on the
+    // way to node's document, the frame itself must be what is there.
+    function hitAt(node, x, y) {
+      var d = ownerDoc(node);
+      var chain = list();
+      var info = d && d !== doc ? frameOf(d) : null;
+      while (info && info.frame) {
+        put(chain, chain.length, info);
+        info = info.parent;
+      }
+      var at = doc;
+      var ox = 0;
+      var oy = 0;
+      var i;
+      for (i = chain.length - 1; i >= 0; i--) {
+        var h = apply(elementFromPoint, at, [x - ox, y - oy]);
+        if (h !== chain[i].frame) {
+          return h;
+        }
+        at = chain[i].doc;
+        ox = chain[i].x;
+        oy = chain[i].y;
+      }
+      return apply(elementFromPoint, at, [x - ox, y - oy]);
+    }
+    // anyPassword reports whether the page or one of its same-origin frames has a password field.
+    function anyPassword() {
+      if (pageHasPassword()) {
+        return true;
+      }
+      var fl = frameList();
+      var i;
+      for (i = 0; i < fl.length; i++) {
+        try {
+          if (inputsHavePassword(apply(querySelectorAllDoc, fl[i].doc, ['input']))) {
+            return true;
+          }
+        } catch (e) { /* gone */ }
+      }
+      return false;
+    }
+    // frameLine is what an iframe's outline line says after its name: nothing for a same-origin
+    // frame (its content follows), else that it is not read, and the site it shows.
+    function frameLine(o, node) {
+      if (frameDoc(node)) {
+        return '';
+      }
+      var s = ' (other site, not readable)';
+      var raw = attrOf(node, 'src');
+      var u = typeof raw === 'string' && raw !== '' ? parseURL(raw, o.base) : null;
+      if (u) {
+        var p = urlPart(u, urlProtocolG);
+        if (p === 'http:' || p === 'https:') {
+          var rest = urlPart(u, urlPathnameG) + urlPart(u, urlSearchG);
+          s = s + ' -> ' + urlPart(u, urlOriginG) + '/' + (rest !== '/' && rest !== '' ? ELLIPSIS : '');
+        }
+      }
+      return s;
+    }
+    // frameContent walks a same-origin frame's document under its line.
+    function frameContent(o, node, depth, shown) {
+      var fd = frameDoc(node);
+      if (!fd || !shown || frameOf(fd) === null) {
+        return;
+      }
+      var root = bodyOf ? apply(bodyOf, fd, []) : null;
+      if (!root) {
+        root = apply(documentElement, fd, []);
+      }
+      if (!root) {
+        return;
+      }
+      var saveLeaf = o.inLeaf;
+      var saveShown = o.textShown;
+      o.inLeaf = false;
+      o.textShown = true;
+      flushText(o);
+      walkChildren(o, root, depth);
+      flushText(o);
+      o.inLeaf = saveLeaf;
+      o.textShown = saveShown;
     }
 
     // ---- URLs. ------------------------------------------------------------------------------
@@ -1031,6 +1305,11 @@
         r.y = num(apply(rectTop, b, []));
         r.width = num(apply(rectWidth, b, []));
         r.height = num(apply(rectHeight, b, []));
+        r.clip = null;
+        var d = ownerDoc(node);
+        if (d !== doc && d !== null) {
+          inFrame(r, frameOf(d));
+        }
         return inView(r, o.vw, o.vh);
       } catch (e) {
         return true;
@@ -1163,12 +1442,18 @@
             line = line + ' -> ' + dest;
           }
         }
-        if (o.live && !o.full && o.chars + line.length + 12 <= o.walkBudget) {
+        var otherSite = ln === 'iframe' && o.live ? frameLine(o, node) : '';
+        line = line + otherSite;
+        if (o.live && otherSite === '' && !o.full && o.chars + line.length + 12 <= o.walkBudget) {
           line = line + ' [' + refFor(node) + ']';
         }
         if (pushLine(o, line, true)) {
           at = o.lines.length - 1;
         }
+      }
+      if (ln === 'iframe' && o.live) {
+        frameContent(o, node, at >= 0 && o.filter !== 'interactive' ? depth + 1 : depth, shown);
+        return;
       }
       if (NO_CHILDREN[ln] === true) {
         return;
@@ -1439,7 +1724,7 @@
 
     function checkSelector(sel) {
       var l = lower(sel);
-      if ((contains(l, 'value') || contains(l, '\\')) && pageHasPassword()) {
+      if ((contains(l, 'value') || contains(l, '\\')) && anyPassword()) {
         refuse('selectors that mention value (or use CSS escapes) are refused while the page has a password field');
       }
     }
@@ -1988,21 +2273,22 @@
       var r = rectOf(node);
       var cx = r.x + r.width / 2;
       var cy = r.y + r.height / 2;
-      if (cx < 0 || cy < 0 || cx >= vw || cy >= vh) {
+      if (!pointIn(r, cx, cy, vw, vh)) {
         var o = dict();
         o.block = 'center';
         o.inline = 'center';
         try {
           apply(scrollIntoView, node, [o]);
         } catch (e) { /* keep where it is */ }
+        framesMoved();
         r = rectOf(node);
         cx = r.x + r.width / 2;
         cy = r.y + r.height / 2;
       }
-      if (cx < 0 || cy < 0 || cx >= vw || cy >= vh) {
+      if (!pointIn(r, cx, cy, vw, vh)) {
         refuse(what + ' cannot be scrolled into view');
       }
-      var hit = apply(elementFromPoint, doc, [cx, cy]);
+      var hit = hitAt(node, cx, cy);
       if (!hitOK(node, hit)) {
         if (!hit) {
           refuse('nothing is at the centre of ' + what);
@@ -2028,8 +2314,13 @@
       res.navigated = href() !== before;
       res.url = href();
       // A link to another document, or a form submission, loads a new page after this answer:
-      // the page agent then disconnects and the chat's tab is on the new page.
-      res.mayLeave = leads.leaves === true || leads.submits !== undefined;
+      // the page agent then disconnects and the chat's tab is on the new page. In a frame, only
+      // the frame loads (other targets are refused): its refs go, the page stays.
+      var framed = ownerDoc(node) !== doc;
+      res.mayLeave = !framed && (leads.leaves === true || leads.submits !== undefined);
+      if (framed && (leads.leaves === true || leads.submits !== undefined)) {
+        res.frameMayLoad = true;
+      }
       return res;
     }
 
@@ -2172,6 +2463,10 @@
       while (a && k < 20) {
         var sr = shadowRootG ? apply(shadowRootG, a, []) : null;
         var inner = sr && activeElementRoot ? apply(activeElementRoot, sr, []) : null;
+        if (!inner && localName(a) === 'iframe') {
+          var fd = frameDoc(a);
+          inner = fd ? apply(activeElementDoc, fd, []) : null; // focus inside a same-origin frame
+        }
         if (!inner) {
           break;
         }
@@ -2241,14 +2536,15 @@
           refuse('this browser cannot type into an editable element for the agent');
         }
         focusOn(node);
+        var ed = ownerDoc(node) || doc; // a frame's editable element edits in the frame's document
         if (inputType === 'replace') {
-          apply(execCommandFn, doc, ['selectAll', false, null]);
+          apply(execCommandFn, ed, ['selectAll', false, null]);
           if (value === '') {
-            apply(execCommandFn, doc, ['delete', false, null]);
+            apply(execCommandFn, ed, ['delete', false, null]);
           }
         }
         if (data !== '') {
-          apply(execCommandFn, doc, ['insertText', false, data]);
+          apply(execCommandFn, ed, ['insertText', false, data]);
         }
         return;
       }
@@ -2647,6 +2943,7 @@
           o.block = 'center';
           o.inline = 'nearest';
           apply(scrollIntoView, node, [o]);
+          framesMoved();
           res.scrolledTo = describe(node, true);
           res.box = boxRect(rectOf(node));
         } else {
@@ -2704,6 +3001,7 @@
         o.block = 'center';
         o.inline = 'center';
         apply(scrollIntoView, node, [o]);
+        framesMoved();
         r = rectOf(node);
       }
       var x = r.x + r.width / 2;
@@ -2717,7 +3015,7 @@
       fire(node, new MouseEventCtor('mousemove', pointerInit(x, y, true)));
       var res = dict();
       res.hovered = describe(node, true);
-      var hit = elementFromPoint ? apply(elementFromPoint, doc, [x, y]) : null;
+      var hit = elementFromPoint ? hitAt(node, x, y) : null;
       if (hit && !hitOK(node, hit)) {
         res.coveredBy = hit === host ? 'the remixproxy launcher' : describe(hit, true);
       }
@@ -2797,8 +3095,18 @@
 
     // ---- wait_for and wait_for_stable. ----
 
+    // pageText is the page's text and its same-origin frames', lowercased.
     function pageText() {
-      var body = bodyOf ? apply(bodyOf, doc, []) : null;
+      var t = docText(doc);
+      var fl = frameList();
+      var i;
+      for (i = 0; i < fl.length; i++) {
+        t = t + '\n' + docText(fl[i].doc);
+      }
+      return t;
+    }
+    function docText(d) {
+      var body = bodyOf ? apply(bodyOf, d, []) : null;
       if (!body || !innerTextG) {
         return '';
       }
@@ -3320,6 +3628,7 @@
     TOOLS.page_state = toolPageState;
 
     return function (req) {
+      framesMoved(); // frames are found and measured again for each call
       var id = own(req, 'id');
       var tool = own(req, 'tool');
       var args = own(req, 'args');

@@ -14,20 +14,25 @@
  *   {type: 'state', connected: bool, url, title, session}   the page this panel belongs to
  *   {type: 'error', message}                                shown above the chat
  *   {type: 'chat', chat: {id, mode: 'ask'|'build'|'act', provider, model, running: bool, steps,
- *      maxSteps, inputTokens, outputTokens, cost: '' if unknown},
+ *      maxSteps, inputTokens, outputTokens, cost: '' if unknown, apiAccess: bool},
  *      providers: [{name, models: [string]}], managerURL}   on connect and on every change
  *   {type: 'item', item: {id, kind, ...}}                   an item of the conversation; an item
  *      whose id is already shown replaces it in place (a streaming reply comes again and again)
  *      kind 'user' | 'assistant' | 'notice': {id, kind, md: [Node]}
  *      kind 'tool': {id, kind, name, args: string, status: 'running'|'ok'|'error', result: string}
- *      kind 'card': {id, kind, card: 'permissions'|'activation', title, remixlet: {name, url},
- *         rows: [string], allow: 'Allow'|'Allow and apply', deny: 'Not now'|"Don't allow",
- *         state: 'pending'|'allowed'|'denied'|'expired', armAfterMs: number}
+ *      kind 'card': {id, kind, card: 'permissions'|'activation'|'request'|'plan', title,
+ *         remixlet: {name, url}, rows: [string], allow: 'Allow'|'Allow and apply'|'Send'|'Approve',
+ *         deny: 'Not now'|"Don't allow"|'Reject', state: 'pending'|'allowed'|'denied'|'expired',
+ *         armAfterMs: number, data: string (a request's body, shown as data),
+ *         steps: [string], risks: [string] (a plan's)}
  *   {type: 'clear'}                                         a new chat: every item goes
  * Panel -> proxy:
  *   {type: 'send', text}  {type: 'stop'}  {type: 'new'}  {type: 'mode', mode}
  *   {type: 'model', provider, model}  {type: 'decide', id, allow: bool}
  *   {type: 'resume', chat}   on open: the chat ID this tab kept in sessionStorage
+ *   {type: 'api', on: bool}  the person's API access switch for this chat
+ *   {type: 'plan', id, approve: bool, steps: [string]}   a plan card decided, with the steps as
+ *      the person edited them (approve only)
  *
  * Markdown arrives rendered by the proxy (panel.RenderMarkdown) as a tree of nodes
  * {t: tag or '' for text, x: text, h: href, c: [children]}. We build it with createElement and
@@ -49,6 +54,12 @@
  *     wait, and the iframe has not moved on the screen since (screenX - clientX is unchanged);
  *     for a keyboard click (detail 0): the focus has been inside the card for armAfterMs.
  * The proxy checks the card's age again on its side.
+ *
+ * A plan card (plan before act) is different: approving a plan grants nothing beyond Act mode,
+ * so it is decided here, with no confirmation window and no visibility gate — only a trusted
+ * click after armAfterMs. Its steps are text fields the person may edit; Approve sends their
+ * version. The API access switch is taken here too: it grants nothing by itself, since every
+ * request it makes possible still needs an Allow in the confirmation window.
  */
 (function () {
   'use strict';
@@ -89,6 +100,7 @@
 
   var running = false;
   var chatMode = '';
+  var apiAccess = false;
   var choices = []; // [{provider, model}], indexed by the select's option values
   var choicesKey = '';
   var items = new Map(); // item id -> {el, json, details, gate}
@@ -135,6 +147,7 @@
   var usage = byId('usage');
   var manage = byId('manage');
   var announcer = byId('announce');
+  var apiButton = byId('api-access');
   var modeButtons = {};
   MODES.forEach(function (m) {
     modeButtons[m] = byId('mode-' + m);
@@ -354,6 +367,7 @@
     var wasRunning = running;
     running = c.running === true;
     chatMode = MODES.indexOf(c.mode) >= 0 ? c.mode : '';
+    apiAccess = c.apiAccess === true;
     showModels(Array.isArray(m.providers) ? m.providers : [], str(c.provider), str(c.model));
     showUsage(c);
     var href = proxyURL(m.managerURL);
@@ -451,6 +465,11 @@
       b.setAttribute('aria-pressed', m === chatMode ? 'true' : 'false');
       b.disabled = !open;
     });
+    // API access matters in Act mode only; it stays in view while on, so it can be turned off.
+    apiButton.hidden = !(chatMode === 'act' || apiAccess);
+    apiButton.disabled = !open;
+    apiButton.setAttribute('aria-pressed', apiAccess ? 'true' : 'false');
+    apiButton.textContent = apiAccess ? 'API access: on' : 'API access: off';
     items.forEach(function (rec) {
       if (rec.gate) {
         updateGate(rec.gate);
@@ -497,6 +516,12 @@
         send({ type: 'mode', mode: m });
       }
     });
+  });
+
+  apiButton.addEventListener('click', function (ev) {
+    if (ev && ev.isTrusted === true) {
+      send({ type: 'api', on: !apiAccess });
+    }
   });
 
   modelSelect.addEventListener('change', function () {
@@ -711,8 +736,12 @@
     return { el: el, kind: 'tool', details: details };
   }
 
-  var CARD_TITLES = { permissions: 'Remixlet needs permission', activation: 'Apply this change?' };
-  var CARD_DEFAULTS = { permissions: ['Allow', 'Not now'], activation: ['Allow and apply', 'Don\u2019t allow'] };
+  var CARD_TITLES = { permissions: 'Remixlet needs permission', activation: 'Apply this change?', request: 'Send a request?', plan: 'The agent\u2019s plan' };
+  var CARD_DEFAULTS = { permissions: ['Allow', 'Not now'], activation: ['Allow and apply', 'Don\u2019t allow'], request: ['Send', 'Not now'], plan: ['Approve', 'Reject'] };
+  var PLAN_OUTCOMES = { allowed: 'Approved.', denied: 'Rejected.', expired: 'This plan expired.' };
+  var PLAN_MAX_STEPS = 12;
+  var PLAN_MAX_TEXT = 300;
+  var MAX_CARD_DATA = 2000;
   var CARD_OUTCOMES = { allowed: 'Allowed.', denied: 'Not allowed.', expired: 'This request expired.' };
   var cardCount = 0;
 
@@ -720,6 +749,9 @@
     var kind = CARD_TITLES[it.card] ? it.card : 'permissions';
     var state = ['pending', 'allowed', 'denied', 'expired'].indexOf(it.state) >= 0 ? it.state : 'expired';
     var title = str(it.title) || CARD_TITLES[kind];
+    if (kind === 'plan') {
+      return buildPlanCard(it, state, title);
+    }
     var headingId = 'card-' + (++cardCount);
     var el = make('section', 'item card');
     el.setAttribute('data-card', kind);
@@ -754,6 +786,12 @@
       });
       body.appendChild(ul);
     }
+    var data = str(it.data);
+    if (data !== '') {
+      // What the agent wrote (a request's body) is shown apart, as data: never as our words.
+      body.appendChild(make('p', 'card-data-label', 'Body, as the agent wrote it:'));
+      body.appendChild(make('pre', 'card-data', data.length > MAX_CARD_DATA ? data.slice(0, MAX_CARD_DATA) + '\u2026' : data));
+    }
     el.appendChild(body);
     var rec = { el: el, kind: 'card', title: title, body: body };
     if (state !== 'pending') {
@@ -779,6 +817,128 @@
       armed: false, timer: 0, moved: false, offset: null, focusAt: 0, sent: false, hint: ''
     };
     wireGate(rec.gate);
+    return rec;
+  }
+
+  // buildPlanCard shows the agent's plan (see the top of this file): while it waits, each step
+  // is a text field; Approve sends the person's version, Reject ends the agent's turn.
+  function buildPlanCard(it, state, title) {
+    var headingId = 'card-' + (++cardCount);
+    var el = make('section', 'item card');
+    el.setAttribute('data-card', 'plan');
+    el.setAttribute('data-state', state);
+    el.setAttribute('aria-labelledby', headingId);
+    el.appendChild(make('p', 'card-from', 'remixproxy asks'));
+    var h = make('h2', 'card-title', title);
+    h.id = headingId;
+    el.appendChild(h);
+    var body = make('div', 'card-body');
+    (Array.isArray(it.rows) ? it.rows : []).forEach(function (r) {
+      if (typeof r === 'string') {
+        body.appendChild(make('p', 'plan-intro', r));
+      }
+    });
+    var steps = (Array.isArray(it.steps) ? it.steps : []).filter(function (x) {
+      return typeof x === 'string';
+    }).slice(0, PLAN_MAX_STEPS);
+    var pending = state === 'pending';
+    var fields = [];
+    body.appendChild(make('p', 'plan-label', 'Steps'));
+    var ol = make('ol', 'plan-steps');
+    steps.forEach(function (text, i) {
+      var li = make('li');
+      if (pending) {
+        var f = make('textarea', 'plan-step');
+        f.value = text;
+        f.rows = 2;
+        f.setAttribute('aria-label', 'Step ' + (i + 1));
+        f.setAttribute('maxlength', String(PLAN_MAX_TEXT));
+        li.appendChild(f);
+        fields.push(f);
+      } else {
+        li.textContent = text;
+      }
+      ol.appendChild(li);
+    });
+    body.appendChild(ol);
+    var risks = (Array.isArray(it.risks) ? it.risks : []).filter(function (x) {
+      return typeof x === 'string';
+    });
+    if (risks.length > 0) {
+      body.appendChild(make('p', 'plan-label', 'Risks the agent sees'));
+      var ul = make('ul', 'plan-risks');
+      risks.forEach(function (r) {
+        ul.appendChild(make('li', '', r));
+      });
+      body.appendChild(ul);
+    }
+    el.appendChild(body);
+    var rec = { el: el, kind: 'card', title: title, body: body };
+    if (!pending) {
+      el.appendChild(make('p', 'card-outcome', PLAN_OUTCOMES[state]));
+      return rec;
+    }
+    var actions = make('div', 'card-actions');
+    var approve = make('button', 'allow', str(it.allow) || CARD_DEFAULTS.plan[0]);
+    var reject = make('button', 'deny', str(it.deny) || CARD_DEFAULTS.plan[1]);
+    approve.type = 'button';
+    reject.type = 'button';
+    actions.appendChild(approve);
+    actions.appendChild(reject);
+    el.appendChild(actions);
+    var note = make('p', 'card-note');
+    note.setAttribute('role', 'status');
+    el.appendChild(note);
+    var shownAt = now();
+    var arm = num(it.armAfterMs) > 0 ? num(it.armAfterMs) : DEFAULT_ARM_MS;
+    var sent = false;
+    function decidePlan(yes, ev) {
+      if (!ev || ev.isTrusted !== true || sent) {
+        return;
+      }
+      if (now() - shownAt < arm) {
+        note.textContent = 'Read the plan first, then decide.';
+        return;
+      }
+      var ok;
+      if (yes) {
+        var edited = [];
+        for (var i = 0; i < fields.length; i++) {
+          var v = String(fields[i].value).trim();
+          if (v.length > PLAN_MAX_TEXT) {
+            note.textContent = 'Step ' + (i + 1) + ' is longer than ' + PLAN_MAX_TEXT + ' characters.';
+            return;
+          }
+          if (v !== '') {
+            edited.push(v);
+          }
+        }
+        if (edited.length === 0) {
+          note.textContent = 'A plan needs at least one step.';
+          return;
+        }
+        ok = send({ type: 'plan', id: it.id, approve: true, steps: edited });
+      } else {
+        ok = send({ type: 'plan', id: it.id, approve: false });
+      }
+      if (!ok) {
+        note.textContent = OFFLINE;
+        return;
+      }
+      sent = true;
+      approve.disabled = true;
+      reject.disabled = true;
+      fields.forEach(function (f) {
+        f.disabled = true;
+      });
+      note.textContent = yes ? 'Approved: the agent follows your version.' : 'Rejected: the agent stops.';
+    }
+    approve.addEventListener('click', function (ev) {
+      decidePlan(true, ev);
+    });
+    reject.addEventListener('click', function (ev) {
+      decidePlan(false, ev);
+    });
     return rec;
   }
 

@@ -150,10 +150,15 @@ function installFakeDOM(opts) {
       return null;
     }
     get isConnected() {
-      for (let n = this; n; n = n._parent) {
-        if (n === g.document) return true;
-      }
-      return false;
+      let n = this;
+      while (n._parent) n = n._parent;
+      return n instanceof Document; // the page's document or a frame's
+    }
+    get ownerDocument() {
+      if (this instanceof Document) return null;
+      let n = this;
+      while (n._parent) n = n._parent;
+      return n instanceof Document ? n : g.document;
     }
     get textContent() {
       let s = '';
@@ -475,7 +480,12 @@ function installFakeDOM(opts) {
     get action() { return resolve(getA(this, 'action') || T.href); }
     get method() { const m = getA(this, 'method'); return m === 'post' || m === 'dialog' ? m : 'get'; }
   }
+  class HTMLIFrameElement extends HTMLElement {
+    constructor() { super('iframe'); this._doc = null; }
+    get contentDocument() { return this._doc; } // null: another site's frame
+  }
   const CLASSES = {
+    iframe: HTMLIFrameElement,
     input: HTMLInputElement, textarea: HTMLTextAreaElement, select: HTMLSelectElement, option: HTMLOptionElement,
     button: HTMLButtonElement, label: HTMLLabelElement, a: HTMLAnchorElement, area: HTMLAreaElement, form: HTMLFormElement,
   };
@@ -540,7 +550,7 @@ function installFakeDOM(opts) {
     window: g, top: g, self: g,
     EventTarget, Event, InputEvent: Event, KeyboardEvent: Event, MessageEvent, CloseEvent, Node, CharacterData, Text, Element, HTMLElement,
     HTMLInputElement, HTMLTextAreaElement, HTMLSelectElement, HTMLOptionElement, HTMLButtonElement, HTMLLabelElement,
-    HTMLAnchorElement, HTMLAreaElement, HTMLFormElement, Document, NodeList, DOMRectReadOnly, CSSStyleDeclaration,
+    HTMLAnchorElement, HTMLAreaElement, HTMLFormElement, HTMLIFrameElement, Document, NodeList, DOMRectReadOnly, CSSStyleDeclaration,
     WebSocket, URL: NodeURL,
     location: locationObj,
     history: { pushState() {}, replaceState() {} },
@@ -585,6 +595,8 @@ function installFakeDOM(opts) {
     return e;
   };
   T.text = (s) => new Text(s);
+  // frameDoc gives an iframe a document of its own: a same-origin frame.
+  T.frameDoc = (iframe) => { iframe._doc = new Document(); return iframe._doc; };
   T.open = function () {
     const s = T.sockets[T.sockets.length - 1];
     s._state = 1;
@@ -946,6 +958,59 @@ scenario('click: refused when the proxy says the same control was just clicked',
   assert.strictEqual(p.T.clicks.length, 0);
   const v = p.ok('click', { text: 'Send', recent: [{ name: 'save changes', seconds: 1 }], resubmit: true });
   assert.strictEqual(v.name, 'send');
+});
+
+scenario('same-origin frames: outline, refs, type, click and the scrub; other sites are one line', () => {
+  const p = newPage('https://site.test/frames');
+  const e = p.el;
+  p.body.appendChild(e('h1', {}, 'Outer'));
+  const frame = e('iframe', { title: 'Login frame', src: '/inner', rect: { x: 0, y: 400, w: 600, h: 300 } });
+  p.body.appendChild(frame);
+  p.body.appendChild(e('iframe', { title: 'Ads', src: 'https://ads.test/slot?id=ad-secret-id', rect: { x: 0, y: 720, w: 300, h: 100 } }));
+  const fd = p.T.frameDoc(frame);
+  const fe = fd.body.appendChild(e('input', { id: 'fe', 'aria-label': 'Frame email', rect: { x: 10, y: 10, w: 200, h: 20 } }));
+  const fpw = fd.body.appendChild(e('input', { id: 'fpw', type: 'password', 'aria-label': 'Frame password', rect: { x: 10, y: 40, w: 200, h: 20 } }));
+  const go = fd.body.appendChild(e('button', { id: 'fgo', rect: { x: 10, y: 70, w: 100, h: 20 } }, 'Frame go'));
+  fd.body.appendChild(e('p', { rect: { x: 10, y: 100, w: 300, h: 20 } }, 'shown frame-Secret-99'));
+  fd.body.appendChild(e('button', { id: 'low', rect: { x: 10, y: 500, w: 100, h: 20 } }, 'Below the fold'));
+  fpw.value = 'frame-Secret-99';
+
+  const m = p.call('outline', {});
+  assert.strictEqual(m.ok, true, m.error);
+  const o = m.value.outline;
+  for (const want of ['- iframe "Login frame" [e', '  - textbox "Frame email" [e', 'textbox "Frame password" [password] [e',
+    'button "Frame go" [e', 'text "shown [redacted]"',
+    '- iframe "Ads" (other site, not readable) -> https://ads.test/\u2026']) {
+    assert.ok(o.includes(want), 'outline has no ' + JSON.stringify(want) + ':\n' + o);
+  }
+  assert.ok(!o.includes('Below the fold'), 'the default outline shows what is out of the frame\'s view:\n' + o);
+  assert.ok(!m.raw.includes('frame-Secret-99') && !m.raw.includes('ad-secret-id'), m.raw);
+  assert.ok(/- iframe "Ads" \(other site, not readable\)[^\n]*$/m.test(o) && !/"Ads"[^\n]*\[e\d+\]/.test(o), 'the other site\'s frame has a ref:\n' + o);
+  const ref = (part) => o.split('\n').find((l) => l.includes(part)).match(/\[(e\d+)\]$/)[1];
+
+  const typed = p.ok('type', { ref: ref('"Frame email"'), text: 'x@y.test' });
+  assert.strictEqual(typed.verified, true);
+  assert.strictEqual(fe.value, 'x@y.test');
+  p.refused('type', { ref: ref('"Frame password"'), text: 'x' }, 'is a password field');
+  p.ok('click', { ref: ref('"Frame go"') });
+  assert.ok(p.T.clicks.includes(go), 'the frame\'s button was not clicked');
+  p.ok('click', { text: 'Frame go' });
+  p.run("T.hit = document.querySelectorAll('h1').item(0)");
+  p.refused('click', { ref: ref('"Frame go"') }, 'another element is on top');
+  p.run('T.hit = null');
+
+  const q = p.ok('query', { selector: '#fe' });
+  assert.strictEqual(q.total, 1);
+  p.refused('query', { selector: 'input[value^=f]' }, 'refused while the page has a password field');
+  const f = p.ok('find', { text: 'frame go' });
+  assert.ok(f.outline.includes('- iframe "Login frame"') && f.outline.includes('button "Frame go"'), f.outline);
+  const all = p.ok('outline', { filter: 'all' }).outline;
+  assert.ok(all.includes('button "Below the fold"'), all);
+
+  // A frame taken off the page takes its refs with it.
+  const goRef = ref('"Frame go"');
+  p.body.removeChild(frame);
+  p.refused('click', { ref: goRef }, 'is no longer on the page');
 });
 
 scenario('page_state: open dialogs and forms with unsaved input', () => {

@@ -111,7 +111,7 @@ const ELEMENT_IDS = {
   status: 'p', 'status-text': 'span', error: 'p', 'page-title': 'p', 'page-url': 'p',
   'new-chat': 'button', 'mode-ask': 'button', 'mode-build': 'button', 'mode-act': 'button',
   model: 'select', log: 'main', empty: 'p', composer: 'form', input: 'textarea', send: 'button',
-  usage: 'span', manage: 'a', announce: 'div',
+  usage: 'span', manage: 'a', announce: 'div', 'api-access': 'button',
 };
 
 // newPanel runs panel.js in a fresh context whose location is url and whose parent is a separate
@@ -129,6 +129,7 @@ function newPanel(url, framed, io) {
   elements.error.hidden = true;
   elements['page-title'].hidden = true;
   elements.manage.hidden = true;
+  elements['api-access'].hidden = true;
   elements.log.appendChild(elements.empty);
   const sockets = [];
   const timers = [];

@@ -1,0 +1,324 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/agent/scripted"
+	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// http_request and the API access switch (chat_request.go), end to end below the browser, in
+// the style of chat_test.go: the site records what reaches it.
+
+// siteLog records the requests the test site got, other than page loads.
+type siteLog struct {
+	mu   sync.Mutex
+	reqs []string // "METHOD host path cookie=… body=…"
+}
+
+func (l *siteLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, s)
+}
+
+func (l *siteLog) all() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.reqs, "\n")
+}
+
+// apiSite is example.com: its page sets a session cookie; /api/cart answers JSON, and
+// /api/out redirects to another site. api.example.com is the same server.
+func apiSite(log *siteLog) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			w.Header().Set("Set-Cookie", "sid=person-session; Domain=example.com; Path=/; Secure; HttpOnly")
+			htmlHandler(`<!doctype html><title>Shop</title><p>cart</p>`).ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		c, _ := r.Cookie("sid")
+		cookie := ""
+		if c != nil {
+			cookie = c.Value
+		}
+		log.add(fmt.Sprintf("%s %s %s cookie=%s body=%s", r.Method, r.Host, r.URL.Path, cookie, body))
+		switch r.URL.Path {
+		case "/api/out":
+			http.Redirect(w, r, "https://evil.test/collect", http.StatusFound)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Secret-Internal", "not for the model")
+			fmt.Fprintf(w, `{"items":[{"sku":"socks"}],"method":%q}`, r.Method)
+		}
+	})
+}
+
+// newRequestFixture is newChatFixture with apiSite as example.com and api.example.com.
+func newRequestFixture(t *testing.T, script string, log *siteLog) *chatFixture {
+	t.Helper()
+	sc, err := scripted.ParseScript([]byte(script))
+	if err != nil {
+		t.Fatalf("script: %v", err)
+	}
+	model := scripted.New(sc)
+	modelURL, stop, err := model.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	resolve, roots := tlsSite(t, chatSite, apiSite(log))
+	resolve["api."+chatSite+":443"] = resolve[chatSite+":443"]
+	dir := t.TempDir()
+	ca, _, err := certs.LoadOrCreate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
+		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
+			return sandbox.FilesNeedApproval(active, next, chatHost)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	srv, err := New(Config{
+		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
+		Store: st, Version: "test", ModelURL: modelURL + "/v1", ModelAPI: "openai",
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca}
+	f.client = f.newClient(false)
+	cf := &chatFixture{fixture: f, st: st, model: model, dir: dir, logs: logs, raw: &syncBuffer{},
+		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
+	cf.connectPage(t)
+	return cf
+}
+
+// actMode switches the fixture's chat to Act and waits until the panel is told.
+func (cf *chatFixture) actMode(t *testing.T) {
+	t.Helper()
+	cf.say(t, map[string]string{"type": "mode", "mode": "act"})
+	cf.waitState(t, "Act mode", func(c map[string]any) bool { return c["mode"] == "act" })
+}
+
+// waitState waits for a chat state for which ok is true.
+func (cf *chatFixture) waitState(t *testing.T, what string, ok func(map[string]any) bool) {
+	t.Helper()
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case m := <-cf.states:
+			if ok(m["chat"].(map[string]any)) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no chat state: %s", what)
+		}
+	}
+}
+
+func resultOf(it map[string]any) string { return fmt.Sprint(it["result"]) }
+
+// TestChatRequestGET: GET and HEAD go without a card, as the person (their cookie), to the
+// page's site including its subdomains; another site, a redirect to one, and Ask mode are
+// refused before anything reaches them.
+func TestChatRequestGET(t *testing.T) {
+	log := &siteLog{}
+	cf := newRequestFixture(t, `{"turns": [
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "/api/cart?page=1"}}]},
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "https://api.example.com/api/me"}}]},
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "https://evil.test/steal"}}]},
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "http://example.com/api/cart"}}]},
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "https://remix.proxy/manager"}}]},
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "/api/out"}}]},
+		{"tool_calls": [{"name": "http_request", "arguments": {"method": "GET", "url": "/api/cart", "headers": {"Cookie": "sid=forged"}}}]},
+		{"text": "read"}
+	]}`, log)
+	cf.actMode(t)
+	cf.say(t, map[string]string{"type": "send", "text": "what is in my cart?"})
+	var results []map[string]any
+	for i := 0; i < 7; i++ {
+		results = append(results, cf.waitItem(t, fmt.Sprintf("http_request %d done", i+1), toolDone("http_request")))
+	}
+	cf.waitIdle(t)
+	if r := results[0]; r["status"] != "ok" || !strings.Contains(resultOf(r), "HTTP 200") || !strings.Contains(resultOf(r), `"sku":"socks"`) ||
+		!strings.Contains(resultOf(r), "content-type: application/json") || strings.Contains(resultOf(r), "not for the model") {
+		t.Errorf("GET /api/cart = %v", r)
+	}
+	if r := results[1]; r["status"] != "ok" || !strings.Contains(resultOf(r), "HTTP 200") {
+		t.Errorf("GET api.example.com = %v", r)
+	}
+	for i, want := range []string{
+		2: "https://evil.test is not on this page's site",
+		3: "http://example.com is not on this page's site",
+		4: "the proxy's own host",
+		5: "redirect from example.com refused",
+		6: "header Cookie may not be set",
+	} {
+		if i < 2 {
+			continue
+		}
+		if r := results[i]; r["status"] != "error" || !strings.Contains(resultOf(r), want) {
+			t.Errorf("request %d = %v, want an error with %q", i+1, r["result"], want)
+		}
+	}
+	got := log.all()
+	for _, want := range []string{"GET example.com /api/cart cookie=person-session", "GET api.example.com /api/me cookie=person-session", "GET example.com /api/out"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the site did not get %q; it got:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "forged") || strings.Count(got, "\n") != 2 {
+		t.Errorf("the site got:\n%s", got)
+	}
+	if strings.Contains(cf.raw.String(), `"card":"request"`) {
+		t.Error("a GET showed a card")
+	}
+}
+
+// TestChatRequestMutating: POST is refused while API access is off; the model cannot turn it
+// on; with the person's switch on, each POST waits on a card: "Not now" sends nothing, Allow
+// from the confirmation window sends it as the person. The switch is kept with the chat.
+func TestChatRequestMutating(t *testing.T) {
+	log := &siteLog{}
+	post := `{"name": "http_request", "arguments": {"method": "POST", "url": "/api/cart", "headers": {"Content-Type": "application/json"}, "body": "{\"sku\":\"socks\",\"qty\":2}"}}`
+	cf := newRequestFixture(t, `{"turns": [
+		{"tool_calls": [`+post+`]},
+		{"tool_calls": [{"name": "set_api_access", "arguments": {"on": true}}]},
+		{"tool_calls": [`+post+`]},
+		{"text": "I cannot."},
+		{"tool_calls": [`+post+`]},
+		{"tool_calls": [`+post+`]},
+		{"text": "added"}
+	]}`, log)
+	cf.actMode(t)
+	cf.say(t, map[string]string{"type": "send", "text": "add socks"})
+	r := cf.waitItem(t, "the first POST", toolDone("http_request"))
+	if r["status"] != "error" || !strings.Contains(resultOf(r), "needs API access, which is off") {
+		t.Errorf("POST with API access off = %v", r["result"])
+	}
+	if r := cf.waitItem(t, "set_api_access", toolDone("set_api_access")); !strings.Contains(resultOf(r), `there is no tool "set_api_access"`) {
+		t.Errorf("set_api_access = %v", r["result"])
+	}
+	if r := cf.waitItem(t, "the second POST", toolDone("http_request")); !strings.Contains(resultOf(r), "needs API access") {
+		t.Errorf("POST after the model's attempt = %v", r["result"])
+	}
+	cf.waitIdle(t)
+	if strings.Contains(log.all(), "POST") {
+		t.Fatalf("a POST reached the site:\n%s", log.all())
+	}
+
+	cf.say(t, map[string]any{"type": "api", "on": true})
+	cf.waitState(t, "API access on", func(c map[string]any) bool { return c["apiAccess"] == true })
+	cf.say(t, map[string]string{"type": "send", "text": "now add them"})
+	card := cf.waitItem(t, "a request card", func(it map[string]any) bool { return it["kind"] == "card" && it["state"] == "pending" })
+	if card["card"] != "request" || card["title"] != "Send a POST request to example.com/api/cart" ||
+		card["data"] != `{"sku":"socks","qty":2}` || card["allow"] != "Send" || card["deny"] != "Not now" ||
+		!strings.Contains(fmt.Sprint(card["rows"]), "Body: 23 bytes, application/json") {
+		t.Errorf("card = %v", card)
+	}
+	time.Sleep(cardArmAfter)
+	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": false})
+	if r := cf.waitItem(t, "the refused POST", toolDone("http_request")); r["status"] != "error" || !strings.Contains(resultOf(r), "Not now") {
+		t.Errorf("POST after Not now = %v", r["result"])
+	}
+	if strings.Contains(log.all(), "POST") {
+		t.Fatalf("a POST reached the site after Not now:\n%s", log.all())
+	}
+	card = cf.waitItem(t, "a second request card", func(it map[string]any) bool { return it["kind"] == "card" && it["state"] == "pending" })
+	// The framed panel cannot allow it.
+	time.Sleep(cardArmAfter)
+	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": true})
+	if e := <-cf.errs; !strings.Contains(e, "confirmed in the remixproxy window") {
+		t.Errorf("allow from the framed panel: %q", e)
+	}
+	cf.confirm(t, card["id"], true)
+	r = cf.waitItem(t, "the sent POST", toolDone("http_request"))
+	if r["status"] != "ok" || !strings.Contains(resultOf(r), "HTTP 200") || !strings.Contains(resultOf(r), `"method":"POST"`) {
+		t.Errorf("allowed POST = %v", r["result"])
+	}
+	cf.waitIdle(t)
+	if got := log.all(); strings.Count(got, "POST") != 1 || !strings.Contains(got, `POST example.com /api/cart cookie=person-session body={"sku":"socks","qty":2}`) {
+		t.Errorf("the site got:\n%s", got)
+	}
+	// The switch is stored with the chat.
+	chats, _ := cf.st.ListChats(context.Background(), 5)
+	items, _ := cf.st.ChatItems(context.Background(), chats[0].ID)
+	var stored []chatItem
+	for _, it := range items {
+		var ci chatItem
+		json.Unmarshal(it.Body, &ci)
+		stored = append(stored, ci)
+	}
+	if !apiAccessIn(stored) {
+		t.Error("API access is not stored with the chat")
+	}
+	cf.say(t, map[string]any{"type": "api", "on": false})
+	cf.waitState(t, "API access off", func(c map[string]any) bool { return c["apiAccess"] == false })
+}
+
+func TestSameSiteRequestURL(t *testing.T) {
+	page := mustParse(t, "https://www.shop.co.uk/cart")
+	for _, tt := range []struct {
+		raw, want, err string
+	}{
+		{"/api/cart", "https://www.shop.co.uk/api/cart", ""},
+		{"https://api.shop.co.uk/v1#frag", "https://api.shop.co.uk/v1", ""},
+		{"https://SHOP.co.uk./x", "https://shop.co.uk/x", ""},
+		{"https://other.co.uk/x", "", "not on this page's site"},
+		{"https://co.uk/x", "", "not on this page's site"},
+		{"http://www.shop.co.uk/x", "", "not on this page's site"},
+		{"https://www.shop.co.uk:8443/x", "", "port 8443 refused"},
+		{"https://user:pw@www.shop.co.uk/x", "", "user name or password"},
+		{"javascript:alert(1)", "", "only http and https"},
+		{"https://remix.proxy/x", "", "proxy's own host"},
+	} {
+		u, err := sameSiteRequestURL(page, tt.raw)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: err %v, want %q", tt.raw, err, tt.err)
+		case tt.err == "" && (err != nil || u.String() != tt.want):
+			t.Errorf("%s: %v, %v; want %s", tt.raw, u, err, tt.want)
+		}
+	}
+	ip := mustParse(t, "https://192.0.2.1/")
+	if _, err := sameSiteRequestURL(ip, "https://192.0.2.2/"); err == nil {
+		t.Error("another IP address counted as the same site")
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
