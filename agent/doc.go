@@ -10,7 +10,12 @@
 //	                  llama.cpp, Ollama /v1), streaming with tool calls
 //	    anthropic.go  Anthropic Messages API, streaming with tool calls
 //	    sse.go        the server-sent-events reader both use
-//	    tools*.go     fixed Go tools; page tools go to the page agent as data (proxy/pagetools.go)
+//	    tools*.go     fixed Go tools by mode (tools_act.go: Act; tools_plan.go, tools_request.go);
+//	                  page tools go to the page agent as data (proxy/pagetools.go)
+//	    compact.go    context trimming: a model-written summary, pinned messages, the last 16
+//	    loopdetect.go identical and A-B-A-B calls → a nudge, then the turn ends
+//	    trace.go      a per-turn record of model and tool calls for the Traces page
+//	    prompt.go     the system prompt; sitenotes.go adds one site's guidance (sitenotes/*.md)
 //	    settings.go   providers, models and keys in <data-dir>/providers.json (0600)
 //
 // It must never: run model-written code on a page (model code runs only as a remixlet, through
