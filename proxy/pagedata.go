@@ -191,10 +191,11 @@ func (s *Server) recordPageResponse(resp *http.Response) {
 	u := *req.URL
 	u.User = nil
 	resp.Body = &teeBody{
-		rc:  resp.Body,
-		enc: resp.Header.Get("Content-Encoding"),
+		rc:    resp.Body,
+		enc:   resp.Header.Get("Content-Encoding"),
+		limit: maxRecordedBody,
 		finish: func(raw []byte, enc string, complete bool) {
-			body, truncated, ok := recordedBody(raw, enc)
+			body, truncated, ok := textBody(raw, enc, maxRecordedBody)
 			if !ok {
 				return
 			}
@@ -206,27 +207,28 @@ func (s *Server) recordPageResponse(resp *http.Response) {
 	}
 }
 
-// recordedBody decodes what was copied of a body (at most maxRecordedBody bytes, as sent) and
-// returns at most maxRecordedBody bytes of valid UTF-8 text.
-func recordedBody(raw []byte, enc string) (string, bool, bool) {
-	truncated := len(raw) > maxRecordedBody
+// textBody decodes what was copied of a body (at most limit bytes, as sent) and returns at
+// most limit bytes of valid UTF-8 text; ok is false for a body that is not text. Both the page
+// data record (here) and network:observe (rmx_observe.go) keep bodies this way.
+func textBody(raw []byte, enc string, limit int) (body string, truncated, ok bool) {
+	truncated = len(raw) > limit
 	if truncated {
-		raw = raw[:maxRecordedBody]
+		raw = raw[:limit]
 	}
-	if strings.TrimSpace(enc) != "" && !strings.EqualFold(strings.TrimSpace(enc), "identity") {
+	if e := strings.TrimSpace(enc); e != "" && !strings.EqualFold(e, "identity") {
 		d, err := decodeBody(io.NopCloser(bytes.NewReader(raw)), enc)
 		if err != nil {
 			return "", false, false
 		}
 		var out bytes.Buffer
-		_, rerr := io.Copy(&out, io.LimitReader(d, maxRecordedBody+1))
+		_, rerr := io.Copy(&out, io.LimitReader(d, int64(limit)+1))
 		d.Close()
 		if rerr != nil {
 			truncated = true // a prefix of a compressed stream decodes as far as it goes
 		}
 		raw = out.Bytes()
-		if len(raw) > maxRecordedBody {
-			raw, truncated = raw[:maxRecordedBody], true
+		if len(raw) > limit {
+			raw, truncated = raw[:limit], true
 		}
 	}
 	// Cut at a character boundary; a body that is not text is not recorded.
@@ -239,11 +241,12 @@ func recordedBody(raw []byte, enc string) (string, bool, bool) {
 	return string(raw), truncated, true
 }
 
-// teeBody passes a body through unchanged and copies its first maxRecordedBody+1 bytes aside;
-// finish runs once, on its own goroutine, at the end of the body or when it is closed.
+// teeBody passes a body through unchanged and copies its first limit+1 bytes aside; finish
+// runs once, on its own goroutine, at the end of the body or when it is closed.
 type teeBody struct {
 	rc     io.ReadCloser
 	enc    string
+	limit  int
 	buf    []byte
 	finish func(raw []byte, enc string, complete bool)
 	once   sync.Once
@@ -251,8 +254,8 @@ type teeBody struct {
 
 func (t *teeBody) Read(p []byte) (int, error) {
 	n, err := t.rc.Read(p)
-	if n > 0 && len(t.buf) <= maxRecordedBody {
-		take := min(n, maxRecordedBody+1-len(t.buf))
+	if n > 0 && len(t.buf) <= t.limit {
+		take := min(n, t.limit+1-len(t.buf))
 		t.buf = append(t.buf, p[:take]...)
 	}
 	if err == io.EOF {

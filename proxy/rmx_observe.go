@@ -1,11 +1,9 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -183,11 +181,12 @@ func (o *observeRecords) record(resp *http.Response) {
 		o.attach(referer, rec)
 		return
 	}
-	resp.Body = &observeTee{
-		rc:  resp.Body,
-		enc: resp.Header.Get("Content-Encoding"),
+	resp.Body = &teeBody{
+		rc:    resp.Body,
+		enc:   resp.Header.Get("Content-Encoding"),
+		limit: maxObservedBody,
 		finish: func(raw []byte, enc string, complete bool) {
-			body, truncated, ok := observedBody(raw, enc)
+			body, truncated, ok := textBody(raw, enc, maxObservedBody)
 			rec.Body, rec.Truncated = body, !ok || truncated || !complete
 			o.attach(referer, rec)
 		},
@@ -389,73 +388,6 @@ func (h *remixletHost) observes(host string) bool {
 		}
 	}
 	return false
-}
-
-// observedBody decodes what was copied of a body and returns at most maxObservedBody bytes of
-// valid UTF-8 text; ok is false for a body that is not text.
-func observedBody(raw []byte, enc string) (body string, truncated, ok bool) {
-	truncated = len(raw) > maxObservedBody
-	if truncated {
-		raw = raw[:maxObservedBody]
-	}
-	if e := strings.TrimSpace(enc); e != "" && !strings.EqualFold(e, "identity") {
-		d, err := decodeBody(io.NopCloser(bytes.NewReader(raw)), enc)
-		if err != nil {
-			return "", false, false
-		}
-		var out bytes.Buffer
-		_, rerr := io.Copy(&out, io.LimitReader(d, maxObservedBody+1))
-		d.Close()
-		if rerr != nil {
-			truncated = true
-		}
-		raw = out.Bytes()
-		if len(raw) > maxObservedBody {
-			raw, truncated = raw[:maxObservedBody], true
-		}
-	}
-	for i := 0; i < utf8.UTFMax && len(raw) > 0 && !utf8.Valid(raw); i++ {
-		raw = raw[:len(raw)-1]
-	}
-	if !utf8.Valid(raw) {
-		return "", false, false
-	}
-	return string(raw), truncated, true
-}
-
-// observeTee passes a body through unchanged and copies its first maxObservedBody+1 bytes
-// aside; finish runs once, on its own goroutine, at the end of the body or when it is closed.
-type observeTee struct {
-	rc     io.ReadCloser
-	enc    string
-	buf    []byte
-	finish func(raw []byte, enc string, complete bool)
-	once   sync.Once
-}
-
-func (t *observeTee) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	if n > 0 && len(t.buf) <= maxObservedBody {
-		take := min(n, maxObservedBody+1-len(t.buf))
-		t.buf = append(t.buf, p[:take]...)
-	}
-	if err == io.EOF {
-		t.done(true)
-	}
-	return n, err
-}
-
-func (t *observeTee) Close() error {
-	t.done(false)
-	return t.rc.Close()
-}
-
-func (t *observeTee) done(complete bool) {
-	t.once.Do(func() {
-		buf := t.buf
-		t.buf = nil
-		go t.finish(buf, t.enc, complete)
-	})
 }
 
 // rmxNetworkOnResponse answers rmx.network.onResponse({host, path}, callback): the callback gets
