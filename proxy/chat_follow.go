@@ -41,7 +41,15 @@ type follow struct {
 	mu      sync.Mutex
 	notes   map[string]navNote // document URL → the Referer it was requested with
 	orphans map[*chat]orphan
-	grace   time.Duration
+	// arrivals are pages that connected before the page they came from was reported gone (the
+	// old page's socket can close after the new page's opens), by that Referer.
+	arrivals map[string]arrival
+	grace    time.Duration
+}
+
+type arrival struct {
+	sessionID, origin string
+	at                time.Time
 }
 
 type orphan struct {
@@ -50,7 +58,7 @@ type orphan struct {
 }
 
 func newFollow() follow {
-	return follow{notes: map[string]navNote{}, orphans: map[*chat]orphan{}, grace: followGrace}
+	return follow{notes: map[string]navNote{}, orphans: map[*chat]orphan{}, arrivals: map[string]arrival{}, grace: followGrace}
 }
 
 // noteNavigation records the Referer of a document the proxy is injecting into (html.go).
@@ -82,9 +90,24 @@ func (h *chatHub) orphan(c *chat, ch chan struct{}, lastURL string) {
 	c.mu.Unlock()
 	f := &h.follow
 	f.mu.Lock()
-	f.orphans[c] = orphan{origin: origin, lastURL: lastURL, since: time.Now()}
+	a, arrived := f.arrivals[lastURL]
+	if arrived {
+		delete(f.arrivals, lastURL)
+	}
+	if !arrived || a.origin != origin || time.Since(a.at) > f.grace {
+		arrived = false
+		f.orphans[c] = orphan{origin: origin, lastURL: lastURL, since: time.Now()}
+	}
 	grace := f.grace
 	f.mu.Unlock()
+	if arrived {
+		if sess, ok := h.s.sessions.get(a.sessionID); ok && h.adopt(c, sess) {
+			return
+		}
+		f.mu.Lock()
+		f.orphans[c] = orphan{origin: origin, lastURL: lastURL, since: time.Now()}
+		f.mu.Unlock()
+	}
 	time.AfterFunc(grace, func() { h.giveUp(c, ch) })
 }
 
@@ -103,44 +126,61 @@ func (h *chatHub) giveUp(c *chat, ch chan struct{}) {
 }
 
 // pageOpened runs when a page agent connects: a chat whose page was this document's Referer
-// moves to it.
+// moves to it (or will, if that page is reported gone in the next moments).
 func (h *chatHub) pageOpened(sess *session) {
 	snap := h.s.sessions.snapshot(sess)
 	f := &h.follow
 	f.mu.Lock()
 	note, ok := f.notes[snap.URL]
 	delete(f.notes, snap.URL)
+	if !ok || time.Since(note.at) > navNoteTTL {
+		f.mu.Unlock()
+		return
+	}
 	var found *chat
-	if ok && time.Since(note.at) <= navNoteTTL {
-		var newest time.Time
-		for c, o := range f.orphans {
-			if o.origin == snap.Origin && o.lastURL == note.referer && o.since.After(newest) {
-				found, newest = c, o.since
+	var newest time.Time
+	for c, o := range f.orphans {
+		if o.origin == snap.Origin && o.lastURL == note.referer && o.since.After(newest) {
+			found, newest = c, o.since
+		}
+	}
+	if found != nil {
+		delete(f.orphans, found)
+	} else {
+		now := time.Now()
+		for k, a := range f.arrivals {
+			if now.Sub(a.at) > f.grace {
+				delete(f.arrivals, k)
 			}
 		}
-		if found != nil {
-			delete(f.orphans, found)
+		if len(f.arrivals) < maxNavNotes {
+			f.arrivals[note.referer] = arrival{sessionID: snap.ID, origin: snap.Origin, at: now}
 		}
 	}
 	f.mu.Unlock()
-	if found == nil {
-		return
+	if found != nil {
+		h.adopt(found, snap)
 	}
+}
+
+// adopt moves chat c to the page session snap; false if that page already has a chat.
+func (h *chatHub) adopt(c *chat, snap session) bool {
 	h.mu.Lock()
 	if _, taken := h.bySession[snap.ID]; taken {
 		h.mu.Unlock()
-		return
+		return false
 	}
-	h.bySession[snap.ID] = found
+	h.bySession[snap.ID] = c
 	h.mu.Unlock()
-	found.mu.Lock()
-	found.sessionID = snap.ID
-	if found.waiting != nil {
-		close(found.waiting)
-		found.waiting = nil
+	c.mu.Lock()
+	c.sessionID = snap.ID
+	if c.waiting != nil {
+		close(c.waiting)
+		c.waiting = nil
 	}
-	found.mu.Unlock()
-	found.broadcastState()
+	c.mu.Unlock()
+	c.broadcastState()
+	return true
 }
 
 var errPageLeft = errors.New("The page was closed or left the site, so the agent stopped. Open the panel on the site again to go on.")

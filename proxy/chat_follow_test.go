@@ -137,3 +137,34 @@ func TestChatStopsWhenTheTabLeavesTheSite(t *testing.T) {
 		t.Errorf("%d model requests, want 1", n)
 	}
 }
+
+// TestChatFollowsWhenTheNewPageConnectsFirst: the old page's socket may close after the new
+// page's opens; the chat still moves.
+func TestChatFollowsWhenTheNewPageConnectsFirst(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "outline"}]},
+		{"text": "Done on the next page."}
+	]}`)
+	reached := make(chan struct{})
+	var once bool
+	cf.toolMu.Lock()
+	cf.onTool = func() bool {
+		if once {
+			return false
+		}
+		once = true
+		close(reached)
+		return true // the first page never answers: it is navigating
+	}
+	cf.toolMu.Unlock()
+	cf.say(t, map[string]string{"type": "send", "text": "go on to the next page"})
+	<-reached
+	cf.pageAgentAt(t, "/next", "https://"+chatSite+"/", "second")
+	time.Sleep(100 * time.Millisecond)
+	cf.page.Close(websocket.StatusNormalClosure, "navigated")
+	out := cf.waitItem(t, "outline answered", toolDone("outline"))
+	if out["status"] != "ok" || !strings.Contains(out["result"].(string), `"page":"second"`) {
+		t.Errorf("outline = %v, want it answered by the next page", out)
+	}
+}
