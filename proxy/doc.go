@@ -19,7 +19,8 @@
 //	                               rmx_*.go  rmx services (fetch, observe, clipboard, notify, menu)
 //	                  pagetools.go the agent's page tools, relayed to the page agent
 //	panel ─ws──────→ chat*.go     the agent's chat per tab: agent.Run, cards, the confirmation window
-//	                  manager*.go  the manager UI and Settings (CSRF-checked forms, no script)
+//	                  manager*.go  the manager UI, Settings and Traces (CSRF-checked forms, no script)
+//	                  schedule.go  remixlets' schedules: three fixed actions, no remixlet code
 //
 // It must never: trust an upstream certificate that does not verify, buffer a non-HTML body,
 // change a byte of a response body it does not inject into, let a page's claim decide which page a

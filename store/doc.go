@@ -1,8 +1,9 @@
 // Package store is remixproxy's embedded database (SQLite through modernc.org/sqlite, pure Go,
 // in the data dir): remixlets and their immutable versions, the active version, enabled and
 // archived state, paused sites, a bounded log per remixlet, rmx.storage data with a quota,
-// pending approvals, and the agent's chats (chats.go: context and panel items, resumable after a
-// restart).
+// pending approvals, the agent's chats (chats.go: context and panel items, resumable after a
+// restart), schedules and queued messages (schedules.go), when each remixlet last ran
+// (lastrun.go), and, when the person turns the recorder on, agent traces (traces.go).
 //
 // Data flow: the manager UI, the CLI and (later) the agent save versions here; activation reads
 // the stored manifest as the record of what the person approved; the sandbox reads the active
