@@ -128,6 +128,10 @@ func TestActIframe(t *testing.T) {
 		if got := inner(`d.body.dataset.signedIn || ''`); got != "ann@example.com" {
 			t.Errorf("after the click the frame's form submitted %q (click = %v)", got, v)
 		}
+		// The submission loads only the frame, not the page.
+		if v["mayLeave"] != false || v["frameMayLoad"] != true {
+			t.Errorf("click = %v, want mayLeave false and frameMayLoad true", v)
+		}
 		// wait_for sees the frame's text.
 		if v := c.ok("wait_for", `{"text":"welcome back","timeoutMs":3000}`); v["found"] != true {
 			t.Errorf("wait_for the frame's text = %v", v)

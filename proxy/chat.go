@@ -639,6 +639,7 @@ func (c *chat) send(text string) string {
 			return "could not save the chat: " + err.Error()
 		}
 		rec = created
+		defer c.saveAPIAccess() // the API access switch may predate the stored chat (chat_request.go)
 	} else {
 		rec.URL, rec.Title = snap.URL, truncate(snap.Title, 512)
 	}
@@ -660,6 +661,7 @@ func (c *chat) send(text string) string {
 		// A turn goes on only while the tab is on the chat's site (chat_follow.go).
 		BeforeStep: c.beforeStep,
 	}
+	cfg.System += c.actNotes(mode, settings) // plan review and API access (chat_request.go)
 	go c.run(ctx, cancel, cfg, pcfg, history, text)
 	return ""
 }

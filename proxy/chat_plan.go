@@ -124,17 +124,32 @@ func (c *chat) askPlan(ctx context.Context, it chatItem) (planDecision, error) {
 		c.plans = map[string]*planCard{}
 	}
 	c.plans[it.ID] = pc
+	page := c.sessionID
 	c.mu.Unlock()
 	c.put(it, true)
 
 	timer := time.NewTimer(cardLifetime)
 	defer timer.Stop()
+	// Like every card, a plan card expires when its page goes (a chat that follows its tab
+	// to the next page does not carry cards over, chat_follow.go).
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
 	var d planDecision
 	var ok bool
-	select {
-	case d, ok = <-pc.decided:
-	case <-ctx.Done():
-	case <-timer.C:
+wait:
+	for {
+		select {
+		case d, ok = <-pc.decided:
+			break wait
+		case <-ctx.Done():
+			break wait
+		case <-timer.C:
+			break wait
+		case <-tick.C:
+			if c.sessionIDNow() != page {
+				break wait
+			}
+		}
 	}
 	pc.expire()
 	c.mu.Lock()

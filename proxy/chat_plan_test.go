@@ -97,6 +97,9 @@ func TestChatPlanApproved(t *testing.T) {
 		t.Errorf("%d pinned messages stored, want 1", pinned)
 	}
 	reqs := cf.model.Requests()
+	if !strings.Contains(reqs[0].System, "Plan review is on") {
+		t.Error("the system prompt does not say plan review is on")
+	}
 	last := reqs[len(reqs)-1]
 	b, _ := json.Marshal(last.Messages)
 	if !strings.Contains(string(b), "Remove only the red socks") {
@@ -149,4 +152,45 @@ func TestChatPlanReviewOff(t *testing.T) {
 	if strings.Contains(cf.raw.String(), `"card":"plan"`) {
 		t.Error("a plan card was shown with plan review off")
 	}
+}
+
+// TestChatPlanStopped: Stop while the plan card waits withdraws it and ends the turn before any
+// page action.
+func TestChatPlanStopped(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [
+		{"tool_calls": [{"name": "propose_plan", "arguments": {"steps": ["Click buy"]}}, {"name": "click", "arguments": {"ref": "e1"}}]},
+		{"text": "never"}
+	]}`)
+	cf.planReviewOn(t)
+	cf.actMode(t)
+	cf.say(t, map[string]string{"type": "send", "text": "buy it"})
+	card := cf.waitItem(t, "a plan card", func(it map[string]any) bool { return it["kind"] == "card" && it["card"] == "plan" })
+	cf.say(t, map[string]string{"type": "stop"})
+	cf.waitItem(t, "the card withdrawn", func(it map[string]any) bool { return it["id"] == card["id"] && it["state"] == "expired" })
+	cf.waitIdle(t)
+	time.Sleep(cardArmAfter)
+	cf.say(t, map[string]any{"type": "plan", "id": card["id"], "approve": true, "steps": []string{"Click buy"}})
+	if e := <-cf.errs; !strings.Contains(e, "no longer open") {
+		t.Errorf("approving a withdrawn plan: %q", e)
+	}
+	if asked := cf.pageToolsAsked(); strings.Contains(asked, "click") {
+		t.Errorf("the page was asked to click after Stop: %s", asked)
+	}
+	if n := len(cf.model.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1", n)
+	}
+}
+
+// TestChatPlanExpiresWithThePage: like every card, a plan card expires when its page goes.
+func TestChatPlanExpiresWithThePage(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [
+		{"tool_calls": [{"name": "propose_plan", "arguments": {"steps": ["Click buy"]}}]},
+		{"text": "never"}
+	]}`)
+	cf.planReviewOn(t)
+	cf.actMode(t)
+	cf.say(t, map[string]string{"type": "send", "text": "buy it"})
+	card := cf.waitItem(t, "a plan card", func(it map[string]any) bool { return it["kind"] == "card" && it["card"] == "plan" })
+	cf.page.Close(1000, "navigated away")
+	cf.waitItem(t, "the card withdrawn", func(it map[string]any) bool { return it["id"] == card["id"] && it["state"] == "expired" })
 }

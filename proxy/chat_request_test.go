@@ -280,6 +280,10 @@ func TestChatRequestMutating(t *testing.T) {
 	if !apiAccessIn(stored) {
 		t.Error("API access is not stored with the chat")
 	}
+	reqs := cf.model.Requests()
+	if !strings.Contains(reqs[0].System, "API access is off") || !strings.Contains(reqs[len(reqs)-1].System, "API access is on") {
+		t.Error("the system prompt does not follow the API access switch")
+	}
 	cf.say(t, map[string]any{"type": "api", "on": false})
 	cf.waitState(t, "API access off", func(c map[string]any) bool { return c["apiAccess"] == false })
 }
@@ -321,4 +325,29 @@ func mustParse(t *testing.T, raw string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestChatAPIAccessKept: the switch turned on before the first message is stored with the chat
+// when the chat is created, and a reloaded tab that resumes the chat has it on; a new chat
+// starts with it off.
+func TestChatAPIAccessKept(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [{"text": "First answer."}]}`)
+	cf.say(t, map[string]any{"type": "api", "on": true})
+	cf.waitState(t, "API access on", func(c map[string]any) bool { return c["apiAccess"] == true })
+	cf.say(t, map[string]string{"type": "send", "text": "first question"})
+	cf.waitItem(t, "the answer", func(it map[string]any) bool { return strings.Contains(textOf(it), "First answer.") })
+	cf.waitIdle(t)
+	chats, _ := cf.st.ListChats(context.Background(), 5)
+	if len(chats) != 1 {
+		t.Fatalf("chats = %+v", chats)
+	}
+	cf.page.Close(1000, "reload")
+	time.Sleep(200 * time.Millisecond)
+	again := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
+		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
+	again.connectPage(t)
+	again.say(t, map[string]string{"type": "resume", "chat": chats[0].ID})
+	again.waitState(t, "the resumed chat with API access on", func(c map[string]any) bool { return c["id"] == chats[0].ID && c["apiAccess"] == true })
+	again.say(t, map[string]string{"type": "new"})
+	again.waitState(t, "a new chat with API access off", func(c map[string]any) bool { return c["id"] == "" && c["apiAccess"] == false })
 }

@@ -37,8 +37,9 @@ import (
 //	    "open overlays:" (the rest then under "page:"). Filters: "visible" (default: what meets
 //	    the viewport), "interactive" (controls only, flat), "all"; with ref the default is "all"
 //	    below that element. Over the budget, text lines go first (a line "… (some text left out
-//	    to fit the budget; …)"), then the outline is cut with a last line "… (truncated: N more
-//	    elements; use ref= or filter= to see more)". refs counts the refs shown. A ref stays
+//	    to fit the budget; …)"), then links' " -> destination" from the end (a line "… (… link
+//	    destinations left out …)"), then the outline is cut with a last line "… (truncated: N
+//	    more elements; use ref= or filter= to see more)". refs counts the refs shown. A ref stays
 //	    valid while its element lives; a stale one fails naming live refs near it.
 //	    Open shadow roots and same-origin iframes are walked in place: `- iframe "title" [eN]`
 //	    with the frame's content indented under it (refs, query, find and the actions work in

@@ -50,6 +50,7 @@ var (
 	glob    = flag.String("glob", "", "only pages whose name starts with this")
 	verbose = flag.Bool("v", false, "print every page's figures")
 	noPW    = flag.Bool("no-playwright", false, "skip Playwright's ariaSnapshot")
+	missing = flag.Bool("missing", false, "list (through the query tool, up to 200 a page) the visible links, buttons and fields without a ref in the all outline")
 	dump    = flag.String("dump", "", "write each page's outlines and ariaSnapshot to files in this folder")
 )
 
@@ -167,11 +168,16 @@ var onlyCorpus = chromedp.Func(func(ctx context.Context, t *chromedp.Target) err
 	return err
 })
 
-// interactiveJS counts the links, buttons and form fields that are rendered and not hidden
-// from assistive technology: [in the viewport, anywhere on the page].
+// interactiveJS counts the links, buttons and form fields (and elements with an interactive
+// role) that are rendered and not hidden from assistive technology: [in the viewport, anywhere
+// on the page]. The outline's side is counted by lines (refLines): a count, not a match of
+// element to line, so an extra line can hide a missing element.
 const interactiveJS = `(() => {
 	let view = 0, all = 0;
-	for (const e of document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')) {
+	for (const e of document.querySelectorAll(` + "`" + `a[href], area[href], button, input:not([type=hidden]), select, textarea, summary,
+			[role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem],
+			[role=menuitemcheckbox], [role=menuitemradio], [role=option], [role=combobox], [role=textbox],
+			[role=searchbox], [role=slider], [role=spinbutton], [role=listbox], [role=treeitem]` + "`" + `)) {
 		if (e.closest('[aria-hidden=true], [hidden], [inert]') || e.closest('[data-remixproxy]')) continue;
 		const s = getComputedStyle(e);
 		if (s.visibility !== 'visible') continue;
@@ -184,7 +190,8 @@ const interactiveJS = `(() => {
 })()`
 
 var interactiveRoles = []string{"link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox",
-	"slider", "spinbutton", "listbox", "switch"}
+	"slider", "spinbutton", "listbox", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
+	"treeitem"}
 
 // refLines counts the outline's lines of interactive roles that carry a ref.
 func refLines(outline string) int {
@@ -257,6 +264,9 @@ func measureOurs(p *e2etest.Proxy, tab *e2etest.Tab, url string, pg *page) {
 	if err != nil {
 		pg.err = "outline all: " + firstLine(err.Error())
 		return
+	}
+	if *missing {
+		listMissing(p, session, pg.name, all)
 	}
 	if *dump != "" {
 		os.WriteFile(filepath.Join(*dump, pg.name+".default.txt"), []byte(def), 0o644)
@@ -419,5 +429,32 @@ func (b *benchTB) Fatal(a ...any)            { panic(fmt.Sprint(a...)) }
 func (b *benchTB) cleanup() {
 	for i := len(b.cleanups) - 1; i >= 0; i-- {
 		b.cleanups[i]()
+	}
+}
+
+// listMissing prints the visible interactive elements the query tool finds whose ref is not in
+// the outline.
+func listMissing(p *e2etest.Proxy, session, name, outline string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := p.Server.PageTool(ctx, session, "query", json.RawMessage(`{"selector":"a[href], button, input, select, textarea","limit":200}`))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: query: %v\n", name, err)
+		return
+	}
+	var v struct {
+		Matches []struct {
+			Ref     string            `json:"ref"`
+			Tag     string            `json:"tag"`
+			Text    string            `json:"text"`
+			Attrs   map[string]string `json:"attrs"`
+			Visible bool              `json:"visible"`
+		} `json:"matches"`
+	}
+	json.Unmarshal(out, &v)
+	for _, m := range v.Matches {
+		if m.Visible && m.Attrs["type"] != "hidden" && !strings.Contains(outline, "["+m.Ref+"]") {
+			fmt.Fprintf(os.Stderr, "%s: no line for %s <%s> %q %v\n", name, m.Ref, m.Tag, m.Text, m.Attrs)
+		}
 	}
 }

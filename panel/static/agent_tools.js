@@ -117,6 +117,7 @@
     var DOMParserCtor = win.DOMParser;
     var parseFromString = DOMParserCtor && DOMParserCtor.prototype.parseFromString;
     var mathRound = Math.round;
+    var strLastIndexOf = String.prototype.lastIndexOf;
     var WeakMapC = WeakMap;
 
     // The window's own enumerable properties now, before any page script: what read_page_data
@@ -1569,8 +1570,23 @@
       return apply(strSlice, line, [i, i + 2]) === '- ' && !isTextLine(line);
     }
 
+    // withoutDest is a link line without its " -> destination", or the line itself.
+    function withoutDest(line) {
+      var i = indentOf(line);
+      if (apply(strSlice, line, [i, i + 7]) !== '- link ') {
+        return line;
+      }
+      var q = apply(strLastIndexOf, line, ['"']);
+      var a = apply(strIndexOf, line, [' -> ', q < 0 ? i : q]);
+      if (a < 0) {
+        return line;
+      }
+      var r = apply(strLastIndexOf, line, [' [e']);
+      return r > a ? apply(strSlice, line, [0, a]) + apply(strSlice, line, [r]) : apply(strSlice, line, [0, a]);
+    }
+
     // finishOutline fits the collected lines to the budget: text lines go first, from the end,
-    // then the outline is cut, and the cut is said in a last line.
+    // then link destinations, then the outline is cut, and each is said in a last line.
     function finishOutline(o) {
       var lines = o.lines;
       var total = o.chars;
@@ -1593,6 +1609,16 @@
         }
         lines = kept;
       }
+      // Then link destinations, from the end (the ref still clicks; query gives the href).
+      var droppedDest = false;
+      for (i = lines.length - 1; i >= 0 && total > o.budget; i--) {
+        var bare = withoutDest(lines[i]);
+        if (bare !== lines[i]) {
+          total = total - (lines[i].length - bare.length);
+          lines[i] = bare;
+          droppedDest = true;
+        }
+      }
       var text = '';
       var chars = 0;
       var refs = 0;
@@ -1614,8 +1640,12 @@
           more++;
         }
       }
-      if (droppedText) {
+      if (droppedText && droppedDest) {
+        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (text and link destinations left out to fit the budget; capture_page has the text, query the hrefs)';
+      } else if (droppedText) {
         text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (some text left out to fit the budget; capture_page has the page\'s text)';
+      } else if (droppedDest) {
+        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (link destinations left out to fit the budget; query by ref gives the href)';
       }
       if (cut) {
         text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (truncated: ' + more + (o.nodeCap ? '+' : '') +
@@ -1625,7 +1655,7 @@
       }
       var r = dict();
       r.outline = text;
-      r.truncated = cut || droppedText || o.nodeCap;
+      r.truncated = cut || droppedText || droppedDest || o.nodeCap;
       r.refs = refs;
       return r;
     }

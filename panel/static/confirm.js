@@ -89,6 +89,10 @@
         ul.appendChild(li);
       }
     });
+    // What a request card would send, shown as data (never parsed).
+    var data = byId('card-data');
+    data.textContent = typeof item.data === 'string' ? item.data : '';
+    data.hidden = data.textContent === '';
     allow.textContent = typeof item.allow === 'string' && item.allow !== '' ? item.allow : 'Allow';
     deny.textContent = typeof item.deny === 'string' && item.deny !== '' ? item.deny : 'Not now';
     if (card.hidden) {

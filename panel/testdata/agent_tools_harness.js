@@ -753,9 +753,15 @@ scenario('outline: roles, names, states, values and refs', () => {
   // The interactive filter: controls only, flat.
   const inter = p.ok('outline', { filter: 'interactive' }).outline;
   assert.ok(inter.includes('- button "Save changes"') && !inter.includes('heading') && !inter.includes('- text "') && !inter.includes('  -'), inter);
-  // A small budget: text goes first, then the cut is marked.
+  // A small budget: text goes first, then link destinations, then the cut is marked.
   const small = p.ok('outline', { budget: 300 });
-  assert.ok(small.truncated && small.outline.length < 460 && /\u2026 \(truncated: \d+ more elements; use ref= or filter= to see more\)$/.test(small.outline), small.outline);
+  assert.ok(small.truncated && small.outline.length < 560 && /\u2026 \(truncated: \d+ more elements; use ref= or filter= to see more\)$/.test(small.outline), small.outline);
+  assert.ok(small.outline.includes('- link "Docs" [e') && !small.outline.includes('-> /docs') &&
+    small.outline.includes('(text and link destinations left out to fit the budget'), small.outline);
+  const textChars = o.split('\n').filter((l) => l.trimStart().startsWith('- text ')).reduce((n, l) => n + l.length + 1, 0);
+  const roomy = p.ok('outline', { budget: o.length + 1 - textChars + 2 }).outline;
+  assert.ok(roomy.includes('(some text left out'), roomy);
+  assert.ok(roomy.includes('- link "Docs" -> /docs [e'), 'destinations were left out although the text alone made room:\n' + roomy);
   // A stale ref names the live refs near it.
   const h1 = ref('- heading "Account"');
   p.run("document.body.removeChild(document.querySelectorAll('h1').item(0))");

@@ -799,6 +799,113 @@ scenario('a card does not decide on a closed socket, and a replaced card starts 
   assert.match(p.item(1).textContent, /expired/);
 });
 
+// ---- API access, request cards and plan cards (issue 6) ----
+
+scenario('the API access switch: shown in Act mode, sends the person\'s choice, reflects the chat', () => {
+  const p = connected();
+  const b = p.elements['api-access'];
+  assert.strictEqual(b.hidden, true, 'shown outside Act mode while off');
+  const act = (on) => p.server({ type: 'chat', chat: { id: 'c1', mode: 'act', provider: 'openai', model: 'gpt-x', running: false, apiAccess: on }, providers: [{ name: 'openai', models: ['gpt-x'] }] });
+  act(false);
+  assert.strictEqual(b.hidden, false);
+  assert.strictEqual(b.disabled, false);
+  assert.strictEqual(b.getAttribute('aria-pressed'), 'false');
+  assert.strictEqual(b.textContent, 'API access: off');
+  p.sent();
+  b.fire('click', { isTrusted: false });
+  assert.deepStrictEqual(p.sent(), [], 'an untrusted click changed API access');
+  b.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'api', on: true }]);
+  assert.strictEqual(b.getAttribute('aria-pressed'), 'false', 'the switch moved before the proxy said so');
+  act(true);
+  assert.strictEqual(b.getAttribute('aria-pressed'), 'true');
+  assert.strictEqual(b.textContent, 'API access: on');
+  b.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'api', on: false }]);
+  // While on it stays in view in other modes, so it can be turned off.
+  p.server({ type: 'chat', chat: { id: 'c1', mode: 'build', apiAccess: true }, providers: [] });
+  assert.strictEqual(b.hidden, false);
+  p.close(1006);
+  assert.strictEqual(b.disabled, true);
+});
+
+scenario('a request card shows the body apart, as data, and Allow goes to the confirmation window', () => {
+  const { p, card, allow, move, click } = cardPanel('v2', {
+    card: 'request', title: 'Send a POST request to shop.test/api/cart', remixlet: null,
+    rows: ['Sent as you, with your cookies for shop.test', 'Body: 23 bytes, application/json'],
+    data: '{"sku":"<b>socks</b>"}', allow: 'Send', deny: 'Not now',
+  });
+  assert.strictEqual(card.getAttribute('data-card'), 'request');
+  assert.strictEqual(card.byClass('card-title')[0].textContent, 'Send a POST request to shop.test/api/cart');
+  const data = card.byClass('card-data')[0];
+  assert.strictEqual(data.tagName, 'PRE');
+  assert.strictEqual(data.textContent, '{"sku":"<b>socks</b>"}');
+  assert.strictEqual(card.byTag('b').length, 0, 'the body was parsed as HTML');
+  assert.deepStrictEqual(card.byTag('li').map((li) => li.textContent), ['Sent as you, with your cookies for shop.test', 'Body: 23 bytes, application/json']);
+  assert.strictEqual(allow.textContent, 'Send');
+  p.see({ isVisible: true });
+  p.advance(800);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+const PLAN = {
+  id: 'p1', kind: 'card', card: 'plan', title: 'The agent\u2019s plan', rows: ['Edit the steps if you like.'],
+  steps: ['Open the cart', 'Remove every item'], risks: ['Other items could go too'],
+  allow: 'Approve', deny: 'Reject', state: 'pending', armAfterMs: 800,
+};
+
+scenario('a plan card: editable steps, approved with the person\'s version after the wait', () => {
+  const p = connected();
+  p.sent();
+  p.server({ type: 'item', item: PLAN });
+  const card = p.item(0);
+  assert.strictEqual(card.getAttribute('data-card'), 'plan');
+  assert.strictEqual(card.byClass('card-title')[0].textContent, 'The agent\u2019s plan');
+  const fields = card.byClass('plan-step');
+  assert.deepStrictEqual(fields.map((f) => f.tagName + ':' + f.value), ['TEXTAREA:Open the cart', 'TEXTAREA:Remove every item']);
+  assert.deepStrictEqual(card.byClass('plan-risks')[0].byTag('li').map((li) => li.textContent), ['Other items could go too']);
+  assert.strictEqual(p.observers.length, 0, 'a plan card needs no visibility gate');
+  const approve = card.byClass('allow')[0];
+  const note = () => card.byClass('card-note')[0].textContent;
+  assert.strictEqual(approve.textContent, 'Approve');
+  approve.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [], 'approved before the wait');
+  assert.match(note(), /Read the plan first/);
+  p.advance(800);
+  approve.fire('click', { isTrusted: false });
+  assert.deepStrictEqual(p.sent(), [], 'an untrusted click approved');
+  fields[1].value = '  Remove only the red socks ';
+  approve.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'plan', id: 'p1', approve: true, steps: ['Open the cart', 'Remove only the red socks'] }]);
+  assert.strictEqual(approve.disabled, true);
+  approve.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [], 'decided twice');
+  // The proxy's answer: the approved version, no fields.
+  p.server({ type: 'item', item: Object.assign({}, PLAN, { state: 'allowed', steps: ['Open the cart', 'Remove only the red socks'] }) });
+  const done = p.item(0);
+  assert.strictEqual(done.byClass('plan-step').length, 0);
+  assert.deepStrictEqual(done.byClass('plan-steps')[0].byTag('li').map((li) => li.textContent), ['Open the cart', 'Remove only the red socks']);
+  assert.match(done.textContent, /Approved\./);
+});
+
+scenario('a plan card: rejecting, and a plan emptied by the person is not sent', () => {
+  const p = connected();
+  p.sent();
+  p.server({ type: 'item', item: PLAN });
+  const card = p.item(0);
+  p.advance(800);
+  card.byClass('plan-step').forEach((f) => { f.value = '   '; });
+  card.byClass('allow')[0].fire('click', {});
+  assert.deepStrictEqual(p.sent(), []);
+  assert.match(card.byClass('card-note')[0].textContent, /at least one step/);
+  card.byClass('deny')[0].fire('click', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'plan', id: 'p1', approve: false }]);
+  p.server({ type: 'item', item: Object.assign({}, PLAN, { state: 'denied' }) });
+  assert.match(p.item(0).textContent, /Rejected\./);
+});
+
 let failed = 0;
 for (const s of scenarios) {
   try {
