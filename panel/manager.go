@@ -98,6 +98,17 @@ type ManagerRemixlet struct {
 	// why there are none in effect when rules.json exists but cannot be used.
 	Rules     []RuleView
 	RulesNote string
+	// Schedules are its rmx.schedule entries; QueuedMessages counts messages waiting for its
+	// next page load.
+	Schedules      []ScheduleView
+	QueuedMessages int
+}
+
+// ScheduleView is one schedule on a remixlet's page.
+type ScheduleView struct {
+	Name   string
+	When   string // "every 5 minutes, next 12:05" or "once, at 2026-12-01 09:00"
+	Action string // the fixed action, as JSON
 }
 
 // RuleView is one network rule as the manager's table shows it.

@@ -118,6 +118,7 @@ func (s *Server) managerHandler() http.Handler {
 	post("/manager/sites/pause", s.managerPauseSite)
 	post("/manager/sites/resume", s.managerResumeSite)
 	s.registerSettings(mux, post)
+	post("/manager/r/{id}/schedule/cancel", s.managerCancelSchedule)
 	s.registerTraces(mux, post) // the Traces pages and the recorder's setting (manager_traces.go)
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -199,21 +200,22 @@ func (s *Server) checkManagerPost(w http.ResponseWriter, r *http.Request) bool {
 
 // managerFlashes are the fixed messages a redirect may ask the next page to show (?m=KEY).
 var managerFlashes = map[string]string{
-	"saved":      "Saved and applied.",
-	"declined":   "Not allowed. The version is saved but not active; the previous version, if any, keeps running.",
-	"allowed":    "Allowed and applied.",
-	"on":         "Switched on.",
-	"off":        "Switched off. Open tabs on its sites reload.",
-	"archived":   "Archived. It no longer runs.",
-	"unarchived": "Unarchived.",
-	"deleted":    "Deleted, with its versions, permissions, log and data.",
-	"restored":   "Restored and applied.",
-	"paused":     "Site paused. Its open tabs reload.",
-	"resumed":    "Site resumed.",
-	"datagone":   "Its stored data was deleted.",
-	"settings":   "Settings saved.",
-	"chatsgone":  "Every chat was deleted.",
-	"tracesgone": "Every trace was deleted.",
+	"saved":        "Saved and applied.",
+	"declined":     "Not allowed. The version is saved but not active; the previous version, if any, keeps running.",
+	"allowed":      "Allowed and applied.",
+	"on":           "Switched on.",
+	"off":          "Switched off. Open tabs on its sites reload.",
+	"archived":     "Archived. It no longer runs.",
+	"unarchived":   "Unarchived.",
+	"deleted":      "Deleted, with its versions, permissions, log and data.",
+	"restored":     "Restored and applied.",
+	"paused":       "Site paused. Its open tabs reload.",
+	"resumed":      "Site resumed.",
+	"datagone":     "Its stored data was deleted.",
+	"settings":     "Settings saved.",
+	"schedulegone": "Schedule cancelled.",
+	"chatsgone":    "Every chat was deleted.",
+	"tracesgone":   "Every trace was deleted.",
 }
 
 func (s *Server) base(r *http.Request) panel.ManagerBase {
@@ -434,6 +436,10 @@ func (s *Server) managerRemixlet(w http.ResponseWriter, r *http.Request) {
 		p := panel.ManagerRemixlet{ManagerBase: s.base(r), ManagerRow: row, Enabled: rx.Enabled, Archived: rx.Archived,
 			Files: fileViews(v.Files), Log: logLines(es)}
 		p.Rules, p.RulesNote = ruleViews(v.Files) // the network rules as a table (netrules.go)
+		if p.Schedules, p.QueuedMessages, err = scheduleViews(ctx, st, rx.ID); err != nil {
+			s.managerError(w, err)
+			return
+		}
 		writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerRemixlet(b, p) })
 	})
 }

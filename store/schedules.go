@@ -236,3 +236,12 @@ func (s *Store) TakeMessages(ctx context.Context, remixletID string) ([]Message,
 	}
 	return out, nil
 }
+
+// QueuedMessages counts the remixlet's messages waiting for its next page load.
+func (s *Store) QueuedMessages(ctx context.Context, remixletID string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE remixlet_id = ?`, remixletID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting the messages of remixlet %s: %w", quote(remixletID), err)
+	}
+	return n, nil
+}
