@@ -25,7 +25,17 @@ const frameOuterPage = `<!doctype html>
 <iframe id="inner" title="Sign-in frame" src="/inner"></iframe>
 <iframe id="ads" title="Partner offers" src="https://other.test/widget?token=abc123"></iframe>
 <p>Below the frames</p>
-<script>document.body.dataset.pageScript = 'ran';</script>
+<div id="host"></div>
+<script>
+// A same-origin frame inside an open shadow root, as web components render them.
+const sr = document.getElementById('host').attachShadow({mode: 'open'});
+const sf = document.createElement('iframe');
+sf.title = 'Shadow frame';
+sf.style.cssText = 'width: 300px; height: 50px; border: 0';
+sf.srcdoc = "<body style='margin:0'><button id='sb' type='button'>Shadow frame button</button></body>";
+sr.append(sf);
+document.body.dataset.pageScript = 'ran';
+</script>
 </body></html>`
 
 // frameInnerPage is hostile to whoever reads it from outside: its script replaces the frame's
@@ -41,6 +51,7 @@ const frameInnerPage = `<!doctype html>
 </form>
 <p id="echo">nobody</p>
 <p id="leak"></p>
+<iframe id="nested" title="Nested frame" style="width: 300px; height: 60px; border: 2px solid #000; padding: 3px" srcdoc="<body style='margin:0'><p style='margin:20px 0 0 30px'><button id='nb' type='button'>Nested button</button></p></body>"></iframe>
 <div style="height: 600px"></div>
 <button id="deep" type="button">Deep button</button>
 <script>
@@ -114,6 +125,33 @@ func TestActIframe(t *testing.T) {
 		t.Errorf("the frame's fields are not under the frame's line:\n%s\n%s", frameLine, emailLine)
 	}
 	ref := func(part string) string { return refOf(t, outline, part) }
+
+	t.Run("a frame in a frame", func(t *testing.T) {
+		tab.WaitFor(5*time.Second, "the nested frame", `(() => { const d = document.getElementById('inner').contentDocument.getElementById('nested').contentDocument; return !!(d && d.getElementById('nb')); })()`)
+		e2etest.Eval[bool](tab, `(() => { const d = document.getElementById('inner').contentDocument.getElementById('nested').contentDocument;
+			d.getElementById('nb').addEventListener('click', () => { d.body.dataset.nested = 'clicked'; }); return true; })()`)
+		o := fmt.Sprint(c.ok("outline", `{}`)["outline"])
+		nested := lineWith(o, `- iframe "Nested frame"`)
+		button := lineWith(o, `button "Nested button"`)
+		if nested == "" || button == "" || indentOfLine(button) <= indentOfLine(nested) || indentOfLine(nested) <= indentOfLine(frameLine) {
+			t.Fatalf("the nested frame's button is not under it:\n%s", o)
+		}
+		c.ok("click", `{"ref":"`+refOf(t, o, `button "Nested button"`)+`"}`)
+		if got := inner(`d.getElementById('nested').contentDocument.body.dataset.nested || ''`); got != "clicked" {
+			t.Errorf("the nested frame's button was not clicked: %q", got)
+		}
+	})
+
+	t.Run("a frame in a shadow root", func(t *testing.T) {
+		frame := `document.getElementById('host').shadowRoot.querySelector('iframe').contentDocument`
+		tab.WaitFor(5*time.Second, "the shadow root's frame", `(() => { const d = `+frame+`; return !!(d && d.getElementById('sb')); })()`)
+		e2etest.Eval[bool](tab, `(() => { const d = `+frame+`; d.getElementById('sb').addEventListener('click', () => { d.body.dataset.clicked = 'yes'; }); return true; })()`)
+		o := fmt.Sprint(c.ok("outline", `{"filter":"all"}`)["outline"])
+		c.ok("click", `{"ref":"`+refOf(t, o, `button "Shadow frame button"`)+`"}`)
+		if got := e2etest.Eval[string](tab, frame+`.body.dataset.clicked || ''`); got != "yes" {
+			t.Errorf("the button in the shadow root's frame was not clicked: %q", got)
+		}
+	})
 
 	t.Run("type and click in the frame", func(t *testing.T) {
 		v := c.ok("type", `{"ref":"`+ref(`textbox "Email"`)+`","text":"ann@example.com"}`)

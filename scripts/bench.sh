@@ -8,3 +8,4 @@ command -v mitmdump >/dev/null 2>&1 || echo "bench.sh: mitmdump not installed (a
 go run ./e2e/bench "$@"
 go test -run '^$' -bench . -benchmem ./rewrite/ ./certs/ ./sandbox/
 go run ./e2e/benchremixlet
+go run ./e2e/outlinebench  # outline vs Playwright ariaSnapshot on ../shared/corpus/pages (cd e2e/outlinebench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-save playwright-core)

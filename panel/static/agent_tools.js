@@ -475,8 +475,9 @@
     // replaced; none of them is used: every call on a frame's nodes goes through the functions
     // captured above from this window (DOM methods work across same-origin windows), and what
     // comes out of a frame is data, like anything else on the page. A cross-origin frame
-    // (contentDocument is null) is one outline line and is never read. Frames inside shadow
-    // trees, and frames nested deeper than MAX_FRAME_DEPTH, are not reached.
+    // (contentDocument is null) is one outline line and is never read. A frame inside a shadow
+    // tree is reached once an outline has met it (noteFrame); frames nested deeper than
+    // MAX_FRAME_DEPTH, and more than MAX_FRAMES, are not.
 
     var contentDocumentG = getter(proto(win.HTMLIFrameElement), 'contentDocument');
     var ownerDocumentG = getter(Node.prototype, 'ownerDocument');
@@ -513,8 +514,39 @@
 
     // frames is {at, list, byDoc}: the reachable same-origin frames, each {doc, frame, parent,
     // x, y, clip} with the position of its viewport's origin and its visible area in the page's
-    // viewport.
+    // viewport. seenFrames are iframes the outline met inside open shadow roots, which
+    // querySelectorAll does not reach (weakly held, the last MAX_FRAMES).
     var frames = null;
+    var seenFrames = list();
+    function noteFrame(iframe) {
+      var i;
+      for (i = 0; i < seenFrames.length; i++) {
+        if (deref(seenFrames[i]) === iframe) {
+          return;
+        }
+      }
+      if (seenFrames.length >= MAX_FRAMES) {
+        var kept = list();
+        for (i = 1; i < seenFrames.length; i++) {
+          put(kept, kept.length, seenFrames[i]);
+        }
+        seenFrames = kept;
+      }
+      put(seenFrames, seenFrames.length, typeof WeakRefCtor === 'function' ? new WeakRefCtor(iframe) : iframe);
+      framesMoved();
+    }
+    // framesIn lists the iframes of a document: its own, then those met in its shadow trees.
+    function framesIn(d) {
+      var out = nodeList(apply(querySelectorAllDoc, d, ['iframe']));
+      var i;
+      for (i = 0; i < seenFrames.length; i++) {
+        var f = deref(seenFrames[i]);
+        if (f && ownerDoc(f) === d && apply(isConnected, f, []) === true) {
+          put(out, out.length, f);
+        }
+      }
+      return out;
+    }
     function frameList() {
       var t = now();
       if (frames && t - frames.at < FRAMES_FRESH_MS && t >= frames.at) {
@@ -542,7 +574,7 @@
         }
         var found = null;
         try {
-          found = nodeList(apply(querySelectorAllDoc, parent.doc, ['iframe']));
+          found = framesIn(parent.doc);
         } catch (e) {
           continue;
         }
@@ -620,8 +652,8 @@
       var i;
       for (i = chain.length - 1; i >= 0; i--) {
         var h = apply(elementFromPoint, at, [x - ox, y - oy]);
-        if (h !== chain[i].frame) {
-          return h;
+        if (!hitOK(chain[i].frame, h)) {
+          return h; // something else covers the frame (a frame in a shadow tree hits its host)
         }
         at = chain[i].doc;
         ox = chain[i].x;
@@ -666,8 +698,14 @@
     // frameContent walks a same-origin frame's document under its line.
     function frameContent(o, node, depth, shown) {
       var fd = frameDoc(node);
-      if (!fd || !shown || frameOf(fd) === null) {
+      if (!fd || !shown) {
         return;
+      }
+      if (frameOf(fd) === null) {
+        noteFrame(node); // in a shadow tree, or nested deeper than the frames looked up
+        if (frameOf(fd) === null) {
+          return;
+        }
       }
       var root = bodyOf ? apply(bodyOf, fd, []) : null;
       if (!root) {
@@ -1705,7 +1743,11 @@
       }
       walkChildren(o, root, depth);
       flushText(o);
-      return noneShown(finishOutline(o), filter);
+      var r = finishOutline(o);
+      if (r.outline === '' && filter === 'all') {
+        r.outline = '(nothing to show: the page shows no text or elements yet)';
+      }
+      return noneShown(r, filter);
     }
     function noneShown(r, filter) {
       if (r.outline === '') {
