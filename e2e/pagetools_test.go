@@ -201,7 +201,7 @@ func TestPageTools(t *testing.T) {
 		for _, want := range []string{
 			`- navigation "Main" [e`,
 			`- link "Docs" -> /docs [e`,
-			`- link "Elsewhere" -> https://witness.test/steal [e`,
+			`- link "Elsewhere" -> https://witness.test/… [e`,
 			`- main [e`,
 			`- heading "Account" [level=1] [e`,
 			`- text "Welcome back, reader."`,

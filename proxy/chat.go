@@ -43,7 +43,8 @@ type chatHub struct {
 
 	mu        sync.Mutex
 	bySession map[string]*chat
-	follow    follow // chats waiting for their tab's next page of the site (chat_follow.go)
+	follow    follow    // chats waiting for their tab's next page of the site (chat_follow.go)
+	traces    traceKeep // the last turns' traces, for the manager's download (chat_act.go)
 }
 
 func newChatHub(s *Server, ctx context.Context) *chatHub {

@@ -391,11 +391,12 @@ const (
 	maxTraceChats = 20
 )
 
-var chatTraces = struct {
+// traceKeep holds the last turns' traces of the last chats of one proxy (chatHub.traces).
+type traceKeep struct {
 	sync.Mutex
 	order []string // chat IDs, oldest first
 	m     map[string][]agent.TurnTrace
-}{m: map[string][]agent.TurnTrace{}}
+}
 
 var _ agent.Tracer = (*chatObserver)(nil)
 var _ agent.PageURLer = (*chatEnv)(nil)
@@ -410,20 +411,24 @@ func (o *chatObserver) Trace(t agent.TurnTrace) {
 	if id == "" {
 		return
 	}
-	chatTraces.Lock()
-	defer chatTraces.Unlock()
-	if _, ok := chatTraces.m[id]; !ok {
-		chatTraces.order = append(chatTraces.order, id)
-		if len(chatTraces.order) > maxTraceChats {
-			delete(chatTraces.m, chatTraces.order[0])
-			chatTraces.order = chatTraces.order[1:]
+	k := &o.c.hub.traces
+	k.Lock()
+	defer k.Unlock()
+	if k.m == nil {
+		k.m = map[string][]agent.TurnTrace{}
+	}
+	if _, ok := k.m[id]; !ok {
+		k.order = append(k.order, id)
+		if len(k.order) > maxTraceChats {
+			delete(k.m, k.order[0])
+			k.order = k.order[1:]
 		}
 	}
-	ts := append(chatTraces.m[id], t)
+	ts := append(k.m[id], t)
 	if len(ts) > maxTraceTurns {
 		ts = ts[len(ts)-maxTraceTurns:]
 	}
-	chatTraces.m[id] = ts
+	k.m[id] = ts
 }
 
 // PageURL is the address of the chat's page now, for traces.
@@ -445,16 +450,19 @@ type traceExport struct {
 // or one chat's with ?chat=ID.
 func (s *Server) managerTraces(w http.ResponseWriter, r *http.Request) {
 	want := r.URL.Query().Get("chat")
-	chatTraces.Lock()
 	out := []traceExport{}
-	for i := len(chatTraces.order) - 1; i >= 0; i-- {
-		id := chatTraces.order[i]
-		if want != "" && id != want {
-			continue
+	if s.chats != nil {
+		k := &s.chats.traces
+		k.Lock()
+		for i := len(k.order) - 1; i >= 0; i-- {
+			id := k.order[i]
+			if want != "" && id != want {
+				continue
+			}
+			out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), k.m[id]...)})
 		}
-		out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), chatTraces.m[id]...)})
+		k.Unlock()
 	}
-	chatTraces.Unlock()
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		http.Error(w, "the traces could not be encoded", http.StatusInternalServerError)

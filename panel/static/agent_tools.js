@@ -744,13 +744,17 @@
       var u = parseURL(href(), undefined);
       return u ? urlPart(u, urlOriginG) : '';
     }
-    // shortDest writes a link destination: path, query and fragment on the page's origin, the
-    // whole URL elsewhere.
+    // shortDest writes a link destination: path, query and fragment on the page's origin; on
+    // another site only its origin, with an ellipsis when there is more (the agent cannot follow
+    // such a link, the site is what the person wants to know, and the rest is mostly tracking
+    // parameters; query shows the full href when it is needed).
     function shortDest(u, origin) {
-      if (urlPart(u, urlOriginG) === origin) {
+      var o = urlPart(u, urlOriginG);
+      if (o === origin) {
         return urlPart(u, urlPathnameG) + urlPart(u, urlSearchG) + urlPart(u, urlHashG);
       }
-      return urlPart(u, urlHrefG);
+      var rest = urlPart(u, urlPathnameG) + urlPart(u, urlSearchG) + urlPart(u, urlHashG);
+      return o + '/' + (rest !== '/' && rest !== '' ? ELLIPSIS : '');
     }
 
     // ---- Element refs. ----------------------------------------------------------------------

@@ -722,7 +722,7 @@ scenario('outline: roles, names, states, values and refs', () => {
   const want = [
     '- navigation "Main" [e',
     '- link "Docs" -> /docs [e',
-    '- link "Away" -> https://witness.test/x [e',
+    '- link "Away" -> https://witness.test/\u2026 [e',
     '- heading "Account" [level=1] [e',
     '- text "Hello reader."',
     '- form [e',
