@@ -273,6 +273,9 @@ func (t *teeBody) done(complete bool) {
 	t.once.Do(func() {
 		buf := t.buf
 		t.buf = nil
-		go t.finish(buf, t.enc, complete)
+		go func() {
+			defer recovered(nil, "keeping a copy of a response body")
+			t.finish(buf, t.enc, complete)
+		}()
 	})
 }

@@ -65,7 +65,10 @@ func newRemixletLogWriter(sink logSink, log *slog.Logger) *remixletLogWriter {
 
 // start runs the writer's loop; close stops it.
 func (w *remixletLogWriter) start() *remixletLogWriter {
-	go w.loop()
+	go func() {
+		defer recovered(w.log, "the remixlet log writer")
+		w.loop()
+	}()
 	return w
 }
 

@@ -435,7 +435,10 @@ func (p *pageRun) resync() {
 	registered := p.r.pages[p.pc.id] == p
 	p.r.mu.Unlock()
 	if registered {
-		go p.sync(p.r.ctx)
+		go func() {
+			defer recovered(p.r.log, "matching a page's remixlets again")
+			p.sync(p.r.ctx)
+		}()
 	}
 }
 

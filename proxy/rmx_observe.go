@@ -114,6 +114,7 @@ func (o *observeRecords) isObserved(host string) bool {
 	if (cur == nil || time.Since(cur.at) > observedHostsTTL) && o.srv.remixlets != nil && o.refreshing.CompareAndSwap(false, true) {
 		go func() {
 			defer o.refreshing.Store(false)
+			defer recovered(nil, "reading the observed hosts")
 			o.hosts.Store(o.readObservedHosts(o.srv.remixlets.ctx))
 		}()
 	}
@@ -255,7 +256,10 @@ func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
 			}
 		}
 		if len(to) > 0 {
-			go deliverObserved(to, rec)
+			go func() {
+				defer recovered(nil, "delivering an observed response")
+				deliverObserved(to, rec)
+			}()
 		}
 		return
 	}

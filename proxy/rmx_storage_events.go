@@ -77,6 +77,7 @@ func (h *remixletHost) storageChanged(key string, value json.RawMessage) {
 	ev := storageEvent{Key: key, Value: value}
 	for _, t := range targets {
 		go func() {
+			defer recovered(nil, "delivering a storage change")
 			for _, l := range t.listeners {
 				if err := t.h.p.dispatch(t.h, l, ev); err != nil {
 					w.mu.Lock()

@@ -282,6 +282,7 @@ func rmxOnMessage(ctx context.Context, h *remixletHost, args []json.RawMessage) 
 		return nil, nil
 	}
 	go func() {
+		defer recovered(nil, "delivering scheduled messages")
 		for i, m := range msgs {
 			err := h.p.dispatch(h, listener, scheduledMessage{Schedule: m.Schedule, Data: m.Data, At: m.Created.UnixMilli()})
 			if err != nil {
@@ -346,6 +347,7 @@ func (sc *scheduler) start() {
 	sc.stop, sc.done = cancel, make(chan struct{})
 	go func() {
 		defer close(sc.done)
+		defer recovered(sc.log, "the scheduler")
 		t := time.NewTicker(sc.tick)
 		defer t.Stop()
 		for {
