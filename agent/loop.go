@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 				calls[i].ID = "call_" + stepID + "_" + strconv.Itoa(i)
 			}
 		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: calls})
+		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: keptCalls(calls)})
 		obs.Append(msgs[len(msgs)-1])
 		if len(calls) == 0 {
 			if resp.StopReason == "max_tokens" {
@@ -311,6 +311,23 @@ func repairPairs(msgs []Message) []Message {
 			}
 		}
 		i = j - 1
+	}
+	return out
+}
+
+// keptCalls is the form of a reply's calls kept in the context: arguments over MaxArguments
+// (which are refused, not run) are replaced by a short note, so one oversized reply does not
+// fill the context and get sent back to the model on every later step.
+func keptCalls(calls []ToolCall) []ToolCall {
+	out := calls
+	for i, c := range calls {
+		if len(c.Arguments) <= MaxArguments {
+			continue
+		}
+		if &out[0] == &calls[0] {
+			out = append([]ToolCall(nil), calls...)
+		}
+		out[i].Arguments = fmt.Sprintf(`{"omitted": "%d bytes of arguments, over the %d-byte limit"}`, len(c.Arguments), MaxArguments)
 	}
 	return out
 }

@@ -391,3 +391,22 @@ func TestSystemPrompt(t *testing.T) {
 		t.Error("the Ask prompt carries the API reference it does not need")
 	}
 }
+
+func TestOversizedArgumentsAreNotKept(t *testing.T) {
+	huge := `{"selector":"` + strings.Repeat("a", MaxArguments+10) + `"}`
+	p := &fakeProvider{replies: []Response{{ToolCalls: []ToolCall{call("a", "query", huge), call("b", "query", `{"selector":"p"}`)}}}}
+	msgs, err := Run(context.Background(), Config{Provider: p, Mode: ModeAsk, Env: &fakeEnv{}}, nil, "go", &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chars(msgs) > 10000 {
+		t.Errorf("the context kept %d characters after an oversized call", chars(msgs))
+	}
+	asst := msgs[1]
+	if !strings.Contains(asst.ToolCalls[0].Arguments, "over the 65536-byte limit") || asst.ToolCalls[1].Arguments != `{"selector":"p"}` {
+		t.Errorf("kept calls = %+v", asst.ToolCalls)
+	}
+	if !strings.Contains(msgs[2].Text, "over the 65536-byte limit") {
+		t.Errorf("result = %q", msgs[2].Text)
+	}
+}

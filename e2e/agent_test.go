@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -390,5 +391,71 @@ func TestAgentActClickRefusesOtherSites(t *testing.T) {
 	}
 	if u := e2etest.Eval[string](tab, `location.href`); u != "https://shop.test/" {
 		t.Errorf("the tab went to %s", u)
+	}
+}
+
+// TestAgentBadModelOutputInChromium: a model that sends malformed tool JSON, an unknown tool,
+// 1 MB of arguments and a flood of parallel calls gets a clear tool error for each, nothing of it
+// reaches the page, and the chat goes on.
+func TestAgentBadModelOutputInChromium(t *testing.T) {
+	huge := `{"selector": "` + strings.Repeat("a", 1<<20) + `"}`
+	var flood []string
+	for i := 0; i < 30; i++ { // distinct arguments: identical ones would (rightly) trip loop detection
+		flood = append(flood, `{"name": "capture_page", "arguments": {"maxChars": `+strconv.Itoa(200+i)+`}}`)
+	}
+	script := `{"turns": [
+		{"tool_calls": [
+			{"name": "query", "raw_arguments": "{\"selector\": "},
+			{"name": "run_js", "arguments": {"code": "fetch('https://witness.test/x')"}},
+			{"name": "query", "raw_arguments": ` + strconv.Quote(huge) + `}
+		]},
+		{"tool_calls": [` + strings.Join(flood, ",") + `]},
+		{"text": "All handled."}
+	]}`
+	aw := newAgentWorld(t, script, map[string]http.Handler{"shop.test": shopPage()})
+	tab := aw.tab
+	tab.Navigate("https://shop.test/")
+	tab.WaitConnected()
+	pf, _ := openPanel(t, tab)
+	chat(t, pf, "look around")
+	pf.waitFor(t, 60*time.Second, "the final reply", `document.getElementById('log').innerText.includes('All handled.')`)
+
+	reqs := aw.model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3\n%s", len(reqs), aw.diagnose())
+	}
+	results := func(r scripted.RecordedRequest) []string {
+		var out []string
+		for _, m := range r.Messages {
+			for _, tr := range m.ToolResults {
+				out = append(out, tr.Text)
+			}
+		}
+		return out
+	}
+	first := results(reqs[1])
+	for i, want := range []string{"not a JSON object", `there is no tool "run_js"`, "over the 65536-byte limit"} {
+		if i >= len(first) || !strings.Contains(first[i], want) {
+			t.Errorf("result %d = %q, want it to contain %q", i, first, want)
+		}
+	}
+	second := results(reqs[2])[len(first):]
+	ran, refused := 0, 0
+	for _, r := range second {
+		switch {
+		case strings.Contains(r, "at most 8 tool calls are run from one reply"):
+			refused++
+		case strings.Contains(r, `"url":"https://shop.test/"`):
+			ran++
+		}
+	}
+	if len(second) != 30 || ran != 8 || refused != 22 {
+		t.Errorf("flood: %d results, %d ran, %d refused; want 30, 8, 22", len(second), ran, refused)
+	}
+	if got := aw.witness.requests(); len(got) != 0 {
+		t.Errorf("the witness got requests: %q", got)
+	}
+	if _, text, err := aw.proxy.Status(); err != nil {
+		t.Errorf("the proxy's status after the bad output: %v (%s)", err, text)
 	}
 }

@@ -107,7 +107,11 @@ func (anthropicFormat) writeReply(w http.ResponseWriter, model string, r reply, 
 			content = append(content, map[string]any{"type": "text", "text": r.text})
 		}
 		for _, c := range r.calls {
-			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": json.RawMessage(c.Arguments)})
+			input := json.RawMessage(c.Arguments)
+			if !json.Valid(input) {
+				input = json.RawMessage("{}") // raw_arguments that are not JSON cannot be a whole input object
+			}
+			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": input})
 		}
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model, "content": content,

@@ -36,6 +36,10 @@ type ToolCall struct {
 	// Arguments is a JSON object whose string values may hold {{grab:REGEXP}} templates.
 	// Empty means {}.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// RawArguments, when set, is sent as the call's argument text exactly as written (no
+	// templates), so a script can play a model that sends malformed or huge arguments.
+	// It excludes Arguments.
+	RawArguments *string `json:"raw_arguments,omitempty"`
 }
 
 // ErrorReply is an HTTP error a turn answers with.
@@ -105,6 +109,12 @@ func (s Script) validate() error {
 			what := fmt.Sprintf("%s, tool call %d", what, j+1)
 			if c.Name == "" {
 				return fmt.Errorf("%s: it has no name", what)
+			}
+			if c.RawArguments != nil {
+				if len(c.Arguments) > 0 {
+					return fmt.Errorf("%s (%s): arguments and raw_arguments exclude each other", what, c.Name)
+				}
+				continue
 			}
 			args, err := argumentsOf(c)
 			if err != nil {

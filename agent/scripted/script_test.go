@@ -125,3 +125,16 @@ func TestNoTestOnlyImports(t *testing.T) {
 		}
 	}
 }
+
+func TestRawArguments(t *testing.T) {
+	s, err := ParseScript([]byte(`{"turns": [{"tool_calls": [{"name": "query", "raw_arguments": "{\"selector\": "}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := *s.Turns[0].ToolCalls[0].RawArguments; got != `{"selector": ` {
+		t.Errorf("raw arguments = %q", got)
+	}
+	if _, err := ParseScript([]byte(`{"turns": [{"tool_calls": [{"name": "q", "arguments": {}, "raw_arguments": "x"}]}]}`)); err == nil {
+		t.Error("arguments and raw_arguments together were accepted")
+	}
+}

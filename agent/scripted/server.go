@@ -229,6 +229,10 @@ func makeReply(t Turn, index int, msgs []Message) reply {
 	source := lastToolResult(msgs)
 	rep := reply{text: expand(t.Text, source)}
 	for _, c := range t.ToolCalls {
+		if c.RawArguments != nil {
+			rep.calls = append(rep.calls, Call{Name: c.Name, Arguments: *c.RawArguments})
+			continue
+		}
 		args, err := argumentsOf(c)
 		if err != nil {
 			args = map[string]any{} // ParseScript refuses this; a hand-built Script gets {}
