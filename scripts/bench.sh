@@ -9,3 +9,4 @@ go run ./e2e/bench "$@"
 go test -run '^$' -bench . -benchmem ./rewrite/ ./certs/ ./sandbox/
 go run ./e2e/benchremixlet
 go run ./e2e/outlinebench  # outline vs Playwright ariaSnapshot on ../shared/corpus/pages (cd e2e/outlinebench && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-save playwright-core)
+go run ./e2e/agentbench  # Act tasks with scripted personas: loops, false "done", tokens (a real model: --model-url URL --model-api API --model NAME)

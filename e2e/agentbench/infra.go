@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/remixproxy/remixproxy/certs"
+)
+
+// The loopback site, the remixproxy process and Chromium, as e2e/benchremixlet starts them.
+
+// --- the site ---
+
+type site struct {
+	addr  string
+	caPEM string // file
+	srv   *http.Server
+}
+
+func startSite(dir string, mux http.Handler) (*site, error) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "benchremixlet upstream CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("making site CA: %w", err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: siteHost}, DNSNames: []string{siteHost},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &leafKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("making site certificate: %w", err)
+	}
+	caFile := filepath.Join(dir, "site-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: mux, TLSConfig: &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}},
+	}}
+	go srv.ServeTLS(ln, "", "")
+	return &site{addr: ln.Addr().String(), caPEM: caFile, srv: srv}, nil
+}
+
+// --- the proxy ---
+
+type proxyProc struct {
+	addr string
+	pid  int
+	data string
+	out  *tail
+	stop func()
+}
+
+func startProxy(bin, data string, s *site, extra ...string) (*proxyProc, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	out := &tail{max: 16 << 10}
+	cmd := exec.Command(bin, "run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.caPEM,
+		"--only-resolved", "--resolve", siteHost+":443="+s.addr)
+	cmd.Args = append(cmd.Args, extra...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &proxyProc{addr: addr, pid: cmd.Process.Pid, data: data, out: out,
+		stop: func() { cmd.Process.Signal(os.Interrupt); done(cmd, 5*time.Second) }}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			p.stop()
+			return nil, fmt.Errorf("remixproxy did not listen on %s:\n%s", addr, out)
+		}
+	}
+}
+
+// done waits for cmd to exit, killing it after d.
+func done(cmd *exec.Cmd, d time.Duration) {
+	ch := make(chan struct{})
+	go func() { cmd.Wait(); close(ch) }()
+	select {
+	case <-ch:
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-ch
+	}
+}
+
+// --- Chromium ---
+
+type browser struct {
+	ctx   context.Context
+	close func()
+}
+
+func startChromium(dir string, px *proxyProc) (*browser, error) {
+	ca, _, err := certs.LoadOrCreate(px.data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the proxy's CA: %w", err)
+	}
+	out := &tail{max: 16 << 10}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(*chromium),
+		chromedp.Flag("headless", "new"),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints"),
+		chromedp.Flag("user-data-dir", filepath.Join(dir, "profile")),
+		chromedp.Flag("window-size", "1280,900"),
+		chromedp.Flag("proxy-server", "http://"+px.addr),
+		chromedp.Flag("ignore-certificate-errors-spki-list", ca.SPKIHash()),
+		chromedp.Env("HOME=" + filepath.Join(dir, "home")),
+		chromedp.CombinedOutput(out),
+	}
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		allocCancel()
+		return nil, fmt.Errorf("starting chromium: %w\n%s", err, out)
+	}
+	return &browser{ctx: ctx, close: func() { cancel(); allocCancel() }}, nil
+}
+
+// tab opens a new tab; listen, if not nil, gets its DevTools events.
+func (b *browser) tab(listen func(ev any)) (context.Context, context.CancelFunc, error) {
+	var opts []chromedp.ContextOption
+	if listen != nil {
+		opts = append(opts, chromedp.WithListener(listen))
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx, opts...)
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return ctx, cancel, nil
+}
+
+func navigate(ctx context.Context, url string) error {
+	c, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	return chromedp.Do(c, chromedp.Navigate(url))
+}
+
+// waitJS polls expr in the tab until it is truthy.
+func waitJS(ctx context.Context, d time.Duration, what, expr string) error {
+	deadline := time.Now().Add(d)
+	for {
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		ok, err := chromedp.Run(c, chromedp.Evaluate[bool]("!!("+expr+")"))
+		cancel()
+		if err == nil && ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waiting for %s: not true after %v (last error: %v)", what, d, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func eval[T any](ctx context.Context, expr string) (T, error) {
+	c, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return chromedp.Run(c, chromedp.Evaluate[T](expr))
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
