@@ -64,8 +64,12 @@ type actState struct {
 	mu      sync.Mutex
 	clicks  []actClick
 	refused map[string]int // page address → done refusals
-	used    time.Time
-	now     func() time.Time
+	// edited and submitted are when the agent last changed a field and last submitted a form
+	// on a page address: input changed and then submitted counts as saved for done's check
+	// (many apps keep the saved value in the field).
+	edited, submitted map[string]time.Time
+	used              time.Time
+	now               func() time.Time
 }
 
 type actClick struct {
@@ -109,7 +113,7 @@ func actStateFor(c *chat) *actState {
 }
 
 func newActState(now func() time.Time) *actState {
-	return &actState{refused: map[string]int{}, now: now, used: now()}
+	return &actState{refused: map[string]int{}, edited: map[string]time.Time{}, submitted: map[string]time.Time{}, now: now, used: now()}
 }
 
 // sessionPage is a page session as an actPage.
@@ -173,8 +177,11 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 	default:
 		out, err = page.call(ctx, tool, args)
 		if err == nil && (tool == "navigate" || tool == "back" || tool == "forward") {
-			out = withField(out, "note", "if a new page loads, this page's session ends and the agent stops; the person can go on in the panel of the new page")
+			out = withField(out, "note", "if a page of this site loads, the chat follows the tab there; a page of another site ends the chat's turn")
 		}
+	}
+	if err == nil {
+		st.noteEdits(page, tool, args, out)
 	}
 	if errors.Is(err, errPageGone) {
 		return nil, &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
@@ -304,6 +311,36 @@ func (st *actState) record(url, name string) {
 	}
 }
 
+// noteEdits records, after a successful action, whether it changed input or submitted a form.
+func (st *actState) noteEdits(page actPage, tool string, args, out json.RawMessage) {
+	url, ok := page.url()
+	if !ok {
+		return
+	}
+	key := noFragment(url)
+	var a struct {
+		Submit bool `json:"submit"`
+	}
+	json.Unmarshal(args, &a)
+	var res struct {
+		Submits json.RawMessage `json:"submits"`
+	}
+	json.Unmarshal(out, &res)
+	submits := len(res.Submits) > 0 && string(res.Submits) != "null" && string(res.Submits) != "false" && string(res.Submits) != `""`
+	now := st.now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case tool == "type" || tool == "select" || (tool == "set_field" && !a.Submit):
+		st.edited[key] = now
+	case tool == "set_field" && a.Submit:
+		st.edited[key] = now
+		st.submitted[key] = now.Add(time.Nanosecond) // typed, then submitted
+	case tool == "click" && submits:
+		st.submitted[key] = now
+	}
+}
+
 // done checks a done call against the page (see the top of the file).
 func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage) (json.RawMessage, error) {
 	var args struct {
@@ -335,6 +372,14 @@ func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage)
 	}
 	key := noFragment(url)
 	st.mu.Lock()
+	if sub, ok := st.submitted[key]; ok && sub.After(st.edited[key]) {
+		// The agent submitted after its last change: input left in the form is what was saved.
+		ps.Forms = nil
+	}
+	if len(ps.Dialogs) == 0 && len(ps.Forms) == 0 {
+		st.mu.Unlock()
+		return accepted, nil
+	}
 	n := st.refused[key]
 	if n < maxDoneRefusals {
 		st.refused[key] = n + 1

@@ -264,3 +264,42 @@ func TestChatActTracesArePerProxy(t *testing.T) {
 		t.Errorf("proxy b serves proxy a's traces: %s", rec.Body)
 	}
 }
+
+// TestChatActDoneAfterASubmit: input left in a form the agent then submitted counts as saved
+// (many apps keep the saved value in the field); input changed after the last submit does not.
+func TestChatActDoneAfterASubmit(t *testing.T) {
+	ctx := context.Background()
+	page := &fakeActPage{addr: "https://app.test/settings", answer: func(tool string, args map[string]any) (string, error) {
+		switch tool {
+		case "page_state":
+			return `{"dialogs": [], "forms": [{"container": "form \"Profile\"", "unsaved": ["Name"]}]}`, nil
+		case "click":
+			return `{"clicked": "button \"Save\"", "submits": "form \"Profile\"", "navigated": false}`, nil
+		}
+		return `{}`, nil
+	}}
+	st := newActState(time.Now)
+	done := func() error {
+		_, err := st.run(ctx, page, "done", json.RawMessage(`{"summary": "Saved the new name."}`))
+		return err
+	}
+	if _, err := st.run(ctx, page, "type", json.RawMessage(`{"ref": "e1", "text": "Ada"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := done(); err == nil || !strings.Contains(err.Error(), "unsaved input") {
+		t.Errorf("done before saving = %v, want a refusal naming the unsaved input", err)
+	}
+	if _, err := st.run(ctx, page, "click", json.RawMessage(`{"text": "Save", "resubmit": true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := done(); err != nil {
+		t.Errorf("done after the submit = %v, want accepted", err)
+	}
+	time.Sleep(time.Millisecond)
+	if _, err := st.run(ctx, page, "type", json.RawMessage(`{"ref": "e1", "text": "Grace"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := done(); err == nil {
+		t.Error("done after changing the field again was accepted")
+	}
+}
