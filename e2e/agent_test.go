@@ -459,3 +459,53 @@ func TestAgentBadModelOutputInChromium(t *testing.T) {
 		t.Errorf("the proxy's status after the bad output: %v (%s)", err, text)
 	}
 }
+
+// TestAgentOpenPageOnAnotherOriginOfTheSite: open_page to help.shop.test from a shop.test page is
+// the same site: the proxy fetches it as the person (the site's Domain cookie goes along) and the
+// page agent outlines it; another site stays refused.
+func TestAgentOpenPageOnAnotherOriginOfTheSite(t *testing.T) {
+	shop := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "member", Value: "ada", Domain: "shop.test", Path: "/", Secure: true})
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body><h1>Shop</h1>
+<a href="https://help.shop.test/faq">Help</a><script>document.body.dataset.pageScript = 'ran';</script></body></html>`)
+	})
+	help := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who := "stranger"
+		if c, err := r.Cookie("member"); err == nil {
+			who = c.Value
+		}
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Help</title></head><body>
+<h1>Frequently asked, `+who+`</h1><button>Contact us</button></body></html>`)
+	})
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "open_page", "arguments": {"url": "https://help.shop.test/faq"}}]},
+		{"tool_calls": [{"name": "open_page", "arguments": {"url": "https://witness.test/faq"}}]},
+		{"text": "Read the help page."}
+	]}`, map[string]http.Handler{"shop.test": shop, "help.shop.test": help})
+	tab := aw.tab
+	tab.Navigate("https://shop.test/")
+	tab.WaitConnected()
+	pf, _ := openPanel(t, tab)
+	chat(t, pf, "what does the help page say?")
+	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('Read the help page.')`)
+	reqs := aw.model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests\n%s", len(reqs), aw.diagnose())
+	}
+	last := func(r scripted.RecordedRequest) string {
+		m := r.Messages[len(r.Messages)-1]
+		if len(m.ToolResults) == 0 {
+			return ""
+		}
+		return m.ToolResults[len(m.ToolResults)-1].Text
+	}
+	if got := last(reqs[1]); !strings.Contains(got, `heading \"Frequently asked, ada\"`) || !strings.Contains(got, `button \"Contact us\"`) {
+		t.Errorf("open_page on help.shop.test = %s", head(got, 800))
+	}
+	if got := last(reqs[2]); !strings.Contains(got, "opens only pages of this site") {
+		t.Errorf("open_page on the witness = %s", head(got, 400))
+	}
+	if got := aw.witness.requests(); len(got) != 0 {
+		t.Errorf("the witness got requests: %q", got)
+	}
+}

@@ -55,7 +55,10 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 		return nil, err
 	}
 	if tool == "open_page" {
-		tool = "fetch_page"
+		if out, ok, err := e.openSameSite(ctx, sess, args); ok {
+			return out, err // another origin of the site, fetched by the proxy (chat_open.go)
+		}
+		tool = "fetch_page" // the page's own origin: fetched by the page agent, checked in Go first
 	}
 	return e.actPageTool(ctx, sess, tool, args) // Act checks: chat_act.go
 }

@@ -113,6 +113,7 @@ import (
 
 // pageToolNames are the tools the page agent has.
 var pageToolNames = map[string]bool{
+	"outline_html": true, // open_page for another origin of the site: the proxy fetched it (chat_env.go)
 	"capture_page": true, "outline": true, "query": true, "inspect_styles": true,
 	"read_page_data": true, "click": true, "fetch_page": true,
 	// Act mode's page actions (issue 6), find and page_state.
@@ -126,6 +127,8 @@ const (
 	defaultPageToolTimeout = 10 * time.Second
 	// maxPageToolArgs bounds the arguments of one call.
 	maxPageToolArgs = 64 << 10
+	// maxOutlineHTML bounds the HTML the proxy hands the page agent to outline (outline_html).
+	maxOutlineHTML = 512 << 10
 	// maxPageToolResult bounds one answer's value (the page agent cuts first).
 	maxPageToolResult = 256 << 10
 	// maxPageToolsInFlight bounds the calls waiting on one page.
@@ -238,8 +241,12 @@ func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, ar
 	if !pageToolNames[tool] {
 		return nil, fmt.Errorf("the page has no tool %q", truncate(tool, 80))
 	}
-	if len(args) > maxPageToolArgs {
-		return nil, fmt.Errorf("%s: the arguments are %d bytes, over the %d-byte limit", tool, len(args), maxPageToolArgs)
+	limit := maxPageToolArgs
+	if tool == "outline_html" {
+		limit = maxOutlineHTML + 4<<10 // the page the proxy fetched, plus its address
+	}
+	if len(args) > limit {
+		return nil, fmt.Errorf("%s: the arguments are %d bytes, over the %d-byte limit", tool, len(args), limit)
 	}
 	conn, sess, ok := s.sessions.sessionConn(sessionID)
 	if !ok {

@@ -3532,6 +3532,22 @@
       return PENDING;
     }
 
+    // outline_html outlines a page of another origin of this site that the proxy fetched itself
+    // (open_page, proxy/chat_open.go): the same inert parse and summary as fetch_page, without
+    // fetching anything here. Only the proxy sends it; the model cannot name this tool.
+    function toolOutlineHTML(args) {
+      checkArgs(args, 'outline_html', allowed(['url', 'status', 'contentType', 'html', 'budget']));
+      var url = strArg(args, 'url', true, 4096);
+      var status = intArg(args, 'status', 200, 100, 599);
+      var ctype = own(args, 'contentType');
+      var html = own(args, 'html');
+      var budget = intArg(args, 'budget', 6000, 200, 100000);
+      if (typeof html !== 'string') {
+        refuse('outline_html needs the page as text');
+      }
+      return pageSummary(url, status, typeof ctype === 'string' ? lower(ctype) : 'text/html', html, budget);
+    }
+
     // thenable reports whether objects with prototype p would be taken for promises: a "then"
     // anywhere on the chain.
     function thenable(p) {
@@ -3689,6 +3705,7 @@
     TOOLS.read_page_data = toolPageData;
     TOOLS.click = toolClick;
     TOOLS.fetch_page = toolFetch;
+    TOOLS.outline_html = toolOutlineHTML;
     TOOLS.type = toolType;
     TOOLS.set_field = toolSetField;
     TOOLS.select = toolSelect;

@@ -1,0 +1,88 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/remixproxy/remixproxy/agent"
+)
+
+// open_page on another origin of the same site (www.shop.test → help.shop.test): the page agent
+// can fetch only its own origin (CORS, and its cookies), so the proxy fetches the page itself,
+// as the person (the cookie view, the checked client of rmx.fetch: same registrable domain only,
+// redirects re-checked), and hands the HTML to the page agent to parse inert and outline
+// (outline_html). The model names only the address; the HTML never comes from it.
+
+// openSameSite answers open_page when the address is on the page's site but another origin;
+// handled is false for the page's own origin (fetch_page) or for another site (fetch_page
+// refuses it in its own words).
+func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawMessage) (out json.RawMessage, handled bool, err error) {
+	var a struct {
+		URL    string `json:"url"`
+		Budget *int   `json:"budget,omitempty"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return nil, false, nil
+	}
+	page, err := url.Parse(sess.URL)
+	if err != nil {
+		return nil, false, nil
+	}
+	ref, err := url.Parse(strings.TrimSpace(a.URL))
+	if err != nil || originOf(page.ResolveReference(ref)) == sess.Origin {
+		return nil, false, nil
+	}
+	target, err := sameSiteRequestURL(page, a.URL)
+	if err != nil {
+		return nil, false, nil
+	}
+	n := e.c.hub.s.rmxNet
+	if n == nil {
+		return nil, true, &agent.ToolError{Message: "open_page: this proxy cannot fetch other pages of the site"}
+	}
+	hosts := []string{target.Hostname()}
+	if ph, err := canonicalFetchHost(page.Hostname()); err == nil && ph != target.Hostname() {
+		hosts = append(hosts, ph)
+	}
+	res, err := n.fetch(ctx, hosts, target.String(), fetchOptions{Method: "GET", As: "text"})
+	if err != nil {
+		var r *refusal
+		if errors.As(err, &r) {
+			return nil, true, &agent.ToolError{Message: "open_page refused: " + r.why}
+		}
+		return nil, true, &agent.ToolError{Message: "open_page: fetching " + truncate(target.String(), 200) + " failed: " + err.Error()}
+	}
+	if res.Status < 200 || res.Status > 299 {
+		return nil, true, &agent.ToolError{Message: "open_page: the site answered " + strconv.Itoa(res.Status) + " for " + truncate(target.String(), 200)}
+	}
+	body := ""
+	if res.Text != nil {
+		body = *res.Text
+	}
+	truncated := false
+	if len(body) > maxOutlineHTML {
+		body, truncated = clipUTF8(body, maxOutlineHTML), true
+	}
+	call := map[string]any{"url": res.URL, "status": res.Status, "contentType": headerValue(res.Headers, "Content-Type"), "html": body}
+	if a.Budget != nil {
+		call["budget"] = *a.Budget
+	}
+	b, _ := json.Marshal(call)
+	out, err = e.c.hub.s.PageTool(ctx, sess.ID, "outline_html", b)
+	if err == nil && truncated {
+		out = withField(out, "note", "the page was longer than the proxy reads; the outline covers its beginning")
+	}
+	return out, true, err
+}
+
+// clipUTF8 cuts s to at most n bytes on a character boundary.
+func clipUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
