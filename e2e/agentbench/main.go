@@ -56,6 +56,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/agent/scripted"
+	"github.com/remixproxy/remixproxy/e2e/benchkit"
 )
 
 var (
@@ -151,11 +152,11 @@ func run() error {
 	}
 	defer fr.close()
 
-	site, err := startSite(tmp, siteHandler())
+	site, err := benchkit.StartSite(tmp, siteHost, siteHandler())
 	if err != nil {
 		return err
 	}
-	defer site.srv.Close()
+	defer site.Srv.Close()
 	bin := *binPath
 	if bin == "" {
 		bin = filepath.Join(tmp, "remixproxy")
@@ -165,16 +166,16 @@ func run() error {
 			return fmt.Errorf("building remixproxy (run from the repository root): %w", err)
 		}
 	}
-	px, err := startProxy(bin, filepath.Join(tmp, "data"), site, "--model-url", fr.url, "--model-api", *modelAPI)
+	px, err := benchkit.StartProxy(bin, filepath.Join(tmp, "data"), site, siteHost, "--model-url", fr.url, "--model-api", *modelAPI)
 	if err != nil {
 		return err
 	}
-	defer px.stop()
-	br, err := startChromium(tmp, px)
+	defer px.Stop()
+	br, err := benchkit.StartChromium(*chromium, tmp, px)
 	if err != nil {
 		return err
 	}
-	defer br.close()
+	defer br.Close()
 
 	var selected []task
 	for _, t := range tasks {
@@ -201,7 +202,7 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "agentbench: %s / %s\n", m, t.name)
 			r, err := runOne(br, px, fr, t, m, n)
 			if err != nil {
-				return fmt.Errorf("%s / %s: %w\nproxy log tail:\n%s", m, t.name, err, px.out)
+				return fmt.Errorf("%s / %s: %w\nproxy log tail:\n%s", m, t.name, err, px.Out)
 			}
 			results = append(results, r)
 		}
@@ -262,17 +263,17 @@ func containsAny(s string, parts []string) bool {
 }
 
 // runOne runs one task with one model in a new tab.
-func runOne(br *browser, px *proxyProc, fr *front, t task, model string, n int) (result, error) {
+func runOne(br *benchkit.Browser, px *benchkit.Proxy, fr *front, t task, model string, n int) (result, error) {
 	r := result{model: model, task: t.name}
-	ctx, cancel, err := br.tab(nil)
+	ctx, cancel, err := br.Tab(nil)
 	if err != nil {
 		return r, err
 	}
 	defer cancel()
-	if err := navigate(ctx, fmt.Sprintf("https://%s%s?run=%d", siteHost, t.path, n)); err != nil {
+	if err := benchkit.Navigate(ctx, fmt.Sprintf("https://%s%s?run=%d", siteHost, t.path, n)); err != nil {
 		return r, err
 	}
-	if err := waitJS(ctx, 30*time.Second, "the page agent to connect", `document.querySelector('[data-remixproxy-launcher][data-remixproxy-state=connected]') && window.benchOK`); err != nil {
+	if err := benchkit.WaitJS(ctx, 30*time.Second, "the page agent to connect", `document.querySelector('[data-remixproxy-launcher][data-remixproxy-state=connected]') && window.benchOK`); err != nil {
 		return r, err
 	}
 	pf, err := openPanel(ctx)
@@ -302,7 +303,7 @@ func runOne(br *browser, px *proxyProc, fr *front, t task, model string, n int) 
 	}
 	r.seconds = time.Since(start).Seconds()
 	time.Sleep(300 * time.Millisecond) // the page settles after the last action
-	ok, err := eval[bool](ctx, `!!window.benchOK()`)
+	ok, err := benchkit.Eval[bool](ctx, `!!window.benchOK()`)
 	if err != nil {
 		// The tab left the page (a navigation): the condition cannot hold.
 		ok, r.note = false, "page left"
@@ -391,11 +392,11 @@ func fromSettings(key *string) error {
 }
 
 // waitTrace waits for the trace of the turn started at start with the person's text.
-func waitTrace(px *proxyProc, text string, start time.Time, d time.Duration) (agent.TurnTrace, error) {
+func waitTrace(px *benchkit.Proxy, text string, start time.Time, d time.Duration) (agent.TurnTrace, error) {
 	deadline := time.Now().Add(d)
 	var last error
 	for {
-		resp, err := http.Get("http://" + px.addr + "/manager/traces.json")
+		resp, err := http.Get("http://" + px.Addr + "/manager/traces.json")
 		if err == nil {
 			var chats []struct {
 				Turns []agent.TurnTrace `json:"turns"`

@@ -20,19 +20,10 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"flag"
 	"fmt"
 	"math"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -44,9 +35,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/chromedp"
 
-	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/e2e/benchkit"
 )
 
 var (
@@ -84,7 +74,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer site.srv.Close()
+	defer site.Srv.Close()
 
 	bin := *binPath
 	if bin == "" {
@@ -101,16 +91,16 @@ func run() error {
 			return err
 		}
 	}
-	px, err := startProxy(bin, data, site)
+	px, err := benchkit.StartProxy(bin, data, site, siteHost)
 	if err != nil {
 		return err
 	}
-	defer px.stop()
-	br, err := startChromium(tmp, px)
+	defer px.Stop()
+	br, err := benchkit.StartChromium(*chromium, tmp, px)
 	if err != nil {
 		return err
 	}
-	defer br.close()
+	defer br.Close()
 
 	parts := map[string]bool{"roundtrip": true, "keep": true, "memory": true}
 	if *only != "" {
@@ -124,7 +114,7 @@ func run() error {
 		fmt.Fprintln(os.Stderr, "benchremixlet: dom round trip")
 		rs, err := measureRoundTrip(br)
 		if err != nil {
-			return fmt.Errorf("round trip: %w\nproxy log tail:\n%s", err, px.out)
+			return fmt.Errorf("round trip: %w\nproxy log tail:\n%s", err, px.Out)
 		}
 		rows = append(rows, rs...)
 	}
@@ -132,7 +122,7 @@ func run() error {
 		fmt.Fprintln(os.Stderr, "benchremixlet: keep-repair latency")
 		rs, err := measureKeep(br)
 		if err != nil {
-			return fmt.Errorf("keep repair: %w\nproxy log tail:\n%s", err, px.out)
+			return fmt.Errorf("keep repair: %w\nproxy log tail:\n%s", err, px.Out)
 		}
 		rows = append(rows, rs...)
 	}
@@ -140,7 +130,7 @@ func run() error {
 		fmt.Fprintln(os.Stderr, "benchremixlet: memory of page sessions")
 		rs, err := measureMemory(br, px)
 		if err != nil {
-			return fmt.Errorf("memory: %w\nproxy log tail:\n%s", err, px.out)
+			return fmt.Errorf("memory: %w\nproxy log tail:\n%s", err, px.Out)
 		}
 		rows = append(rows, rs...)
 	}
@@ -239,12 +229,6 @@ func addRemixlet(bin, data, dir string, fs files) error {
 
 // --- the site ---
 
-type site struct {
-	addr  string
-	caPEM string // file
-	srv   *http.Server
-}
-
 // pages of the site: /rt (round trip), /keep (keep repair), /mem (memory).
 const rtPage = `<!doctype html><html><head><meta charset="utf-8"><title>round trip</title></head>
 <body><h1 id="target">round trip</h1></body></html>`
@@ -294,32 +278,8 @@ const memPage = `<!doctype html><html><head><meta charset="utf-8"><title>memory<
 <ul id="feed"><li>a</li><li class="promoted">ad</li><li>b</li><li class="promoted">ad</li><li>c</li></ul>
 </body></html>`
 
-func startSite(dir string) (*site, error) {
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "benchremixlet upstream CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("making site CA: %w", err)
-	}
-	caCert, _ := x509.ParseCertificate(caDER)
-	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	leafTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: siteHost}, DNSNames: []string{siteHost},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &leafKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("making site certificate: %w", err)
-	}
-	caFile := filepath.Join(dir, "site-ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
-		return nil, err
-	}
+// startSite serves the three pages on siteHost over HTTPS (benchkit.StartSite).
+func startSite(dir string) (*benchkit.Site, error) {
 	page := func(body string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -331,163 +291,7 @@ func startSite(dir string) (*site, error) {
 	mux.HandleFunc("/rt", page(rtPage))
 	mux.HandleFunc("/keep", page(keepPage))
 	mux.HandleFunc("/mem", page(memPage))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	srv := &http.Server{Handler: mux, TLSConfig: &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}},
-	}}
-	go srv.ServeTLS(ln, "", "")
-	return &site{addr: ln.Addr().String(), caPEM: caFile, srv: srv}, nil
-}
-
-// --- the proxy ---
-
-type proxyProc struct {
-	addr string
-	pid  int
-	data string
-	out  *tail
-	stop func()
-}
-
-func startProxy(bin, data string, s *site) (*proxyProc, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	out := &tail{max: 16 << 10}
-	cmd := exec.Command(bin, "run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.caPEM,
-		"--only-resolved", "--resolve", siteHost+":443="+s.addr)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &proxyProc{addr: addr, pid: cmd.Process.Pid, data: data, out: out,
-		stop: func() { cmd.Process.Signal(os.Interrupt); done(cmd, 5*time.Second) }}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			return p, nil
-		}
-		if time.Now().After(deadline) {
-			p.stop()
-			return nil, fmt.Errorf("remixproxy did not listen on %s:\n%s", addr, out)
-		}
-	}
-}
-
-// done waits for cmd to exit, killing it after d.
-func done(cmd *exec.Cmd, d time.Duration) {
-	ch := make(chan struct{})
-	go func() { cmd.Wait(); close(ch) }()
-	select {
-	case <-ch:
-	case <-time.After(d):
-		cmd.Process.Kill()
-		<-ch
-	}
-}
-
-// --- Chromium ---
-
-type browser struct {
-	ctx   context.Context
-	close func()
-}
-
-func startChromium(dir string, px *proxyProc) (*browser, error) {
-	ca, _, err := certs.LoadOrCreate(px.data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the proxy's CA: %w", err)
-	}
-	out := &tail{max: 16 << 10}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(*chromium),
-		chromedp.Flag("headless", "new"),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("use-mock-keychain", true),
-		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints"),
-		chromedp.Flag("user-data-dir", filepath.Join(dir, "profile")),
-		chromedp.Flag("window-size", "1280,900"),
-		chromedp.Flag("proxy-server", "http://"+px.addr),
-		chromedp.Flag("ignore-certificate-errors-spki-list", ca.SPKIHash()),
-		chromedp.Env("HOME=" + filepath.Join(dir, "home")),
-		chromedp.CombinedOutput(out),
-	}
-	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		allocCancel()
-		return nil, fmt.Errorf("starting chromium: %w\n%s", err, out)
-	}
-	return &browser{ctx: ctx, close: func() { cancel(); allocCancel() }}, nil
-}
-
-// tab opens a new tab; listen, if not nil, gets its DevTools events.
-func (b *browser) tab(listen func(ev any)) (context.Context, context.CancelFunc, error) {
-	var opts []chromedp.ContextOption
-	if listen != nil {
-		opts = append(opts, chromedp.WithListener(listen))
-	}
-	ctx, cancel := chromedp.NewContext(b.ctx, opts...)
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return ctx, cancel, nil
-}
-
-func navigate(ctx context.Context, url string) error {
-	c, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	return chromedp.Do(c, chromedp.Navigate(url))
-}
-
-// waitJS polls expr in the tab until it is truthy.
-func waitJS(ctx context.Context, d time.Duration, what, expr string) error {
-	deadline := time.Now().Add(d)
-	for {
-		c, cancel := context.WithTimeout(ctx, 10*time.Second)
-		ok, err := chromedp.Run(c, chromedp.Evaluate[bool]("!!("+expr+")"))
-		cancel()
-		if err == nil && ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("waiting for %s: not true after %v (last error: %v)", what, d, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func eval[T any](ctx context.Context, expr string) (T, error) {
-	c, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return chromedp.Run(c, chromedp.Evaluate[T](expr))
+	return benchkit.StartSite(dir, siteHost, mux)
 }
 
 // --- the runs ---
@@ -536,17 +340,17 @@ func (fl *frameLog) all() []frame {
 	return append([]frame(nil), fl.frames...)
 }
 
-func measureRoundTrip(b *browser) ([]row, error) {
+func measureRoundTrip(b *benchkit.Browser) ([]row, error) {
 	fl := &frameLog{}
-	ctx, cancel, err := b.tab(fl.listen)
+	ctx, cancel, err := b.Tab(fl.listen)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	if err := navigate(ctx, "https://"+siteHost+"/rt"); err != nil {
+	if err := benchkit.Navigate(ctx, "https://"+siteHost+"/rt"); err != nil {
 		return nil, err
 	}
-	if err := waitJS(ctx, 5*time.Minute, "the round-trip remixlet to finish", `document.getElementById('target').hasAttribute('data-done')`); err != nil {
+	if err := benchkit.WaitJS(ctx, 5*time.Minute, "the round-trip remixlet to finish", `document.getElementById('target').hasAttribute('data-done')`); err != nil {
 		return nil, err
 	}
 	time.Sleep(200 * time.Millisecond) // the last frames' events
@@ -581,33 +385,33 @@ func measureRoundTrip(b *browser) ([]row, error) {
 	}, nil
 }
 
-func measureKeep(b *browser) ([]row, error) {
+func measureKeep(b *benchkit.Browser) ([]row, error) {
 	fl := &frameLog{}
-	ctx, cancel, err := b.tab(fl.listen)
+	ctx, cancel, err := b.Tab(fl.listen)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	if err := navigate(ctx, "https://"+siteHost+"/keep"); err != nil {
+	if err := benchkit.Navigate(ctx, "https://"+siteHost+"/keep"); err != nil {
 		return nil, err
 	}
-	if err := waitJS(ctx, 30*time.Second, "the page agent to connect", `document.querySelector('[data-remixproxy-launcher][data-remixproxy-state=connected]')`); err != nil {
+	if err := benchkit.WaitJS(ctx, 30*time.Second, "the page agent to connect", `document.querySelector('[data-remixproxy-launcher][data-remixproxy-state=connected]')`); err != nil {
 		return nil, err
 	}
 	time.Sleep(time.Second) // the keep's first check
 	warm := 10
-	if _, err := eval[bool](ctx, fmt.Sprintf(`window.benchStart(%d), true`, *repairs+warm)); err != nil {
+	if _, err := benchkit.Eval[bool](ctx, fmt.Sprintf(`window.benchStart(%d), true`, *repairs+warm)); err != nil {
 		return nil, err
 	}
-	if err := waitJS(ctx, 5*time.Minute, "the insertions to finish", `window.benchDone`); err != nil {
+	if err := benchkit.WaitJS(ctx, 5*time.Minute, "the insertions to finish", `window.benchDone`); err != nil {
 		return nil, err
 	}
 	time.Sleep(time.Second)
-	lat, err := eval[[]float64](ctx, `window.benchLat`)
+	lat, err := benchkit.Eval[[]float64](ctx, `window.benchLat`)
 	if err != nil {
 		return nil, err
 	}
-	missed, _ := eval[int](ctx, `window.benchMissed + document.querySelectorAll('#feed .promoted:not([data-remixlet-hidden])').length`)
+	missed, _ := benchkit.Eval[int](ctx, `window.benchMissed + document.querySelectorAll('#feed .promoted:not([data-remixlet-hidden])').length`)
 	if len(lat) <= warm {
 		return nil, fmt.Errorf("only %d repairs seen", len(lat))
 	}
@@ -641,8 +445,8 @@ func measureKeep(b *browser) ([]row, error) {
 	}, nil
 }
 
-func measureMemory(b *browser, px *proxyProc) ([]row, error) {
-	before := totalRSS(px.pid)
+func measureMemory(b *benchkit.Browser, px *benchkit.Proxy) ([]row, error) {
+	before := totalRSS(px.PID)
 	var cancels []context.CancelFunc
 	defer func() {
 		for _, c := range cancels {
@@ -651,25 +455,25 @@ func measureMemory(b *browser, px *proxyProc) ([]row, error) {
 	}()
 	var tabs []context.Context
 	for i := 0; i < *sessions; i++ {
-		ctx, cancel, err := b.tab(nil)
+		ctx, cancel, err := b.Tab(nil)
 		if err != nil {
 			return nil, fmt.Errorf("opening tab %d: %w", i, err)
 		}
 		cancels = append(cancels, cancel)
-		if err := navigate(ctx, fmt.Sprintf("https://%s/mem?tab=%d", siteHost, i)); err != nil {
+		if err := benchkit.Navigate(ctx, fmt.Sprintf("https://%s/mem?tab=%d", siteHost, i)); err != nil {
 			return nil, fmt.Errorf("tab %d: %w", i, err)
 		}
 		tabs = append(tabs, ctx)
 	}
 	for i, ctx := range tabs {
-		if err := waitJS(ctx, 2*time.Minute, fmt.Sprintf("tab %d: the 3 remixlets to run", i),
+		if err := benchkit.WaitJS(ctx, 2*time.Minute, fmt.Sprintf("tab %d: the 3 remixlets to run", i),
 			`document.querySelectorAll('[data-ran]').length === 3 && document.querySelectorAll('#feed .promoted:not([data-remixlet-hidden])').length === 0`); err != nil {
 			return nil, err
 		}
 	}
 	time.Sleep(3 * time.Second)
-	after, procs := totalRSS(px.pid), childPIDs(px.pid)
-	peak := procStatus(px.pid, "VmHWM")
+	after, procs := totalRSS(px.PID), childPIDs(px.PID)
+	peak := procStatus(px.PID, "VmHWM")
 	for _, c := range procs {
 		peak += procStatus(c, "VmHWM")
 	}
@@ -752,26 +556,3 @@ func pct(xs []float64, p float64) float64 {
 
 func ms(v float64) string { return fmt.Sprintf("%.2f ms", v) }
 func mib(n int64) string  { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}

@@ -1,4 +1,9 @@
-package main
+// Package benchkit starts what the benchmark programs under e2e/ (benchremixlet, agentbench)
+// drive: a loopback HTTPS site, the real remixproxy binary, and headless Chromium through it.
+//
+// It sits outside the proxy's data flow: test infrastructure only, never imported by the binary
+// (cmd/remixproxy's import test keeps it out). It must never reach beyond loopback.
+package benchkit
 
 import (
 	"context"
@@ -25,17 +30,17 @@ import (
 	"github.com/remixproxy/remixproxy/certs"
 )
 
-// The loopback site, the remixproxy process and Chromium, as e2e/benchremixlet starts them.
-
 // --- the site ---
 
-type site struct {
-	addr  string
-	caPEM string // file
-	srv   *http.Server
+// Site is an HTTPS site on loopback with a certificate from its own CA (CAPEM, a file).
+type Site struct {
+	Addr  string
+	CAPEM string // file
+	Srv   *http.Server
 }
 
-func startSite(dir string, mux http.Handler) (*site, error) {
+// StartSite serves h over HTTPS for host on 127.0.0.1, with a fresh CA written into dir.
+func StartSite(dir, host string, h http.Handler) (*Site, error) {
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	caTmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "benchremixlet upstream CA"},
@@ -49,7 +54,7 @@ func startSite(dir string, mux http.Handler) (*site, error) {
 	caCert, _ := x509.ParseCertificate(caDER)
 	leafKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	leafTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: siteHost}, DNSNames: []string{siteHost},
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
@@ -65,47 +70,50 @@ func startSite(dir string, mux http.Handler) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: mux, TLSConfig: &tls.Config{
+	srv := &http.Server{Handler: h, TLSConfig: &tls.Config{
 		Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}},
 	}}
 	go srv.ServeTLS(ln, "", "")
-	return &site{addr: ln.Addr().String(), caPEM: caFile, srv: srv}, nil
+	return &Site{Addr: ln.Addr().String(), CAPEM: caFile, Srv: srv}, nil
 }
 
 // --- the proxy ---
 
-type proxyProc struct {
-	addr string
-	pid  int
-	data string
-	out  *tail
-	stop func()
+// Proxy is a running remixproxy binary.
+type Proxy struct {
+	Addr string
+	PID  int
+	Data string // its data dir
+	Out  *Tail  // the end of its output
+	Stop func()
 }
 
-func startProxy(bin, data string, s *site, extra ...string) (*proxyProc, error) {
+// StartProxy runs `bin run` on a free loopback port with data as its data dir, trusting the site
+// and resolving host to it (--only-resolved), with extra flags; it returns once it listens.
+func StartProxy(bin, data string, s *Site, host string, extra ...string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	out := &tail{max: 16 << 10}
-	cmd := exec.Command(bin, "run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.caPEM,
-		"--only-resolved", "--resolve", siteHost+":443="+s.addr)
+	out := &Tail{Max: 16 << 10}
+	cmd := exec.Command(bin, "run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.CAPEM,
+		"--only-resolved", "--resolve", host+":443="+s.Addr)
 	cmd.Args = append(cmd.Args, extra...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &proxyProc{addr: addr, pid: cmd.Process.Pid, data: data, out: out,
-		stop: func() { cmd.Process.Signal(os.Interrupt); done(cmd, 5*time.Second) }}
+	p := &Proxy{Addr: addr, PID: cmd.Process.Pid, Data: data, Out: out,
+		Stop: func() { cmd.Process.Signal(os.Interrupt); done(cmd, 5*time.Second) }}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
 			return p, nil
 		}
 		if time.Now().After(deadline) {
-			p.stop()
+			p.Stop()
 			return nil, fmt.Errorf("remixproxy did not listen on %s:\n%s", addr, out)
 		}
 	}
@@ -125,19 +133,21 @@ func done(cmd *exec.Cmd, d time.Duration) {
 
 // --- Chromium ---
 
-type browser struct {
-	ctx   context.Context
-	close func()
+// Browser is a headless Chromium that uses a Proxy and trusts its CA by key (SPKI).
+type Browser struct {
+	Ctx   context.Context
+	Close func()
 }
 
-func startChromium(dir string, px *proxyProc) (*browser, error) {
-	ca, _, err := certs.LoadOrCreate(px.data)
+// StartChromium starts chromium (the executable) with a fresh profile in dir, through px.
+func StartChromium(chromium, dir string, px *Proxy) (*Browser, error) {
+	ca, _, err := certs.LoadOrCreate(px.Data)
 	if err != nil {
 		return nil, fmt.Errorf("reading the proxy's CA: %w", err)
 	}
-	out := &tail{max: 16 << 10}
+	out := &Tail{Max: 16 << 10}
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(*chromium),
+		chromedp.ExecPath(chromium),
 		chromedp.Flag("headless", "new"),
 		chromedp.Flag("no-sandbox", true),
 		chromedp.Flag("disable-gpu", true),
@@ -159,7 +169,7 @@ func startChromium(dir string, px *proxyProc) (*browser, error) {
 		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints"),
 		chromedp.Flag("user-data-dir", filepath.Join(dir, "profile")),
 		chromedp.Flag("window-size", "1280,900"),
-		chromedp.Flag("proxy-server", "http://"+px.addr),
+		chromedp.Flag("proxy-server", "http://"+px.Addr),
 		chromedp.Flag("ignore-certificate-errors-spki-list", ca.SPKIHash()),
 		chromedp.Env("HOME=" + filepath.Join(dir, "home")),
 		chromedp.CombinedOutput(out),
@@ -171,16 +181,16 @@ func startChromium(dir string, px *proxyProc) (*browser, error) {
 		allocCancel()
 		return nil, fmt.Errorf("starting chromium: %w\n%s", err, out)
 	}
-	return &browser{ctx: ctx, close: func() { cancel(); allocCancel() }}, nil
+	return &Browser{Ctx: ctx, Close: func() { cancel(); allocCancel() }}, nil
 }
 
-// tab opens a new tab; listen, if not nil, gets its DevTools events.
-func (b *browser) tab(listen func(ev any)) (context.Context, context.CancelFunc, error) {
+// Tab opens a new tab; listen, if not nil, gets its DevTools events.
+func (b *Browser) Tab(listen func(ev any)) (context.Context, context.CancelFunc, error) {
 	var opts []chromedp.ContextOption
 	if listen != nil {
 		opts = append(opts, chromedp.WithListener(listen))
 	}
-	ctx, cancel := chromedp.NewContext(b.ctx, opts...)
+	ctx, cancel := chromedp.NewContext(b.Ctx, opts...)
 	if err := chromedp.Do(ctx); err != nil {
 		cancel()
 		return nil, nil, err
@@ -192,14 +202,15 @@ func (b *browser) tab(listen func(ev any)) (context.Context, context.CancelFunc,
 	return ctx, cancel, nil
 }
 
-func navigate(ctx context.Context, url string) error {
+// Navigate loads url in the tab.
+func Navigate(ctx context.Context, url string) error {
 	c, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	return chromedp.Do(c, chromedp.Navigate(url))
 }
 
-// waitJS polls expr in the tab until it is truthy.
-func waitJS(ctx context.Context, d time.Duration, what, expr string) error {
+// WaitJS polls expr in the tab until it is truthy, for at most d.
+func WaitJS(ctx context.Context, d time.Duration, what, expr string) error {
 	deadline := time.Now().Add(d)
 	for {
 		c, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -215,30 +226,31 @@ func waitJS(ctx context.Context, d time.Duration, what, expr string) error {
 	}
 }
 
-func eval[T any](ctx context.Context, expr string) (T, error) {
+// Eval evaluates expr in the tab.
+func Eval[T any](ctx context.Context, expr string) (T, error) {
 	c, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return chromedp.Run(c, chromedp.Evaluate[T](expr))
 }
 
-// tail keeps the last max bytes written to it.
-type tail struct {
+// Tail keeps the last Max bytes written to it.
+type Tail struct {
 	mu  sync.Mutex
-	max int
+	Max int
 	b   []byte
 }
 
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	if len(t.b) > t.Max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.Max:]...)
 	}
 	return len(p), nil
 }
 
-func (t *tail) String() string {
+func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
