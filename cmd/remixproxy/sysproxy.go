@@ -29,6 +29,8 @@ type sysproxyEnv struct {
 	run      func(name string, args ...string) ([]byte, error) // combined output
 	dial     func(addr string) error                           // is something listening?
 	out      io.Writer
+
+	gnomeMode string // the GNOME proxy mode gnomeUsable read, before anything changed it
 }
 
 func newSysproxyEnv() *sysproxyEnv {
@@ -92,11 +94,12 @@ func (e *sysproxyEnv) command(args []string) error {
 		return err
 	}
 	backends := e.backends()
+	saved := savedFile(dataDir)
 	switch action {
 	case "on":
-		return e.on(backends, host, port)
+		return e.on(backends, host, port, saved)
 	case "off":
-		return e.off(backends, host, port)
+		return e.off(backends, host, port, saved)
 	case "status":
 		return e.status(backends, host, port)
 	case "":
@@ -106,10 +109,28 @@ func (e *sysproxyEnv) command(args []string) error {
 	}
 }
 
-func (e *sysproxyEnv) on(backends []proxyBackend, host, port string) error {
+func (e *sysproxyEnv) on(backends []proxyBackend, host, port, savedPath string) error {
 	if len(backends) == 0 {
 		e.printManual(host, port)
 		return errors.New("no system proxy setting could be changed here: follow the steps above")
+	}
+	// Remember a proxy the person had set, so `off` can put it back. A setting saved by an
+	// earlier `on` is kept (this one would only find remixproxy's own).
+	saved := loadSaved(savedPath)
+	changed := false
+	for _, b := range backends {
+		if _, ok := saved[b.name]; ok || b.save == nil {
+			continue
+		}
+		if prev, ok := b.save(e); ok && !pointsAt(prev, host, port) {
+			saved[b.name] = prev
+			changed = true
+		}
+	}
+	if changed {
+		if err := storeSaved(savedPath, saved); err != nil {
+			fmt.Fprintf(e.out, "warning: the proxy set before could not be remembered (%v); `sysproxy off` will switch the proxy off instead of restoring it\n", err)
+		}
 	}
 	var failed []error
 	for _, b := range backends {
@@ -135,21 +156,35 @@ func (e *sysproxyEnv) on(backends []proxyBackend, host, port string) error {
 	return nil
 }
 
-func (e *sysproxyEnv) off(backends []proxyBackend, host, port string) error {
+func (e *sysproxyEnv) off(backends []proxyBackend, host, port, savedPath string) error {
 	if len(backends) == 0 {
 		fmt.Fprintf(e.out, "No system proxy setting that remixproxy can change was found here, so there is nothing to switch off.\n")
 		fmt.Fprintf(e.out, "If you set the proxy by hand, remove %s from your desktop or browser proxy settings, and unset http_proxy https_proxy.\n",
 			net.JoinHostPort(host, port))
 		return nil
 	}
+	saved := loadSaved(savedPath)
 	var failed []error
 	for _, b := range backends {
+		if prev, ok := saved[b.name]; ok && b.restore != nil {
+			if err := b.restore(e, prev); err != nil {
+				fmt.Fprintf(e.out, "✗ %s: restoring the proxy set before: %v\n", b.name, err)
+				failed = append(failed, err)
+				continue
+			}
+			delete(saved, b.name)
+			fmt.Fprintf(e.out, "✓ %s: the proxy set before remixproxy is back (%s)\n", b.name, describeSaved(prev))
+			continue
+		}
 		if err := b.off(e); err != nil {
 			fmt.Fprintf(e.out, "✗ %s: %v\n", b.name, err)
 			failed = append(failed, err)
 			continue
 		}
 		fmt.Fprintf(e.out, "✓ %s: proxy switched off\n", b.name)
+	}
+	if err := storeSaved(savedPath, saved); err != nil {
+		failed = append(failed, err)
 	}
 	if len(failed) > 0 {
 		return fmt.Errorf("switching the system proxy off: %w", errors.Join(failed...))
@@ -206,6 +241,10 @@ type proxyBackend struct {
 	on     func(e *sysproxyEnv, host, port string) error
 	off    func(e *sysproxyEnv) error
 	status func(e *sysproxyEnv) (string, error)
+	// save reads a manual proxy set now (ok false when none is, or it cannot be read), as
+	// key → value with "host" and "port" among them; restore sets it again. Either may be nil.
+	save    func(e *sysproxyEnv) (map[string]string, bool)
+	restore func(e *sysproxyEnv, saved map[string]string) error
 }
 
 // backends returns the proxy settings that can be changed on e.goos with the tools present.
@@ -260,7 +299,11 @@ func (e *sysproxyEnv) gnomeUsable() bool {
 		return false
 	}
 	out, err := e.run("gsettings", "get", gnomeSchema, "mode")
-	return err == nil && !strings.Contains(string(out), "memory")
+	if err != nil || strings.Contains(string(out), "memory") {
+		return false
+	}
+	e.gnomeMode = strings.Trim(strings.TrimSpace(string(out)), "'")
+	return true
 }
 
 // gnomeSetMode sets the proxy mode and reads it back: without a session bus, gsettings
@@ -300,6 +343,37 @@ var gnomeBackend = proxyBackend{
 	},
 	off: func(e *sysproxyEnv) error {
 		return gnomeSetMode(e, "none")
+	},
+	save: func(e *sysproxyEnv) (map[string]string, bool) {
+		get := func(schema, key string) (string, error) {
+			out, err := e.runChecked("gsettings", "get", schema, key)
+			return strings.Trim(strings.TrimSpace(out), "'"), err
+		}
+		if e.gnomeMode != "manual" { // read by gnomeUsable, before any change
+			return nil, false
+		}
+		m := map[string]string{}
+		for _, scheme := range []string{"http", "https"} {
+			h, err1 := get(gnomeSchema+"."+scheme, "host")
+			p, err2 := get(gnomeSchema+"."+scheme, "port")
+			if err1 != nil || err2 != nil {
+				return nil, false
+			}
+			m[scheme+".host"], m[scheme+".port"] = h, p
+		}
+		m["host"], m["port"] = m["http.host"], m["http.port"]
+		return m, true
+	},
+	restore: func(e *sysproxyEnv, m map[string]string) error {
+		for _, scheme := range []string{"http", "https"} {
+			if _, err := e.runChecked("gsettings", "set", gnomeSchema+"."+scheme, "host", m[scheme+".host"]); err != nil {
+				return err
+			}
+			if _, err := e.runChecked("gsettings", "set", gnomeSchema+"."+scheme, "port", m[scheme+".port"]); err != nil {
+				return err
+			}
+		}
+		return gnomeSetMode(e, "manual")
 	},
 	status: func(e *sysproxyEnv) (string, error) {
 		get := func(schema, key string) (string, error) {
@@ -344,8 +418,37 @@ func kdeBackend(version string) proxyBackend {
 			e.run("dbus-send", "--type=signal", "/KIO/Scheduler", "org.kde.KIO.Scheduler.reparseSlaveConfiguration", "string:")
 		}
 	}
+	get := func(e *sysproxyEnv, key string) (string, error) {
+		out, err := e.runChecked(read, "--file", "kioslaverc", "--group", "Proxy Settings", "--key", key)
+		return strings.TrimSpace(out), err
+	}
 	return proxyBackend{
 		name: "KDE (" + write + ")",
+		save: func(e *sysproxyEnv) (map[string]string, bool) {
+			if typ, err := get(e, "ProxyType"); err != nil || typ != "1" {
+				return nil, false
+			}
+			h, err1 := get(e, "httpProxy")
+			hs, err2 := get(e, "httpsProxy")
+			if err1 != nil || err2 != nil {
+				return nil, false
+			}
+			m := map[string]string{"httpProxy": h, "httpsProxy": hs}
+			// KDE's format: "http://HOST PORT".
+			if u, p, ok := strings.Cut(strings.TrimPrefix(h, "http://"), " "); ok {
+				m["host"], m["port"] = strings.Trim(u, "[]"), p
+			}
+			return m, true
+		},
+		restore: func(e *sysproxyEnv, m map[string]string) error {
+			for _, kv := range [][2]string{{"httpProxy", m["httpProxy"]}, {"httpsProxy", m["httpsProxy"]}, {"ProxyType", "1"}} {
+				if err := set(e, kv[0], kv[1]); err != nil {
+					return err
+				}
+			}
+			notify(e)
+			return nil
+		},
 		on: func(e *sysproxyEnv, host, port string) error {
 			value := "http://" + host + " " + port // KDE's format: URL, space, port
 			if strings.Contains(host, ":") {
@@ -413,8 +516,67 @@ func macOSBackend(networksetup string) proxyBackend {
 		}
 		return names, nil
 	}
+	kinds := []struct{ get, set, state string }{
+		{"-getwebproxy", "-setwebproxy", "-setwebproxystate"},
+		{"-getsecurewebproxy", "-setsecurewebproxy", "-setsecurewebproxystate"},
+	}
 	return proxyBackend{
 		name: "macOS",
+		// save keeps, per service and kind, "SERVER PORT" for an enabled proxy or "off".
+		save: func(e *sysproxyEnv) (map[string]string, bool) {
+			svcs, err := services(e)
+			if err != nil {
+				return nil, false
+			}
+			m := map[string]string{}
+			any := false
+			for _, s := range svcs {
+				for _, k := range kinds {
+					out, err := e.runChecked(networksetup, k.get, s)
+					if err != nil {
+						return nil, false
+					}
+					d := describeNetworksetup(out)
+					if d == "off" {
+						m[s+"\x00"+k.set] = "off"
+						continue
+					}
+					h, p, err := net.SplitHostPort(d)
+					if err != nil {
+						return nil, false
+					}
+					m[s+"\x00"+k.set] = h + " " + p
+					if !any {
+						m["host"], m["port"] = h, p
+					}
+					any = true
+				}
+			}
+			return m, any
+		},
+		restore: func(e *sysproxyEnv, m map[string]string) error {
+			for key, v := range m {
+				s, set, ok := strings.Cut(key, "\x00")
+				if !ok {
+					continue
+				}
+				if v == "off" {
+					state := "-setwebproxystate"
+					if set == "-setsecurewebproxy" {
+						state = "-setsecurewebproxystate"
+					}
+					if _, err := e.runChecked(networksetup, state, s, "off"); err != nil {
+						return err
+					}
+					continue
+				}
+				h, p, _ := strings.Cut(v, " ")
+				if _, err := e.runChecked(networksetup, set, s, h, p); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 		on: func(e *sysproxyEnv, host, port string) error {
 			svcs, err := services(e)
 			if err != nil {
@@ -483,6 +645,29 @@ const windowsInternetSettings = `HKCU\Software\Microsoft\Windows\CurrentVersion\
 
 var windowsBackend = proxyBackend{
 	name: "Windows",
+	save: func(e *sysproxyEnv) (map[string]string, bool) {
+		enable, err := e.runChecked("reg", "query", windowsInternetSettings, "/v", "ProxyEnable")
+		if err != nil || !strings.Contains(enable, "0x1") {
+			return nil, false
+		}
+		server, err := e.runChecked("reg", "query", windowsInternetSettings, "/v", "ProxyServer")
+		f := strings.Fields(server)
+		if err != nil || len(f) == 0 {
+			return nil, false
+		}
+		m := map[string]string{"ProxyServer": f[len(f)-1]}
+		if h, p, err := net.SplitHostPort(m["ProxyServer"]); err == nil {
+			m["host"], m["port"] = h, p
+		}
+		return m, true
+	},
+	restore: func(e *sysproxyEnv, m map[string]string) error {
+		if _, err := e.runChecked("reg", "add", windowsInternetSettings, "/v", "ProxyServer", "/t", "REG_SZ", "/d", m["ProxyServer"], "/f"); err != nil {
+			return err
+		}
+		_, err := e.runChecked("reg", "add", windowsInternetSettings, "/v", "ProxyEnable", "/t", "REG_DWORD", "/d", "1", "/f")
+		return err
+	},
 	on: func(e *sysproxyEnv, host, port string) error {
 		if _, err := e.runChecked("reg", "add", windowsInternetSettings, "/v", "ProxyServer", "/t", "REG_SZ",
 			"/d", net.JoinHostPort(host, port), "/f"); err != nil {

@@ -157,6 +157,7 @@ func TestSysproxyCommandsPerPlatform(t *testing.T) {
 			goos: "linux", args: []string{"on"},
 			sys: fakeSystem{have: []string{"kwriteconfig6", "kwriteconfig5"}},
 			wantCmds: []string{
+				"kreadconfig6 --file kioslaverc --group 'Proxy Settings' --key ProxyType", // what was set before
 				"kwriteconfig6 --file kioslaverc --group 'Proxy Settings' --key httpProxy 'http://127.0.0.1 8080'",
 				"kwriteconfig6 --file kioslaverc --group 'Proxy Settings' --key httpsProxy 'http://127.0.0.1 8080'",
 				"kwriteconfig6 --file kioslaverc --group 'Proxy Settings' --key ProxyType 1",
@@ -200,6 +201,11 @@ func TestSysproxyCommandsPerPlatform(t *testing.T) {
 			goos: "darwin", args: []string{"on"}, listening: true,
 			sys: fakeSystem{have: []string{"networksetup"}, outputs: map[string]string{macList: macServices}},
 			wantCmds: []string{
+				macList, // what was set before
+				"networksetup -getwebproxy Wi-Fi",
+				"networksetup -getsecurewebproxy Wi-Fi",
+				"networksetup -getwebproxy 'Thunderbolt Bridge'",
+				"networksetup -getsecurewebproxy 'Thunderbolt Bridge'",
 				macList,
 				"networksetup -setwebproxy Wi-Fi 127.0.0.1 8080",
 				"networksetup -setsecurewebproxy Wi-Fi 127.0.0.1 8080",
@@ -236,6 +242,7 @@ func TestSysproxyCommandsPerPlatform(t *testing.T) {
 			goos: "windows", args: []string{"on", "--listen", "127.0.0.1:8081"}, listening: true,
 			sys: fakeSystem{have: []string{"reg"}},
 			wantCmds: []string{
+				"reg query " + winKey + " /v ProxyEnable", // what was set before
 				"reg add " + winKey + " /v ProxyServer /t REG_SZ /d 127.0.0.1:8081 /f",
 				"reg add " + winKey + " /v ProxyEnable /t REG_DWORD /d 1 /f",
 			},
