@@ -5,20 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/remixproxy/remixproxy/agent/scripted"
-	"github.com/remixproxy/remixproxy/certs"
-	"github.com/remixproxy/remixproxy/sandbox"
-	"github.com/remixproxy/remixproxy/store"
 )
 
 // http_request and the API access switch (chat_request.go), end to end below the browser, in
@@ -72,53 +64,7 @@ func apiSite(log *siteLog) http.Handler {
 // newRequestFixture is newChatFixture with apiSite as example.com and api.example.com.
 func newRequestFixture(t *testing.T, script string, log *siteLog) *chatFixture {
 	t.Helper()
-	sc, err := scripted.ParseScript([]byte(script))
-	if err != nil {
-		t.Fatalf("script: %v", err)
-	}
-	model := scripted.New(sc)
-	modelURL, stop, err := model.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	resolve, roots := tlsSite(t, chatSite, apiSite(log))
-	resolve["api."+chatSite+":443"] = resolve[chatSite+":443"]
-	dir := t.TempDir()
-	ca, _, err := certs.LoadOrCreate(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
-		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
-			return sandbox.FilesNeedApproval(active, next, chatHost)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	srv, err := New(Config{
-		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
-		Store: st, Version: "test", ModelURL: modelURL + "/v1", ModelAPI: "openai",
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca}
-	f.client = f.newClient(false)
-	cf := &chatFixture{fixture: f, st: st, model: model, dir: dir, logs: logs, raw: &syncBuffer{},
-		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
-	cf.connectPage(t)
-	return cf
+	return newChatFixtureWith(t, script, chatOptions{site: apiSite(log), alsoHosts: []string{"api." + chatSite}})
 }
 
 // actMode switches the fixture's chat to Act and waits until the panel is told.

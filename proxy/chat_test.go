@@ -70,13 +70,31 @@ func (s *syncBuffer) String() string {
 
 func newChatFixture(t *testing.T, script string) *chatFixture {
 	t.Helper()
-	return newChatFixtureAPI(t, script, "openai")
+	return newChatFixtureWith(t, script, chatOptions{})
 }
 
 // newChatFixtureAPI is newChatFixture with the model spoken to in wire format api ("openai" or
 // "anthropic").
 func newChatFixtureAPI(t *testing.T, script, api string) *chatFixture {
 	t.Helper()
+	return newChatFixtureWith(t, script, chatOptions{api: api})
+}
+
+// chatOptions change what newChatFixtureWith builds.
+type chatOptions struct {
+	api       string       // the model's wire format; "" is "openai"
+	site      http.Handler // chatSite's handler; nil is a small page with a promoted item
+	alsoHosts []string     // more host names the same site answers for (e.g. api.example.com)
+}
+
+func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture {
+	t.Helper()
+	if o.api == "" {
+		o.api = "openai"
+	}
+	if o.site == nil {
+		o.site = htmlHandler(`<!doctype html><title>Shop</title><p class="promoted">ad</p>`)
+	}
 	sc, err := scripted.ParseScript([]byte(script))
 	if err != nil {
 		t.Fatalf("script: %v", err)
@@ -88,7 +106,10 @@ func newChatFixtureAPI(t *testing.T, script, api string) *chatFixture {
 	}
 	t.Cleanup(stop)
 
-	resolve, roots := tlsSite(t, chatSite, htmlHandler(`<!doctype html><title>Shop</title><p class="promoted">ad</p>`))
+	resolve, roots := tlsSite(t, chatSite, o.site)
+	for _, h := range o.alsoHosts {
+		resolve[h+":443"] = resolve[chatSite+":443"]
+	}
 	dir := t.TempDir()
 	ca, _, err := certs.LoadOrCreate(dir)
 	if err != nil {
@@ -110,7 +131,7 @@ func newChatFixtureAPI(t *testing.T, script, api string) *chatFixture {
 	logs := &syncBuffer{}
 	srv, err := New(Config{
 		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
-		Store: st, Version: "test", ModelURL: map[string]string{"openai": modelURL + "/v1", "anthropic": modelURL}[api], ModelAPI: api,
+		Store: st, Version: "test", ModelURL: map[string]string{"openai": modelURL + "/v1", "anthropic": modelURL}[o.api], ModelAPI: o.api,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
