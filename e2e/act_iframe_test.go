@@ -98,6 +98,24 @@ func TestActIframe(t *testing.T) {
 	}
 	c := &toolCaller{t: t, srv: p.Server, session: sessionFor(t, p, "https://frame.test/")}
 
+	// capture_page's text includes the same-origin frame's, under its title, and never the
+	// password the frame shows in its own text; the other site's frame is not read.
+	text := fmt.Sprint(c.ok("capture_page", `{}`)["text"])
+	if !strings.Contains(text, `[frame "Sign-in frame"]`) || !strings.Contains(text, "Sign in") {
+		t.Errorf("capture_page text does not include the frame's:\n%s", text)
+	}
+	if strings.Contains(text, framePassword) {
+		t.Errorf("capture_page text holds the frame's password:\n%s", text)
+	}
+
+	// wait_for_stable sees changes inside the frame (the top page does not change here).
+	e2etest.Eval[bool](tab, `(() => { const d = document.getElementById('inner').contentDocument;
+		let n = 0; const id = setInterval(() => { d.getElementById('echo').textContent = 'tick ' + (++n); if (n >= 10) clearInterval(id); }, 30);
+		return true; })()`)
+	if st := c.ok("wait_for_stable", `{"ms": 200}`); fmt.Sprint(st["mutations"]) == "0" {
+		t.Errorf("wait_for_stable saw no change while the frame changed: %v", st)
+	}
+
 	outline := fmt.Sprint(c.ok("outline", `{}`)["outline"])
 	t.Logf("outline:\n%s", outline)
 	for _, want := range []string{

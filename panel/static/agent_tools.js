@@ -1780,16 +1780,37 @@
       var de = apply(documentElement, doc, []);
       v.pageHeight = de && scrollHeightG ? round(apply(scrollHeightG, de, [])) : 0;
       r.viewport = v;
-      var body = bodyOf ? apply(bodyOf, doc, []) : null;
-      var t = '';
-      if (body && innerTextG) {
-        try {
-          t = '' + apply(innerTextG, body, []);
-        } catch (e) { /* not an HTML element */ }
+      var t = bodyText(doc);
+      // Same-origin frames' text follows, each under a line naming the frame (other sites'
+      // frames are never read).
+      var fl = frameList();
+      var i;
+      for (i = 0; i < fl.length && t.length <= max; i++) {
+        var ft = bodyText(fl[i].doc);
+        if (ft !== '') {
+          var name = attrOf(fl[i].frame, 'title');
+          t = t + '\n[frame' + (typeof name === 'string' && name !== '' ? ' "' + cut(name, 80) + '"' : '') + ']\n' + ft;
+        }
       }
       r.truncated = t.length > max;
       r.text = r.truncated ? apply(strSlice, t, [0, max]) : t;
       return r;
+    }
+
+    // bodyText is the rendered text of a document's body (innerText), or ''.
+    function bodyText(d) {
+      var body = null;
+      try {
+        body = bodyOf ? apply(bodyOf, d, []) : null;
+      } catch (e) { /* not an HTML document */ }
+      if (!body || !innerTextG) {
+        return '';
+      }
+      try {
+        return '' + apply(innerTextG, body, []);
+      } catch (e) {
+        return '';
+      }
     }
 
     // ---- query. -----------------------------------------------------------------------------
@@ -3272,6 +3293,17 @@
       o.attributes = true;
       o.characterData = true;
       apply(moObserve, mo, [apply(documentElement, doc, []), o]);
+      // Same-origin frames count too: one observer watches each frame's document as well.
+      var fl = frameList();
+      var fi;
+      for (fi = 0; fi < fl.length; fi++) {
+        try {
+          var fde = apply(documentElement, fl[fi].doc, []);
+          if (fde) {
+            apply(moObserve, mo, [fde, o]);
+          }
+        } catch (e) { /* a frame that went */ }
+      }
       function finish(stable) {
         try {
           apply(moDisconnect, mo, []);
