@@ -5,15 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/proxy"
@@ -577,96 +571,4 @@ func TestPageToolsOnAHostilePage(t *testing.T) {
 	if n := sites.HostRequests("witness.test"); n != 0 || len(w.requests()) != 0 {
 		t.Errorf("the witness site got %d requests: %q", n, w.requests())
 	}
-}
-
-// TestPageToolsCorpusOutline measures the outline on every corpus page (issue 6's "outline
-// quality"): the size of the default and the "all" outline, and how many of the links,
-// buttons and fields visible in the viewport have no line of their own in the default
-// outline. It is a measurement, not a check, and runs only with REMIXPROXY_OUTLINE_CORPUS=1;
-// any tool failing on a page fails it.
-func TestPageToolsCorpusOutline(t *testing.T) {
-	if os.Getenv("REMIXPROXY_OUTLINE_CORPUS") == "" {
-		t.Skip("set REMIXPROXY_OUTLINE_CORPUS=1 to measure the outline on the corpus pages")
-	}
-	names, err := filepath.Glob(filepath.Join(corpusDir, os.Getenv("REMIXPROXY_OUTLINE_GLOB")+"*.html"))
-	if err != nil || len(names) == 0 {
-		t.Skipf("no corpus pages in %s", corpusDir)
-	}
-	p := world.Proxy(t)
-	tab := world.ProxiedTab(t)
-	tab.NavigateTimeout = corpusNavigateTimeout
-	ctx, cancel := context.WithTimeout(tab.Context(), 10*time.Second)
-	if err := chromedp.Do(ctx, onlyCorpus); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	var sizes, allSizes, missing []int
-	for _, path := range names {
-		name := filepath.Base(path)
-		url := "https://corpus.test/" + name
-		if _, err := tab.NavigateErr(url); err != nil {
-			t.Logf("%s: %v", name, err)
-			continue
-		}
-		if err := tab.WaitConnectedErr(corpusConnectedTimeout); err != nil {
-			t.Logf("%s: not connected", name)
-			continue
-		}
-		c := &toolCaller{t: t, srv: p.Server, session: sessionFor(t, p, url)}
-		start := time.Now()
-		v, err := c.call("outline", `{}`)
-		took := time.Since(start)
-		if err != nil {
-			t.Errorf("%s: outline: %v", name, err)
-			continue
-		}
-		o := fmt.Sprint(v["outline"])
-		if os.Getenv("REMIXPROXY_OUTLINE_GLOB") != "" {
-			t.Logf("%s:\n%s", name, o)
-		}
-		all, err := c.call("outline", `{"filter":"all","budget":100000}`)
-		if err != nil {
-			t.Errorf("%s: outline all: %v", name, err)
-			continue
-		}
-		if _, err := c.call("read_page_data", `{}`); err != nil {
-			t.Errorf("%s: read_page_data: %v", name, err)
-		}
-		if _, err := c.call("capture_page", `{}`); err != nil {
-			t.Errorf("%s: capture_page: %v", name, err)
-		}
-		// Interactive elements whose box is in the viewport and on top at their centre.
-		shown := e2etest.Eval[int](tab, `[...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea')].filter((e) => {
-			const r = e.getBoundingClientRect();
-			if (r.width < 1 || r.height < 1 || r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) return false;
-			const s = getComputedStyle(e);
-			return s.visibility === 'visible' && !e.closest('[aria-hidden=true], [hidden]');
-		}).length`)
-		lines := 0
-		for _, l := range strings.Split(o, "\n") {
-			for _, role := range []string{"- link", "- button", "- textbox", "- searchbox", "- checkbox", "- radio", "- combobox", "- slider", "- spinbutton", "- listbox", "- switch"} {
-				if strings.Contains(l, role) {
-					lines++
-					break
-				}
-			}
-		}
-		miss := max(0, shown-lines)
-		sizes = append(sizes, utf8.RuneCountInString(o))
-		allSizes = append(allSizes, utf8.RuneCountInString(fmt.Sprint(all["outline"])))
-		missing = append(missing, miss)
-		t.Logf("%-48s default %5d chars (truncated %v) in %4d ms, all %6d chars; interactive in view %3d, lines %3d",
-			name, utf8.RuneCountInString(o), v["truncated"], took.Milliseconds(), utf8.RuneCountInString(fmt.Sprint(all["outline"])), shown, lines)
-	}
-	slices.Sort(sizes)
-	slices.Sort(allSizes)
-	slices.Sort(missing)
-	q := func(xs []int, f float64) int {
-		if len(xs) == 0 {
-			return 0
-		}
-		return xs[int(f*float64(len(xs)-1))]
-	}
-	t.Logf("%d pages: default outline chars p50 %d p90 %d max %d; all p50 %d p90 %d max %d; interactive-in-view minus lines p50 %d p90 %d max %d",
-		len(sizes), q(sizes, .5), q(sizes, .9), q(sizes, 1), q(allSizes, .5), q(allSizes, .9), q(allSizes, 1), q(missing, .5), q(missing, .9), q(missing, 1))
 }
