@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -630,59 +629,23 @@ func (p *pageRun) receive(typ string, raw json.RawMessage) {
 	}
 }
 
-// relay sends one dom operation of a remixlet to the page agent and waits for its answer.
+// relay sends one dom operation of a remixlet to the page agent and waits for its answer
+// (ask, rmx_clipboard.go). A dom.on call's listener is registered first, so the events it
+// brings are delivered.
 func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, call domCall) (json.RawMessage, error) {
-	args, listener := call.args, call.listener
-	remixlet := h.id
-	ch := make(chan opResult, 1)
-	p.mu.Lock()
-	if p.ended {
-		p.mu.Unlock()
-		return nil, errors.New("the page went away")
-	}
-	if h.stopped {
-		p.mu.Unlock()
-		return nil, errors.New("the page no longer matches the remixlet")
-	}
-	p.nextOp++
-	id := p.nextOp
-	p.pending[id] = pendingOp{remixlet: remixlet, ch: ch}
-	if listener != 0 {
-		if rr := p.running[remixlet]; rr != nil && rr.host == h {
-			rr.listeners[listener] = true
-		}
-	}
-	p.mu.Unlock()
-	drop := func() {
+	if call.listener != 0 {
 		p.mu.Lock()
-		delete(p.pending, id)
+		if rr := p.running[h.id]; rr != nil && rr.host == h && !p.ended && !h.stopped {
+			rr.listeners[call.listener] = true
+		}
 		p.mu.Unlock()
 	}
-	anyArgs := make([]any, len(args))
-	for i, a := range args {
+	anyArgs := make([]any, len(call.args))
+	for i, a := range call.args {
 		anyArgs[i] = a
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.r.opTimeout)
-	defer cancel()
-	if err := p.pc.send(ctx, panel.Op{Type: panel.TypeOp, ID: id, Remixlet: remixlet, Op: op, Args: anyArgs,
-		Hosts: call.hosts, Relative: call.relative}); err != nil {
-		drop()
-		return nil, errors.New("the page is not connected")
-	}
-	select {
-	case res := <-ch:
-		if !res.ok {
-			if res.err == "" {
-				res.err = "the page agent refused it"
-			}
-			return nil, &refusal{why: res.err}
-		}
-		if len(res.value) == 0 {
-			return json.RawMessage("null"), nil
-		}
-		return res.value, nil
-	case <-ctx.Done():
-		drop()
-		return nil, fmt.Errorf("the page did not answer within %v", p.r.opTimeout)
-	}
+	return p.ask(ctx, h, func(id uint64) any {
+		return panel.Op{Type: panel.TypeOp, ID: id, Remixlet: h.id, Op: op, Args: anyArgs,
+			Hosts: call.hosts, Relative: call.relative}
+	})
 }
