@@ -170,7 +170,9 @@ func TestEvalAndFunctionConstructorsThrow(t *testing.T) {
 			script := fmt.Sprintf("try { const v = %s; rmx.log('ESCAPED', String(v)) } catch (e) { rmx.log('BLOCKED', e.name, e.message) }", expr)
 			if _, err := NewRuntime(RuntimeConfig{RemixletID: "t", API: 1, Script: script}); err != nil &&
 				strings.Contains(err.Error(), "Async generators are not supported") {
-				t.Skip("this goja cannot parse async generators, so the route does not exist:", err)
+				// This goja refuses the script outright: the route does not exist, which is
+				// what the test asks. A goja that parses async generators runs the check below.
+				return
 			}
 			_, sink := startRuntime(t, script, nil, Limits{})
 			sink.waitFor(t, "info: ")
