@@ -168,3 +168,39 @@ func TestChatFollowsWhenTheNewPageConnectsFirst(t *testing.T) {
 		t.Errorf("outline = %v, want it answered by the next page", out)
 	}
 }
+
+// TestChatNeverFollowsToAnotherOrigin: a page of another origin whose request names the chat's
+// last page as Referer does not take the chat; one of the same origin does.
+func TestChatNeverFollowsToAnotherOrigin(t *testing.T) {
+	srv := &Server{sessions: newSessions([]byte("k"))}
+	srv.chats = newChatHub(srv, context.Background())
+	h := srv.chats
+	c := &chat{hub: h, origin: "https://shop.test"}
+	wait := make(chan struct{})
+	c.waiting = wait
+	h.orphan(c, wait, "https://shop.test/a")
+
+	nav := func(pageURL string) *session {
+		req, _ := http.NewRequest("GET", pageURL, nil)
+		req.Header.Set("Referer", "https://shop.test/a")
+		h.noteNavigation(pageURL, req)
+		u, _ := url.Parse(pageURL)
+		return srv.sessions.open(u, nil)
+	}
+	evil := nav("https://evil.test/x")
+	h.pageOpened(evil)
+	h.mu.Lock()
+	_, took := h.bySession[evil.ID]
+	h.mu.Unlock()
+	if took {
+		t.Fatal("a page of another origin took the chat")
+	}
+	same := nav("https://shop.test/b")
+	h.pageOpened(same)
+	h.mu.Lock()
+	got := h.bySession[same.ID]
+	h.mu.Unlock()
+	if got != c {
+		t.Fatal("the next page of the same origin did not take the chat")
+	}
+}
