@@ -119,11 +119,11 @@ func TestActIframe(t *testing.T) {
 	outline := fmt.Sprint(c.ok("outline", `{}`)["outline"])
 	t.Logf("outline:\n%s", outline)
 	for _, want := range []string{
-		`- iframe "Sign-in frame" [e`,
+		`iframe "Sign-in frame" [e`,
 		`textbox "Email"`,
 		`textbox "Password" [password]`,
 		`button "Sign in"`,
-		`- iframe "Partner offers" (other site, not readable) -> https://other.test/` + "\u2026",
+		`iframe "Partner offers" (other site, not readable) -> https://other.test/` + "\u2026",
 		"Below the frames",
 	} {
 		if !strings.Contains(outline, want) {
@@ -137,7 +137,7 @@ func TestActIframe(t *testing.T) {
 		t.Errorf("the frame's text showing its password was not scrubbed:\n%s", outline)
 	}
 	// The frame's content is indented under its line.
-	frameLine := lineWith(outline, `- iframe "Sign-in frame"`)
+	frameLine := lineWith(outline, `iframe "Sign-in frame"`)
 	emailLine := lineWith(outline, `textbox "Email"`)
 	if indentOfLine(emailLine) <= indentOfLine(frameLine) {
 		t.Errorf("the frame's fields are not under the frame's line:\n%s\n%s", frameLine, emailLine)
@@ -149,7 +149,7 @@ func TestActIframe(t *testing.T) {
 		e2etest.Eval[bool](tab, `(() => { const d = document.getElementById('inner').contentDocument.getElementById('nested').contentDocument;
 			d.getElementById('nb').addEventListener('click', () => { d.body.dataset.nested = 'clicked'; }); return true; })()`)
 		o := fmt.Sprint(c.ok("outline", `{}`)["outline"])
-		nested := lineWith(o, `- iframe "Nested frame"`)
+		nested := lineWith(o, `iframe "Nested frame"`)
 		button := lineWith(o, `button "Nested button"`)
 		if nested == "" || button == "" || indentOfLine(button) <= indentOfLine(nested) || indentOfLine(nested) <= indentOfLine(frameLine) {
 			t.Fatalf("the nested frame's button is not under it:\n%s", o)

@@ -448,3 +448,63 @@ func storedToolResults(t *testing.T, st *store.Store) []string {
 	}
 	return out
 }
+
+// TestActSubmitGuardCoversSetFieldAndEnter: a form's submission by set_field (submit) or by
+// Enter in one of its fields counts, for the duplicate-submit guard, as a click on the form's
+// default button — in real Chromium, with a page whose key handler submits on Enter.
+func TestActSubmitGuardCoversSetFieldAndEnter(t *testing.T) {
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "find", "arguments": {"text": "Comment"}}]},
+		{"tool_calls": [{"name": "set_field", "arguments": {"ref": "{{grab:Comment[^\\[]*\\[(e\\d+)\\]}}", "text": "first", "submit": true}}]},
+		{"tool_calls": [{"name": "find", "arguments": {"text": "Comment"}}]},
+		{"tool_calls": [{"name": "set_field", "arguments": {"ref": "{{grab:Comment[^\\[]*\\[(e\\d+)\\]}}", "text": "again", "submit": true}}]},
+		{"tool_calls": [{"name": "press_keys", "arguments": {"keys": ["Enter"]}}]},
+		{"tool_calls": [{"name": "press_keys", "arguments": {"keys": ["Enter"], "resubmit": true}}]},
+		{"text": "posted twice, as asked"}
+	]}`, map[string]http.Handler{"guard.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Discussion</title></head><body>
+<h1>Discussion</h1>
+<form id="f" action="/comments" method="post"><label for="c">Comment</label> <input id="c" name="c"><button>Post comment</button></form>
+<script>
+const f = document.getElementById('f');
+f.addEventListener('submit', (e) => { e.preventDefault(); document.body.dataset.posts = String(Number(document.body.dataset.posts || 0) + 1); });
+document.getElementById('c').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); f.requestSubmit(); } });
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
+	})})
+	tab := aw.tab
+	tab.Navigate("https://guard.test/")
+	tab.WaitConnected()
+	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
+	pf, _ := openPanel(t, tab)
+	pf.eval(t, `document.getElementById('mode-act').click(), true`)
+	pf.waitFor(t, 5*time.Second, "Act mode", `document.getElementById('mode-act').getAttribute('aria-pressed') === 'true'`)
+	chat(t, pf, "post the comment")
+
+	var results []string
+	for deadline := time.Now().Add(30 * time.Second); len(results) < 6 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		results = storedToolResults(t, aw.proxy.Store)
+	}
+	if len(results) < 6 {
+		t.Fatalf("%d tool results stored, want 6: %q\n%s", len(results), results, aw.diagnose())
+	}
+	for i, want := range []string{
+		`Comment`,
+		`"name":"post comment"`,
+		`Comment`,
+		"the form's submission (post comment) was already clicked on this page",
+		"(the form's submission, post comment) was already clicked on this page",
+		`"name":"post comment"`,
+	} {
+		if !strings.Contains(results[i], want) {
+			t.Errorf("tool result %d = %s\nwant it to contain %q", i, head(results[i], 600), want)
+		}
+	}
+	// Two submissions reached the page: set_field's, and the Enter passed with resubmit.
+	if got := e2etest.Eval[string](tab, `document.body.dataset.posts || '0'`); got != "2" {
+		t.Errorf("the page saw %s submissions, want 2", got)
+	}
+	if got := e2etest.Eval[string](tab, `document.getElementById('c').value`); got != "first" {
+		t.Errorf("the refused set_field typed into the field: %q", got)
+	}
+}

@@ -19,7 +19,9 @@ import (
 //   - the duplicate-submit guard: a click on a control whose accessible name starts with
 //     create/save/submit/add/post/publish/send/confirm/place order/pay/checkout/update is
 //     refused when one of the same name was clicked on the same page address of this chat in
-//     the last resubmitWindow, unless the model passes resubmit: true;
+//     the last resubmitWindow, unless the model passes resubmit: true; a form's submission by
+//     set_field (submit) or by Enter in one of its fields counts as a click on the form's
+//     default button (or "submit" when it has none);
 //   - done (in Act mode) is refused, at most maxDoneRefusals times per page address, when its
 //     summary claims success while the page still shows an open dialog or a form with unsaved
 //     input (page tool page_state);
@@ -157,9 +159,9 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 	switch tool {
 	case "done":
 		return st.done(ctx, page, args)
-	case "click":
-		out, err = st.click(ctx, page, args)
-	case "set_field", "press_keys", "select":
+	case "click", "set_field", "press_keys":
+		out, err = st.guarded(ctx, page, tool, args)
+	case "select":
 		// Enter, a submission or a change handler may navigate too.
 		before, _ := page.url()
 		out, err = page.call(ctx, tool, args)
@@ -189,18 +191,22 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 	return out, err
 }
 
-// click runs a click under the duplicate-submit guard and watches for navigation after it.
-func (st *actState) click(ctx context.Context, page actPage, raw json.RawMessage) (json.RawMessage, error) {
+// guarded runs a click, set_field or press_keys under the duplicate-submit guard and watches
+// for navigation after it. The page agent refuses the action when what it would activate (a
+// control, or a form's submission by set_field's submit or by Enter in a field, named after
+// the form's default button) is in the recent list this passes; it answers the name it
+// activated, recorded here when it is submit-like.
+func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw json.RawMessage) (json.RawMessage, error) {
 	args := map[string]json.RawMessage{}
 	if len(strings.TrimSpace(string(raw))) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil || args == nil {
-			return nil, errors.New("click: the arguments must be a JSON object")
+			return nil, errors.New(tool + ": the arguments must be a JSON object")
 		}
 	}
 	var resubmit bool
 	if r, ok := args["resubmit"]; ok {
 		if json.Unmarshal(r, &resubmit) != nil {
-			return nil, &agent.ToolError{Message: "click: resubmit must be true or false"}
+			return nil, &agent.ToolError{Message: tool + ": resubmit must be true or false"}
 		}
 	}
 	delete(args, "resubmit")
@@ -213,7 +219,7 @@ func (st *actState) click(ctx context.Context, page actPage, raw json.RawMessage
 		}
 	}
 	sent, _ := json.Marshal(args)
-	out, err := page.call(ctx, "click", sent)
+	out, err := page.call(ctx, tool, sent)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +235,7 @@ func (st *actState) click(ctx context.Context, page actPage, raw json.RawMessage
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(noFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
-	if note := watchNavigation(ctx, page, "click", before, res.URL, res.Navigated, res.MayLeave); note != "" {
+	if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 		out = withField(out, "navigation", note)
 	}
 	return out, nil

@@ -26,25 +26,27 @@ import (
 //	    text is the body's rendered text (innerText), cut at maxChars.
 //	outline {budget?: 200..100000 = 3000, ref?: "e12", filter?: "visible" | "interactive" | "all"}
 //	  → {outline, truncated, refs}
-//	    One line per element with a role, indented by structure:
-//	    `- role "name" [states] value="…" -> destination [eN]`, e.g.
-//	    `- heading "Docs" [level=1] [e3]`, `- link "Docs" -> /docs [e4]` (other sites: the whole
-//	    URL), `- textbox "Email" [required] value="a@b" [e5]`, `- textbox "Password" [password] [e6]`
-//	    (never a value), `- checkbox "Remember me" [checked] [e7]`, `- img "alt" [e8]`,
-//	    `- listitem "First" [e9]` (a container holding one text), and `- text "…"` for text.
+//	    One line per element with a role, indented one space per level of structure:
+//	    `role "name" [states] value="…" -> destination [eN]`, e.g.
+//	    `heading "Docs" [level=1] [e3]`, `link "Docs" -> /docs [e4]` (this page's own links:
+//	    `#fragment` or `?query`; other sites: the origin), `textbox "Email" [required]
+//	    value="a@b" [e5]`, `textbox "Password" [password] [e6]` (never a value),
+//	    `checkbox "Remember me" [checked] [e7]`, `img "alt" [e8]`, `listitem "First" [e9]` (a
+//	    container holding one text), and a quoted string `"…"` for text (a <br> joins the text
+//	    around it; a text is cut at 200 characters, at 100 with filter "all").
 //	    States: [level=N] [checked] [mixed] [selected] [expanded] [collapsed] [pressed] [disabled]
 //	    [required] [password]. Open dialogs, listboxes and menus come first under
-//	    "open overlays:" (the rest then under "page:"). Filters: "visible" (default: what meets
+//	    "# open overlays" (the rest then under "# page"). Filters: "visible" (default: what meets
 //	    the viewport), "interactive" (controls only, flat), "all"; with ref the default is "all"
 //	    below that element. Over the budget, text lines go first (a line "… (some text left out
 //	    to fit the budget; …)"), then links' " -> destination" from the end (a line "… (… link
 //	    destinations left out …)"), then the outline is cut with a last line "… (truncated: N
 //	    more elements; use ref= or filter= to see more)". refs counts the refs shown. A ref stays
 //	    valid while its element lives; a stale one fails naming live refs near it.
-//	    Open shadow roots and same-origin iframes are walked in place: `- iframe "title" [eN]`
+//	    Open shadow roots and same-origin iframes are walked in place: `iframe "title" [eN]`
 //	    with the frame's content indented under it (refs, query, find and the actions work in
 //	    it, in the page's coordinates); a cross-origin frame is one line and is never read:
-//	    `- iframe "title" (other site, not readable) -> https://host/…`.
+//	    `iframe "title" (other site, not readable) -> https://host/…`.
 //	query {selector, limit?: 1..200 = 20}
 //	  → {total, matches: [{ref, tag, text, attrs: {id, class, name, type, role, href, src, alt,
 //	    title, aria-*, placeholder, value, for, action, method, target, disabled, checked,

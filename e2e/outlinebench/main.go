@@ -202,7 +202,7 @@ func refLines(outline string) int {
 			continue
 		}
 		for _, r := range interactiveRoles {
-			if strings.HasPrefix(t, "- "+r+" ") || t == "- "+r {
+			if strings.HasPrefix(t, r+" ") || t == r {
 				n++
 				break
 			}

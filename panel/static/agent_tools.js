@@ -136,10 +136,13 @@
     var MAX_NODES = 20000;              // elements and text nodes an outline visits
     var MAX_NAME = 100;                 // characters of an accessible name in a line
     var MAX_TEXT_LINE = 200;            // characters of a text line
+    var MAX_TEXT_ALL = 100;             // and in the whole-page outline (capture_page has the text)
     var DATA_BUDGET = 32768;            // characters of page globals in read_page_data
     var DATA_DEPTH = 4;
     var PRUNE_REFS_AT = 10000;
     var ELLIPSIS = '\u2026';
+    var OVERLAYS_HEAD = '# open overlays';
+    var PAGE_HEAD = '# page';
 
     var PENDING = dict(); // returned by a tool that answers later
 
@@ -1251,9 +1254,13 @@
       o.live = live;
       o.base = base;
       o.origin = '';
+      o.path = '';
+      o.query = '';
       var bu = parseURL(base, undefined);
       if (bu) {
         o.origin = urlPart(bu, urlOriginG);
+        o.path = urlPart(bu, urlPathnameG);
+        o.query = urlPart(bu, urlSearchG);
       }
       o.lines = list();
       o.chars = 0;
@@ -1264,6 +1271,7 @@
       o.pending = '';
       o.pendingDepth = 0;
       o.textShown = true;
+      o.textMax = filter === 'all' ? MAX_TEXT_ALL : MAX_TEXT_LINE;
       o.inLeaf = false;
       o.skip = null;
       layoutCache = null; // the page may have changed since the last outline
@@ -1292,7 +1300,7 @@
       var s = '';
       var i;
       for (i = 0; i < depth; i++) {
-        s = s + '  ';
+        s = s + ' ';
       }
       return s;
     }
@@ -1300,10 +1308,10 @@
       if (o.pending === '') {
         return;
       }
-      var s = collapse(o.pending, MAX_TEXT_LINE);
+      var s = collapse(o.pending, o.textMax);
       o.pending = '';
       if (s !== '') {
-        pushLine(o, indent(o.pendingDepth) + '- text ' + quote(s), false);
+        pushLine(o, indent(o.pendingDepth) + quote(s), false);
       }
     }
     function addText(o, node, depth) {
@@ -1325,7 +1333,7 @@
         }
         o.pendingDepth = depth;
       }
-      if (o.pending.length < 2 * MAX_TEXT_LINE) {
+      if (o.pending.length < 2 * o.textMax) {
         o.pending = o.pending + d;
       }
     }
@@ -1445,7 +1453,13 @@
           var disp = cssValue(st, 'display');
           block = apply(strIndexOf, disp, ['inline']) !== 0 && disp !== 'contents';
         }
-        if (block || ln === 'br') {
+        if (ln === 'br') {
+          if (o.pending !== '') {
+            o.pending = o.pending + ' '; // a line break joins the text around it
+          }
+          return;
+        }
+        if (block) {
           flushText(o);
         }
         var saveShown = o.textShown;
@@ -1471,7 +1485,7 @@
       }
       var at = -1;
       if (emit) {
-        line = indent(depth) + '- ' + role + (name === '' ? '' : ' ' + quote(name)) + states(node, ln, role);
+        line = indent(depth) + role + (name === '' ? '' : ' ' + quote(name)) + states(node, ln, role);
         var val = role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'spinbutton' ||
           role === 'slider' || role === 'listbox' ? fieldValue(node, ln) : null;
         if (val !== null && val !== '') {
@@ -1518,16 +1532,15 @@
           popLine(o); // an empty list or row says nothing
         } else if (kids === 1 && name === '') {
           var child = o.lines[at + 1];
-          var prefix = indent(childDepth) + '- text ';
           if (FOLD[role] === true && isElementLine(child) && o.filter !== 'interactive') {
             // A list item or cell holding one element says no more than that element.
             popLine(o);
             popLine(o);
-            pushLine(o, apply(strSlice, child, [2]), false);
-          } else if (apply(strSlice, child, [0, prefix.length]) === prefix) {
+            pushLine(o, apply(strSlice, child, [1]), false);
+          } else if (isTextLine(child) && indentOf(child) === childDepth) {
             var merged = o.lines[at];
             var refAt = apply(strIndexOf, merged, [' [e']);
-            var text = apply(strSlice, child, [prefix.length]);
+            var text = apply(strSlice, child, [childDepth]);
             popLine(o);
             popLine(o);
             merged = refAt >= 0 ? apply(strSlice, merged, [0, refAt]) + ' ' + text + apply(strSlice, merged, [refAt]) : merged + ' ' + text;
@@ -1569,6 +1582,17 @@
       if (p !== 'http:' && p !== 'https:') {
         return p;
       }
+      if (urlPart(u, urlOriginG) === o.origin && urlPart(u, urlPathnameG) === o.path) {
+        // On this page: its fragment, or its other query (relative references, as in HTML).
+        var q = urlPart(u, urlSearchG);
+        var h = urlPart(u, urlHashG);
+        if (q === o.query && h !== '') {
+          return cut(h, 120);
+        }
+        if (q !== '') {
+          return cut(q + h, 120);
+        }
+      }
       return cut(shortDest(u, o.origin), 120);
     }
 
@@ -1597,25 +1621,21 @@
       return out;
     }
 
+    // An outline line is indented one space per level; a text line is a quoted string, an
+    // element line starts with its role; the section headings start with '#', the notes with an
+    // ellipsis.
     function isTextLine(line) {
-      var i = 0;
-      while (i < line.length && apply(charCodeAt, line, [i]) === 32) {
-        i++;
-      }
-      return apply(strSlice, line, [i, i + 8]) === '- text "';
+      return apply(charCodeAt, line, [indentOf(line)]) === 34;
     }
     function isElementLine(line) {
-      var i = 0;
-      while (i < line.length && apply(charCodeAt, line, [i]) === 32) {
-        i++;
-      }
-      return apply(strSlice, line, [i, i + 2]) === '- ' && !isTextLine(line);
+      var c = apply(charCodeAt, line, [indentOf(line)]);
+      return c >= 97 && c <= 122;
     }
 
     // withoutDest is a link line without its " -> destination", or the line itself.
     function withoutDest(line) {
       var i = indentOf(line);
-      if (apply(strSlice, line, [i, i + 7]) !== '- link ') {
+      if (apply(strSlice, line, [i, i + 5]) !== 'link ') {
         return line;
       }
       var q = apply(strLastIndexOf, line, ['"']);
@@ -1702,7 +1722,9 @@
       return r;
     }
 
-    function toolOutline(args) {
+    // toolOutline answers the outline tool; textMax, when given (find), is the length of a text
+    // line instead of the filter's own.
+    function toolOutline(args, textMax) {
       checkArgs(args, 'outline', allowed(['budget', 'ref', 'filter']));
       var budget = intArg(args, 'budget', 3000, 200, 100000);
       var ref = strArg(args, 'ref', false, 20);
@@ -1714,6 +1736,9 @@
         refuse('filter must be "visible", "interactive" or "all"');
       }
       var o = newOutline(filter, budget, true, href());
+      if (typeof textMax === 'number') { // (the dispatcher passes its callback here)
+        o.textMax = textMax;
+      }
       if (ref !== null) {
         visit(o, byRef(ref), 0);
         flushText(o);
@@ -1730,7 +1755,7 @@
       var depth = 0;
       if (ovs.length > 0) {
         o.skip = new WeakMapC();
-        pushLine(o, 'open overlays:', false);
+        pushLine(o, OVERLAYS_HEAD, false);
         var i;
         var saveFilter = o.filter;
         if (o.filter === 'visible') {
@@ -1742,7 +1767,7 @@
           apply(weakSet, o.skip, [ovs[i], true]);
         }
         o.filter = saveFilter;
-        pushLine(o, 'page:', false);
+        pushLine(o, PAGE_HEAD, false);
         depth = 1;
       }
       walkChildren(o, root, depth);
@@ -2339,6 +2364,36 @@
       }
     }
 
+    // submitName is the name under which submitting form is guarded like a click: its default
+    // button's name (the one an implicit submission activates), or "submit" when it has none.
+    function submitName(form) {
+      var bs = queryIn(form, 'button, input[type=submit], input[type=image]');
+      var i;
+      for (i = 0; i < bs.length; i++) {
+        var b = bs[i];
+        var t = lower(attrStr(b, 'type'));
+        if (localName(b) === 'button' ? t === '' || t === 'submit' : true) {
+          var n = normal(nameOf(b, localName(b), 'button', true));
+          return n === '' ? 'submit' : n;
+        }
+      }
+      return 'submit';
+    }
+    // enterSubmits is, for a press of Enter on node, the form a page's key handler (or the
+    // browser, for a real key) would submit: node's form when node is a field of it.
+    function enterSubmits(node) {
+      if (!node || nodeType(node) !== 1) {
+        return null;
+      }
+      var ln = localName(node);
+      if (ln !== 'input' && ln !== 'select') {
+        return null;
+      }
+      var fg = formOf[ln];
+      var form = fg ? apply(fg, node, []) : null;
+      return form && connected(form) ? form : null;
+    }
+
     function toolClick(args) {
       checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent']));
       var ref = strArg(args, 'ref', false, 20);
@@ -2754,7 +2809,7 @@
       return shortDest(act, origin);
     }
     function toolSetField(args, done) {
-      checkArgs(args, 'set_field', allowed(['ref', 'text', 'submit']));
+      checkArgs(args, 'set_field', allowed(['ref', 'text', 'submit', 'recent']));
       var text = textArg(args, 'text', MAX_TYPE);
       var submit = boolArg(args, 'submit', false);
       var node = target(args);
@@ -2765,8 +2820,11 @@
       var origin = pageOrigin();
       var combo = comboLike(node);
       var dest = null;
+      var sname = '';
       if (submit && !combo && form) {
         dest = formSubmits(form, origin); // refused before anything is typed
+        sname = submitName(form);
+        recentClick(own(args, 'recent'), sname, 'the form\'s submission (' + sname + ')');
       }
       var res = typeInto(node, text, true);
       if (!submit) {
@@ -2790,6 +2848,9 @@
           });
         });
         return PENDING;
+      }
+      if (sname !== '') {
+        res.name = sname; // the proxy's duplicate-submit guard records it like a click
       }
       var go = key(node, 'Enter');
       if (go && form && dest !== null && requestSubmitFn) {
@@ -2920,7 +2981,7 @@
       return null;
     }
     function toolPressKeys(args) {
-      checkArgs(args, 'press_keys', allowed(['keys']));
+      checkArgs(args, 'press_keys', allowed(['keys', 'recent']));
       var keys = own(args, 'keys');
       if (typeof keys === 'string') {
         var one = list();
@@ -2938,6 +2999,17 @@
           refuse('key ' + cut('' + k, 30) + ' is not one the agent may press; the keys are: ' + joinKeys(KEYS));
         }
         put(names, i, k);
+      }
+      // Enter in a form's field may submit it (the page's key handler): guarded like a click on
+      // the form's default button, before any key is pressed.
+      var guarded = '';
+      var first = activeDeep();
+      for (i = 0; i < names.length && guarded === ''; i++) {
+        var ef = KEYS[names[i]].key === 'Enter' && first && !ours(first) ? enterSubmits(first) : null;
+        if (ef) {
+          guarded = submitName(ef);
+          recentClick(own(args, 'recent'), guarded, 'Enter in ' + describe(first, true) + ' (the form\'s submission, ' + guarded + ')');
+        }
       }
       var pressed = list();
       for (i = 0; i < names.length; i++) {
@@ -2974,6 +3046,9 @@
       }
       var res = dict();
       res.pressed = pressed;
+      if (guarded !== '') {
+        res.name = guarded;
+      }
       var f = activeDeep();
       res.focused = f && !ours(f) ? describe(f, true) : 'nothing';
       res.url = href();
@@ -3350,14 +3425,14 @@
       var oa = dict();
       oa.filter = 'all';
       oa.budget = 100000;
-      var whole = toolOutline(oa);
+      var whole = toolOutline(oa, MAX_TEXT_LINE);
       var lines = splitLines(whole.outline);
       var keep = dict();
       var matched = 0;
       var i;
       for (i = 0; i < lines.length; i++) {
         var line = lines[i];
-        if (line === '' || line === 'open overlays:' || line === 'page:' || apply(charCodeAt, line, [0]) === 8230 ||
+        if (line === '' || line === OVERLAYS_HEAD || line === PAGE_HEAD || apply(charCodeAt, line, [0]) === 8230 ||
             !contains(lower(line), want)) {
           continue;
         }
@@ -3380,7 +3455,7 @@
       var last = -2;
       for (i = 0; i < lines.length; i++) {
         if (keep[i] === true) {
-          out = out + (out === '' ? '' : '\n') + (last >= 0 && i !== last + 1 ? indent(indentOf(lines[i]) / 2) + ELLIPSIS + '\n' : '') + lines[i];
+          out = out + (out === '' ? '' : '\n') + (last >= 0 && i !== last + 1 ? indent(indentOf(lines[i])) + ELLIPSIS + '\n' : '') + lines[i];
           last = i;
         }
       }

@@ -720,27 +720,31 @@ scenario('outline: roles, names, states, values and refs', () => {
   const v = p.ok('outline', {});
   const o = v.outline;
   const want = [
-    '- navigation "Main" [e',
-    '- link "Docs" -> /docs [e',
-    '- link "Away" -> https://witness.test/\u2026 [e',
-    '- heading "Account" [level=1] [e',
-    '- text "Hello reader."',
-    '- form [e',
-    '- textbox "Email" [required] value="a@b.test" [e',
-    '- textbox "Password" [password] [e',
-    '- checkbox "Remember me" [checked] [e',
-    '- textbox "Phone:" [e',
-    '- textbox "Search here" [e',
+    'navigation "Main" [e',
+    'link "Docs" -> /docs [e',
+    'link "Away" -> https://witness.test/\u2026 [e',
+    'heading "Account" [level=1] [e',
+    '"Hello reader."',
+    'form [e',
+    'textbox "Email" [required] value="a@b.test" [e',
+    'textbox "Password" [password] [e',
+    'checkbox "Remember me" [checked] [e',
+    'textbox "Phone:" [e',
+    'textbox "Search here" [e',
   ];
   for (const w of want) {
     assert.ok(o.includes(w), 'the outline lacks ' + JSON.stringify(w) + ':\n' + o);
   }
-  for (const w of ['- combobox value="Gold" [e', '- button "Save changes" [e', '- button "Send" [e', '- button "Disabled" [disabled] [e',
-    '- img "A red square" [e', '- list [e', '- listitem "First" [e', '- link "Second" -> /account#second [e']) {
+  for (const w of ['combobox value="Gold" [e', 'button "Save changes" [e', 'button "Send" [e', 'button "Disabled" [disabled] [e',
+    'img "A red square" [e', 'list [e', 'listitem "First" [e', 'link "Second" -> #second [e']) {
     assert.ok(o.includes(w), 'the outline lacks ' + JSON.stringify(w) + ':\n' + o);
   }
-  for (const w of ['hunter2', 'tok123', 'Hidden', 'Invisible', 'script text', '- text "Email"', '- text "Remember me"', '- img [', '- img "" ']) {
+  for (const w of ['hunter2', 'tok123', 'Hidden', 'Invisible', 'script text', 'img [', 'img "" ']) {
     assert.ok(!o.includes(w), 'the outline shows ' + JSON.stringify(w) + ':\n' + o);
+  }
+  // A label's text is its field's name, not a text line of its own.
+  for (const w of ['"Email"', '"Remember me"']) {
+    assert.ok(!o.split('\n').some((l) => l.trim() === w), 'the outline shows the text ' + w + ':\n' + o);
   }
   assert.strictEqual(v.truncated, false);
   assert.strictEqual(v.refs, (o.match(/\[e\d+\]/g) || []).length);
@@ -748,30 +752,54 @@ scenario('outline: roles, names, states, values and refs', () => {
   const ref = (line) => /\[(e\d+)\]$/.exec(o.split('\n').find((l) => l.includes(line)))[1];
   const again = p.ok('outline', {}).outline;
   assert.strictEqual(again, o, 'a second outline differs');
-  const sub = p.ok('outline', { ref: ref('- form [') }).outline;
-  assert.ok(sub.startsWith('- form [') && sub.includes('textbox "Email"') && !sub.includes('Account'), sub);
+  const sub = p.ok('outline', { ref: ref('form [') }).outline;
+  assert.ok(sub.startsWith('form [') && sub.includes('textbox "Email"') && !sub.includes('Account'), sub);
   // The interactive filter: controls only, flat.
   const inter = p.ok('outline', { filter: 'interactive' }).outline;
-  assert.ok(inter.includes('- button "Save changes"') && !inter.includes('heading') && !inter.includes('- text "') && !inter.includes('  -'), inter);
+  assert.ok(inter.includes('button "Save changes"') && !inter.includes('heading') && !/^ *"/m.test(inter) && !/^ /m.test(inter), inter);
   // A small budget: text goes first, then link destinations, then the cut is marked.
   const small = p.ok('outline', { budget: 300 });
   assert.ok(small.truncated && small.outline.length < 560 && /\u2026 \(truncated: \d+ more elements; use ref= or filter= to see more\)$/.test(small.outline), small.outline);
-  assert.ok(small.outline.includes('- link "Docs" [e') && !small.outline.includes('-> /docs') &&
+  assert.ok(small.outline.includes('link "Docs" [e') && !small.outline.includes('-> /docs') &&
     small.outline.includes('(text and link destinations left out to fit the budget'), small.outline);
-  const textChars = o.split('\n').filter((l) => l.trimStart().startsWith('- text ')).reduce((n, l) => n + l.length + 1, 0);
+  const textChars = o.split('\n').filter((l) => l.trimStart().startsWith('"')).reduce((n, l) => n + l.length + 1, 0);
   const roomy = p.ok('outline', { budget: o.length + 1 - textChars + 2 }).outline;
   assert.ok(roomy.includes('(some text left out'), roomy);
-  assert.ok(roomy.includes('- link "Docs" -> /docs [e'), 'destinations were left out although the text alone made room:\n' + roomy);
+  assert.ok(roomy.includes('link "Docs" -> /docs [e'), 'destinations were left out although the text alone made room:\n' + roomy);
   // A stale ref names the live refs near it.
-  const h1 = ref('- heading "Account"');
+  const h1 = ref('heading "Account"');
   p.run("document.body.removeChild(document.querySelectorAll('h1').item(0))");
   const err = p.refused('outline', { ref: h1 }, 'element ' + h1 + ' is no longer on the page');
   assert.ok(/Refs near it that still exist: e\d+ /.test(err), err);
   p.refused('outline', { ref: 'e0x' }, 'is not an element ref');
-  const form = ref('- form [');
-  assert.ok(p.ok('outline', { ref: '[' + form + ']' }).outline.startsWith('- form ['), 'a ref in brackets');
+  const form = ref('form [');
+  assert.ok(p.ok('outline', { ref: '[' + form + ']' }).outline.startsWith('form ['), 'a ref in brackets');
   p.run("document.getElementById('login')._style.display = 'none'");
   assert.strictEqual(p.ok('outline', { ref: form }).outline, '(nothing to show with filter all: the element is hidden)');
+});
+
+scenario('outline: compact lines — joined line breaks, short text in the whole-page outline, this page\'s links relative', () => {
+  const p = formPage();
+  const e = p.el;
+  const long = 'Lorem ipsum dolor sit amet '.repeat(8) + 'needle-word at the end';
+  p.body.appendChild(e('p', {}, 'First line', e('br', {}), 'second line'));
+  p.body.appendChild(e('p', {}, long));
+  p.body.appendChild(e('a', { href: '/account?page=2' }, 'Page two'));
+  p.body.appendChild(e('a', { href: '/account#top' }, 'Top'));
+  const o = p.ok('outline', {}).outline;
+  assert.ok(o.split('\n').some((l) => l.trim() === '"First line second line"'), 'a <br> splits the text:\n' + o);
+  assert.ok(o.includes('link "Page two" -> ?page=2 [e') && o.includes('link "Top" -> #top [e'), o);
+  const textLine = (out) => out.split('\n').find((l) => l.includes('Lorem ipsum')).trim();
+  const near = (n, want) => n >= want && n <= want + 4; // quotes, a space and the ellipsis
+  assert.ok(near(textLine(o).length, 200), 'the default outline keeps 200 characters of a text:\n' + textLine(o));
+  const all = p.ok('outline', { filter: 'all' }).outline;
+  assert.ok(near(textLine(all).length, 100), 'the whole-page outline keeps 100 characters of a text:\n' + textLine(all));
+  assert.ok(!all.includes('needle-word'), all);
+  // find still reads the whole text run (its own longer lines).
+  const f = p.ok('find', { text: 'needle-word' });
+  assert.strictEqual(f.matches, 0, 'past 200 characters a text run is cut in find too:\n' + f.outline);
+  const g = p.ok('find', { text: 'dolor sit amet lorem ipsum dolor sit amet lorem' });
+  assert.ok(g.matches === 1 && g.outline.includes('Lorem ipsum'), g.outline);
 });
 
 scenario('open dialogs come first', () => {
@@ -779,9 +807,9 @@ scenario('open dialogs come first', () => {
   const e = p.el;
   p.body.appendChild(e('dialog', { open: '', 'aria-label': 'Confirm', modal: true }, e('p', {}, 'Sure?'), e('button', { id: 'dlg-twin' }, 'Twin')));
   const o = p.ok('outline', {}).outline;
-  assert.ok(o.startsWith('open overlays:\n  - dialog "Confirm" [e'), o);
-  assert.ok(o.indexOf('Sure?') < o.indexOf('\npage:\n'), o);
-  assert.strictEqual(o.split('- dialog').length, 2, 'the dialog is shown twice:\n' + o);
+  assert.ok(o.startsWith('# open overlays\n dialog "Confirm" [e'), o);
+  assert.ok(o.indexOf('Sure?') < o.indexOf('\n# page\n'), o);
+  assert.strictEqual(o.split(' dialog "').length, 2, 'the dialog is shown twice:\n' + o);
   // A text click is scoped to the open modal: its Twin, not the page's two.
   const v = p.ok('click', { text: 'Twin' });
   assert.ok(/^button "Twin" \[e\d+\]$/.test(v.clicked), v.clicked);
@@ -916,7 +944,7 @@ scenario('find: matching lines with their ancestors', () => {
   const p = formPage();
   const v = p.ok('find', { text: 'remember' });
   assert.strictEqual(v.matches, 1);
-  assert.ok(/^- form \[e\d+\]\n  \u2026\n  - checkbox "Remember me" \[checked\] \[e\d+\]$/.test(v.outline), v.outline);
+  assert.ok(/^form \[e\d+\]\n \u2026\n checkbox "Remember me" \[checked\] \[e\d+\]$/.test(v.outline), v.outline);
   const twins = p.ok('find', { text: 'twin', limit: 1 });
   assert.strictEqual(twins.matches, 2);
   assert.ok(twins.truncated && twins.outline.includes('1 more matches'), twins.outline);
@@ -964,6 +992,15 @@ scenario('click: refused when the proxy says the same control was just clicked',
   assert.strictEqual(p.T.clicks.length, 0);
   const v = p.ok('click', { text: 'Send', recent: [{ name: 'save changes', seconds: 1 }], resubmit: true });
   assert.strictEqual(v.name, 'send');
+  // set_field's submission is the click of the form's default button ("Save changes" here).
+  const o = p.ok('outline', {}).outline;
+  const phone = /textbox "Phone:" \[(e\d+)\]/.exec(o)[1];
+  p.refused('set_field', { ref: phone, text: '555', submit: true, recent: [{ name: 'save changes', seconds: 3 }] },
+    'not clicked: the form\'s submission (save changes) was already clicked on this page 3 seconds ago');
+  assert.strictEqual(p.run("document.querySelectorAll('input[name=phone]').item(0).value"), '', 'typed before the refusal');
+  const sf = p.ok('set_field', { ref: phone, text: '555', submit: true, recent: [{ name: 'send', seconds: 3 }] });
+  assert.strictEqual(sf.name, 'save changes', JSON.stringify(sf));
+  assert.strictEqual(p.ok('set_field', { ref: phone, text: '556' }).name, undefined, 'a fill without submit is not a submission');
 });
 
 scenario('same-origin frames: outline, refs, type, click and the scrub; other sites are one line', () => {
@@ -984,14 +1021,14 @@ scenario('same-origin frames: outline, refs, type, click and the scrub; other si
   const m = p.call('outline', {});
   assert.strictEqual(m.ok, true, m.error);
   const o = m.value.outline;
-  for (const want of ['- iframe "Login frame" [e', '  - textbox "Frame email" [e', 'textbox "Frame password" [password] [e',
-    'button "Frame go" [e', 'text "shown [redacted]"',
-    '- iframe "Ads" (other site, not readable) -> https://ads.test/\u2026']) {
+  for (const want of ['iframe "Login frame" [e', ' textbox "Frame email" [e', 'textbox "Frame password" [password] [e',
+    'button "Frame go" [e', '"shown [redacted]"',
+    'iframe "Ads" (other site, not readable) -> https://ads.test/\u2026']) {
     assert.ok(o.includes(want), 'outline has no ' + JSON.stringify(want) + ':\n' + o);
   }
   assert.ok(!o.includes('Below the fold'), 'the default outline shows what is out of the frame\'s view:\n' + o);
   assert.ok(!m.raw.includes('frame-Secret-99') && !m.raw.includes('ad-secret-id'), m.raw);
-  assert.ok(/- iframe "Ads" \(other site, not readable\)[^\n]*$/m.test(o) && !/"Ads"[^\n]*\[e\d+\]/.test(o), 'the other site\'s frame has a ref:\n' + o);
+  assert.ok(/iframe "Ads" \(other site, not readable\)[^\n]*$/m.test(o) && !/"Ads"[^\n]*\[e\d+\]/.test(o), 'the other site\'s frame has a ref:\n' + o);
   const ref = (part) => o.split('\n').find((l) => l.includes(part)).match(/\[(e\d+)\]$/)[1];
 
   const typed = p.ok('type', { ref: ref('"Frame email"'), text: 'x@y.test' });
@@ -1009,7 +1046,7 @@ scenario('same-origin frames: outline, refs, type, click and the scrub; other si
   assert.strictEqual(q.total, 1);
   p.refused('query', { selector: 'input[value^=f]' }, 'refused while the page has a password field');
   const f = p.ok('find', { text: 'frame go' });
-  assert.ok(f.outline.includes('- iframe "Login frame"') && f.outline.includes('button "Frame go"'), f.outline);
+  assert.ok(f.outline.includes('iframe "Login frame"') && f.outline.includes('button "Frame go"'), f.outline);
   const all = p.ok('outline', { filter: 'all' }).outline;
   assert.ok(all.includes('button "Below the fold"'), all);
 
