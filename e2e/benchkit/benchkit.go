@@ -15,6 +15,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"github.com/remixproxy/remixproxy/e2e/chromeflags"
 	"math/big"
 	"net"
 	"net/http"
@@ -146,34 +147,12 @@ func StartChromium(chromium, dir string, px *Proxy) (*Browser, error) {
 		return nil, fmt.Errorf("reading the proxy's CA: %w", err)
 	}
 	out := &Tail{Max: 16 << 10}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", "new"),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("use-mock-keychain", true),
-		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints"),
-		chromedp.Flag("user-data-dir", filepath.Join(dir, "profile")),
-		chromedp.Flag("window-size", "1280,900"),
+	opts := append(chromeflags.Common(chromium, filepath.Join(dir, "profile")),
 		chromedp.Flag("proxy-server", "http://"+px.Addr),
 		chromedp.Flag("ignore-certificate-errors-spki-list", ca.SPKIHash()),
-		chromedp.Env("HOME=" + filepath.Join(dir, "home")),
+		chromedp.Env("HOME="+filepath.Join(dir, "home")),
 		chromedp.CombinedOutput(out),
-	}
+	)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	if err := chromedp.Do(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/remixproxy/remixproxy/e2e/chromeflags"
 	"os"
 	"strings"
 	"sync"
@@ -84,34 +85,10 @@ func NewChromium(opts BrowserOptions) (*Chromium, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	flags := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(ChromiumPath),
-		chromedp.Flag("headless", "new"),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("password-store", "basic"),
-		chromedp.Flag("use-mock-keychain", true),
-		// HTTPS-Upgrades would turn the http:// loads into https:// ones; the tests choose the
-		// scheme themselves.
-		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,Translate,MediaRouter,OptimizationHints"),
-		chromedp.Flag("user-data-dir", dir+"/profile"),
-		chromedp.Flag("window-size", "1280,900"),
-		chromedp.Env("HOME=" + home),
+	flags := append(chromeflags.Common(ChromiumPath, dir+"/profile"),
+		chromedp.Env("HOME="+home),
 		chromedp.CombinedOutput(c.out),
-	}
+	)
 	if opts.ProxyAddr != "" {
 		flags = append(flags, chromedp.Flag("proxy-server", "http://"+opts.ProxyAddr))
 	}
