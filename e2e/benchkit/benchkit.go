@@ -15,7 +15,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"github.com/remixproxy/remixproxy/e2e/chromeflags"
 	"math/big"
 	"net"
 	"net/http"
@@ -29,6 +28,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/e2e/chromeflags"
 )
 
 // --- the site ---

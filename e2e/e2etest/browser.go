@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/remixproxy/remixproxy/e2e/chromeflags"
 	"os"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/remixproxy/remixproxy/e2e/chromeflags"
 )
 
 // ChromiumPath is Debian's chromium. The README's test command installs it when missing.
