@@ -79,10 +79,11 @@ type actClick struct {
 	at        time.Time
 }
 
-var actStates = struct {
+// actStates is a Server's act states, by chat.
+type actStates struct {
 	sync.Mutex
 	m map[string]*actState
-}{m: map[string]*actState{}}
+}
 
 // actStateFor returns the act state of chat c.
 func actStateFor(c *chat) *actState {
@@ -93,20 +94,21 @@ func actStateFor(c *chat) *actState {
 		key = fmt.Sprintf("chat %p", c)
 	}
 	now := time.Now()
-	actStates.Lock()
-	defer actStates.Unlock()
-	for k, st := range actStates.m {
+	acts := c.hub.s.acts
+	acts.Lock()
+	defer acts.Unlock()
+	for k, st := range acts.m {
 		st.mu.Lock()
 		idle := now.Sub(st.used) > actStateIdle
 		st.mu.Unlock()
 		if idle {
-			delete(actStates.m, k)
+			delete(acts.m, k)
 		}
 	}
-	st := actStates.m[key]
+	st := acts.m[key]
 	if st == nil {
 		st = newActState(time.Now)
-		actStates.m[key] = st
+		acts.m[key] = st
 	}
 	st.mu.Lock()
 	st.used = now

@@ -47,8 +47,8 @@ type RecordedResponse struct {
 	Truncated   bool   `json:"truncated"` // the body was longer (or did not arrive whole)
 }
 
-// pageRecords holds the recorded responses of every connected session (by session ID, random
-// and so unique across Servers) and the ones waiting for their session.
+// pageRecords holds a Server's recorded responses of every connected session (by session ID)
+// and the ones waiting for their session.
 type pageRecords struct {
 	mu        sync.Mutex
 	bySession map[string]*sessionRecord
@@ -61,19 +61,16 @@ type sessionRecord struct {
 }
 
 type unclaimedResponse struct {
-	srv     *Server
 	referer string // without fragment
 	at      time.Time
 	rec     RecordedResponse
 }
 
-var pageData = &pageRecords{bySession: map[string]*sessionRecord{}}
-
 // pageDataOpened starts the record of a new session and gives it the responses that were
 // waiting for its URL.
 func (s *Server) pageDataOpened(sessionID, pageURL string) {
 	want := withoutFragment(pageURL)
-	pd := pageData
+	pd := s.pageData
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	r := &sessionRecord{}
@@ -83,7 +80,7 @@ func (s *Server) pageDataOpened(sessionID, pageURL string) {
 	for _, u := range pd.unclaimed {
 		switch {
 		case now.Sub(u.at) > unclaimedTTL:
-		case u.srv == s && u.referer == want:
+		case u.referer == want:
 			r.add(u.rec)
 		default:
 			kept = append(kept, u)
@@ -94,17 +91,17 @@ func (s *Server) pageDataOpened(sessionID, pageURL string) {
 }
 
 // pageDataGone drops a session's record.
-func pageDataGone(sessionID string) {
-	pageData.mu.Lock()
-	delete(pageData.bySession, sessionID)
-	pageData.mu.Unlock()
+func (s *Server) pageDataGone(sessionID string) {
+	s.pageData.mu.Lock()
+	delete(s.pageData.bySession, sessionID)
+	s.pageData.mu.Unlock()
 }
 
 // pageResponses returns the JSON responses recorded for a session, oldest first.
 func (s *Server) pageResponses(sessionID string) []RecordedResponse {
-	pageData.mu.Lock()
-	defer pageData.mu.Unlock()
-	r := pageData.bySession[sessionID]
+	s.pageData.mu.Lock()
+	defer s.pageData.mu.Unlock()
+	r := s.pageData.bySession[sessionID]
 	if r == nil {
 		return []RecordedResponse{}
 	}
@@ -140,7 +137,7 @@ func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
 	if id == "" && originOnly {
 		id = sameOrigin
 	}
-	pd := pageData
+	pd := s.pageData
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	if r := pd.bySession[id]; id != "" && r != nil {
@@ -151,7 +148,7 @@ func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
 		pd.unclaimed[0] = unclaimedResponse{}
 		pd.unclaimed = pd.unclaimed[1:]
 	}
-	pd.unclaimed = append(pd.unclaimed, unclaimedResponse{srv: s, referer: ref, at: time.Now(), rec: rec})
+	pd.unclaimed = append(pd.unclaimed, unclaimedResponse{referer: ref, at: time.Now(), rec: rec})
 }
 
 func withoutFragment(u string) string {

@@ -126,9 +126,9 @@ func TestPageResponsesRecorded(t *testing.T) {
 	p.c.Close(1000, "pagehide")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		pageData.mu.Lock()
-		_, still := pageData.bySession[p.session]
-		pageData.mu.Unlock()
+		f.srv.pageData.mu.Lock()
+		_, still := f.srv.pageData.bySession[p.session]
+		f.srv.pageData.mu.Unlock()
 		if !still {
 			break
 		}

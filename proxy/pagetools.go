@@ -158,15 +158,13 @@ type toolAnswer struct {
 	gone  bool
 }
 
-// toolCalls is the table of calls waiting for their page's answer, by session ID. Session IDs
-// are random, so one table serves every Server in the process.
+// toolCalls is a Server's table of calls waiting for their page's answer, by session ID.
 type toolCalls struct {
 	mu      sync.Mutex
 	next    uint64
 	pending map[string]map[uint64]chan toolAnswer
 }
 
-var pageToolCalls = &toolCalls{pending: map[string]map[uint64]chan toolAnswer{}}
 
 // add registers a call on sessionID; it refuses when too many wait already.
 func (tc *toolCalls) add(sessionID string) (uint64, chan toolAnswer, error) {
@@ -277,17 +275,17 @@ func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, ar
 		ctx, cancel = context.WithTimeout(ctx, defaultPageToolTimeout)
 		defer cancel()
 	}
-	id, ch, err := pageToolCalls.add(sessionID)
+	id, ch, err := s.toolCalls.add(sessionID)
 	if err != nil {
 		return nil, err
 	}
 	if err := writeJSON(ctx, conn, toolMessage{Type: "tool", ID: id, Tool: tool, Args: raw}); err != nil {
-		pageToolCalls.drop(sessionID, id)
+		s.toolCalls.drop(sessionID, id)
 		return nil, errPageGone
 	}
 	// The session may have ended between the lookup and the registration.
 	if _, _, ok := s.sessions.sessionConn(sessionID); !ok {
-		pageToolCalls.drop(sessionID, id)
+		s.toolCalls.drop(sessionID, id)
 		return nil, errPageGone
 	}
 	select {
@@ -307,7 +305,7 @@ func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, ar
 		}
 		return a.value, nil
 	case <-ctx.Done():
-		pageToolCalls.drop(sessionID, id)
+		s.toolCalls.drop(sessionID, id)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: the page did not answer in time", tool)
 		}
@@ -385,7 +383,7 @@ func (s *Server) pageToolResult(sessionID string, raw []byte) {
 	if json.Unmarshal(raw, &m) != nil {
 		return
 	}
-	pageToolCalls.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: truncate(m.Error, 2000)})
+	s.toolCalls.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: truncate(m.Error, 2000)})
 }
 
 // pageToolsOpened runs when a page agent connects: JSON responses its page loaded before then
@@ -397,8 +395,8 @@ func (s *Server) pageToolsOpened(sess *session) {
 // pageToolsGone runs when a page agent disconnects: its waiting calls fail and its recorded
 // responses are dropped.
 func (s *Server) pageToolsGone(sessionID string) {
-	pageToolCalls.gone(sessionID)
-	pageDataGone(sessionID)
+	s.toolCalls.gone(sessionID)
+	s.pageDataGone(sessionID)
 }
 
 // PageTool runs a page tool in the page of sessionID (see pageTool and the list above) for

@@ -214,9 +214,9 @@ func TestPageToolEndsWithThePage(t *testing.T) {
 			t.Errorf("waiting call after the page left: %v", r.err)
 		}
 	}
-	pageToolCalls.mu.Lock()
-	left := len(pageToolCalls.pending[p.session])
-	pageToolCalls.mu.Unlock()
+	f.srv.toolCalls.mu.Lock()
+	left := len(f.srv.toolCalls.pending[p.session])
+	f.srv.toolCalls.mu.Unlock()
 	if left != 0 {
 		t.Errorf("%d calls still registered for the closed session", left)
 	}

@@ -47,6 +47,12 @@ type Server struct {
 	// chats are the agent's conversations, one per tab; nil without a Store (chat.go).
 	chats     *chatHub
 	stopChats context.CancelFunc
+	// toolCalls, pageData and acts are the page tools' waiting calls (pagetools.go), the JSON
+	// responses recorded for the pages (pagedata.go) and the chats' Act-mode safety state
+	// (chat_act.go).
+	toolCalls *toolCalls
+	pageData  *pageRecords
+	acts      *actStates
 	modelHTTP *http.Client // to model providers, directly (chat.go)
 
 	started time.Time
@@ -100,6 +106,10 @@ func New(cfg Config) (*Server, error) {
 		issuer:  certs.NewIssuer(cfg.CA, 2000),
 		started: time.Now(),
 		boot:    newBootstrap(),
+
+		toolCalls: &toolCalls{pending: map[string]map[uint64]chan toolAnswer{}},
+		pageData:  &pageRecords{bySession: map[string]*sessionRecord{}},
+		acts:      &actStates{m: map[string]*actState{}},
 	}
 	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
 	s.sessions = newSessions(secret)
