@@ -104,8 +104,9 @@ import (
 //	  → {found, gone, waitedMs, element?}; an error when the time runs out.
 //	wait_for_stable {ms?: 50..5000 = 500, timeoutMs?: 100..10000 = 5000}
 //	  → {stable, waitedMs, mutations, note?}
-//	find {text, limit?: 1..100 = 20} → {matches, outline, truncated}: the "all" outline's lines
-//	    containing text, each with its ancestors' lines.
+//	find {text, limit?: 1..100 = 20} → {matches, outline, truncated}: the lines of the whole
+//	    page's "all" outline (not bound by an answer's size: up to 200 000 nodes, text lines of
+//	    200 characters) containing text, each with its ancestors' lines.
 //	page_state {} → {url, dialogs: [`dialog "…" [eN]`], forms: [{container, unsaved: [field]}],
 //	    alerts: [text]}: open dialogs, forms (and dialogs) with fields changed from their
 //	    defaults, and visible alert/status texts (for the chat's check of done).

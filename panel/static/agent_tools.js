@@ -134,6 +134,8 @@
     // Bounds.
     var MAX_ANSWER_BYTES = 250000;      // the proxy reads at most 260 KiB per message
     var MAX_NODES = 20000;              // elements and text nodes an outline visits
+    var FIND_NODES = 200000;            // and find's outline, which is never answered whole
+    var FIND_BUDGET = 2000000;          // characters of find's outline
     var MAX_NAME = 100;                 // characters of an accessible name in a line
     var MAX_TEXT_LINE = 200;            // characters of a text line
     var MAX_TEXT_ALL = 100;             // and in the whole-page outline (capture_page has the text)
@@ -1272,6 +1274,7 @@
       o.pendingDepth = 0;
       o.textShown = true;
       o.textMax = filter === 'all' ? MAX_TEXT_ALL : MAX_TEXT_LINE;
+      o.maxNodes = MAX_NODES;
       o.inLeaf = false;
       o.skip = null;
       layoutCache = null; // the page may have changed since the last outline
@@ -1403,7 +1406,7 @@
 
     function visit(o, node, depth) {
       o.visited++;
-      if (o.visited > MAX_NODES) {
+      if (o.visited > o.maxNodes) {
         o.nodeCap = true;
         return;
       }
@@ -1713,7 +1716,7 @@
         text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (truncated: ' + more + (o.nodeCap ? '+' : '') +
           ' more elements; use ref= or filter= to see more)';
       } else if (o.nodeCap) {
-        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (truncated: the page has more than ' + MAX_NODES + ' nodes; use ref= to see a part)';
+        text = text + (text === '' ? '' : '\n') + ELLIPSIS + ' (truncated: the page has more than ' + o.maxNodes + ' nodes; use ref= to see a part)';
       }
       var r = dict();
       r.outline = text;
@@ -1722,9 +1725,9 @@
       return r;
     }
 
-    // toolOutline answers the outline tool; textMax, when given (find), is the length of a text
-    // line instead of the filter's own.
-    function toolOutline(args, textMax) {
+    // toolOutline answers the outline tool. find passes wide: the whole page (its bounds
+    // instead of the answer's) with longer text lines.
+    function toolOutline(args, wide) {
       checkArgs(args, 'outline', allowed(['budget', 'ref', 'filter']));
       var budget = intArg(args, 'budget', 3000, 200, 100000);
       var ref = strArg(args, 'ref', false, 20);
@@ -1736,8 +1739,11 @@
         refuse('filter must be "visible", "interactive" or "all"');
       }
       var o = newOutline(filter, budget, true, href());
-      if (typeof textMax === 'number') { // (the dispatcher passes its callback here)
-        o.textMax = textMax;
+      if (wide === true) { // (the dispatcher passes its callback here)
+        o.budget = FIND_BUDGET;
+        o.walkBudget = FIND_BUDGET;
+        o.maxNodes = FIND_NODES;
+        o.textMax = MAX_TEXT_LINE;
       }
       if (ref !== null) {
         visit(o, byRef(ref), 0);
@@ -3424,8 +3430,7 @@
       }
       var oa = dict();
       oa.filter = 'all';
-      oa.budget = 100000;
-      var whole = toolOutline(oa, MAX_TEXT_LINE);
+      var whole = toolOutline(oa, true);
       var lines = splitLines(whole.outline);
       var keep = dict();
       var matched = 0;

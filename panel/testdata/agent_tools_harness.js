@@ -802,6 +802,21 @@ scenario('outline: compact lines — joined line breaks, short text in the whole
   assert.ok(g.matches === 1 && g.outline.includes('Lorem ipsum'), g.outline);
 });
 
+scenario('find reads the whole page, past the outline\'s largest answer', () => {
+  const p = newPage('https://site.test/long');
+  const e = p.el;
+  const pad = 'x'.repeat(80);
+  for (let i = 1; i <= 1000; i++) {
+    p.body.appendChild(e('button', { rect: { x: 0, y: 20 * i, w: 100, h: 20 } }, 'Button ' + i + ' ' + pad));
+  }
+  p.body.appendChild(e('button', { rect: { x: 0, y: 20100, w: 100, h: 20 } }, 'needle-last'));
+  const all = p.ok('outline', { filter: 'all', budget: 100000 });
+  assert.ok(all.truncated && !all.outline.includes('needle-last'), 'the page is meant to be larger than an outline answer');
+  const f = p.ok('find', { text: 'needle-last' });
+  assert.strictEqual(f.matches, 1, f.outline);
+  assert.ok(/button "needle-last" \[e\d+\]/.test(f.outline), f.outline);
+});
+
 scenario('open dialogs come first', () => {
   const p = formPage();
   const e = p.el;
