@@ -166,7 +166,6 @@ type toolCalls struct {
 	pending map[string]map[uint64]chan toolAnswer
 }
 
-
 // add registers a call on sessionID; it refuses when too many wait already.
 func (tc *toolCalls) add(sessionID string) (uint64, chan toolAnswer, error) {
 	tc.mu.Lock()
