@@ -80,6 +80,21 @@ document.body.appendChild(s);
 </body></html>
 `)
 	})
+	mux.HandleFunc("/meta-first", func(w http.ResponseWriter, r *http.Request) {
+		// The policy comes before <meta charset>, so the bootstrap's insertion point (after the
+		// charset declaration) is under it, and with 'strict-dynamic' a host-source for
+		// remix.proxy would be inert: the proxy must put the page agent ahead of this policy.
+		htmlPage(w, `<!doctype html>
+<html><head>
+<meta http-equiv="Content-Security-Policy" content="script-src `+cspHash(hashedScript)+` 'strict-dynamic'; object-src 'none'">
+<meta charset="utf-8">
+<title>Meta CSP first</title>
+</head><body>
+<p>A policy in a meta element before the charset declaration.</p>
+<script>`+hashedScript+`</script>
+</body></html>
+`)
+	})
 	mux.HandleFunc("/trusted-types", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "require-trusted-types-for 'script'; trusted-types default")
 		htmlPage(w, `<!doctype html>
@@ -121,6 +136,7 @@ func TestCSP(t *testing.T) {
 		{name: "hash default-src self", path: "/hash"},
 		{name: "hash strict-dynamic", path: "/hash-strict-dynamic"},
 		{name: "meta policy", path: "/meta", meta: true},
+		{name: "meta policy before the insertion point", path: "/meta-first", meta: true},
 		{name: "trusted types", path: "/trusted-types", wantText: "trusted types page script ran"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -38,6 +40,14 @@ import (
 // shop.test/api/cart", the body's size, its first bytes as data), allowed only from the
 // confirmation window like every card that grants something (chat_cards.go). With plan review
 // on, a mutating request is a page action and waits for an approved plan (chat_plan.go).
+//
+// Redirects of a mutating request. The card allows one request to one address, so the method
+// and body go there once and nowhere else (sendMutating): a redirect that would repeat them —
+// 307 and 308, and 301 or 302 after PUT, PATCH or DELETE, which browsers repeat as they are —
+// is not followed but given to the model (status, Location, a note that the new address needs
+// a new request, so a new card). One that turns the request into a GET without its body (303,
+// and 301 or 302 after POST, as browsers do) is followed as a GET, within the same hosts as
+// any GET's redirects.
 
 const (
 	maxRequestResult  = 8000 // characters of a response body given to the model
@@ -110,7 +120,13 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if ph, err := canonicalFetchHost(page.Hostname()); err == nil && ph != target.Hostname() {
 		hosts = append(hosts, ph)
 	}
-	res, err := n.fetch(ctx, hosts, target.String(), fetchOptions{Method: r.Method, Headers: r.Headers, Body: r.Body, As: "text"})
+	var res *fetchResult
+	note := ""
+	if agent.MutatingMethod(r.Method) {
+		res, note, err = sendMutating(ctx, n, page, hosts, target, r)
+	} else {
+		res, err = n.fetch(ctx, hosts, target.String(), fetchOptions{Method: r.Method, Headers: r.Headers, Body: r.Body, As: "text"})
+	}
 	if err != nil {
 		var ref *refusal
 		if errors.As(err, &ref) {
@@ -118,7 +134,120 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 		}
 		return "", &agent.ToolError{Message: "http_request failed: " + err.Error()}
 	}
-	return requestResult(r.Method, res), nil
+	shown := r.Method
+	if res.Redirected && r.Method != http.MethodHead {
+		shown = http.MethodGet // a mutating request's redirect is only ever followed as a GET
+	}
+	out := requestResult(shown, res)
+	if note != "" {
+		out = note + "\n" + out
+	}
+	return out, nil
+}
+
+// sendMutating sends a mutating request the person allowed exactly once, to target, with the
+// checks and the person's cookies of rmx.fetch but without its redirect following (see the top
+// of the file): a redirect that keeps the method and body is returned as the result with a
+// note for the model; one that drops them is followed as a GET by n.fetch. Refusals are
+// *refusal; other errors are the network's.
+func sendMutating(ctx context.Context, n *rmxNetwork, page *url.URL, hosts []string, target *url.URL, r agent.HTTPRequest) (*fetchResult, string, error) {
+	method := strings.ToUpper(r.Method)
+	hdr, err := fetchHeaders(r.Headers)
+	if err != nil {
+		return nil, "", err
+	}
+	if hdr.Get("User-Agent") == "" {
+		if ua := n.cookies.userAgent(); ua != "" {
+			hdr.Set("User-Agent", ua)
+		}
+	}
+	var body io.Reader = http.NoBody // its size was checked before the card
+	if r.Body != nil {
+		body = strings.NewReader(*r.Body)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, target.String(), body)
+	if err != nil {
+		return nil, "", fmt.Errorf("http_request %s %s: %w", method, fetchRedactedURL(target), err)
+	}
+	req.Header = hdr.Clone()
+	if c := n.cookies.cookieHeader(target); c != "" {
+		req.Header.Set("Cookie", c)
+	}
+	resp, err := n.client.Do(req) // the client never follows a redirect itself
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, "", &refusal{why: fmt.Sprintf("no answer from %s within %v", target.Host, fetchTimeout)}
+		}
+		return nil, "", fmt.Errorf("http_request %s %s: %w", method, fetchRedactedURL(target), err)
+	}
+	defer resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if !isFetchRedirect(resp.StatusCode) || loc == "" {
+		res, err := readFetchResponse(resp, target, false, "text")
+		return res, "", err
+	}
+	next, err := target.Parse(loc)
+	if err != nil {
+		res, err := readFetchResponse(resp, target, false, "text")
+		return res, fmt.Sprintf("The %s was sent once and answered with a redirect whose Location does not parse; it was not followed.", method), err
+	}
+	next.Fragment, next.RawFragment = "", ""
+	toGET := resp.StatusCode == http.StatusSeeOther ||
+		method == http.MethodPost && (resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound)
+	if !toGET {
+		res, err := readFetchResponse(resp, target, false, "text")
+		return res, repeatRedirectNote(method, resp.StatusCode, target, next, page), err
+	}
+
+	// The site answered the request and points at a page to read: a GET without the body, as a
+	// browser does, checked and followed like any GET.
+	answered := fmt.Sprintf("The %s was sent once and answered with %d %s", method, resp.StatusCode, http.StatusText(resp.StatusCode))
+	nextURL, err := approvedFetchURL(hosts, next.String())
+	if err != nil {
+		res, rerr := readFetchResponse(resp, target, false, "text")
+		return res, fmt.Sprintf("%s; its redirect to %s was not followed: %s.", answered, truncate(next.String(), 300), refusalText(err)), rerr
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	get := map[string]string{}
+	for name, v := range r.Headers {
+		lower := strings.ToLower(name)
+		if lower == "content-type" || lower == "authorization" && fetchOrigin(nextURL) != fetchOrigin(target) {
+			continue
+		}
+		get[name] = v
+	}
+	res, err := n.fetch(ctx, hosts, nextURL.String(), fetchOptions{Method: http.MethodGet, Headers: get, As: "text"})
+	if err != nil {
+		// The model must know the request itself went through, so that it does not send it again.
+		var ref *refusal
+		if errors.As(err, &ref) {
+			return nil, "", &refusal{why: fmt.Sprintf("%s; reading the address it redirected to was refused: %s", answered, ref.why)}
+		}
+		return nil, "", fmt.Errorf("%s; reading the address it redirected to: %w", answered, err)
+	}
+	res.Redirected = true
+	return res, answered + "; the proxy then read the new address with a GET, without the body (as a browser does). What follows is that GET's answer.", nil
+}
+
+// repeatRedirectNote tells the model why a redirect that would send the request again was not
+// followed, and what it may do instead. Every word but the addresses is the proxy's.
+func repeatRedirectNote(method string, status int, from, to *url.URL, page *url.URL) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Redirect not followed: the %s was sent once, to %s, and answered with %d %s, which asks to send the same %s",
+		method, truncate(fetchRedactedURL(from), 300), status, http.StatusText(status), method)
+	if method != http.MethodDelete {
+		b.WriteString(" with its body")
+	}
+	fmt.Fprintf(&b, " to %s. The person allowed this request for its own address only, so nothing was sent there.", truncate(to.String(), 300))
+	if _, err := sameSiteRequestURL(page, to.String()); err != nil {
+		fmt.Fprintf(&b, " That address cannot be requested: %s.", err.Error())
+	} else {
+		fmt.Fprintf(&b, " If the request should go there, call http_request again with that address; the person decides on a new card.")
+	}
+	return b.String()
 }
 
 // sameSiteRequestURL resolves raw against the page and returns it if it is on the page's site

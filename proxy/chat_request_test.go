@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,8 +35,9 @@ func (l *siteLog) all() string {
 	return strings.Join(l.reqs, "\n")
 }
 
-// apiSite is example.com: its page sets a session cookie; /api/cart answers JSON, and
-// /api/out redirects to another site. api.example.com is the same server.
+// apiSite is example.com: its page sets a session cookie; /api/cart answers JSON, /api/out
+// redirects to another site, and /api/redirect/CODE answers with that redirect status to the
+// ?to= address (default /api/moved). api.example.com is the same server.
 func apiSite(log *siteLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
@@ -53,6 +55,14 @@ func apiSite(log *siteLog) http.Handler {
 		switch r.URL.Path {
 		case "/api/out":
 			http.Redirect(w, r, "https://evil.test/collect", http.StatusFound)
+		case "/api/redirect/301", "/api/redirect/302", "/api/redirect/303", "/api/redirect/307", "/api/redirect/308":
+			to := r.URL.Query().Get("to")
+			if to == "" {
+				to = "/api/moved"
+			}
+			code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/api/redirect/"))
+			w.Header().Set("Location", to)
+			w.WriteHeader(code)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("X-Secret-Internal", "not for the model")
@@ -296,4 +306,104 @@ func TestChatAPIAccessKept(t *testing.T) {
 	again.waitState(t, "the resumed chat with API access on", func(c map[string]any) bool { return c["id"] == chats[0].ID && c["apiAccess"] == true })
 	again.say(t, map[string]string{"type": "new"})
 	again.waitState(t, "a new chat with API access off", func(c map[string]any) bool { return c["id"] == "" && c["apiAccess"] == false })
+}
+
+// TestChatRequestRedirects: a mutating request the person allowed goes once, to the address on
+// its card. A redirect that would send the method and body again (307, 308; 301 and 302 after
+// PUT, PATCH or DELETE) is not followed: the model gets the status, the Location and a note,
+// and nothing reaches the new address. One that turns it into a GET without the body (303; 301
+// and 302 after POST) is followed as a GET. A GET's redirects are followed as before. The
+// site is the witness: it records every request with its method and body.
+func TestChatRequestRedirects(t *testing.T) {
+	log := &siteLog{}
+	call := func(method, url, body string) string {
+		b := ""
+		if body != "" {
+			b = fmt.Sprintf(`, "headers": {"Content-Type": "application/json"}, "body": %q`, body)
+		}
+		return fmt.Sprintf(`{"tool_calls": [{"name": "http_request", "arguments": {"method": %q, "url": %q%s}}]}`, method, url, b)
+	}
+	type step struct {
+		method, url, body string
+		card              bool     // a mutating request: waits for the person's Allow
+		want              []string // in the result
+	}
+	notFollowed := []string{"Redirect not followed", "nothing was sent there", "location: "}
+	steps := []step{
+		{"POST", "/api/redirect/307", `{"sku":"socks","qty":7}`, true,
+			append([]string{"HTTP 307", "send the same POST with its body to https://example.com/api/moved", "call http_request again with that address; the person decides on a new card"}, notFollowed...)},
+		{"PUT", "/api/redirect/308?to=https://api.example.com/api/moved", `{"sku":"hat"}`, true,
+			append([]string{"HTTP 308", "to https://api.example.com/api/moved"}, notFollowed...)},
+		{"DELETE", "/api/redirect/302", "", true, append([]string{"HTTP 302", "send the same DELETE to"}, notFollowed...)},
+		{"PATCH", "/api/redirect/301", `{"qty":0}`, true, append([]string{"HTTP 301", "send the same PATCH with its body"}, notFollowed...)},
+		{"POST", "/api/redirect/307?to=https://evil.test/collect", `{"card":"4242"}`, true,
+			append([]string{"HTTP 307", "That address cannot be requested", "not on this page's site"}, notFollowed...)},
+		{"POST", "/api/redirect/303?to=/api/done", `{"order":1}`, true,
+			[]string{"answered with 303 See Other", "with a GET, without the body", "HTTP 200 OK (GET https://example.com/api/done)", `"method":"GET"`, "(after redirects)"}},
+		{"POST", "/api/redirect/302", `{"order":2}`, true, []string{"answered with 302 Found", "HTTP 200 OK (GET https://example.com/api/moved)", `"method":"GET"`}},
+		{"POST", "/api/redirect/303?to=https://evil.test/collect", `{"order":3}`, true,
+			[]string{"The POST was sent once and answered with 303 See Other; its redirect to https://evil.test/collect was not followed", "HTTP 303", "location: https://evil.test/collect"}},
+		{"GET", "/api/redirect/307?to=/api/after-get", "", false, []string{"HTTP 200", `"method":"GET"`, "(after redirects)"}},
+	}
+	var turns []string
+	for _, st := range steps {
+		turns = append(turns, call(st.method, st.url, st.body))
+	}
+	turns = append(turns, `{"text": "done"}`)
+	cf := newRequestFixture(t, `{"turns": [`+strings.Join(turns, ",")+`]}`, log)
+	cf.actMode(t)
+	cf.say(t, map[string]any{"type": "api", "on": true})
+	cf.waitState(t, "API access on", func(c map[string]any) bool { return c["apiAccess"] == true })
+	cf.say(t, map[string]string{"type": "send", "text": "place the order"})
+	for i, st := range steps {
+		if st.card {
+			card := cf.waitItem(t, fmt.Sprintf("the card of request %d", i+1), func(it map[string]any) bool { return it["kind"] == "card" && it["state"] == "pending" })
+			time.Sleep(cardArmAfter)
+			cf.confirm(t, card["id"], true)
+		}
+		r := cf.waitItem(t, fmt.Sprintf("request %d done", i+1), toolDone("http_request"))
+		for _, want := range st.want {
+			if r["status"] != "ok" || !strings.Contains(resultOf(r), want) {
+				t.Errorf("%s %s: result lacks %q:\n%v", st.method, st.url, want, r["result"])
+			}
+		}
+	}
+	cf.waitIdle(t)
+
+	// What reached the site: every request once, at the address on its card; the moved-to
+	// addresses got only the GETs, without a body.
+	got := log.all()
+	lines := strings.Split(got, "\n")
+	want := []string{
+		`POST example.com /api/redirect/307 cookie=person-session body={"sku":"socks","qty":7}`,
+		`PUT example.com /api/redirect/308 cookie=person-session body={"sku":"hat"}`,
+		`DELETE example.com /api/redirect/302 cookie=person-session body=`,
+		`PATCH example.com /api/redirect/301 cookie=person-session body={"qty":0}`,
+		`POST example.com /api/redirect/307 cookie=person-session body={"card":"4242"}`,
+		`POST example.com /api/redirect/303 cookie=person-session body={"order":1}`,
+		`GET example.com /api/done cookie=person-session body=`,
+		`POST example.com /api/redirect/302 cookie=person-session body={"order":2}`,
+		`GET example.com /api/moved cookie=person-session body=`,
+		`POST example.com /api/redirect/303 cookie=person-session body={"order":3}`,
+		`GET example.com /api/redirect/307 cookie=person-session body=`,
+		`GET example.com /api/after-get cookie=person-session body=`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the site got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	bodies := 0
+	for _, l := range lines {
+		if !strings.HasSuffix(l, "body=") {
+			bodies++
+			if !strings.Contains(l, " /api/redirect/") {
+				t.Errorf("a body reached an address the person did not allow: %s", l)
+			}
+		}
+	}
+	if bodies != 7 {
+		t.Errorf("the site got %d bodies, want 7 (one per allowed request with a body):\n%s", bodies, got)
+	}
+	if n := strings.Count(cf.raw.String(), `"card":"request"`); n == 0 {
+		t.Error("no request card was shown")
+	}
 }

@@ -1,8 +1,12 @@
 package rewrite
 
 import (
+	"bytes"
+	"net/url"
 	"sort"
 	"strings"
+
+	"golang.org/x/net/html"
 )
 
 // CSPNeeds is what the bootstrap needs from a page's policies.
@@ -473,4 +477,106 @@ func isBase64Value(s string) bool {
 		}
 	}
 	return true
+}
+
+// bootTag is what a policy check needs to know of the tag the injector inserts.
+type bootTag struct {
+	script bool   // the tag is a <script> element; for anything else no script policy applies
+	nonce  string // its nonce attribute, "" when none
+	src    string // an external script's address, "" for an inline one
+	hash   string // an inline script's hash-source (ScriptHash of its text)
+}
+
+// parseBootTag reads the first element of tag: a <script> with its nonce and src attributes
+// and, when inline, the hash of its text.
+func parseBootTag(tag []byte) bootTag {
+	z := html.NewTokenizer(bytes.NewReader(tag))
+	if tt := z.Next(); tt != html.StartTagToken {
+		return bootTag{}
+	}
+	name, hasAttr := z.TagName()
+	if string(name) != "script" {
+		return bootTag{}
+	}
+	b := bootTag{script: true}
+	external := false
+	for more := hasAttr; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "nonce":
+			b.nonce = string(v)
+		case "src":
+			b.src, external = string(v), true
+		}
+	}
+	if external {
+		if b.src == "" {
+			b.src = "about:invalid" // an empty src loads nothing any source matches
+		}
+		return b
+	}
+	var text []byte
+	if z.Next() == html.TextToken {
+		text = z.Raw()
+	}
+	b.hash = ScriptHash(text)
+	return b
+}
+
+// tagVerdict is what one CSP meta's policy means for the inserted tag.
+type tagVerdict uint8
+
+const (
+	tagAllowed   tagVerdict = iota // the policy lets the tag run
+	tagBlocked                     // the policy blocks the tag as it is (e.g. 'strict-dynamic' makes our host-source inert)
+	tagForbidden                   // the policy lets no script element run at all ('none', or no source)
+)
+
+// policyVerdict checks the tag against value (a meta's content, possibly several
+// comma-separated policies, as AdjustCSP reads it), the way a browser checks a <script>
+// element: the effective script-src-elem, script-src or default-src must allow its nonce, or
+// for an inline tag its hash or 'unsafe-inline' (not disabled by a nonce, hash or
+// 'strict-dynamic'), or for an external tag its origin (inert with 'strict-dynamic'). A
+// source it cannot tell allows the tag counts as blocking: the injector then puts the tag
+// before the policy instead. The worst verdict over the policies is returned.
+func policyVerdict(value string, b bootTag) tagVerdict {
+	if !b.script {
+		return tagAllowed
+	}
+	worst := tagAllowed
+	for _, p := range parsePolicies(value) {
+		d := p.effective("script-src-elem", "script-src", "default-src")
+		switch {
+		case d == nil:
+		case d.matchesNothing(value):
+			return tagForbidden
+		case b.nonce != "" && d.has(value, "'nonce-"+b.nonce+"'"):
+		case b.src == "" && d.allowsBootstrap(value, CSPNeeds{ScriptHash: b.hash, Nonce: b.nonce}):
+		case b.src != "" && !d.has(value, "'strict-dynamic'") && d.allowsURL(value, b.src):
+		default:
+			worst = tagBlocked
+		}
+	}
+	return worst
+}
+
+// allowsURL reports whether the directive lists a source that surely matches the address
+// raw: `*`, its scheme ("https:"), or its origin (with or without a trailing slash). Other
+// host-sources (wildcards, paths, host names without a scheme) are not matched: a false
+// "no" only moves the tag before the policy.
+func (d *cspDirective) allowsURL(v, raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return false
+	}
+	origin := u.Scheme + "://" + u.Host
+	for _, t := range d.tokens {
+		tok := v[t.start:t.end]
+		if tok == "*" && (u.Scheme == "http" || u.Scheme == "https") ||
+			strings.EqualFold(tok, u.Scheme+":") || strings.EqualFold(tok, origin) || strings.EqualFold(tok, origin+"/") {
+			return true
+		}
+	}
+	return false
 }

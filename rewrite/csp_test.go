@@ -565,3 +565,69 @@ func TestExternalAllowed(t *testing.T) {
 		})
 	}
 }
+
+func TestParseBootTag(t *testing.T) {
+	tests := []struct {
+		tag  string
+		want bootTag
+	}{
+		{`<script data-remixproxy="T" src="https://remix.proxy/agent/x.js" nonce="n1"></script>`,
+			bootTag{script: true, nonce: "n1", src: "https://remix.proxy/agent/x.js"}},
+		{`<script data-remixproxy="T">boot()</script>`, bootTag{script: true, hash: ScriptHash([]byte("boot()"))}},
+		{`<script data-remixproxy="T" nonce="a&amp;b">x &amp; y</script>`, bootTag{script: true, nonce: "a&b", hash: ScriptHash([]byte("x &amp; y"))}},
+		{`<script src=""></script>`, bootTag{script: true, src: "about:invalid"}},
+		{`<script></script>`, bootTag{script: true, hash: ScriptHash(nil)}},
+		{`<meta charset="utf-8"><script>x</script>`, bootTag{}},
+		{``, bootTag{}},
+	}
+	for _, tc := range tests {
+		if got := parseBootTag([]byte(tc.tag)); got != tc.want {
+			t.Errorf("parseBootTag(%q) = %+v, want %+v", tc.tag, got, tc.want)
+		}
+	}
+}
+
+func TestPolicyVerdict(t *testing.T) {
+	external := bootTag{script: true, src: "https://remix.proxy/agent/x.js"}
+	externalNonce := bootTag{script: true, src: "https://remix.proxy/agent/x.js", nonce: "n1"}
+	inline := bootTag{script: true, hash: ScriptHash([]byte("boot()"))}
+	inlineNonce := bootTag{script: true, hash: inline.hash, nonce: "n1"}
+	tests := []struct {
+		name   string
+		policy string
+		tag    bootTag
+		want   tagVerdict
+	}{
+		{"no script directive", "img-src 'self'", external, tagAllowed},
+		{"empty policy", "", external, tagAllowed},
+		{"origin listed", "script-src 'self' https://remix.proxy", external, tagAllowed},
+		{"origin with slash, other case", "script-src HTTPS://Remix.Proxy/", external, tagAllowed},
+		{"scheme source", "script-src https:", external, tagAllowed},
+		{"star", "default-src *", external, tagAllowed},
+		{"origin missing", "script-src 'self'", external, tagBlocked},
+		{"other scheme", "script-src http://remix.proxy http:", external, tagBlocked},
+		{"wildcard host not matched", "script-src https://*.proxy", external, tagBlocked},
+		{"strict-dynamic makes the host inert", "script-src https://remix.proxy 'strict-dynamic' 'sha256-AAAA'", external, tagBlocked},
+		{"our nonce", "script-src 'nonce-n1' 'strict-dynamic'", externalNonce, tagAllowed},
+		{"another nonce", "script-src 'nonce-n2' 'strict-dynamic' https://remix.proxy", externalNonce, tagBlocked},
+		{"script-src-elem decides", "script-src 'none'; script-src-elem https://remix.proxy", external, tagAllowed},
+		{"default-src falls back", "default-src 'self'", external, tagBlocked},
+		{"inline hash", "script-src " + inline.hash + " 'strict-dynamic'", inline, tagAllowed},
+		{"inline without the hash", "script-src 'self'", inline, tagBlocked},
+		{"inline unsafe-inline", "script-src 'self' 'unsafe-inline'", inline, tagAllowed},
+		{"inline unsafe-inline disabled by a hash", "script-src 'unsafe-inline' 'sha256-AAAA'", inline, tagBlocked},
+		{"inline our nonce", "script-src 'nonce-n1'", inlineNonce, tagAllowed},
+		{"none", "script-src 'none'", external, tagForbidden},
+		{"none upper case, default-src", "default-src 'NONE'", inline, tagForbidden},
+		{"none beats our nonce elsewhere", "script-src 'nonce-n1', script-src 'none'", externalNonce, tagForbidden},
+		{"empty script-src", "script-src", inline, tagForbidden},
+		{"none with a source is not none", "script-src 'none' https://remix.proxy", external, tagAllowed},
+		{"second policy blocks", "script-src https://remix.proxy, script-src 'self'", external, tagBlocked},
+		{"not a script tag", "script-src 'none'", bootTag{}, tagAllowed},
+	}
+	for _, tc := range tests {
+		if got := policyVerdict(tc.policy, tc.tag); got != tc.want {
+			t.Errorf("%s: policyVerdict(%q) = %d, want %d", tc.name, tc.policy, got, tc.want)
+		}
+	}
+}

@@ -9,7 +9,10 @@
 // asks BlocksInjection, PageNonce and ExternalAllowed about the Content-Security-Policy header
 // values, builds the tag (an external <script src> from remix.proxy, or the inline agent with its
 // ScriptHash), rewrites each header value with AdjustCSP and passes AdjustCSP as the injector's
-// MetaCSP hook for <meta> policies. sandbox/ runs CheckStylesheet on every save; the proxy runs it
+// MetaCSP hook for <meta> policies. A <meta> policy that comes before the insertion point is in
+// force when the tag runs, so the injector checks the tag against it as adjusted: the tag goes in
+// front of a policy that would still block it, and a policy that allows no script at all leaves
+// the document unmodified. sandbox/ runs CheckStylesheet on every save; the proxy runs it
 // again on every insertion and inserts only the clean output.
 //
 // It must never: buffer a whole document (only the prefix needed to find the insertion point, up

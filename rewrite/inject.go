@@ -39,6 +39,14 @@ type Options struct {
 	// otherwise the tag's bytes pass unchanged. Report-only metas are not passed (browsers
 	// ignore them anyway), nor are metas inside a <template>. If nil, CSP metas pass unchanged
 	// and the injector stops tokenizing right after the insertion point.
+	//
+	// When MetaCSP is set, the policies of CSP metas that come before the insertion point (which
+	// happens when they come before the <meta charset> the tag follows) are also checked against
+	// Tag as they will reach the browser, since they are in force when the tag runs: a policy that
+	// still blocks the tag (e.g. 'strict-dynamic' makes a host-source for an external tag inert)
+	// moves the insertion point in front of those metas, like the metas after it, and a policy
+	// that allows no script at all ('none') makes the document pass through byte for byte
+	// unchanged, not injected, as BlocksInjection does for header policies.
 	MetaCSP func(content string) string
 	// CharsetKnown says the response header (or a BOM) already fixes the document's encoding,
 	// so a <meta charset> cannot change it and the injector need not look for one. When false
@@ -90,6 +98,11 @@ type Injector struct {
 	pending    bool
 	pendingPos int64
 	sawBody    bool // body content met while looking ahead: the head is over once decided
+
+	// CSP metas met while scanning, which are before the insertion point if a <meta charset>
+	// decides it: the worst verdict of their policies on the tag (see Options.MetaCSP).
+	boot        *bootTag // Tag as a policy check reads it, parsed at the first CSP meta
+	metaVerdict tagVerdict
 }
 
 type phase uint8
@@ -113,7 +126,9 @@ type edit struct {
 //   - right after the first <meta charset> (or <meta http-equiv=content-type> whose content
 //     names a charset) that starts within the document's first 1024 bytes, if it comes before
 //     any script and any body content, so our bytes never push it out of the browser's
-//     pre-scan window;
+//     pre-scan window — unless a CSP meta before it would block the tag (Options.MetaCSP):
+//     then at the candidate point, with a copy of the declaration in front of the tag when the
+//     encoding is not known, or nowhere if that policy allows no script at all;
 //   - else at the candidate point: right after <head …>, else right after <html …>, else just
 //     before the first token that is neither doctype, comment, whitespace, <html> nor <head>,
 //     decided as soon as a script, body content, </head> or the end of input comes, or as soon
@@ -410,11 +425,15 @@ func (in *Injector) scanToken(t *token) {
 	case kindHeadElement:
 		in.fixCandidate(t.start)
 		in.lastSafeEnd = t.end
-		if repl := in.rewriteMeta(t); repl != nil {
+		policy, repl := in.rewriteMeta(t)
+		if repl != nil {
 			in.edits = append(in.edits, edit{start: t.start, end: t.end, repl: repl})
 		}
+		if t.cspContent >= 0 {
+			in.notePolicy(policy)
+		}
 		if t.charsetMeta && t.start < charsetWindow {
-			in.decide(t.end, t.end)
+			in.decideAfterCharsetMeta(t)
 			return
 		}
 	case kindStale:
@@ -459,16 +478,12 @@ func (in *Injector) lookAheadToken(t *token) {
 		if in.sawBody {
 			// A CSP meta in the body is ignored by browsers; a charset meta still counts for
 			// the byte-based pre-scan.
-		} else if repl := in.rewriteMeta(t); repl != nil {
+		} else if _, repl := in.rewriteMeta(t); repl != nil {
 			in.edits = append(in.edits, edit{start: t.start, end: t.end, repl: repl})
 		}
 		if t.charsetMeta {
 			in.pending = false
-			tag := in.opt.Tag
-			if label := metaCharsetLabel(t.attrs); label != "" && len(in.opt.Tag) > 0 {
-				tag = append([]byte(`<meta charset="`+label+`">`), in.opt.Tag...)
-			}
-			in.decideWith(tag, in.pendingPos, t.end)
+			in.decideWith(in.tagWithCharset(t), in.pendingPos, t.end)
 			return
 		}
 	}
@@ -478,6 +493,47 @@ func (in *Injector) lookAheadToken(t *token) {
 	if t.end >= charsetWindow {
 		in.pending = false
 		in.decide(in.pendingPos, t.end)
+	}
+}
+
+// tagWithCharset is the tag with a copy of the charset meta t's declaration in front of it,
+// for an insertion point before t that the tag's bytes could push t out of the pre-scan
+// window from; the tag alone when the label cannot be copied.
+func (in *Injector) tagWithCharset(t *token) []byte {
+	if label := metaCharsetLabel(t.attrs); label != "" && len(in.opt.Tag) > 0 {
+		return append([]byte(`<meta charset="`+label+`">`), in.opt.Tag...)
+	}
+	return in.opt.Tag
+}
+
+// notePolicy records what the policy of a CSP meta met while scanning means for the tag.
+func (in *Injector) notePolicy(policy string) {
+	if in.boot == nil {
+		b := parseBootTag(in.opt.Tag)
+		in.boot = &b
+	}
+	in.metaVerdict = max(in.metaVerdict, policyVerdict(policy, *in.boot))
+}
+
+// decideAfterCharsetMeta decides at the charset meta t, which starts in the pre-scan window
+// with no script or body content before it. Every CSP meta scanned so far comes before that
+// insertion point, so its policy is in force when the tag runs: if one blocks the tag, the tag
+// goes at the candidate point instead, in front of all of them (with a copy of the charset
+// declaration unless the encoding is known); if one allows no script at all, nothing is
+// inserted and the held bytes go out unchanged, edits included.
+func (in *Injector) decideAfterCharsetMeta(t *token) {
+	switch in.metaVerdict {
+	case tagForbidden:
+		in.edits = nil
+		in.passThrough(in.rec.base)
+	case tagBlocked:
+		tag := in.opt.Tag
+		if !in.opt.CharsetKnown {
+			tag = in.tagWithCharset(t)
+		}
+		in.decideWith(tag, in.candidate, t.end)
+	default:
+		in.decide(t.end, t.end)
 	}
 }
 
@@ -548,7 +604,7 @@ func (in *Injector) headToken(t *token) {
 	case kindBody, kindForeign:
 		in.headOver = true
 	case kindHeadElement:
-		if repl := in.rewriteMeta(t); repl != nil {
+		if _, repl := in.rewriteMeta(t); repl != nil {
 			in.out = append(in.out, repl...)
 			in.rec.discard(t.end)
 			return
@@ -751,15 +807,16 @@ func cspMetaContent(attrs []attr) int {
 	return -1
 }
 
-// rewriteMeta returns the re-serialized meta when MetaCSP changes its policy, else nil.
-func (in *Injector) rewriteMeta(t *token) []byte {
+// rewriteMeta returns the policy of a CSP meta as it goes out, and the re-serialized meta when
+// MetaCSP changes the policy, else nil.
+func (in *Injector) rewriteMeta(t *token) (string, []byte) {
 	if t.cspContent < 0 {
-		return nil
+		return "", nil
 	}
 	old := t.attrs[t.cspContent].val
 	repl := in.opt.MetaCSP(old)
 	if repl == old {
-		return nil
+		return old, nil
 	}
 	var b []byte
 	b = append(b, "<meta"...)
@@ -779,7 +836,7 @@ func (in *Injector) rewriteMeta(t *token) []byte {
 	} else {
 		b = append(b, '>')
 	}
-	return b
+	return repl, b
 }
 
 // appendAttrEscaped escapes a value for a double-quoted attribute.

@@ -556,3 +556,100 @@ func TestInjectGathersHeadTokens(t *testing.T) {
 		t.Errorf("output = %q, want %q", out, want)
 	}
 }
+
+// TestInjectMetaCSPBeforeInsertionPoint: a CSP meta before the <meta charset> the tag follows is
+// in force when the tag runs. Adjusted, it must let the tag run; when it cannot (the tag's
+// host-source is inert under 'strict-dynamic'), the tag goes in front of it (^: with a copy of
+// the charset declaration, |: without); when it allows no script at all, the page passes
+// unchanged, not injected. In marked, "{p}" is the policy as it comes in and "{p'}" as
+// AdjustCSP makes it.
+func TestInjectMetaCSPBeforeInsertionPoint(t *testing.T) {
+	const external = `<script data-remixproxy="T1" src="https://remix.proxy/agent/x.js"></script>`
+	const externalNonce = `<script data-remixproxy="T1" src="https://remix.proxy/agent/x.js" nonce="n1"></script>`
+	const inline = `<script data-remixproxy="T1">boot()</script>`
+	srcNeeds := CSPNeeds{ScriptSrc: []string{"https://remix.proxy"}, Connect: []string{"https://remix.proxy", "wss://remix.proxy"}, Frame: []string{"https://remix.proxy"}}
+	nonceNeeds := srcNeeds
+	nonceNeeds.Nonce = "n1"
+	hashNeeds := CSPNeeds{ScriptHash: ScriptHash([]byte("boot()")), Connect: srcNeeds.Connect, Frame: srcNeeds.Frame}
+	const sha = "'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA='"
+	meta := func(p string) string { return `<meta http-equiv="Content-Security-Policy" content="` + p + `">` }
+	tests := []struct {
+		name         string
+		tag          string
+		needs        CSPNeeds
+		charsetKnown bool
+		policy       string
+		marked       string
+	}{
+		{"self is adjusted", external, srcNeeds, false, "script-src 'self'",
+			`<!doctype html><html><head>` + meta("{p'}") + `<meta charset="utf-8">|<title>x</title>`},
+		{"strict-dynamic hash moves the tag", external, srcNeeds, false, "script-src " + sha + " 'strict-dynamic'; object-src 'none'",
+			`<!doctype html><html><head>^` + meta("{p'}") + `<meta charset="utf-8"><title>x</title><script>a()</script>`},
+		{"strict-dynamic hash, charset known", external, srcNeeds, true, "script-src " + sha + " 'strict-dynamic'",
+			`<head>|` + meta("{p'}") + `<meta charset="utf-8"><title>x</title>`},
+		{"strict-dynamic with another nonce", externalNonce, nonceNeeds, false, "script-src 'nonce-other' 'strict-dynamic'",
+			`<head>^` + meta("{p'}") + `<meta charset=utf-8><title>x</title>`},
+		{"strict-dynamic with our nonce", externalNonce, nonceNeeds, false, "script-src 'nonce-n1' 'strict-dynamic'",
+			`<head>` + meta("{p}") + `<meta charset=utf-8>|<title>x</title>`},
+		{"strict-dynamic, inline tag gets its hash", inline, hashNeeds, false, "script-src " + sha + " 'strict-dynamic'",
+			`<head>` + meta("{p'}") + `<meta charset=utf-8>|<title>x</title>`},
+		{"no head", external, srcNeeds, false, "script-src 'strict-dynamic' " + sha,
+			`^` + meta("{p'}") + `<meta charset=utf-8><title>x</title>`},
+		{"html without head", external, srcNeeds, false, "default-src 'self' 'strict-dynamic' " + sha,
+			`<!doctype html><html>^` + meta("{p'}") + `<meta http-equiv="Content-Type" content="text/html; charset=utf-8"><title>x</title>`},
+		{"after a title", external, srcNeeds, false, "script-src " + sha + " 'strict-dynamic'",
+			`<head>^<title>x</title>` + meta("{p'}") + `<meta charset=utf-8><link rel=stylesheet href=a.css>`},
+		{"script-src none passes unchanged", external, srcNeeds, false, "script-src 'none'",
+			`<!doctype html><html><head>` + meta("{p}") + `<meta charset="utf-8"><title>x</title>`},
+		{"default-src none passes unchanged", inline, hashNeeds, false, "default-src 'none'; img-src 'self'",
+			`<head>` + meta("{p}") + `<meta charset=utf-8><title>x</title>`},
+		{"script-src-elem none passes unchanged", external, srcNeeds, false, "script-src 'self'; script-src-elem 'none'",
+			`<head>` + meta("{p}") + `<meta charset=utf-8><title>x</title>`},
+		{"empty script-src passes unchanged", external, srcNeeds, true, "script-src",
+			`<head>` + meta("{p}") + `<meta charset=utf-8><title>x</title>`},
+		{"none in a second policy passes unchanged", external, srcNeeds, false, "img-src *, script-src 'none'",
+			`<head>` + meta("{p}") + `<meta charset=utf-8><title>x</title>`},
+		{"none on the charset meta itself", external, srcNeeds, false, "script-src 'none'",
+			`<head><meta charset=utf-8 http-equiv=Content-Security-Policy content="{p}"><title>x</title>`},
+		{"none after the insertion point", external, srcNeeds, false, "script-src 'none'",
+			`<head><meta charset=utf-8>|` + meta("{p}") + `<title>x</title>`},
+		{"none without a charset meta", external, srcNeeds, false, "script-src 'none'",
+			`<head>|` + meta("{p}") + `<title>x</title>`},
+		{"none with a script first", external, srcNeeds, false, "script-src 'none'",
+			`<head>^<script>a()</script>` + meta("{p}") + `<meta charset=utf-8>`},
+		{"report-only none is ignored", external, srcNeeds, false, "script-src 'none'",
+			`<head><meta http-equiv=Content-Security-Policy-Report-Only content="{p}"><meta charset=utf-8>|<title>x</title>`},
+		{"none in a template is ignored", external, srcNeeds, false, "script-src 'none'",
+			`<head><template>` + meta("{p}") + `</template><meta charset=utf-8>|<title>x</title>`},
+	}
+	for _, tc := range tests {
+		adjusted := AdjustCSP(tc.policy, tc.needs)
+		marked := strings.NewReplacer("{p}", tc.policy, "{p'}", adjusted).Replace(tc.marked)
+		input := strings.NewReplacer("|", "", "^", "", adjusted, tc.policy).Replace(marked)
+		want := marked
+		if m := charsetLabel.FindStringSubmatch(marked); m != nil {
+			want = strings.Replace(want, "^", `<meta charset="`+m[1]+`">`+tc.tag, 1)
+		}
+		want = strings.Replace(want, "|", tc.tag, 1)
+		wantInjected := strings.ContainsAny(tc.marked, "|^")
+		if !wantInjected {
+			want = input
+		}
+		for _, r := range readers {
+			t.Run(tc.name+"/"+r.name, func(t *testing.T) {
+				in := NewInjector(r.wrap(strings.NewReader(input)), Options{
+					Tag:          []byte(tc.tag),
+					MetaCSP:      func(s string) string { return AdjustCSP(s, tc.needs) },
+					CharsetKnown: tc.charsetKnown,
+				})
+				got := readAll(t, in)
+				if got != want {
+					t.Errorf("output:\ngot  %q\nwant %q", got, want)
+				}
+				if in.Injected() != wantInjected {
+					t.Errorf("Injected() = %v, want %v", in.Injected(), wantInjected)
+				}
+			})
+		}
+	}
+}
