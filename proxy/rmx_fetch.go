@@ -451,7 +451,7 @@ func approvedFetchURL(hosts []string, rawURL string) (*url.URL, error) {
 		return nil, &refusal{why: host + " is the proxy's own host"}
 	}
 	if !fetchHostApproved(hosts, host) {
-		return nil, &refusal{why: fmt.Sprintf("%s is not an approved host (the manifest's fetch: permissions name %s)", host, strings.Join(hosts, ", "))}
+		return nil, &refusal{why: fmt.Sprintf("%s is not an approved host (approved here: %s)", host, strings.Join(hosts, ", "))}
 	}
 	if p := u.Port(); p != "" && !(u.Scheme == "https" && p == "443" || u.Scheme == "http" && p == "80") {
 		return nil, &refusal{why: fmt.Sprintf("port %s refused: a fetch: permission allows the standard port of http or https only", p)}
