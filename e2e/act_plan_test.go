@@ -44,8 +44,7 @@ document.body.dataset.pageScript = 'ran';
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, f := openPanel(t, tab)
-	pf.eval(t, `document.getElementById('mode-act').click(), true`)
-	pf.waitFor(t, 5*time.Second, "Act mode", `document.getElementById('mode-act').getAttribute('aria-pressed') === 'true'`)
+	actMode(t, pf)
 	chat(t, pf, "remove the socks from my cart")
 
 	pf.waitFor(t, 30*time.Second, "the plan card", `!!document.querySelector('.card[data-card=plan][data-state=pending] .plan-step')`)

@@ -343,8 +343,7 @@ document.body.dataset.pageScript = 'ran';
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, _ := openPanel(t, tab)
-	pf.eval(t, `document.getElementById('mode-act').click(), true`)
-	pf.waitFor(t, 5*time.Second, "Act mode", `document.getElementById('mode-act').getAttribute('aria-pressed') === 'true'`)
+	actMode(t, pf)
 	chat(t, pf, "create the product namaz")
 	if err := waitTrue(tab, 30*time.Second, `location.pathname === '/elsewhere'`); err != nil {
 		t.Fatalf("the tab did not leave: %v\nstored results: %q\n%s", err, storedToolResults(t, aw.proxy.Store), aw.diagnose())
@@ -477,8 +476,7 @@ document.body.dataset.pageScript = 'ran';
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, _ := openPanel(t, tab)
-	pf.eval(t, `document.getElementById('mode-act').click(), true`)
-	pf.waitFor(t, 5*time.Second, "Act mode", `document.getElementById('mode-act').getAttribute('aria-pressed') === 'true'`)
+	actMode(t, pf)
 	chat(t, pf, "post the comment")
 
 	var results []string

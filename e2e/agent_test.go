@@ -79,6 +79,13 @@ func openPanel(t *testing.T, tab *e2etest.Tab) (*frameEval, childFrame) {
 }
 
 // chat sends text from the panel's composer.
+// actMode switches the opened panel to Act mode and waits until it is on.
+func actMode(t *testing.T, pf *frameEval) {
+	t.Helper()
+	pf.eval(t, `document.getElementById('mode-act').click(), true`)
+	pf.waitFor(t, 5*time.Second, "Act mode", `document.getElementById('mode-act').getAttribute('aria-pressed') === 'true'`)
+}
+
 func chat(t *testing.T, pf *frameEval, text string) {
 	t.Helper()
 	pf.eval(t, fmt.Sprintf(`(() => { const i = document.getElementById('input'); i.value = %q;
@@ -375,8 +382,7 @@ func TestAgentActClickRefusesOtherSites(t *testing.T) {
 	tab.Navigate("https://shop.test/")
 	tab.WaitConnected()
 	pf, _ := openPanel(t, tab)
-	pf.eval(t, `document.getElementById('mode-act').click(), true`)
-	pf.waitFor(t, 5*time.Second, "Act mode", `document.getElementById('mode-act').getAttribute('aria-pressed') === 'true'`)
+	actMode(t, pf)
 	chat(t, pf, "open the deals")
 	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('tried')`)
 	reqs := aw.model.Requests()
