@@ -58,7 +58,8 @@ const inp = document.getElementById('name');
 const valueDesc = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
 let tracked = '';
 Object.defineProperty(inp, 'value', {configurable: true, get() { return valueDesc.get.call(this); }, set(v) { tracked = '' + v; valueDesc.set.call(this, v); }});
-inp.addEventListener('input', () => {
+inp.addEventListener('input', (e) => {
+  document.body.dataset.nameInput = (e.isTrusted ? 'trusted ' : 'synthetic ') + e.inputType;
   const v = valueDesc.get.call(inp);
   if (v === tracked) return;
   tracked = v;
@@ -148,6 +149,10 @@ func TestActPageActions(t *testing.T) {
 		}
 		if got := e2etest.Eval[string](tab, `document.getElementById('echo').textContent`); got != "Hello Ann" {
 			t.Errorf("the page saw %q after type, want Hello Ann", got)
+		}
+		// Typed as the browser's own editing: the page's input event is a trusted one.
+		if got := e2etest.Eval[string](tab, `document.body.dataset.nameInput || ''`); got != "trusted insertText" || v["events"] == nil {
+			t.Errorf("the page's input event was %q (type answered %v), want a trusted insertText", got, v)
 		}
 		c.ok("type", `{"ref":"`+ref(`textbox "Name"`)+`","text":" Lee","clear":false}`)
 		if got := e2etest.Eval[string](tab, `document.getElementById('echo').textContent`); got != "Hello Ann Lee" {

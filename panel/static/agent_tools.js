@@ -2504,6 +2504,18 @@
     var activeElementDoc = getter(Document.prototype, 'activeElement');
     var activeElementRoot = getter(proto(win.ShadowRoot), 'activeElement');
     var textareaSetValue = setter(textareaProto, 'value');
+    var selectFn = dict();
+    selectFn.input = inputProto && inputProto.select;
+    selectFn.textarea = textareaProto && textareaProto.select;
+    var setRangeFn = dict();
+    setRangeFn.input = inputProto && inputProto.setSelectionRange;
+    setRangeFn.textarea = textareaProto && textareaProto.setSelectionRange;
+    var selStartG = dict();
+    selStartG.input = getter(inputProto, 'selectionStart');
+    selStartG.textarea = getter(textareaProto, 'selectionStart');
+    var selEndG = dict();
+    selEndG.input = getter(inputProto, 'selectionEnd');
+    selEndG.textarea = getter(textareaProto, 'selectionEnd');
     var selectedIndexS = setter(selectProto, 'selectedIndex');
     var optionProto = proto(win.HTMLOptionElement);
     var optionValueG = getter(optionProto, 'value');
@@ -2713,6 +2725,37 @@
       apply(set, node, [value]);
       fireInput(node, inputType === 'replace' ? 'insertReplacementText' : inputType, data);
     }
+    // editNatively types text into a text field the way the browser's own editing does
+    // (execCommand insertText on the field's selection), so the page sees trusted beforeinput
+    // and input events, as from a person's keyboard. It does so only when the field is focused
+    // and its selection is exactly where the text belongs (all of it to replace, the end to
+    // append) — never into another element — and reports whether the field changed; where the
+    // browser would not edit (a field type without a selection, an unfocused document, a page
+    // that cancels beforeinput) nothing changed and the caller sets the value itself.
+    function editNatively(node, kind, text, clear, before) {
+      if (!execCommandFn || !selectFn[kind] || !setRangeFn[kind] || !selStartG[kind] || !selEndG[kind] || text === '') {
+        return false;
+      }
+      var ed = ownerDoc(node) || doc;
+      try {
+        if (activeDeep() !== node || apply(selStartG[kind], node, []) === null) {
+          return false; // not focused, or a field type without a text selection (email, number)
+        }
+        var n = before.length;
+        if (clear) {
+          apply(selectFn[kind], node, []);
+        } else {
+          apply(setRangeFn[kind], node, [n, n]);
+        }
+        if (apply(selStartG[kind], node, []) !== (clear ? 0 : n) || apply(selEndG[kind], node, []) !== n) {
+          return false;
+        }
+        apply(execCommandFn, ed, ['insertText', false, text]);
+      } catch (e) {
+        return false;
+      }
+      return currentValue(node, kind) !== before;
+    }
     function typeInto(node, text, clear) {
       var kind = typeable(node);
       focusOn(node);
@@ -2724,12 +2767,18 @@
           value = apply(strSlice, value, [0, max]);
         }
       }
-      setValue(node, kind, value, clear ? 'replace' : 'insertText', text);
+      var trusted = kind !== 'editable' && editNatively(node, kind, text, clear, before);
+      if (!trusted) {
+        setValue(node, kind, value, clear ? 'replace' : 'insertText', text);
+      }
       if (kind !== 'editable') {
         fireEvent(node, 'change');
       }
       var res = dict();
       res.typed = describe(node, true);
+      if (trusted) {
+        res.events = 'the browser\'s own editing (trusted input events)';
+      }
       var now2 = currentValue(node, kind);
       res.value = cut(now2, 400);
       res.verified = kind === 'editable' ? contains(now2, text) : now2 === value;
