@@ -33,12 +33,16 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 		},
 		Transport: s.upstream,
 		ModifyResponse: func(resp *http.Response) error {
+			lengthKnown := resp.ContentLength >= 0
 			netRulesResponseHeaders(resp) // modifyHeaders rules (netrules.go)
 			s.guardRemixletRedirect(resp) // a remixlet's address may not redirect off its sites (remixlets_redirect.go)
 			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
 			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
 			// The cookie view for rmx.fetch and network:observe's records (rmx_fetch.go); reads only.
 			s.rmxNet.observeTraffic(resp)
+			if lengthKnown && resp.ContentLength == -1 {
+				resp.ContentLength = changedLength
+			}
 			return nil
 		},
 		ErrorHandler: s.writeUpstreamError,
@@ -46,6 +50,20 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 		ErrorLog:     errLog,
 	}
 }
+
+// changedLength is the ContentLength of a response whose upstream sent a Content-Length and
+// whose body the pipeline changed (bootstrap, service-worker shim): its length is unknown, but it
+// is not a stream. ReverseProxy flushes every write of a body with ContentLength -1 (meant for
+// streams whose writes the browser should see at once) and looks at ContentLength for nothing
+// else once ModifyResponse has run; with this value the body is written like any body of known
+// length, through the server's buffer: a small page goes out in one write with the head
+// (net/http then sends a Content-Length itself), a large one in full buffers rather than one TLS
+// record and one syscall per read (small pages ~15% faster on the bench). The price: such a
+// page that trickles in reaches the browser in buffer-sized pieces (4 KiB), as every unchanged
+// body of known length through ReverseProxy already does, rather than read by read. Streams
+// (SSE, chunked or read-to-close upstream bodies) keep ContentLength -1 and are flushed as soon
+// as each piece arrives (TestInjectedBodyFlushing, e2e TestSSEIsStreamed).
+const changedLength = -2
 
 // serveProxied is the entry of the pipeline.
 func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
@@ -77,10 +95,15 @@ func requestScheme(r *http.Request) string {
 	return "http"
 }
 
-// bufferPool recycles the 32 KiB copy buffers of streamed bodies.
+// bufferPool recycles the copy buffers of streamed bodies. They are 64 KiB rather than
+// ReverseProxy's 32 KiB: a chunked upstream body fills the buffer within a chunk, and every
+// write of a chunked body to an HTTP/1.1 browser costs a 4 KiB TLS record (net/http's buffer
+// holding the chunk header) and a 2-byte one (the chunk's CRLF, flushed) on top of the data,
+// so larger writes mean fewer small records; 200 KB pages ~5% faster on the bench, 128 KiB no
+// better than 64.
 type bufferPool struct{}
 
-var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 func (bufferPool) Get() []byte  { return *(copyBuffers.Get().(*[]byte)) }
 func (bufferPool) Put(b []byte) { copyBuffers.Put(&b) }
