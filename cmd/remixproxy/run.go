@@ -111,6 +111,7 @@ func runProxy(args []string) error {
 	if err != nil {
 		return err
 	}
+	tuneGC() // a heap floor for the request path's garbage (gctune.go)
 	level := slog.LevelInfo
 	if f.verbose {
 		level = slog.LevelDebug
