@@ -8,6 +8,21 @@
 //   - 200 KB HTML pages, injected: MiB/s;
 //   - a 1 GiB download: MiB/s and the proxy process's peak RSS growth;
 //   - first contact with new hosts (a new TLS connection and a new host name each): connections/s.
+//
+// Each non-direct row's note also gives the median of the per-round ratios to direct (each
+// round's figure divided by direct's in the same round), which varies less than the ratio of the
+// medians when other work shares the machine; every single measurement is printed to stderr as
+// a "bench: sample" line (round, scenario, target, value, tab-separated) for paired comparisons.
+//
+// Options for investigations (none changes the default run):
+//   - --scenarios small,200k,download,first-contact runs only those;
+//   - --goproxy-bare adds a reference proxy, e2e/bench/goproxybare: goproxy's own MITM loop with
+//     a CA of its own, buffering HTML bodies and inserting a tag, nothing else;
+//   - --also NAME=PATH,… adds more remixproxy binaries to the same rounds (A/B of a change);
+//   - --client-h2 makes the clients offer HTTP/2, as Chromium does (default HTTP/1.1);
+//   - --proxy-cpus 1 runs the proxies under taskset; with `taskset -c 0 go run ./e2e/bench …`
+//     the load generator and the site get CPU 0 and each proxy CPU 1 (a pinned-core variant, not
+//     the shared-core figures of the README).
 package main
 
 import (
@@ -47,6 +62,12 @@ var (
 	noMitm      = flag.Bool("no-mitmproxy", false, "skip mitmproxy even when installed")
 	rounds      = flag.Int("rounds", 3, "rounds of every scenario, targets interleaved; the median is reported")
 	binPath     = flag.String("remixproxy", "", "remixproxy binary (default: go build it)")
+	only        = flag.String("scenarios", "", "comma-separated scenarios to run (small, 200k, download, first-contact); default all")
+	bare        = flag.Bool("goproxy-bare", false, "also measure goproxy-bare (e2e/bench/goproxybare): a minimal goproxy MITM that buffers HTML and inserts a tag")
+	extra       = flag.String("also", "", "more remixproxy binaries measured in the same rounds, as NAME=PATH[,NAME=PATH] (A/B comparisons)")
+	proxyCPUs   = flag.String("proxy-cpus", "", "run the proxies under `taskset -c LIST` (pinned-core variant; pin the bench itself with taskset too)")
+	clientH2    = flag.Bool("client-h2", false, "clients offer HTTP/2 (as Chromium does) instead of HTTP/1.1; goproxy-bare and mitmproxy still answer HTTP/1.1")
+	bareH2      = flag.Bool("goproxy-bare-h2", false, "let goproxy-bare's upstream transport use HTTP/2 (default HTTP/1.1, goproxy's default)")
 )
 
 func main() {
@@ -81,12 +102,34 @@ func run() error {
 	defer site.close()
 
 	targets := []*target{{name: "direct", roots: site.pool, siteAddr: site.addr}}
-	rp, stopRP, err := startRemixproxy(tmp, site)
+	rp, stopRP, err := startRemixproxy(tmp, site, "remixproxy", *binPath)
 	if err != nil {
 		return err
 	}
 	defer stopRP()
 	targets = append(targets, rp)
+	if *extra != "" {
+		for _, nb := range strings.Split(*extra, ",") {
+			name, bin, ok := strings.Cut(nb, "=")
+			if !ok || bin == "" {
+				return fmt.Errorf("--also %q: want NAME=PATH", nb)
+			}
+			t, stop, err := startRemixproxy(tmp, site, name, bin)
+			if err != nil {
+				return fmt.Errorf("starting %s: %w", name, err)
+			}
+			defer stop()
+			targets = append(targets, t)
+		}
+	}
+	if *bare {
+		gb, stopGB, err := startGoproxyBare(tmp, site)
+		if err != nil {
+			return fmt.Errorf("starting goproxy-bare: %w", err)
+		}
+		defer stopGB()
+		targets = append(targets, gb)
+	}
 	if _, err := exec.LookPath("mitmdump"); err == nil && !*noMitm {
 		mp, stopMP, err := startMitmproxy(tmp, site)
 		if err != nil {
@@ -109,13 +152,35 @@ type row struct {
 	note                   string
 }
 
+// sample is a row and the round (1-based) it was measured in.
+type sample struct {
+	row
+	round int
+}
+
 // scenario measures one thing on one target; it returns the rows it measured.
 type scenario struct {
 	name string
 	run  func(tg *target, s *site) []row
 }
 
+// scenarios are the scenarios -scenarios selects (all by default).
 func scenarios() []scenario {
+	if *only == "" {
+		return allScenarios()
+	}
+	var out []scenario
+	for _, sc := range allScenarios() {
+		for _, name := range strings.Split(*only, ",") {
+			if strings.TrimSpace(name) == sc.name {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
+
+func allScenarios() []scenario {
 	return []scenario{
 		{"small", func(tg *target, s *site) []row {
 			rps, p50, n := loadLoop(tg, s.url("/small"), *duration, true)
@@ -157,7 +222,7 @@ func scenarios() []scenario {
 // so that whatever else the machine does hits all targets alike; it reports the median per row.
 func measureAll(targets []*target, s *site) []row {
 	var order []string
-	samples := map[string][]row{}
+	samples := map[string][]sample{}
 	for r := 1; r <= *rounds; r++ {
 		for _, sc := range scenarios() {
 			for _, tg := range targets {
@@ -167,7 +232,8 @@ func measureAll(targets []*target, s *site) []row {
 					if _, ok := samples[key]; !ok {
 						order = append(order, key)
 					}
-					samples[key] = append(samples[key], row)
+					samples[key] = append(samples[key], sample{row, r})
+					fmt.Fprintf(os.Stderr, "bench: sample\t%d\t%s\t%s\t%.4f\n", r, row.scenario, row.target, row.value)
 				}
 			}
 		}
@@ -175,15 +241,39 @@ func measureAll(targets []*target, s *site) []row {
 	var out []row
 	for _, key := range order {
 		rs := samples[key]
+		paired := pairedRatios(rs, samples[rs[0].scenario+"\x00direct"])
 		sort.Slice(rs, func(i, j int) bool { return rs[i].value < rs[j].value })
-		med := rs[len(rs)/2]
+		med := rs[len(rs)/2].row
 		if len(rs) > 1 {
 			med.note = strings.TrimSpace(fmt.Sprintf("%s; median of %d (%.2f–%.2f)", med.note, len(rs), rs[0].value, rs[len(rs)-1].value))
+		}
+		if len(paired) > 1 {
+			med.note += fmt.Sprintf("; per-round ratio median %.2f× (%.2f–%.2f)", paired[len(paired)/2], paired[0], paired[len(paired)-1])
 		}
 		out = append(out, med)
 	}
 	// Group the table by scenario, targets in order.
 	sort.SliceStable(out, func(i, j int) bool { return scenarioRank(out[i].scenario) < scenarioRank(out[j].scenario) })
+	return out
+}
+
+// pairedRatios are rs's values divided by direct's in the same round, sorted: with other load
+// on the machine these vary less than the ratio of the two medians.
+func pairedRatios(rs, direct []sample) []float64 {
+	if len(rs) == 0 || rs[0].target == "direct" || strings.Contains(rs[0].scenario, "RSS") {
+		return nil
+	}
+	byRound := map[int]float64{}
+	for _, d := range direct {
+		byRound[d.round] = d.value
+	}
+	var out []float64
+	for _, r := range rs {
+		if d := byRound[r.round]; d > 0 {
+			out = append(out, r.value/d)
+		}
+	}
+	sort.Float64s(out)
 	return out
 }
 
@@ -202,7 +292,7 @@ func client(tg *target, keepAlive bool) *http.Client {
 		DisableCompression:  true,
 		DisableKeepAlives:   !keepAlive,
 		MaxIdleConnsPerHost: *concurrency * 2,
-		ForceAttemptHTTP2:   false,
+		ForceAttemptHTTP2:   *clientH2,
 	}
 	if tg.proxy != "" {
 		u, _ := url.Parse("http://" + tg.proxy)
@@ -306,11 +396,16 @@ func download(tg *target, u string, size int64) (float64, error) {
 	return float64(n) / (1 << 20) / time.Since(t0).Seconds(), nil
 }
 
-var hostRun atomic.Int64
+// hostRuns counts each target's first-contact runs: every run of a target uses host names that
+// target has never seen (r1-…, r2-…), so no proxy's leaf cache helps. Targets share the names
+// of a run: each proxy has its own cache, and the direct clients keep no TLS sessions. Runs are
+// sequential.
+var hostRuns = map[string]int{}
 
 // firstContact opens a new TLS connection to a host name never used before, n times.
 func firstContact(tg *target, s *site, n int) float64 {
-	prefix := fmt.Sprintf("r%d", hostRun.Add(1))
+	hostRuns[tg.name]++
+	prefix := fmt.Sprintf("r%d", hostRuns[tg.name])
 	var next atomic.Int64
 	t0 := time.Now()
 	var wg sync.WaitGroup
@@ -446,7 +541,8 @@ func startSite(dir string) (*site, error) {
 // hostResolves are the --resolve entries for every host name the first-contact runs use.
 func (s *site) hostResolves() []string {
 	out := append([]string{}, s.resolve...)
-	for r := 1; r <= *rounds*3+1; r++ {
+	// One first-contact run per round (see hostRuns), and one to spare.
+	for r := 1; r <= *rounds+1; r++ {
 		for i := 0; i < *newHosts; i++ {
 			out = append(out, fmt.Sprintf("r%d-%d.bench.test:443=%s", r, i, s.addr))
 		}
@@ -477,8 +573,17 @@ func waitListening(addr string, d time.Duration) error {
 	return fmt.Errorf("nothing listening on %s after %v", addr, d)
 }
 
-func startRemixproxy(dir string, s *site) (*target, func(), error) {
-	bin := *binPath
+// pinned is cmd, run under taskset when --proxy-cpus is set.
+func pinned(name string, args ...string) *exec.Cmd {
+	if *proxyCPUs == "" {
+		return exec.Command(name, args...)
+	}
+	return exec.Command("taskset", append([]string{"-c", *proxyCPUs, name}, args...)...)
+}
+
+// startRemixproxy starts the remixproxy binary bin (built from the repository when "") as the
+// target called name.
+func startRemixproxy(dir string, s *site, name, bin string) (*target, func(), error) {
 	if bin == "" {
 		bin = filepath.Join(dir, "remixproxy")
 		build := exec.Command("go", "build", "-o", bin, "./cmd/remixproxy")
@@ -488,12 +593,12 @@ func startRemixproxy(dir string, s *site) (*target, func(), error) {
 		}
 	}
 	addr := freePort()
-	data := filepath.Join(dir, "rp-data")
+	data := filepath.Join(dir, name+"-data")
 	args := []string{"run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.caPEM, "--only-resolved"}
 	for _, r := range s.hostResolves() {
 		args = append(args, "--resolve", r)
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := pinned(bin, args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
@@ -509,7 +614,40 @@ func startRemixproxy(dir string, s *site) (*target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("reading remixproxy's CA: %v", err)
 	}
-	return &target{name: "remixproxy", proxy: addr, roots: pool, pid: cmd.Process.Pid}, stop, nil
+	return &target{name: name, proxy: addr, roots: pool, pid: cmd.Process.Pid}, stop, nil
+}
+
+// startGoproxyBare builds and starts e2e/bench/goproxybare with a CA of its own.
+func startGoproxyBare(dir string, s *site) (*target, func(), error) {
+	bin := filepath.Join(dir, "goproxybare")
+	build := exec.Command("go", "build", "-o", bin, "./e2e/bench/goproxybare")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, nil, fmt.Errorf("building goproxybare (run from the repository root): %w", err)
+	}
+	addr := freePort()
+	caFile := filepath.Join(dir, "goproxybare-ca.pem")
+	args := []string{"--listen", addr, "--site", s.addr, "--upstream-ca", s.caPEM, "--ca-out", caFile}
+	if *bareH2 {
+		args = append(args, "--h2-upstream")
+	}
+	cmd := pinned(bin, args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting goproxybare: %w", err)
+	}
+	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	if err := waitListening(addr, 20*time.Second); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
+		stop()
+		return nil, nil, fmt.Errorf("reading goproxy-bare's CA: %v", err)
+	}
+	return &target{name: "goproxy-bare", proxy: addr, roots: pool, pid: cmd.Process.Pid}, stop, nil
 }
 
 func startMitmproxy(dir string, s *site) (*target, func(), error) {
@@ -529,7 +667,7 @@ func startMitmproxy(dir string, s *site) (*target, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command("mitmdump", "-q", "--listen-host", "127.0.0.1", "--listen-port", port,
+	cmd := pinned("mitmdump", "-q", "--listen-host", "127.0.0.1", "--listen-port", port,
 		"--set", "confdir="+conf, "--set", "connection_strategy=lazy",
 		"--set", "ssl_verify_upstream_trusted_ca="+s.caPEM, "-s", addon)
 	cmd.Env = append(os.Environ(), "BENCH_MAP="+strings.Join(mapping, ","), "BENCH_TAG_FILE="+tagFile)
