@@ -40,12 +40,7 @@ document.body.dataset.pageScript = 'ran';
 	e2etest.Eval[bool](tab, `(() => { const c = document.querySelector('input[name=plan_before_act]'); c.click(); c.form.requestSubmit(); return true; })()`)
 	tab.WaitFor(10*time.Second, "the saved Settings page", `document.readyState === 'complete' && location.pathname === '/manager/settings' && !!document.querySelector('input[name=plan_before_act]:checked')`)
 
-	tab.Navigate("https://cart.test/")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, f := openPanel(t, tab)
-	actMode(t, pf)
-	chat(t, pf, "remove the socks from my cart")
+	pf, f := actChat(t, tab, "https://cart.test/", "remove the socks from my cart")
 
 	pf.waitFor(t, 30*time.Second, "the plan card", `!!document.querySelector('.card[data-card=plan][data-state=pending] .plan-step')`)
 	if got := e2etest.Eval[string](tab, `String(document.body.dataset.removed || '')`); got != "" {

@@ -344,12 +344,7 @@ document.body.dataset.pageScript = 'ran';
 </script></body></html>`)
 	})})
 	tab := aw.tab
-	tab.Navigate("https://act.test/")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	actMode(t, pf)
-	chat(t, pf, "create the product namaz")
+	actChat(t, tab, "https://act.test/", "create the product namaz")
 	if err := waitTrue(tab, 30*time.Second, `location.pathname === '/elsewhere'`); err != nil {
 		t.Fatalf("the tab did not leave: %v\nstored results: %q\n%s", err, storedToolResults(t, aw.proxy.Store), aw.diagnose())
 	}
@@ -477,12 +472,7 @@ document.body.dataset.pageScript = 'ran';
 </script></body></html>`)
 	})})
 	tab := aw.tab
-	tab.Navigate("https://guard.test/")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	actMode(t, pf)
-	chat(t, pf, "post the comment")
+	actChat(t, tab, "https://guard.test/", "post the comment")
 
 	var results []string
 	for deadline := time.Now().Add(30 * time.Second); len(results) < 6 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

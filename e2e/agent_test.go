@@ -79,6 +79,19 @@ func openPanel(t *testing.T, tab *e2etest.Tab) (*frameEval, childFrame) {
 }
 
 // chat sends text from the panel's composer.
+// actChat loads url in tab, waits for its own script and the page agent, opens the panel, turns
+// Act mode on and sends text; it returns the panel and its frame.
+func actChat(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
+	t.Helper()
+	tab.Navigate(url)
+	tab.WaitConnected()
+	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
+	pf, f := openPanel(t, tab)
+	actMode(t, pf)
+	chat(t, pf, text)
+	return pf, f
+}
+
 // actMode switches the opened panel to Act mode and waits until it is on.
 func actMode(t *testing.T, pf *frameEval) {
 	t.Helper()
