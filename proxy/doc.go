@@ -8,7 +8,8 @@
 //	                  magic.go     remix.proxy is answered in process, never dialed; so is the listen address
 //	                  netrules.go  active remixlets' network rules (netrules/): block, redirect, upgrade,
 //	                               request headers; never on the proxy's own requests
-//	                  upstream.go  dial (--resolve), verify TLS (system roots + --upstream-ca)
+//	                  upstream.go  dial (--resolve), verify TLS (system roots + --upstream-ca); the
+//	                               browser's protocol: HTTP/2 stays HTTP/2, HTTP/1.x goes as HTTP/1.1
 //	                  errorpage.go upstream failures become a clear HTML page with 502/504
 //	        ←response swshim.go    service-worker scripts get the navigation relay shim
 //	                  html.go      2xx HTML documents: decode (decode.go), inject (rewrite/), adjust CSP
