@@ -37,8 +37,10 @@ document.body.dataset.pageScript = 'ran';
 	if e2etest.Eval[bool](tab, `!!document.querySelector('input[name=plan_before_act]:checked')`) {
 		t.Fatal("plan review is on by default")
 	}
-	e2etest.Eval[bool](tab, `(() => { const c = document.querySelector('input[name=plan_before_act]'); c.click(); c.form.requestSubmit(); return true; })()`)
-	tab.WaitFor(10*time.Second, "the saved Settings page", `document.readyState === 'complete' && location.pathname === '/manager/settings' && !!document.querySelector('input[name=plan_before_act]:checked')`)
+	// The old document is marked, so the wait below sees the page the save loads, not the form
+	// whose box was just ticked (a navigation still under way would abort the next one).
+	e2etest.Eval[bool](tab, `(() => { window.beforeSave = true; const c = document.querySelector('input[name=plan_before_act]'); c.click(); c.form.requestSubmit(); return true; })()`)
+	tab.WaitFor(10*time.Second, "the saved Settings page", `!window.beforeSave && document.readyState === 'complete' && location.pathname === '/manager/settings' && !!document.querySelector('input[name=plan_before_act]:checked')`)
 
 	pf, f := actChat(t, tab, "https://cart.test/", "remove the socks from my cart")
 
