@@ -2302,18 +2302,9 @@
           var fg = formOf[ln];
           var form = fg ? apply(fg, b, []) : null;
           if (form) {
-            var fm = formMethodG ? '' + apply(formMethodG, form, []) : '';
-            if (fm !== 'dialog') {
-              var act = parseURL(formActionG ? '' + apply(formActionG, form, []) : href(), href());
-              if (!act || urlPart(act, urlOriginG) !== origin) {
-                refuse('the form submits to ' + (act ? urlPart(act, urlOriginG) : 'an invalid address') +
-                  ', another site than this page (' + origin + '); clicking its submit button is refused');
-              }
-              var t2 = attrOf(form, 'target');
-              if (typeof t2 === 'string' && t2 !== '' && lower(t2) !== '_self') {
-                refuse('the form submits into another window or frame (target); clicking its submit button is refused');
-              }
-              out.submits = shortDest(act, origin);
+            var dest = formSubmits(form, origin, 'clicking its submit button');
+            if (dest !== '') {
+              out.submits = dest;
             }
           }
         }
@@ -2845,9 +2836,10 @@
         defineProperty(ev, 'which', d);
       } catch (e) { /* keep the defaults */ }
     }
-    // formSubmits checks, like click does for a submit button, that submitting form stays on
-    // the page's origin and in this window; it returns where it goes.
-    function formSubmits(form, origin) {
+    // formSubmits checks that submitting form (by a click on its submit button, or by set_field)
+    // stays on the page's origin and in this window, refusing with doing as the action's words;
+    // it returns where it goes ('' for a dialog form).
+    function formSubmits(form, origin, doing) {
       var fm = formMethodG ? '' + apply(formMethodG, form, []) : '';
       if (fm === 'dialog') {
         return '';
@@ -2855,11 +2847,11 @@
       var act = parseURL(formActionG ? '' + apply(formActionG, form, []) : href(), href());
       if (!act || urlPart(act, urlOriginG) !== origin) {
         refuse('the form submits to ' + (act ? urlPart(act, urlOriginG) : 'an invalid address') +
-          ', another site than this page (' + origin + '); submitting it is refused');
+          ', another site than this page (' + origin + '); ' + doing + ' is refused');
       }
       var tg = attrOf(form, 'target');
       if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
-        refuse('the form submits into another window or frame (target); submitting it is refused');
+        refuse('the form submits into another window or frame (target); ' + doing + ' is refused');
       }
       return shortDest(act, origin);
     }
@@ -2877,7 +2869,7 @@
       var dest = null;
       var sname = '';
       if (submit && !combo && form) {
-        dest = formSubmits(form, origin); // refused before anything is typed
+        dest = formSubmits(form, origin, 'submitting it'); // refused before anything is typed
         sname = submitName(form);
         recentClick(own(args, 'recent'), sname, 'the form\'s submission (' + sname + ')');
       }
