@@ -887,7 +887,11 @@ scenario('click: only what stays on the site, visible, enabled and on top', () =
   p.refused('click', { text: 'Away' }, 'the link goes to https://witness.test, another site than this page (https://site.test); clicking it is refused');
   p.refused('click', { selector: '#blank' }, 'opens another window or frame');
   p.refused('click', { selector: '#ping' }, 'pings other addresses');
-  p.refused('click', { selector: '#away-submit' }, 'the form submits to https://witness.test');
+  p.refused('click', { selector: '#away-submit' }, 'the form submits to https://witness.test, another site than this page (https://site.test); clicking its submit button is refused');
+  p.body.appendChild(p.el('form', { action: '/elsewhere', target: '_blank' }, p.el('input', { id: 'popup-field' }), p.el('button', { id: 'popup-submit' }, 'Popup')));
+  p.refused('click', { selector: '#popup-submit' }, 'the form submits into another window or frame (target); clicking its submit button is refused');
+  p.refused('set_field', { ref: p.ok('query', { selector: '#popup-field' }).matches[0].ref, text: 'x', submit: true },
+    'the form submits into another window or frame (target); submitting it is refused');
   p.refused('click', { selector: '#fa' }, 'formaction');
   p.refused('click', { selector: '#dis' }, 'is disabled');
   p.refused('click', { selector: '#hidden-btn' }, 'is not visible');
