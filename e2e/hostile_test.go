@@ -482,7 +482,11 @@ func TestHostileRemixletsCannotReachTheWitnessOrReadPasswords(t *testing.T) {
 				if !strings.Contains(v, "user:input:") {
 					t.Errorf("%s: the control listener on the text field saw no input: %q", c.name, v)
 				}
+				// The remixlet stores what dom.value gave it after the key events it reported.
 				typed, ok := h.storageValue(rx, "typed")
+				for deadline := time.Now().Add(5 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+					typed, ok = h.storageValue(rx, "typed")
+				}
 				if !ok || strings.Contains(typed, "hunter") {
 					t.Errorf("%s: dom.value of the typed password field: stored %q (present: %v)", c.name, typed, ok)
 				}
