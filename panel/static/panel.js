@@ -134,6 +134,10 @@
     return performance.now();
   }
 
+  function lines(n) {
+    return n === 1 ? '1 line' : n + ' lines';
+  }
+
   var statusBox = byId('status');
   var statusText = byId('status-text');
   var errorBox = byId('error');
@@ -801,7 +805,7 @@
       var code = make('ul', 'card-code');
       diffs.forEach(function (d) {
         if (d && typeof d === 'object') {
-          code.appendChild(make('li', '', str(d.file) + ': ' + num(d.added) + ' lines added, ' + num(d.removed) + ' removed'));
+          code.appendChild(make('li', '', str(d.file) + ': ' + lines(num(d.added)) + ' added, ' + lines(num(d.removed)) + ' removed'));
         }
       });
       body.appendChild(code);

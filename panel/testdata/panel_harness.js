@@ -857,7 +857,7 @@ scenario('an activation card sums up the code it would apply; the confirmation w
     rows: ['Change code that also runs on other sites than this page\'s (forum.test): bank.test'],
     diff: [{ file: 'script.js', added: 3, removed: 1, lines: [{ op: '+', text: '<b>steal()</b>' }] }, null],
   });
-  assert.deepStrictEqual(card.byClass('card-code')[0].byTag('li').map((li) => li.textContent), ['script.js: 3 lines added, 1 removed']);
+  assert.deepStrictEqual(card.byClass('card-code')[0].byTag('li').map((li) => li.textContent), ['script.js: 3 lines added, 1 line removed']);
   assert.ok(!card.textContent.includes('steal()'), 'the panel card shows the code itself');
   assert.strictEqual(card.byTag('b').length, 0);
   p.see({ isVisible: true });
