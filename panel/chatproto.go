@@ -70,7 +70,7 @@ const (
 	KindAssistant = "assistant" // the model's reply: ID, Kind, MD
 	KindNotice    = "notice"    // a line from the proxy ("Stopped"): ID, Kind, MD
 	KindTool      = "tool"      // a tool call: ID, Kind, Name, Args, Status, Result
-	KindCard      = "card"      // a decision for the person: ID, Kind, Card, Title, Remixlet, Rows, Allow, Deny, State, ArmAfterMs
+	KindCard      = "card"      // a decision for the person: ID, Kind, Card, Title, Remixlet, Rows, Allow, Deny, State, ArmAfterMs, Data, Diff
 )
 
 // Tool call statuses.
@@ -165,6 +165,9 @@ type Item struct {
 	// Data is text the card quotes as data, never as the proxy's words (a request's body,
 	// its first bytes); the panel shows it apart, preformatted.
 	Data string `json:"data,omitempty"`
+	// Diff is an activation card's change of code (CardDiffs): the panel shows a summary, the
+	// confirmation window the lines.
+	Diff []CodeDiff `json:"diff,omitempty"`
 	// Steps and Risks are a plan card's: the steps the person may edit before approving.
 	Steps []string `json:"steps,omitempty"`
 	Risks []string `json:"risks,omitempty"`

@@ -63,8 +63,9 @@ func TestPanelJSReadsChatFields(t *testing.T) {
 		{ChatState{}, []string{"mode", "provider", "model", "running", "steps", "maxSteps", "inputTokens", "outputTokens", "cost", "apiAccess"}},
 		{Provider{}, []string{"name", "models"}},
 		{ItemMessage{}, []string{"item"}},
-		{Item{}, []string{"id", "kind", "md", "name", "args", "status", "result", "card", "title", "remixlet", "rows", "allow", "deny", "state", "armAfterMs", "data", "steps", "risks"}},
+		{Item{}, []string{"id", "kind", "md", "name", "args", "status", "result", "card", "title", "remixlet", "rows", "allow", "deny", "state", "armAfterMs", "data", "diff", "steps", "risks"}},
 		{CardRemixlet{}, []string{"name", "url"}},
+		{CodeDiff{}, []string{"file", "added", "removed"}},
 	}
 	for _, tt := range tests {
 		fields := jsonFields(tt.msg)
@@ -83,6 +84,28 @@ func TestPanelJSReadsChatFields(t *testing.T) {
 			if !regexp.MustCompile(`\.` + f + `\b`).MatchString(js) {
 				t.Errorf("panel.js ignores %T's %q", v, f)
 			}
+		}
+	}
+}
+
+// TestConfirmJSReadsCodeDiffs: the confirmation window shows every field of an activation's
+// change of code, and knows each op.
+func TestConfirmJSReadsCodeDiffs(t *testing.T) {
+	js := readStatic(t, "confirm.js")
+	for _, v := range []any{Item{Diff: []CodeDiff{}}, CodeDiff{}, CodeLine{}} {
+		fields := jsonFields(v)
+		if _, ok := v.(Item); ok {
+			fields = []string{"diff"}
+		}
+		for _, f := range fields {
+			if !regexp.MustCompile(`\.` + f + `\b`).MatchString(js) {
+				t.Errorf("confirm.js does not read %T's %q", v, f)
+			}
+		}
+	}
+	for _, op := range []string{DiffAdded, DiffRemoved, DiffContext, DiffGap} {
+		if !strings.Contains(js, "'"+op+"': 'diff-") {
+			t.Errorf("confirm.js has no class for the op %q", op)
 		}
 	}
 }

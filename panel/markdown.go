@@ -2,6 +2,7 @@ package panel
 
 import (
 	"bytes"
+	"net"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+	"golang.org/x/net/idna"
 )
 
 // Node is one node of a chat message as the panel shows it: Markdown (the model's replies, the
@@ -60,6 +62,12 @@ var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
 // RenderMarkdown parses src as Markdown (CommonMark with GitHub's tables, strikethrough, task
 // lists and autolinks) and returns it as safe Nodes for the panel (see Node).
 func RenderMarkdown(src string) []Node {
+	return renderMarkdown(src, nil)
+}
+
+// renderMarkdown is RenderMarkdown with a link policy: a non-nil sameSite decides which links stay
+// links (see RenderReply).
+func renderMarkdown(src string, sameSite func(host string) bool) []Node {
 	truncated := false
 	if len(src) > MaxMarkdownInput {
 		src = src[:MaxMarkdownInput]
@@ -68,12 +76,26 @@ func RenderMarkdown(src string) []Node {
 	src = strings.ToValidUTF8(src, "\uFFFD")
 	source := []byte(src)
 	doc := markdown.Parser().Parse(text.NewReader(source))
-	c := &mdConverter{src: source}
+	c := &mdConverter{src: source, sameSite: sameSite}
 	out := c.children(doc, 0)
 	if truncated || c.full {
 		out = append(out, Node{T: "p", C: []Node{{Text: truncatedMark}}})
 	}
 	return out
+}
+
+// RenderReply is RenderMarkdown for the model's text in a chat (its replies and done's final
+// answer): a link is kept only when sameSite, given the destination's host in the form the
+// browser would use (lowercase, ASCII by IDNA's lookup profile, no trailing dot), says it is on
+// the chat page's site; any other link becomes its text followed by " (another site: HOST)", so
+// that the host is shown and nothing the model put in the address is one click from leaving. A
+// kept link's address carries that same host. sameSite must judge from the proxy's record of the
+// page, never from the model; nil keeps no link.
+func RenderReply(src string, sameSite func(host string) bool) []Node {
+	if sameSite == nil {
+		sameSite = func(string) bool { return false }
+	}
+	return renderMarkdown(src, sameSite)
 }
 
 // PlainNodes returns s as paragraphs of text, without interpreting any Markdown: blank lines
@@ -119,6 +141,8 @@ type mdConverter struct {
 	text  int  // bytes of text so far
 	nodes int  // nodes so far
 	full  bool // a limit was hit: everything after is dropped
+	// sameSite, when set, keeps only the links it accepts (RenderReply).
+	sameSite func(host string) bool
 }
 
 // children converts n's children, merging adjacent text.
@@ -257,6 +281,9 @@ func (c *mdConverter) convert(n ast.Node, depth int) []Node {
 		if !ok {
 			return c.children(n, depth) // the text stays, the link goes
 		}
+		if href, ok = c.onSite(href); !ok {
+			return append(c.children(n, depth), c.otherSite(href)...)
+		}
 		return c.link(href, c.children, n, depth)
 	case *ast.AutoLink:
 		label := string(n.Label(c.src))
@@ -266,6 +293,9 @@ func (c *mdConverter) convert(n ast.Node, depth int) []Node {
 		href, ok := safeHref(util.URLEscape(n.URL(c.src), false))
 		if !ok {
 			return c.textNode(label)
+		}
+		if href, ok = c.onSite(href); !ok {
+			return append(c.textNode(label), c.otherSite(href)...)
 		}
 		return c.link(href, func(ast.Node, int) []Node { return c.textNode(label) }, n, depth)
 	case *ast.Image:
@@ -284,6 +314,61 @@ func (c *mdConverter) convert(n ast.Node, depth int) []Node {
 		// Anything else (an extension's node) is reduced to its content.
 		return c.children(n, depth)
 	}
+}
+
+// onSite applies the link policy to a safe href: without one every link stays (ok true, href
+// unchanged). With one, the host is put in the browser's form and the link stays only if the
+// policy accepts it; href is then the address with that host. When ok is false, href is the
+// host to name in place of the link ("" if it has no readable form).
+func (c *mdConverter) onSite(href string) (string, bool) {
+	if c.sameSite == nil {
+		return href, true
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return "", false
+	}
+	host, ok := browserHost(u.Hostname())
+	if !ok {
+		return "", false
+	}
+	if !c.sameSite(host) {
+		return host, false
+	}
+	if p := u.Port(); p != "" {
+		u.Host = net.JoinHostPort(host, p)
+	} else if strings.Contains(host, ":") {
+		u.Host = "[" + host + "]"
+	} else {
+		u.Host = host
+	}
+	return u.String(), true
+}
+
+// otherSite is the text that stands in for a link the policy refused.
+func (c *mdConverter) otherSite(host string) []Node {
+	if host == "" {
+		return c.textNode(" (a link the panel does not open)")
+	}
+	return c.textNode(" (another site: " + host + ")")
+}
+
+// browserHost returns host as a browser would look it up: lowercase, IDNA's lookup profile
+// (UTS-46: full-width letters and other spellings fold to ASCII), without a trailing dot. ok is
+// false for a host that has no such form.
+func browserHost(host string) (string, bool) {
+	if strings.Contains(host, ":") { // an IPv6 address, from inside brackets
+		ip := net.ParseIP(host)
+		if ip == nil {
+			return "", false
+		}
+		return ip.String(), true
+	}
+	h, err := idna.Lookup.ToASCII(strings.TrimSuffix(host, "."))
+	if err != nil || h == "" {
+		return "", false
+	}
+	return strings.ToLower(h), true
 }
 
 // link returns an "a" element for href around the nodes that content makes of n.

@@ -203,3 +203,45 @@ func TestPlainNodes(t *testing.T) {
 		t.Errorf("PlainNodes = %s\nwant %s", b, want)
 	}
 }
+
+// TestRenderReplyLinks: in the model's replies only links the policy accepts (the chat page's
+// site) stay links, with the host as the browser reads it; any other becomes its text with the
+// host, and nothing of its address but the host.
+func TestRenderReplyLinks(t *testing.T) {
+	onShop := func(h string) bool { return h == "shop.test" || strings.HasSuffix(h, ".shop.test") }
+	tests := []struct {
+		name, src string
+		sameSite  func(string) bool
+		want      string // nodesText
+	}{
+		{"same site", "[cart](https://www.shop.test/cart?x=1)", onShop, "cart{https://www.shop.test/cart?x=1}"},
+		{"apex of the site", "[home](https://shop.test/)", onShop, "home{https://shop.test/}"},
+		{"other site", "[report](https://witness.test/c?d=secret)", onShop, "report (another site: witness.test)"},
+		{"other site that ends like it", "[x](https://evilshop.test/)", onShop, "x (another site: evilshop.test)"},
+		{"site as a subdomain of another", "[x](https://shop.test.witness.test/)", onShop, "x (another site: shop.test.witness.test)"},
+		{"autolink to another site", "see <https://witness.test/c?d=1>", onShop, "see https://witness.test/c?d=1 (another site: witness.test)"},
+		{"bare autolink to another site", "see https://witness.test/x now", onShop, "see https://witness.test/x (another site: witness.test) now"},
+		{"autolink on the site", "<https://shop.test/a>", onShop, "https://shop.test/a{https://shop.test/a}"},
+		{"upper case", "[x](https://WITNESS.TEST/)", onShop, "x (another site: witness.test)"},
+		{"full-width letters fold as the browser folds them", "[x](https://\uff57itness.test/)", onShop, "x (another site: witness.test)"},
+		{"full-width spelling of the site", "[x](https://\uff53hop.test/a)", onShop, "x{https://shop.test/a}"},
+		{"trailing dot", "[x](https://shop.test./a)", onShop, "x{https://shop.test/a}"},
+		{"port kept", "[x](https://shop.test:8443/a)", onShop, "x{https://shop.test:8443/a}"},
+		{"user name", "[x](https://shop.test@witness.test/)", onShop, "x"},
+		{"no policy keeps no link", "[x](https://shop.test/)", nil, "x (another site: shop.test)"},
+		{"image stays text", "![alt](https://shop.test/i.png)", onShop, "[image: alt]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nodes := RenderReply(tt.src, tt.sameSite)
+			checkSafe(t, tt.src, nodes)
+			if got := nodesText(nodes); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// Without a policy (the proxy's own notices) links stay as before.
+	if got := nodesText(RenderMarkdown("[x](https://witness.test/)")); got != "x{https://witness.test/}" {
+		t.Errorf("RenderMarkdown: got %q, want the link kept", got)
+	}
+}

@@ -722,7 +722,7 @@ func (o *chatObserver) Text(stepID, text string, final bool) {
 	if !due || strings.TrimSpace(text) == "" {
 		return
 	}
-	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderMarkdown(text)}, final)
+	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderReply(text, c.linkOnSite)}, final) // links: chat_links.go
 }
 
 func (o *chatObserver) Tool(call agent.ToolCall, status, result string) {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
 
@@ -124,4 +126,22 @@ func (c *chat) decide(p *panelConn, id string, allow bool) string {
 	cd.decided <- allow
 	close(cd.decided)
 	return ""
+}
+
+// activationCard asks the person to apply a version the agent saved. Its rows are the policy's
+// reasons in the proxy's fixed words (which other sites the code runs on, which permission is at
+// stake); the change of code (script.js, style.css, rules.json) against the running version goes
+// with it as data — the panel sums it up, the confirmation window where Allow is taken shows the
+// lines (panel.CardDiffs).
+func activationCard(name, managerURL string, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
+	rows := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		rows = append(rows, r.Text)
+	}
+	if len(rows) == 0 {
+		rows = []string{"Apply a new version"}
+	}
+	return chatItem{ID: "k" + randomID()[:12], Card: "activation", Title: "Apply this change?",
+		Remixlet: &cardRemixlet{Name: name, URL: managerURL}, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
+		Diff: panel.CardDiffs(active, next, sandbox.CodeFiles)}
 }

@@ -132,13 +132,14 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 		g[n] = time.Now().Add(grantLifetime)
 	}
 	e.c.mu.Unlock()
-	return "The person allowed: " + strings.Join(names, ", ") + ". Save the remixlet named " + fmt.Sprintf("%q", remixlet) + " with these permissions in its manifest within ten minutes; it will then be applied without asking again.", nil
+	return "The person allowed: " + strings.Join(names, ", ") + ". Save the remixlet named " + fmt.Sprintf("%q", remixlet) + " with these permissions in its manifest within ten minutes; it will then be applied without asking again, unless the change also needs the person's approval for something a permission does not cover (other sites, new code under a network permission it already holds, network rules).", nil
 }
 
 // WriteRemixlet saves the agent's files as a new version (author "agent") after the save-time
-// checks, and activates it under the store's policy with the chat page's host; when that needs
-// the person, it uses the permissions they granted on a card in this chat, or shows the
-// activation card and waits.
+// checks, and activates it under the store's policy with the chat page's host — the one place
+// that decides for every agent save (sandbox.NeedsApproval). When that needs the person, it
+// uses the permissions they granted on a card in this chat if those are all it needs
+// (grantCovers), or shows the activation card, with the change of code, and waits.
 func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (string, error) {
 	c := e.c
 	s := c.hub.s
@@ -200,20 +201,16 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 	}
 	link := "https://" + MagicHost + "/manager/r/" + rx.ID
 
-	// A remixlet that does not run on this page's site is not the chat's to change quietly:
-	// the store's policy compares only with what the person allowed for it, so a page could
-	// otherwise steer the agent into rewriting the code behind another site's permissions.
-	foreign := oldManifest != nil && !oldManifest.Sites().CoversHost(host)
-
-	if !foreign {
-		err := st.ActivateFromChat(ctx, v.ID, host)
-		switch {
-		case err == nil:
-			e.reload(ctx, oldManifest, m)
-			return fmt.Sprintf("Saved version %d of %q and applied it (no approval needed: it runs only on this page's site and asks for nothing new). It now runs on this page; other open pages it matches were reloaded. Manager: %s", v.Number, rx.Name, link), nil
-		case !errors.Is(err, store.ErrApprovalRequired):
-			return "", err
-		}
+	// The store's policy decides, with the chat page's host, for every agent save: a change to
+	// code that runs on another site, or to code holding network permissions, needs the
+	// person (sandbox.NeedsApproval; DESIGN invariant 11).
+	err = st.ActivateFromChat(ctx, v.ID, host)
+	switch {
+	case err == nil:
+		e.reload(ctx, oldManifest, m)
+		return fmt.Sprintf("Saved version %d of %q and applied it (no approval needed: the change asks for nothing the person has not allowed). It now runs on this page; other open pages it matches were reloaded. Manager: %s", v.Number, rx.Name, link), nil
+	case !errors.Is(err, store.ErrApprovalRequired):
+		return "", err
 	}
 
 	active, _, err := st.Active(ctx, rx.ID)
@@ -224,15 +221,12 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 	if active.ID != 0 {
 		activeFiles = active.Files
 	}
-	reasons := approvalReasons(activeFiles, files, host)
-	if foreign {
-		reasons = append([]string{"Change a remixlet that runs on other sites than this page's: " + strings.Join(oldManifest.Sites().Hosts, ", ")}, reasons...)
-	}
+	reasons := sandbox.FilesApprovalReasons(activeFiles, files, host)
 	a, err := st.RequestApproval(ctx, v.ID, sess.ID)
 	if err != nil {
 		return "", err
 	}
-	if !foreign && e.grantCovers(rx.Name, oldManifest, m, files, activeFiles, host) {
+	if e.grantCovers(rx.Name, reasons) {
 		if err := st.Approve(ctx, a.ID); err != nil {
 			return "", err
 		}
@@ -244,8 +238,7 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 		return fmt.Sprintf("Saved version %d of %q and applied it with the permissions the person allowed. Manager: %s", v.Number, rx.Name, link), nil
 	}
 
-	allow, err := c.ask(ctx, chatItem{ID: "k" + randomID()[:12], Card: "activation", Title: "Apply this change?",
-		Remixlet: &cardRemixlet{Name: rx.Name, URL: link}, Rows: reasons, Allow: "Allow and apply", Deny: "Don't allow"})
+	allow, err := c.ask(ctx, activationCard(rx.Name, link, reasons, activeFiles, files))
 	if err != nil {
 		st.Decline(context.Background(), a.ID)
 		return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: the person did not decide (the turn stopped, the page left, or ten minutes passed). The previous version stays active.", v.Number, rx.Name)}
@@ -266,53 +259,28 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 	return fmt.Sprintf("The person allowed it: version %d of %q is applied. Manager: %s", v.Number, rx.Name, link), nil
 }
 
-// approvalReasons are the fixed words for what a version needs approval for.
-func approvalReasons(active, next map[string][]byte, host string) []string {
-	_, reason := sandbox.FilesNeedApproval(active, next, host)
-	var out []string
-	for _, r := range strings.Split(reason, "; ") {
-		if r != "" {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		out = []string{"Apply a new version"}
-	}
-	return out
-}
-
-// grantCovers reports whether the version needs approval only for new permissions that the
-// person allowed on a card in this chat, for this remixlet name, unexpired.
-func (e *chatEnv) grantCovers(name string, old, next *sandbox.Manifest, files, activeFiles map[string][]byte, host string) bool {
+// grantCovers reports whether every reason the version needs approval for is a new permission
+// that the person allowed on a permission card in this chat, for this remixlet name, unexpired.
+// A permission card names permissions only: it never stands for code that runs on another
+// site, new code under a permission held before, changed network rules, more sites or a
+// narrowed remixlet — those always get the activation card (sandbox.NeedsApproval).
+func (e *chatEnv) grantCovers(name string, reasons []sandbox.Reason) bool {
 	e.c.mu.Lock()
+	defer e.c.mu.Unlock()
 	g := e.c.grants[name]
-	e.c.mu.Unlock()
-	if len(g) == 0 {
+	if len(g) == 0 || len(reasons) == 0 {
 		return false
 	}
-	held := map[string]bool{}
-	if old != nil {
-		for _, p := range old.Permissions {
-			held[p.Name] = true
-		}
-	}
 	now := time.Now()
-	var kept []sandbox.Permission
-	for _, p := range next.Permissions {
-		if held[p.Name] {
-			kept = append(kept, p)
-			continue
+	for _, r := range reasons {
+		if r.Kind != sandbox.ReasonNewPermission {
+			return false
 		}
-		if exp, ok := g[p.Name]; !ok || now.After(exp) {
+		if exp, ok := g[r.Permission]; !ok || now.After(exp) {
 			return false
 		}
 	}
-	// Without the granted permissions, would it need approval for anything else?
-	without := *next
-	without.Permissions = kept
-	rulesChanged := strings.TrimSpace(string(activeFiles[sandbox.RulesFile])) != strings.TrimSpace(string(files[sandbox.RulesFile]))
-	need, _ := sandbox.NeedsApproval(old, &without, host, rulesChanged)
-	return !need
+	return true
 }
 
 // useGrant consumes the grants a save used: an "Allow" is good for one save.

@@ -99,10 +99,11 @@ func TestPermissionTextIgnoresReason(t *testing.T) {
 			t.Errorf("PermissionText(%q) = %q contains the reason", p.Name, text)
 		}
 	}
-	_, reasons := NeedsApproval(nil, m, "a.test", false)
-	for _, r := range reasons {
-		if strings.Contains(r, "IGNORE") || strings.Contains(r, "click Allow") {
-			t.Errorf("approval reason %q contains the manifest's reason", r)
+	_, reasons := NeedsApproval(Change{Next: m, ChatHost: "a.test", CodeChanged: true})
+	_, rewrite := NeedsApproval(Change{Active: manifestWith(m, "https://b.test/*"), Next: m, ChatHost: "a.test", CodeChanged: true})
+	for _, r := range append(reasons, rewrite...) {
+		if strings.Contains(r.Text, "IGNORE") || strings.Contains(r.Text, "click Allow") {
+			t.Errorf("approval reason %q contains the manifest's reason", r.Text)
 		}
 	}
 }
@@ -125,4 +126,12 @@ func TestStyleHostAllowed(t *testing.T) {
 	if !(&Manifest{Matches: []string{"<all_urls>"}}).StyleHostAllowed("anything.test") {
 		t.Error("a remixlet on every site may load from any host")
 	}
+}
+
+// manifestWith returns a copy of m that also matches pattern.
+func manifestWith(m *Manifest, pattern string) *Manifest {
+	c := *m
+	c.Matches = append(append([]string(nil), m.Matches...), pattern)
+	c.matches, c.excludes = nil, nil
+	return &c
 }

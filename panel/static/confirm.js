@@ -8,7 +8,9 @@
  * when the person clicks Allow. This window:
  *   - takes the panel token and the card ID from its fragment and removes them from the address;
  *   - opens wss://remix.proxy/panel/ws?t=TOKEN&role=confirm (the proxy takes "allow" only from a
- *     confirmation window's connection) and shows that one card, with the proxy's fixed texts;
+ *     confirmation window's connection) and shows that one card, with the proxy's fixed texts,
+ *     and, apart from them as data, a request's body or the diff of the code an activation
+ *     would apply;
  *   - arms its buttons only while this window has the focus and has had it for ARM_MS since the
  *     card appeared, and then, for a mouse click, after the pointer moved over the card — so a
  *     click meant for the page cannot land here as the window opens;
@@ -20,6 +22,7 @@
 
   var ARM_MS = 800;
   var CLOSE_AFTER_MS = 1200;
+  var DIFF_CLASSES = { '+': 'diff-add', '-': 'diff-del', ' ': 'diff-ctx', '~': 'diff-gap' };
 
   function byId(id) {
     return document.getElementById(id);
@@ -93,6 +96,7 @@
     var data = byId('card-data');
     data.textContent = typeof item.data === 'string' ? item.data : '';
     data.hidden = data.textContent === '';
+    showDiff(Array.isArray(item.diff) ? item.diff : []);
     allow.textContent = typeof item.allow === 'string' && item.allow !== '' ? item.allow : 'Allow';
     deny.textContent = typeof item.deny === 'string' && item.deny !== '' ? item.deny : 'Not now';
     if (card.hidden) {
@@ -105,6 +109,51 @@
       finish(item.state === 'allowed' ? 'Allowed.' : item.state === 'denied' ? 'Not allowed.' : 'This request is no longer open.');
     }
     update();
+  }
+
+  // showDiff shows an activation's change of code, line by line, as data: each file with its
+  // counts, added lines marked "+", removed "-", unchanged context " ", and the runs of
+  // unchanged lines left out, then how many changed lines the card's bound left out.
+  function showDiff(diffs) {
+    var box = byId('card-diff');
+    box.textContent = '';
+    diffs.forEach(function (d) {
+      if (!d || typeof d !== 'object') {
+        return;
+      }
+      var file = document.createElement('p');
+      file.className = 'diff-file';
+      file.textContent = asText(d.file) + ' (' + asCount(d.added) + ' added, ' + asCount(d.removed) + ' removed)';
+      box.appendChild(file);
+      var pre = document.createElement('pre');
+      pre.className = 'diff-lines';
+      (Array.isArray(d.lines) ? d.lines : []).forEach(function (l) {
+        if (!l || typeof l !== 'object' || !DIFF_CLASSES[l.op]) {
+          return;
+        }
+        var line = document.createElement('span');
+        line.className = DIFF_CLASSES[l.op];
+        line.textContent = (l.op === '~' ? '\u22ef ' + asText(l.text) : l.op + ' ' + asText(l.text));
+        pre.appendChild(line);
+      });
+      box.appendChild(pre);
+      if (asCount(d.cut) > 0) {
+        var cut = document.createElement('p');
+        cut.className = 'diff-cut';
+        cut.textContent = asCount(d.cut) + ' more changed lines are not shown here: the remixlet\u2019s history in the manager has the whole change.';
+        box.appendChild(cut);
+      }
+    });
+    byId('card-diff-label').hidden = box.textContent === '';
+    box.hidden = box.textContent === '';
+  }
+
+  function asText(v) {
+    return typeof v === 'string' ? v : '';
+  }
+
+  function asCount(v) {
+    return typeof v === 'number' && isFinite(v) && v >= 0 ? v : 0;
   }
 
   function finish(text) {

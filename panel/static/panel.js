@@ -24,6 +24,8 @@
  *         remixlet: {name, url}, rows: [string], allow: 'Allow'|'Allow and apply'|'Send'|'Approve',
  *         deny: 'Not now'|"Don't allow"|'Reject', state: 'pending'|'allowed'|'denied'|'expired',
  *         armAfterMs: number, data: string (a request's body, shown as data),
+ *         diff: [{file, added, removed, lines: [{op, text}], cut}] (an activation's change of
+ *         code: summed up here, shown line by line in the confirmation window),
  *         steps: [string], risks: [string] (a plan's)}
  *   {type: 'clear'}                                         a new chat: every item goes
  * Panel -> proxy:
@@ -130,6 +132,10 @@
 
   function now() {
     return performance.now();
+  }
+
+  function lines(n) {
+    return n === 1 ? '1 line' : n + ' lines';
   }
 
   var statusBox = byId('status');
@@ -792,6 +798,18 @@
       body.appendChild(make('p', 'card-data-label', 'Body, as the agent wrote it:'));
       body.appendChild(make('pre', 'card-data', data.length > MAX_CARD_DATA ? data.slice(0, MAX_CARD_DATA) + '\u2026' : data));
     }
+    var diffs = Array.isArray(it.diff) ? it.diff : [];
+    if (diffs.length > 0) {
+      // The code the agent wrote, summed up; the confirmation window shows every line.
+      body.appendChild(make('p', 'card-data-label', 'Code the agent wrote (shown in full when you click Allow):'));
+      var code = make('ul', 'card-code');
+      diffs.forEach(function (d) {
+        if (d && typeof d === 'object') {
+          code.appendChild(make('li', '', str(d.file) + ': ' + lines(num(d.added)) + ' added, ' + lines(num(d.removed)) + ' removed'));
+        }
+      });
+      body.appendChild(code);
+    }
     el.appendChild(body);
     var rec = { el: el, kind: 'card', title: title, body: body };
     if (state !== 'pending') {
@@ -814,7 +832,8 @@
       id: it.id, el: el, allow: allow, deny: deny, note: note,
       armAfter: arm > 0 ? arm : DEFAULT_ARM_MS,
       observer: null, supported: true, seen: false, visible: false, partly: false, visibleAt: 0,
-      armed: false, timer: 0, moved: false, offset: null, focusAt: 0, sent: false, hint: ''
+      armed: false, timer: 0, moved: false, offset: null, focusAt: 0, sent: false, hint: '',
+      wide: diffs.length > 0 // the confirmation window shows code: open it larger
     };
     wireGate(rec.gate);
     return rec;
@@ -1143,7 +1162,7 @@
     var url = location.protocol + '//remix.proxy/panel/confirm#' + encodeURIComponent(token) + '.' + encodeURIComponent(g.id);
     var w = null;
     try {
-      w = window.open(url, 'remixproxy-confirm-' + g.id, 'popup,width=460,height=480');
+      w = window.open(url, 'remixproxy-confirm-' + g.id, g.wide ? 'popup,width=900,height=720' : 'popup,width=460,height=480');
     } catch (e) { /* blocked */ }
     g.hint = w ? CONFIRM_THERE : POPUP_BLOCKED;
     updateGate(g);

@@ -40,7 +40,7 @@ const CARD = {
 };
 
 function start(hash, focused) {
-  const ids = ['status', 'card', 'card-title', 'card-name', 'card-rows', 'card-data', 'card-page', 'allow', 'deny', 'note'];
+  const ids = ['status', 'card', 'card-title', 'card-name', 'card-rows', 'card-data', 'card-diff-label', 'card-diff', 'card-page', 'allow', 'deny', 'note'];
   const els = {};
   for (const id of ids) els[id] = new El(id);
   els.card.hidden = true;
@@ -122,6 +122,41 @@ scenario('reads the token and card from the fragment, clears it, and shows the c
   h.server({ type: 'item', item: Object.assign({}, CARD, { data: '<b>{"qty": 2}</b>' }) });
   assert.strictEqual(h.els['card-data'].textContent, '<b>{"qty": 2}</b>');
   assert.strictEqual(h.els['card-data'].hidden, false);
+});
+
+scenario('shows an activation\'s change of code line by line, as text', () => {
+  const h = start('#t.k2', true);
+  h.open();
+  const act = Object.assign({}, CARD, {
+    id: 'k2', card: 'activation', title: 'Apply this change?', rows: ['Run new code with a permission you allowed for its old code: Send requests to api.shop.test as you, with your cookies'],
+    diff: [
+      { file: 'script.js', added: 1, removed: 1, cut: 0, lines: [
+        { op: '~', text: '4 unchanged lines' }, { op: ' ', text: 'const r = 1;' },
+        { op: '-', text: "rmx.fetch('https://api.shop.test/prices')" },
+        { op: '+', text: "rmx.fetch('https://api.shop.test/orders', {method: 'POST'}) // <img src=x onerror=alert(1)>" },
+        { op: 'x', text: 'an unknown op is not shown' }] },
+      { file: 'style.css', added: 900, removed: 0, cut: 520, lines: [{ op: '+', text: 'p { color: red }' }] },
+      'not a diff',
+    ],
+  });
+  h.server({ type: 'item', item: act });
+  const box = h.els['card-diff'];
+  assert.strictEqual(box.hidden, false, 'the diff is hidden');
+  assert.strictEqual(h.els['card-diff-label'].hidden, false, 'the diff has no label');
+  const [file1, pre1, file2, pre2, cut] = box.children;
+  assert.strictEqual(file1.textContent, 'script.js (1 added, 1 removed)');
+  assert.deepStrictEqual(pre1.children.map((l) => l.className), ['diff-gap', 'diff-ctx', 'diff-del', 'diff-add']);
+  assert.deepStrictEqual(pre1.children.map((l) => l.textContent), [
+    '\u22ef 4 unchanged lines', '  const r = 1;', "- rmx.fetch('https://api.shop.test/prices')",
+    "+ rmx.fetch('https://api.shop.test/orders', {method: 'POST'}) // <img src=x onerror=alert(1)>"]);
+  assert.strictEqual(file2.textContent, 'style.css (900 added, 0 removed)');
+  assert.strictEqual(pre2.children.length, 1);
+  assert.match(cut.textContent, /^520 more changed lines are not shown here/);
+  assert.strictEqual(box.children.length, 5);
+  // The same card again without a diff (it was decided elsewhere): the box empties.
+  h.server({ type: 'item', item: Object.assign({}, act, { diff: undefined }) });
+  assert.strictEqual(box.hidden, true);
+  assert.strictEqual(h.els['card-diff-label'].hidden, true);
 });
 
 scenario('decides only when armed, focused, trusted and after a pointer move', () => {

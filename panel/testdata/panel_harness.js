@@ -202,6 +202,7 @@ function newPanel(url, framed, io) {
     // window.open: the confirmation window for Allow. openResult decides what it returns.
     open(u, name, features) {
       opened.push({ open: u });
+      p.features = features;
       assert.match(name, /^remixproxy-confirm-/);
       assert.match(features, /popup/);
       return p.openResult;
@@ -848,6 +849,30 @@ scenario('a request card shows the body apart, as data, and Allow goes to the co
   move();
   click(allow);
   assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+});
+
+scenario('an activation card sums up the code it would apply; the confirmation window opens larger for it', () => {
+  const { p, card, allow, move, click } = cardPanel('v2', {
+    card: 'activation', title: 'Apply this change?', allow: 'Allow and apply', deny: 'Don\u2019t allow',
+    rows: ['Change code that also runs on other sites than this page\'s (forum.test): bank.test'],
+    diff: [{ file: 'script.js', added: 3, removed: 1, lines: [{ op: '+', text: '<b>steal()</b>' }] }, null],
+  });
+  assert.deepStrictEqual(card.byClass('card-code')[0].byTag('li').map((li) => li.textContent), ['script.js: 3 lines added, 1 line removed']);
+  assert.ok(!card.textContent.includes('steal()'), 'the panel card shows the code itself');
+  assert.strictEqual(card.byTag('b').length, 0);
+  p.see({ isVisible: true });
+  p.advance(800);
+  move();
+  click(allow);
+  assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+  assert.match(p.features, /width=900/);
+  const plain = cardPanel();
+  plain.p.see({ isVisible: true });
+  plain.p.advance(800);
+  plain.move();
+  plain.click(plain.allow);
+  assert.match(plain.p.features, /width=460/);
+  assert.strictEqual(plain.card.byClass('card-code').length, 0);
 });
 
 const PLAN = {
