@@ -359,7 +359,6 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 	return resolved, nil
 }
 
-
 // dataImage matches the data: addresses allowed for images (raster formats only, never SVG).
 var dataImage = regexp.MustCompile(`^data:image/(png|gif|jpeg|webp)(;base64)?,[A-Za-z0-9+/=%._~-]*$`)
 

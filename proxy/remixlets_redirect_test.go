@@ -124,7 +124,10 @@ func TestRedirectGuardSeesEverySpelling(t *testing.T) {
 		args func(v string) string
 	}{
 		{"setAttr", func(v string) string { j, _ := json.Marshal(v); return `[{"$h":1}, "src", ` + string(j) + `]` }},
-		{"create", func(v string) string { j, _ := json.Marshal(v); return `[{"tag": "a", "attrs": {"href": ` + string(j) + `}}]` }},
+		{"create", func(v string) string {
+			j, _ := json.Marshal(v)
+			return `[{"tag": "a", "attrs": {"href": ` + string(j) + `}}]`
+		}},
 		{"setHTML", func(v string) string {
 			j, _ := json.Marshal(`<svg><style><img src="` + v + `"></style></svg>`)
 			return `[{"$h":1}, ` + string(j) + `]`
