@@ -955,8 +955,37 @@
     }
     return false;
   }
-  // addressSet turns Op.addrs into a set for checkAddress; ops that write addresses always get
-  // one (empty when the proxy found none), other ops null.
+  // addressKey is an address with every escape of a printable ASCII character other than
+  // % / ? # decoded: Chromium escapes a few characters the URL Standard leaves raw (| and ^ in
+  // paths), so the proxy's serialisation and the browser's may differ there and nowhere else.
+  // The redirect guard compares with all escapes decoded, so this is never looser than it.
+  function hexValue(c) {
+    return c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1;
+  }
+  function addressKey(a) {
+    if (apply(strIndexOf, a, ['%']) < 0) {
+      return a;
+    }
+    var out = '';
+    var i;
+    for (i = 0; i < a.length; i++) {
+      var c = apply(charCodeAt, a, [i]);
+      if (c === 37 && i + 2 < a.length) {
+        var hi = hexValue(apply(charCodeAt, a, [i + 1]));
+        var lo = hexValue(apply(charCodeAt, a, [i + 2]));
+        var v = hi * 16 + lo;
+        if (hi >= 0 && lo >= 0 && v > 32 && v < 127 && v !== 37 && v !== 47 && v !== 63 && v !== 35) {
+          out = out + apply(fromCharCode, null, [v]);
+          i += 2;
+          continue;
+        }
+      }
+      out = out + apply(fromCharCode, null, [c]);
+    }
+    return out;
+  }
+  // addressSet turns Op.addrs into a set (by addressKey) for checkAddress; ops that write
+  // addresses always get one (empty when the proxy found none), other ops null.
   function addressSet(name, list) {
     if (name !== 'setAttr' && name !== 'create' && name !== 'setHTML') {
       return null;
@@ -967,7 +996,7 @@
     for (i = 0; typeof n === 'number' && i < n; i++) {
       var a = own(list, i);
       if (typeof a === 'string') {
-        set[a] = true;
+        set[addressKey(a)] = true;
       }
     }
     return set;
@@ -1026,7 +1055,7 @@
     // The address the browser will request must be one the proxy read the same way, checked and
     // guarded against redirects (Op.addrs): a spelling the two read differently, or an address
     // in HTML the proxy's parser did not find, is refused rather than written unchecked.
-    if (opAddrs !== null && opAddrs[withoutFragment(abs)] !== true) {
+    if (opAddrs !== null && opAddrs[addressKey(withoutFragment(abs))] !== true) {
       refuse(name + ' refused: the browser reads this address as ' + abs + ', which is not an address the proxy checked');
     }
     if ('' + apply(urlOrigin, a, []) === pageOrigin() || opAllowsHost('' + apply(urlHostname, a, [])) || pageLoads(abs, link)) {
