@@ -138,7 +138,9 @@ func TestRedirectGuardStopsEverySpellingInChromium(t *testing.T) {
 			log := remixletLog(t, p.Store, id)
 			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(log, re); time.Sleep(100 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					if !strings.HasPrefix(want, "s") || !slices.ContainsFunc(errs, func(e string) bool { return strings.HasPrefix(e, strings.TrimPrefix(strings.TrimSuffix(want, ","), "s")+": ") }) {
+					if !strings.HasPrefix(want, "s") || !slices.ContainsFunc(errs, func(e string) bool {
+						return strings.HasPrefix(e, strings.TrimPrefix(strings.TrimSuffix(want, ","), "s")+": ")
+					}) {
 						t.Errorf("the remixlet's log does not say the redirect to %s was refused:\n%s", want, tail(log, 3000))
 					}
 					break
