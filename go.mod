@@ -11,6 +11,7 @@ require (
 	github.com/elazarl/goproxy v1.9.3
 	github.com/klauspost/compress v1.20.4
 	github.com/mccutchen/go-httpbin/v2 v2.26.0
+	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/smallstep/truststore v0.13.0
 	github.com/tdewolff/minify/v2 v2.24.25
 	github.com/tdewolff/parse/v2 v2.8.20
@@ -21,6 +22,7 @@ require (
 )
 
 require (
+	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect

@@ -19,7 +19,7 @@ import (
 // run (the page's alert, confirm, prompt and print set a canary, and no dialog may open), and
 // nothing may reach any host the vectors name (each is a witness here) or the witness.
 
-const xssVectorsFile = "../../shared/corpus/xss/dompurify-vectors.json"
+var xssVectorsFile = sharedCorpusFile("xss/dompurify-vectors.json")
 
 type xssVector struct {
 	Title   string `json:"title"`

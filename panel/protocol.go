@@ -150,6 +150,13 @@ type Op struct {
 	// page's URL. The page agent refuses the op when the document's base URL (a <base> element)
 	// would resolve it elsewhere.
 	Relative bool `json:"rel,omitempty"`
+	// Addrs are, for setAttr, create and setHTML, every http(s) address of the op as the proxy
+	// resolved, checked and guarded it (serialised by the WHATWG URL rules, without the
+	// fragment). The page agent writes an http(s) address only when the browser reads it as one
+	// of these, so a spelling the proxy read differently, or an address in HTML the proxy's
+	// parser did not see, is left out rather than written unchecked. Absent when the op has no
+	// http(s) address: those ops then write none.
+	Addrs []string `json:"addrs,omitempty"`
 }
 
 // Result answers the Op with the same ID. Ok false means refused or failed; Error says why, in

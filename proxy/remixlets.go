@@ -116,7 +116,7 @@ type remixletRunner struct {
 	opTimeout   time.Duration
 	standingTTL time.Duration
 
-	guard redirectGuard // addresses remixlets wrote, checked on redirects (remixlets_redirect.go)
+	guard redirectGuard // addresses remixlets wrote, by page session, checked on redirects (remixlets_redirect.go)
 	net   *rmxNetwork   // rmx.fetch and network:observe (rmx_fetch.go); set by New
 	// svc holds the state of rmx services shared by a remixlet's pages (e.g. the notification
 	// rate), by a key each service owns (rmx_*.go).
@@ -267,6 +267,7 @@ func (r *remixletRunner) pageConnected(ctx context.Context, pc pageConn) {
 	if old != nil {
 		old.end()
 	}
+	r.guard.sessionStarted(pc.id, pc.url()) // a page back from the back/forward cache keeps its guarded addresses
 	p.sync(ctx)
 }
 
@@ -452,6 +453,7 @@ func (r *remixletRunner) pageGone(sessionID string) {
 		p.syncMu.Lock()
 		p.end()
 		p.syncMu.Unlock()
+		r.guard.sessionEnded(sessionID, p.pc.url()) // its addresses stay guarded for the grace period
 	}
 }
 
@@ -646,6 +648,6 @@ func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, call do
 	}
 	return p.ask(ctx, h, func(id uint64) any {
 		return panel.Op{Type: panel.TypeOp, ID: id, Remixlet: h.id, Op: op, Args: anyArgs,
-			Hosts: call.hosts, Relative: call.relative}
+			Hosts: call.hosts, Relative: call.relative, Addrs: call.opAddrs()}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -101,12 +102,17 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 	}
 	switch ns {
 	case "dom":
-		page, _ := url.Parse(h.p.pc.url())
-		call, err := checkDOMCall(domPolicy{page: page, manifest: h.manifest}, method, args)
+		pageURL := h.p.pc.url()
+		page, _ := url.Parse(pageURL)
+		base, _ := weburl.Parse(pageURL)
+		call, err := checkDOMCall(domPolicy{page: page, base: base, manifest: h.manifest}, method, args)
 		if err != nil {
 			return nil, &refusal{why: err.Error()}
 		}
-		h.p.r.guard.add(h.id, h.manifest, call.addresses)
+		// Every address is guarded before the page agent may write it (remixlets_redirect.go).
+		if err := h.p.r.guard.add(h.p.pc.id, pageURL, h.id, h.manifest, call.addresses); err != nil {
+			return nil, &refusal{why: err.Error()}
+		}
 		res, err := h.p.relay(ctx, h, method, call)
 		if err == nil && method == "setHTML" {
 			// The page agent answers with what it left out; each part is a refusal for the log.

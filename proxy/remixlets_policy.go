@@ -11,8 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
@@ -118,12 +117,16 @@ const (
 	maxCreateNodes  = 500
 	maxCreateDepth  = 16
 	maxCreateAttrs  = 32
+	// maxOpAddressBytes bounds the resolved addresses one call may write (setHTML's HTML can
+	// name thousands); a call over it is refused whole.
+	maxOpAddressBytes = 1 << 20
 )
 
 // domPolicy is what the static checks of one call need to know: the page's current URL and the
 // remixlet's stored manifest (its own sites and fetch: hosts, for addresses).
 type domPolicy struct {
 	page     *url.URL
+	base     *weburl.URL // the page's URL as the browser reads it; nil: read from page
 	manifest *sandbox.Manifest
 }
 
@@ -136,7 +139,35 @@ type domCall struct {
 	listener  int64
 	hosts     []string
 	relative  bool
-	addresses []string // the absolute http(s) addresses the call writes (for redirectGuard)
+	addresses []string // the http(s) addresses the call writes, as the browser requests them (redirectGuard, Op.Addrs)
+	addrBytes int      // their length, bounded by maxOpAddressBytes
+}
+
+// opAddrs is the Op.Addrs of the call: its addresses, each once.
+func (c *domCall) opAddrs() []string {
+	if len(c.addresses) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(c.addresses))
+	seen := make(map[string]bool, len(c.addresses))
+	for _, a := range c.addresses {
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// addAddress records an http(s) address the call writes. The only bound is on memory, and
+// crossing it refuses the call; nothing is ever left unrecorded.
+func (c *domCall) addAddress(a string) error {
+	if c.addrBytes+len(a) > maxOpAddressBytes {
+		return fmt.Errorf("the call writes more addresses than the proxy checks at once (over %d bytes once resolved); split it into smaller calls", maxOpAddressBytes)
+	}
+	c.addrBytes += len(a)
+	c.addresses = append(c.addresses, a)
+	return nil
 }
 
 // checkDOMCall applies the static page policy to one dom.* call.
@@ -321,7 +352,9 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 	}
 	call.relative = call.relative || rel
 	if !strings.HasPrefix(resolved, "data:") {
-		call.addresses = append(call.addresses, resolved)
+		if err := call.addAddress(withoutFragment(resolved)); err != nil {
+			return "", err
+		}
 	}
 	return resolved, nil
 }
@@ -332,17 +365,18 @@ var dataImage = regexp.MustCompile(`^data:image/(png|gif|jpeg|webp)(;base64)?,[A
 // urlScheme finds a scheme at the start of an address, as the URL parser does.
 var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
-// checkAddress applies the address rule to an href or src value (DESIGN invariant 4). The value
-// is read as a browser reads it: leading and trailing C0 controls and spaces are ignored, tabs
-// and newlines inside are removed, and a backslash is a slash in http(s) and relative
-// addresses. A relative address is resolved against the page's URL (relative is true then; the
-// page agent refuses it where a <base> element would resolve it elsewhere). Allowed: an
-// http(s) address on the page's origin, on a host the remixlet's matches cover or a fetch:
-// permission names (host is returned: the page agent allows that host for this call), or any
-// other http(s) address the page agent finds the page already loads exactly as written; and
-// data:image/png, gif, jpeg or webp. Everything else — javascript:, blob:, data: of other
-// types, other schemes, user names in addresses — is refused. resolved is what the element
-// gets.
+// checkAddress applies the address rule to an href or src value (DESIGN invariants 4 and 9).
+// The value is read as the browser reads it, by weburl (WHATWG URL parsing, IDNA/UTS-46),
+// relative to the page's URL: tabs and newlines removed, backslashes as slashes, dot segments and
+// their %2e spellings resolved, hosts mapped (fullwidth letters, U+3002 and friends, upper case),
+// default ports dropped. relative is true when the value has no scheme (the page agent refuses it
+// where a <base> element would resolve it elsewhere). Allowed: an http(s) address on the page's
+// origin, on a host the remixlet's matches cover or a fetch: permission names (host is returned:
+// the page agent allows that host for this call), or any other http(s) address the page agent
+// finds the page already loads exactly; and data:image/png, gif, jpeg or webp. Everything else —
+// javascript:, blob:, data: of other types, other schemes, user names in addresses, spaces and
+// control characters inside, an http(s) scheme without "//" — is refused. resolved is what the
+// element gets: the browser's own serialisation, which the page agent checks it reads alike.
 func (pol domPolicy) checkAddress(value string) (resolved, host string, relative bool, err error) {
 	v := strings.TrimFunc(value, func(r rune) bool { return r <= ' ' })
 	v = strings.Map(func(r rune) rune {
@@ -372,38 +406,49 @@ func (pol domPolicy) checkAddress(value string) (resolved, host string, relative
 			return "", "", false, errors.New("only data:image/png, gif, jpeg or webp addresses are allowed (not svg, not other types)")
 		}
 		return "data:" + v[5:], "", false, nil
-	case "http", "https", "":
+	case "http", "https":
+		// "https:host/path" reads as a path on the page's origin when the page is https and as
+		// a host otherwise: refused as ambiguous rather than guessed.
+		if rest := v[len(scheme)+1:]; !strings.HasPrefix(rest, "//") && !strings.HasPrefix(rest, `\\`) &&
+			!strings.HasPrefix(rest, `/\`) && !strings.HasPrefix(rest, `\/`) {
+			return "", "", false, errors.New("the address is not a full http(s) address (write it with //)")
+		}
+	case "":
 	default:
 		return "", "", false, fmt.Errorf("%s: addresses are not allowed (only http, https and data: images)", scheme)
 	}
 	if len(v) > maxAttrValue {
 		return "", "", false, fmt.Errorf("the address is longer than %d bytes", maxAttrValue)
 	}
-	v = strings.ReplaceAll(v, `\`, "/")
-	u, perr := url.Parse(v)
-	if perr != nil {
-		return "", "", false, errors.New("the address does not parse")
+	base := pol.base
+	if base == nil && pol.page != nil {
+		base, _ = weburl.Parse(pol.page.String())
 	}
 	if scheme == "" {
-		if pol.page == nil {
+		if base == nil {
 			return "", "", false, errors.New("relative addresses need the page's address")
 		}
 		relative = true
-		u = pol.page.ResolveReference(u)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+	u, perr := weburl.Resolve(base, v)
+	if perr != nil {
+		return "", "", false, errors.New("the address does not parse as a browser reads it")
+	}
+	if !u.IsHTTP() {
 		return "", "", false, errors.New("the address is not a full http(s) address")
 	}
-	if u.User != nil {
+	if u.HasCredentials() {
 		return "", "", false, errors.New("addresses with a user name are not allowed")
 	}
-	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if h == "" || strings.ContainsAny(h, "%[]") && !strings.HasPrefix(u.Host, "[") {
+	h := u.HostKey()
+	if h == "" {
 		return "", "", false, errors.New("the address has no valid host")
 	}
-	u.Host = strings.ToLower(u.Host)
-	resolved = u.String()
-	if pol.page != nil && sameOrigin(u, pol.page) {
+	resolved = u.Href()
+	if len(resolved) > maxAttrValue {
+		return "", "", false, fmt.Errorf("the address is longer than %d bytes once resolved", maxAttrValue)
+	}
+	if base != nil && weburl.SameOrigin(u, base) {
 		return resolved, "", relative, nil
 	}
 	if pol.manifest != nil && pol.manifest.StyleHostAllowed(h) {
@@ -412,20 +457,6 @@ func (pol domPolicy) checkAddress(value string) (resolved, host string, relative
 	// Anything else must be an address the page already loads, exactly; only the page agent
 	// can tell, so it is relayed without an allowance.
 	return resolved, "", relative, nil
-}
-
-// sameOrigin compares the scheme, host and port of two http(s) URLs.
-func sameOrigin(a, b *url.URL) bool {
-	port := func(u *url.URL) string {
-		if p := u.Port(); p != "" {
-			return p
-		}
-		if u.Scheme == "https" {
-			return "443"
-		}
-		return "80"
-	}
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 func (pol domPolicy) checkSetAttr(call *domCall) error {
@@ -577,39 +608,34 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 	return nil
 }
 
-// checkSetHTML checks dom.setHTML's HTML string for size and collects, for the page agent, the
-// hosts of its href and src addresses that the remixlet's manifest allows. The HTML itself is
-// parsed and filtered in the page, in an inert document (DESIGN invariant 4); Go only reads it
-// to find addresses, so a difference between this tokenizer and the browser's parser can only
-// leave an address without an allowance (stripped in the page), never add one.
+// checkSetHTML checks dom.setHTML's HTML string for size and finds every address in it, for the
+// page agent (the hosts the remixlet's manifest allows, and Op.Addrs) and the redirect guard. The
+// HTML itself is parsed and filtered in the page, in an inert document (DESIGN invariant 4). Go
+// finds the addresses with the same parse the browser makes (findHTMLAddresses: the HTML tree
+// builder, so foreign content that the builder moves, such as <svg><style><img src>, is seen
+// where the browser puts it), and the page agent writes an http(s) address only if it is one of
+// those: a difference between the two parsers can only leave an address out, never let one
+// through unguarded.
 func (pol domPolicy) checkSetHTML(call *domCall) error {
 	s, err := stringArg(call.args, 1, "html", maxHTMLLen)
 	if err != nil {
 		return err
 	}
-	z := html.NewTokenizer(strings.NewReader(s))
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			break
+	values, err := findHTMLAddresses(s)
+	if err != nil {
+		return err
+	}
+	for _, v := range values {
+		resolved, host, _, err := pol.checkAddress(v)
+		if err != nil {
+			continue // refused here; the page agent leaves it out with its reason
 		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
+		if host != "" && !slices.Contains(call.hosts, host) {
+			call.hosts = append(call.hosts, host)
 		}
-		for _, a := range z.Token().Attr {
-			name := strings.ToLower(a.Key)
-			if a.Namespace != "" || !addressAttr(name) {
-				continue
-			}
-			resolved, host, _, err := pol.checkAddress(a.Val)
-			if err != nil {
-				continue
-			}
-			if host != "" && !slices.Contains(call.hosts, host) {
-				call.hosts = append(call.hosts, host)
-			}
-			if !strings.HasPrefix(resolved, "data:") && len(call.addresses) < 256 {
-				call.addresses = append(call.addresses, resolved)
+		if !strings.HasPrefix(resolved, "data:") {
+			if err := call.addAddress(withoutFragment(resolved)); err != nil {
+				return err
 			}
 		}
 	}

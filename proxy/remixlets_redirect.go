@@ -1,136 +1,380 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
-// The address rule lets a remixlet point a link or an image at the page's own origin (and at its
-// own sites and fetch: hosts). A site with an open redirect would turn that into a request
-// anywhere: <img src="/redirect?to=https://elsewhere/…">. So the proxy remembers, for a while,
-// the addresses it allowed remixlets to write, and when one of them answers with a redirect to
-// an origin the remixlet may not load from, the browser gets a 403 from the proxy instead of the
-// redirect, and the remixlet's log says so. A redirect within the same origin is followed, and
-// its target is remembered in turn.
+// The redirect guard. The address rule lets a remixlet point a link or an image at the page's own
+// origin (and at its own sites and fetch: hosts). A site with an open redirect would turn that
+// into a request anywhere: <img src="/redirect?to=https://elsewhere/?data">. So every http(s)
+// address a remixlet writes is remembered, and when the browser requests one of them and the
+// answer redirects (Location, or a Refresh header) to an origin that remixlet may not load from,
+// the browser gets a 403 from the proxy instead, and the remixlet's log says so. A redirect within
+// the page's origin (or to one of the remixlet's own sites) is followed, and its target is
+// remembered in turn.
 //
-// Addresses are compared by scheme, host, port and decoded path (the query is left out, so a
-// different spelling of the query by the browser cannot slip past; the cost is that the page's
-// own loads of that path are guarded as well).
+// What is compared is the request the browser actually sent — its scheme, Host and
+// request-target as received — against the address as the browser reads it, both through
+// weburl (WHATWG parsing, IDNA) and compared by weburl.Key: the whole address including the
+// query, so the page's own use of its redirect with any other query is never touched. A spelling
+// the proxy and the browser read differently cannot slip past either: the page agent writes an
+// address only if the browser reads it as one the proxy remembered (Op.Addrs).
+//
+// How long: an address stays guarded while the page session that wrote it is open — an image
+// loads at once but may load again, and a link loads when someone clicks it, the remixlet
+// (dom.click) or the person, which the proxy cannot tell apart and need not: what leaves is what
+// the remixlet wrote — and for redirectGuardGrace after the page went away (a page in the
+// back/forward cache comes back with its links; Chromium keeps such a page at most ten minutes).
+// A page session that starts on a URL an ended one had adopts that one's addresses, so a page
+// restored from the cache keeps them for as long as it is open again. The only collateral: a
+// request for exactly the same address by the page itself, during that time, is guarded too.
+//
+// There is no count limit that lets anything through: a remixlet that writes more addresses
+// than the guard holds for one page (redirectGuardMaxPerOwner), or when all pages together hold
+// redirectGuardMaxTotal, has that operation refused, with an error saying why.
 
 const (
-	redirectGuardTTL = 10 * time.Minute
-	redirectGuardMax = 4096
+	redirectGuardGrace       = 10 * time.Minute
+	redirectGuardMaxPerOwner = 20000
+	redirectGuardMaxTotal    = 200000
+	redirectGuardMaxBytes    = 64 << 20
 )
 
-type guardedAddress struct {
+// guardOwner is one remixlet on one page session, and the addresses it wrote there.
+type guardOwner struct {
 	remixlet string
+	session  string
 	manifest *sandbox.Manifest
-	expires  time.Time
+	urls     map[string]bool     // the page's URLs while it wrote: a session on one of them adopts it
+	keys     map[string]struct{} // weburl.Key of each address
+	bytes    int
+	ended    time.Time // when its page session ended; zero while it is open
 }
 
-// redirectGuard is the set of addresses remixlets were allowed to write.
+type ownerID struct{ session, remixlet string }
+
+// redirectGuard is the set of addresses remixlets wrote, by owner.
 type redirectGuard struct {
-	mu    sync.Mutex
-	addrs map[string]guardedAddress
+	mu       sync.Mutex
+	now      func() time.Time // nil: time.Now
+	grace    time.Duration    // 0: redirectGuardGrace
+	maxOwner int              // 0: redirectGuardMaxPerOwner
+	maxTotal int              // 0: redirectGuardMaxTotal
+	byKey    map[string][]*guardOwner
+	owners   map[ownerID]*guardOwner
+	total    int // keys held over all owners
+	bytes    int // their length over all owners
+	swept    time.Time
 }
 
-// guardKey is the key of an http(s) address, or "" for anything else.
-func guardKey(u *url.URL) string {
-	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
+// errGuardFull refuses an operation whose addresses the guard cannot hold.
+var errGuardFull = errors.New("the proxy cannot remember more addresses for its redirect guard")
+
+func (g *redirectGuard) clock() time.Time {
+	if g.now != nil {
+		return g.now()
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	path := u.Path
-	if path == "" {
-		path = "/"
-	}
-	return u.Scheme + "://" + strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")) + ":" + port + path
+	return time.Now()
 }
 
-// add remembers addresses a remixlet was allowed to write.
-func (g *redirectGuard) add(remixlet string, m *sandbox.Manifest, addrs []string) {
+func (g *redirectGuard) limits() (grace time.Duration, perOwner, total int) {
+	grace, perOwner, total = g.grace, g.maxOwner, g.maxTotal
+	if grace == 0 {
+		grace = redirectGuardGrace
+	}
+	if perOwner == 0 {
+		perOwner = redirectGuardMaxPerOwner
+	}
+	if total == 0 {
+		total = redirectGuardMaxTotal
+	}
+	return
+}
+
+// add remembers the addresses (absolute http(s), as weburl serialises them) remixlet wrote on
+// the page session, whose current URL is pageURL. It adds all of them or none: when the guard
+// is full it returns an error and the operation must be refused.
+func (g *redirectGuard) add(session, pageURL, remixlet string, m *sandbox.Manifest, addrs []string) error {
 	if len(addrs) == 0 {
-		return
+		return nil
 	}
-	now := time.Now()
+	keys := make([]string, 0, len(addrs))
+	size := 0
+	for _, a := range addrs {
+		u, err := weburl.Parse(a)
+		if err != nil {
+			return fmt.Errorf("redirect guard: %w", err)
+		}
+		if k := weburl.Key(u); k != "" {
+			keys = append(keys, k)
+			size += len(k)
+		}
+	}
+	_, perOwner, total := g.limits()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.addrs == nil {
-		g.addrs = map[string]guardedAddress{}
+	g.sweepLocked(false)
+	if g.byKey == nil {
+		g.byKey = map[string][]*guardOwner{}
+		g.owners = map[ownerID]*guardOwner{}
 	}
-	if len(g.addrs)+len(addrs) > redirectGuardMax {
-		for k, a := range g.addrs {
-			if now.After(a.expires) {
-				delete(g.addrs, k)
+	id := ownerID{session, remixlet}
+	o := g.owners[id]
+	if o == nil {
+		o = &guardOwner{remixlet: remixlet, session: session, manifest: m, urls: map[string]bool{}, keys: map[string]struct{}{}}
+	}
+	fresh := 0
+	for _, k := range keys {
+		if _, ok := o.keys[k]; !ok {
+			fresh++
+		}
+	}
+	switch {
+	case len(o.keys)+fresh > perOwner:
+		return fmt.Errorf("%w: this remixlet already wrote %d addresses on this page, and the guard holds at most %d per page; write fewer addresses", errGuardFull, len(o.keys), perOwner)
+	case g.total+fresh > total || g.bytes+size > redirectGuardMaxBytes:
+		return fmt.Errorf("%w: the guard holds %d addresses for all open pages (at most %d); try again when pages have closed", errGuardFull, g.total, total)
+	}
+	g.owners[id] = o
+	o.manifest = m
+	if pageURL != "" {
+		o.urls[pageURL] = true
+	}
+	for _, k := range keys {
+		if _, ok := o.keys[k]; ok {
+			continue
+		}
+		o.keys[k] = struct{}{}
+		o.bytes += len(k)
+		g.total++
+		g.bytes += len(k)
+		g.byKey[k] = append(g.byKey[k], o)
+	}
+	return nil
+}
+
+// sessionEnded starts the grace period of the addresses written on a page session that went
+// away; lastURL is the page's URL when it left.
+func (g *redirectGuard) sessionEnded(session, lastURL string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	for id, o := range g.owners {
+		if id.session == session && o.ended.IsZero() {
+			o.ended = now
+			if lastURL != "" {
+				o.urls[lastURL] = true
 			}
 		}
 	}
-	for _, s := range addrs {
-		u, err := url.Parse(s)
-		if err != nil {
-			continue
-		}
-		if k := guardKey(u); k != "" && len(g.addrs) < redirectGuardMax {
-			g.addrs[k] = guardedAddress{remixlet: remixlet, manifest: m, expires: now.Add(redirectGuardTTL)}
-		}
-	}
+	g.sweepLocked(false)
 }
 
-// lookup returns the guard for u, if any.
-func (g *redirectGuard) lookup(u *url.URL) (guardedAddress, bool) {
-	k := guardKey(u)
-	if k == "" {
-		return guardedAddress{}, false
+// sessionStarted gives a page session that starts on pageURL the addresses of ended sessions
+// that were on that URL (the same document back from the back/forward cache, or a reload that
+// restores nothing — then the addresses are guarded for longer than needed, never shorter).
+func (g *redirectGuard) sessionStarted(session, pageURL string) {
+	if pageURL == "" {
+		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	a, ok := g.addrs[k]
-	if ok && time.Now().After(a.expires) {
-		delete(g.addrs, k)
-		ok = false
+	g.sweepLocked(false)
+	for id, o := range g.owners {
+		if o.ended.IsZero() || !o.urls[pageURL] || id.session == session {
+			continue
+		}
+		nid := ownerID{session, id.remixlet}
+		if cur := g.owners[nid]; cur != nil {
+			// The new session already has addresses of this remixlet: fold the old ones in.
+			for k := range o.keys {
+				if _, ok := cur.keys[k]; !ok {
+					cur.keys[k] = struct{}{}
+					cur.bytes += len(k)
+					g.byKey[k] = append(g.byKey[k], cur)
+					g.total++
+					g.bytes += len(k)
+				}
+			}
+			for u := range o.urls {
+				cur.urls[u] = true
+			}
+			g.removeLocked(id, o)
+			continue
+		}
+		delete(g.owners, id)
+		o.session = session
+		o.ended = time.Time{}
+		g.owners[nid] = o
 	}
-	return a, ok
 }
 
-// guardRemixletRedirect is called on every upstream response (ModifyResponse in pipeline.go):
-// a redirect from an address a remixlet wrote to an origin that remixlet may not load from is
-// replaced by a 403.
-func (s *Server) guardRemixletRedirect(resp *http.Response) {
-	if s.remixlets == nil || resp == nil || resp.Request == nil || resp.StatusCode < 300 || resp.StatusCode > 399 {
+// sweepLocked drops the owners whose grace period is over (at most once a second unless forced).
+func (g *redirectGuard) sweepLocked(force bool) {
+	now := g.clock()
+	if !force && now.Sub(g.swept) < time.Second {
 		return
 	}
-	r := s.remixlets
-	loc := resp.Header.Get("Location")
+	g.swept = now
+	grace, _, _ := g.limits()
+	for id, o := range g.owners {
+		if !o.ended.IsZero() && now.Sub(o.ended) > grace {
+			g.removeLocked(id, o)
+		}
+	}
+}
+
+func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
+	delete(g.owners, id)
+	for k := range o.keys {
+		list := g.byKey[k]
+		for i, x := range list {
+			if x == o {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(g.byKey, k)
+		} else {
+			g.byKey[k] = list
+		}
+		g.total--
+		g.bytes -= len(k)
+	}
+}
+
+// guardHit is one owner of a guarded address, as lookup reports it.
+type guardHit struct {
+	remixlet string
+	session  string
+	pageURL  string
+	manifest *sandbox.Manifest
+}
+
+// lookup returns the owners that guard the address with key k.
+func (g *redirectGuard) lookup(k string) []guardHit {
+	if k == "" {
+		return nil
+	}
+	grace, _, _ := g.limits()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	var hits []guardHit
+	for _, o := range g.byKey[k] {
+		if !o.ended.IsZero() && now.Sub(o.ended) > grace {
+			continue
+		}
+		page := ""
+		for u := range o.urls {
+			page = u
+			break
+		}
+		hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: page, manifest: o.manifest})
+	}
+	return hits
+}
+
+// requestedAddress is the address a request was sent for, as received from the browser: the
+// scheme it used, the Host it named and its request-target (RequestURI, which the outgoing
+// request of the pipeline keeps from the incoming one).
+func requestedAddress(req *http.Request) (*weburl.URL, error) {
+	scheme := req.URL.Scheme
+	if scheme == "" {
+		scheme = requestScheme(req)
+	}
+	target := req.RequestURI
+	if target == "" || target == "*" {
+		target = req.URL.RequestURI()
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	return weburl.RequestTarget(scheme, host, target)
+}
+
+// redirectTarget is where a response sends the browser next: its Location on a 3xx, or the URL
+// of a Refresh header; "" when it sends it nowhere.
+func redirectTarget(resp *http.Response) string {
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			return loc
+		}
+	}
+	if r := resp.Header.Get("Refresh"); r != "" {
+		// "N; url=ADDRESS" (the url= and the quotes are optional; the browser's parse).
+		_, rest, ok := strings.Cut(r, ";")
+		if !ok {
+			_, rest, ok = strings.Cut(r, ",")
+		}
+		if ok {
+			rest = strings.TrimSpace(rest)
+			if len(rest) >= 4 && strings.EqualFold(rest[:3], "url") {
+				if after, found := strings.CutPrefix(strings.TrimSpace(rest[3:]), "="); found {
+					rest = strings.TrimSpace(after)
+				}
+			}
+			return strings.Trim(rest, `"'`)
+		}
+	}
+	return ""
+}
+
+// guardRemixletRedirect is called on every upstream response (ModifyResponse in pipeline.go): a
+// redirect from an address a remixlet wrote to an origin that remixlet may not load from is
+// replaced by a 403.
+func (s *Server) guardRemixletRedirect(resp *http.Response) {
+	if s.remixlets == nil || resp == nil || resp.Request == nil {
+		return
+	}
+	loc := redirectTarget(resp)
 	if loc == "" {
 		return
 	}
-	from := resp.Request.URL
-	a, ok := r.guard.lookup(from)
-	if !ok {
+	r := s.remixlets
+	from, err := requestedAddress(resp.Request)
+	if err != nil {
 		return
 	}
-	lu, err := url.Parse(strings.ReplaceAll(strings.TrimSpace(loc), `\`, "/"))
-	if err == nil {
-		to := from.ResolveReference(lu)
-		host := strings.ToLower(to.Hostname())
-		if (to.Scheme == "http" || to.Scheme == "https") && to.User == nil &&
-			(sameOrigin(to, from) || (a.manifest != nil && a.manifest.StyleHostAllowed(host))) {
-			r.guard.add(a.remixlet, a.manifest, []string{to.String()})
-			return
+	hits := r.guard.lookup(weburl.Key(from))
+	if len(hits) == 0 {
+		return
+	}
+	to, err := weburl.Resolve(from, loc)
+	var refusedBy []guardHit
+	for _, h := range hits {
+		ok := err == nil && to.IsHTTP() && !to.HasCredentials() &&
+			(weburl.SameOrigin(to, from) || (h.manifest != nil && h.manifest.StyleHostAllowed(to.HostKey())))
+		if ok {
+			// Followed: the next hop is guarded in turn (or refused when the guard is full).
+			ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{to.Request()}) == nil
+		}
+		if !ok {
+			refusedBy = append(refusedBy, h)
 		}
 	}
-	r.logf(a.remixlet, "warn", "refused: %s redirects to %s, which is not on the page's origin or one of the remixlet's sites; the browser got a 403 instead",
-		truncate(from.String(), 300), truncate(loc, 300))
+	if len(refusedBy) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, h := range refusedBy {
+		if !seen[h.remixlet] {
+			seen[h.remixlet] = true
+			r.logf(h.remixlet, "warn", "refused: %s redirects to %s, which is not on the page's origin or one of the remixlet's sites; the browser got a 403 instead",
+				truncate(from.Request(), 300), truncate(loc, 300))
+		}
+	}
 	if resp.Body != nil {
 		resp.Body.Close()
 	}

@@ -485,7 +485,8 @@
   //     follow the address rule (checkAddress): the page's origin, the hosts the proxy allowed
   //     for this op (the remixlet's own sites and fetch: hosts), an address the page already
   //     loads exactly as written, or a data: image; never javascript:, blob: or anything else.
-  //     The element gets the resolved absolute address.
+  //     The element gets the resolved absolute address, and for setAttr, create and setHTML only
+  //     if the browser reads it as one the proxy resolved, checked and guarded (Op.addrs).
   //   - dom.create and dom.setHTML build only allow-listed elements (CREATE_TAGS; SVG ones in
   //     the SVG namespace, inside svg); setHTML parses in an inert DOMParser document and copies
   //     what passes into new elements of this document, never the parsed nodes or a string.
@@ -612,6 +613,7 @@
   var MAX_CREATE_NODES = 500;
   var opHosts = null;   // the hosts the proxy allowed for the op being run (Op.hosts)
   var opRelative = false; // the op's addresses were written relative (Op.rel)
+  var opAddrs = null;     // setAttr, create, setHTML: the addresses the proxy checked (Op.addrs), as a set
 
   var tables = null;     // remixlet ID -> handle table, made on the first operation
   var observer = null;   // the page-change observer, started on the first operation
@@ -953,6 +955,52 @@
     }
     return false;
   }
+  // addressKey is an address with every escape of a printable ASCII character other than
+  // % / ? # decoded: Chromium escapes a few characters the URL Standard leaves raw (| and ^ in
+  // paths), so the proxy's serialisation and the browser's may differ there and nowhere else.
+  // The redirect guard compares with all escapes decoded, so this is never looser than it.
+  function hexValue(c) {
+    return c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1;
+  }
+  function addressKey(a) {
+    if (apply(strIndexOf, a, ['%']) < 0) {
+      return a;
+    }
+    var out = '';
+    var i;
+    for (i = 0; i < a.length; i++) {
+      var c = apply(charCodeAt, a, [i]);
+      if (c === 37 && i + 2 < a.length) {
+        var hi = hexValue(apply(charCodeAt, a, [i + 1]));
+        var lo = hexValue(apply(charCodeAt, a, [i + 2]));
+        var v = hi * 16 + lo;
+        if (hi >= 0 && lo >= 0 && v > 32 && v < 127 && v !== 37 && v !== 47 && v !== 63 && v !== 35) {
+          out = out + apply(fromCharCode, null, [v]);
+          i += 2;
+          continue;
+        }
+      }
+      out = out + apply(fromCharCode, null, [c]);
+    }
+    return out;
+  }
+  // addressSet turns Op.addrs into a set (by addressKey) for checkAddress; ops that write
+  // addresses always get one (empty when the proxy found none), other ops null.
+  function addressSet(name, list) {
+    if (name !== 'setAttr' && name !== 'create' && name !== 'setHTML') {
+      return null;
+    }
+    var set = dict();
+    var n = list !== null && typeof list === 'object' ? own(list, 'length') : undefined;
+    var i;
+    for (i = 0; typeof n === 'number' && i < n; i++) {
+      var a = own(list, i);
+      if (typeof a === 'string') {
+        set[addressKey(a)] = true;
+      }
+    }
+    return set;
+  }
   function opAllowsHost(host) {
     var hs = opHosts;
     if (hs === null || typeof hs !== 'object') {
@@ -1003,6 +1051,12 @@
     }
     if ('' + apply(urlUsername, a, []) !== '' || '' + apply(urlPassword, a, []) !== '') {
       refuse(name + ' refused: addresses with a user name are not allowed');
+    }
+    // The address the browser will request must be one the proxy read the same way, checked and
+    // guarded against redirects (Op.addrs): a spelling the two read differently, or an address
+    // in HTML the proxy's parser did not find, is refused rather than written unchecked.
+    if (opAddrs !== null && opAddrs[addressKey(withoutFragment(abs))] !== true) {
+      refuse(name + ' refused: the browser reads this address as ' + abs + ', which is not an address the proxy checked');
     }
     if ('' + apply(urlOrigin, a, []) === pageOrigin() || opAllowsHost('' + apply(urlHostname, a, [])) || pageLoads(abs, link)) {
       return abs;
@@ -1784,12 +1838,15 @@
       }
       opHosts = own(req, 'hosts');
       opRelative = own(req, 'rel') === true;
+      opAddrs = addressSet(own(req, 'op'), own(req, 'addrs'));
       var v = op(tableFor(rx), own(req, 'op'), own(req, 'args'));
       opHosts = null;
+      opAddrs = null;
       m.ok = true;
       m.value = v === undefined ? null : v;
     } catch (e) {
       opHosts = null;
+      opAddrs = null;
       m.ok = false;
       m.error = e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : 'the operation failed in the page';
     }

@@ -1,0 +1,218 @@
+// Package weburl reads an address the way a browser does, so that every allow/deny decision the
+// proxy makes about an address is about the URL the browser will actually request, not about a
+// spelling of it (DESIGN invariant 9).
+//
+// It sits in front of every address check: the remixlet page policy (href and src values, the
+// addresses inside dom.setHTML) resolves and normalises with it before deciding, and the
+// redirect guard compares the request the browser really sent with the address a remixlet wrote
+// through Key. Parsing follows the WHATWG URL Standard (github.com/nlnwa/whatwg-url, which passes
+// the web-platform-tests URL suite): tabs and newlines are removed, leading and trailing C0
+// controls and spaces ignored, a backslash is a slash in http(s) addresses, dot segments
+// (including %2e spellings) are resolved, IPv4 numbers in any form become dotted decimal, hosts
+// are mapped with IDNA/UTS-46 (fullwidth letters, the ideographic full stop U+3002 and upper case
+// all become the ASCII host), and the scheme's default port is dropped.
+//
+// It must never: hand back a spelling the browser would not request, or fold two addresses the
+// browser keeps apart into one Origin.
+package weburl
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	whatwg "github.com/nlnwa/whatwg-url/url"
+)
+
+// URL is one parsed address, as the browser holds it.
+type URL struct {
+	u *whatwg.Url
+}
+
+// parser follows the standard with no options: what browsers implement.
+var parser = whatwg.NewParser()
+
+// Parse reads an absolute address.
+func Parse(raw string) (*URL, error) {
+	u, err := parser.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parsing address %q: %w", clip(raw), err)
+	}
+	return &URL{u: u}, nil
+}
+
+// Resolve reads ref, absolute or relative, against base, as an element's href or src is read
+// against its document's URL. A nil base reads ref as absolute.
+func Resolve(base *URL, ref string) (*URL, error) {
+	if base == nil {
+		return Parse(ref)
+	}
+	// The whatwg-url parser writes to the base while it resolves against it (it fills the
+	// base's search parameters in lazily), so each call resolves against a copy of its own: a
+	// URL stays safe to share between goroutines.
+	b, err := parser.Parse(base.u.Href(false))
+	if err != nil {
+		return nil, fmt.Errorf("resolving address %q: the base %q does not parse again: %w", clip(ref), clip(base.Href()), err)
+	}
+	u, err := b.Parse(ref)
+	if err != nil {
+		return nil, fmt.Errorf("resolving address %q: %w", clip(ref), err)
+	}
+	return &URL{u: u}, nil
+}
+
+// Href is the whole serialised address, fragment included: what an element's href or src
+// property reads back.
+func (u *URL) Href() string { return u.u.Href(false) }
+
+// Request is the address the browser requests: Href without the fragment.
+func (u *URL) Request() string { return u.u.Href(true) }
+
+// Scheme is the scheme, lower case, without the colon.
+func (u *URL) Scheme() string { return u.u.Scheme() }
+
+// Hostname is the host as the browser serialises it: the ASCII (punycode) form of a domain,
+// dotted decimal for IPv4, [bracketed] IPv6; a trailing dot is kept, as the browser keeps it.
+func (u *URL) Hostname() string { return u.u.Hostname() }
+
+// HostKey is the host name for comparisons with host lists (a manifest's sites, fetch: hosts):
+// Hostname without a trailing dot, which names the same DNS host.
+func (u *URL) HostKey() string { return strings.TrimSuffix(u.u.Hostname(), ".") }
+
+// Port is the port the browser connects to: the explicit one, or the scheme's default ("" for
+// schemes without one).
+func (u *URL) Port() string {
+	if p := u.u.Port(); p != "" {
+		return p
+	}
+	switch u.u.Scheme() {
+	case "http", "ws":
+		return "80"
+	case "https", "wss":
+		return "443"
+	case "ftp":
+		return "21"
+	}
+	return ""
+}
+
+// HasCredentials reports whether the address carries a user name or password.
+func (u *URL) HasCredentials() bool { return u.u.Username() != "" || u.u.Password() != "" }
+
+// IsHTTP reports whether the address is http or https with a host.
+func (u *URL) IsHTTP() bool {
+	s := u.u.Scheme()
+	return (s == "http" || s == "https") && u.u.Hostname() != ""
+}
+
+// Origin is the address's origin serialised as a browser does (scheme://host[:port], the port
+// only when it is not the default), or "null" for an address without a tuple origin.
+func (u *URL) Origin() string {
+	switch u.u.Scheme() {
+	case "http", "https", "ws", "wss", "ftp":
+		return u.u.Scheme() + "://" + u.u.Host()
+	case "blob":
+		// A blob: address has the origin of the http(s) address in its path.
+		if inner, err := Parse(u.u.Pathname()); err == nil && inner.IsHTTP() {
+			return inner.Origin()
+		}
+	}
+	return "null"
+}
+
+// SameOrigin reports whether a and b have the same tuple origin.
+func SameOrigin(a, b *URL) bool {
+	return a != nil && b != nil && a.Origin() != "null" && a.Origin() == b.Origin()
+}
+
+// Key is the comparison key of an http(s) address, the one the redirect guard stores and looks
+// up: scheme, host (without a trailing dot), effective port, path and query with every
+// percent-escape decoded, no fragment. Two spellings a browser could send for one request — one
+// that escapes a character and one that leaves it raw, as browsers differ in which characters
+// they escape — get the same key; different paths or queries never do (decoding can only join
+// what a server would read alike, e.g. %41 and A). "" for anything that is not http(s).
+func Key(u *URL) string {
+	if u == nil || !u.IsHTTP() {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(u.u.Scheme())
+	b.WriteString("://")
+	b.WriteString(u.HostKey())
+	b.WriteString(":")
+	b.WriteString(u.Port())
+	// The decoded path keeps % and ? escaped, so it cannot run into the query or another
+	// escape.
+	b.WriteString(strings.NewReplacer("%", "%25", "?", "%3F").Replace(percentDecode(u.u.Pathname())))
+	if q := u.u.Query(); q != "" {
+		b.WriteString("?")
+		b.WriteString(percentDecode(q))
+	}
+	return b.String()
+}
+
+// percentDecode decodes every valid %XX escape; a % not followed by two hex digits stays.
+func percentDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			out = append(out, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// ErrNotHTTP is returned by RequestTarget for a request that names no http(s) address.
+var ErrNotHTTP = errors.New("not an http(s) request")
+
+// RequestTarget reads the address of a request the browser sent: scheme, the Host it named and
+// the request-target exactly as received (origin form "/path?query", or an absolute URL as a
+// plain proxy request carries it). It goes through the same parser as the addresses remixlets
+// write, so Key compares both sides alike.
+func RequestTarget(scheme, host, target string) (*URL, error) {
+	if scheme != "http" && scheme != "https" {
+		return nil, ErrNotHTTP
+	}
+	if strings.HasPrefix(target, "/") {
+		if host == "" {
+			return nil, ErrNotHTTP
+		}
+		return Parse(scheme + "://" + host + target)
+	}
+	u, err := Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	if !u.IsHTTP() {
+		return nil, ErrNotHTTP
+	}
+	return u, nil
+}
+
+// clip shortens an address for an error message.
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
