@@ -481,11 +481,20 @@
   // if it did not, and the ones that need the DOM (password fields, handles) live only here.
   //   - Handles: one table per remixlet, number -> element, in this closure. A handle from
   //     another remixlet's table is unknown here, so a remixlet acts only on what it obtained.
-  //   - Password fields (type=password, or autocomplete naming a current or new password) read
-  //     back empty through text, attr('value'), value and key events; their type, autocomplete,
-  //     pattern, minlength, maxlength and value cannot be set; while the page has one, a
-  //     selector mentioning "value" (or using an escape) is refused.
-  //   - Attributes that load or run something are refused. href (on links) and src (on images)
+  //   - Password fields (type=password, or autocomplete naming a current or new password, a
+  //     one-time code or a card: isSensitive) read back empty through text, attr('value'), value
+  //     and key and input events — judged on the event's composed path, so inside open shadow
+  //     roots too, and withheld when the real target may host a closed shadow root; their
+  //     type, autocomplete, pattern, minlength, maxlength and value cannot be set; they cannot
+  //     be moved to another form; while the page has one, a selector mentioning "value", a
+  //     field-state pseudo-class (or using an escape or comment) is refused, and while one is
+  //     sized by its content (field-sizing) dom.rect and dom.style are refused.
+  //   - Elements that load, navigate or change how the page is fetched (isLoader: meta, link,
+  //     base, script, style, iframe, form, media, svg a/use/animate …) take no attribute write
+  //     but class, hidden, title, lang, dir and aria-*, and no text or content (a form's
+  //     content excepted).
+  //   - Attributes that load or run something are refused; an address anywhere in another
+  //     attribute's value follows the address rule. href (on links) and src (on images)
   //     follow the address rule (checkAddress): the page's origin, the hosts the proxy allowed
   //     for this op (the remixlet's own sites and fetch: hosts), an address the page already
   //     loads exactly as written, or a data: image; never javascript:, blob: or anything else.
