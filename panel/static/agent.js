@@ -228,7 +228,7 @@
   var entryName = getter(proto(win.PerformanceEntry), 'name');
   var removeEventListener = EventTarget.prototype.removeEventListener;
   // For the page policy's loader, key-event and layout rules (issue 12).
-  var composedPathFn = proto(win.Event) && win.Event.prototype.composedPath;
+  var composedPathOf = proto(win.Event) && win.Event.prototype.composedPath;
   var openShadowRoot = getter(Element.prototype, 'shadowRoot');
   var contentEditable = getter(proto(win.HTMLElement), 'isContentEditable');
 
@@ -1362,7 +1362,7 @@
     var out = list();
     var p = null;
     try {
-      p = composedPathFn ? apply(composedPathFn, ev, []) : null;
+      p = composedPathOf ? apply(composedPathOf, ev, []) : null;
     } catch (e) { /* not an event */ }
     if (p === null) {
       try {
