@@ -115,7 +115,7 @@ var hostilePageCases = []hostileCase{
 	{name: "setAttr video poster", body: `await dom.setAttr(await dom.query('#video'), 'poster', 'https://witness.test/poster');`, wantLog: `refused: dom.setAttr: attribute poster refused`},
 	{name: "setAttr a ping", body: `await dom.setAttr(await dom.query('#link'), 'ping', 'https://witness.test/ping');`, wantLog: `refused: dom.setAttr: attribute ping refused`},
 	{name: "setAttr svg fill url", body: `await dom.setAttr(await dom.query('#circle'), 'fill', 'url(https://witness.test/fill#p)');`, wantLog: `refused: dom.setAttr: attribute fill refused`},
-	{name: "setAttr script type", body: `await dom.setAttr(await dom.query('#tpl'), 'type', 'text/javascript');`, wantLog: `refused: dom.setAttr: the attributes of script elements cannot be set`},
+	{name: "setAttr script type", body: `await dom.setAttr(await dom.query('#tpl'), 'type', 'text/javascript');`, wantLog: `refused: dom.setAttr: attribute type refused: <script> elements load, navigate or change how the page is fetched`},
 	// dom.create.
 	{name: "create img src witness", body: `await dom.insert(await dom.query('#box'), await dom.create({ tag: 'img', attrs: { src: 'https://witness.test/create' } }));`, wantLog: `refused: dom.create: attribute src refused: https://witness.test/create is not`},
 	{name: "create link protocol-relative", body: `await dom.create({ tag: 'a', attrs: { href: '//witness.test/createlink' } });`, wantLog: `refused: dom.create: attribute href refused: https://witness.test/createlink is not`},

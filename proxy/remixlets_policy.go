@@ -51,6 +51,17 @@ var refusedAttrs = map[string]bool{
 	"shadowrootserializable": true,
 }
 
+// loaderAttrs are attributes that matter only on elements that load, navigate or change how the
+// document is fetched, or that change how a load is made: meta content (a refresh), link rel
+// and as, referrerpolicy and crossorigin, iframe sandbox, allow and csp, the attribute an SVG
+// animation targets. The page agent refuses every attribute write on such elements except a
+// few that cannot load (it alone knows the element); Go refuses these names on any element.
+var loaderAttrs = map[string]bool{
+	"content": true, "charset": true, "rel": true, "as": true, "referrerpolicy": true,
+	"crossorigin": true, "sandbox": true, "allow": true, "csp": true, "credentialless": true,
+	"attributename": true, "blocking": true,
+}
+
 // createTags are the elements dom.create (and dom.setHTML, in the page agent) may build: layout,
 // text, form controls other than form itself, images and simple SVG. Never form, frames, script,
 // style, link, meta, object, embed, video, audio, base, template, slot or noscript.
@@ -293,6 +304,8 @@ func refusedAttr(name string) string {
 		return ""
 	case refusedAttrs[name]:
 		return name + " loads or runs something"
+	case loaderAttrs[name]:
+		return name + " matters only on elements that load or navigate, or changes how a load is made"
 	case strings.HasPrefix(name, "data-remixlet-"):
 		return "attributes starting with data-remixlet- are the remixlets' marks"
 	case strings.Contains(name, ":"):
@@ -341,11 +354,30 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 		if why := refusedAttrValue(value); why != "" {
 			return "", fmt.Errorf("attribute %s refused: %s", name, why)
 		}
+		// A page script may load what an attribute holds (lazy loaders copy data-src to src),
+		// so an address anywhere in the value follows the address rule too; the value itself
+		// is written as given.
+		for _, a := range addressesIn(value) {
+			if _, err := pol.allowAddress(call, a); err != nil {
+				return "", fmt.Errorf("attribute %s refused: its value holds the address %s: %v", name, a, err)
+			}
+		}
 		return value, nil
 	}
-	resolved, host, rel, err := pol.checkAddress(value)
+	resolved, err := pol.allowAddress(call, value)
 	if err != nil {
 		return "", fmt.Errorf("attribute %s refused: %v", name, err)
+	}
+	return resolved, nil
+}
+
+// allowAddress applies checkAddress to one address the call writes and records, for the page
+// agent and the redirect guard, the host it may load from, whether it was relative, and the
+// resolved address.
+func (pol domPolicy) allowAddress(call *domCall, value string) (string, error) {
+	resolved, host, rel, err := pol.checkAddress(value)
+	if err != nil {
+		return "", err
 	}
 	if host != "" && !slices.Contains(call.hosts, host) {
 		call.hosts = append(call.hosts, host)
@@ -357,6 +389,69 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 		}
 	}
 	return resolved, nil
+}
+
+// addressesIn finds the addresses an attribute value holds anywhere in it, as a page script
+// that loads them would read them: with tabs and newlines removed (the URL parser drops them),
+// every http:, https:, ws: or wss: address, and every scheme-relative one (//host, ///host,
+// with any slash written as a backslash), up to a space, quote, comma or bracket. The page agent
+// (addressesIn in agent.js) finds the same.
+func addressesIn(value string) []string {
+	v := strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, value)
+	lb := []byte(v)
+	for i, c := range lb {
+		if c >= 'A' && c <= 'Z' {
+			lb[i] = c + 'a' - 'A'
+		}
+	}
+	lower := string(lb)
+	var out []string
+	for p := 0; p < len(v); p++ {
+		start := -1
+		for _, scheme := range []string{"https:", "http:", "wss:", "ws:"} {
+			if strings.HasPrefix(lower[p:], scheme) && (p == 0 || !schemeByte(lower[p-1])) {
+				start = p
+				break
+			}
+		}
+		if start < 0 && p+1 < len(v) && isSlash(v[p]) && isSlash(v[p+1]) && (p == 0 || v[p-1] != ':' && !isSlash(v[p-1])) {
+			h := p + 2
+			for h < len(v) && isSlash(v[h]) {
+				h++
+			}
+			if h < len(v) && hostStart(v[h]) {
+				start = p
+			}
+		}
+		if start < 0 {
+			continue
+		}
+		end := start
+		for end < len(v) && !strings.ContainsRune(addressEnds, rune(v[end])) {
+			end++
+		}
+		out = append(out, v[start:end])
+		p = end
+	}
+	return out
+}
+
+// addressEnds are the bytes that end an address found in an attribute value.
+const addressEnds = " \f\"'`,;<>()[]{}|^"
+
+func schemeByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '-' || b == '.'
+}
+
+func isSlash(b byte) bool { return b == '/' || b == '\\' }
+
+func hostStart(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '[' || b >= 0x80
 }
 
 // dataImage matches the data: addresses allowed for images (raster formats only, never SVG).
@@ -731,6 +826,19 @@ func refusedStyleProperty(name string) string {
 	return ""
 }
 
+// kebabCase turns fieldSizing into field-sizing, as the page agent names properties.
+func kebabCase(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('-')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func checkSetStyle(raw json.RawMessage) error {
 	var styles map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &styles); err != nil || styles == nil {
@@ -742,6 +850,9 @@ func checkSetStyle(raw json.RawMessage) error {
 	for name, rv := range styles {
 		if why := refusedStyleProperty(name); why != "" {
 			return fmt.Errorf("style refused: %s", why)
+		}
+		if kebabCase(name) == "field-sizing" || kebabCase(name) == "-webkit-field-sizing" {
+			return fmt.Errorf("style %s refused: it makes a field's size follow its text, so a password's length would show in the layout", name)
 		}
 		var v string
 		if err := json.Unmarshal(rv, &v); err != nil {

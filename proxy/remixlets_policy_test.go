@@ -187,3 +187,88 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDOMCallPagePolicy covers issue 12's static half: attributes that matter only on
+// elements that load or navigate, addresses held in any attribute's value, field-sizing, and
+// stylesheet pieces that do not end at the top level or test field contents.
+func TestCheckDOMCallPagePolicy(t *testing.T) {
+	pol := testPolicy(t, "https://shop.test/list", `{"name": "fetch:api.partner.test", "reason": "prices"}`)
+	tests := []struct {
+		name, method, args string
+		refused            string // "" means allowed
+		hosts              []string
+		addresses          []string
+		relative           bool
+	}{
+		{name: "meta refresh content", method: "setAttr", args: `[{"$h":1}, "content", "0;url=https://witness.test/?d"]`, refused: "attribute content refused: content matters only on elements that load"},
+		{name: "content uppercase", method: "setAttr", args: `[{"$h":1}, "CONTENT", "5"]`, refused: "attribute content refused"},
+		{name: "rel", method: "setAttr", args: `[{"$h":1}, "rel", "stylesheet"]`, refused: "attribute rel refused"},
+		{name: "referrerpolicy", method: "setAttr", args: `[{"$h":1}, "referrerPolicy", "unsafe-url"]`, refused: "attribute referrerpolicy refused"},
+		{name: "crossorigin", method: "setAttr", args: `[{"$h":1}, "crossorigin", "use-credentials"]`, refused: "attribute crossorigin refused"},
+		{name: "iframe sandbox", method: "setAttr", args: `[{"$h":1}, "sandbox", "allow-scripts"]`, refused: "attribute sandbox refused"},
+		{name: "svg animation target", method: "setAttr", args: `[{"$h":1}, "attributeName", "href"]`, refused: "attribute attributename refused"},
+		{name: "create with rel", method: "create", args: `[{"tag": "a", "attrs": {"href": "/x", "rel": "opener"}}]`, refused: "attribute rel refused"},
+		{name: "data-src to another host", method: "setAttr", args: `[{"$h":1}, "data-src", "https://witness.test/x.png"]`, addresses: []string{"https://witness.test/x.png"}},
+		{name: "data-src own site", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.cdn-own.test/a.png"]`, hosts: []string{"img.cdn-own.test"}, addresses: []string{"https://img.cdn-own.test/a.png"}},
+		{name: "data-srcset scheme-relative", method: "setAttr", args: `[{"$h":1}, "data-srcset", "a.png 1x,//witness.test/b.png 2x"]`, addresses: []string{"https://witness.test/b.png"}, relative: true},
+		{name: "backslashes", method: "setAttr", args: `[{"$h":1}, "data-src", "\\\\witness.test\\x"]`, addresses: []string{"https://witness.test/x"}, relative: true},
+		{name: "tab in scheme", method: "setAttr", args: `[{"$h":1}, "data-src", "ht\ttps://witness.test/t"]`, addresses: []string{"https://witness.test/t"}},
+		{name: "json", method: "setAttr", args: `[{"$h":1}, "data-config", "{\"u\":\"https://witness.test/j\"}"]`, addresses: []string{"https://witness.test/j"}},
+		{name: "websocket", method: "setAttr", args: `[{"$h":1}, "data-socket", "wss://witness.test/s"]`, refused: "holds the address wss://witness.test/s: wss: addresses are not allowed"},
+		{name: "user name", method: "setAttr", args: `[{"$h":1}, "data-src", "https://shop.test@witness.test/"]`, refused: "user name"},
+		{name: "create with data-src", method: "create", args: `[{"tag": "img", "attrs": {"data-src": "blob:x https://shop.test@witness.test/"}}]`, refused: "user name"},
+		{name: "prose with slashes", method: "setAttr", args: `[{"$h":1}, "title", "and // or, a/b"]`},
+		{name: "same-origin address", method: "setAttr", args: `[{"$h":1}, "title", "see https://shop.test/help"]`, addresses: []string{"https://shop.test/help"}},
+		{name: "field-sizing", method: "setStyle", args: `[{"$h":1}, {"fieldSizing": "content"}]`, refused: "style fieldSizing refused: it makes a field's size follow its text"},
+		{name: "field-sizing kebab", method: "setStyle", args: `[{"$h":1}, {"field-sizing": "content"}]`, refused: "follow its text"},
+		{name: "addStyle ending in a comment", method: "addStyle", args: `["a{color:red} /*"]`, refused: "ends inside a comment"},
+		{name: "addStyle ending in a string", method: "addStyle", args: `["a{content:\"*/ b{background:url(https://witness.test/)}"]`, refused: "ends inside a string"},
+		{name: "addStyle value selector", method: "addStyle", args: `["#pw[value^=\"h\"]{width:11px}"]`, refused: "value attribute"},
+		{name: "addStyle placeholder-shown", method: "addStyle", args: `["#pw:placeholder-shown{width:11px}"]`, refused: ":placeholder-shown"},
+		{name: "addStyle infinite animation on everything", method: "addStyle", args: `["*{animation:spin 1s infinite}"]`, refused: "animations are refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			call, err := checkDOMCall(pol, tt.method, json.RawMessage(tt.args))
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Fatalf("got %v, want a refusal containing %q", err, tt.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !slices.Equal(call.hosts, tt.hosts) || !slices.Equal(call.addresses, tt.addresses) || call.relative != tt.relative {
+				t.Errorf("got hosts %v addresses %v relative %v, want %v %v %v", call.hosts, call.addresses, call.relative, tt.hosts, tt.addresses, tt.relative)
+			}
+		})
+	}
+}
+
+func TestAddressesIn(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"https://a.test/x", []string{"https://a.test/x"}},
+		{"HTTP://A.test/x y", []string{"HTTP://A.test/x"}},
+		{"a.png 1x, https://a.test/b.png 2x", []string{"https://a.test/b.png"}},
+		{"x,//a.test/y", []string{"//a.test/y"}},
+		{`///a.test/y`, []string{"///a.test/y"}},
+		{`/\a.test/y`, []string{`/\a.test/y`}},
+		{"url('https://a.test/q')", []string{"https://a.test/q"}},
+		{"ht\ntps://a.test/n", []string{"https://a.test/n"}},
+		{"wss://a.test/s", []string{"wss://a.test/s"}},
+		{"xhttps://a.test/", nil}, // another scheme: not a load
+		{"and // or", nil},
+		{"a/b", nil},
+		{"mailto:x@a.test", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := addressesIn(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("addressesIn(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -42,9 +42,27 @@ func (p StyleProblem) Error() string { return fmt.Sprintf("%d:%d: %s", p.Line, p
 //
 // url() is allowed only with a full https:// or http:// address, without user name or escapes
 // in its host, whose host passes allowedHosts; data:, relative, scheme-relative and every other
-// address is refused. Inside a rule whose selector tests an element's value attribute no url()
-// is allowed at all. The properties behavior and -moz-binding are refused. The same checks apply
+// address is refused. The properties behavior and -moz-binding are refused. The same checks apply
 // everywhere, custom property values included (they are substituted later).
+//
+// Field contents (a password above all) are never a selector's business: a rule whose selector
+// (or @scope prelude) tests the value attribute — [value], [*|value], [v\61lue], inside :has()
+// or :is() too — or a pseudo-class that depends on what is typed into a field (checkedFieldState:
+// :placeholder-shown, :valid, :invalid, :user-valid, :user-invalid, :in-range, :out-of-range,
+// :autofill, :blank) is refused whole, whatever it declares: a width it sets could be read back
+// with dom.style or dom.rect without any request. The property field-sizing is refused too (it
+// makes a field's size follow its text, so a password's length would show in the layout).
+//
+// Cost: a rule whose subject is every element or a bare element type (*, div, :hover, & on such
+// a rule …, see subjectBroad) may not start animations (animation and animation-name only as none
+// or a CSS-wide keyword) nor make them endless (animation-iteration-count: infinite or var()), so
+// a sheet cannot keep every element of a large page animating. Nesting is bounded at
+// maxStyleDepth; deeper rules are refused, not let through.
+//
+// A stylesheet must end at the top level: a sheet that ends inside a comment, a string, a url(,
+// an unclosed block ({, ( or [) or with a cut-off escape (a final backslash) would swallow
+// whatever text came after it, so it is refused whole (clean is nil). So is a statement or rule
+// left unfinished at its end.
 //
 // Also refused: bytes that are not UTF-8, an unterminated string, a malformed url(, and the text
 // "</style" (so the sheet can be inlined in a <style> element).
@@ -63,8 +81,15 @@ func CheckStylesheet(css []byte, allowedHosts func(host string) bool) (clean []b
 		return nil, []StyleProblem{{Line: 1, Column: 1, Reason: "the stylesheet could not be read"}}
 	}
 	c.matchBlocks()
-	c.list(0, false, false)
+	c.broad = true // declarations outside any rule (in @scope, @page) count as broad
+	c.list(0, false)
 	out := c.out.Bytes()
+	if at, reason := c.unfinished(); reason != "" {
+		// The sheet does not end at the top level: refused whole, so nothing it swallows can
+		// come after it (DESIGN invariant 9).
+		c.probs = append(c.probs, c.problem(at, reason))
+		return nil, c.probs
+	}
 	if bytesContainFold(out, "</style") {
 		// Unreachable while every item is checked for it; kept as a last guard.
 		return nil, append(c.probs, StyleProblem{Line: 1, Column: 1, Reason: `the stylesheet contains "</style"`})
@@ -110,7 +135,13 @@ type styleChecker struct {
 	allowed func(string) bool
 	// blockEnd[i], for a token that opens a block, is the index after its matching closer.
 	blockEnd []int
-	depth    int // nesting of rule blocks being checked
+	// open are the tokens that open a block never closed, outermost first.
+	open  []int
+	depth int // nesting of rule blocks being checked
+	// broad says the rule being checked has a broad subject (subjectBroad); keyframes counts
+	// the @keyframes blocks being checked (their items are keyframes, not rules).
+	broad     bool
+	keyframes int
 	// lineStarts are the offsets at which lines start, computed on the first problem.
 	lineStarts []int
 	out        bytes.Buffer
@@ -171,7 +202,83 @@ func (c *styleChecker) matchBlocks() {
 	}
 	for _, o := range stack {
 		c.blockEnd[o.at] = len(c.toks)
+		c.open = append(c.open, o.at)
 	}
+}
+
+// unfinished says where and why the sheet does not end at the top level, or "" when it does:
+// it ends inside a comment, a string or a url(, with a backslash, or inside a block. Such a
+// sheet would swallow whatever text a browser read after it.
+func (c *styleChecker) unfinished() (int, string) {
+	n := len(c.toks)
+	if n == 0 {
+		return 0, ""
+	}
+	last := c.toks[n-1]
+	switch {
+	case last.tt == css.CommentToken && (len(last.raw) < 4 || !bytes.HasSuffix(last.raw, []byte("*/"))):
+		return n - 1, "the stylesheet ends inside a comment that starts here; close it with */"
+	case last.tt == css.StringToken && !closedString(last.raw):
+		return n - 1, "the stylesheet ends inside a string that starts here; close the string"
+	case (last.tt == css.URLToken || last.tt == css.BadURLToken) && !closedURL(last.raw):
+		return n - 1, "the stylesheet ends inside a url( that starts here; close it with )"
+	case c.src[len(c.src)-1] == '\\':
+		return n - 1, "the stylesheet ends with a backslash (a cut-off escape); remove it"
+	case len(c.open) > 0:
+		return c.open[0], fmt.Sprintf("the stylesheet ends inside the block %s opened here; close it with %s", c.toks[c.open[0]].raw, closerText(c.toks[c.open[0]].tt))
+	}
+	return 0, ""
+}
+
+func closerText(tt css.TokenType) string {
+	switch closer(tt) {
+	case css.RightBraceToken:
+		return "}"
+	case css.RightBracketToken:
+		return "]"
+	}
+	return ")"
+}
+
+// closedString reports whether a string token's raw text ends with its own, unescaped quote.
+func closedString(raw []byte) bool {
+	if len(raw) < 2 {
+		return false
+	}
+	q := raw[0]
+	for i := 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case q:
+			return i == len(raw)-1
+		}
+	}
+	return false
+}
+
+// closedURL reports whether a url( token's raw text ends with an unescaped ) outside quotes.
+func closedURL(raw []byte) bool {
+	i := bytes.IndexByte(raw, '(')
+	if i < 0 {
+		return false
+	}
+	var quote byte
+	for i++; i < len(raw); i++ {
+		switch b := raw[i]; {
+		case b == '\\':
+			i++
+		case quote != 0:
+			if b == quote {
+				quote = 0
+			}
+		case b == '"' || b == '\'':
+			quote = b
+		case b == ')':
+			return i == len(raw)-1
+		}
+	}
+	return false
 }
 
 // emit copies tokens [i, j) to the output.
@@ -183,12 +290,17 @@ func (c *styleChecker) emit(i, j int) {
 
 // drop records a problem at token at and leaves a separator where the removed part was.
 func (c *styleChecker) drop(at int, reason string) {
+	c.probs = append(c.probs, c.problem(at, reason))
+	c.separate()
+}
+
+// problem is a StyleProblem at token at.
+func (c *styleChecker) problem(at int, reason string) StyleProblem {
 	line, col := 1, 1
 	if at < len(c.toks) {
 		line, col = c.position(c.toks[at].off)
 	}
-	c.probs = append(c.probs, StyleProblem{Line: line, Column: col, Reason: reason})
-	c.separate()
+	return StyleProblem{Line: line, Column: col, Reason: reason}
 }
 
 func (c *styleChecker) separate() {
@@ -205,8 +317,7 @@ func (c *styleChecker) separate() {
 
 // list checks the items of a stylesheet (nested false) or of a block (nested true) from token
 // i, emits what it keeps, and returns the index of the block's closing brace (or the end).
-// inValueRule says a selector around it tests an element's value.
-func (c *styleChecker) list(i int, nested, inValueRule bool) int {
+func (c *styleChecker) list(i int, nested bool) int {
 	for i < len(c.toks) {
 		t := c.toks[i]
 		switch t.tt {
@@ -223,16 +334,16 @@ func (c *styleChecker) list(i int, nested, inValueRule bool) int {
 				return i
 			}
 		case css.AtKeywordToken:
-			i = c.atRule(i, inValueRule)
+			i = c.atRule(i, nested)
 			continue
 		}
-		i = c.item(i, nested, inValueRule)
+		i = c.item(i, nested)
 	}
 	return i
 }
 
 // item checks a declaration or a qualified (style) rule starting at token i.
-func (c *styleChecker) item(i int, nested, inValueRule bool) int {
+func (c *styleChecker) item(i int, nested bool) int {
 	start := i
 	// Only a declaration may hold a {} block in its value (custom properties do).
 	custom := nested && isCustomPropertyName(c.toks[i])
@@ -240,11 +351,11 @@ func (c *styleChecker) item(i int, nested, inValueRule bool) int {
 		tt := c.toks[i].tt
 		switch {
 		case tt == css.SemicolonToken && nested:
-			return c.declaration(start, i+1, inValueRule)
+			return c.declaration(start, i+1)
 		case tt == css.RightBraceToken && nested:
-			return c.declaration(start, i, inValueRule)
+			return c.declaration(start, i)
 		case tt == css.LeftBraceToken && !custom:
-			return c.rule(start, i, inValueRule)
+			return c.rule(start, i)
 		case closer(tt) != css.ErrorToken:
 			i = c.skipBlock(i)
 		default:
@@ -252,7 +363,7 @@ func (c *styleChecker) item(i int, nested, inValueRule bool) int {
 		}
 	}
 	if nested {
-		return c.declaration(start, i, inValueRule)
+		return c.declaration(start, i)
 	}
 	// A prelude with no block at the end of the sheet is no rule; the browser drops it.
 	c.drop(start, "unfinished rule at the end of the stylesheet")
@@ -264,14 +375,24 @@ func isCustomPropertyName(t styleToken) bool {
 }
 
 // declaration checks tokens [i, j) as one declaration.
-func (c *styleChecker) declaration(i, j int, inValueRule bool) int {
+func (c *styleChecker) declaration(i, j int) int {
 	name := decodeCSSName(c.toks[i].raw)
-	switch stripVendor(strings.ToLower(name)) {
+	switch prop := stripVendor(strings.ToLower(name)); prop {
 	case "behavior", "binding":
 		c.drop(i, fmt.Sprintf("the property %s can run code", name))
 		return j
+	case "field-sizing":
+		c.drop(i, fmt.Sprintf("the property %s is refused: it makes a field's size follow its text, so a password's length would show in the layout", name))
+		return j
+	case "animation", "animation-name", "animation-iteration-count":
+		if c.broad && c.keyframes == 0 {
+			if reason := c.animationCost(prop, i, j); reason != "" {
+				c.drop(i, reason)
+				return j
+			}
+		}
 	}
-	if at, reason := c.checkTokens(i, j, inValueRule); reason != "" {
+	if at, reason := c.checkTokens(i, j); reason != "" {
 		c.drop(at, reason)
 		return j
 	}
@@ -280,9 +401,13 @@ func (c *styleChecker) declaration(i, j int, inValueRule bool) int {
 }
 
 // rule checks a qualified rule whose prelude is [i, brace) and whose block opens at brace.
-func (c *styleChecker) rule(i, brace int, inValueRule bool) int {
+func (c *styleChecker) rule(i, brace int) int {
 	end := c.skipBlock(brace)
-	if at, reason := c.checkTokens(i, brace, false); reason != "" {
+	if at, reason := c.checkTokens(i, brace); reason != "" {
+		c.drop(at, reason)
+		return end
+	}
+	if at, reason := c.selectorProblem(i, brace); reason != "" {
 		c.drop(at, reason)
 		return end
 	}
@@ -290,11 +415,15 @@ func (c *styleChecker) rule(i, brace int, inValueRule bool) int {
 		c.drop(i, fmt.Sprintf("rules nested more than %d deep", maxStyleDepth))
 		return end
 	}
-	inValueRule = inValueRule || c.testsValue(i, brace)
+	broad := c.broad
+	if c.keyframes == 0 {
+		c.broad = c.subjectBroad(i, brace)
+	}
 	c.emit(i, brace+1)
 	c.depth++
-	close := c.list(brace+1, true, inValueRule)
+	close := c.list(brace+1, true)
 	c.depth--
+	c.broad = broad
 	c.emit(close, end)
 	return end
 }
@@ -306,26 +435,31 @@ var allowedAtRules = map[string]bool{
 	"scope": true, "starting-style": true, "page": true, "property": true,
 }
 
-// atRule checks the at-rule starting at token i.
-func (c *styleChecker) atRule(i int, inValueRule bool) int {
+// atRule checks the at-rule starting at token i, in a block when nested.
+func (c *styleChecker) atRule(i int, nested bool) int {
 	start := i
 	name := strings.ToLower(decodeCSSName(c.toks[i].raw[1:]))
-	// Find the end of the prelude: ';', '{' or the '}' closing the enclosing block.
+	// Find the end of the prelude: ';', '{' or the '}' closing the enclosing block (at the top
+	// level a '}' is part of the prelude, as in a browser).
 	brace := -1
 	end := len(c.toks)
+	finished := false
 	for i++; i < len(c.toks); i++ {
 		tt := c.toks[i].tt
 		if tt == css.SemicolonToken {
 			end = i + 1
+			finished = true
 			break
 		}
-		if tt == css.RightBraceToken {
+		if tt == css.RightBraceToken && nested {
 			end = i
+			finished = true
 			break
 		}
 		if tt == css.LeftBraceToken {
 			brace = i
 			end = c.skipBlock(i)
+			finished = true
 			break
 		}
 		if closer(tt) != css.ErrorToken {
@@ -339,14 +473,25 @@ func (c *styleChecker) atRule(i int, inValueRule bool) int {
 	case !allowedAtRules[name]:
 		c.drop(start, fmt.Sprintf("@%s is not allowed in a remixlet stylesheet (%s)", name, atRuleWhy(name)))
 		return end
+	case !finished:
+		// A statement the sheet's end cuts off would take in whatever came after it.
+		c.drop(start, fmt.Sprintf("unfinished @%s at the end of the stylesheet; end it with ; or a {} block", name))
+		return end
 	}
 	preludeEnd := end
 	if brace >= 0 {
 		preludeEnd = brace
 	}
-	if at, reason := c.checkTokens(start+1, preludeEnd, inValueRule); reason != "" {
+	if at, reason := c.checkTokens(start+1, preludeEnd); reason != "" {
 		c.drop(at, reason)
 		return end
+	}
+	if name == "scope" {
+		// @scope's prelude selects elements, like a rule's selector.
+		if at, reason := c.selectorProblem(start+1, preludeEnd); reason != "" {
+			c.drop(at, reason)
+			return end
+		}
 	}
 	if brace < 0 {
 		c.emit(start, end)
@@ -356,10 +501,18 @@ func (c *styleChecker) atRule(i int, inValueRule bool) int {
 		c.drop(start, fmt.Sprintf("rules nested more than %d deep", maxStyleDepth))
 		return end
 	}
+	broad, keyframes := c.broad, c.keyframes
+	switch {
+	case strings.HasSuffix(name, "keyframes"):
+		c.keyframes++
+	case name == "scope" || name == "page":
+		c.broad = true // bare declarations in them apply to broad or no subjects
+	}
 	c.emit(start, brace+1)
 	c.depth++
-	close := c.list(brace+1, true, inValueRule)
+	close := c.list(brace+1, true)
 	c.depth--
+	c.broad, c.keyframes = broad, keyframes
 	c.emit(close, end)
 	return end
 }
@@ -376,27 +529,162 @@ func atRuleWhy(name string) string {
 	return "the allowed at-rules are @media, @supports, @keyframes, @layer, @container, @scope, @starting-style, @page and @property"
 }
 
-// testsValue reports whether the selector tokens [i, j) contain an attribute selector on value
-// (any identifier "value" inside [...], which also catches [*|value] and a few harmless cases).
-func (c *styleChecker) testsValue(i, j int) bool {
-	depth := 0
+// checkedFieldState are the pseudo-classes (by decoded lowercase name without a vendor prefix)
+// that depend on what is typed into a field: whether it is empty, matches its pattern or
+// length limits, is in range, or was autofilled. A selector with one of them could tell a
+// password's content or length apart through a style read back with dom.style or dom.rect.
+var checkedFieldState = map[string]bool{
+	"placeholder-shown": true, "valid": true, "invalid": true, "user-valid": true,
+	"user-invalid": true, "ui-valid": true, "ui-invalid": true, "in-range": true,
+	"out-of-range": true, "autofill": true, "blank": true,
+}
+
+// selectorProblem checks the selector tokens [i, j) for tests of field contents: an attribute
+// selector on value (any case, any namespace, escaped or not, inside :has() or :is() too) or
+// a checkedFieldState pseudo-class. It returns the token that decided and the reason, or "".
+func (c *styleChecker) selectorProblem(i, j int) (int, string) {
 	for k := i; k < j; k++ {
 		switch t := c.toks[k]; t.tt {
 		case css.LeftBracketToken:
-			depth++
-		case css.RightBracketToken:
-			depth = max(depth-1, 0)
-		case css.IdentToken:
-			if depth > 0 && strings.EqualFold(decodeCSSName(t.raw), "value") {
-				return true
+			if at, name := c.attributeName(k); strings.EqualFold(name, "value") {
+				return at, "selectors may not test the value attribute (it mirrors what is typed into fields, passwords included); select by class, id or another attribute"
+			}
+		case css.ColonToken:
+			n := c.nextSignificant(k+1, j)
+			if n < j && c.toks[n].tt == css.IdentToken {
+				name := strings.ToLower(decodeCSSName(c.toks[n].raw))
+				if checkedFieldState[stripVendor(name)] {
+					return n, fmt.Sprintf(":%s is refused in a remixlet stylesheet: it tests what is typed into a field (a password's length or content could be read back)", name)
+				}
 			}
 		}
 	}
-	return false
+	return 0, ""
+}
+
+// nextSignificant returns the index of the first token in [k, j) that is not a comment (j when
+// there is none). Comments vanish when a browser reads a selector.
+func (c *styleChecker) nextSignificant(k, j int) int {
+	for k < j && c.toks[k].tt == css.CommentToken {
+		k++
+	}
+	return k
+}
+
+// attributeName returns the decoded name an attribute selector opened at the [ token at tests,
+// and the token it is in: [name …], [ns|name …], [*|name …] or [|name …].
+func (c *styleChecker) attributeName(open int) (int, string) {
+	var seq []int
+	for k := open + 1; k < c.blockEnd[open] && len(seq) < 3; k++ {
+		if tt := c.toks[k].tt; tt != css.WhitespaceToken && tt != css.CommentToken {
+			seq = append(seq, k)
+		}
+	}
+	isBar := func(n int) bool {
+		return n < len(seq) && c.toks[seq[n]].tt == css.DelimToken && c.toks[seq[n]].raw[0] == '|'
+	}
+	at := 0
+	switch {
+	case isBar(0):
+		at = 1
+	case isBar(1):
+		at = 2
+	}
+	if at >= len(seq) || c.toks[seq[at]].tt != css.IdentToken {
+		return open, ""
+	}
+	return seq[at], decodeCSSName(c.toks[seq[at]].raw)
+}
+
+// subjectBroad reports whether the selector list [i, j) of a rule has a complex selector whose
+// subject — its last compound — has no class, id or attribute selector of its own: *, div,
+// :hover, :not(.x), an empty prelude, or & in a rule that is itself broad (c.broad, the
+// enclosing rule's, at the time of the call). Such a rule applies to every element of a page or
+// to a whole kind of them.
+func (c *styleChecker) subjectBroad(i, j int) bool {
+	specific, seen, next := false, false, false
+	for k := i; k < j; k++ {
+		t := c.toks[k]
+		switch {
+		case t.tt == css.CommaToken:
+			if !specific {
+				return true
+			}
+			specific, seen, next = false, false, false
+			continue
+		case t.tt == css.WhitespaceToken || t.tt == css.CommentToken:
+			next = next || seen
+			continue
+		case t.tt == css.ColumnToken || t.tt == css.DelimToken && (t.raw[0] == '>' || t.raw[0] == '+' || t.raw[0] == '~'):
+			next = true
+			continue
+		}
+		if next {
+			specific, seen, next = false, false, false
+		}
+		seen = true
+		switch t.tt {
+		case css.HashToken:
+			specific = true
+		case css.LeftBracketToken:
+			specific = true
+			k = c.skipBlock(k) - 1
+		case css.FunctionToken, css.LeftParenthesisToken:
+			k = c.skipBlock(k) - 1
+		case css.DelimToken:
+			switch t.raw[0] {
+			case '.':
+				specific = specific || k+1 < j && c.toks[k+1].tt == css.IdentToken
+			case '&':
+				specific = specific || !c.broad
+			}
+		}
+	}
+	return !specific
+}
+
+// cssWideOrNone are the values with which a broad rule may still set animation or
+// animation-name: they stop animations or defer to the cascade.
+var cssWideOrNone = map[string]bool{"none": true, "initial": true, "inherit": true, "unset": true, "revert": true, "revert-layer": true}
+
+// animationCost checks an animation declaration [i, j) (prop without vendor prefix) in a rule
+// with a broad subject: animation and animation-name may only stop animations, and
+// animation-iteration-count may not be infinite or come from var().
+func (c *styleChecker) animationCost(prop string, i, j int) string {
+	var values []styleToken
+	colon := false
+	for k := i + 1; k < j; k++ {
+		t := c.toks[k]
+		switch {
+		case !colon:
+			colon = t.tt == css.ColonToken
+			continue
+		case t.tt == css.WhitespaceToken || t.tt == css.CommentToken || t.tt == css.SemicolonToken:
+			continue
+		case t.tt == css.DelimToken && t.raw[0] == '!':
+			k = j // !important ends the value
+			continue
+		}
+		values = append(values, t)
+	}
+	const where = "on a rule whose subject is every element or a bare element type (*, div, :hover …)"
+	if prop == "animation-iteration-count" {
+		for _, v := range values {
+			name := strings.ToLower(decodeCSSName(bytes.TrimSuffix(v.raw, []byte("("))))
+			if v.tt == css.IdentToken && name == "infinite" || v.tt == css.FunctionToken {
+				return fmt.Sprintf("endless animations are refused %s: give the rule a class, id or attribute selector", where)
+			}
+		}
+		return ""
+	}
+	if len(values) == 1 && values[0].tt == css.IdentToken && cssWideOrNone[strings.ToLower(decodeCSSName(values[0].raw))] {
+		return ""
+	}
+	return fmt.Sprintf("animations are refused %s (only %s: none); give the rule a class, id or attribute selector", where, prop)
 }
 
 // checkTokens checks every token in [i, j) and returns the first refused one with its reason.
-func (c *styleChecker) checkTokens(i, j int, inValueRule bool) (int, string) {
+func (c *styleChecker) checkTokens(i, j int) (int, string) {
 	for k := i; k < j; k++ {
 		t := c.toks[k]
 		if bytesContainFold(t.raw, "</style") {
@@ -421,9 +709,6 @@ func (c *styleChecker) checkTokens(i, j int, inValueRule bool) (int, string) {
 				return k, reason
 			}
 		case css.URLToken:
-			if inValueRule {
-				return k, "a rule whose selector tests an element's value may not load anything"
-			}
 			if reason := c.checkURL(t.raw); reason != "" {
 				return k, reason
 			}

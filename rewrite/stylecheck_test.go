@@ -231,7 +231,27 @@ func FuzzCheckStylesheet(f *testing.F) {
 		if f := oracleFindings(clean); f != "" {
 			t.Fatalf("clean output %q: %s", clean, f)
 		}
+		// A sheet that passes ends at the top level: whatever text follows it is read on its
+		// own, so a load there is still found (what a joined sheet would otherwise hide).
+		if _, probs := CheckStylesheet(css, styleHosts); len(probs) == 0 {
+			_, probs := CheckStylesheet(append(append([]byte(nil), css...), swallowProbe...), styleHosts)
+			if !mentions(probs, "evil.test") {
+				t.Fatalf("%q passes, but the load in the text after it was not found: %v", css, probs)
+			}
+		}
 	})
+}
+
+// swallowProbe is text put after a sheet that passed: its load must still be found.
+const swallowProbe = "\nz{background:url(https://evil.test/after)}"
+
+func mentions(probs []StyleProblem, s string) bool {
+	for _, p := range probs {
+		if strings.Contains(p.Reason, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // oracleFindings reads css with a small scanner written apart from the checker: it drops
@@ -358,5 +378,187 @@ func BenchmarkCheckStylesheet(b *testing.B) {
 	b.SetBytes(int64(len(css)))
 	for b.Loop() {
 		CheckStylesheet(css, styleHosts)
+	}
+}
+
+// TestCheckStylesheetMustEndAtTopLevel: a sheet (a style.css, or one dom.addStyle piece) that
+// ends inside a comment, string, url(, block or escape would swallow the text a browser reads
+// after it, hiding that text's loads from a check of the pieces one by one. It is refused whole.
+func TestCheckStylesheetMustEndAtTopLevel(t *testing.T) {
+	tests := []struct {
+		name, css, reason string
+		line, col         int
+	}{
+		{"open comment", "a{color:red}\n/*", "inside a comment", 2, 1},
+		{"open comment with text", "a{color:red} /* x", "inside a comment", 1, 14},
+		{"comment of three bytes", "a{} /*/", "inside a comment", 1, 5},
+		{"open double-quoted string", `a{content:"abc`, "inside a string", 1, 11},
+		{"open single-quoted string", `a{content:'abc`, "inside a string", 1, 11},
+		{"string ending in an escaped quote", `a{content:"abc\"`, "inside a string", 1, 11},
+		{"string ending in a backslash", `a{content:"abc\`, "inside a string", 1, 11},
+		{"open url", `a{background:url(https://cdn.example.com/x`, "inside a url(", 1, 14},
+		{"url ending in an escaped paren", `a{background:url(https://cdn.example.com/x\)`, "inside a url(", 1, 14},
+		{"trailing backslash", `a{} \`, "backslash", 1, 5},
+		{"open rule block", `a{color:red`, "inside the block {", 1, 2},
+		{"open media block", "@media screen {\n a{color:red}", "inside the block {", 1, 15},
+		{"open function", `a{width:calc(1px`, "inside the block {", 1, 2},
+		{"open bracket", `a[title{}`, "inside the block [", 1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clean, probs := CheckStylesheet([]byte(tt.css), styleHosts)
+			if clean != nil {
+				t.Errorf("clean = %q, want nil (the sheet refused whole)", clean)
+			}
+			if !mentions(probs, tt.reason) {
+				t.Fatalf("problems %v, want one saying %q", probs, tt.reason)
+			}
+			last := probs[len(probs)-1]
+			if last.Line != tt.line || last.Column != tt.col {
+				t.Errorf("got %d:%d, want %d:%d (%s)", last.Line, last.Column, tt.line, tt.col, last.Reason)
+			}
+			// Joined with the next piece, the piece's open construct swallows the probe; refusing
+			// the piece is what keeps the probe's load from a browser.
+			if _, probs := CheckStylesheet([]byte(tt.css+swallowProbe), styleHosts); mentions(probs, "evil.test") && strings.HasPrefix(tt.name, "open comment") {
+				t.Errorf("the probe after %q was seen by the checker: the case does not swallow it", tt.css)
+			}
+		})
+	}
+	// Ends that are at the top level pass.
+	for _, css := range []string{"a{}", "a{} /* x */", "a{content:\"x\"}\n", "a{background:url(https://cdn.example.com/x)}", "@layer a, b;", "a{}\n<!--", "a{} \\ b{}"} {
+		if strings.HasSuffix(css, "b{}") {
+			// "\ b{}": an escaped space starts an identifier; the sheet still ends at the top level.
+			if _, probs := CheckStylesheet([]byte(css), styleHosts); mentions(probs, "ends") {
+				t.Errorf("%q: got %v, want no end-of-sheet problem", css, probs)
+			}
+			continue
+		}
+		if clean, probs := CheckStylesheet([]byte(css), styleHosts); len(probs) != 0 || string(clean) != css {
+			t.Errorf("%q: got %q %v, want it unchanged", css, clean, probs)
+		}
+	}
+}
+
+func TestCheckStylesheetUnfinishedStatement(t *testing.T) {
+	for _, css := range []string{"a{} @layer x", "a{} @media screen", "a{} b, c"} {
+		clean, probs := CheckStylesheet([]byte(css), styleHosts)
+		if !mentions(probs, "unfinished") {
+			t.Errorf("%q: problems %v, want an unfinished statement", css, probs)
+		}
+		if string(clean) != "a{} " {
+			t.Errorf("%q: clean %q, want %q", css, clean, "a{} ")
+		}
+	}
+}
+
+// TestCheckStylesheetFieldContents: no selector may test what is typed into a field, whatever
+// the rule declares (a width read back with dom.style tells a password apart without any
+// request), and field-sizing is refused.
+func TestCheckStylesheetFieldContents(t *testing.T) {
+	tests := []struct{ name, css, reason string }{
+		{"value prefix", `input[value^="h"]{width:11px}`, "value attribute"},
+		{"value uppercase", `input[VALUE^="h"]{width:11px}`, "value attribute"},
+		{"value any namespace", `input[*|value^="h"]{width:11px}`, "value attribute"},
+		{"value no namespace", `input[|value^="h"]{width:11px}`, "value attribute"},
+		{"value named namespace", `input[svg|value^="h"]{width:11px}`, "value attribute"},
+		{"value escaped", `input[v\61lue^="h"]{width:11px}`, "value attribute"},
+		{"value escaped letter", `input[va\lue^="h"]{width:11px}`, "value attribute"},
+		{"value spaced", `input[ value ]{width:11px}`, "value attribute"},
+		{"value after comment", `input[/**/value]{width:11px}`, "value attribute"},
+		{"value in has", `form:has(input[value$="z"]) .x{width:11px}`, "value attribute"},
+		{"value in is", `:is(input[value]){width:11px}`, "value attribute"},
+		{"value in not", `input:not([value=""]){width:11px}`, "value attribute"},
+		{"value nested", `.a{& input[value^=h]{width:11px}}`, "value attribute"},
+		{"value in list", `.a, input[value^=h]{width:11px}`, "value attribute"},
+		{"value in media", `@media screen{input[value^=h]{width:11px}}`, "value attribute"},
+		{"value in scope", `@scope (input[value^=h]){:scope{width:11px}}`, "value attribute"},
+		{"placeholder-shown", `input:placeholder-shown{width:11px}`, ":placeholder-shown"},
+		{"placeholder-shown escaped", `input:pl\61 ceholder-shown{width:11px}`, ":placeholder-shown"},
+		{"invalid", `input:invalid{width:11px}`, ":invalid"},
+		{"invalid after comment", `input:/**/invalid{width:11px}`, ":invalid"},
+		{"valid", `input:valid{width:11px}`, ":valid"},
+		{"user-invalid", `input:user-invalid{width:11px}`, ":user-invalid"},
+		{"moz ui-invalid", `input:-moz-ui-invalid{width:11px}`, ":-moz-ui-invalid"},
+		{"in-range", `input:in-range{width:11px}`, ":in-range"},
+		{"out-of-range", `input:out-of-range{width:11px}`, ":out-of-range"},
+		{"autofill", `input:autofill{width:11px}`, ":autofill"},
+		{"webkit autofill", `input:-webkit-autofill{width:11px}`, ":-webkit-autofill"},
+		{"blank", `input:blank{width:11px}`, ":blank"},
+		{"state in has", `form:has(:invalid){width:11px}`, ":invalid"},
+		{"state after part", `x-login::part(pw):placeholder-shown{width:11px}`, ":placeholder-shown"},
+		{"field-sizing", `input{field-sizing:content;width:11px}`, "field-sizing"},
+		{"field-sizing prefixed", `input{-webkit-field-sizing:content}`, "field-sizing"},
+		{"field-sizing escaped", `input{f\69 eld-sizing:content}`, "field-sizing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clean, probs := CheckStylesheet([]byte(tt.css+"\np{color:red}"), styleHosts)
+			if !mentions(probs, tt.reason) {
+				t.Fatalf("problems %v, want one mentioning %q", probs, tt.reason)
+			}
+			if strings.Contains(string(clean), "11px") && !strings.HasPrefix(tt.name, "field-sizing") || strings.Contains(string(clean), "field-sizing") {
+				t.Errorf("clean %q kept the refused part", clean)
+			}
+			if !strings.Contains(string(clean), "p{color:red}") {
+				t.Errorf("clean %q lost the next rule", clean)
+			}
+		})
+	}
+	for _, css := range []string{`[data-x=value]{width:1px}`, `[data-value]{width:1px}`, `.value{width:1px}`,
+		`input[type=password]{width:1px}`, `input::placeholder{color:red}`, `input:focus{outline:0}`,
+		`a:hover{color:red}`, `@media (orientation:landscape){a{color:red}}`, `a{content:"[value]"}`} {
+		if clean, probs := CheckStylesheet([]byte(css), styleHosts); len(probs) != 0 || string(clean) != css {
+			t.Errorf("%q: got %q %v, want it unchanged", css, clean, probs)
+		}
+	}
+}
+
+// TestCheckStylesheetAnimationCost: rules that apply to every element or a bare element type
+// may not start animations nor make them endless.
+func TestCheckStylesheetAnimationCost(t *testing.T) {
+	refused := []string{
+		`*{animation:spin 1s linear infinite}`,
+		`*{-webkit-animation:spin 1s}`,
+		`div{animation:spin 1s}`,
+		`:hover{animation-name:spin}`,
+		`*{animation-iteration-count:infinite}`,
+		`*{animation-iteration-count:var(--n)}`,
+		`*{animation:var(--a)}`,
+		`.a, *{animation:spin 1s}`,
+		`.a *{animation:spin 1s}`,
+		`.a > :not(.b){animation:spin 1s}`,
+		`.a{& *{animation:spin 1s infinite}}`,
+		`*{&{animation:spin 1s}}`,
+		`.a{:hover{animation:spin 1s}}`,
+		`@media screen{*{animation:spin 1s}}`,
+		`{animation:spin 1s}`,
+	}
+	for _, css := range refused {
+		clean, probs := CheckStylesheet([]byte(css), styleHosts)
+		if !mentions(probs, "animations are refused") && !mentions(probs, "endless animations") {
+			t.Errorf("%q: problems %v, want the animation refused", css, probs)
+		}
+		if strings.Contains(string(clean), "spin") || strings.Contains(string(clean), "iteration") {
+			t.Errorf("%q: clean %q kept the animation", css, clean)
+		}
+	}
+	allowed := []string{
+		`*{animation:none !important;transition:none !important}`,
+		`*,*::before{animation-name:unset}`,
+		`*{animation-iteration-count:1}`,
+		`.spin{animation:spin 1s linear infinite}`,
+		`#a{animation:spin 1s}`,
+		`[data-x]{animation:spin 1s}`,
+		`div.card:hover{animation:spin 1s}`,
+		`.a{&{animation:spin 1s infinite}}`,
+		`.a{&:hover{animation:spin 1s}}`,
+		`.a{.b &{animation:spin 1s}}`,
+		`@keyframes spin{from{opacity:0}to{opacity:1}}`,
+		`@media screen{.a{animation:spin 1s}}`,
+	}
+	for _, css := range allowed {
+		if clean, probs := CheckStylesheet([]byte(css), styleHosts); len(probs) != 0 || string(clean) != css {
+			t.Errorf("%q: got %q %v, want it unchanged", css, clean, probs)
+		}
 	}
 }

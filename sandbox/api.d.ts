@@ -44,7 +44,9 @@ interface Rect {
 interface DOMEventData {
   type: string;
   target: Handle | null;
+  /** The key (keydown, keyup); "" when typed into a password or other secret field (autocomplete one-time-code, cc-*), also inside a shadow root, or into an element that may hide a closed shadow root (a custom element, a div …). */
   key?: string;
+  /** The field's value (input, change); "" in the same cases as key. */
   value?: string;
 }
 
@@ -114,22 +116,27 @@ declare namespace dom {
   function text(el: Handle): Promise<string>;
   /** An attribute's value, or null. Example: `const href = await dom.attr(link, "href")` */
   function attr(el: Handle, name: string): Promise<string | null>;
-  /** A form control's current value (always "" for password fields). Example: `const q = await dom.value(input)` */
+  /** A form control's current value (always "" for password fields and fields the page marks secret with autocomplete one-time-code or cc-*). Example: `const q = await dom.value(input)` */
   function value(el: Handle): Promise<string>;
-  /** The element's box in viewport pixels. Example: `const { width } = await dom.rect(h)` */
+  /** The element's box in viewport pixels (refused on a page whose password field is sized by its text, field-sizing: content). Example: `const { width } = await dom.rect(h)` */
   function rect(el: Handle): Promise<Rect>;
-  /** A computed style property (password fields too; never their value). Example: `const c = await dom.style(h, "color")` */
+  /** A computed style property (password fields too; never their value; refused where dom.rect is). Example: `const c = await dom.style(h, "color")` */
   function style(el: Handle, property: string): Promise<string>;
   /** Several computed style properties at once. Example: `const { color, fontSize } = await dom.style(h, ["color", "fontSize"])` */
   function style(el: Handle, properties: string[]): Promise<{ [property: string]: string }>;
   /** Builds a detached element (marked as the remixlet's) from allow-listed tags; insert it with dom.insert. Example: `const b = await dom.create({ tag: "button", attrs: { class: "rx-hide" }, text: "Hide" })` */
   function create(spec: ElementSpec): Promise<Handle>;
-  /** Replaces the element's text. Example: `await dom.setText(h, "Hello")` */
+  /** Replaces the element's text (not of elements that load or navigate, see setAttr; a form's is fine). Example: `await dom.setText(h, "Hello")` */
   function setText(el: Handle, text: string): Promise<void>;
   /**
    * Sets an attribute. Refused: on*, style, srcset, action, formaction, target and other attributes that load
-   * or run something; id/name values that shadow document or window properties (cookie, location ...);
-   * a password field's type, autocomplete, pattern, minlength, maxlength and value. href (links only) and
+   * or run something, and those that matter only to loading (content, rel, referrerpolicy, crossorigin,
+   * sandbox, attributeName ...); id/name values that shadow document or window properties (cookie, location ...);
+   * a password field's type, autocomplete, pattern, minlength, maxlength and value. On elements that load,
+   * navigate or change how the page is fetched (meta, link, base, script, style, iframe, object, embed, form,
+   * video, audio, source, track, picture, input type=image, svg a/image/use/animate/set/foreignObject ...)
+   * only class, hidden, title (not on link or style), lang, dir and aria-* may be set. An address anywhere in
+   * any attribute's value (data-src="https://…", "//host/…") follows the rule for href below. href (links only) and
    * src (images only) must resolve to the page's origin, one of the remixlet's own sites (its matches),
    * a fetch: permission's host, an address the page already loads exactly, or a data:image/png, gif,
    * jpeg or webp URL — never javascript: or blob:; relative addresses resolve against the page's URL
@@ -141,9 +148,9 @@ declare namespace dom {
   function addClass(el: Handle, name: string): Promise<void>;
   /** Removes a class. Example: `await dom.removeClass(row, "cheap")` */
   function removeClass(el: Handle, name: string): Promise<void>;
-  /** Sets inline style properties (no url()). Example: `await dom.setStyle(h, { color: "red", fontWeight: "bold" })` */
+  /** Sets inline style properties (no url(), no field-sizing). Example: `await dom.setStyle(h, { color: "red", fontWeight: "bold" })` */
   function setStyle(el: Handle, styles: { [property: string]: string }): Promise<void>;
-  /** Puts node (created, cloned or from the page) before or after target, or first or last inside it (default "append"). Elements that load or run something (script, iframe ...) cannot be moved. Example: `await dom.insert(h, b, "after")` */
+  /** Puts node (created, cloned or from the page) before or after target, or first or last inside it (default "append"). Elements that load or run something (script, iframe ...) cannot be moved, nothing goes inside elements that load or navigate (a form excepted), and a password field stays in its form. Example: `await dom.insert(h, b, "after")` */
   function insert(target: Handle, node: Handle, position?: Position): Promise<void>;
   /** Removes an element from the page. Example: `await dom.remove(banner)` */
   function remove(el: Handle): Promise<void>;
@@ -161,7 +168,7 @@ declare namespace dom {
   function focus(el: Handle): Promise<void>;
   /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
   function scrollIntoView(el: Handle): Promise<void>;
-  /** Appends CSS to the remixlet's stylesheet, with the same checks as style.css (url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...); refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
+  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill ...; no field-sizing; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
   function addStyle(css: string): Promise<void>;
   /** Replaces the element's content with HTML parsed inert in the page; only dom.create's elements and dom.setAttr's attributes are kept (no on*, style, script, iframe, svg use/animate/foreignObject, math; addresses checked as for setAttr); the rest is left out. It answers with a description of each part left out (also written to the log). Prefer dom.create. Example: `const leftOut = await dom.setHTML(h, "<b>Sale</b> ends <a href='/sale'>today</a>")` */
   function setHTML(el: Handle, html: string): Promise<string[]>;

@@ -97,8 +97,15 @@ func CheckFiles(files map[string][]byte, extraStyleHosts ...string) (*Manifest, 
 }
 
 func styleFix(reason string) string {
-	if strings.Contains(reason, "fetch: hosts") {
+	switch {
+	case strings.Contains(reason, "fetch: hosts"):
 		return "load only from the remixlet's own sites, or ask for a fetch: permission for that host"
+	case strings.Contains(reason, "the stylesheet ends"), strings.Contains(reason, "unfinished"):
+		return "end style.css outside any comment, string, url( or block: close what is open there, or delete it"
+	case strings.Contains(reason, "value attribute"), strings.Contains(reason, "typed into a field"), strings.Contains(reason, "field-sizing"):
+		return "select and size fields by class, id or other attributes, never by what is typed into them"
+	case strings.Contains(reason, "animations are refused"):
+		return "give the rule a class, id or attribute selector, so it animates only the elements it is for"
 	}
 	return "leave it out; a remixlet stylesheet may load only full https:// addresses on its own sites"
 }

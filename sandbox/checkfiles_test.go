@@ -131,3 +131,24 @@ func TestCheckFilesStylePosition(t *testing.T) {
 		t.Errorf("got %v (%d:%d), want style.css:2:17 with a fix", p, p.Line, p.Column)
 	}
 }
+
+// TestCheckFilesStyleEndsAtTopLevel: a style.css that ends inside a comment is refused at
+// save time (it would swallow what the page agent puts after it), with a position and a fix.
+func TestCheckFilesStyleEndsAtTopLevel(t *testing.T) {
+	tests := []struct{ name, css, msg, fix string }{
+		{"open comment", "a{color:red}\n/*", "ends inside a comment", "close what is open"},
+		{"value selector", "input[value^=a]{width:1px}", "value attribute", "never by what is typed"},
+		{"broad animation", "*{animation:spin 1s infinite}", "animations are refused", "class, id or attribute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, probs := CheckFiles(remixletFiles(map[string]string{StyleFile: tt.css}))
+			if m != nil || len(probs) != 1 {
+				t.Fatalf("got %v, want one problem", probs)
+			}
+			if p := probs[0]; p.File != StyleFile || p.Line < 1 || !strings.Contains(p.Message, tt.msg) || !strings.Contains(p.Fix, tt.fix) {
+				t.Errorf("got %+v, want style.css, a position, message %q and fix %q", p, tt.msg, tt.fix)
+			}
+		})
+	}
+}

@@ -227,6 +227,10 @@
   var getEntriesByType = proto(win.Performance) && win.Performance.prototype.getEntriesByType;
   var entryName = getter(proto(win.PerformanceEntry), 'name');
   var removeEventListener = EventTarget.prototype.removeEventListener;
+  // For the page policy's loader, key-event and layout rules (issue 12).
+  var composedPathOf = proto(win.Event) && win.Event.prototype.composedPath;
+  var openShadowRoot = getter(Element.prototype, 'shadowRoot');
+  var contentEditable = getter(proto(win.HTMLElement), 'isContentEditable');
 
   var setTimeoutFn = win.setTimeout;
   var clearTimeoutFn = win.clearTimeout;
@@ -477,11 +481,20 @@
   // if it did not, and the ones that need the DOM (password fields, handles) live only here.
   //   - Handles: one table per remixlet, number -> element, in this closure. A handle from
   //     another remixlet's table is unknown here, so a remixlet acts only on what it obtained.
-  //   - Password fields (type=password, or autocomplete naming a current or new password) read
-  //     back empty through text, attr('value'), value and key events; their type, autocomplete,
-  //     pattern, minlength, maxlength and value cannot be set; while the page has one, a
-  //     selector mentioning "value" (or using an escape) is refused.
-  //   - Attributes that load or run something are refused. href (on links) and src (on images)
+  //   - Password fields (type=password, or autocomplete naming a current or new password, a
+  //     one-time code or a card: isSensitive) read back empty through text, attr('value'), value
+  //     and key and input events — judged on the event's composed path, so inside open shadow
+  //     roots too, and withheld when the real target may host a closed shadow root; their
+  //     type, autocomplete, pattern, minlength, maxlength and value cannot be set; they cannot
+  //     be moved to another form; while the page has one, a selector mentioning "value", a
+  //     field-state pseudo-class (or using an escape or comment) is refused, and while one is
+  //     sized by its content (field-sizing) dom.rect and dom.style are refused.
+  //   - Elements that load, navigate or change how the page is fetched (isLoader: meta, link,
+  //     base, script, style, iframe, form, media, svg a/use/animate …) take no attribute write
+  //     but class, hidden, title, lang, dir and aria-*, and no text or content (a form's
+  //     content excepted).
+  //   - Attributes that load or run something are refused; an address anywhere in another
+  //     attribute's value follows the address rule. href (on links) and src (on images)
   //     follow the address rule (checkAddress): the page's origin, the hosts the proxy allowed
   //     for this op (the remixlet's own sites and fetch: hosts), an address the page already
   //     loads exactly as written, or a data: image; never javascript:, blob: or anything else.
@@ -537,7 +550,11 @@
   (function () {
     var more = ['form', 'formmethod', 'formenctype', 'formnovalidate', 'popovertarget',
       'popovertargetaction', 'command', 'commandfor', 'integrity', 'nonce', 'slot', 'shadowrootmode',
-      'shadowrootdelegatesfocus', 'shadowrootclonable', 'shadowrootserializable'];
+      'shadowrootdelegatesfocus', 'shadowrootclonable', 'shadowrootserializable',
+      // Meaningful only on elements that load or navigate, or they change how a load is made
+      // (loaderAttrs in proxy/remixlets_policy.go).
+      'content', 'charset', 'rel', 'as', 'referrerpolicy', 'crossorigin', 'sandbox', 'allow', 'csp',
+      'credentialless', 'attributename', 'blocking'];
     var i;
     for (i = 0; i < more.length; i++) {
       REFUSED_ATTRS[more[i]] = true;
@@ -588,6 +605,39 @@
       RAW_TARGETS[names[i]] = true;
     }
   })();
+  // Page elements that load, navigate or change how the document is fetched, by namespace and
+  // lowercase local name (isLoader): a remixlet writes no attribute on them except the few in
+  // LOADER_WRITABLE, and sets no text or content inside them (a form's content excepted). Every
+  // element outside the HTML and SVG namespaces counts as one; so does <input type=image>.
+  var LOADER_HTML = dict();
+  var LOADER_SVG = dict();
+  (function () {
+    var html = ['meta', 'link', 'base', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'param',
+      'script', 'style', 'form', 'source', 'track', 'video', 'audio', 'picture', 'portal', 'fencedframe',
+      'template'];
+    var svg = ['a', 'image', 'use', 'feimage', 'script', 'style', 'animate', 'animatemotion',
+      'animatetransform', 'animatecolor', 'set', 'discard', 'foreignobject', 'mpath', 'textpath', 'tref',
+      'cursor', 'font-face-uri'];
+    var i;
+    for (i = 0; i < html.length; i++) {
+      LOADER_HTML[html[i]] = true;
+    }
+    for (i = 0; i < svg.length; i++) {
+      LOADER_SVG[svg[i]] = true;
+    }
+  })();
+  var LOADER_WRITABLE = dict();
+  LOADER_WRITABLE['class'] = true;
+  LOADER_WRITABLE.hidden = true;
+  LOADER_WRITABLE.title = true; // not on link and style: there it picks stylesheet sets
+  LOADER_WRITABLE.lang = true;
+  LOADER_WRITABLE.dir = true;
+  // Attributes a clone keeps as the page wrote them although a remixlet may not write them: they
+  // only restrict how the clone's own link or image loads.
+  var CLONE_KEEPS = dict();
+  CLONE_KEEPS.rel = true;
+  CLONE_KEEPS.referrerpolicy = true;
+  CLONE_KEEPS.crossorigin = true;
   // id and name values that would shadow a document or window property for the page's scripts.
   var CLOBBER = dict();
   (function () {
@@ -761,23 +811,123 @@
     }
     return false;
   }
+  // isSensitive is the remixlet policy's notion of a password field: one (isPassword), or a field
+  // the page marks as holding a secret with its autocomplete tokens (one-time codes, card
+  // numbers and codes). Remixlets read all of them back empty, as passwords.
+  function isSensitive(node) {
+    if (isPassword(node)) {
+      return true;
+    }
+    var name = localName(node);
+    if (name !== 'input' && name !== 'textarea') {
+      return false;
+    }
+    var ac = attrOf(node, 'autocomplete');
+    if (typeof ac !== 'string') {
+      return false;
+    }
+    ac = lower(ac);
+    return contains(ac, 'one-time-code') || contains(ac, 'cc-');
+  }
   function pageHasPassword() {
-    return inputsHavePassword(apply(querySelectorAllDoc, doc, ['input']));
+    return inputsHavePassword(apply(querySelectorAllDoc, doc, ['input,textarea']));
   }
   // subtreeHasPassword covers elements a remixlet still holds after they left the page (a
   // removed form keeps its password field, and a value selector run inside it would read it).
   function subtreeHasPassword(el) {
-    return isPassword(el) || inputsHavePassword(apply(querySelectorAllEl, el, ['input']));
+    return isSensitive(el) || inputsHavePassword(apply(querySelectorAllEl, el, ['input,textarea']));
   }
   function inputsHavePassword(inputs) {
     var n = apply(nodeListLength, inputs, []);
     var i;
     for (i = 0; i < n; i++) {
-      if (isPassword(apply(nodeListItem, inputs, [i]))) {
+      if (isSensitive(apply(nodeListItem, inputs, [i]))) {
         return true;
       }
     }
     return false;
+  }
+  // isLoader reports whether el loads, navigates or changes how the document is fetched
+  // (LOADER_HTML, LOADER_SVG, <input type=image>, anything outside HTML and SVG).
+  function isLoader(el) {
+    var ns = nsOf(el);
+    var tag = lower(localName(el));
+    if (ns === HTML_NS) {
+      if (tag === 'input') {
+        var type = attrOf(el, 'type');
+        return typeof type === 'string' && lower(type) === 'image';
+      }
+      return LOADER_HTML[tag] === true;
+    }
+    return ns !== SVG_NS || LOADER_SVG[tag] === true;
+  }
+  // loaderWritable reports whether a remixlet may write attribute name on loader el.
+  function loaderWritable(el, name) {
+    if (apply(strSlice, name, [0, 5]) === 'aria-') {
+      return true;
+    }
+    if (name === 'title') {
+      var tag = lower(localName(el));
+      return tag !== 'link' && tag !== 'style';
+    }
+    return LOADER_WRITABLE[name] === true;
+  }
+  // addressesIn finds the addresses an attribute value holds anywhere in it, as a page script
+  // that loads them would read them (lazy loaders copy data-src to src): tabs and newlines
+  // removed, every http:, https:, ws: or wss: address and every scheme-relative one (//host,
+  // ///host, any slash written as a backslash), up to a space, quote, comma or bracket. The
+  // same as addressesIn in proxy/remixlets_policy.go.
+  function addressesIn(value) {
+    var v = '';
+    var lv = ''; // v with ASCII letters in lowercase, position for position
+    var i;
+    for (i = 0; i < value.length; i++) {
+      var c = apply(charCodeAt, value, [i]);
+      if (c !== 9 && c !== 10 && c !== 13) {
+        v = v + apply(fromCharCode, null, [c]);
+        lv = lv + apply(fromCharCode, null, [c >= 65 && c <= 90 ? c + 32 : c]);
+      }
+    }
+    var out = list();
+    var schemes = ['https:', 'http:', 'wss:', 'ws:'];
+    var p;
+    for (p = 0; p < v.length; p++) {
+      var start = -1;
+      var prev = p > 0 ? apply(charCodeAt, lv, [p - 1]) : -1;
+      for (i = 0; i < schemes.length && start < 0; i++) {
+        if (apply(strSlice, lv, [p, p + schemes[i].length]) === schemes[i] && !isSchemeCode(prev)) {
+          start = p;
+        }
+      }
+      if (start < 0 && isSlashCode(apply(charCodeAt, v, [p])) && isSlashCode(apply(charCodeAt, v, [p + 1])) &&
+          prev !== 58 && !isSlashCode(prev)) {
+        var h = p + 2;
+        while (h < v.length && isSlashCode(apply(charCodeAt, v, [h]))) {
+          h++;
+        }
+        var hc = h < v.length ? apply(charCodeAt, v, [h]) : -1;
+        if ((hc >= 97 && hc <= 122) || (hc >= 65 && hc <= 90) || (hc >= 48 && hc <= 57) || hc === 91 || hc >= 128) {
+          start = p;
+        }
+      }
+      if (start < 0) {
+        continue;
+      }
+      var end = start;
+      while (end < v.length && !contains(ADDRESS_ENDS, apply(strSlice, v, [end, end + 1]))) {
+        end++;
+      }
+      put(out, out.length, apply(strSlice, v, [start, end]));
+      p = end;
+    }
+    return out;
+  }
+  var ADDRESS_ENDS = ' \f"\'`,;<>()[]{}|^';
+  function isSchemeCode(c) {
+    return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+  }
+  function isSlashCode(c) {
+    return c === 47 || c === 92;
   }
   function isPageFrame(node) {
     return node === host || node === apply(documentElement, doc, []) ||
@@ -834,6 +984,26 @@
     return out;
   }
 
+  // FIELD_STATE are the pseudo-classes that depend on what is typed into a field (the
+  // checkedFieldState of rewrite/stylecheck.go), as they appear in a lowercase selector.
+  var FIELD_STATE = [':placeholder-shown', ':valid', ':invalid', ':user-valid', ':user-invalid', 'ui-valid',
+    'ui-invalid', ':in-range', ':out-of-range', 'autofill', ':blank'];
+  // testsFieldContents reports whether a lowercase selector could test a field's contents: it
+  // mentions value, a FIELD_STATE pseudo-class, or uses an escape or a comment that could hide
+  // one.
+  function testsFieldContents(l) {
+    if (contains(l, 'value') || contains(l, '\\') || contains(l, '/*')) {
+      return true;
+    }
+    var i;
+    for (i = 0; i < FIELD_STATE.length; i++) {
+      if (contains(l, FIELD_STATE[i])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   function opQuery(t, args, all) {
     var sel = stringArg(args, 0, 'the selector');
     if (sel === '' || sel.length > 1024) {
@@ -842,8 +1012,8 @@
     var l = lower(sel);
     var within = arg(args, 1);
     var root = within === undefined || within === null ? null : element(t, within);
-    if ((contains(l, 'value') || contains(l, '\\')) && (pageHasPassword() || (root && subtreeHasPassword(root)))) {
-      refuse('selectors that mention value (or use CSS escapes) are refused while the page has a password field');
+    if (testsFieldContents(l) && (pageHasPassword() || (root && subtreeHasPassword(root)))) {
+      refuse('selectors that mention value or a field-state pseudo-class (or use CSS escapes or comments) are refused while the page has a password field');
     }
     var found;
     try {
@@ -877,7 +1047,7 @@
   }
 
   function opValue(node) {
-    if (isPassword(node)) {
+    if (isSensitive(node)) {
       return '';
     }
     var name = localName(node);
@@ -1102,6 +1272,10 @@
     }
     var tag = localName(el);
     var ns = nsOf(el);
+    if (isLoader(el) && !loaderWritable(el, name)) {
+      refuse('attribute ' + name + ' refused: <' + tag + '> elements load, navigate or change how the page is fetched; ' +
+        'on them a remixlet may set only class, hidden, title, lang, dir and aria-* attributes');
+    }
     if (name === 'href' || name === 'src') {
       if (name === 'href' && !(ns === HTML_NS && (tag === 'a' || tag === 'area'))) {
         refuse('attribute href refused: only links (a) may have an href');
@@ -1120,14 +1294,11 @@
         refuse('attribute ' + name + '="' + value + '" refused: it would shadow document.' + value + ' or window.' + value + ' for the page\'s scripts');
       }
     }
-    if (PASSWORD_LOCKED[name] === true && isPassword(el)) {
+    if (PASSWORD_LOCKED[name] === true && isSensitive(el)) {
       refuse('attribute ' + name + ' of a password field cannot be changed');
     }
     if (name === 'type' && tag === 'input' && lower(value) === 'image') {
       refuse('<input type="image"> refused: use an img inside a button');
-    }
-    if ((tag === 'script' || tag === 'style') && ns !== '') {
-      refuse('the attributes of ' + tag + ' elements cannot be set');
     }
     var lv = lower(value);
     if (contains(lv, 'url(') || contains(lv, 'image-set(') || (ns === SVG_NS && contains(lv, '\\'))) {
@@ -1144,6 +1315,12 @@
     if (apply(strSlice, squeezed, [0, 11]) === 'javascript:' || apply(strSlice, squeezed, [0, 9]) === 'vbscript:' ||
         apply(strSlice, squeezed, [0, 10]) === 'data:text/') {
       refuse('attribute ' + name + ' refused: its value reads as a script address');
+    }
+    // A page script may load what an attribute holds, so an address anywhere in the value
+    // follows the address rule too; the value is written as given.
+    var found = addressesIn(value);
+    for (k = 0; k < found.length; k++) {
+      checkAddress('attribute ' + name + ' (its value holds the address ' + found[k] + ')', found[k], false);
     }
     return value;
   }
@@ -1168,6 +1345,9 @@
     var kebabs = list();
     for (i = 0; i < names.length; i++) {
       put(kebabs, i, kebab(names[i]));
+      if (kebabs[i] === 'field-sizing' || kebabs[i] === '-webkit-field-sizing') {
+        refuse('style ' + names[i] + ' refused: it makes a field\'s size follow its text, so a password\'s length would show in the layout');
+      }
       checkStyleValue(names[i], own(styles, names[i]));
     }
     for (i = 0; i < names.length; i++) {
@@ -1193,17 +1373,15 @@
       var data = dict();
       data.type = type;
       data.target = handleFor(t, node);
-      var target = null;
-      try {
-        target = apply(eventTarget, ev, []);
-      } catch (e) { /* keep null */ }
-      var secret = target !== null && typeof target === 'object' && isPassword(target);
+      var path = eventPath(ev);
+      var target = path.length > 0 ? path[0] : null;
+      var secret = secretEvent(path);
       if (keyOf && (type === 'keydown' || type === 'keyup')) {
         try {
           data.key = secret ? '' : '' + apply(keyOf, ev, []);
         } catch (e) { /* not a keyboard event */ }
       }
-      if (target !== null && typeof target === 'object' && !secret) {
+      if (target !== null && !secret) {
         var n = localName(target);
         if (n === 'input' || n === 'textarea' || n === 'select') {
           try {
@@ -1229,6 +1407,71 @@
     rec.fn = fn;
     put(t.on, t.on.length, rec);
     mark(t, node, '');
+  }
+
+  // eventPath returns the elements an event passes through, the real target first, as far as
+  // this document can see: composedPath() reaches into open shadow roots (event.target is
+  // retargeted to their host), and stops at the host of a closed one.
+  function eventPath(ev) {
+    var out = list();
+    var p = null;
+    try {
+      p = composedPathOf ? apply(composedPathOf, ev, []) : null;
+    } catch (e) { /* not an event */ }
+    if (p === null) {
+      try {
+        p = list();
+        put(p, 0, apply(eventTarget, ev, []));
+      } catch (e) { /* not an event */ }
+    }
+    var n = p !== null && typeof p === 'object' ? p.length : 0;
+    var i;
+    for (i = 0; i < n; i++) {
+      var node = p[i];
+      try {
+        if (node !== null && typeof node === 'object' && nodeType(node) === 1) {
+          put(out, out.length, node);
+        }
+      } catch (e) { /* the window, not a node */ }
+    }
+    return out;
+  }
+  // SHADOW_HOSTS are the HTML elements that can host a shadow root (custom elements too).
+  var SHADOW_HOSTS = dict();
+  (function () {
+    var names = ['article', 'aside', 'blockquote', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+      'header', 'main', 'nav', 'p', 'section', 'span'];
+    var i;
+    for (i = 0; i < names.length; i++) {
+      SHADOW_HOSTS[names[i]] = true;
+    }
+  })();
+  // secretEvent reports whether an event's key or value must be withheld: a password (or other
+  // sensitive) field is on its path, or its real target may host a closed shadow root, whose
+  // inside (a password field, maybe) this document cannot see. Body, editable elements and
+  // elements that can host no shadow root are seen as they are.
+  function secretEvent(path) {
+    var i;
+    for (i = 0; i < path.length; i++) {
+      if (isSensitive(path[i])) {
+        return true;
+      }
+    }
+    if (path.length === 0) {
+      return false;
+    }
+    var el = path[0];
+    var tag = localName(el);
+    if (nsOf(el) !== HTML_NS || (SHADOW_HOSTS[tag] !== true && !contains(tag, '-'))) {
+      return false;
+    }
+    try {
+      if ((openShadowRoot && apply(openShadowRoot, el, []) !== null) ||
+          (contentEditable && apply(contentEditable, el, []) === true)) {
+        return false;
+      }
+    } catch (e) { /* unknown: withhold */ }
+    return true;
   }
 
   // ---- create, insert, clone, setHTML. ----
@@ -1298,7 +1541,7 @@
       if (typeof txt !== 'string') {
         refuse('text must be a string');
       }
-      if (isPassword(el)) {
+      if (isSensitive(el)) {
         refuse('a password field has no text');
       }
       text(el, txt);
@@ -1352,9 +1595,10 @@
     if (!into || nodeType(into) !== 1 || target === apply(documentElement, doc, []) && into !== target) {
       refuse('there is no element to insert into there');
     }
-    if (RAW_TARGETS[localName(into)] === true) {
+    if (RAW_TARGETS[localName(into)] === true || (isLoader(into) && localName(into) !== 'form')) {
       refuse('nothing can be inserted into ' + localName(into) + ' elements');
     }
+    checkFormOwners(node, into);
     if (nsOf(into) === SVG_NS && nsOf(node) !== SVG_NS) {
       refuse('only SVG elements can be inserted into SVG');
     }
@@ -1368,6 +1612,41 @@
       apply(insertBefore, into, [node, nextSibling(target)]);
     }
     mark(t, node, '');
+  }
+
+  // checkFormOwners refuses a move of node into into that would put a password (or other
+  // sensitive) field node holds under another form: submitted by the person with that form,
+  // its value would go to that form's address.
+  function checkFormOwners(node, into) {
+    var fields = isSensitive(node) ? null : apply(querySelectorAllEl, node, ['input,textarea']);
+    var n = fields ? apply(nodeListLength, fields, []) : 1;
+    var target = nearestForm(into, null);
+    var i;
+    for (i = 0; i < n; i++) {
+      var f = fields ? apply(nodeListItem, fields, [i]) : node;
+      if (!isSensitive(f) || apply(hasAttribute, f, ['form'])) {
+        continue; // a form attribute names the form by id, wherever the field is
+      }
+      // Its form after the move: one between it and node (they move together), else into's.
+      var inside = nearestForm(f === node ? null : parentOf(f), node);
+      var after = inside !== null ? inside : target;
+      if (after !== nearestForm(f, null)) {
+        refuse('a password field cannot be moved to another form (or out of its own)');
+      }
+    }
+  }
+  // nearestForm returns the nearest <form> from n up (stopping after stop, when given), or null.
+  function nearestForm(n, stop) {
+    while (n && nodeType(n) === 1) {
+      if (nsOf(n) === HTML_NS && localName(n) === 'form') {
+        return n;
+      }
+      if (n === stop) {
+        return null;
+      }
+      n = parentOf(n);
+    }
+    return null;
   }
 
   // scrub makes a clone safe to keep: elements that load or run something and SVG or MathML
@@ -1404,7 +1683,7 @@
     }
     // A password field stays one (its type, autocomplete ... are kept as they are) and is
     // blanked: no value attribute, an empty value.
-    var pw = isPassword(el);
+    var pw = isSensitive(el);
     if (pw) {
       unattr(el, 'value');
       if (inputSetValue) {
@@ -1417,8 +1696,8 @@
       var name = '' + names[i];
       var ln = lower(name);
       if (ln === 'style' || (apply(strSlice, ln, [0, MARK_PREFIX.length]) === MARK_PREFIX) ||
-          (pw && PASSWORD_LOCKED[ln] === true)) {
-        continue; // the page's own inline style, marks, and a password field's type stay
+          (pw && PASSWORD_LOCKED[ln] === true) || CLONE_KEEPS[ln] === true) {
+        continue; // the page's own inline style, marks, a password field's type, rel … stay
       }
       try {
         var v = checkAttr(el, ln, attrOf(el, name));
@@ -1516,7 +1795,8 @@
       refuse('this browser cannot parse HTML inertly here');
     }
     var tag = localName(node);
-    if (isPageFrame(node) || RAW_TARGETS[tag] === true || nsOf(node) !== HTML_NS || isPassword(node)) {
+    if (isPageFrame(node) || RAW_TARGETS[tag] === true || nsOf(node) !== HTML_NS || isSensitive(node) ||
+        (isLoader(node) && tag !== 'form')) {
       refuse('the content of ' + tag + ' elements cannot be set');
     }
     var parsed;
@@ -1560,10 +1840,36 @@
 
   // ---- rect, style, focus, scrollIntoView, click. ----
 
+  // sizedByContent reports whether a password (or other sensitive) field of the page is sized
+  // by what is typed into it (field-sizing: content, from the page's own styles; a remixlet may
+  // not set it): then any box on the page may move with the length of the secret, so dom.rect
+  // and dom.style are refused. (Without it a field's box does not depend on its text.)
+  function sizedByContent() {
+    var fields = apply(querySelectorAllDoc, doc, ['input,textarea']);
+    var n = apply(nodeListLength, fields, []);
+    var i;
+    for (i = 0; i < n; i++) {
+      var f = apply(nodeListItem, fields, [i]);
+      if (isSensitive(f) && '' + apply(getPropertyValue, apply(getComputedStyleFn, win, [f]), ['field-sizing']) === 'content') {
+        return true;
+      }
+    }
+    return false;
+  }
+  function checkLayoutReadable(what) {
+    if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
+      refuse('this browser cannot read computed styles here');
+    }
+    if (sizedByContent()) {
+      refuse(what + ' is refused on this page: a password field here is sized by its content (field-sizing: content), so sizes would tell its length');
+    }
+  }
+
   function opRect(node) {
     if (!getBoundingClientRect || !rectX) {
       refuse('this browser cannot measure elements here');
     }
+    checkLayoutReadable('dom.rect');
     var r = apply(getBoundingClientRect, node, []);
     var out = dict();
     out.x = apply(rectX, r, []);
@@ -1574,9 +1880,7 @@
   }
 
   function opStyle(node, props) {
-    if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
-      refuse('this browser cannot read computed styles here');
-    }
+    checkLayoutReadable('dom.style');
     var cs = apply(getComputedStyleFn, win, [node]);
     if (typeof props === 'string') {
       return '' + apply(getPropertyValue, cs, [kebab(props)]);
@@ -1724,14 +2028,9 @@
       apply(mapDelete, tables, [rx]);
     }
     menuRelease(rx);
-    var sheet = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
-    if (sheet) {
-      var txt = apply(mapGet, styleTexts, [rx]);
-      txt.base = '';
-      txt.added = '';
-      try {
-        apply(replaceSync, sheet, ['']);
-      } catch (e) { /* nothing to empty */ }
+    var rec = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
+    if (rec) {
+      emptySheets(rec);
     }
     dropOwnMutations();
   }
@@ -1751,10 +2050,10 @@
     }
     var node = element(t, arg(args, 0));
     if (name === 'text') {
-      return isPassword(node) ? '' : '' + apply(getTextContent, node, []);
+      return isSensitive(node) ? '' : '' + apply(getTextContent, node, []);
     } else if (name === 'attr') {
       var an = lower(stringArg(args, 1, 'the attribute name'));
-      if (an === 'value' && isPassword(node)) {
+      if (an === 'value' && isSensitive(node)) {
         return '';
       }
       return attrOf(node, an);
@@ -1763,7 +2062,7 @@
     } else if (name === 'setText') {
       var txt = stringArg(args, 1, 'the text');
       var ln = localName(node);
-      if (ln === 'script' || ln === 'style' || isPassword(node) || isPageFrame(node)) {
+      if ((isLoader(node) && lower(ln) !== 'form') || isSensitive(node) || isPageFrame(node)) {
         refuse('the text of ' + ln + ' elements cannot be set');
       }
       text(node, txt);
@@ -1899,36 +2198,38 @@
   //
   // The proxy sends a remixlet's style.css as {type:'style', remixlet, css}, after checking it
   // again for this page (nothing in it loads from where it should not; refused parts are left
-  // out). Each remixlet gets one constructable stylesheet adopted by the document: the page's
+  // out). It goes into a constructable stylesheet of its own adopted by the document: the page's
   // CSP style-src does not govern it, so there is no <style> element and no policy change. A
   // second message for the same remixlet replaces the rules of that sheet, and adopts it again
-  // if the page had dropped it. The sheet is appended with the captured Array.prototype.push on
+  // if the page had dropped it. Sheets are appended with the captured Array.prototype.push on
   // the document's adoptedStyleSheets, an observable array whose traps are the browser's, so no
   // function of the page is called with it. (The page can read document.adoptedStyleSheets, as
-  // it can read its own stylesheets; what the sheet loads was decided by the proxy.)
-
+  // it can read its own stylesheets; what the sheets load was decided by the proxy.)
   //
-  // dom.addStyle(css) arrives as an op (checked by the proxy with the same rules); its rules are
-  // appended to the same sheet, after style.css. A release empties the sheet.
+  // dom.addStyle(css) arrives as an op (checked by the proxy with the same rules, one piece at a
+  // time); each piece gets a sheet of its own, adopted after style.css's and the earlier pieces,
+  // so the browser parses each piece exactly as it was checked: nothing one piece leaves open
+  // (a comment, a string, a block) can reach into the next (DESIGN invariant 9). A remixlet may
+  // add at most MAX_STYLE_PIECES pieces and 256 KiB per page; more is refused. A release
+  // empties its sheets (they are reused, in order, if it starts again).
 
-  var styleSheets = null; // remixlet ID -> its CSSStyleSheet, made on the first message
-  var styleTexts = null;  // remixlet ID -> {base: style.css, added: what dom.addStyle added}
+  var MAX_STYLE_PIECES = 256;
+  var styleSheets = null; // remixlet ID -> {base: style.css sheet, pieces: addStyle sheets, used, size}
 
-  function sheetFor(rx) {
+  function sheetsFor(rx) {
     if (!styleSheets) {
       styleSheets = new MapCtor();
-      styleTexts = new MapCtor();
     }
-    var sheet = apply(mapGet, styleSheets, [rx]);
-    if (!sheet) {
-      sheet = new Sheet();
-      apply(mapSet, styleSheets, [rx, sheet]);
-      var txt = dict();
-      txt.base = '';
-      txt.added = '';
-      apply(mapSet, styleTexts, [rx, txt]);
+    var rec = apply(mapGet, styleSheets, [rx]);
+    if (!rec) {
+      rec = dict();
+      rec.base = new Sheet();
+      rec.pieces = list();
+      rec.used = 0;
+      rec.size = 0;
+      apply(mapSet, styleSheets, [rx, rec]);
     }
-    return sheet;
+    return rec;
   }
 
   function applyStyle(req) {
@@ -1942,11 +2243,9 @@
       return;
     }
     try {
-      var sheet = sheetFor(rx);
-      var txt = apply(mapGet, styleTexts, [rx]);
-      txt.base = css;
-      apply(replaceSync, sheet, [txt.added === '' ? css : css + '\n' + txt.added]);
-      adopt(sheet);
+      var rec = sheetsFor(rx);
+      apply(replaceSync, rec.base, [css]);
+      adoptAll(rec);
     } catch (e) {
       warn('a remixlet stylesheet could not be applied');
     }
@@ -1959,14 +2258,44 @@
     if (css.length > 65536) {
       refuse('the stylesheet is longer than 65536 characters');
     }
-    var sheet = sheetFor(rx);
-    var txt = apply(mapGet, styleTexts, [rx]);
-    if (txt.added.length + css.length > 262144) {
+    var rec = sheetsFor(rx);
+    if (rec.used >= MAX_STYLE_PIECES) {
+      refuse('the remixlet added more than ' + MAX_STYLE_PIECES + ' stylesheets to this page; add fewer, larger ones');
+    }
+    if (rec.size + css.length > 262144) {
       refuse('the remixlet added more than 256 KiB of styles to this page');
     }
-    txt.added = txt.added + '\n' + css;
-    apply(replaceSync, sheet, [txt.base + '\n' + txt.added]);
-    adopt(sheet);
+    var sheet = rec.used < rec.pieces.length ? rec.pieces[rec.used] : new Sheet();
+    apply(replaceSync, sheet, [css]);
+    if (rec.used === rec.pieces.length) {
+      put(rec.pieces, rec.used, sheet);
+    }
+    rec.used = rec.used + 1;
+    rec.size = rec.size + css.length;
+    adoptAll(rec);
+  }
+
+  // emptySheets empties a remixlet's sheets (a release); they stay adopted, in order, for reuse.
+  function emptySheets(rec) {
+    var i;
+    try {
+      apply(replaceSync, rec.base, ['']);
+      for (i = 0; i < rec.pieces.length; i++) {
+        apply(replaceSync, rec.pieces[i], ['']);
+      }
+    } catch (e) { /* nothing to empty */ }
+    rec.used = 0;
+    rec.size = 0;
+  }
+
+  // adoptAll adopts a remixlet's sheets that the document does not have: style.css's, then the
+  // pieces in the order they were added.
+  function adoptAll(rec) {
+    adopt(rec.base);
+    var i;
+    for (i = 0; i < rec.pieces.length; i++) {
+      adopt(rec.pieces[i]);
+    }
   }
 
   // adopt appends sheet to the document's adopted stylesheets unless it is there already.

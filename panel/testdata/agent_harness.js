@@ -109,6 +109,19 @@ function installFakeDOM(opts) {
     }
     get target() { return this._target; }
     get type() { return this._type; }
+    // The path as a browser computes it for a listener outside every shadow root: the target and
+    // its ancestors, through open shadow roots to their hosts. A scenario sets _path to model a
+    // closed shadow root (whose inside the path leaves out).
+    composedPath() {
+      if (this._path) {
+        return R(arraySlice, this._path, []);
+      }
+      const out = [];
+      for (let n = this._target; n; n = n._parent || n._host || null) {
+        push(out, n);
+      }
+      return out;
+    }
   }
   class MessageEvent extends Event {
     constructor(data) { super(true); this._data = data; }
@@ -169,6 +182,7 @@ function installFakeDOM(opts) {
       this._text = '';
     }
     get parentNode() { return this._parent; }
+    get nodeType() { return this instanceof Element ? 1 : this instanceof Document ? 9 : this instanceof ShadowRoot ? 11 : 3; }
     get firstChild() { return this._children[0] || null; }
     get nextSibling() {
       const p = this._parent;
@@ -1381,6 +1395,299 @@ scenario('remixlet release: drops the handle table and empties the stylesheet', 
   assert.strictEqual(sheets.length, 1);
   assert.strictEqual(sheets[0]._text, '', 'the sheet is emptied');
   p.serverSend({ type: 'release', remixlet: 'junk' });
+});
+
+// ---- The page policy of issue 12: loaders, addresses in values, key events, layout, forms. -------
+
+const SVG = 'http://www.w3.org/2000/svg';
+const MATHML = 'http://www.w3.org/1998/Math/MathML';
+
+// installPolicyAPIs adds what the page policy's checks read (run in the page's realm before the
+// agent starts): URL, namespaces, open shadow roots, editability, computed styles and boxes.
+function installPolicyAPIs(T) {
+  globalThis.URL = globalThis.__URL;
+  Object.defineProperty(Element.prototype, 'namespaceURI', { get() { return this._ns || 'http://www.w3.org/1999/xhtml'; }, configurable: true });
+  Object.defineProperty(Element.prototype, 'shadowRoot', { get() { return this._openRoot || null; }, configurable: true });
+  Object.defineProperty(HTMLElement.prototype, 'isContentEditable', { get() { return this.getAttribute('contenteditable') === 'true'; }, configurable: true });
+  class DOMRectReadOnly {
+    constructor(w) { this._w = w; }
+    get x() { return 0; }
+    get y() { return 0; }
+    get width() { return this._w; }
+    get height() { return 20; }
+  }
+  globalThis.DOMRectReadOnly = DOMRectReadOnly;
+  Element.prototype.getBoundingClientRect = function () { return new DOMRectReadOnly(this._width || 100); };
+  globalThis.getComputedStyle = function (el) {
+    const d = new CSSStyleDeclaration();
+    d._computed = el._computed || {};
+    return d;
+  };
+  CSSStyleDeclaration.prototype.getPropertyValue = function (n) { return (this._computed && this._computed[n]) || ''; };
+  T.policy = true;
+}
+
+function policyPage() {
+  const p = page({ readyState: 'interactive', before: installPolicyAPIs });
+  p.open();
+  p.welcome('pt');
+  const doc = p.ctx.document;
+  p.body = p.T.body;
+  p.add = (tag, attrs, parent, ns) => {
+    const e = doc.createElement(tag);
+    if (ns) {
+      e._ns = ns;
+    }
+    for (const k of Object.keys(attrs || {})) {
+      e.setAttribute(k, attrs[k]);
+    }
+    p.T.attach(parent || p.body, e);
+    return e;
+  };
+  let nextID = 1;
+  p.op = (remixlet, op, ...args) => {
+    const id = nextID++;
+    // p.addrs stands for Op.addrs, the addresses the proxy checked (proxy/remixlets_policy.go).
+    p.serverSend(p.addrs ? { type: 'op', id, remixlet, op, args, addrs: p.addrs } : { type: 'op', id, remixlet, op, args });
+    const results = p.sent().filter((m) => m.type === 'result' && m.id === id);
+    assert.strictEqual(results.length, 1, 'one result for op ' + id);
+    return results[0];
+  };
+  p.ok = (remixlet, op, ...args) => {
+    const r = p.op(remixlet, op, ...args);
+    assert.strictEqual(r.ok, true, op + ' ' + JSON.stringify(args) + ' refused: ' + r.error);
+    return r.value;
+  };
+  p.refused = (pattern, remixlet, op, ...args) => {
+    const r = p.op(remixlet, op, ...args);
+    assert.strictEqual(r.ok, false, op + ' ' + JSON.stringify(args) + ' was not refused');
+    assert.match(r.error, pattern);
+  };
+  p.h = (sel) => p.ok(RX_A, 'query', sel);
+  return p;
+}
+
+scenario('page policy: no attribute writes on elements that load, navigate or change how the page is fetched', () => {
+  const p = policyPage();
+  const loaders = {
+    meta: p.add('meta', { 'http-equiv': 'refresh', content: '3600' }, p.T.head),
+    link: p.add('link', { rel: 'stylesheet', href: '/a.css' }, p.T.head),
+    style: p.add('style', {}, p.T.head),
+    base: p.add('base', { href: '/' }, p.T.head),
+    iframe: p.add('iframe', { src: '/frame' }),
+    form: p.add('form', { action: '/ok' }),
+    video: p.add('video', {}),
+    source: p.add('source', {}),
+    object: p.add('object', {}),
+    'input[type=image]': p.add('input', { type: 'image' }),
+    set: p.add('set', { attributeName: 'fill' }, null, SVG),
+    feImage: p.add('feImage', {}, null, SVG),
+    mi: p.add('mi', {}, null, MATHML),
+  };
+  // The SVG link is an <a> like an HTML link, in another namespace.
+  const svgA = p.add('a', { class: 'svga' }, null, SVG);
+  loaders['a.svga'] = svgA;
+  for (const sel of Object.keys(loaders)) {
+    const h = p.h(sel);
+    assert.ok(h, 'no handle for ' + sel);
+    for (const name of ['content', 'http-equiv', 'name', 'media', 'type', 'id', 'data-x', 'width', 'to', 'values', 'loading', 'tabindex']) {
+      p.refused(/elements load, navigate or change how the page is fetched; on them a remixlet may set only class, hidden, title, lang, dir and aria-\* attributes/, RX_A, 'setAttr', h, name, 'x');
+    }
+    for (const name of ['class', 'hidden', 'lang', 'dir', 'aria-label']) {
+      p.ok(RX_A, 'setAttr', h, name, 'x');
+    }
+    if (sel === 'link' || sel === 'style') {
+      p.refused(/load, navigate/, RX_A, 'setAttr', h, 'title', 'Alternate');
+    } else {
+      p.ok(RX_A, 'setAttr', h, 'title', 'x');
+    }
+  }
+  assert.strictEqual(loaders.meta.getAttribute('content'), '3600', 'the refresh changed');
+  assert.strictEqual(loaders.meta.getAttribute('http-equiv'), 'refresh');
+  assert.strictEqual(loaders.set.getAttribute('to'), null);
+  // Ordinary elements take ordinary attributes; loader-only ones are refused everywhere.
+  const div = p.add('div', { class: 'plain' });
+  const hd = p.h('div.plain');
+  p.ok(RX_A, 'setAttr', hd, 'data-x', '1');
+  p.ok(RX_A, 'setAttr', hd, 'width', '2');
+  for (const name of ['content', 'rel', 'referrerpolicy', 'crossorigin', 'sandbox', 'attributename', 'charset']) {
+    p.refused(/loads or runs something/, RX_A, 'setAttr', hd, name, 'x');
+  }
+  assert.strictEqual(div.getAttribute('data-x'), '1');
+  // No text or content inside them either, but a form's content is the page's UI.
+  p.refused(/the text of video elements cannot be set/, RX_A, 'setText', p.h('video'), 'x');
+  p.refused(/the text of set elements cannot be set/, RX_A, 'setText', p.h('set'), 'x');
+  p.ok(RX_A, 'setText', p.h('form'), 'form text');
+  const made = p.ok(RX_A, 'create', { tag: 'span', text: 'made' });
+  p.refused(/nothing can be inserted into video elements/, RX_A, 'insert', p.h('video'), made);
+  p.refused(/nothing can be inserted into object elements/, RX_A, 'insert', p.h('object'), made);
+  p.ok(RX_A, 'insert', p.h('form'), made);
+});
+
+scenario('page policy: an address anywhere in an attribute value follows the address rule', () => {
+  const p = policyPage();
+  p.add('img', { class: 'lazy', 'data-src': '/pic.png' });
+  const h = p.h('img.lazy');
+  for (const [name, value] of [
+    ['data-src', 'https://witness.test/x.png'],
+    ['data-src', '//witness.test/x.png'],
+    ['data-src', '\\\\witness.test\\x.png'],
+    ['data-src', 'ht\ttps://witness.test/t.png'],
+    ['data-srcset', 'a.png 1x, https://witness.test/b.png 2x'],
+    ['data-config', '{"u":"https://witness.test/j"}'],
+    ['title', 'https://witness.test/'],
+  ]) {
+    // Refused by the address rule, or first by the check that only addresses the proxy read go in.
+    p.refused(/its value holds the address .*witness\.test.*(is not on the page's origin|not an address the proxy checked)/, RX_A, 'setAttr', h, name, value);
+  }
+  p.refused(/wss: addresses are not allowed/, RX_A, 'setAttr', h, 'data-socket', 'wss://witness.test/s');
+  assert.strictEqual(p.T.body._children[0].getAttribute('data-src'), '/pic.png');
+  p.addrs = ['https://shop.test/pic2.png', 'https://shop.test/pic3.png'];
+  p.ok(RX_A, 'setAttr', h, 'data-src', 'https://shop.test/pic2.png');
+  p.ok(RX_A, 'setAttr', h, 'data-src', '/pic3.png');
+  p.ok(RX_A, 'setAttr', h, 'title', 'and // or, a/b');
+  // A host the proxy allowed for this op (the remixlet's own site or fetch: host) is allowed.
+  p.serverSend({ type: 'op', id: 900, remixlet: RX_A, op: 'setAttr', args: [h, 'data-src', 'https://cdn.own.test/a.png'], hosts: ['cdn.own.test'], addrs: ['https://cdn.own.test/a.png'] });
+  assert.strictEqual(p.sent().find((m) => m.type === 'result' && m.id === 900).ok, true);
+});
+
+scenario('page policy: key and input events of password fields, in shadow roots too, carry no key or value', () => {
+  const p = policyPage();
+  const C = p.T.classes;
+  const events = () => p.sent().filter((m) => m.type === 'event').map((m) => m.event);
+  const hbody = p.h('body');
+  p.ok(RX_A, 'on', hbody, 'keydown', { $listener: 1 });
+  p.ok(RX_A, 'on', hbody, 'input', { $listener: 2 });
+  // An open shadow root: event.target is the host; composedPath() starts at the field.
+  const host = p.add('x-login', {});
+  const root = host.attachShadow({ mode: 'open' });
+  host._openRoot = root;
+  const pw = p.T.attach(root, p.ctx.document.createElement('input'));
+  pw.setAttribute('type', 'password');
+  pw._value = 'hunter2';
+  const txt = p.T.attach(root, p.ctx.document.createElement('input'));
+  txt._value = 'alice';
+  const fire = (type, target, key) => {
+    const ev = type === 'keydown' ? new C.KeyboardEvent(key) : new C.Event(true);
+    let n = target;
+    while (n && !(n instanceof C.ShadowRoot)) {
+      n = n._parent;
+    }
+    ev._target = n ? n._host : target; // retargeted as a listener outside the root sees it
+    ev._path = target._pathOverride || null;
+    if (!ev._path) {
+      ev._path = []; // the path from the real target, through the open root to its host
+      for (let k = target; k; k = k._parent || k._host || null) {
+        ev._path.push(k);
+      }
+    }
+    p.T.fire(p.T.body, type, ev);
+  };
+  fire('keydown', pw, 'h');
+  fire('input', pw);
+  fire('keydown', txt, 'a');
+  fire('input', txt);
+  assert.deepStrictEqual(events().map((e) => [e.type, e.key, e.value]), [
+    ['keydown', '', ''], ['input', undefined, ''], ['keydown', 'a', 'alice'], ['input', undefined, 'alice'],
+  ]);
+  // A closed shadow root: the path stops at its host, which may hold a password field.
+  const before = events().length;
+  const closed = p.add('x-secure', {});
+  closed._pathOverride = [closed, p.T.body, p.T.html, p.ctx.document];
+  fire('keydown', closed, 'h');
+  const div = p.add('div', {});
+  div._pathOverride = [div, p.T.body, p.T.html, p.ctx.document];
+  fire('keydown', div, 'u');
+  // What can host no shadow root, or is edited itself, or nothing focused (body), is seen.
+  const button = p.add('button', {});
+  button._pathOverride = [button, p.T.body, p.T.html, p.ctx.document];
+  fire('keydown', button, 'j');
+  const editor = p.add('div', { contenteditable: 'true' });
+  editor._pathOverride = [editor, p.T.body, p.T.html, p.ctx.document];
+  fire('keydown', editor, 'k');
+  p.T.body._pathOverride = [p.T.body, p.T.html, p.ctx.document];
+  fire('keydown', p.T.body, 'n');
+  // Fields the page marks as secret with autocomplete are password fields to a remixlet.
+  const otp = p.add('input', { autocomplete: 'one-time-code' });
+  otp._value = '123456';
+  const card = p.add('input', { autocomplete: 'billing cc-number' });
+  card._value = '4111111111111111';
+  fire('keydown', otp, '1');
+  fire('input', card);
+  assert.deepStrictEqual(events().slice(before).map((e) => [e.key, e.value]), [
+    ['', ''], ['', ''], ['j', undefined], ['k', undefined], ['n', undefined], ['', ''], [undefined, ''],
+  ]);
+  const [hotp, hcard] = p.ok(RX_A, 'queryAll', 'input');
+  assert.strictEqual(p.ok(RX_A, 'value', hotp), '');
+  assert.strictEqual(p.ok(RX_A, 'value', hcard), '');
+  p.refused(/password field cannot be changed/, RX_A, 'setAttr', hcard, 'autocomplete', 'off');
+  p.refused(/password field/, RX_A, 'query', 'input:placeholder-shown');
+  p.refused(/password field/, RX_A, 'query', 'input:invalid');
+  p.refused(/password field/, RX_A, 'query', 'input:/**/invalid');
+});
+
+scenario('page policy: no sizes while a password field is sized by its content; field-sizing refused', () => {
+  const p = policyPage();
+  const pw = p.add('input', { type: 'password' });
+  pw._value = 'hunter2';
+  const hpw = p.h('input');
+  assert.deepStrictEqual(p.ok(RX_A, 'rect', hpw), { x: 0, y: 0, width: 100, height: 20 });
+  p.ok(RX_A, 'style', hpw, 'width');
+  p.refused(/refused: it makes a field's size follow its text/, RX_A, 'setStyle', hpw, { fieldSizing: 'content' });
+  p.refused(/refused: it makes a field's size follow its text/, RX_A, 'setStyle', hpw, { 'field-sizing': 'content' });
+  pw._computed = { 'field-sizing': 'content' };
+  p.refused(/dom.rect is refused on this page: a password field here is sized by its content/, RX_A, 'rect', p.h('body'));
+  p.refused(/dom.style is refused on this page/, RX_A, 'style', hpw, ['width']);
+  pw.setAttribute('type', 'text');
+  assert.strictEqual(p.ok(RX_A, 'rect', hpw).width, 100);
+});
+
+scenario('page policy: a password field is not moved to another form', () => {
+  const p = policyPage();
+  const login = p.add('form', { class: 'login', action: '/login' });
+  const box = p.add('div', { class: 'box' }, login);
+  p.add('input', { type: 'password', class: 'pw' }, box);
+  p.add('form', { class: 'search', action: 'https://search.test/' });
+  p.add('div', { class: 'side' });
+  p.add('input', { type: 'password', form: 'login', class: 'pw2' });
+  const [hlogin, hbox, hpw, hsearch, hside, hpw2] = ['form.login', 'div.box', 'input.pw', 'form.search', 'div.side', 'input.pw2'].map(p.h);
+  p.refused(/a password field cannot be moved to another form/, RX_A, 'insert', hsearch, hbox);
+  p.refused(/a password field cannot be moved to another form/, RX_A, 'insert', hsearch, hpw);
+  p.refused(/a password field cannot be moved to another form/, RX_A, 'insert', hside, hpw);
+  assert.strictEqual(box.parentNode, login);
+  // The whole form may move, the field may move inside its form, a field that names its form
+  // with the form attribute may move anywhere, and so may what holds no password field.
+  p.ok(RX_A, 'insert', hside, hlogin);
+  p.ok(RX_A, 'insert', hlogin, hpw);
+  p.ok(RX_A, 'insert', hsearch, hpw2);
+  p.ok(RX_A, 'insert', hsearch, p.ok(RX_A, 'create', { tag: 'span' }));
+});
+
+scenario('page policy: each dom.addStyle piece is a sheet of its own, after style.css', () => {
+  const p = policyPage();
+  const doc = p.ctx.document;
+  const texts = () => Array.from(doc._adopted).map((s) => s._text || '');
+  // A piece before any style.css: the remixlet's style.css sheet (empty) still comes first.
+  p.ok(RX_A, 'addStyle', 'a { color: red } /*');
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'h1 { color: blue }' });
+  p.ok(RX_A, 'addStyle', '*/ b { background: url(https://witness.test/x) }');
+  assert.deepStrictEqual(texts(), ['h1 { color: blue }', 'a { color: red } /*', '*/ b { background: url(https://witness.test/x) }'],
+    'the pieces were joined: the browser would read the second inside the first\'s comment');
+  p.ok(RX_B, 'addStyle', 'i { color: green }');
+  assert.strictEqual(texts().length, 5);
+  // A release empties A's sheets; a restart reuses them in order.
+  const sheets = Array.from(doc._adopted);
+  p.serverSend({ type: 'release', remixlet: RX_A });
+  assert.deepStrictEqual(texts(), ['', '', '', '', 'i { color: green }']);
+  p.ok(RX_A, 'addStyle', 'u { color: red }');
+  assert.deepStrictEqual(Array.from(doc._adopted), sheets);
+  assert.deepStrictEqual(texts(), ['', 'u { color: red }', '', '', 'i { color: green }']);
+  // At most MAX_STYLE_PIECES pieces, refused beyond (not let through).
+  for (let i = 1; i < 256; i++) {
+    p.ok(RX_A, 'addStyle', '.p' + i + ' { color: red }');
+  }
+  p.refused(/more than 256 stylesheets/, RX_A, 'addStyle', '.x { color: red }');
+  assert.strictEqual(texts().length, 1 + 256 + 2);
 });
 
 // ---- rmx services: clipboard, notifications, menu, open. ----------------------------------------
