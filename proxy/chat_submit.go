@@ -56,6 +56,7 @@ type submitFacts struct {
 	Tag     string   `json:"tag"`     // of the activated control (a, button, input, …)
 	Role    string   `json:"role"`    // its role in the outline
 	Name    string   `json:"name"`    // its accessible name, normalised
+	Shown   string   `json:"shown"`   // its accessible name as the page shows it
 	Labels  []string `json:"labels"`  // its text, value, title, aria-label, name and id attributes
 	Control string   `json:"control"` // its outline line, e.g. `button "Delete account" [e3]`
 	Submits bool     `json:"submits"` // activating it submits a form
@@ -120,7 +121,7 @@ func (f submitFacts) risk() (mutating bool, word string) {
 		}
 	}
 	link := f.Tag == "a" || f.Tag == "area" || f.Role == "link"
-	for _, l := range append([]string{f.Name}, f.Labels...) {
+	for _, l := range append([]string{f.Name, f.Shown}, f.Labels...) {
 		n := normalName(l)
 		if n == "" || link && len(strings.Fields(n)) > maxLinkWords {
 			continue
@@ -149,6 +150,9 @@ func quotedName(s string) string {
 
 // displayName is the control's name for the card: its accessible name, else its first label.
 func (f submitFacts) displayName() string {
+	if strings.TrimSpace(f.Shown) != "" {
+		return f.Shown
+	}
 	if strings.TrimSpace(f.Name) != "" {
 		return f.Name
 	}
@@ -185,40 +189,28 @@ func submitCard(site string, f submitFacts) chatItem {
 	case f.Link != "":
 		rows = append(rows, "It opens "+truncate(f.Link, 200))
 	}
+	// Short rows: the card must fit the panel's log whole, or it never arms.
+	var why []string
 	if mutating {
-		rows = append(rows, "A POST form changes something on "+site+" as you: it may save, send, pay or delete.")
+		why = append(why, "A POST form changes something on "+site+" as you")
 	}
 	if word != "" {
-		rows = append(rows, fmt.Sprintf("Its name on the page says it may %s something (%q).", wordVerb(word), word))
+		why = append(why, "its name says “"+word+"”")
 	}
-	rows = append(rows,
-		"The agent chose this in Act mode. Text on a page can ask it to: allow it only if you asked for it.",
-		"To let the agent submit forms in this chat without asking, turn on “Act may submit forms” in the panel.")
+	if len(why) > 0 {
+		w := strings.Join(why, "; ")
+		rows = append(rows, strings.ToUpper(w[:1])+w[1:]+".")
+	}
+	rows = append(rows, "Allow only if you asked for it: a page can ask the agent to do this.")
 	return chatItem{ID: "k" + randomID()[:12], Card: panel.CardSubmit, Title: title, Rows: rows, Allow: allow, Deny: "Not now"}
-}
-
-// wordVerb is what a destructive word says the control does, in the card's fixed words.
-func wordVerb(word string) string {
-	switch {
-	case strings.Contains(word, "pay"), word == "transfer", word == "purchase", word == "buy", word == "donate",
-		strings.Contains(word, "order"), word == "withdraw":
-		return "pay for or order"
-	case word == "send":
-		return "send"
-	case strings.HasPrefix(word, "cancel"), strings.HasPrefix(word, "close"), word == "unsubscribe",
-		word == "deactivate", word == "terminate", word == "revoke":
-		return "end or cancel"
-	}
-	return "delete or remove"
 }
 
 // switchCard is the card that turns "Act may submit forms" on.
 func switchCard(site string) chatItem {
 	return chatItem{ID: "k" + randomID()[:12], Card: panel.CardSubmit, Title: "Let the agent submit forms in this chat?",
 		Rows: []string{
-			"In Act mode the agent may then submit forms on " + site + " and press controls named delete, remove, pay, send, buy and the like, without a card for each.",
+			"In Act mode, in this chat, the agent may then submit forms on " + site + " and press controls named delete, pay, send and the like without asking.",
 			"Pages can ask the agent to do things: turn this on for a task you gave it, and off again after.",
-			"It holds for this chat only. Turn it off in the panel at any time.",
 		},
 		Allow: "Turn on", Deny: "Not now"}
 }

@@ -90,7 +90,7 @@ func TestSubmitCardWords(t *testing.T) {
 		t.Errorf("title = %q, want the name quoted and cut", c.Title)
 	}
 	rows := strings.Join(c.Rows, "\n")
-	for _, want := range []string{"It submits a form: POST https://shop.test/account/delete", "changes something on shop.test", `says it may delete or remove something ("delete")`, "Act may submit forms"} {
+	for _, want := range []string{"It submits a form: POST https://shop.test/account/delete", "A POST form changes something on shop.test as you; its name says “delete”.", "Allow only if you asked for it"} {
 		if !strings.Contains(rows, want) {
 			t.Errorf("rows lack %q:\n%s", want, rows)
 		}

@@ -2398,7 +2398,9 @@
       f.how = how;
       f.tag = ln;
       f.role = roleOf(ctl, ln) || '';
-      f.name = cut(normal(nameOf(ctl, ln, f.role || 'button', true)), 200);
+      var shown = nameOf(ctl, ln, f.role || 'button', true);
+      f.name = cut(normal(shown), 200);
+      f.shown = collapse(shown, 200);
       var labels = list();
       var n = 0;
       var add = function (v) {
@@ -2446,6 +2448,11 @@
     }
     var CONTROL_SEL = 'a[href], area[href], button, input, [role=button], [role=link], [role=menuitem], ' +
       '[role=menuitemcheckbox], [role=menuitemradio], [role=option], [role=tab], [role=switch]';
+    // checked reports whether the proxy asks for the facts of this action (probe) or checks
+    // them (expect); only then are they gathered.
+    function checked(args) {
+      return own(args, 'probe') === true || typeof own(args, 'expect') === 'string';
+    }
     // probed answers a probe (the proxy's, before an action it may ask the person about):
     // the facts, or null when the action activates nothing that needs them.
     function probed(facts) {
@@ -2541,11 +2548,13 @@
         refuse('another element is on top of ' + what + ' at its centre: ' +
           (hit === host ? 'the remixproxy launcher' : describe(hit, true)) + '; close or scroll it away first');
       }
-      var facts = activationFacts('click', node, leads.form || null, leads.submitter || null, leads.href);
-      if (own(args, 'probe') === true) {
-        return probed(facts);
+      if (checked(args)) {
+        var facts = activationFacts('click', node, leads.form || null, leads.submitter || null, leads.href);
+        if (own(args, 'probe') === true) {
+          return probed(facts);
+        }
+        expected(args, facts, what);
       }
-      expected(args, facts, what);
       var before = href();
       apply(clickFn, node, []);
       var res = dict();
@@ -2975,7 +2984,7 @@
         sname = submitName(form);
         recentClick(own(args, 'recent'), sname, 'the form\'s submission (' + sname + ')');
       }
-      if (submit) {
+      if (submit && checked(args)) {
         var db = form && !combo ? defaultButton(form) : null;
         var facts = form && !combo ? activationFacts('submit', db || node, form, db, undefined) : null;
         if (own(args, 'probe') === true) {
@@ -3167,7 +3176,7 @@
         if (ef) {
           guarded = submitName(ef);
           recentClick(own(args, 'recent'), guarded, 'Enter in ' + describe(first, true) + ' (the form\'s submission, ' + guarded + ')');
-          facts = enterFacts(first, ef);
+          facts = checked(args) ? enterFacts(first, ef) : null;
         }
       }
       if (own(args, 'probe') === true) {
@@ -3184,7 +3193,7 @@
         if (!node) {
           refuse('the page has no element to send keys to');
         }
-        if (KEYS[name].key === 'Enter' && !ours(node)) {
+        if (KEYS[name].key === 'Enter' && !ours(node) && checked(args)) {
           var sf = enterSubmits(node);
           expected(args, sf ? enterFacts(node, sf) : null, 'Enter in ' + describe(node, true));
         }

@@ -1031,6 +1031,7 @@ scenario('probe and expect: the proxy learns what an action would activate, then
   assert.strictEqual(f.how, 'click');
   assert.strictEqual(f.tag, 'button');
   assert.strictEqual(f.name, 'save changes');
+  assert.strictEqual(f.shown, 'Save changes');
   assert.strictEqual(f.submits, true);
   assert.strictEqual(f.method, 'post');
   assert.strictEqual(f.submitterMethod, '');
