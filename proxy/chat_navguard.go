@@ -35,7 +35,7 @@ import (
 // Pairing (navExpect.pairs). While an expectation is armed, a request the browser makes for a
 // top-level document (Sec-Fetch-Dest: document; with no Fetch metadata, as on plain http, a
 // request marked as a navigation by Upgrade-Insecure-Requests or an Accept that starts with
-// text/html) is the agent's when
+// text/html) or for a frame's document is the agent's when
 //   - it is to an address the expectation expects (navigate's target, a hop it followed), or
 //   - its Referer is of an origin the expectation covers (the chat page's, and those of the
 //     same-site hops it followed), or
@@ -51,9 +51,11 @@ import (
 //
 // The check (navExpect.leaves): a hop leaves the site when its address is not http or https,
 // its host cannot be read as the browser would, or its registrable domain is not the chat
-// page's (public-suffix list, as http_request and open_page decide the site). A marked request
-// that leaves the site is answered by the proxy's refusal page without going upstream (a click
-// whose page script navigates off the site directly). A marked request's redirect (3xx with a
+// page's (public-suffix list, as http_request and open_page decide the site). A top-level
+// request that leaves the site is answered by the proxy's refusal page without going upstream
+// (a click whose page script navigates off the site directly); a frame's first hop to another
+// site is the page's own widget loading (payment, sign-in) and is left alone, but a frame's
+// request on the site is marked like a top-level one, so its redirects off the site are held. A marked request's redirect (3xx with a
 // Location, or a Refresh header) that leaves the site is replaced by the refusal page; one that
 // stays is followed by the browser as a new request, which pairs by its address and Referer
 // and is checked in turn, and its origin joins the expectation's (so the next page's own
@@ -296,17 +298,21 @@ type navRequest struct {
 	fetchSite string // Sec-Fetch-Site, "" when absent
 }
 
-// isDocumentNavigation reports whether r is a request for a top-level document: by its Fetch
-// metadata, or, without any (plain http), by the headers browsers send only with navigations.
-func isDocumentNavigation(r *http.Request) bool {
+// navigationKind reports whether r is a navigation of a top-level document or of a frame: by its
+// Fetch metadata, or, without any (plain http), by the headers browsers send only with
+// navigations (counted as top-level: the two cannot be told apart there).
+func navigationKind(r *http.Request) (top, frame bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		return false
+		return false, false
 	}
 	dest, mode := r.Header.Get("Sec-Fetch-Dest"), r.Header.Get("Sec-Fetch-Mode")
 	if dest != "" || mode != "" {
-		return dest == "document" && (mode == "" || mode == "navigate")
+		if mode != "" && mode != "navigate" {
+			return false, false
+		}
+		return dest == "document", dest == "iframe" || dest == "frame"
 	}
-	return r.Header.Get("Upgrade-Insecure-Requests") == "1" || strings.HasPrefix(strings.TrimSpace(r.Header.Get("Accept")), "text/html")
+	return r.Header.Get("Upgrade-Insecure-Requests") == "1" || strings.HasPrefix(strings.TrimSpace(r.Header.Get("Accept")), "text/html"), false
 }
 
 // pairs reports whether nr may be a navigation of the action x (see the top of the file).
@@ -396,7 +402,11 @@ func readNavRequest(r *http.Request) navRequest {
 // a function to call when the request is done, and true when the proxy has answered it.
 func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*http.Request, http.ResponseWriter, func(), bool) {
 	nothing := func() {}
-	if s.chats == nil || s.chats.nav.live.Load() == 0 || !isDocumentNavigation(r) {
+	if s.chats == nil || s.chats.nav.live.Load() == 0 {
+		return r, w, nothing, false
+	}
+	top, frame := navigationKind(r)
+	if !top && !frame {
 		return r, w, nothing, false
 	}
 	nr := readNavRequest(r)
@@ -415,6 +425,9 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 			x.pending--
 		}
 		if x.leaves(nr.url) {
+			if frame {
+				continue // a frame loading another site (a payment widget, a sign-in): its own load
+			}
 			off = append(off, x)
 			x.paired++
 			continue

@@ -67,7 +67,7 @@ func TestNavExpectPairs(t *testing.T) {
 				r.Header.Del("Sec-Fetch-Dest")
 				r.Header.Del("Sec-Fetch-Mode")
 			}
-			if !isDocumentNavigation(r) {
+			if top, _ := navigationKind(r); !top {
 				t.Fatal("not read as a navigation")
 			}
 			g.mu.Lock()
@@ -80,26 +80,29 @@ func TestNavExpectPairs(t *testing.T) {
 	}
 }
 
-func TestIsDocumentNavigation(t *testing.T) {
+func TestNavigationKind(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		method string
-		hdr    []string
-		want   bool
+		name       string
+		method     string
+		hdr        []string
+		top, frame bool
 	}{
-		{"top-level document", "GET", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, true},
-		{"a form's POST", "POST", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, true},
-		{"an iframe", "GET", []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate"}, false},
-		{"an image", "GET", []string{"Sec-Fetch-Dest", "image", "Sec-Fetch-Mode", "no-cors"}, false},
-		{"a fetch", "GET", []string{"Sec-Fetch-Dest", "empty", "Sec-Fetch-Mode", "cors"}, false},
-		{"plain http navigation", "GET", []string{"Upgrade-Insecure-Requests", "1"}, true},
-		{"plain http by Accept", "GET", []string{"Accept", "text/html,application/xhtml+xml"}, true},
-		{"plain http image", "GET", []string{"Accept", "image/avif,image/webp"}, false},
-		{"a DELETE", "DELETE", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, false},
+		{"top-level document", "GET", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, true, false},
+		{"a form's POST", "POST", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, true, false},
+		{"an iframe", "GET", []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate"}, false, true},
+		{"a frame", "GET", []string{"Sec-Fetch-Dest", "frame", "Sec-Fetch-Mode", "navigate"}, false, true},
+		{"an image", "GET", []string{"Sec-Fetch-Dest", "image", "Sec-Fetch-Mode", "no-cors"}, false, false},
+		{"a fetch", "GET", []string{"Sec-Fetch-Dest", "empty", "Sec-Fetch-Mode", "cors"}, false, false},
+		{"a document fetched, not navigated", "GET", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "cors"}, false, false},
+		{"plain http navigation", "GET", []string{"Upgrade-Insecure-Requests", "1"}, true, false},
+		{"plain http by Accept", "GET", []string{"Accept", "text/html,application/xhtml+xml"}, true, false},
+		{"plain http image", "GET", []string{"Accept", "image/avif,image/webp"}, false, false},
+		{"a DELETE", "DELETE", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isDocumentNavigation(navRequestFor(t, tt.method, "https://shop.test/", tt.hdr...)); got != tt.want {
-				t.Errorf("isDocumentNavigation = %v, want %v", got, tt.want)
+			top, frame := navigationKind(navRequestFor(t, tt.method, "https://shop.test/", tt.hdr...))
+			if top != tt.top || frame != tt.frame {
+				t.Errorf("navigationKind = %v, %v; want %v, %v", top, frame, tt.top, tt.frame)
 			}
 		})
 	}
@@ -246,6 +249,19 @@ func TestAgentNavigationGuard(t *testing.T) {
 	if resp, body := cf.get("https://witness.test/?d=secret", navHeaders("cross-site", page)...); resp.StatusCode != http.StatusForbidden ||
 		!strings.Contains(string(body), "would have left the site example.com for https://witness.test/?…") {
 		t.Errorf("first hop off the site: %d\n%s", resp.StatusCode, body)
+	}
+	x.settle()
+
+	// A frame of the page: loading another site is its own (a widget); a redirect off the site
+	// of a frame's address on the site is held like the tab's.
+	x = arm()
+	frameHdr := []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin", "Referer", page}
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, frameHdr...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a frame's redirect off the site: %d, want 403", resp.StatusCode)
+	}
+	frameHdr[5] = "cross-site"
+	if resp, body := cf.get("https://witness.test/widget", frameHdr...); resp.StatusCode == http.StatusForbidden {
+		t.Errorf("a frame loading another site was refused: %d\n%s", resp.StatusCode, body)
 	}
 	x.settle()
 
