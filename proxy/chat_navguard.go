@@ -461,7 +461,7 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 	}
 	mark := &navMark{xs: xs}
 	r = r.WithContext(context.WithValue(r.Context(), navMarkKey{}, mark))
-	return r, &navRuleWriter{ResponseWriter: w, s: s, mark: mark, from: nr.url}, mark.answer, false
+	return r, &navRuleWriter{ResponseWriter: w, mark: mark, from: nr.url}, mark.answer, false
 }
 
 // answer ends the marked request for its expectations, once: when its answer's head was
@@ -608,7 +608,6 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 // with (netrules.go writes them itself, without going upstream).
 type navRuleWriter struct {
 	http.ResponseWriter
-	s        *Server
 	mark     *navMark
 	from     *url.URL
 	replaced bool

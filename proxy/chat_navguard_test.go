@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -394,5 +395,41 @@ func TestNavExpectBounds(t *testing.T) {
 	nilX.expect("https://a.test/")
 	if out, err := nilX.finish(context.Background(), "click", true, json.RawMessage(`{}`), nil); err != nil || string(out) != "{}" {
 		t.Errorf("nil finish = %s, %v", out, err)
+	}
+}
+
+// TestNavRuleWriter: a remixlet rule's redirect of the agent's navigation (netrules.go answers it
+// itself) is checked like the site's: off the site it becomes the refusal page, on it it passes.
+func TestNavRuleWriter(t *testing.T) {
+	for _, tt := range []struct {
+		name, loc string
+		status    int
+	}{
+		{"off the site", "https://witness.test/?d=1", http.StatusForbidden},
+		{"on the site", "https://www.shop.test/b", http.StatusTemporaryRedirect},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := (&navGuard{}).arm("click", "https://shop.test/", "https://shop.test", nil, nil)
+			from, _ := url.Parse("https://shop.test/a")
+			rec := httptest.NewRecorder()
+			w := &navRuleWriter{ResponseWriter: rec, mark: &navMark{xs: []*navExpect{x}}, from: from}
+			w.Header().Set("Location", tt.loc)
+			w.Header().Set("X-Remixproxy", "redirected")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+			w.Write([]byte("rule body"))
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d", rec.Code, tt.status)
+			}
+			refused := tt.status == http.StatusForbidden
+			if got := rec.Header().Get("Location") != ""; got == refused {
+				t.Errorf("Location kept = %v", got)
+			}
+			if body := rec.Body.String(); refused != strings.Contains(body, "remixlet&#39;s redirect rule") || refused == strings.Contains(body, "rule body") {
+				t.Errorf("body = %q", body)
+			}
+			if got := x.refusal() != ""; got != refused {
+				t.Errorf("refusal recorded = %v, want %v", got, refused)
+			}
+		})
 	}
 }
