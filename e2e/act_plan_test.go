@@ -56,6 +56,14 @@ document.body.dataset.pageScript = 'ran';
 	time.Sleep(time.Second) // the card's arming delay
 	x, y := pointAt(t, tab, pf, f, `.card[data-card=plan] button.allow`)
 	clickAt(t, tab, x, y)
+	// "Remove socks" is a control that removes something: a plan does not stand for the
+	// person's Allow on it (proxy/chat_submit.go), which is taken in the confirmation window.
+	submit := `.card[data-card=submit][data-state=pending]`
+	pf.waitFor(t, 30*time.Second, "the card for Remove socks", `!!document.querySelector('`+submit+`')`)
+	if got := e2etest.Eval[string](tab, `String(document.body.dataset.removed || '')`); got != "" {
+		t.Fatalf("the page was clicked before the card was allowed (removed=%q)", got)
+	}
+	confirmAllow(t, tab, pf, f, submit)
 
 	pf.waitFor(t, 30*time.Second, "the agent's final reply", `document.getElementById('log').innerText.includes('Removed the socks.')`)
 	if err := waitTrue(tab, 5*time.Second, `document.body.dataset.removed === '1'`); err != nil {

@@ -472,7 +472,7 @@ document.body.dataset.pageScript = 'ran';
 </script></body></html>`)
 	})})
 	tab := aw.tab
-	actChat(t, tab, "https://guard.test/", "post the comment")
+	actChatSubmitting(t, tab, "https://guard.test/", "post the comment") // the person lets Act submit forms (containment_act_test.go)
 
 	var results []string
 	for deadline := time.Now().Add(30 * time.Second); len(results) < 6 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

@@ -33,6 +33,12 @@ import (
 //	APIAccessMessage {type:'api', on}: the person's API access switch for this chat (off by
 //	              default): with it on, the agent may ask, card by card, to send POST, PUT,
 //	              PATCH and DELETE requests to the page's site. Only this message changes it.
+//	ActSubmitsMessage {type:'submit', on}: the person's "Act may submit forms" switch for this
+//	              chat (off by default): while it is off, an Act action that would submit a form
+//	              with POST or press a control named delete, pay, send … waits for the person's
+//	              Allow on a card. Turning it on is itself a card, allowed in the confirmation
+//	              window (it lets such actions go without asking); turning it off takes effect
+//	              at once. Only this message changes it.
 //	PlanMessage   {type:'plan', id, approve, steps}: the person's decision on a plan card, with
 //	              the steps as they edited them (approve only). A plan grants nothing beyond
 //	              Act, so the framed panel may decide it; no confirmation window.
@@ -54,6 +60,7 @@ const (
 	TypeDecide = "decide" // panel → proxy: DecideMessage
 	TypeResume = "resume" // panel → proxy: ResumeMessage
 	TypeAPI    = "api"    // panel → proxy: APIAccessMessage
+	TypeSubmit = "submit" // panel → proxy: ActSubmitsMessage
 	TypePlan   = "plan"   // panel → proxy: PlanMessage
 )
 
@@ -86,6 +93,7 @@ const (
 	CardActivation  = "activation"  // "Apply this change?": Allow and apply / Don't allow
 	CardRequest     = "request"     // "Send a POST request to …": Send / Not now; Data holds the body's first bytes
 	CardPlan        = "plan"        // the agent's plan: Steps (editable), Risks; Approve / Reject, decided with a PlanMessage
+	CardSubmit      = "submit"      // "Let the agent press “Delete account”?" (or turn on "Act may submit forms"): Press it / Not now
 
 	CardPending = "pending"
 	CardAllowed = "allowed"
@@ -123,6 +131,8 @@ type ChatState struct {
 	Cost         string `json:"cost"` // e.g. "$0.012"; "" if unknown
 	// APIAccess is the chat's API access switch (APIAccessMessage); off by default.
 	APIAccess bool `json:"apiAccess"`
+	// ActSubmits is the chat's "Act may submit forms" switch (ActSubmitsMessage); off by default.
+	ActSubmits bool `json:"actSubmits"`
 }
 
 // Provider is a provider the person can pick, with its models.
@@ -232,6 +242,13 @@ type APIAccessMessage struct {
 	On   bool   `json:"on"`
 }
 
+// ActSubmitsMessage asks to turn the chat's "Act may submit forms" switch on (the proxy then
+// asks for an Allow on a card) or off.
+type ActSubmitsMessage struct {
+	Type string `json:"type"` // TypeSubmit
+	On   bool   `json:"on"`
+}
+
 // PlanMessage decides a plan card: approve with the person's version of the steps, or reject.
 type PlanMessage struct {
 	Type    string   `json:"type"` // TypePlan
@@ -247,8 +264,8 @@ const (
 )
 
 // ParsePanelMessage decodes one message from the panel into a *SendMessage, *StopMessage,
-// *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage, *ResumeMessage, *APIAccessMessage
-// or *PlanMessage. It refuses unknown types, a
+// *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage, *ResumeMessage, *APIAccessMessage,
+// *ActSubmitsMessage or *PlanMessage. It refuses unknown types, a
 // mode that is not a Mode constant, an empty or oversized text (MaxSendText), text that is not
 // UTF-8, and a decide without an id. The panel is on remix.proxy, but its messages are still
 // the person's input: check IDs against the chat's own items.
@@ -279,6 +296,8 @@ func ParsePanelMessage(b []byte) (any, error) {
 		v = new(APIAccessMessage)
 	case TypePlan:
 		v = new(PlanMessage)
+	case TypeSubmit:
+		v = new(ActSubmitsMessage)
 	default:
 		return nil, fmt.Errorf("panel message: unknown type %q", head.Type)
 	}

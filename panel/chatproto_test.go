@@ -27,6 +27,7 @@ func TestPanelJSHandlesChatMessages(t *testing.T) {
 		", allow: ",
 		"type: '" + TypeResume + "', chat: ",
 		"type: '" + TypeAPI + "', on: ",
+		"type: '" + TypeSubmit + "', on: ",
 		"type: '" + TypePlan + "', id: ",
 		", approve: ",
 		", steps: ",
@@ -39,7 +40,7 @@ func TestPanelJSHandlesChatMessages(t *testing.T) {
 		{ModeAsk, ModeBuild, ModeAct},
 		{KindUser, KindAssistant, KindNotice, KindTool, KindCard},
 		{ToolRunning, ToolOK, ToolError},
-		{CardPermissions, CardActivation, CardRequest, CardPlan},
+		{CardPermissions, CardActivation, CardRequest, CardPlan, CardSubmit},
 		{CardPending, CardAllowed, CardDenied, CardExpired},
 	} {
 		for _, s := range group {
@@ -60,7 +61,7 @@ func TestPanelJSReadsChatFields(t *testing.T) {
 		reads []string // read in panel.js as ".field"
 	}{
 		{ChatMessage{}, []string{"chat", "providers", "managerURL"}},
-		{ChatState{}, []string{"mode", "provider", "model", "running", "steps", "maxSteps", "inputTokens", "outputTokens", "cost", "apiAccess"}},
+		{ChatState{}, []string{"mode", "provider", "model", "running", "steps", "maxSteps", "inputTokens", "outputTokens", "cost", "apiAccess", "actSubmits"}},
 		{Provider{}, []string{"name", "models"}},
 		{ItemMessage{}, []string{"item"}},
 		{Item{}, []string{"id", "kind", "md", "name", "args", "status", "result", "card", "title", "remixlet", "rows", "allow", "deny", "state", "armAfterMs", "data", "diff", "steps", "risks"}},
@@ -143,7 +144,7 @@ func TestChatJSON(t *testing.T) {
 	checkJSON(t, ChatMessage{Type: TypeChat, Chat: ChatState{ID: "c", Mode: ModeAsk, Provider: "openai", Model: "m", MaxSteps: 40},
 		Providers: []Provider{{Name: "openai", Models: []string{"m"}}}, ManagerURL: "https://remix.proxy/manager"},
 		`{"type":"chat","chat":{"id":"c","mode":"ask","provider":"openai","model":"m","running":false,"steps":0,"maxSteps":40,`+
-			`"inputTokens":0,"outputTokens":0,"cost":"","apiAccess":false},"providers":[{"name":"openai","models":["m"]}],"managerURL":"https://remix.proxy/manager"}`)
+			`"inputTokens":0,"outputTokens":0,"cost":"","apiAccess":false,"actSubmits":false},"providers":[{"name":"openai","models":["m"]}],"managerURL":"https://remix.proxy/manager"}`)
 	checkJSON(t, ClearMessage{Type: TypeClear}, `{"type":"clear"}`)
 }
 
@@ -174,6 +175,8 @@ func TestParsePanelMessage(t *testing.T) {
 		{`{"type":"resume","chat":"ch_1"}`, &ResumeMessage{Type: TypeResume, Chat: "ch_1"}},
 		{`{"type":"api","on":true}`, &APIAccessMessage{Type: TypeAPI, On: true}},
 		{`{"type":"api"}`, &APIAccessMessage{Type: TypeAPI}},
+		{`{"type":"submit","on":true}`, &ActSubmitsMessage{Type: TypeSubmit, On: true}},
+		{`{"type":"submit","on":false}`, &ActSubmitsMessage{Type: TypeSubmit}},
 		{`{"type":"api","on":"yes"}`, nil},
 		{`{"type":"plan","id":"p1","approve":true,"steps":[" Open the cart ","Remove the socks"]}`,
 			&PlanMessage{Type: TypePlan, ID: "p1", Approve: true, Steps: []string{"Open the cart", "Remove the socks"}}},

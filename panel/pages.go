@@ -139,6 +139,9 @@ type ErrorPage struct {
 	Host, URL string
 	// Reason is the plain-language reason, e.g. "x509: certificate signed by unknown authority".
 	Reason string
+	// Lead replaces the first sentence ("remixproxy could not get this page from HOST") when
+	// the page is not about a failed upstream request, e.g. a navigation the proxy stopped.
+	Lead string
 	// Hint is what the person can do, e.g. "If this is your own development server, start
 	// remixproxy with --upstream-ca FILE."
 	Hint string

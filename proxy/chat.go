@@ -45,6 +45,7 @@ type chatHub struct {
 	bySession map[string]*chat
 	follow    follow    // chats waiting for their tab's next page of the site (chat_follow.go)
 	traces    traceKeep // the last turns' traces, for the manager's download (chat_act.go)
+	nav       navGuard  // the agent's navigations, held to the chat's site (chat_navguard.go)
 }
 
 func newChatHub(s *Server, ctx context.Context) *chatHub {
@@ -70,6 +71,8 @@ type chat struct {
 	steps     int                             // model calls in the running turn
 	waiting   chan struct{}                   // closed when the tab's next page takes the chat (chat_follow.go)
 	apiAccess bool                            // the person's API access switch, off by default (chat_request.go)
+	submits   submitSwitch                    // the person's "Act may submit forms" switch (chat_submit.go)
+	navStop   navStop                         // the last navigation of the agent the proxy refused (chat_navguard.go)
 	plans     map[string]*planCard            // pending plan cards (chat_plan.go)
 }
 
@@ -314,7 +317,7 @@ func (c *chat) state() panel.ChatMessage {
 	return panel.ChatMessage{Type: panel.TypeChat, Chat: panel.ChatState{
 		ID: rec.ID, Mode: rec.Mode, Provider: rec.Provider, Model: rec.Model, Running: c.cancel != nil,
 		Steps: c.steps, MaxSteps: maxSteps, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens, Cost: cost,
-		APIAccess: c.apiAccess,
+		APIAccess: c.apiAccess, ActSubmits: c.submits.on,
 	}, Providers: providers, ManagerURL: "https://" + MagicHost + "/manager"}
 }
 
@@ -466,6 +469,8 @@ func (c *chat) handle(p *panelConn, msg any) string {
 		return c.decide(p, m.ID, m.Allow)
 	case *panel.APIAccessMessage:
 		return c.setAPIAccess(m.On) // chat_request.go
+	case *panel.ActSubmitsMessage:
+		return c.setActSubmits(m.On) // chat_submit.go
 	case *panel.PlanMessage:
 		return c.decidePlan(p, m) // chat_plan.go
 	case *panel.ResumeMessage:
@@ -510,6 +515,7 @@ func (c *chat) forget() {
 	c.mu.Lock()
 	mode, prov, model := c.rec.Mode, c.rec.Provider, c.rec.Model
 	c.rec = store.Chat{Mode: mode, Provider: prov, Model: model}
+	c.submits = submitSwitch{} // a new chat's Act actions do not submit without asking (chat_submit.go)
 	c.msgs, c.items = nil, nil
 	c.apiAccess = false // a new chat starts without API access
 	for _, cd := range c.cards {
@@ -578,6 +584,7 @@ func (c *chat) resume(p *panelConn, id string) string {
 	c.mu.Lock()
 	c.rec, c.msgs, c.items = rec, msgs, items
 	c.apiAccess = apiAccessIn(items) // kept with the chat (chat_request.go)
+	c.submits = submitSwitch{on: actSubmitsIn(items)}
 	panels := c.panelList()
 	c.mu.Unlock()
 	for _, q := range panels {
@@ -641,6 +648,7 @@ func (c *chat) send(text string) string {
 		}
 		rec = created
 		defer c.saveAPIAccess() // the API access switch may predate the stored chat (chat_request.go)
+		defer c.saveActSubmits()
 	} else {
 		rec.URL, rec.Title = snap.URL, truncate(snap.Title, 512)
 	}
@@ -663,6 +671,7 @@ func (c *chat) send(text string) string {
 		BeforeStep: c.beforeStep,
 	}
 	cfg.System += c.actNotes(mode, settings) // plan review and API access (chat_request.go)
+	cfg.System += c.submitNotes(mode)        // "Act may submit forms" (chat_submit.go)
 	go c.run(ctx, cancel, cfg, pcfg, history, text)
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -138,6 +139,35 @@ func (p sessionPage) url() (string, bool) {
 	return sess.URL, true
 }
 
+// chatActPage is the chat's page as the act checks see it, with the chat's own checks: the
+// proxy's hold on the agent's navigations (chat_navguard.go) and the card for actions that
+// submit or destroy (chat_submit.go).
+type chatActPage struct {
+	sessionPage
+	c    *chat
+	sess session
+}
+
+var (
+	_ navArmer   = chatActPage{}
+	_ submitGate = chatActPage{}
+)
+
+func (p chatActPage) submitsAllowed() bool {
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	return p.c.submits.on
+}
+
+func (p chatActPage) confirmSubmit(ctx context.Context, f submitFacts) (bool, error) {
+	u, _ := url.Parse(p.sess.URL)
+	host := ""
+	if u != nil {
+		host = hostOf(u)
+	}
+	return p.c.ask(ctx, submitCard(registrableDomain(host), f))
+}
+
 // actPageTool runs a page tool for the chat's agent through the act checks (the hook in
 // chatEnv.PageTool).
 func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, args json.RawMessage) (json.RawMessage, error) {
@@ -151,7 +181,7 @@ func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, ar
 			return json.RawMessage(`{"accepted":true}`), nil
 		}
 	}
-	return actStateFor(e.c).run(ctx, sessionPage{s: e.c.hub.s, id: sess.ID}, tool, args)
+	return actStateFor(e.c).run(ctx, chatActPage{sessionPage: sessionPage{s: e.c.hub.s, id: sess.ID}, c: e.c, sess: sess}, tool, args)
 }
 
 // run runs one page tool with the checks that concern it.
@@ -166,23 +196,31 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 	case "select":
 		// Enter, a submission or a change handler may navigate too.
 		before, _ := page.url()
+		nav := armFor(page, tool, args) // chat_navguard.go
 		out, err = page.call(ctx, tool, args)
+		var res struct {
+			Navigated bool   `json:"navigated"`
+			MayLeave  bool   `json:"mayLeave"`
+			URL       string `json:"url"`
+		}
 		if err == nil {
-			var res struct {
-				Navigated bool   `json:"navigated"`
-				MayLeave  bool   `json:"mayLeave"`
-				URL       string `json:"url"`
-			}
 			json.Unmarshal(out, &res)
 			if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 				out = withField(out, "navigation", note)
 			}
 		}
+		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	default:
+		nav := armFor(page, tool, args) // chat_navguard.go
 		out, err = page.call(ctx, tool, args)
+		var res struct {
+			MayLeave bool `json:"mayLeave"`
+		}
 		if err == nil && (tool == "navigate" || tool == "back" || tool == "forward") {
+			json.Unmarshal(out, &res)
 			out = withField(out, "note", "if a page of this site loads, the chat follows the tab there; a page of another site ends the chat's turn")
 		}
+		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	}
 	if err == nil {
 		st.noteEdits(page, tool, args, out)
@@ -213,6 +251,8 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 	}
 	delete(args, "resubmit")
 	delete(args, "recent")
+	delete(args, "probe")  // the proxy's own, never the model's (chat_submit.go)
+	delete(args, "expect") // likewise
 	before, _ := page.url()
 	if !resubmit {
 		if recent := st.recent(noFragment(before)); len(recent) > 0 {
@@ -220,27 +260,40 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 			args["recent"] = b
 		}
 	}
-	sent, _ := json.Marshal(args)
-	out, err := page.call(ctx, tool, sent)
+	// An action that submits a form with POST or presses a destructive control waits for the
+	// person's Allow unless the chat's switch is on (chat_submit.go).
+	expect, withExpect, err := gateSubmit(ctx, page, tool, args)
 	if err != nil {
 		return nil, err
+	}
+	if withExpect {
+		b, _ := json.Marshal(expect)
+		args["expect"] = b
+	}
+	sent, _ := json.Marshal(args)
+	nav := armFor(page, tool, sent) // chat_navguard.go
+	out, err := page.call(ctx, tool, sent)
+	if err != nil {
+		return nav.finish(ctx, tool, false, nil, err)
 	}
 	var res struct {
 		Name      string `json:"name"`
 		Navigated bool   `json:"navigated"`
 		MayLeave  bool   `json:"mayLeave"`
 		URL       string `json:"url"`
+		Href      string `json:"href"` // the link a click followed, absolute
 	}
 	if json.Unmarshal(out, &res) != nil {
-		return out, nil
+		return nav.finish(ctx, tool, false, out, nil)
 	}
+	nav.expect(res.Href)
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(noFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
 	if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 		out = withField(out, "navigation", note)
 	}
-	return out, nil
+	return nav.finish(ctx, tool, res.MayLeave, out, nil)
 }
 
 // watchNavigation looks, shortly after an action (a click, set_field, …), for the page's address

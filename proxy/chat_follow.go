@@ -197,7 +197,7 @@ func (c *chat) waitPage(ctx context.Context) (session, error) {
 			}
 		}
 		if ch == nil {
-			return session{}, errPageLeft
+			return session{}, c.pageLeftError() // chat_navguard.go
 		}
 		select {
 		case <-ch:

@@ -6,6 +6,8 @@
 //	        ─TLS────→ mitm.go      leaf from certs/, HTTP/2 or HTTP/1.1 by ALPN (plain HTTP too), net/http
 //	        ─request→ pipeline.go  one httputil.ReverseProxy for intercepted and plain http:// requests
 //	                  magic.go     remix.proxy is answered in process, never dialed; so is the listen address
+//	                  chat_navguard.go  a navigation the agent started may not leave the chat's
+//	                               site: first hops and redirects off it get the proxy's page
 //	                  netrules.go  active remixlets' network rules (netrules/): block, redirect, upgrade,
 //	                               request headers; never on the proxy's own requests
 //	                  upstream.go  dial (--resolve), verify TLS (system roots + --upstream-ca); the

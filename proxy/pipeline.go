@@ -36,6 +36,7 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			lengthKnown := resp.ContentLength >= 0
 			netRulesResponseHeaders(resp) // modifyHeaders rules (netrules.go)
 			s.guardRemixletRedirect(resp) // a remixlet's address may not redirect off its sites (remixlets_redirect.go)
+			s.guardAgentRedirect(resp)    // nor may the agent's own navigation leave the site (chat_navguard.go)
 			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
 			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
 			// The cookie view for rmx.fetch and network:observe's records (rmx_fetch.go); reads only.
@@ -76,7 +77,13 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		s.magic.ServeHTTP(w, r)
 		return
 	}
-	r, done := s.applyNetRules(w, r) // block, redirect, upgradeScheme; header changes ride along (netrules.go)
+	// The agent's own navigations stay on the site, redirects included (chat_navguard.go).
+	r, rw, navDone, answered := s.guardAgentNavigation(w, r)
+	if answered {
+		return
+	}
+	defer navDone()
+	r, done := s.applyNetRules(rw, r) // block, redirect, upgradeScheme; header changes ride along (netrules.go)
 	if done {
 		return
 	}

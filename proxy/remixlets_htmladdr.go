@@ -78,8 +78,9 @@ func srcsetURLs(v string) []string {
 	return out
 }
 
-// refreshURL is the address of a <meta http-equiv=refresh> content value ("N; url=ADDRESS"), or
-// "".
+// refreshURL is the address of a Refresh header or a <meta http-equiv=refresh> content value
+// ("N; url=ADDRESS"), or "" when it names none. As the HTML Standard's declarative refresh
+// steps read it: "url" (any case) is skipped, with or without the "=" after it.
 func refreshURL(v string) string {
 	i := strings.IndexAny(v, ";,")
 	if i < 0 {
@@ -87,7 +88,8 @@ func refreshURL(v string) string {
 	}
 	rest := strings.TrimSpace(v[i+1:])
 	if len(rest) >= 3 && strings.EqualFold(rest[:3], "url") {
-		if after, ok := strings.CutPrefix(strings.TrimSpace(rest[3:]), "="); ok {
+		rest = strings.TrimSpace(rest[3:])
+		if after, ok := strings.CutPrefix(rest, "="); ok {
 			rest = strings.TrimSpace(after)
 		}
 	}

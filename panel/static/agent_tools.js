@@ -2281,6 +2281,7 @@
           refuse('the link downloads a file; clicking it is refused');
         }
         out.link = shortDest(u, origin);
+        out.href = urlPart(u, urlHrefG);
         out.leaves = noHash(urlPart(u, urlHrefG)) !== noHash(href());
       }
       var b = closest(node, 'button, input');
@@ -2305,6 +2306,8 @@
             var dest = formSubmits(form, origin, 'clicking its submit button');
             if (dest !== '') {
               out.submits = dest;
+              out.form = form;
+              out.submitter = b;
             }
           }
         }
@@ -2361,20 +2364,120 @@
       }
     }
 
-    // submitName is the name under which submitting form is guarded like a click: its default
-    // button's name (the one an implicit submission activates), or "submit" when it has none.
-    function submitName(form) {
+    // defaultButton is form's default button: the one an implicit submission activates.
+    function defaultButton(form) {
       var bs = queryIn(form, 'button, input[type=submit], input[type=image]');
       var i;
       for (i = 0; i < bs.length; i++) {
         var b = bs[i];
         var t = lower(attrStr(b, 'type'));
         if (localName(b) === 'button' ? t === '' || t === 'submit' : true) {
-          var n = normal(nameOf(b, localName(b), 'button', true));
-          return n === '' ? 'submit' : n;
+          return b;
         }
       }
-      return 'submit';
+      return null;
+    }
+    // submitName is the name under which submitting form is guarded like a click: its default
+    // button's name, or "submit" when it has none.
+    function submitName(form) {
+      var b = defaultButton(form);
+      var n = b ? normal(nameOf(b, localName(b), 'button', true)) : '';
+      return n === '' ? 'submit' : n;
+    }
+
+    // activationFacts describes what an action would activate, for the proxy's decision on
+    // whether the person must allow it first (proxy/chat_submit.go decides; nothing here does):
+    // the control (the link or button node is in, else node), its names, the form it submits
+    // with its method and target, the button's formmethod, a link's address. how is click,
+    // submit (set_field) or enter (press_keys). key is the facts' fingerprint: the proxy sends
+    // it back as expect, and the action is refused when what it would activate changed.
+    function activationFacts(how, node, form, submitter, linkHref) {
+      var ctl = closest(node, CONTROL_SEL) || node;
+      var f = dict();
+      var ln = localName(ctl);
+      f.how = how;
+      f.tag = ln;
+      f.role = roleOf(ctl, ln) || '';
+      var shown = nameOf(ctl, ln, f.role || 'button', true);
+      f.name = cut(normal(shown), 200);
+      f.shown = collapse(shown, 200);
+      var labels = list();
+      var n = 0;
+      var add = function (v) {
+        if (typeof v === 'string' && v !== '' && n < 12) {
+          put(labels, n, collapse(v, 200));
+          n++;
+        }
+      };
+      if (ctl !== node) {
+        add(nameOf(node, localName(node), roleOf(node, localName(node)) || 'button', true));
+      }
+      try {
+        add(innerTextG ? '' + apply(innerTextG, ctl, []) : '');
+      } catch (e) { /* not an HTML element */ }
+      var attrs = ['value', 'title', 'aria-label', 'name', 'id'];
+      var i;
+      for (i = 0; i < attrs.length; i++) {
+        add(attrOf(ctl, attrs[i]));
+        if (form) {
+          add(i > 1 ? attrOf(form, attrs[i]) : null);
+        }
+      }
+      f.labels = labels;
+      f.control = describe(ctl, true);
+      f.submits = false;
+      f.method = '';
+      f.submitterMethod = '';
+      f.action = '';
+      f.link = typeof linkHref === 'string' ? linkHref : '';
+      if (form) {
+        var fm = lower(formMethodG ? '' + apply(formMethodG, form, []) : attrStr(form, 'method'));
+        f.method = fm === 'post' || fm === 'dialog' ? fm : 'get';
+        f.submits = fm !== 'dialog';
+        var act = parseURL(formActionG ? '' + apply(formActionG, form, []) : href(), href());
+        f.action = act ? urlPart(act, urlHrefG) : '';
+      }
+      var sm = submitter ? attrOf(submitter, 'formmethod') : null;
+      if (typeof sm === 'string') {
+        sm = lower(sm);
+        f.submitterMethod = sm === 'post' || sm === 'dialog' ? sm : 'get';
+      }
+      f.key = how + '|' + f.tag + '|' + f.role + '|' + f.name + '|' + f.submits + '|' + f.method + '|' +
+        f.submitterMethod + '|' + f.action + '|' + f.link;
+      return f;
+    }
+    var CONTROL_SEL = 'a[href], area[href], button, input, [role=button], [role=link], [role=menuitem], ' +
+      '[role=menuitemcheckbox], [role=menuitemradio], [role=option], [role=tab], [role=switch]';
+    // checked reports whether the proxy asks for the facts of this action (probe) or checks
+    // them (expect); only then are they gathered.
+    function checked(args) {
+      return own(args, 'probe') === true || typeof own(args, 'expect') === 'string';
+    }
+    // probed answers a probe (the proxy's, before an action it may ask the person about):
+    // the facts, or null when the action activates nothing that needs them.
+    function probed(facts) {
+      var r = dict();
+      r.probe = facts;
+      return r;
+    }
+    // expected refuses an action whose facts are not those the proxy checked (expect, its own
+    // argument; absent when the person let this chat submit without asking).
+    function expected(args, facts, what) {
+      var want = own(args, 'expect');
+      if (typeof want !== 'string') {
+        return;
+      }
+      var got = facts ? facts.key : '';
+      if (got !== want) {
+        refuse('not done: ' + what + ' is not what the proxy checked' +
+          (want === '' ? ' (it would submit a form, which needs its own check)' : ' (the page changed it since)') +
+          '; look at the page again and call the tool again' + (want === '' ? ', with Enter in a call of its own' : ''));
+      }
+    }
+    // enterFacts are the facts of Enter in node, a field of form (activationFacts).
+    function enterFacts(node, form) {
+      var db = defaultButton(form);
+      return activationFacts('enter', db || node, form, db, undefined);
     }
     // enterSubmits is, for a press of Enter on node, the form a page's key handler (or the
     // browser, for a real key) would submit: node's form when node is a field of it.
@@ -2392,7 +2495,7 @@
     }
 
     function toolClick(args) {
-      checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent']));
+      checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent', 'probe', 'expect']));
       var ref = strArg(args, 'ref', false, 20);
       var sel = strArg(args, 'selector', false, 1024);
       var txt = strArg(args, 'text', false, 400);
@@ -2445,6 +2548,13 @@
         refuse('another element is on top of ' + what + ' at its centre: ' +
           (hit === host ? 'the remixproxy launcher' : describe(hit, true)) + '; close or scroll it away first');
       }
+      if (checked(args)) {
+        var facts = activationFacts('click', node, leads.form || null, leads.submitter || null, leads.href);
+        if (own(args, 'probe') === true) {
+          return probed(facts);
+        }
+        expected(args, facts, what);
+      }
       var before = href();
       apply(clickFn, node, []);
       var res = dict();
@@ -2456,6 +2566,7 @@
       }
       if (leads.link !== undefined) {
         res.link = leads.link;
+        res.href = leads.href;
       }
       if (leads.submits !== undefined) {
         res.submits = leads.submits;
@@ -2856,7 +2967,7 @@
       return shortDest(act, origin);
     }
     function toolSetField(args, done) {
-      checkArgs(args, 'set_field', allowed(['ref', 'text', 'submit', 'recent']));
+      checkArgs(args, 'set_field', allowed(['ref', 'text', 'submit', 'recent', 'probe', 'expect']));
       var text = textArg(args, 'text', MAX_TYPE);
       var submit = boolArg(args, 'submit', false);
       var node = target(args);
@@ -2872,6 +2983,14 @@
         dest = formSubmits(form, origin, 'submitting it'); // refused before anything is typed
         sname = submitName(form);
         recentClick(own(args, 'recent'), sname, 'the form\'s submission (' + sname + ')');
+      }
+      if (submit && checked(args)) {
+        var db = form && !combo ? defaultButton(form) : null;
+        var facts = form && !combo ? activationFacts('submit', db || node, form, db, undefined) : null;
+        if (own(args, 'probe') === true) {
+          return probed(facts);
+        }
+        expected(args, facts, 'submitting the form of ' + describe(node, true));
       }
       var res = typeInto(node, text, true);
       if (!submit) {
@@ -3028,7 +3147,7 @@
       return null;
     }
     function toolPressKeys(args) {
-      checkArgs(args, 'press_keys', allowed(['keys', 'recent']));
+      checkArgs(args, 'press_keys', allowed(['keys', 'recent', 'probe', 'expect']));
       var keys = own(args, 'keys');
       if (typeof keys === 'string') {
         var one = list();
@@ -3051,12 +3170,17 @@
       // the form's default button, before any key is pressed.
       var guarded = '';
       var first = activeDeep();
+      var facts = null;
       for (i = 0; i < names.length && guarded === ''; i++) {
         var ef = KEYS[names[i]].key === 'Enter' && first && !ours(first) ? enterSubmits(first) : null;
         if (ef) {
           guarded = submitName(ef);
           recentClick(own(args, 'recent'), guarded, 'Enter in ' + describe(first, true) + ' (the form\'s submission, ' + guarded + ')');
+          facts = checked(args) ? enterFacts(first, ef) : null;
         }
+      }
+      if (own(args, 'probe') === true) {
+        return probed(facts);
       }
       var pressed = list();
       for (i = 0; i < names.length; i++) {
@@ -3068,6 +3192,10 @@
         }
         if (!node) {
           refuse('the page has no element to send keys to');
+        }
+        if (KEYS[name].key === 'Enter' && !ours(node) && checked(args)) {
+          var sf = enterSubmits(node);
+          expected(args, sf ? enterFacts(node, sf) : null, 'Enter in ' + describe(node, true));
         }
         var go = key(node, name);
         var note = name;

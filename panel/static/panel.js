@@ -14,13 +14,13 @@
  *   {type: 'state', connected: bool, url, title, session}   the page this panel belongs to
  *   {type: 'error', message}                                shown above the chat
  *   {type: 'chat', chat: {id, mode: 'ask'|'build'|'act', provider, model, running: bool, steps,
- *      maxSteps, inputTokens, outputTokens, cost: '' if unknown, apiAccess: bool},
+ *      maxSteps, inputTokens, outputTokens, cost: '' if unknown, apiAccess: bool, actSubmits: bool},
  *      providers: [{name, models: [string]}], managerURL}   on connect and on every change
  *   {type: 'item', item: {id, kind, ...}}                   an item of the conversation; an item
  *      whose id is already shown replaces it in place (a streaming reply comes again and again)
  *      kind 'user' | 'assistant' | 'notice': {id, kind, md: [Node]}
  *      kind 'tool': {id, kind, name, args: string, status: 'running'|'ok'|'error', result: string}
- *      kind 'card': {id, kind, card: 'permissions'|'activation'|'request'|'plan', title,
+ *      kind 'card': {id, kind, card: 'permissions'|'activation'|'request'|'plan'|'submit', title,
  *         remixlet: {name, url}, rows: [string], allow: 'Allow'|'Allow and apply'|'Send'|'Approve',
  *         deny: 'Not now'|"Don't allow"|'Reject', state: 'pending'|'allowed'|'denied'|'expired',
  *         armAfterMs: number, data: string (a request's body, shown as data),
@@ -33,6 +33,8 @@
  *   {type: 'model', provider, model}  {type: 'decide', id, allow: bool}
  *   {type: 'resume', chat}   on open: the chat ID this tab kept in sessionStorage
  *   {type: 'api', on: bool}  the person's API access switch for this chat
+ *   {type: 'submit', on: bool}  the person's "Act may submit forms" switch for this chat: on
+ *      is only a request, the proxy then shows a card to allow in the confirmation window
  *   {type: 'plan', id, approve: bool, steps: [string]}   a plan card decided, with the steps as
  *      the person edited them (approve only)
  *
@@ -103,6 +105,7 @@
   var running = false;
   var chatMode = '';
   var apiAccess = false;
+  var actSubmits = false;
   var choices = []; // [{provider, model}], indexed by the select's option values
   var choicesKey = '';
   var items = new Map(); // item id -> {el, json, details, gate}
@@ -154,6 +157,7 @@
   var manage = byId('manage');
   var announcer = byId('announce');
   var apiButton = byId('api-access');
+  var submitsButton = byId('act-submits');
   var modeButtons = {};
   MODES.forEach(function (m) {
     modeButtons[m] = byId('mode-' + m);
@@ -374,6 +378,7 @@
     running = c.running === true;
     chatMode = MODES.indexOf(c.mode) >= 0 ? c.mode : '';
     apiAccess = c.apiAccess === true;
+    actSubmits = c.actSubmits === true;
     showModels(Array.isArray(m.providers) ? m.providers : [], str(c.provider), str(c.model));
     showUsage(c);
     var href = proxyURL(m.managerURL);
@@ -476,6 +481,11 @@
     apiButton.disabled = !open;
     apiButton.setAttribute('aria-pressed', apiAccess ? 'true' : 'false');
     apiButton.textContent = apiAccess ? 'API access: on' : 'API access: off';
+    // "Act may submit forms" likewise; turning it on asks for an Allow in the confirmation window.
+    submitsButton.hidden = !(chatMode === 'act' || actSubmits);
+    submitsButton.disabled = !open;
+    submitsButton.setAttribute('aria-pressed', actSubmits ? 'true' : 'false');
+    submitsButton.textContent = actSubmits ? 'Act may submit forms: on' : 'Act may submit forms: off';
     items.forEach(function (rec) {
       if (rec.gate) {
         updateGate(rec.gate);
@@ -527,6 +537,12 @@
   apiButton.addEventListener('click', function (ev) {
     if (ev && ev.isTrusted === true) {
       send({ type: 'api', on: !apiAccess });
+    }
+  });
+
+  submitsButton.addEventListener('click', function (ev) {
+    if (ev && ev.isTrusted === true) {
+      send({ type: 'submit', on: !actSubmits });
     }
   });
 
@@ -742,8 +758,8 @@
     return { el: el, kind: 'tool', details: details };
   }
 
-  var CARD_TITLES = { permissions: 'Remixlet needs permission', activation: 'Apply this change?', request: 'Send a request?', plan: 'The agent\u2019s plan' };
-  var CARD_DEFAULTS = { permissions: ['Allow', 'Not now'], activation: ['Allow and apply', 'Don\u2019t allow'], request: ['Send', 'Not now'], plan: ['Approve', 'Reject'] };
+  var CARD_TITLES = { permissions: 'Remixlet needs permission', activation: 'Apply this change?', request: 'Send a request?', plan: 'The agent\u2019s plan', submit: 'Let the agent do this?' };
+  var CARD_DEFAULTS = { permissions: ['Allow', 'Not now'], activation: ['Allow and apply', 'Don\u2019t allow'], request: ['Send', 'Not now'], plan: ['Approve', 'Reject'], submit: ['Press it', 'Not now'] };
   var PLAN_OUTCOMES = { allowed: 'Approved.', denied: 'Rejected.', expired: 'This plan expired.' };
   var PLAN_MAX_STEPS = 12;
   var PLAN_MAX_TEXT = 300;

@@ -504,6 +504,7 @@ function installFakeDOM(opts) {
     get body() { return this._body; }
     get readyState() { return 'complete'; }
     get title() { return T.title || ''; }
+    get activeElement() { return this === g.document ? T.active || null : null; }
     get currentScript() { return this._script; }
     get cookie() { return T.cookie; }
     createElement(tag) {
@@ -1020,6 +1021,74 @@ scenario('click: refused when the proxy says the same control was just clicked',
   const sf = p.ok('set_field', { ref: phone, text: '555', submit: true, recent: [{ name: 'send', seconds: 3 }] });
   assert.strictEqual(sf.name, 'save changes', JSON.stringify(sf));
   assert.strictEqual(p.ok('set_field', { ref: phone, text: '556' }).name, undefined, 'a fill without submit is not a submission');
+});
+
+scenario('probe and expect: the proxy learns what an action would activate, then the action must match it', () => {
+  const p = formPage();
+  const e = p.el;
+  // A click on a POST form's submit button: facts, and nothing clicked.
+  let f = p.ok('click', { selector: '#save', probe: true }).probe;
+  assert.strictEqual(f.how, 'click');
+  assert.strictEqual(f.tag, 'button');
+  assert.strictEqual(f.name, 'save changes');
+  assert.strictEqual(f.shown, 'Save changes');
+  assert.strictEqual(f.submits, true);
+  assert.strictEqual(f.method, 'post');
+  assert.strictEqual(f.submitterMethod, '');
+  assert.strictEqual(f.action, 'https://site.test/login');
+  assert.ok(f.control.startsWith('button "Save changes" [e'), f.control);
+  assert.ok(typeof f.key === 'string' && f.key !== '', f.key);
+  assert.strictEqual(p.T.clicks.length, 0, 'a probe clicked');
+  // The probe runs the click's checks: another site's form is refused there already.
+  p.refused('click', { selector: '#away-submit', probe: true }, 'another site than this page');
+  // With the probe's key the click goes; with another it does not.
+  p.refused('click', { selector: '#save', expect: 'something else' }, 'not done: button "Save changes" [e');
+  p.refused('click', { selector: '#save', expect: f.key.replace('post', 'get') }, 'is not what the proxy checked (the page changed it since)');
+  assert.strictEqual(p.T.clicks.length, 0);
+  p.ok('click', { selector: '#save', expect: f.key });
+  assert.strictEqual(p.T.clicks.length, 1);
+  // The page switches the button to formmethod=post after the probe: refused.
+  p.body.appendChild(e('form', { id: 'g', action: '/search' }, e('input', { id: 'gq', name: 'gq' }), e('button', { id: 'go' }, 'Go')));
+  f = p.ok('click', { selector: '#go', probe: true }).probe;
+  assert.strictEqual(f.method, 'get');
+  p.run("document.getElementById('go').setAttribute('formmethod', 'POST')");
+  p.refused('click', { selector: '#go', expect: f.key }, 'is not what the proxy checked');
+  assert.strictEqual(p.ok('click', { selector: '#go', probe: true }).probe.submitterMethod, 'post');
+  // A link: its address; names the page gives it by attribute are reported too.
+  p.body.appendChild(e('a', { id: 'del', href: '/account/close', 'data-x': '1', name: 'deleteAccount' }, 'Continue'));
+  f = p.ok('click', { selector: '#del', probe: true }).probe;
+  assert.strictEqual(f.link, 'https://site.test/account/close');
+  assert.strictEqual(f.submits, false);
+  assert.ok(Array.from(f.labels).includes('deleteAccount') && Array.from(f.labels).includes('del'), JSON.stringify(f.labels));
+  assert.strictEqual(p.T.navigations.length, 0, 'a probe followed a link');
+  // set_field with submit: the form's default button, nothing typed.
+  const phone = p.run("document.querySelectorAll('input[name=phone]').item(0)");
+  const o = p.ok('outline', {}).outline;
+  const phoneRef = /textbox "Phone:" \[(e\d+)\]/.exec(o)[1];
+  f = p.ok('set_field', { ref: phoneRef, text: '555', submit: true, probe: true }).probe;
+  assert.strictEqual(f.how, 'submit');
+  assert.strictEqual(f.name, 'save changes');
+  assert.strictEqual(f.method, 'post');
+  assert.strictEqual(phone.value, '', 'a probe typed');
+  p.refused('set_field', { ref: phoneRef, text: '555', submit: true, expect: '' }, 'it would submit a form');
+  assert.strictEqual(phone.value, '');
+  p.ok('set_field', { ref: phoneRef, text: '555', submit: true, expect: f.key });
+  assert.strictEqual(phone.value, '555');
+  // Without submit nothing is probed for: the fill is not a submission.
+  assert.strictEqual(p.ok('set_field', { ref: phoneRef, text: '556' }).name, undefined);
+  // press_keys: Enter in a form's field is the form's submission; other keys are nothing.
+  p.run("T.active = document.querySelectorAll('input[name=phone]').item(0)");
+  p.run("window.keys = []; T.active.addEventListener('keydown', function (e) { keys.push(e.key); })");
+  assert.strictEqual(p.ok('press_keys', { keys: ['Escape'], probe: true }).probe, null);
+  f = p.ok('press_keys', { keys: ['Tab', 'Enter'], probe: true }).probe;
+  assert.strictEqual(f.how, 'enter');
+  assert.strictEqual(f.method, 'post');
+  assert.deepStrictEqual(Array.from(p.run('keys')), [], 'a probe pressed keys');
+  p.refused('press_keys', { keys: ['Enter'], expect: '' }, 'not done: Enter in textbox "Phone:"');
+  assert.deepStrictEqual(Array.from(p.run('keys')), []);
+  p.ok('press_keys', { keys: ['Enter'], expect: f.key });
+  assert.deepStrictEqual(Array.from(p.run('keys')), ['Enter']);
+  p.run('T.active = null');
 });
 
 scenario('same-origin frames: outline, refs, type, click and the scrub; other sites are one line', () => {

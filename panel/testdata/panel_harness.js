@@ -111,7 +111,7 @@ const ELEMENT_IDS = {
   status: 'p', 'status-text': 'span', error: 'p', 'page-title': 'p', 'page-url': 'p',
   'new-chat': 'button', 'mode-ask': 'button', 'mode-build': 'button', 'mode-act': 'button',
   model: 'select', log: 'main', empty: 'p', composer: 'form', input: 'textarea', send: 'button',
-  usage: 'span', manage: 'a', announce: 'div', 'api-access': 'button',
+  usage: 'span', manage: 'a', announce: 'div', 'api-access': 'button', 'act-submits': 'button',
 };
 
 // newPanel runs panel.js in a fresh context whose location is url and whose parent is a separate
@@ -130,6 +130,7 @@ function newPanel(url, framed, io) {
   elements['page-title'].hidden = true;
   elements.manage.hidden = true;
   elements['api-access'].hidden = true;
+  elements['act-submits'].hidden = true;
   elements.log.appendChild(elements.empty);
   const sockets = [];
   const timers = [];
@@ -826,6 +827,33 @@ scenario('the API access switch: shown in Act mode, sends the person\'s choice, 
   // While on it stays in view in other modes, so it can be turned off.
   p.server({ type: 'chat', chat: { id: 'c1', mode: 'build', apiAccess: true }, providers: [] });
   assert.strictEqual(b.hidden, false);
+  p.close(1006);
+  assert.strictEqual(b.disabled, true);
+});
+
+scenario('the "Act may submit forms" switch: shown in Act mode, asks with the person\'s click, reflects the chat', () => {
+  const p = connected();
+  const b = p.elements['act-submits'];
+  assert.strictEqual(b.hidden, true, 'shown outside Act mode while off');
+  const act = (on) => p.server({ type: 'chat', chat: { id: 'c1', mode: 'act', provider: 'openai', model: 'gpt-x', running: false, actSubmits: on }, providers: [{ name: 'openai', models: ['gpt-x'] }] });
+  act(false);
+  assert.strictEqual(b.hidden, false);
+  assert.strictEqual(b.disabled, false);
+  assert.strictEqual(b.getAttribute('aria-pressed'), 'false');
+  assert.strictEqual(b.textContent, 'Act may submit forms: off');
+  p.sent();
+  b.fire('click', { isTrusted: false });
+  assert.deepStrictEqual(p.sent(), [], 'an untrusted click asked to change the switch');
+  b.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'submit', on: true }]);
+  assert.strictEqual(b.getAttribute('aria-pressed'), 'false', 'the switch moved before the proxy said so (it asks on a card first)');
+  act(true);
+  assert.strictEqual(b.getAttribute('aria-pressed'), 'true');
+  assert.strictEqual(b.textContent, 'Act may submit forms: on');
+  b.fire('click', {});
+  assert.deepStrictEqual(p.sent(), [{ type: 'submit', on: false }]);
+  p.server({ type: 'chat', chat: { id: 'c1', mode: 'ask', actSubmits: true }, providers: [] });
+  assert.strictEqual(b.hidden, false, 'hidden while on, so it could not be turned off');
   p.close(1006);
   assert.strictEqual(b.disabled, true);
 });
