@@ -35,13 +35,13 @@ import (
 // bounded per page and per site; the set is compiled again only when it changed.
 
 const (
-	maxSecretFields     = 32   // password fields remembered per page session
-	maxPageCookies      = 64   // script-visible cookie values remembered per page session
-	maxSecretsMessage   = 64   // entries taken from one report
-	maxReportedValue    = 1024 // bytes of a reported password value (longer ones are cut)
-	maxHeaderSites      = 256  // sites whose header values are kept
-	maxHeaderAuth       = 16   // authorization values kept per site
-	maxHeaderCookies    = 128  // cookie values from headers kept per site
+	maxSecretFields   = 32   // password fields remembered per page session
+	maxPageCookies    = 64   // script-visible cookie values remembered per page session
+	maxSecretsMessage = 64   // entries taken from one report
+	maxReportedValue  = 1024 // bytes of a reported password value (longer ones are cut)
+	maxHeaderSites    = 256  // sites whose header values are kept
+	maxHeaderAuth     = 16   // authorization values kept per site
+	maxHeaderCookies  = 128  // cookie values from headers kept per site
 )
 
 // secretSources holds the values pages reported and the values seen in the sites' headers. The
