@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 				calls[i].ID = "call_" + stepID + "_" + strconv.Itoa(i)
 			}
 		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: keptCalls(calls)})
+		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: redactCalls(cfg.Redactor, keptCalls(calls))})
 		obs.Append(msgs[len(msgs)-1])
 		if len(calls) == 0 {
 			if resp.StopReason == "max_tokens" {
@@ -183,7 +183,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			case i >= MaxCallsPerReply:
 				result, isErr = fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true
 			default:
-				obs.Tool(call, "running", "")
+				obs.Tool(redactCall(cfg.Redactor, call), "running", "")
 				urlBefore, toolStart := tr.url(call), time.Now()
 				result, isErr = execute(ctx, cfg, call)
 				tr.tool(call, toolStart, result, isErr, urlBefore)
@@ -201,7 +201,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			if isErr {
 				status = "error"
 			}
-			obs.Tool(call, status, result)
+			obs.Tool(redactCall(cfg.Redactor, call), status, result)
 			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
 			obs.Append(msgs[len(msgs)-1])
 		}

@@ -85,6 +85,32 @@ func redactArguments(red Redactor, args string) string {
 	return `{"redacted": "these arguments carried a secret"}`
 }
 
+// redactCall is call as the panel, the store and the history keep it: its arguments redacted
+// (a model that wrote a secret into them is refused, and the value is not kept).
+func redactCall(red Redactor, call ToolCall) ToolCall {
+	if red != nil {
+		call.Arguments = redactArguments(red, call.Arguments)
+	}
+	return call
+}
+
+// redactCalls is redactCall for a reply's calls (a copy when anything changes).
+func redactCalls(red Redactor, calls []ToolCall) []ToolCall {
+	if red == nil {
+		return calls
+	}
+	out := calls
+	for i, c := range calls {
+		if r := redactCall(red, c); r.Arguments != c.Arguments {
+			if &out[0] == &calls[0] {
+				out = append([]ToolCall(nil), calls...)
+			}
+			out[i] = r
+		}
+	}
+	return out
+}
+
 // redactResult is a tool result (or error text) as it may enter the conversation.
 func redactResult(red Redactor, s string) string {
 	if red == nil {

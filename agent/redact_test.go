@@ -168,6 +168,11 @@ func TestRunRefusesSecretArguments(t *testing.T) {
 				if m.Role == RoleTool {
 					res = m
 				}
+				for _, c := range m.ToolCalls {
+					if strings.Contains(c.Arguments, plantedSecret) {
+						t.Errorf("the history keeps the secret in the call's arguments: %s", c.Arguments)
+					}
+				}
 			}
 			if !res.IsError || !strings.Contains(res.Text, "carry a secret (a password value") {
 				t.Errorf("result = %+v, want an error naming the secret's kind", res)
