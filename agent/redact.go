@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // The redaction stage (issue 11, DESIGN invariant 10): one place in Go between every tool
@@ -85,6 +86,14 @@ func redactArguments(red Redactor, args string) string {
 	return `{"redacted": "these arguments carried a secret"}`
 }
 
+// withArticle is a kind of secret with its indefinite article: "a password", "an authorization".
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
 // redactCall is call as the panel, the store and the history keep it: its arguments redacted
 // (a model that wrote a secret into them is refused, and the value is not kept).
 func redactCall(red Redactor, call ToolCall) ToolCall {
@@ -126,7 +135,7 @@ func secretInArguments(red Redactor, call ToolCall) error {
 		return nil
 	}
 	if kind := red.Secret(call.Arguments); kind != "" {
-		return toolErrorf("refused: the arguments of %s carry a secret (a %s value the proxy knows, such as one in an address); nothing was sent. Secrets never leave through the agent: do not try to send it another way", truncateRunes(call.Name, 80), kind)
+		return toolErrorf("refused: the arguments of %s carry a secret (%s value the proxy knows, such as one in an address); nothing was sent. Secrets never leave through the agent: do not try to send it another way", truncateRunes(call.Name, 80), withArticle(kind))
 	}
 	return nil
 }

@@ -150,7 +150,7 @@ func newRedactor(secrets []secret) *redactor {
 	for _, s := range secrets {
 		v := s.value
 		if len(v) > maxSecretLen {
-			v = clipUTF8(v, maxSecretLen)
+			v = clipBytes(v, maxSecretLen)
 		}
 		for _, sp := range spellings(v) {
 			if seen[sp] || len(sp) < 4 {

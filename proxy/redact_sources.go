@@ -103,7 +103,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 		if f.Value == "" {
 			continue // a cleared field keeps the value it had
 		}
-		v := clipUTF8(f.Value, maxReportedValue)
+		v := clipBytes(f.Value, maxReportedValue)
 		if _, ok := p.fields[f.ID]; ok {
 			p.order = slices.DeleteFunc(p.order, func(id int64) bool { return id == f.ID })
 		}
@@ -121,7 +121,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 		if c == "" || slices.Contains(p.cookies, c) {
 			continue
 		}
-		p.cookies = append(p.cookies, clipUTF8(c, maxViewCookieBytes))
+		p.cookies = append(p.cookies, clipBytes(c, maxViewCookieBytes))
 		if len(p.cookies) > maxPageCookies {
 			p.cookies = p.cookies[1:]
 		}
@@ -368,6 +368,14 @@ func (r *chatRedactor) collect() []secret {
 	return slices.CompactFunc(out, func(a, b secret) bool { return a.value == b.value })
 }
 
+// withArticle is a kind of secret with its indefinite article: "a password", "an authorization".
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
 // redactor is the turn's redactor; a chatEnv made without one gets one (never none).
 func (e *chatEnv) redactor() *chatRedactor {
 	if e.red == nil {
@@ -397,7 +405,7 @@ func (e *chatEnv) refuseSecret(tool, what string, texts ...string) error {
 	red := e.redactor()
 	for _, t := range texts {
 		if kind := red.Secret(t); kind != "" {
-			return &agent.ToolError{Message: fmt.Sprintf("%s refused: a secret was in the %s (a %s value the proxy knows); nothing was sent. Secrets never leave through the agent.", tool, what, kind)}
+			return &agent.ToolError{Message: fmt.Sprintf("%s refused: a secret was in the %s (%s value the proxy knows); nothing was sent. Secrets never leave through the agent.", tool, what, withArticle(kind))}
 		}
 	}
 	return nil
