@@ -48,8 +48,8 @@ type chatFixture struct {
 	onTool     func() bool // if set, called before the page stand-in answers a tool; true: do not answer
 	// answer, if set, gives the page stand-in's answer to a tool: its value, or an error text.
 	answer func(tool string, args json.RawMessage) (value any, errText string)
-	logs       *syncBuffer
-	raw        *syncBuffer // every message the panel received
+	logs   *syncBuffer
+	raw    *syncBuffer // every message the panel received
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.

@@ -111,7 +111,7 @@ func secretSite(log *siteLog) http.Handler {
 		}
 		switch {
 		case r.Host == "help."+chatSite:
-			htmlHandler(`<!doctype html><title>Help</title><h1>FAQ</h1><p>` + plantedText("help-") + `</p>`).ServeHTTP(w, r)
+			htmlHandler(`<!doctype html><title>Help</title><h1>FAQ</h1><p>`+plantedText("help-")+`</p>`).ServeHTTP(w, r)
 		case r.URL.Path == "/":
 			w.Header().Add("Set-Cookie", "sid="+plantCookie+"; Path=/; Secure; HttpOnly")
 			htmlHandler(`<!doctype html><title>Login</title><form><input type="password" name="pw"></form>`).ServeHTTP(w, r)
@@ -120,7 +120,7 @@ func secretSite(log *siteLog) http.Handler {
 			b, _ := json.Marshal(map[string]string{"note": plantedText("rec-")})
 			w.Write(b)
 		case r.URL.Path == "/api/secrets":
-			htmlHandler(`<!doctype html><p>` + plantedText("site-") + `</p>`).ServeHTTP(w, r)
+			htmlHandler(`<!doctype html><p>`+plantedText("site-")+`</p>`).ServeHTTP(w, r)
 		default:
 			w.Header().Set("Content-Type", "text/plain")
 			io.WriteString(w, "ok")
