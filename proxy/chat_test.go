@@ -46,10 +46,11 @@ type chatFixture struct {
 	states     chan map[string]any
 	dir        string
 	onTool     func() bool // if set, called before the page stand-in answers a tool; true: do not answer
+	logs       *syncBuffer
+	raw        *syncBuffer // every message the panel received
+
 	// answer, if set, gives the page stand-in's answer to a tool: its value, or an error text.
 	answer func(tool string, args json.RawMessage) (value any, errText string)
-	logs   *syncBuffer
-	raw    *syncBuffer // every message the panel received
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
