@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/panel"
 )
 
 // Where the redaction stage's known values come from (redact.go has what it does with them),
@@ -71,19 +72,10 @@ func newSecretSources() *secretSources {
 	return &secretSources{bySession: map[string]*pageReport{}, bySite: map[string]*siteHeaderValues{}}
 }
 
-// secretsMessage is the page agent's report.
-type secretsMessage struct {
-	Fields []struct {
-		ID    int64  `json:"id"`
-		Value string `json:"value"`
-	} `json:"fields"`
-	Cookies []string `json:"cookies"`
-}
-
 // report takes a page agent's secrets message for its session, whose page is pageURL. A
 // message that does not parse is ignored: nothing about it is logged.
 func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
-	var m secretsMessage
+	var m panel.Secrets
 	if json.Unmarshal(raw, &m) != nil {
 		return
 	}
