@@ -377,6 +377,11 @@ func TestChatRefusesSecretAddresses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a secret was in the header X-Token (an authorization value") {
 		t.Errorf("http_request with the token in a header: err = %v", err)
 	}
+	body := `{"note": "` + strings.ReplaceAll(plantPassword, "-", `\u002d`) + `"}`
+	_, err = env.HTTPRequest(context.Background(), agent.HTTPRequest{Method: "POST", URL: "/collect", Body: &body})
+	if err == nil || !strings.Contains(err.Error(), "a secret was in the body (a password value") {
+		t.Errorf("http_request with the password in its body, JSON-escaped: err = %v", err)
+	}
 	if got := log.all(); got != "" {
 		t.Errorf("the site got: %s", got)
 	}
