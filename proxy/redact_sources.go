@@ -49,6 +49,7 @@ const (
 // zero value is not usable; use newSecretSources.
 type secretSources struct {
 	mu        sync.Mutex
+	gen       uint64 // counts the changes, so a redactor compiles again only after one
 	bySession map[string]*pageReport
 	bySite    map[string]*siteHeaderValues
 }
@@ -82,6 +83,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 	site := siteOfURL(pageURL)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	ss.gen++
 	p := ss.bySession[sessionID]
 	if p == nil {
 		p = &pageReport{fields: map[int64]string{}}
@@ -124,6 +126,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 func (ss *secretSources) dropSession(sessionID string) {
 	ss.mu.Lock()
 	delete(ss.bySession, sessionID)
+	ss.gen++
 	ss.mu.Unlock()
 }
 
@@ -172,6 +175,7 @@ func (ss *secretSources) addSiteValues(site string, auth, cookies []string) {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	ss.gen++
 	h := ss.bySite[site]
 	if h == nil {
 		if len(ss.bySite) >= maxHeaderSites {
@@ -228,6 +232,20 @@ func (ss *secretSources) site(site, sessionID string) (passwords, cookies, auth 
 	return passwords, cookies, auth
 }
 
+// generation counts the changes so far.
+func (ss *secretSources) generation() uint64 {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.gen
+}
+
+// generation counts the headers the view has taken so far.
+func (v *cookieView) generation() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.gen
+}
+
 // siteValues returns the cookie values the view holds for hosts and domains of site.
 func (v *cookieView) siteValues(site string) []string {
 	if site == "" {
@@ -278,9 +296,17 @@ type chatRedactor struct {
 	c    *chat
 	keys []string // the provider keys when the turn started
 
-	mu   sync.Mutex
-	last []secret
-	comp *redactor
+	mu      sync.Mutex
+	lastKey redactorKey // what the compiled set was gathered for
+	last    []secret
+	comp    *redactor
+}
+
+// redactorKey names the state a set of secrets was gathered from: when none of it changed, the
+// set has not either, and gathering it again (every cookie of the view) is skipped.
+type redactorKey struct {
+	sessionID, host string
+	sources, view   uint64
 }
 
 var _ agent.Redactor = (*chatRedactor)(nil)
@@ -306,12 +332,31 @@ func (r *chatRedactor) Secret(text string) string { return r.current().Secret(te
 
 // current is the compiled set of the secrets known now.
 func (r *chatRedactor) current() *redactor {
+	s := r.c.hub.s
+	r.c.mu.Lock()
+	key := redactorKey{sessionID: r.c.sessionID, host: r.c.host}
+	r.c.mu.Unlock()
+	// Read before gathering: a change made meanwhile makes the next use gather again.
+	key.sources = s.secrets.generation()
+	if s.rmxNet != nil {
+		key.view = s.rmxNet.cookies.generation()
+	}
+	if sess, ok := s.sessions.get(key.sessionID); ok {
+		key.host = sess.URL // the page's address decides its site
+	}
+	r.mu.Lock()
+	if r.comp != nil && key == r.lastKey {
+		defer r.mu.Unlock()
+		return r.comp
+	}
+	r.mu.Unlock()
 	list := r.collect()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.comp == nil || !slices.Equal(list, r.last) {
 		r.comp, r.last = newRedactor(list), list
 	}
+	r.lastKey = key
 	return r.comp
 }
 

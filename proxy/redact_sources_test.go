@@ -134,4 +134,17 @@ func TestChatRedactorFollowsTheSecrets(t *testing.T) {
 	if got := red.Secret(`{"url":"/x?p=later-typed-9"}`); got != kindPassword {
 		t.Errorf("Secret = %q, want password", got)
 	}
+	// A cookie the proxy sees later, in the view and in the headers.
+	u, _ := url.Parse("https://" + chatSite + "/later")
+	resp := &http.Response{Request: &http.Request{Method: "GET", URL: u, Header: http.Header{}},
+		Header: http.Header{"Set-Cookie": {"late=late-cookie-42; Path=/; Secure"}}}
+	cf.srv.rmxNet.cookies.observe(resp)
+	if got := red.Redact("c late-cookie-42"); got != "c [redacted: cookie]" {
+		t.Errorf("after a cookie in the view: %q", got)
+	}
+	cf.srv.secrets.observe(&http.Response{Request: &http.Request{Method: "GET", URL: u,
+		Header: http.Header{"Authorization": {"Bearer hdr-token-77"}}}, Header: http.Header{}})
+	if got := red.Redact("t hdr-token-77"); got != "t [redacted: authorization]" {
+		t.Errorf("after an authorization header: %q", got)
+	}
 }
