@@ -51,6 +51,10 @@ type Config struct {
 	BeforeStep func(ctx context.Context) error
 	// ToolTimeout bounds one tool call that does not wait for the person. If zero, 30 s.
 	ToolTimeout time.Duration
+	// Redactor removes secrets from every model request and every tool result, and refuses
+	// tool calls whose arguments carry one (redact.go). If nil, nothing is redacted: a caller
+	// that shows a model anything from the web must set it (the proxy always does).
+	Redactor Redactor
 }
 
 // Run runs one turn: the person's text, then model calls and tool calls until the model
@@ -67,6 +71,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 	if budget <= 0 {
 		budget = DefaultContextBudget
 	}
+	cfg = withRedaction(cfg) // every request to the model, compaction's too, is redacted (redact.go)
 	msgs := append([]Message(nil), history...)
 	msgs = append(msgs, Message{Role: RoleUser, Text: userText})
 	obs.Append(msgs[len(msgs)-1])
@@ -156,7 +161,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 				calls[i].ID = "call_" + stepID + "_" + strconv.Itoa(i)
 			}
 		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: keptCalls(calls)})
+		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: redactCalls(cfg.Redactor, keptCalls(calls))})
 		obs.Append(msgs[len(msgs)-1])
 		if len(calls) == 0 {
 			if resp.StopReason == "max_tokens" {
@@ -178,7 +183,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			case i >= MaxCallsPerReply:
 				result, isErr = fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true
 			default:
-				obs.Tool(call, "running", "")
+				obs.Tool(redactCall(cfg.Redactor, call), "running", "")
 				urlBefore, toolStart := tr.url(call), time.Now()
 				result, isErr = execute(ctx, cfg, call)
 				tr.tool(call, toolStart, result, isErr, urlBefore)
@@ -196,7 +201,7 @@ func Run(ctx context.Context, cfg Config, history []Message, userText string, ob
 			if isErr {
 				status = "error"
 			}
-			obs.Tool(call, status, result)
+			obs.Tool(redactCall(cfg.Redactor, call), status, result)
 			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
 			obs.Append(msgs[len(msgs)-1])
 		}
@@ -238,18 +243,24 @@ func execute(ctx context.Context, cfg Config, call ToolCall) (string, bool) {
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	out, err := runTool(ctx, cfg.Env, cfg.Mode, call)
+	// A call that would send a secret is not run; every result is redacted before it is cut,
+	// so no cut can leave part of a secret behind (redact.go).
+	err := secretInArguments(cfg.Redactor, call)
+	var out string
+	if err == nil {
+		out, err = runTool(ctx, cfg.Env, cfg.Mode, call)
+	}
 	if err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
-			return capResult("error: " + te.Message), true
+			return capResult(redactResult(cfg.Redactor, "error: "+te.Message)), true
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return "error: the tool did not answer within " + timeout.String(), true
 		}
-		return capResult("error: " + err.Error()), true
+		return capResult(redactResult(cfg.Redactor, "error: "+err.Error())), true
 	}
-	return capResult(out), false
+	return capResult(redactResult(cfg.Redactor, out)), false
 }
 
 var stepCounter atomic.Int64

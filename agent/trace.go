@@ -64,6 +64,7 @@ type tracer struct {
 	start time.Time
 	out   Tracer
 	env   PageURLer
+	red   Redactor // nil: nothing to redact
 }
 
 func newTracer(cfg Config, userText string, obs Observer) *tracer {
@@ -72,7 +73,7 @@ func newTracer(cfg Config, userText string, obs Observer) *tracer {
 		return nil
 	}
 	now := time.Now()
-	tr := &tracer{out: out, start: now, t: TurnTrace{Started: now, Model: cfg.Model, Mode: cfg.Mode, UserText: clipTrace(userText)}}
+	tr := &tracer{out: out, start: now, red: cfg.Redactor, t: TurnTrace{Started: now, Model: cfg.Model, Mode: cfg.Mode, UserText: clipTrace(userText)}}
 	tr.env, _ = cfg.Env.(PageURLer)
 	return tr
 }
@@ -118,7 +119,7 @@ func (tr *tracer) tool(call ToolCall, start time.Time, result string, isErr bool
 		return
 	}
 	tr.t.Steps = append(tr.t.Steps, TraceStep{Kind: "tool", AtMs: start.Sub(tr.start).Milliseconds(), DurationMs: time.Since(start).Milliseconds(),
-		Tool: call.Name, Arguments: clipTrace(call.Arguments), Result: clipTrace(result), IsError: isErr,
+		Tool: call.Name, Arguments: clipTrace(redactResult(tr.red, call.Arguments)), Result: clipTrace(result), IsError: isErr,
 		URLBefore: before, URLAfter: tr.url(call)})
 }
 

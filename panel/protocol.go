@@ -284,3 +284,27 @@ type Open struct {
 	URL    string `json:"url"`
 	Source string `json:"source"`
 }
+
+// The agent's redaction stage (issue 11; proxy/redact_sources.go). The page agent reports the
+// values of the page's password fields (the page's, its same-origin frames' and those in open
+// shadow roots) and its script-visible cookie values, so that the proxy can remove them from
+// everything the model is sent; the model never sees a report. It reports when a page tool
+// starts and before each answer (unless nothing changed since its last report on this
+// connection), and when a password field changes (that field alone, at once). The proxy keeps
+// the values in memory for the page session only: never stored, logged or traced.
+const TypeSecrets = "secrets" // page agent → proxy: Secrets
+
+// Secrets is one report.
+type Secrets struct {
+	Type    string        `json:"type"` // TypeSecrets
+	Fields  []SecretField `json:"fields"`
+	Cookies []string      `json:"cookies"` // the values of document.cookie's pairs
+}
+
+// SecretField is one password field's value. ID names the field for the page's life, so a later
+// report of it replaces the value (the letters of a value being typed replace each other); a
+// field that is empty is not reported, and the proxy keeps its last value.
+type SecretField struct {
+	ID    int64  `json:"id"`
+	Value string `json:"value"` // at most 1024 characters: longer values are cut
+}

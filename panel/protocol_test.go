@@ -56,6 +56,7 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 		{"agent releases remixlets", agent, "type === '" + TypeRelease + "'"},
 		{"agent marks", agent, "'" + MarkPrefix + "'"},
 		{"agent hides", agent, "'" + HiddenAttr + "'"},
+		{"agent reports secrets", agent, "message('" + TypeSecrets + "')"},
 	}
 	for _, tt := range tests {
 		if !strings.Contains(tt.js, tt.want) {
@@ -79,7 +80,7 @@ func jsonFields(v any) []string {
 
 func TestAgentSendsEveryField(t *testing.T) {
 	agent := readStatic(t, "agent.js")
-	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}, Result{}, Event{}} {
+	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}, Result{}, Event{}, Secrets{}} {
 		for _, f := range jsonFields(v) {
 			if !strings.Contains(agent, "m."+f+" = ") {
 				t.Errorf("%T.%s: agent.js never sets m.%s", v, f, f)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/panel"
 )
 
 // The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events (hello,
@@ -96,6 +98,10 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 			s.pageNavigated(ctx, sess)
 		case "toolResult":
 			s.pageToolResult(sess.ID, raw) // an answer to the agent's page tool (pagetools.go)
+		case panel.TypeSecrets:
+			// The page's password values, for the agent's redaction stage only: kept in memory
+			// for this session, never logged (redact_sources.go).
+			s.secrets.report(sess.ID, s.sessions.snapshot(sess).URL, raw)
 		default:
 			// Remixlet traffic (results of dom operations, events, page changes) goes to the
 			// runner; anything else is ignored: newer page agents may send more.

@@ -663,10 +663,11 @@ func (c *chat) send(text string) string {
 	c.broadcastState()
 
 	mode, _ := agent.ParseMode(rec.Mode)
+	red := c.newRedactor(settings) // every tool result and model request passes through it (redact_sources.go)
 	cfg := agent.Config{
 		Provider: prov, Model: rec.Model, Mode: mode,
 		System: agent.SystemPrompt(mode, agent.PageInfo{URL: snap.URL, Title: snap.Title}),
-		Env:    &chatEnv{c: c}, MaxSteps: settings.MaxSteps,
+		Env:    &chatEnv{c: c, red: red}, MaxSteps: settings.MaxSteps, Redactor: red,
 		// A turn goes on only while the tab is on the chat's site (chat_follow.go).
 		BeforeStep: c.beforeStep,
 	}

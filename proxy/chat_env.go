@@ -25,6 +25,8 @@ type chatEnv struct {
 	c *chat
 	// planOK: the person approved a plan in this turn (chat_plan.go); a chatEnv lives for one turn.
 	planOK atomic.Bool
+	// red is the turn's redactor (redact_sources.go): addresses carrying a secret are refused.
+	red *chatRedactor
 }
 
 var _ agent.Env = (*chatEnv)(nil)
@@ -53,6 +55,11 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 	sess, err := e.session()
 	if err != nil {
 		return nil, err
+	}
+	if tool == "open_page" || tool == "navigate" {
+		if err := e.refuseSecretAddress(ctx, sess, tool, args); err != nil {
+			return nil, err // an address carrying a secret (redact_sources.go)
+		}
 	}
 	if tool == "open_page" {
 		if out, ok, err := e.openSameSite(ctx, sess, args); ok {

@@ -93,6 +93,21 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if r.Body != nil && len(*r.Body) > maxFetchRequestBody {
 		return "", &agent.ToolError{Message: fmt.Sprintf("http_request refused: the body is more than %d bytes", maxFetchRequestBody)}
 	}
+	// Nothing that carries a secret is sent, nor shown on a card (redact_sources.go).
+	e.refreshSecrets(ctx, sess.ID)
+	if err := e.refuseSecret("http_request", "address", r.URL, target.String()); err != nil {
+		return "", err
+	}
+	for name, v := range r.Headers {
+		if err := e.refuseSecret("http_request", "header "+truncate(name, 60), v); err != nil {
+			return "", err
+		}
+	}
+	if r.Body != nil {
+		if err := e.refuseSecret("http_request", "body", *r.Body); err != nil {
+			return "", err
+		}
+	}
 
 	if agent.MutatingMethod(r.Method) {
 		if !apiOn {
@@ -137,6 +152,11 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	shown := r.Method
 	if res.Redirected && r.Method != http.MethodHead {
 		shown = http.MethodGet // a mutating request's redirect is only ever followed as a GET
+	}
+	if res.Text != nil {
+		// Redacted whole, before requestResult cuts it: no cut leaves part of a secret.
+		body := e.redactor().Redact(*res.Text)
+		res.Text = &body
 	}
 	out := requestResult(shown, res)
 	if note != "" {
@@ -183,6 +203,7 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *url.URL, hosts []str
 		}
 		return nil, "", fmt.Errorf("http_request %s %s: %w", method, fetchRedactedURL(target), err)
 	}
+	n.srv.secrets.observe(resp) // its Set-Cookie, for the agent's redaction (redact_sources.go)
 	defer resp.Body.Close()
 	loc := resp.Header.Get("Location")
 	if !isFetchRedirect(resp.StatusCode) || loc == "" {

@@ -51,6 +51,8 @@ type chatFixture struct {
 
 	// reply, if set and not nil for a call, is the page stand-in's answer to it.
 	reply func(tool string, args json.RawMessage) any
+	// answer, if set, gives the page stand-in's answer to a tool: its value, or an error text.
+	answer func(tool string, args json.RawMessage) (value any, errText string)
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
@@ -88,6 +90,8 @@ type chatOptions struct {
 	api       string       // the model's wire format; "" is "openai"
 	site      http.Handler // chatSite's handler; nil is a small page with a promoted item
 	alsoHosts []string     // more host names the same site answers for (e.g. api.example.com)
+	// modelWrap, if set, wraps the scripted model server's handler (e.g. to check every request).
+	modelWrap func(http.Handler) http.Handler
 }
 
 func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture {
@@ -103,11 +107,19 @@ func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture
 		t.Fatalf("script: %v", err)
 	}
 	model := scripted.New(sc)
-	modelURL, stop, err := model.Start("")
-	if err != nil {
-		t.Fatal(err)
+	var modelURL string
+	if o.modelWrap != nil {
+		ms := httptest.NewServer(o.modelWrap(model))
+		t.Cleanup(ms.Close)
+		modelURL = ms.URL
+	} else {
+		u, stop, err := model.Start("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		modelURL = u
 	}
-	t.Cleanup(stop)
 
 	resolve, roots := tlsSite(t, chatSite, o.site)
 	for _, h := range o.alsoHosts {
@@ -192,18 +204,22 @@ func (cf *chatFixture) connectPage(t *testing.T) {
 				value = map[string]any{"probe": map[string]any{"how": "click", "tag": "button", "name": "next", "key": "k1"}}
 			}
 			cf.toolMu.Lock()
-			hook, answer := cf.onTool, cf.reply
+			hook, reply, answer := cf.onTool, cf.reply, cf.answer
 			cf.toolMu.Unlock()
-			if answer != nil {
-				if v := answer(m.Tool, m.Args); v != nil {
+			if reply != nil {
+				if v := reply(m.Tool, m.Args); v != nil {
 					value = v
 				}
 			}
 			if hook != nil && hook() {
 				continue
 			}
-			reply, _ := json.Marshal(map[string]any{"type": "toolResult", "id": m.ID, "ok": true, "value": value})
-			c.Write(context.Background(), websocket.MessageText, reply)
+			errText := ""
+			if answer != nil {
+				value, errText = answer(m.Tool, m.Args)
+			}
+			res, _ := json.Marshal(map[string]any{"type": "toolResult", "id": m.ID, "ok": errText == "", "value": value, "error": errText})
+			c.Write(context.Background(), websocket.MessageText, res)
 		}
 	}()
 	cf.panelToken = welcome["panel"].(string)

@@ -49,6 +49,7 @@ type cookieView struct {
 	stored map[cookieKey]*viewCookie // from Set-Cookie
 	hosts  map[string]*hostCookies   // from Cookie headers, by canonical host
 	ua     string                    // the browser's last User-Agent
+	gen    uint64                    // counts the headers taken: the redaction stage's cue (redact_sources.go)
 }
 
 type cookieKey struct{ domain, path, name string }
@@ -118,6 +119,7 @@ func (v *cookieView) observe(resp *http.Response) {
 	if ua != "" && len(ua) < 1024 {
 		v.ua = ua
 	}
+	v.gen++
 	if len(cookieHeader) > 0 || authoritative {
 		v.takeHeader(host, req.URL.Path, secure, strings.Join(cookieHeader, "; "), authoritative, now)
 	}

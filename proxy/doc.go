@@ -22,10 +22,13 @@
 //	                               rmx_*.go  rmx services (fetch, observe, clipboard, notify, menu)
 //	                  pagetools.go the agent's page tools, relayed to the page agent
 //	panel ─ws──────→ chat*.go     the agent's chat per tab: agent.Run, cards, the confirmation window
+//	                  redact*.go   the redaction stage's secrets (page reports, the site's cookies and
+//	                               credential headers, keys) and text work, before every model request
 //	                  manager*.go  the manager UI, Settings and Traces (CSRF-checked forms, no script)
 //	                  schedule.go  remixlets' schedules: three fixed actions, no remixlet code
 //
 // It must never: trust an upstream certificate that does not verify, buffer a non-HTML body,
 // change a byte of a response body it does not inject into, let a page's claim decide which page a
-// session belongs to, or go down because of one client, page or upstream.
+// session belongs to, let a secret it knows reach a model, or go down because of one client,
+// page or upstream.
 package proxy

@@ -130,6 +130,7 @@ var pageToolNames = map[string]bool{
 	"type": true, "set_field": true, "select": true, "press_keys": true, "scroll": true, "hover": true,
 	"navigate": true, "back": true, "forward": true, "wait_for": true, "wait_for_stable": true,
 	"find": true, "page_state": true,
+	"report_secrets": true, // not the agent's: the proxy asks for the page's password values (redact_sources.go)
 }
 
 const (
@@ -404,6 +405,7 @@ func (s *Server) pageToolsOpened(sess *session) {
 func (s *Server) pageToolsGone(sessionID string) {
 	s.toolCalls.gone(sessionID)
 	s.pageDataGone(sessionID)
+	s.secrets.dropSession(sessionID) // the page's password values (redact_sources.go)
 }
 
 // PageTool runs a page tool in the page of sessionID (see pageTool and the list above) for

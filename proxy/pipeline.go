@@ -41,6 +41,7 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
 			// The cookie view for rmx.fetch and network:observe's records (rmx_fetch.go); reads only.
 			s.rmxNet.observeTraffic(resp)
+			s.secrets.observe(resp) // credential header values, for the agent's redaction (redact_sources.go)
 			if lengthKnown && resp.ContentLength == -1 {
 				resp.ContentLength = changedLength
 			}

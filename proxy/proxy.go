@@ -53,6 +53,9 @@ type Server struct {
 	toolCalls *toolCalls
 	pageData  *pageRecords
 	acts      *actStates
+	// secrets are the password values pages reported and the credential header values seen
+	// per site, for the agent's redaction stage; in memory only (redact_sources.go).
+	secrets   *secretSources
 	modelHTTP *http.Client // to model providers, directly (chat.go)
 
 	started time.Time
@@ -110,6 +113,7 @@ func New(cfg Config) (*Server, error) {
 		toolCalls: &toolCalls{pending: map[string]map[uint64]chan toolAnswer{}},
 		pageData:  &pageRecords{bySession: map[string]*sessionRecord{}},
 		acts:      &actStates{m: map[string]*actState{}},
+		secrets:   newSecretSources(),
 	}
 	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
 	s.sessions = newSessions(secret)

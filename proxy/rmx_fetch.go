@@ -306,6 +306,7 @@ func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o
 			}
 			return nil, fmt.Errorf("rmx.fetch %s: %w", fetchRedactedURL(target), err)
 		}
+		n.srv.secrets.observe(resp) // its Set-Cookie, for the agent's redaction (redact_sources.go)
 		loc := resp.Header.Get("Location")
 		if isFetchRedirect(resp.StatusCode) && loc != "" {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

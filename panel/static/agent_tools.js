@@ -13,7 +13,9 @@
   // Rules kept here, on top of agent.js's:
   //   - password fields never give their value: not in outlines, queries, form data or names;
   //     and every answer is scrubbed of the current values of the page's password fields (and,
-  //     for read_page_data, of its script-visible cookie values) before it is sent;
+  //     for read_page_data, of its script-visible cookie values) before it is sent; the values
+  //     of password fields are reported to the proxy alone, for its redaction stage, which is
+  //     the layer that counts (see "Secrets for the proxy's redaction stage");
   //   - element refs ("e12") name elements in a registry of this closure (element -> number in a
   //     WeakMap, number -> WeakRef): stable for the element's life, never reused;
   //   - a click goes only to an element that is connected, visible, enabled and on top at its
@@ -2280,6 +2282,9 @@
         if (hasAttr(a, 'download')) {
           refuse('the link downloads a file; clicking it is refused');
         }
+        if (carriesSecret(urlPart(u, urlHrefG))) {
+          refuse('the link\'s address carries a password or cookie value of this page; clicking it is refused');
+        }
         out.link = shortDest(u, origin);
         out.href = urlPart(u, urlHrefG);
         out.leaves = noHash(urlPart(u, urlHrefG)) !== noHash(href());
@@ -3877,6 +3882,184 @@
       return r;
     }
 
+    // ---- Secrets for the proxy's redaction stage (issue 11). ----------------------------------
+    //
+    // The proxy removes the values of this page's password fields from everything the model is
+    // sent, whatever tool or path carried them (proxy/redact.go); it learns them here, never from
+    // the model: {type:'secrets', fields:[{id, value}], cookies:[value]}. A report goes when a
+    // tool starts and before its answer, and when a password field changes (input and change
+    // events reach the window from open shadow roots too; a frame's fields are reported with the
+    // next tool). The proxy keeps the values in memory for this page session only. Fields are
+    // found in the page, its same-origin frames and the open shadow roots in them.
+    var fragQSA = fragProto && fragProto.querySelectorAll;
+    var eventProto = proto(win.Event);
+    var composedPathFn = eventProto && eventProto.composedPath;
+    var eventTargetG = getter(eventProto, 'target');
+    var secretIds = new WeakMapC();
+    var secretNext = 0;
+    var lastReport = '';
+    var lastReportSock = null;
+    var MAX_REPORTED_VALUE = 1024;
+    var fieldsFound = null; // passwordFields' list, found again by each report
+
+    // passwordFields lists the password inputs of the page, its same-origin frames and the open
+    // shadow roots in them (the list of the last report, or found now).
+    function passwordFields() {
+      if (fieldsFound) {
+        return fieldsFound;
+      }
+      var out = list();
+      var roots = list();
+      put(roots, 0, doc);
+      var fl = frameList();
+      var i;
+      for (i = 0; i < fl.length; i++) {
+        put(roots, roots.length, fl[i].doc);
+      }
+      for (i = 0; i < roots.length; i++) {
+        var r = roots[i];
+        var isDoc = nodeType(r) === 9;
+        var all;
+        try {
+          all = isDoc ? apply(querySelectorAllDoc, r, ['*']) : apply(fragQSA, r, ['*']);
+        } catch (e) {
+          continue;
+        }
+        var n = apply(nodeListLength, all, []);
+        var j;
+        for (j = 0; j < n; j++) {
+          var el = apply(nodeListItem, all, [j]);
+          if (isPassword(el)) {
+            put(out, out.length, el);
+          }
+          var sr = null;
+          try {
+            sr = shadowRootG ? apply(shadowRootG, el, []) : null;
+          } catch (e) { /* none */ }
+          if (sr && fragQSA) {
+            put(roots, roots.length, sr);
+          }
+        }
+      }
+      fieldsFound = out;
+      return out;
+    }
+    function secretId(el) {
+      var id = apply(weakGet, secretIds, [el]);
+      if (!id) {
+        secretNext++;
+        id = secretNext;
+        apply(weakSet, secretIds, [el, id]);
+      }
+      return id;
+    }
+    function secretField(el) {
+      var v = '';
+      try {
+        v = '' + apply(inputValue, el, []);
+      } catch (e) { /* not an input */ }
+      if (v === '') {
+        return null;
+      }
+      var f = dict();
+      f.id = secretId(el);
+      f.value = v.length > MAX_REPORTED_VALUE ? apply(strSlice, v, [0, MAX_REPORTED_VALUE]) : v;
+      return f;
+    }
+    // cookieValues are the values of the page's script-visible cookies.
+    function cookieValues() {
+      var out = list();
+      if (!cookieG) {
+        return out;
+      }
+      try {
+        var pairs = apply(cookieG, doc, []);
+        pairs = typeof pairs === 'string' ? pairs : '';
+        var start = 0;
+        while (start < pairs.length && out.length < 64) {
+          var end = apply(strIndexOf, pairs, [';', start]);
+          if (end < 0) {
+            end = pairs.length;
+          }
+          var pair = apply(strSlice, pairs, [start, end]);
+          var eq = apply(strIndexOf, pair, ['=']);
+          var v = eq >= 0 ? trimSpaces(apply(strSlice, pair, [eq + 1])) : '';
+          if (v !== '') {
+            put(out, out.length, v);
+          }
+          start = end + 1;
+        }
+      } catch (e) { /* no cookies */ }
+      return out;
+    }
+    function trimSpaces(s) {
+      var a = 0;
+      var b = s.length;
+      while (a < b && apply(charCodeAt, s, [a]) === 32) {
+        a++;
+      }
+      while (b > a && apply(charCodeAt, s, [b - 1]) === 32) {
+        b--;
+      }
+      return apply(strSlice, s, [a, b]);
+    }
+    function sendReport(fields, cookies) {
+      var m = message('secrets');
+      m.fields = fields;
+      m.cookies = cookies;
+      var s = apply(jsonStringify, null, [m]);
+      if (s === lastReport && sock === lastReportSock) {
+        return; // the proxy has these already
+      }
+      lastReport = s;
+      lastReportSock = sock;
+      sendText(s);
+    }
+    // reportSecrets reports every password field's value and the cookies.
+    function reportSecrets() {
+      var fields = list();
+      fieldsFound = null; // fields come and go: found again for each report
+      try {
+        var pw = passwordFields();
+        var i;
+        for (i = 0; i < pw.length; i++) {
+          var f = secretField(pw[i]);
+          if (f) {
+            put(fields, fields.length, f);
+          }
+        }
+      } catch (e) { /* report what was found */ }
+      sendReport(fields, cookieValues());
+    }
+    // A password field that changes is reported at once, so a value typed a moment ago is known.
+    function onPasswordChange(ev) {
+      try {
+        var path = composedPathFn ? apply(composedPathFn, ev, []) : null;
+        var t = path && path.length > 0 ? path[0] : apply(eventTargetG, ev, []);
+        if (t && nodeType(t) === 1 && isPassword(t)) {
+          var f = secretField(t);
+          if (f) {
+            var fields = list();
+            put(fields, 0, f);
+            sendReport(fields, list());
+          }
+        }
+      } catch (e) { /* never break the page's events */ }
+    }
+    on(win, 'input', onPasswordChange, true);
+    on(win, 'change', onPasswordChange, true);
+    // carriesSecret reports whether an address carries a password or cookie value of the page.
+    function carriesSecret(address) {
+      var sl = secrets(true);
+      var i;
+      for (i = 0; i < sl.length; i++) {
+        if (contains(address, sl[i]) || contains(address, encode(sl[i]))) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     // ---- Answers. ---------------------------------------------------------------------------
 
     // secrets are the strings no answer may carry: the current values of the page's password
@@ -3884,7 +4067,7 @@
     function secrets(withCookies) {
       var out = list();
       try {
-        var inputs = queryDoc('input');
+        var inputs = passwordFields(); // the page, same-origin frames, open shadow roots
         var i;
         for (i = 0; i < inputs.length; i++) {
           if (isPassword(inputs[i])) {
@@ -3946,6 +4129,7 @@
       } catch (e) { /* closing */ }
     }
     function answer(id, tool, ok, value, error) {
+      reportSecrets(); // before the answer, so the proxy knows what to redact from it
       var m = message('toolResult');
       m.id = id;
       m.ok = ok;
@@ -4000,9 +4184,11 @@
     TOOLS.wait_for_stable = toolWaitStable;
     TOOLS.find = toolFind;
     TOOLS.page_state = toolPageState;
+    TOOLS.report_secrets = function () { return null; }; // the proxy's: a report comes with every answer
 
     return function (req) {
       framesMoved(); // frames are found and measured again for each call
+      reportSecrets(); // the values as the tool starts (proxy/redact_sources.go)
       var id = own(req, 'id');
       var tool = own(req, 'tool');
       var args = own(req, 'args');

@@ -1144,6 +1144,55 @@ scenario('same-origin frames: outline, refs, type, click and the scrub; other si
   p.refused('click', { ref: goRef }, 'is no longer on the page');
 });
 
+scenario('secrets: password values reported to the proxy before each answer and on change', () => {
+  const p = newPage('https://site.test/login');
+  const e = p.el;
+  p.run("T.cookie = 'sid=cookie-value-123; theme=dark'");
+  const pw = p.body.appendChild(e('input', { id: 'pw', type: 'password', 'aria-label': 'Password' }));
+  const frame = p.body.appendChild(e('iframe', { title: 'Inner', src: '/inner', rect: { x: 0, y: 400, w: 600, h: 300 } }));
+  const fpw = p.T.frameDoc(frame).body.appendChild(e('input', { type: 'text', autocomplete: 'current-password' }));
+  pw.value = 'typed-Secret-1';
+  fpw.value = 'frame-Secret-2';
+  const reports = () => p.T.sent.map((s) => JSON.parse(s)).filter((m) => m.type === 'secrets');
+
+  // A tool's start reports every field (the page's and the frame's) and the cookies, before
+  // its answer; the answer itself never carries them.
+  const before = p.T.sent.length;
+  const m = p.call('capture_page', {});
+  const first = p.T.sent.slice(before).map((s) => JSON.parse(s));
+  const at = first.findIndex((x) => x.type === 'secrets');
+  assert.ok(at >= 0 && at < first.findIndex((x) => x.type === 'toolResult'), 'no report before the answer: ' + JSON.stringify(first));
+  const values = first[at].fields.map((f) => f.value).sort();
+  assert.deepStrictEqual(values, ['frame-Secret-2', 'typed-Secret-1']);
+  assert.deepStrictEqual(first[at].cookies, ['cookie-value-123', 'dark']);
+  assert.ok(!m.raw.includes('typed-Secret-1'), m.raw);
+  // Nothing changed: the next tool sends no second report.
+  const n = reports().length;
+  p.call('outline', {});
+  assert.strictEqual(reports().length, n, 'an unchanged report was sent again');
+
+  // The person types: the field is reported at once, under the same id.
+  const id = reports()[0].fields.find((f) => f.value === 'typed-Secret-1').id;
+  pw.value = 'typed-Secret-1-more';
+  p.run("(() => { const ev = new Event('input'); ev._target = document.getElementById('pw'); T.fire(window, 'input', ev); })()");
+  const last = reports()[reports().length - 1];
+  assert.deepStrictEqual(last.fields, [{ id, value: 'typed-Secret-1-more' }]);
+  // Other fields' events report nothing.
+  const count = reports().length;
+  p.body.appendChild(e('input', { id: 'q' }));
+  p.run("(() => { const ev = new Event('input'); ev._target = document.getElementById('q'); T.fire(window, 'input', ev); })()");
+  assert.strictEqual(reports().length, count);
+
+  // report_secrets is the proxy's way to ask; a link that carries a secret is not clicked.
+  assert.strictEqual(p.ok('report_secrets', {}), null);
+  p.body.appendChild(e('a', { id: 'leak', href: '/share?p=typed-Secret-1-more', rect: { x: 0, y: 50, w: 100, h: 20 } }, 'Share'));
+  p.body.appendChild(e('a', { id: 'leak2', href: '/share?c=cookie-value-123', rect: { x: 0, y: 80, w: 100, h: 20 } }, 'Share 2'));
+  p.refused('click', { selector: '#leak' }, 'carries a password or cookie value of this page');
+  p.refused('click', { selector: '#leak2' }, 'carries a password or cookie value of this page');
+  p.body.appendChild(e('a', { id: 'fine', href: '/share?p=nothing', rect: { x: 0, y: 110, w: 100, h: 20 } }, 'Share 3'));
+  p.ok('click', { selector: '#fine' });
+});
+
 scenario('page_state: open dialogs and forms with unsaved input', () => {
   const p = formPage();
   let v = p.ok('page_state', {});

@@ -1,0 +1,150 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Where the redactor's values come from (redact_sources.go).
+
+func reportJSON(fields map[int]string, cookies ...string) []byte {
+	var parts []string
+	ids := make([]int, 0, len(fields))
+	for id := range fields {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		parts = append(parts, fmt.Sprintf(`{"id":%d,"value":%q}`, id, fields[id]))
+	}
+	var cs []string
+	for _, c := range cookies {
+		cs = append(cs, fmt.Sprintf("%q", c))
+	}
+	return []byte(`{"type":"secrets","fields":[` + strings.Join(parts, ",") + `],"cookies":[` + strings.Join(cs, ",") + `]}`)
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	sort.Strings(s)
+	return s
+}
+
+func TestSecretReports(t *testing.T) {
+	ss := newSecretSources()
+	const page = "https://www.shop.test/login"
+	steps := []struct {
+		name      string
+		session   string
+		report    []byte
+		wantPw    []string
+		wantCooks []string
+	}{
+		{"typing", "s1", reportJSON(map[int]string{1: "h"}), []string{"h"}, nil},
+		{"the letters replace each other", "s1", reportJSON(map[int]string{1: "hunter2"}), []string{"hunter2"}, nil},
+		{"a cleared field keeps its value", "s1", reportJSON(map[int]string{1: ""}), []string{"hunter2"}, nil},
+		{"a second field and cookies", "s1", reportJSON(map[int]string{2: "second-pw"}, "sid-123456789"), []string{"hunter2", "second-pw"}, []string{"sid-123456789"}},
+		{"another page of the site", "s2", reportJSON(map[int]string{1: "other-tab-pw"}), []string{"hunter2", "other-tab-pw", "second-pw"}, []string{"sid-123456789"}},
+		{"not JSON", "s1", []byte(`{"fields": 12`), []string{"hunter2", "other-tab-pw", "second-pw"}, []string{"sid-123456789"}},
+		{"a long value is cut", "s1", reportJSON(map[int]string{3: strings.Repeat("x", 5000)}), []string{strings.Repeat("x", maxReportedValue), "hunter2", "other-tab-pw", "second-pw"}, []string{"sid-123456789"}},
+	}
+	for _, st := range steps {
+		ss.report(st.session, page, st.report)
+		pw, cookies, _ := ss.site("shop.test", "s1")
+		if !slices.Equal(sorted(pw), sorted(st.wantPw)) || !slices.Equal(sorted(cookies), sorted(st.wantCooks)) {
+			t.Errorf("%s: passwords %q, cookies %q; want %q, %q", st.name, pw, cookies, st.wantPw, st.wantCooks)
+		}
+	}
+	// Another site's pages are not the chat's.
+	ss.report("s3", "https://elsewhere.test/", reportJSON(map[int]string{1: "not-this-site"}))
+	if pw, _, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "not-this-site") {
+		t.Errorf("another site's password is in shop.test's set: %q", pw)
+	}
+	// A session that ends takes its values with it.
+	ss.dropSession("s2")
+	if pw, _, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "other-tab-pw") {
+		t.Errorf("a closed page's value is still known: %q", pw)
+	}
+	// Bounds: the oldest fields go.
+	for i := 0; i < maxSecretFields+10; i++ {
+		ss.report("s4", page, reportJSON(map[int]string{100 + i: fmt.Sprintf("field-%02d", i)}))
+	}
+	ss.mu.Lock()
+	n, first := len(ss.bySession["s4"].fields), ss.bySession["s4"].fields[100]
+	ss.mu.Unlock()
+	if n != maxSecretFields || first != "" {
+		t.Errorf("%d fields kept (the first %q), want %d without the first", n, first, maxSecretFields)
+	}
+}
+
+func TestSecretHeaderValues(t *testing.T) {
+	ss := newSecretSources()
+	req, _ := http.NewRequest("GET", "https://api.shop.test/v1/me", nil)
+	req.Header.Set("Authorization", "Bearer tok-abcdef123")
+	req.Header.Set("Cookie", "sid=s-12345678; theme=dark")
+	resp := &http.Response{Request: req, Header: http.Header{"Set-Cookie": {"fresh=f-87654321; Path=/; HttpOnly"}}}
+	ss.observe(resp)
+	_, cookies, auth := ss.site("shop.test", "")
+	if want := []string{"Bearer tok-abcdef123", "tok-abcdef123"}; !slices.Equal(sorted(auth), want) {
+		t.Errorf("authorization values %q, want %q", auth, want)
+	}
+	if want := []string{"dark", "f-87654321", "s-12345678"}; !slices.Equal(sorted(cookies), want) {
+		t.Errorf("cookie values %q, want %q", cookies, want)
+	}
+	if _, c, a := ss.site("other.test", ""); len(c)+len(a) != 0 {
+		t.Errorf("another site has values: %q %q", c, a)
+	}
+}
+
+func TestCookieViewSiteValues(t *testing.T) {
+	v := newCookieView()
+	u, _ := url.Parse("https://www.shop.test/")
+	req := &http.Request{Method: "GET", URL: u, Header: http.Header{"Cookie": {"seen=seen-1234567"}}}
+	v.observe(&http.Response{Request: req, Header: http.Header{"Set-Cookie": {"set=set-7654321; Domain=shop.test; Path=/; Secure"}}})
+	other, _ := url.Parse("https://other.test/")
+	v.observe(&http.Response{Request: &http.Request{Method: "GET", URL: other, Header: http.Header{"Cookie": {"o=other-123456"}}}, Header: http.Header{}})
+	if got, want := sorted(v.siteValues("shop.test")), []string{"seen-1234567", "set-7654321"}; !slices.Equal(got, want) {
+		t.Errorf("siteValues(shop.test) = %q, want %q", got, want)
+	}
+}
+
+// TestChatRedactorFollowsTheSecrets: a value reported after the redactor was made is removed
+// at its next use (the set is compiled again when it changed), and only then.
+func TestChatRedactorFollowsTheSecrets(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": []}`)
+	c := cf.srv.chats.forSession(cf.srv.sessions.list()[0])
+	red := c.newRedactor(nil)
+	if got := red.Redact("pw later-typed-9"); got != "pw later-typed-9" {
+		t.Errorf("before the report: %q", got)
+	}
+	first := red.current()
+	if red.current() != first {
+		t.Error("the set was compiled again without a change")
+	}
+	ss := cf.srv.sessions.list()[0]
+	cf.srv.secrets.report(ss.ID, ss.URL, reportJSON(map[int]string{1: "later-typed-9"}))
+	if got := red.Redact("pw later-typed-9"); got != "pw [redacted: password]" {
+		t.Errorf("after the report: %q", got)
+	}
+	if got := red.Secret(`{"url":"/x?p=later-typed-9"}`); got != kindPassword {
+		t.Errorf("Secret = %q, want password", got)
+	}
+	// A cookie the proxy sees later, in the view and in the headers.
+	u, _ := url.Parse("https://" + chatSite + "/later")
+	resp := &http.Response{Request: &http.Request{Method: "GET", URL: u, Header: http.Header{}},
+		Header: http.Header{"Set-Cookie": {"late=late-cookie-42; Path=/; Secure"}}}
+	cf.srv.rmxNet.cookies.observe(resp)
+	if got := red.Redact("c late-cookie-42"); got != "c [redacted: cookie]" {
+		t.Errorf("after a cookie in the view: %q", got)
+	}
+	cf.srv.secrets.observe(&http.Response{Request: &http.Request{Method: "GET", URL: u,
+		Header: http.Header{"Authorization": {"Bearer hdr-token-77"}}}, Header: http.Header{}})
+	if got := red.Redact("t hdr-token-77"); got != "t [redacted: authorization]" {
+		t.Errorf("after an authorization header: %q", got)
+	}
+}
