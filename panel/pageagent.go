@@ -3,7 +3,12 @@ package panel
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"io/fs"
+	"slices"
+
+	"github.com/tdewolff/parse/v2"
+	"github.com/tdewolff/parse/v2/js"
 )
 
 // The page agent is one closure at run time: it must capture the built-ins it uses before any
@@ -89,4 +94,47 @@ func assembleAgent(fsys fs.FS, parts []string) []byte {
 	}
 	b.WriteString(agentClose)
 	return b.Bytes()
+}
+
+// agentToolsTable is the file with the page agent's tools table.
+const agentToolsTable = "tool_table.js"
+
+// PageToolNames returns, sorted, the tool names of the page agent's tools table (the
+// TOOLS.name = … statements of pageagent/tool_table.js): the tools it answers {type:"tool"}
+// calls for. The proxy's list of page tools and the agent's tool definitions are checked against
+// it (proxy/pagetools_names_test.go).
+func PageToolNames() ([]string, error) {
+	src, err := fs.ReadFile(agentFiles, "pageagent/"+agentToolsTable)
+	if err != nil {
+		return nil, fmt.Errorf("reading the page agent's tools table: %w", err)
+	}
+	ast, err := js.Parse(parse.NewInputBytes(src), js.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", agentToolsTable, err)
+	}
+	var names []string
+	for _, stmt := range ast.List {
+		e, ok := stmt.(*js.ExprStmt)
+		if !ok {
+			continue
+		}
+		set, ok := e.Value.(*js.BinaryExpr)
+		if !ok || set.Op != js.EqToken {
+			continue
+		}
+		dot, ok := set.X.(*js.DotExpr)
+		if !ok {
+			continue
+		}
+		obj, ok := dot.X.(*js.Var)
+		name, isName := dot.Y.(js.LiteralExpr)
+		if ok && isName && string(obj.Name()) == "TOOLS" {
+			names = append(names, string(name.Data))
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s has no TOOLS.name = … statements", agentToolsTable)
+	}
+	slices.Sort(names)
+	return names, nil
 }

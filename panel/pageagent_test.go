@@ -341,3 +341,25 @@ func TestPageAgentPartUnits(t *testing.T) {
 		})
 	}
 }
+
+func TestPageToolNames(t *testing.T) {
+	names, err := PageToolNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(partPath(agentToolsTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(names), strings.Count(string(src), "\nTOOLS."); got != want || got < 20 {
+		t.Errorf("PageToolNames() found %d names (%q), want the %d TOOLS.name lines of %s", got, names, want, agentToolsTable)
+	}
+	for _, want := range []string{"capture_page", "outline", "click", "report_secrets", "page_state"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("PageToolNames() = %q, want it to hold %s", names, want)
+		}
+	}
+	if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
+		t.Errorf("PageToolNames() = %q, want sorted names, each once", names)
+	}
+}
