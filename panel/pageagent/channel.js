@@ -173,10 +173,9 @@ function receive(ev) {
   // Unknown types are ignored: newer proxies may send more.
 }
 
-
+// startBackForwardCache: an open socket keeps Chromium from caching the page (back/forward
+// cache), so close it on pagehide and reconnect at once when the page comes back.
 function startBackForwardCache() {
-  // Back/forward cache: an open socket keeps Chromium from caching the page, so close it on
-  // pagehide and reconnect at once when the page comes back.
   on(win, 'pagehide', function () {
     suspended = true;
     cancel(retryTimer);

@@ -45,7 +45,6 @@ function kebab(name) {
   return out;
 }
 
-
 function opSetStyle(t, node, styles) {
   if (styles === null || typeof styles !== 'object') {
     refuse('styles must be an object of property names and values');

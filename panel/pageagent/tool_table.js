@@ -52,6 +52,9 @@ function answer(id, tool, ok, value, error) {
   sendText(s);
 }
 
+// TOOLS is the tools table: name -> function (args, done) that returns the answer's value, or
+// PENDING and calls done later. Its names are checked against the proxy's pageToolNames and the
+// agent's tool definitions (proxy/pagetools_names_test.go).
 var TOOLS = dict();
 TOOLS.capture_page = toolCapture;
 TOOLS.outline = toolOutline;
