@@ -13,7 +13,7 @@ import (
 	"github.com/remixproxy/remixproxy/proxy"
 )
 
-// The agent's page tools (proxy/pagetools.go, panel/static/agent_tools.js) in real Chromium
+// The agent's page tools (proxy/pagetools.go, panel/pageagent/tool_*.js) in real Chromium
 // through the real proxy: what each returns on a page with headings, a labelled form with a
 // password field, a dialog, links within and out of the site, page globals and a fetched JSON
 // document; that the password never appears in any answer; and that clicks and open_page that

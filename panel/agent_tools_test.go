@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestAgentToolsBehaviour runs the page tools (agent_tools.js inside agent.js) in node against a
-// small fake DOM (testdata/agent_tools_harness.js), on the source and on the minified script
+// TestAgentToolsBehaviour runs the page tools (pageagent/tool_*.js in the page agent) in node
+// against a small fake DOM (testdata/agent_tools_harness.js), on the source and on the minified script
 // that pages get. e2e/pagetools_test.go runs them in Chromium.
 func TestAgentToolsBehaviour(t *testing.T) {
 	node := nodePath(t)
@@ -34,13 +34,22 @@ func TestAgentToolsBehaviour(t *testing.T) {
 	}
 }
 
-// TestAgentToolsSource checks rules of agent_tools.js that a behavioural test would not see:
-// the model's arguments never reach an HTML parser of the live page or a code sink, and the
-// file uses no language feature that goes through page-replaceable built-ins.
+// TestAgentToolsSource checks rules of the page tools (pageagent/tool_*.js) that a behavioural
+// test would not see: the model's arguments never reach an HTML parser of the live page or a
+// code sink, and the files use no language feature that goes through page-replaceable built-ins.
 func TestAgentToolsSource(t *testing.T) {
-	b, err := os.ReadFile("static/agent_tools.js")
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for _, name := range agentParts {
+		if strings.HasPrefix(name, "tool_") {
+			src, err := os.ReadFile(partPath(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, src...)
+		}
+	}
+	if len(b) < 100000 {
+		t.Fatalf("the page tools' files hold only %d bytes", len(b))
 	}
 	// Comments may name what the code must not do.
 	src := regexp.MustCompile(`(?m)^\s*//.*$`).ReplaceAllString(string(b), "")
@@ -50,19 +59,19 @@ func TestAgentToolsSource(t *testing.T) {
 		"localStorage", "sessionStorage", "indexedDB", "caches", "credentials: 'include'",
 	} {
 		if strings.Contains(src, s) {
-			t.Errorf("agent_tools.js contains %q", s)
+			t.Errorf("the page tools contain %q", s)
 		}
 	}
 	// The only HTML parsing: a fresh DOMParser's inert document for fetch_page.
 	if n := strings.Count(src, "apply(parseFromString,"); n != 1 || !strings.Contains(src, "apply(parseFromString, new DOMParserCtor(), [") ||
 		strings.Contains(src, "parseFromString(") {
-		t.Errorf("agent_tools.js calls parseFromString %d times, want once, on a new DOMParser", n)
+		t.Errorf("the page tools call parseFromString %d times, want once, on a new DOMParser", n)
 	}
 	// No spread, for-of, template literals or direct promise methods: they run page-replaceable
 	// iterators and methods. (Promises are chained with the captured Promise.prototype.then.)
 	for _, re := range []string{`\.\.\.`, `for\s*\([^)]*\bof\b`, "`", `\.then\(`, `\.catch\(`, `=>`} {
 		if m := regexp.MustCompile(re).FindString(src); m != "" {
-			t.Errorf("agent_tools.js has %q (%s)", m, re)
+			t.Errorf("the page tools have %q (%s)", m, re)
 		}
 	}
 	// fetch_page never follows redirects, so no request leaves the page's origin.

@@ -13,35 +13,10 @@ import (
 	"unicode/utf8"
 )
 
-// The page agent is embedded on its own, not in static, so that Files never serves it: it
-// reaches a browser only through the rewriter's bootstrap tag. Its source is two files so that
-// the page tools of the AI agent (agent_tools.js) can grow apart from the remixlet runtime and
-// the channel (agent.js): the line "/*@include agent_tools.js*/" in agent.js is replaced by the
-// second file, inside the same closure, before anything else happens.
-//
-//go:embed static/agent.js
-var agentMain []byte
-
-//go:embed static/agent_tools.js
-var agentTools []byte
-
-// agentInclude is the line in agent.js that agent_tools.js replaces.
-const agentInclude = "/*@include agent_tools.js*/"
-
-// agentSource is the assembled page agent, before minifying.
-var agentSource = assembleAgent(agentMain, agentTools)
-
-func assembleAgent(main, tools []byte) []byte {
-	if bytes.Count(main, []byte(agentInclude)) != 1 {
-		panic("panel: agent.js must contain " + agentInclude + " exactly once")
-	}
-	return bytes.Replace(main, []byte(agentInclude), tools, 1)
-}
-
 // agentJS is agentSource minified once at start: the page agent is inlined into every page, and
-// its documented source is three times the size of what runs. tdewolff/minify is the minifier of
-// tdewolff/parse, which the project already uses for CSS; a failure (only an edit to agent.js
-// that the tests would also catch) falls back to the source.
+// its documented source is two and a half times the size of what runs. tdewolff/minify is the
+// minifier of tdewolff/parse, which the project already uses for CSS; a failure (only an edit to
+// a page agent file that the tests would also catch) falls back to the source.
 var agentJS = minifyAgent(agentSource)
 
 func minifyAgent(src []byte) []byte {
@@ -53,8 +28,9 @@ func minifyAgent(src []byte) []byte {
 }
 
 // asciiEscape writes every non-ASCII character as a \uXXXX escape (the minifier turns escapes
-// back into UTF-8). agent.js has non-ASCII only inside string literals, where the escape means
-// the same; the inlined script must stay ASCII whatever the page's charset.
+// back into UTF-8). The page agent's files are ASCII, so non-ASCII comes only from escapes inside
+// string literals, where the escape means the same; the inlined script must stay ASCII whatever
+// the page's charset.
 func asciiEscape(b []byte) []byte {
 	var out bytes.Buffer
 	for _, r := range string(b) {
@@ -73,7 +49,7 @@ func asciiEscape(b []byte) []byte {
 
 // static holds the files served on https://remix.proxy/. The list is an allow-list on purpose:
 // a file added to panel/static is not served until it is named here (a test checks that nothing
-// but agent.js is left out).
+// is left out). The page agent's files are in panel/pageagent, never served.
 //
 //go:embed static/panel.html static/panel.js static/panel.css static/confirm.html static/confirm.js
 var static embed.FS
@@ -89,7 +65,7 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// Bootstrap returns the page-agent script (panel/static/agent.js) that the rewriter inlines as
+// Bootstrap returns the page-agent script (panel/pageagent, see pageagent.go) that the rewriter inlines as
 // the first script in <head>:
 //
 //	<script data-remixproxy="TOKEN" nonce="...">BOOTSTRAP</script>

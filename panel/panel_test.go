@@ -81,9 +81,7 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 	}
 	var onDisk []string
 	for _, e := range entries {
-		if e.Name() != "agent.js" && e.Name() != "agent_tools.js" {
-			onDisk = append(onDisk, e.Name())
-		}
+		onDisk = append(onDisk, e.Name())
 	}
 	var served []string
 	err = fs.WalkDir(Files(), ".", func(p string, d fs.DirEntry, err error) error {
@@ -98,9 +96,9 @@ func TestFilesServesEverythingButTheAgent(t *testing.T) {
 	slices.Sort(onDisk)
 	slices.Sort(served)
 	if !slices.Equal(served, onDisk) {
-		t.Errorf("Files() serves %q, want %q (panel/static without agent.js; add new files to the go:embed line)", served, onDisk)
+		t.Errorf("Files() serves %q, want %q (panel/static; add new files to the go:embed line)", served, onDisk)
 	}
-	for _, name := range []string{"agent.js", "agent_tools.js"} {
+	for _, name := range append([]string{"agent.js", "agent_tools.js"}, agentParts...) {
 		if _, err := fs.Stat(Files(), name); err == nil {
 			t.Errorf("Files() serves %s; the page agent must only reach pages through the bootstrap", name)
 		}
@@ -184,7 +182,7 @@ func TestPanelHTMLFitsPanelCSP(t *testing.T) {
 	}
 }
 
-// TestJavaScriptBehaviour runs agent.js and panel.js in node against fake browsers (see the
+// TestJavaScriptBehaviour runs the page agent and panel.js in node against fake browsers (see the
 // harnesses in testdata). The e2e suite tests them in Chromium.
 func TestJavaScriptBehaviour(t *testing.T) {
 	node := nodePath(t)
@@ -214,8 +212,8 @@ func TestJavaScriptBehaviour(t *testing.T) {
 	}
 }
 
-// assembledAgent writes the page agent's source (agent.js with agent_tools.js included) to a
-// temporary file and returns its path.
+// assembledAgent writes the page agent's source (the files of agentParts joined in their closure)
+// to a temporary file and returns its path.
 func assembledAgent(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "agent.js")

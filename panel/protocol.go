@@ -1,6 +1,7 @@
 package panel
 
-// This file is the wire contract between the browser side (agent.js, panel.js) and the proxy.
+// This file is the wire contract between the browser side (the page agent in pageagent/, and
+// panel.js) and the proxy.
 // protocol_test.go checks that the JavaScript uses the same paths, codes and type names.
 
 // Host is the magic host name the proxy answers itself.

@@ -1,6 +1,7 @@
-// Behavioural test of static/agent.js in node, with a minimal fake DOM and WebSocket.
+// Behavioural test of the page agent (pageagent/*.js, joined as panel/pageagent.go does) in node,
+// with a minimal fake DOM and WebSocket.
 //
-//   node testdata/agent_harness.js static/agent.js
+//   node testdata/agent_harness.js path/to/assembled/agent.js
 //
 // Each scenario runs the agent in a fresh vm context (its own globals and intrinsics), drives it
 // through the fake browser, and checks what it sent, what it put in the DOM, and that page scripts

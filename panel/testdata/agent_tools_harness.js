@@ -1,4 +1,4 @@
-// Behavioural test of the page tools (static/agent_tools.js, assembled into agent.js) in node,
+// Behavioural test of the page tools (pageagent/tool_*.js, in the assembled page agent) in node,
 // with a small fake DOM: enough of Node, Element, the form elements, layout (one box per
 // element), computed styles and a WebSocket for the page agent to start and answer tool calls.
 //

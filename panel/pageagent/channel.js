@@ -1,0 +1,203 @@
+// ---- The channel to the proxy. ----------------------------------------------------------------
+//
+// One WebSocket to wss://remix.proxy/agent/ws?t=TOKEN: reconnects with backoff unless the proxy
+// refused the token (4401, 4403), closed on pagehide so that the back/forward cache can keep the
+// page, and opened again at once on pageshow.
+
+var SOCKET_URL = '';   // set by useToken
+var PANEL_ORIGIN = '';
+var PANEL_URL = '';
+
+// useToken writes the token into the socket's address and forgets it: from then on the token
+// exists only inside SOCKET_URL.
+function useToken() {
+  var secure = apply(locationProtocol, loc, []) === 'https:';
+  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(token);
+  PANEL_ORIGIN = (secure ? 'https' : 'http') + '://remix.proxy';
+  PANEL_URL = PANEL_ORIGIN + '/panel';
+  token = null;
+}
+
+var CLOSE_TOKEN_UNKNOWN = 4401;
+var CLOSE_REFUSED = 4403;
+var RECONNECT_FIRST_MS = 1000;
+var RECONNECT_MAX_MS = 30000;
+
+// ---- Connection state. ----------------------------------------------------------------------
+
+var sock = null;          // the live WebSocket, or null
+var state = 'connecting'; // 'connecting' | 'connected' | 'closed' (mirrored on the host element)
+var stopped = false;      // true after 4401/4403: never reconnect
+var suspended = false;    // true between pagehide and pageshow (back/forward cache)
+var retryTimer = 0;
+var retryDelay = RECONNECT_FIRST_MS;
+var panelToken = '';      // from welcome; only ever posted to the panel iframe
+var lastURL = '';         // last URL reported to the proxy
+
+function message(type) {
+  var m = dict();
+  m.type = type;
+  return m;
+}
+
+function send(m) {
+  var s = sock;
+  if (!s || apply(wsReadyState, s, []) !== 1) {
+    return;
+  }
+  try {
+    apply(wsSend, s, [apply(jsonStringify, null, [m])]);
+  } catch (e) { /* closing; the close handler reconnects */ }
+}
+
+function sendHello() {
+  var m = message('hello');
+  m.url = href();
+  m.title = title();
+  m.top = true;
+  lastURL = m.url;
+  send(m);
+}
+
+function setState(next) {
+  state = next;
+  render();
+}
+
+function connect() {
+  if (stopped || suspended || sock) {
+    return;
+  }
+  cancel(retryTimer);
+  retryTimer = 0;
+  var s;
+  try {
+    s = new WS(SOCKET_URL);
+  } catch (e) {
+    scheduleReconnect();
+    return;
+  }
+  sock = s;
+  setState('connecting');
+  on(s, 'open', function () {
+    if (sock === s) {
+      sendHello();
+    }
+  });
+  on(s, 'message', function (ev) {
+    if (sock === s) {
+      receive(ev);
+    }
+  });
+  on(s, 'close', function (ev) {
+    if (sock !== s) {
+      return;
+    }
+    sock = null;
+    var code = 0;
+    try {
+      code = apply(closeCode, ev, []);
+    } catch (e) { /* keep 0 */ }
+    if (code === CLOSE_TOKEN_UNKNOWN || code === CLOSE_REFUSED) {
+      stopped = true;
+      cancel(retryTimer);
+      retryTimer = 0;
+      setState('closed');
+      return;
+    }
+    scheduleReconnect();
+  });
+  // 'error' is always followed by 'close'; nothing to do there.
+}
+
+function scheduleReconnect() {
+  if (stopped || suspended || retryTimer) {
+    return;
+  }
+  setState('connecting');
+  retryTimer = later(function () {
+    retryTimer = 0;
+    connect();
+  }, retryDelay);
+  retryDelay = retryDelay * 2 > RECONNECT_MAX_MS ? RECONNECT_MAX_MS : retryDelay * 2;
+}
+
+function receive(ev) {
+  var data;
+  try {
+    data = apply(messageData, ev, []);
+  } catch (e) {
+    return;
+  }
+  if (typeof data !== 'string') {
+    return;
+  }
+  var m;
+  try {
+    m = apply(jsonParse, null, [data]);
+  } catch (e) {
+    return;
+  }
+  if (m === null || typeof m !== 'object') {
+    return;
+  }
+  var type = own(m, 'type');
+  if (type === 'welcome') {
+    var p = own(m, 'panel');
+    panelToken = typeof p === 'string' ? p : '';
+    retryDelay = RECONNECT_FIRST_MS;
+    setState('connected');
+    deliverPanelToken();
+  } else if (type === 'error') {
+    var text = own(m, 'message');
+    warn(typeof text === 'string' ? text : 'error from the proxy');
+  } else if (type === 'op') {
+    runOp(m);
+  } else if (type === 'reload') {
+    reloadPage();
+  } else if (type === 'style') {
+    applyStyle(m);
+  } else if (type === 'release') {
+    release(m);
+  } else if (type === 'tool') {
+    runTool(m);
+  } else if (type === 'clipboard') {
+    runClipboard(m);
+  } else if (type === 'notify') {
+    runNotify(m);
+  } else if (type === 'menu') {
+    runMenu(m);
+  } else if (type === 'open') {
+    runOpen(m);
+  }
+  // Unknown types are ignored: newer proxies may send more.
+}
+
+// startBackForwardCache: an open socket keeps Chromium from caching the page (back/forward
+// cache), so close it on pagehide and reconnect at once when the page comes back.
+function startBackForwardCache() {
+  on(win, 'pagehide', function () {
+    suspended = true;
+    cancel(retryTimer);
+    retryTimer = 0;
+    var s = sock;
+    sock = null;
+    if (s) {
+      try {
+        apply(wsClose, s, [1000, 'pagehide']);
+      } catch (e) { /* already closing */ }
+    }
+  }, true);
+  on(win, 'pageshow', function (ev) {
+    var persisted = false;
+    try {
+      persisted = pagePersisted ? apply(pagePersisted, ev, []) === true : false;
+    } catch (e) { /* keep false */ }
+    if (!persisted && !suspended) {
+      return;
+    }
+    suspended = false;
+    retryDelay = RECONNECT_FIRST_MS;
+    connect();
+  }, true);
+}

@@ -1,0 +1,101 @@
+// ---- Small helpers over the captures. -------------------------------------------------------
+
+function on(target, type, fn, capture) {
+  apply(addEventListener, target, [type, fn, capture === true]);
+}
+function dict() {
+  return create(null);
+}
+function own(obj, key) {
+  return apply(hasOwnProperty, obj, [key]) ? obj[key] : undefined;
+}
+function later(fn, ms) {
+  return apply(setTimeoutFn, win, [fn, ms]);
+}
+function cancel(id) {
+  if (id) {
+    apply(clearTimeoutFn, win, [id]);
+  }
+}
+function warn(text) {
+  if (consoleWarn) {
+    try {
+      apply(consoleWarn, consoleObj, ['remixproxy: ' + text]);
+    } catch (e) { /* console replaced by something that throws */ }
+  }
+}
+function href() {
+  return '' + apply(locationHref, loc, []);
+}
+function title() {
+  try {
+    return '' + apply(documentTitle, doc, []);
+  } catch (e) {
+    return '';
+  }
+}
+function el(tag) {
+  return apply(createElement, doc, [tag]);
+}
+function attr(node, name, value) {
+  apply(setAttribute, node, [name, value]);
+}
+function unattr(node, name) {
+  apply(removeAttribute, node, [name]);
+}
+function text(node, value) {
+  apply(setTextContent, node, [value]);
+}
+
+var REFUSAL = dict();  // marks the objects refuse() throws
+
+function refuse(why) {
+  var r = dict();
+  r.mark = REFUSAL;
+  r.why = why;
+  throw r;
+}
+function lower(s) {
+  return apply(strLower, s, []);
+}
+function contains(s, part) {
+  return apply(strIndexOf, s, [part]) >= 0;
+}
+function attrOf(node, name) {
+  return apply(getAttribute, node, [name]);
+}
+function localName(node) {
+  try {
+    return localNameOf ? '' + apply(localNameOf, node, []) : '';
+  } catch (e) {
+    return '';
+  }
+}
+// list returns an empty array without a prototype, and put fills it, so neither the page's
+// Array.prototype setters nor a toJSON it adds see our results.
+function list() {
+  var a = [];
+  setPrototypeOf(a, null);
+  return a;
+}
+function put(a, i, v) {
+  var d = dict();
+  d.value = v;
+  d.writable = true;
+  d.enumerable = true;
+  d.configurable = true;
+  defineProperty(a, i, d);
+}
+
+function parentOf(node) {
+  return parentNodeOf ? apply(parentNodeOf, node, []) : null;
+}
+function firstChild(node) {
+  return apply(firstChildOf, node, []);
+}
+function nextSibling(node) {
+  return apply(nextSiblingOf, node, []);
+}
+function nodeType(node) {
+  return apply(nodeTypeOf, node, []);
+}

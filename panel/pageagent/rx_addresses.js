@@ -1,0 +1,240 @@
+// ---- The address rule. ----
+
+// DATA_IMAGE_TYPES are the data: addresses an img may have.
+var DATA_IMAGE_TYPES = dict();
+DATA_IMAGE_TYPES['image/png'] = true;
+DATA_IMAGE_TYPES['image/gif'] = true;
+DATA_IMAGE_TYPES['image/jpeg'] = true;
+DATA_IMAGE_TYPES['image/webp'] = true;
+
+// addressesIn finds the addresses an attribute value holds anywhere in it, as a page script
+// that loads them would read them (lazy loaders copy data-src to src): tabs and newlines
+// removed, every http:, https:, ws: or wss: address and every scheme-relative one (//host,
+// ///host, any slash written as a backslash), up to a space, quote, comma or bracket. The
+// same as addressesIn in proxy/remixlets_policy.go.
+function addressesIn(value) {
+  var v = '';
+  var lv = ''; // v with ASCII letters in lowercase, position for position
+  var i;
+  for (i = 0; i < value.length; i++) {
+    var c = apply(charCodeAt, value, [i]);
+    if (c !== 9 && c !== 10 && c !== 13) {
+      v = v + apply(fromCharCode, null, [c]);
+      lv = lv + apply(fromCharCode, null, [c >= 65 && c <= 90 ? c + 32 : c]);
+    }
+  }
+  var out = list();
+  var schemes = ['https:', 'http:', 'wss:', 'ws:'];
+  var p;
+  for (p = 0; p < v.length; p++) {
+    var start = -1;
+    var prev = p > 0 ? apply(charCodeAt, lv, [p - 1]) : -1;
+    for (i = 0; i < schemes.length && start < 0; i++) {
+      if (apply(strSlice, lv, [p, p + schemes[i].length]) === schemes[i] && !isSchemeCode(prev)) {
+        start = p;
+      }
+    }
+    if (start < 0 && isSlashCode(apply(charCodeAt, v, [p])) && isSlashCode(apply(charCodeAt, v, [p + 1])) &&
+        prev !== 58 && !isSlashCode(prev)) {
+      var h = p + 2;
+      while (h < v.length && isSlashCode(apply(charCodeAt, v, [h]))) {
+        h++;
+      }
+      var hc = h < v.length ? apply(charCodeAt, v, [h]) : -1;
+      if ((hc >= 97 && hc <= 122) || (hc >= 65 && hc <= 90) || (hc >= 48 && hc <= 57) || hc === 91 || hc >= 128) {
+        start = p;
+      }
+    }
+    if (start < 0) {
+      continue;
+    }
+    var end = start;
+    while (end < v.length && !contains(ADDRESS_ENDS, apply(strSlice, v, [end, end + 1]))) {
+      end++;
+    }
+    put(out, out.length, apply(strSlice, v, [start, end]));
+    p = end;
+  }
+  return out;
+}
+var ADDRESS_ENDS = ' \f"\'`,;<>()[]{}|^';
+function isSchemeCode(c) {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+}
+function isSlashCode(c) {
+  return c === 47 || c === 92;
+}
+function parseURL(value, base) {
+  if (typeof URLCtor !== 'function' || !urlHref) {
+    refuse('this browser cannot check addresses');
+  }
+  try {
+    return new URLCtor(value, base);
+  } catch (e) {
+    return null;
+  }
+}
+function withoutFragment(u) {
+  var i = apply(strIndexOf, u, ['#']);
+  return i < 0 ? u : apply(strSlice, u, [0, i]);
+}
+function pageOrigin() {
+  var u = parseURL(href(), undefined);
+  return u ? '' + apply(urlOrigin, u, []) : '';
+}
+// pageLoads reports whether the page already loads (or, for links, links to) abs exactly: a
+// resource it fetched, an image it shows, or for an href one of its links.
+function pageLoads(abs, link) {
+  var i;
+  var n;
+  if (perf && getEntriesByType && entryName) {
+    try {
+      var entries = apply(getEntriesByType, perf, ['resource']);
+      n = entries.length;
+      for (i = 0; i < n; i++) {
+        if ('' + apply(entryName, entries[i], []) === abs) {
+          return true;
+        }
+      }
+    } catch (e) { /* no resource timing */ }
+  }
+  var imgs = apply(querySelectorAllDoc, doc, ['img[src]']);
+  n = apply(nodeListLength, imgs, []);
+  for (i = 0; i < n && imageSrc; i++) {
+    if ('' + apply(imageSrc, apply(nodeListItem, imgs, [i]), []) === abs) {
+      return true;
+    }
+  }
+  if (link && anchorHref) {
+    var links = apply(querySelectorAllDoc, doc, ['a[href]']);
+    n = apply(nodeListLength, links, []);
+    for (i = 0; i < n; i++) {
+      var a = apply(nodeListItem, links, [i]);
+      if (!isMarked(a) && '' + apply(anchorHref, a, []) === abs) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+// isMarked reports whether any remixlet changed el (its href then is no proof the page links
+// there).
+function isMarked(el) {
+  var names = getAttributeNames ? apply(getAttributeNames, el, []) : null;
+  var i;
+  for (i = 0; names && i < names.length; i++) {
+    if (apply(strSlice, '' + names[i], [0, MARK_PREFIX.length]) === MARK_PREFIX) {
+      return true;
+    }
+  }
+  return false;
+}
+// addressKey is an address with every escape of a printable ASCII character other than
+// % / ? # decoded: Chromium escapes a few characters the URL Standard leaves raw (| and ^ in
+// paths), so the proxy's serialisation and the browser's may differ there and nowhere else.
+// The redirect guard compares with all escapes decoded, so this is never looser than it.
+function hexValue(c) {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1;
+}
+function addressKey(a) {
+  if (apply(strIndexOf, a, ['%']) < 0) {
+    return a;
+  }
+  var out = '';
+  var i;
+  for (i = 0; i < a.length; i++) {
+    var c = apply(charCodeAt, a, [i]);
+    if (c === 37 && i + 2 < a.length) {
+      var hi = hexValue(apply(charCodeAt, a, [i + 1]));
+      var lo = hexValue(apply(charCodeAt, a, [i + 2]));
+      var v = hi * 16 + lo;
+      if (hi >= 0 && lo >= 0 && v > 32 && v < 127 && v !== 37 && v !== 47 && v !== 63 && v !== 35) {
+        out = out + apply(fromCharCode, null, [v]);
+        i += 2;
+        continue;
+      }
+    }
+    out = out + apply(fromCharCode, null, [c]);
+  }
+  return out;
+}
+// addressSet turns Op.addrs into a set (by addressKey) for checkAddress; ops that write
+// addresses always get one (empty when the proxy found none), other ops null.
+function addressSet(name, list) {
+  if (name !== 'setAttr' && name !== 'create' && name !== 'setHTML') {
+    return null;
+  }
+  var set = dict();
+  var n = list !== null && typeof list === 'object' ? own(list, 'length') : undefined;
+  var i;
+  for (i = 0; typeof n === 'number' && i < n; i++) {
+    var a = own(list, i);
+    if (typeof a === 'string') {
+      set[addressKey(a)] = true;
+    }
+  }
+  return set;
+}
+function opAllowsHost(host) {
+  var hs = opHosts;
+  if (hs === null || typeof hs !== 'object') {
+    return false;
+  }
+  var n = own(hs, 'length');
+  var i;
+  for (i = 0; typeof n === 'number' && i < n && i < 256; i++) {
+    if (own(hs, i) === host) {
+      return true;
+    }
+  }
+  return false;
+}
+// checkAddress applies the address rule to an href or src value and returns the absolute
+// address the element gets. The value is resolved against the document's URL and against its
+// base URL; when they differ (a <base> element) the value must be absolute.
+function checkAddress(name, value, link) {
+  if (typeof value !== 'string' || value.length > 65536) {
+    refuse(name + ': the address must be a string of at most 65536 characters');
+  }
+  var docURL = href();
+  var base = baseURIOf ? '' + apply(baseURIOf, doc, []) : docURL;
+  var a = parseURL(value, docURL);
+  var b = parseURL(value, base);
+  if (!a || !b) {
+    refuse(name + ' refused: the address does not parse');
+  }
+  var abs = '' + apply(urlHref, a, []);
+  if (abs !== '' + apply(urlHref, b, []) || (opRelative && withoutFragment(base) !== withoutFragment(docURL))) {
+    refuse(name + ' refused: the page has a <base> element that changes where relative addresses go; use an absolute address');
+  }
+  var protocol = '' + apply(urlProtocol, a, []);
+  if (protocol === 'data:') {
+    var comma = apply(strIndexOf, abs, [',']);
+    var type = comma < 0 ? '' : lower(apply(strSlice, abs, [5, comma]));
+    var semi = apply(strIndexOf, type, [';']);
+    if (semi >= 0 && apply(strSlice, type, [semi]) === ';base64') {
+      type = apply(strSlice, type, [0, semi]);
+    }
+    if (DATA_IMAGE_TYPES[type] !== true) {
+      refuse(name + ' refused: only data:image/png, gif, jpeg or webp addresses are allowed (not svg, not other types)');
+    }
+    return abs;
+  }
+  if (protocol !== 'https:' && protocol !== 'http:') {
+    refuse(name + ' refused: ' + protocol + ' addresses are not allowed (only http, https and data: images)');
+  }
+  if ('' + apply(urlUsername, a, []) !== '' || '' + apply(urlPassword, a, []) !== '') {
+    refuse(name + ' refused: addresses with a user name are not allowed');
+  }
+  // The address the browser will request must be one the proxy read the same way, checked and
+  // guarded against redirects (Op.addrs): a spelling the two read differently, or an address
+  // in HTML the proxy's parser did not find, is refused rather than written unchecked.
+  if (opAddrs !== null && opAddrs[addressKey(withoutFragment(abs))] !== true) {
+    refuse(name + ' refused: the browser reads this address as ' + abs + ', which is not an address the proxy checked');
+  }
+  if ('' + apply(urlOrigin, a, []) === pageOrigin() || opAllowsHost('' + apply(urlHostname, a, [])) || pageLoads(abs, link)) {
+    return abs;
+  }
+  refuse(name + ' refused: ' + abs + ' is not on the page\'s origin, not one of the remixlet\'s sites or fetch: hosts, and not an address the page already loads');
+  return '';
+}

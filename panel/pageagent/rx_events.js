@@ -1,0 +1,133 @@
+// dom.on: a remixlet's listeners, and what an event may tell it (no keys or values of password
+// fields).
+
+var MAX_LISTENERS = 1000;
+var EVENTS = dict();
+EVENTS.click = true;
+EVENTS.dblclick = true;
+EVENTS.mouseenter = true;
+EVENTS.mouseleave = true;
+EVENTS.input = true;
+EVENTS.change = true;
+EVENTS.focus = true;
+EVENTS.blur = true;
+EVENTS.keydown = true;
+EVENTS.keyup = true;
+
+function opOn(t, node, type, listener) {
+  if (typeof type !== 'string' || EVENTS[type] !== true) {
+    refuse('event ' + type + ' is not supported');
+  }
+  var id = listener !== null && typeof listener === 'object' ? own(listener, '$listener') : undefined;
+  if (typeof id !== 'number') {
+    refuse('the listener is missing');
+  }
+  if (t.listeners >= MAX_LISTENERS) {
+    refuse('more than ' + MAX_LISTENERS + ' listeners');
+  }
+  t.listeners = t.listeners + 1;
+  var rx = t.rx;
+  var fn = function (ev) {
+    var data = dict();
+    data.type = type;
+    data.target = handleFor(t, node);
+    var path = eventPath(ev);
+    var target = path.length > 0 ? path[0] : null;
+    var secret = secretEvent(path);
+    if (keyOf && (type === 'keydown' || type === 'keyup')) {
+      try {
+        data.key = secret ? '' : '' + apply(keyOf, ev, []);
+      } catch (e) { /* not a keyboard event */ }
+    }
+    if (target !== null && !secret) {
+      var n = localName(target);
+      if (n === 'input' || n === 'textarea' || n === 'select') {
+        try {
+          data.value = opValue(target);
+        } catch (e) { /* no value */ }
+      }
+    } else if (secret) {
+      data.value = '';
+    }
+    if (apply(mapGet, tables, [rx]) !== t) {
+      return; // released
+    }
+    var m = message('event');
+    m.remixlet = rx;
+    m.listener = id;
+    m.event = data;
+    send(m);
+  };
+  on(node, type, fn);
+  var rec = dict();
+  rec.node = node;
+  rec.type = type;
+  rec.fn = fn;
+  put(t.on, t.on.length, rec);
+  mark(t, node, '');
+}
+
+// eventPath returns the elements an event passes through, the real target first, as far as
+// this document can see: composedPath() reaches into open shadow roots (event.target is
+// retargeted to their host), and stops at the host of a closed one.
+function eventPath(ev) {
+  var out = list();
+  var p = null;
+  try {
+    p = composedPathOf ? apply(composedPathOf, ev, []) : null;
+  } catch (e) { /* not an event */ }
+  if (p === null) {
+    try {
+      p = list();
+      put(p, 0, apply(eventTarget, ev, []));
+    } catch (e) { /* not an event */ }
+  }
+  var n = p !== null && typeof p === 'object' ? p.length : 0;
+  var i;
+  for (i = 0; i < n; i++) {
+    var node = p[i];
+    try {
+      if (node !== null && typeof node === 'object' && nodeType(node) === 1) {
+        put(out, out.length, node);
+      }
+    } catch (e) { /* the window, not a node */ }
+  }
+  return out;
+}
+// SHADOW_HOSTS are the HTML elements that can host a shadow root (custom elements too).
+var SHADOW_HOSTS = dict();
+(function () {
+  var names = ['article', 'aside', 'blockquote', 'div', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+    'header', 'main', 'nav', 'p', 'section', 'span'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    SHADOW_HOSTS[names[i]] = true;
+  }
+})();
+// secretEvent reports whether an event's key or value must be withheld: a password (or other
+// sensitive) field is on its path, or its real target may host a closed shadow root, whose
+// inside (a password field, maybe) this document cannot see. Body, editable elements and
+// elements that can host no shadow root are seen as they are.
+function secretEvent(path) {
+  var i;
+  for (i = 0; i < path.length; i++) {
+    if (isSensitive(path[i])) {
+      return true;
+    }
+  }
+  if (path.length === 0) {
+    return false;
+  }
+  var el = path[0];
+  var tag = localName(el);
+  if (nsOf(el) !== HTML_NS || (SHADOW_HOSTS[tag] !== true && !contains(tag, '-'))) {
+    return false;
+  }
+  try {
+    if ((openShadowRoot && apply(openShadowRoot, el, []) !== null) ||
+        (contentEditable && apply(contentEditable, el, []) === true)) {
+      return false;
+    }
+  } catch (e) { /* unknown: withhold */ }
+  return true;
+}

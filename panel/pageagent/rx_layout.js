@@ -1,0 +1,59 @@
+// ---- rect, style: layout, unless it could tell a password's length. ----
+
+// sizedByContent reports whether a password (or other sensitive) field of the page is sized
+// by what is typed into it (field-sizing: content, from the page's own styles; a remixlet may
+// not set it): then any box on the page may move with the length of the secret, so dom.rect
+// and dom.style are refused. (Without it a field's box does not depend on its text.)
+function sizedByContent() {
+  var fields = apply(querySelectorAllDoc, doc, ['input,textarea']);
+  var n = apply(nodeListLength, fields, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    var f = apply(nodeListItem, fields, [i]);
+    if (isSensitive(f) && '' + apply(getPropertyValue, apply(getComputedStyleFn, win, [f]), ['field-sizing']) === 'content') {
+      return true;
+    }
+  }
+  return false;
+}
+function checkLayoutReadable(what) {
+  if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
+    refuse('this browser cannot read computed styles here');
+  }
+  if (sizedByContent()) {
+    refuse(what + ' is refused on this page: a password field here is sized by its content (field-sizing: content), so sizes would tell its length');
+  }
+}
+
+function opRect(node) {
+  if (!getBoundingClientRect || !rectX) {
+    refuse('this browser cannot measure elements here');
+  }
+  checkLayoutReadable('dom.rect');
+  var r = apply(getBoundingClientRect, node, []);
+  var out = dict();
+  out.x = apply(rectX, r, []);
+  out.y = apply(rectY, r, []);
+  out.width = apply(rectWidth, r, []);
+  out.height = apply(rectHeight, r, []);
+  return out;
+}
+
+function opStyle(node, props) {
+  checkLayoutReadable('dom.style');
+  var cs = apply(getComputedStyleFn, win, [node]);
+  if (typeof props === 'string') {
+    return '' + apply(getPropertyValue, cs, [kebab(props)]);
+  }
+  var n = props !== null && typeof props === 'object' ? own(props, 'length') : undefined;
+  if (typeof n !== 'number' || n < 1 || n > 64) {
+    refuse('dom.style takes a property name or an array of 1 to 64 names');
+  }
+  var out = dict();
+  var i;
+  for (i = 0; i < n; i++) {
+    var p = own(props, i);
+    out[p] = '' + apply(getPropertyValue, cs, [kebab(p)]);
+  }
+  return out;
+}

@@ -1,0 +1,332 @@
+// The page policy: which attributes a remixlet may write (checkAttr), the elements that load or
+// navigate (isLoader), and password (and other sensitive) fields, which read back empty.
+
+var REFUSED_ATTRS = dict();
+(function () {
+  var names = ['src', 'href', 'action', 'formaction', 'srcdoc', 'style', 'xlink:href', 'srcset',
+    'imagesrcset', 'ping', 'poster', 'background', 'data', 'codebase', 'archive', 'lowsrc', 'dynsrc',
+    'manifest', 'http-equiv', 'is', 'formtarget', 'target', 'xmlns', 'attributionsrc'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    REFUSED_ATTRS[names[i]] = true;
+  }
+})();
+var PASSWORD_LOCKED = dict();
+PASSWORD_LOCKED.type = true;
+PASSWORD_LOCKED.autocomplete = true;
+PASSWORD_LOCKED.pattern = true;
+PASSWORD_LOCKED.minlength = true;
+PASSWORD_LOCKED.maxlength = true;
+PASSWORD_LOCKED.value = true;
+(function () {
+  var more = ['form', 'formmethod', 'formenctype', 'formnovalidate', 'popovertarget',
+    'popovertargetaction', 'command', 'commandfor', 'integrity', 'nonce', 'slot', 'shadowrootmode',
+    'shadowrootdelegatesfocus', 'shadowrootclonable', 'shadowrootserializable',
+    // Meaningful only on elements that load or navigate, or they change how a load is made
+    // (loaderAttrs in proxy/remixlets_policy.go).
+    'content', 'charset', 'rel', 'as', 'referrerpolicy', 'crossorigin', 'sandbox', 'allow', 'csp',
+    'credentialless', 'attributename', 'blocking'];
+  var i;
+  for (i = 0; i < more.length; i++) {
+    REFUSED_ATTRS[more[i]] = true;
+  }
+})();
+var SVG_NS = 'http://www.w3.org/2000/svg';
+var HTML_NS = 'http://www.w3.org/1999/xhtml';
+// Elements dom.create and dom.setHTML may build (the same list as CREATE_TAGS in
+// proxy/remixlets_policy.go): layout, text, form controls but not form, img, simple SVG.
+var CREATE_TAGS = dict();
+var SVG_TAGS = dict();
+(function () {
+  var html = ['div', 'span', 'p', 'a', 'b', 'i', 'u', 's', 'em', 'strong', 'small', 'mark', 'sub', 'sup',
+    'code', 'pre', 'kbd', 'samp', 'var', 'q', 'blockquote', 'cite', 'abbr', 'time', 'br', 'hr', 'wbr',
+    'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody',
+    'tfoot', 'tr', 'td', 'th', 'caption', 'colgroup', 'col', 'section', 'article', 'aside', 'header',
+    'footer', 'nav', 'main', 'figure', 'figcaption', 'details', 'summary', 'address', 'del', 'ins',
+    'dfn', 'bdi', 'bdo', 'ruby', 'rt', 'rp', 'label', 'fieldset', 'legend', 'input', 'button',
+    'select', 'option', 'optgroup', 'textarea', 'datalist', 'output', 'progress', 'meter', 'img'];
+  var svg = ['svg', 'path', 'circle', 'rect', 'line', 'polyline', 'polygon', 'g', 'text'];
+  var i;
+  for (i = 0; i < html.length; i++) {
+    CREATE_TAGS[html[i]] = true;
+  }
+  for (i = 0; i < svg.length; i++) {
+    SVG_TAGS[svg[i]] = true;
+  }
+})();
+// Elements stripped from clones and never moved by dom.insert: they load or run something.
+var LOADING_TAGS = dict();
+(function () {
+  var names = ['script', 'style', 'link', 'meta', 'base', 'iframe', 'frame', 'frameset', 'object', 'embed',
+    'video', 'audio', 'source', 'track', 'template', 'noscript', 'slot', 'portal', 'applet', 'form',
+    'use', 'image', 'foreignobject', 'animate', 'animatemotion', 'animatetransform', 'set', 'feimage',
+    'math', 'param', 'picture', 'fencedframe'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    LOADING_TAGS[names[i]] = true;
+  }
+})();
+// Elements whose content dom.setHTML, dom.insert (into) and dom.create children never touch.
+var RAW_TARGETS = dict();
+(function () {
+  var names = ['script', 'style', 'template', 'iframe', 'frame', 'object', 'embed', 'noscript', 'textarea',
+    'title', 'xmp', 'plaintext', 'noembed', 'noframes', 'math'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    RAW_TARGETS[names[i]] = true;
+  }
+})();
+// Page elements that load, navigate or change how the document is fetched, by namespace and
+// lowercase local name (isLoader): a remixlet writes no attribute on them except the few in
+// LOADER_WRITABLE, and sets no text or content inside them (a form's content excepted). Every
+// element outside the HTML and SVG namespaces counts as one; so does <input type=image>.
+var LOADER_HTML = dict();
+var LOADER_SVG = dict();
+(function () {
+  var html = ['meta', 'link', 'base', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'param',
+    'script', 'style', 'form', 'source', 'track', 'video', 'audio', 'picture', 'portal', 'fencedframe',
+    'template'];
+  var svg = ['a', 'image', 'use', 'feimage', 'script', 'style', 'animate', 'animatemotion',
+    'animatetransform', 'animatecolor', 'set', 'discard', 'foreignobject', 'mpath', 'textpath', 'tref',
+    'cursor', 'font-face-uri'];
+  var i;
+  for (i = 0; i < html.length; i++) {
+    LOADER_HTML[html[i]] = true;
+  }
+  for (i = 0; i < svg.length; i++) {
+    LOADER_SVG[svg[i]] = true;
+  }
+})();
+var LOADER_WRITABLE = dict();
+LOADER_WRITABLE['class'] = true;
+LOADER_WRITABLE.hidden = true;
+LOADER_WRITABLE.title = true; // not on link and style: there it picks stylesheet sets
+LOADER_WRITABLE.lang = true;
+LOADER_WRITABLE.dir = true;
+// Attributes a clone keeps as the page wrote them although a remixlet may not write them: they
+// only restrict how the clone's own link or image loads.
+var CLONE_KEEPS = dict();
+CLONE_KEEPS.rel = true;
+CLONE_KEEPS.referrerpolicy = true;
+CLONE_KEEPS.crossorigin = true;
+// id and name values that would shadow a document or window property for the page's scripts.
+var CLOBBER = dict();
+(function () {
+  var names = ['cookie', 'location', 'body', 'head', 'document', 'window', 'domain', 'forms', 'images',
+    'links', 'scripts', 'anchors', 'defaultview', 'documentelement', 'baseuri', 'url', 'referrer', 'title',
+    'top', 'parent', 'self', 'frames', 'opener', 'name', 'origin', 'createelement', 'queryselector',
+    'queryselectorall', 'getelementbyid', 'implementation', 'currentscript', 'alert', 'fetch',
+    'attributes', 'nodename', 'nodetype', 'parentnode', 'childnodes', 'firstchild', 'lastchild',
+    'ownerdocument', 'textcontent', 'innerhtml', 'outerhtml', 'activeelement', 'defaultvalue', 'action',
+    'method', 'submit', 'reset', 'elements', 'length', 'tostring', 'valueof', 'constructor',
+    '__proto__', 'prototype', 'hasownproperty'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    CLOBBER[names[i]] = true;
+  }
+})();
+
+function isPassword(node) {
+  if (localName(node) !== 'input') {
+    return false;
+  }
+  var type = attrOf(node, 'type');
+  if (typeof type === 'string' && lower(type) === 'password') {
+    return true;
+  }
+  var ac = attrOf(node, 'autocomplete');
+  if (typeof ac === 'string') {
+    ac = lower(ac);
+    return contains(ac, 'current-password') || contains(ac, 'new-password');
+  }
+  return false;
+}
+// isSensitive is the remixlet policy's notion of a password field: one (isPassword), or a field
+// the page marks as holding a secret with its autocomplete tokens (one-time codes, card
+// numbers and codes). Remixlets read all of them back empty, as passwords.
+function isSensitive(node) {
+  if (isPassword(node)) {
+    return true;
+  }
+  var name = localName(node);
+  if (name !== 'input' && name !== 'textarea') {
+    return false;
+  }
+  var ac = attrOf(node, 'autocomplete');
+  if (typeof ac !== 'string') {
+    return false;
+  }
+  ac = lower(ac);
+  return contains(ac, 'one-time-code') || contains(ac, 'cc-');
+}
+function pageHasPassword() {
+  return inputsHavePassword(apply(querySelectorAllDoc, doc, ['input,textarea']));
+}
+// subtreeHasPassword covers elements a remixlet still holds after they left the page (a
+// removed form keeps its password field, and a value selector run inside it would read it).
+function subtreeHasPassword(el) {
+  return isSensitive(el) || inputsHavePassword(apply(querySelectorAllEl, el, ['input,textarea']));
+}
+function inputsHavePassword(inputs) {
+  var n = apply(nodeListLength, inputs, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    if (isSensitive(apply(nodeListItem, inputs, [i]))) {
+      return true;
+    }
+  }
+  return false;
+}
+// isLoader reports whether el loads, navigates or changes how the document is fetched
+// (LOADER_HTML, LOADER_SVG, <input type=image>, anything outside HTML and SVG).
+function isLoader(el) {
+  var ns = nsOf(el);
+  var tag = lower(localName(el));
+  if (ns === HTML_NS) {
+    if (tag === 'input') {
+      var type = attrOf(el, 'type');
+      return typeof type === 'string' && lower(type) === 'image';
+    }
+    return LOADER_HTML[tag] === true;
+  }
+  return ns !== SVG_NS || LOADER_SVG[tag] === true;
+}
+// loaderWritable reports whether a remixlet may write attribute name on loader el.
+function loaderWritable(el, name) {
+  if (apply(strSlice, name, [0, 5]) === 'aria-') {
+    return true;
+  }
+  if (name === 'title') {
+    var tag = lower(localName(el));
+    return tag !== 'link' && tag !== 'style';
+  }
+  return LOADER_WRITABLE[name] === true;
+}
+// FIELD_STATE are the pseudo-classes that depend on what is typed into a field (the
+// checkedFieldState of rewrite/stylecheck.go), as they appear in a lowercase selector.
+var FIELD_STATE = [':placeholder-shown', ':valid', ':invalid', ':user-valid', ':user-invalid', 'ui-valid',
+  'ui-invalid', ':in-range', ':out-of-range', 'autofill', ':blank'];
+// testsFieldContents reports whether a lowercase selector could test a field's contents: it
+// mentions value, a FIELD_STATE pseudo-class, or uses an escape or a comment that could hide
+// one.
+function testsFieldContents(l) {
+  if (contains(l, 'value') || contains(l, '\\') || contains(l, '/*')) {
+    return true;
+  }
+  var i;
+  for (i = 0; i < FIELD_STATE.length; i++) {
+    if (contains(l, FIELD_STATE[i])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function opValue(node) {
+  if (isSensitive(node)) {
+    return '';
+  }
+  var name = localName(node);
+  var g = name === 'input' ? inputValue : name === 'textarea' ? textareaValue : name === 'select' ? selectValue : null;
+  if (!g) {
+    refuse('dom.value reads form controls (input, textarea, select)');
+  }
+  return '' + apply(g, node, []);
+}
+
+// isSVG reports whether el is in the SVG namespace; isHTML whether in the HTML one.
+function nsOf(el) {
+  try {
+    return namespaceOf ? '' + apply(namespaceOf, el, []) : HTML_NS;
+  } catch (e) {
+    return '';
+  }
+}
+
+// checkAttr checks one attribute write on el (a page element, a created one or one in a
+// clone or setHTML result) and returns the value to write. It refuses with the reason.
+function checkAttr(el, name, value) {
+  name = lower(name);
+  if (typeof value !== 'string' || value.length > 65536 || (name !== 'src' && value.length > 8192)) {
+    refuse('the value must be a string of at most 8192 characters');
+  }
+  var k;
+  for (k = 0; k < name.length; k++) {
+    var ch = apply(charCodeAt, name, [k]);
+    if (!((ch >= 97 && ch <= 122) || (k > 0 && ((ch >= 48 && ch <= 57) || ch === 45 || ch === 95 || ch === 46 || ch === 58)))) {
+      refuse('"' + name + '" is not an attribute name that can be set');
+    }
+  }
+  if (name === '') {
+    refuse('the attribute name is empty');
+  }
+  if (apply(strSlice, name, [0, 2]) === 'on') {
+    refuse('attribute ' + name + ' refused: event handler attributes (on*) run code');
+  }
+  if (apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX) {
+    refuse('attributes starting with ' + MARK_PREFIX + ' are the remixlets\' marks');
+  }
+  if (contains(name, ':')) {
+    refuse('attribute ' + name + ' refused: namespaced attributes are not allowed');
+  }
+  var tag = localName(el);
+  var ns = nsOf(el);
+  if (isLoader(el) && !loaderWritable(el, name)) {
+    refuse('attribute ' + name + ' refused: <' + tag + '> elements load, navigate or change how the page is fetched; ' +
+      'on them a remixlet may set only class, hidden, title, lang, dir and aria-* attributes');
+  }
+  if (name === 'href' || name === 'src') {
+    if (name === 'href' && !(ns === HTML_NS && (tag === 'a' || tag === 'area'))) {
+      refuse('attribute href refused: only links (a) may have an href');
+    }
+    if (name === 'src' && !(ns === HTML_NS && tag === 'img')) {
+      refuse('attribute src refused: only images (img) may have a src');
+    }
+    return checkAddress('attribute ' + name, value, name === 'href');
+  }
+  if (REFUSED_ATTRS[name] === true) {
+    refuse('attribute ' + name + ' refused: it loads or runs something');
+  }
+  if (name === 'id' || name === 'name') {
+    var v = lower(value);
+    if (CLOBBER[v] === true || (value in doc) || apply(hasOwnProperty, win, [value])) {
+      refuse('attribute ' + name + '="' + value + '" refused: it would shadow document.' + value + ' or window.' + value + ' for the page\'s scripts');
+    }
+  }
+  if (PASSWORD_LOCKED[name] === true && isSensitive(el)) {
+    refuse('attribute ' + name + ' of a password field cannot be changed');
+  }
+  if (name === 'type' && tag === 'input' && lower(value) === 'image') {
+    refuse('<input type="image"> refused: use an img inside a button');
+  }
+  var lv = lower(value);
+  if (contains(lv, 'url(') || contains(lv, 'image-set(') || (ns === SVG_NS && contains(lv, '\\'))) {
+    refuse('attribute ' + name + ' refused: its value may not contain url(, image-set( or (on SVG) CSS escapes');
+  }
+  // A value that reads as a script address is refused everywhere, whatever the attribute.
+  var squeezed = '';
+  for (k = 0; k < lv.length && squeezed.length < 16; k++) {
+    var c2 = apply(charCodeAt, lv, [k]);
+    if (c2 > 32) {
+      squeezed = squeezed + apply(fromCharCode, null, [c2]);
+    }
+  }
+  if (apply(strSlice, squeezed, [0, 11]) === 'javascript:' || apply(strSlice, squeezed, [0, 9]) === 'vbscript:' ||
+      apply(strSlice, squeezed, [0, 10]) === 'data:text/') {
+    refuse('attribute ' + name + ' refused: its value reads as a script address');
+  }
+  // A page script may load what an attribute holds, so an address anywhere in the value
+  // follows the address rule too; the value is written as given.
+  var found = addressesIn(value);
+  for (k = 0; k < found.length; k++) {
+    checkAddress('attribute ' + name + ' (its value holds the address ' + found[k] + ')', found[k], false);
+  }
+  return value;
+}
+
+function opSetAttr(t, node, name, value) {
+  name = lower(name);
+  var v = checkAttr(node, name, value);
+  attr(node, name, v);
+  mark(t, node, '');
+}

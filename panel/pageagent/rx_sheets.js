@@ -1,0 +1,130 @@
+// ---- Remixlet stylesheets. ------------------------------------------------------------------
+//
+// The proxy sends a remixlet's style.css as {type:'style', remixlet, css}, after checking it
+// again for this page (nothing in it loads from where it should not; refused parts are left
+// out). It goes into a constructable stylesheet of its own adopted by the document: the page's
+// CSP style-src does not govern it, so there is no <style> element and no policy change. A
+// second message for the same remixlet replaces the rules of that sheet, and adopts it again
+// if the page had dropped it. Sheets are appended with the captured Array.prototype.push on
+// the document's adoptedStyleSheets, an observable array whose traps are the browser's, so no
+// function of the page is called with it. (The page can read document.adoptedStyleSheets, as
+// it can read its own stylesheets; what the sheets load was decided by the proxy.)
+//
+// dom.addStyle(css) arrives as an op (checked by the proxy with the same rules, one piece at a
+// time); each piece gets a sheet of its own, adopted after style.css's and the earlier pieces,
+// so the browser parses each piece exactly as it was checked: nothing one piece leaves open
+// (a comment, a string, a block) can reach into the next (DESIGN invariant 9). A remixlet may
+// add at most MAX_STYLE_PIECES pieces and 256 KiB per page; more is refused. A release
+// empties its sheets (they are reused, in order, if it starts again).
+
+var MAX_STYLE_PIECES = 256;
+var styleSheets = null; // remixlet ID -> {base: style.css sheet, pieces: addStyle sheets, used, size}
+
+function sheetsFor(rx) {
+  if (!styleSheets) {
+    styleSheets = new MapCtor();
+  }
+  var rec = apply(mapGet, styleSheets, [rx]);
+  if (!rec) {
+    rec = dict();
+    rec.base = new Sheet();
+    rec.pieces = list();
+    rec.used = 0;
+    rec.size = 0;
+    apply(mapSet, styleSheets, [rx, rec]);
+  }
+  return rec;
+}
+
+function applyStyle(req) {
+  var rx = own(req, 'remixlet');
+  var css = own(req, 'css');
+  if (shortID(rx) === '' || typeof css !== 'string') {
+    return;
+  }
+  if (typeof Sheet !== 'function' || !replaceSync || !documentAdopted) {
+    warn('this browser cannot apply remixlet stylesheets');
+    return;
+  }
+  try {
+    var rec = sheetsFor(rx);
+    apply(replaceSync, rec.base, [css]);
+    adoptAll(rec);
+  } catch (e) {
+    warn('a remixlet stylesheet could not be applied');
+  }
+}
+
+function addStyle(rx, css) {
+  if (typeof Sheet !== 'function' || !replaceSync || !documentAdopted) {
+    refuse('this browser cannot apply remixlet stylesheets');
+  }
+  if (css.length > 65536) {
+    refuse('the stylesheet is longer than 65536 characters');
+  }
+  var rec = sheetsFor(rx);
+  if (rec.used >= MAX_STYLE_PIECES) {
+    refuse('the remixlet added more than ' + MAX_STYLE_PIECES + ' stylesheets to this page; add fewer, larger ones');
+  }
+  if (rec.size + css.length > 262144) {
+    refuse('the remixlet added more than 256 KiB of styles to this page');
+  }
+  var sheet = rec.used < rec.pieces.length ? rec.pieces[rec.used] : new Sheet();
+  apply(replaceSync, sheet, [css]);
+  if (rec.used === rec.pieces.length) {
+    put(rec.pieces, rec.used, sheet);
+  }
+  rec.used = rec.used + 1;
+  rec.size = rec.size + css.length;
+  adoptAll(rec);
+}
+
+// emptySheets empties a remixlet's sheets (a release); they stay adopted, in order, for reuse.
+function emptySheets(rec) {
+  var i;
+  try {
+    apply(replaceSync, rec.base, ['']);
+    for (i = 0; i < rec.pieces.length; i++) {
+      apply(replaceSync, rec.pieces[i], ['']);
+    }
+  } catch (e) { /* nothing to empty */ }
+  rec.used = 0;
+  rec.size = 0;
+}
+
+// adoptAll adopts a remixlet's sheets that the document does not have: style.css's, then the
+// pieces in the order they were added.
+function adoptAll(rec) {
+  adopt(rec.base);
+  var i;
+  for (i = 0; i < rec.pieces.length; i++) {
+    adopt(rec.pieces[i]);
+  }
+}
+
+// adopt appends sheet to the document's adopted stylesheets unless it is there already.
+function adopt(sheet) {
+  var sheets = apply(documentAdopted, doc, []);
+  var n = sheets.length;
+  var i;
+  for (i = 0; i < n; i++) {
+    if (sheets[i] === sheet) {
+      return;
+    }
+  }
+  try {
+    apply(arrayPush, sheets, [sheet]);
+    return;
+  } catch (e) { /* a frozen array: a browser from before observable arrays */ }
+  if (!setDocumentAdopted) {
+    return;
+  }
+  // The browser converts this array with the page's Array iterator; at worst the page sees our
+  // stylesheet object, which it can read from document.adoptedStyleSheets anyway.
+  var next = [];
+  for (i = 0; i < n; i++) {
+    put(next, i, sheets[i]);
+  }
+  put(next, n, sheet);
+  apply(setDocumentAdopted, doc, [next]);
+}

@@ -1,0 +1,521 @@
+// ---- rmx services: clipboard, notifications, the menu of commands, open. ------------------
+//
+// The proxy has checked each call in Go (the remixlet's standing and its permission) before it
+// sends one of these messages; what is done here keeps the page safe even if it had not:
+//   - {type:'clipboard', id, remixlet, text}: writes text with the clipboard API captured now,
+//     only while the page has transient user activation (the person clicked or pressed a key
+//     moments ago), and answers {type:'result', id, ok, error}. It never reads the clipboard.
+//   - {type:'notify', remixlet, source, title, body}: a toast in a closed shadow root of its
+//     own (textContent only, never HTML; gone after a few seconds or on a click), at most
+//     NOTIFY_PER_MINUTE a minute per remixlet; and a system notification only when the page's
+//     origin already has that permission. It never asks for the permission.
+//   - {type:'menu', remixlet, source, commands:[{id, label, listener}]}: the remixlet's whole
+//     list of commands. A small button next to the launcher opens a menu of every remixlet's
+//     commands (role=menu; arrow keys, Escape); a trusted click on one sends
+//     {type:'event', remixlet, listener, event:{type:'menu', id}}.
+//   - {type:'open', url, source}: focuses the window when the page is at url, else navigates
+//     there, only within the page's origin; a toast says which remixlet asked.
+// The tray (toasts, menu button, menu) has its own host element, so clicks in it are never
+// taken for clicks on the launcher. A page can hide or cover it, or stop clicks reaching its
+// buttons (a window capture listener that stops propagation); it cannot read it, fake a trusted
+// click, or make a remixlet's text run as HTML.
+
+var nav = win.navigator;
+var clipboardObj = null;
+try {
+  clipboardObj = nav ? nav.clipboard : null;
+} catch (e) { /* no clipboard here (an insecure page) */ }
+var clipboardWriteText = proto(win.Clipboard) && win.Clipboard.prototype.writeText;
+var userActivation = null;
+try {
+  userActivation = nav ? nav.userActivation : null;
+} catch (e) { /* an old browser */ }
+var activationIsActive = getter(proto(win.UserActivation), 'isActive');
+var NotificationCtor = win.Notification;
+var notificationPermission = getter(NotificationCtor, 'permission');
+var windowFocus = win.focus;
+var elementFocus = focus;
+var shadowActiveElement = getter(proto(win.ShadowRoot), 'activeElement');
+
+var NO_GESTURE = 'the clipboard can be written only right after you click or press a key on the page';
+var NOTIFY_PER_MINUTE = 5;
+var TOAST_MS = 6000;
+var MAX_TOASTS = 3;
+var MAX_COMMANDS = 10;
+
+var TRAY_CSS = [
+  ':host {',
+  '  all: initial !important;',
+  '  display: block !important;',
+  '  position: fixed !important;',
+  '  right: 0 !important;',
+  '  bottom: 0 !important;',
+  '  width: 0 !important;',
+  '  height: 0 !important;',
+  '  overflow: visible !important;',
+  '  z-index: 2147483647 !important;',
+  '}',
+  '.toasts {',
+  '  position: fixed; right: 16px; bottom: 72px; z-index: 2147483647;',
+  '  display: flex; flex-direction: column; gap: 8px; width: 320px; max-width: calc(100vw - 32px);',
+  '}',
+  '.toast, .menu {',
+  '  all: initial; box-sizing: border-box; display: block; padding: 10px 12px;',
+  '  background: #ffffff; color: #1f2328; border: 1px solid #d0d7de; border-radius: 10px;',
+  '  box-shadow: 0 6px 20px rgba(0, 0, 0, 0.25);',
+  '  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;',
+  '  white-space: pre-wrap; overflow-wrap: anywhere; cursor: default;',
+  '}',
+  '.src { display: block; font-size: 12px; color: #57606a; }',
+  '.title { display: block; font-weight: 600; }',
+  '.body { display: block; }',
+  '.more {',
+  '  all: initial; position: fixed; right: 66px; bottom: 24px; z-index: 2147483647;',
+  '  box-sizing: border-box; width: 28px; height: 28px; border-radius: 50%;',
+  '  border: 2px solid #ffffff; background: #1f6feb; color: #ffffff; cursor: pointer;',
+  '  display: flex; align-items: center; justify-content: center;',
+  '  font: 700 14px/1 system-ui, -apple-system, "Segoe UI", sans-serif;',
+  '  box-shadow: 0 2px 8px rgba(0, 0, 0, 0.35);',
+  '}',
+  '.more[data-none] { display: none; }',
+  '.more:focus-visible, .item:focus-visible { outline: 3px solid #f2b705; outline-offset: 2px; }',
+  '.menu { position: fixed; right: 16px; bottom: 72px; z-index: 2147483647; width: 280px;',
+  '  max-width: calc(100vw - 32px); padding: 6px; }',
+  '.menu[data-closed] { display: none; }',
+  '.item {',
+  '  all: initial; box-sizing: border-box; display: block; width: 100%; padding: 6px 8px;',
+  '  border-radius: 6px; color: #1f2328; cursor: pointer; text-align: left;',
+  '  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;',
+  '}',
+  '.item:hover, .item:focus { background: #ddf4ff; }',
+  '.group + .group { border-top: 1px solid #d0d7de; margin-top: 4px; padding-top: 4px; }',
+  '.group > .src { padding: 2px 8px; }'
+];
+
+var tray = null;      // <div data-remixproxy-tray>, in the page's DOM
+var trayRoot = null;  // its closed shadow root; never leaves this closure
+var toastBox = null;
+var moreButton = null;
+var menuBox = null;
+var menuOpen = false;
+var menus = null;      // remixlet ID -> {source, commands}
+var notifyTimes = null; // remixlet ID -> list of times shown in the last minute
+
+function now() {
+  return apply(dateNow, null, []);
+}
+
+// trayShadow makes the tray on first use and puts it back when the page removed it.
+function trayShadow() {
+  var root = apply(documentElement, doc, []);
+  if (!root || !attachShadow || !Sheet || !replaceSync || !setAdoptedStyleSheets) {
+    return null;
+  }
+  if (!tray) {
+    var h = el('div');
+    attr(h, 'data-remixproxy-tray', '');
+    var init = dict();
+    init.mode = 'closed';
+    var sr = apply(attachShadow, h, [init]);
+    var sheet = new Sheet();
+    apply(replaceSync, sheet, [joinLines(TRAY_CSS)]);
+    apply(setAdoptedStyleSheets, sr, [[sheet]]);
+    var box = el('div');
+    attr(box, 'class', 'toasts');
+    attr(box, 'role', 'status');
+    attr(box, 'aria-live', 'polite');
+    apply(appendChild, sr, [box]);
+    var b = el('button');
+    attr(b, 'type', 'button');
+    attr(b, 'class', 'more');
+    attr(b, 'aria-haspopup', 'menu');
+    attr(b, 'aria-expanded', 'false');
+    attr(b, 'aria-label', 'Remixlet commands');
+    attr(b, 'title', 'Remixlet commands');
+    attr(b, 'data-none', '');
+    text(b, '\u22ef');
+    on(b, 'click', function (ev) {
+      if (ev.isTrusted === true) {
+        setMenuOpen(!menuOpen);
+      }
+    });
+    apply(appendChild, sr, [b]);
+    var mbox = el('div');
+    attr(mbox, 'class', 'menu');
+    attr(mbox, 'role', 'menu');
+    attr(mbox, 'aria-label', 'Remixlet commands');
+    attr(mbox, 'data-closed', '');
+    on(mbox, 'keydown', menuKey);
+    apply(appendChild, sr, [mbox]);
+    tray = h;
+    trayRoot = sr;
+    toastBox = box;
+    moreButton = b;
+    menuBox = mbox;
+  }
+  if (isConnected && !apply(isConnected, tray, [])) {
+    apply(appendChild, root, [tray]);
+  }
+  return trayRoot;
+}
+
+function clearChildren(node) {
+  var c = firstChild(node);
+  while (c) {
+    apply(removeChildFn, node, [c]);
+    c = firstChild(node);
+  }
+}
+
+function span(cls, value) {
+  var s = el('span');
+  attr(s, 'class', cls);
+  text(s, value);
+  return s;
+}
+
+// toast shows source, title and body as text for a few seconds.
+function toast(source, title, body) {
+  if (!trayShadow()) {
+    return;
+  }
+  var box = el('div');
+  attr(box, 'class', 'toast');
+  if (source !== '') {
+    apply(appendChild, box, [span('src', source)]);
+  }
+  apply(appendChild, box, [span('title', title)]);
+  if (body !== '') {
+    apply(appendChild, box, [span('body', body)]);
+  }
+  var dismiss = function () {
+    if (parentOf(box) === toastBox) {
+      try {
+        apply(removeChildFn, toastBox, [box]);
+      } catch (e) { /* already gone */ }
+    }
+  };
+  on(box, 'click', dismiss);
+  var shown = 0;
+  var c = firstChild(toastBox);
+  while (c) {
+    shown++;
+    c = nextSibling(c);
+  }
+  if (shown >= MAX_TOASTS) {
+    apply(removeChildFn, toastBox, [firstChild(toastBox)]);
+  }
+  apply(appendChild, toastBox, [box]);
+  later(dismiss, TOAST_MS);
+}
+
+function textField(m, name, max) {
+  var v = own(m, name);
+  if (typeof v !== 'string') {
+    return '';
+  }
+  return v.length > max ? apply(strSlice, v, [0, max]) : v;
+}
+
+// notifyAllowed counts a notification of rx against the rate.
+function notifyAllowed(rx) {
+  if (!notifyTimes) {
+    notifyTimes = new MapCtor();
+  }
+  var t = now();
+  var old = apply(mapGet, notifyTimes, [rx]) || list();
+  var keep = list();
+  var i;
+  for (i = 0; i < old.length; i++) {
+    if (t - old[i] < 60000) {
+      put(keep, keep.length, old[i]);
+    }
+  }
+  if (keep.length >= NOTIFY_PER_MINUTE) {
+    apply(mapSet, notifyTimes, [rx, keep]);
+    return false;
+  }
+  put(keep, keep.length, t);
+  apply(mapSet, notifyTimes, [rx, keep]);
+  return true;
+}
+
+function runNotify(m) {
+  var rx = own(m, 'remixlet');
+  var title = textField(m, 'title', 100);
+  if (shortID(rx) === '' || title === '' || !notifyAllowed(rx)) {
+    return;
+  }
+  var source = textField(m, 'source', 100);
+  var body = textField(m, 'body', 500);
+  toast(source, title, body);
+  if (typeof NotificationCtor === 'function' && notificationPermission) {
+    try {
+      if (apply(notificationPermission, NotificationCtor, []) === 'granted') {
+        var opts = dict();
+        opts.body = body;
+        new NotificationCtor(source !== '' ? source + ': ' + title : title, opts);
+      }
+    } catch (e) { /* no system notification here */ }
+  }
+}
+
+function runClipboard(m) {
+  var res = message('result');
+  res.id = own(m, 'id');
+  var answered = false;
+  var answer = function (ok, why) {
+    if (answered) {
+      return;
+    }
+    answered = true;
+    res.ok = ok;
+    if (!ok) {
+      res.error = why;
+    }
+    send(res);
+  };
+  var value = own(m, 'text');
+  if (shortID(own(m, 'remixlet')) === '' || typeof value !== 'string') {
+    answer(false, 'the clipboard request is malformed');
+    return;
+  }
+  if (!clipboardObj || typeof clipboardWriteText !== 'function') {
+    answer(false, 'this page cannot write the clipboard (it needs an https page in a browser with the clipboard API)');
+    return;
+  }
+  var active = false;
+  try {
+    active = !!userActivation && typeof activationIsActive === 'function' &&
+      apply(activationIsActive, userActivation, []) === true;
+  } catch (e) { /* not active */ }
+  if (!active) {
+    answer(false, NO_GESTURE);
+    return;
+  }
+  try {
+    var p = apply(clipboardWriteText, clipboardObj, [value]);
+    apply(promiseThen, p, [function () {
+      answer(true, '');
+    }, function () {
+      answer(false, 'the browser refused to write the clipboard');
+    }]);
+  } catch (e) {
+    answer(false, 'the browser refused to write the clipboard');
+  }
+}
+
+function runMenu(m) {
+  var rx = own(m, 'remixlet');
+  var cmds = own(m, 'commands');
+  if (shortID(rx) === '') {
+    return;
+  }
+  if (!menus) {
+    menus = new MapCtor();
+  }
+  var entry = dict();
+  entry.source = textField(m, 'source', 100);
+  entry.commands = list();
+  var i;
+  for (i = 0; cmds !== null && typeof cmds === 'object' && i < cmds.length && i < MAX_COMMANDS; i++) {
+    var c = cmds[i];
+    if (c === null || typeof c !== 'object') {
+      continue;
+    }
+    var listener = own(c, 'listener');
+    var label = textField(c, 'label', 60);
+    var cid = own(c, 'id');
+    if (typeof listener !== 'number' || label === '' || typeof cid !== 'string') {
+      continue;
+    }
+    var cmd = dict();
+    cmd.id = cid;
+    cmd.label = label;
+    cmd.listener = listener;
+    put(entry.commands, entry.commands.length, cmd);
+  }
+  if (entry.commands.length === 0) {
+    apply(mapDelete, menus, [rx]);
+  } else {
+    apply(mapSet, menus, [rx, entry]);
+  }
+  renderMenu();
+}
+
+function menuRelease(rx) {
+  if (menus && apply(mapGet, menus, [rx])) {
+    apply(mapDelete, menus, [rx]);
+    renderMenu();
+  }
+}
+
+function chooseCommand(rx, cmd) {
+  return function (ev) {
+    if (ev.isTrusted !== true || !menus) {
+      return;
+    }
+    var entry = apply(mapGet, menus, [rx]);
+    if (!entry || !entry.commands) {
+      return;
+    }
+    var m = message('event');
+    m.remixlet = rx;
+    m.listener = cmd.listener;
+    var data = dict();
+    data.type = 'menu';
+    data.id = cmd.id;
+    m.event = data;
+    send(m);
+    setMenuOpen(false);
+  };
+}
+
+function renderMenu() {
+  var total = 0;
+  if (menus) {
+    total = apply(mapSize, menus, []);
+  }
+  if (!trayShadow()) {
+    return;
+  }
+  clearChildren(menuBox);
+  if (total === 0) {
+    attr(moreButton, 'data-none', '');
+    setMenuOpen(false);
+    return;
+  }
+  unattr(moreButton, 'data-none');
+  apply(mapForEach, menus, [function (entry, rx) {
+    var group = el('div');
+    attr(group, 'class', 'group');
+    attr(group, 'role', 'group');
+    attr(group, 'aria-label', entry.source);
+    var heading = span('src', entry.source);
+    attr(heading, 'aria-hidden', 'true');
+    apply(appendChild, group, [heading]);
+    var i;
+    for (i = 0; i < entry.commands.length; i++) {
+      var b = el('button');
+      attr(b, 'type', 'button');
+      attr(b, 'class', 'item');
+      attr(b, 'role', 'menuitem');
+      attr(b, 'tabindex', '-1');
+      text(b, entry.commands[i].label);
+      on(b, 'click', chooseCommand(rx, entry.commands[i]));
+      apply(appendChild, group, [b]);
+    }
+    apply(appendChild, menuBox, [group]);
+  }]);
+}
+
+function menuItems() {
+  var out = list();
+  if (!menuBox || !querySelectorAllEl) {
+    return out;
+  }
+  var nodes = apply(querySelectorAllEl, menuBox, ['.item']);
+  var n = apply(nodeListLength, nodes, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    put(out, out.length, apply(nodeListItem, nodes, [i]));
+  }
+  return out;
+}
+
+function focusNode(node) {
+  if (node && elementFocus) {
+    try {
+      apply(elementFocus, node, []);
+    } catch (e) { /* focus is a nicety */ }
+  }
+}
+
+function setMenuOpen(next) {
+  if (!menuBox) {
+    return;
+  }
+  menuOpen = next;
+  if (next) {
+    unattr(menuBox, 'data-closed');
+    attr(moreButton, 'aria-expanded', 'true');
+    var items = menuItems();
+    focusNode(items[0]);
+  } else {
+    attr(menuBox, 'data-closed', '');
+    attr(moreButton, 'aria-expanded', 'false');
+  }
+}
+
+// menuKey moves through the menu with the arrow keys and closes it with Escape.
+function menuKey(ev) {
+  var key = '';
+  try {
+    key = keyOf ? '' + apply(keyOf, ev, []) : '';
+  } catch (e) {
+    return;
+  }
+  if (key === 'Escape') {
+    setMenuOpen(false);
+    focusNode(moreButton);
+    return;
+  }
+  if (key !== 'ArrowDown' && key !== 'ArrowUp') {
+    return;
+  }
+  var items = menuItems();
+  var active = null;
+  try {
+    active = shadowActiveElement ? apply(shadowActiveElement, trayRoot, []) : null;
+  } catch (e) { /* none */ }
+  var i;
+  var at = -1;
+  for (i = 0; i < items.length; i++) {
+    if (items[i] === active) {
+      at = i;
+    }
+  }
+  var next = key === 'ArrowDown' ? at + 1 : at - 1;
+  if (next < 0) {
+    next = items.length - 1;
+  }
+  if (next >= items.length) {
+    next = 0;
+  }
+  focusNode(items[next]);
+}
+
+function runOpen(m) {
+  var target = own(m, 'url');
+  if (typeof target !== 'string' || typeof URLCtor !== 'function') {
+    return;
+  }
+  var u = null;
+  try {
+    u = new URLCtor(target);
+  } catch (e) {
+    return;
+  }
+  var abs = '' + apply(urlHref, u, []);
+  var here = '';
+  try {
+    here = pageOrigin();
+  } catch (e) { /* cannot tell: refuse below */ }
+  if (here === '' || '' + apply(urlOrigin, u, []) !== here) {
+    warn('a schedule asked to open a page of another site; ignored');
+    return;
+  }
+  var source = textField(m, 'source', 100);
+  if (abs === href()) {
+    toast(source, 'A scheduled reminder for this page', '');
+    try {
+      apply(windowFocus, win, []);
+    } catch (e) { /* focus is a nicety */ }
+    return;
+  }
+  try {
+    apply(locationAssign, loc, [abs]);
+  } catch (e) {
+    warn('could not open ' + abs);
+  }
+}

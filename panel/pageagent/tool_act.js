@@ -1,0 +1,168 @@
+// ---- Page actions (Act mode, issue 6). --------------------------------------------------
+//
+// type, set_field, select, press_keys, scroll, hover, navigate, back, forward, wait_for,
+// wait_for_stable; find (a text search over the outline) and page_state (open dialogs and
+// forms with unsaved input, for the proxy's check of done). The events they dispatch are
+// synthetic (isTrusted false): they reach the page's handlers, and the browser's default
+// actions that only trusted events have (moving focus on Tab, submitting on Enter,
+// scrolling on PageDown, editing on Backspace) are done here by hand where it is safe.
+// Typed text and option names are data: they become values and event fields, never code,
+// HTML or selectors. Password fields are never typed into. navigate and back/forward stay
+// on the page's origin (navigate's address is also checked by the proxy first).
+
+var EventCtor = win.Event;
+var InputEventCtor = win.InputEvent;
+var KeyboardEventCtor = win.KeyboardEvent;
+var MouseEventCtor = win.MouseEvent;
+var PointerEventCtor = win.PointerEvent;
+var dispatchEventFn = EventTarget.prototype.dispatchEvent;
+var defaultPreventedG = getter(Event.prototype, 'defaultPrevented');
+var activeElementDoc = getter(Document.prototype, 'activeElement');
+var activeElementRoot = getter(proto(win.ShadowRoot), 'activeElement');
+var textareaSetValue = setter(textareaProto, 'value');
+var selectFn = dict();
+selectFn.input = inputProto && inputProto.select;
+selectFn.textarea = textareaProto && textareaProto.select;
+var setRangeFn = dict();
+setRangeFn.input = inputProto && inputProto.setSelectionRange;
+setRangeFn.textarea = textareaProto && textareaProto.setSelectionRange;
+var selStartG = dict();
+selStartG.input = getter(inputProto, 'selectionStart');
+selStartG.textarea = getter(textareaProto, 'selectionStart');
+var selEndG = dict();
+selEndG.input = getter(inputProto, 'selectionEnd');
+selEndG.textarea = getter(textareaProto, 'selectionEnd');
+var selectedIndexS = setter(selectProto, 'selectedIndex');
+var optionProto = proto(win.HTMLOptionElement);
+var optionValueG = getter(optionProto, 'value');
+var optionSelectedG = getter(optionProto, 'selected');
+var optionDefaultSelectedG = getter(optionProto, 'defaultSelected');
+var inputDefaultValueG = getter(inputProto, 'defaultValue');
+var textareaDefaultValueG = getter(textareaProto, 'defaultValue');
+var defaultCheckedG = getter(inputProto, 'defaultChecked');
+var isContentEditableG = getter(proto(win.HTMLElement), 'isContentEditable');
+var execCommandFn = Document.prototype.execCommand;
+var requestSubmitFn = formProto && formProto.requestSubmit;
+var winScrollBy = win.scrollBy;
+var winScrollTo = win.scrollTo;
+var elScrollBy = Element.prototype.scrollBy;
+var scrollTopG = getter(Element.prototype, 'scrollTop');
+var scrollLeftG = getter(Element.prototype, 'scrollLeft');
+var clientHeightG = getter(Element.prototype, 'clientHeight');
+var clientWidthG = getter(Element.prototype, 'clientWidth');
+var scrollWidthG = getter(Element.prototype, 'scrollWidth');
+var histProto = proto(win.History);
+var historyBack = histProto && histProto.back;
+var historyForward = histProto && histProto.forward;
+var navProto = proto(win.Navigation);
+var navEntries = navProto && navProto.entries;
+var navCurrentEntryG = getter(navProto, 'currentEntry');
+var entryProto = proto(win.NavigationHistoryEntry);
+var entryIndexG = getter(entryProto, 'index');
+var entryUrlG = getter(entryProto, 'url');
+
+var MAX_TYPE = 10000;       // characters typed by one call
+var MAX_KEYS = 20;          // keys pressed by one call
+var MAX_WAIT = 10000;       // ms a wait may last
+var POLL_MS = 100;
+
+function nowMs() {
+  return num(apply(dateNow, null, []));
+}
+// runLater runs step after ms; a refusal or failure in it answers the call.
+function runLater(tool, done, ms, step) {
+  later(function () {
+    try {
+      step();
+    } catch (e) {
+      done(false, e !== null && typeof e === 'object' && own(e, 'mark') === REFUSAL ? e.why : tool + ' failed in the page');
+    }
+  }, ms);
+}
+function boolArg(args, name, def) {
+  var v = own(args, name);
+  if (v === undefined || v === null) {
+    return def;
+  }
+  if (typeof v !== 'boolean') {
+    refuse(name + ' must be true or false');
+  }
+  return v;
+}
+// textArg is a string that may be empty (typing nothing clears a field).
+function textArg(args, name, max) {
+  var v = own(args, name);
+  if (typeof v !== 'string' || v.length > max) {
+    refuse(name + ' must be a string of at most ' + max + ' characters');
+  }
+  return v;
+}
+function ours(node) {
+  return host !== null && (node === host || within(host, node));
+}
+// target resolves the ref of an action and checks it is there to act on.
+function target(args) {
+  var node = byRef(strArg(args, 'ref', true, 20));
+  if (ours(node)) {
+    refuse('that element is remixproxy\'s own launcher');
+  }
+  if (!connected(node)) {
+    refuse('the element is no longer on the page');
+  }
+  var what = describe(node, true);
+  if (hiddenAttr(node) || !shownLive(node)) {
+    refuse(what + ' is not visible');
+  }
+  return node;
+}
+function makeInit(bubbles) {
+  var init = dict();
+  init.bubbles = bubbles;
+  init.cancelable = true;
+  init.composed = true;
+  return init;
+}
+// fire dispatches an event and reports whether the page let its default happen.
+function fire(node, ev) {
+  apply(dispatchEventFn, node, [ev]);
+  return !(defaultPreventedG && apply(defaultPreventedG, ev, []) === true);
+}
+function fireEvent(node, type) {
+  return fire(node, new EventCtor(type, makeInit(true)));
+}
+function fireInput(node, inputType, data) {
+  var init = makeInit(true);
+  init.cancelable = false;
+  if (typeof InputEventCtor === 'function') {
+    init.inputType = inputType;
+    init.data = data;
+    return fire(node, new InputEventCtor('input', init));
+  }
+  return fire(node, new EventCtor('input', init));
+}
+// activeDeep is the focused element, through open shadow roots.
+function activeDeep() {
+  var a = activeElementDoc ? apply(activeElementDoc, doc, []) : null;
+  var k = 0;
+  while (a && k < 20) {
+    var sr = shadowRootG ? apply(shadowRootG, a, []) : null;
+    var inner = sr && activeElementRoot ? apply(activeElementRoot, sr, []) : null;
+    if (!inner && localName(a) === 'iframe') {
+      var fd = frameDoc(a);
+      inner = fd ? apply(activeElementDoc, fd, []) : null; // focus inside a same-origin frame
+    }
+    if (!inner) {
+      break;
+    }
+    a = inner;
+    k++;
+  }
+  return a;
+}
+function focusOn(node) {
+  if (focus) {
+    try {
+      apply(focus, node, []);
+    } catch (e) { /* not focusable: the events still go to it */ }
+  }
+}

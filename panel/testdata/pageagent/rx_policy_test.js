@@ -1,0 +1,114 @@
+// Unit tests of pageagent/rx_policy.js, the page policy (attributes, loaders, password fields),
+// alone with the files it uses (helpers.js, rx_run.js, rx_handles.js, rx_addresses.js).
+'use strict';
+
+const assert = require('assert');
+const { load, test, refusal, done } = require('./load.js');
+
+const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+  ['isLoader', 'loaderWritable', 'isPassword', 'isSensitive', 'testsFieldContents', 'checkAttr'],
+  'https://shop.test/');
+const { html, svg, mathml } = a.ns;
+
+test('isLoader: elements that load, navigate or change how the page is fetched', () => {
+  const cases = [
+    ['link', html, {}, true],
+    ['iframe', html, {}, true],
+    ['form', html, {}, true],
+    ['template', html, {}, true],
+    ['input', html, { type: 'IMAGE' }, true],
+    ['input', html, { type: 'text' }, false],
+    ['div', html, {}, false],
+    ['a', html, {}, false], // its href keeps the address rule
+    ['img', html, {}, false],
+    ['a', svg, {}, true],
+    ['use', svg, {}, true],
+    ['feimage', svg, {}, true],
+    ['rect', svg, {}, false],
+    ['math', mathml, {}, true], // everything outside HTML and SVG
+    ['mi', mathml, {}, true],
+  ];
+  for (const [ln, ns, attrs, want] of cases) {
+    assert.strictEqual(a.isLoader(a.el(ln, ns, attrs)), want, 'isLoader(<' + ln + '> in ' + ns + ')');
+  }
+});
+
+test('loaderWritable: class, hidden, title (not on link and style), lang, dir, aria-*', () => {
+  const link = a.el('link');
+  const iframe = a.el('iframe');
+  for (const name of ['class', 'hidden', 'lang', 'dir', 'aria-label']) {
+    assert.strictEqual(a.loaderWritable(iframe, name), true, name + ' on iframe');
+  }
+  assert.strictEqual(a.loaderWritable(iframe, 'title'), true, 'title on iframe');
+  assert.strictEqual(a.loaderWritable(link, 'title'), false, 'title on link picks a stylesheet set');
+  for (const name of ['src', 'name', 'width', 'data-x', 'id']) {
+    assert.strictEqual(a.loaderWritable(iframe, name), false, name + ' on iframe');
+  }
+});
+
+test('password fields: type password, autocomplete passwords; sensitive adds one-time codes and cards', () => {
+  const cases = [
+    [a.el('input', html, { type: 'Password' }), true, true],
+    [a.el('input', html, { autocomplete: 'username current-password' }), true, true],
+    [a.el('input', html, { autocomplete: 'new-password' }), true, true],
+    [a.el('input', html, { autocomplete: 'one-time-code' }), false, true],
+    [a.el('textarea', html, { autocomplete: 'cc-number' }), false, true],
+    [a.el('input', html, { type: 'text' }), false, false],
+    [a.el('div', html, { type: 'password' }), false, false],
+  ];
+  cases.forEach(([el, password, sensitive], i) => {
+    assert.strictEqual(a.isPassword(el), password, 'isPassword case ' + i);
+    assert.strictEqual(a.isSensitive(el), sensitive, 'isSensitive case ' + i);
+  });
+});
+
+test('testsFieldContents: selectors that could read what is typed into a field', () => {
+  const cases = [
+    ['input[value^=a]', true],
+    ['input:placeholder-shown', true],
+    ['input:-webkit-autofill', true],
+    [':user-invalid', true],
+    ['input:in-range', true],
+    ['a\\76 alue', true], // an escape could spell value
+    ['input/**/', true], // so could a comment
+    ['input.name', false],
+    ['div > p:hover', false],
+  ];
+  for (const [sel, want] of cases) {
+    assert.strictEqual(a.testsFieldContents(sel), want, 'testsFieldContents(' + sel + ')');
+  }
+});
+
+test('checkAttr refuses what loads, runs or shadows, and addresses in any value', () => {
+  const div = a.el('div');
+  const cases = [
+    [div, 'onclick', 'x()', 'event handler attributes (on*) run code'],
+    [div, 'style', 'color: red', 'it loads or runs something'],
+    [div, 'srcset', 'x.png 1x', 'it loads or runs something'],
+    [div, 'data-remixlet-1234abcd', '', 'are the remixlets\' marks'],
+    [div, 'xlink:href', '#a', 'namespaced attributes are not allowed'],
+    [div, 'id', 'cookie', 'would shadow document.cookie'],
+    [div, 'href', '/x', 'only links (a) may have an href'],
+    [div, 'data-src', 'https://evil.test/x.png', 'holds the address https://evil.test/x.png'],
+    [div, 'title', ' javascript:alert(1)', 'reads as a script address'],
+    [div, 'data-x', 'url(https://evil.test)', 'may not contain url('],
+    [a.el('iframe'), 'name', 'x', '<iframe> elements load, navigate or change how the page is fetched'],
+    [a.el('input', html, { type: 'password' }), 'value', 'x', 'of a password field cannot be changed'],
+    [a.el('input'), 'type', 'image', '<input type="image"> refused'],
+    [div, '1x', 'y', 'is not an attribute name that can be set'],
+  ];
+  for (const [el, name, value, want] of cases) {
+    const why = refusal(() => a.checkAttr(el, name, value));
+    assert.ok(why.includes(want), 'checkAttr(' + name + '=' + JSON.stringify(value) + '): got "' + why + '", want "' + want + '"');
+  }
+});
+
+test('checkAttr returns the value to write, and the resolved address for href and src', () => {
+  assert.strictEqual(a.checkAttr(a.el('div'), 'title', 'Hello'), 'Hello');
+  assert.strictEqual(a.checkAttr(a.el('div'), 'data-src', 'https://shop.test/x.png'), 'https://shop.test/x.png');
+  assert.strictEqual(a.checkAttr(a.el('a'), 'HREF', 'y'), 'https://shop.test/y');
+  assert.strictEqual(a.checkAttr(a.el('img'), 'src', '/i.png'), 'https://shop.test/i.png');
+  assert.strictEqual(a.checkAttr(a.el('iframe'), 'aria-label', 'ad'), 'ad');
+});
+
+done();
