@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Act-mode safety kept in Go, per chat (issue 6), so that nothing the page does can reset it:
@@ -165,7 +166,7 @@ func (p chatActPage) confirmSubmit(ctx context.Context, f submitFacts) (bool, er
 	if u != nil {
 		host = hostOf(u)
 	}
-	return p.c.ask(ctx, submitCard(registrableDomain(host), f))
+	return p.c.ask(ctx, submitCard(weburl.Site(host), f))
 }
 
 // actPageTool runs a page tool for the chat's agent through the act checks (the hook in

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -126,7 +127,7 @@ func (g *navGuard) arm(tool, pageURL, pageOrigin string, expected []string, onRe
 		host = strings.ToLower(u.Hostname())
 	}
 	now := g.clock()
-	x := &navExpect{g: g, tool: tool, site: registrableDomain(host), home: pageOrigin, onRefuse: onRefuse,
+	x := &navExpect{g: g, tool: tool, site: weburl.Site(host), home: pageOrigin, onRefuse: onRefuse,
 		origins: map[string]bool{pageOrigin: true}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now}
 	for _, e := range expected {
 		if eu, err := url.Parse(e); err == nil {
@@ -346,7 +347,7 @@ func (x *navExpect) leaves(u *url.URL) bool {
 	if err != nil || host == "" || isMagicHost(host) {
 		return true
 	}
-	return registrableDomain(host) != x.site
+	return weburl.Site(host) != x.site
 }
 
 // navKey is the form in which addresses are compared: scheme, canonical host, port when not

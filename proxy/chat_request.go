@@ -6,16 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/publicsuffix"
-
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -296,8 +294,8 @@ func sameSiteRequestURL(page *url.URL, raw string) (*url.URL, error) {
 	if isMagicHost(host) {
 		return nil, errors.New(host + " is the proxy's own host")
 	}
-	site := registrableDomain(pageHost)
-	if u.Scheme != page.Scheme || registrableDomain(host) != site {
+	site := weburl.Site(pageHost)
+	if u.Scheme != page.Scheme || weburl.Site(host) != site {
 		return nil, fmt.Errorf("%s is not on this page's site (%s://%s and its subdomains); requests go to this site only", truncate(u.Scheme+"://"+host, 200), page.Scheme, site)
 	}
 	if p := u.Port(); p != "" && !(u.Scheme == "https" && p == "443" || u.Scheme == "http" && p == "80") {
@@ -306,19 +304,6 @@ func sameSiteRequestURL(page *url.URL, raw string) (*url.URL, error) {
 	out := *u
 	out.Host, out.Fragment, out.RawFragment = host, "", ""
 	return &out, nil
-}
-
-// registrableDomain is host's registrable domain (eTLD+1), or host itself for an IP address or
-// a name the public-suffix list gives none (a public suffix itself).
-func registrableDomain(host string) string {
-	if strings.HasPrefix(host, "[") || net.ParseIP(host) != nil {
-		return host
-	}
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
-	if err != nil {
-		return host
-	}
-	return d
 }
 
 // requestCard is the card for one mutating request: every word is the proxy's; the address is

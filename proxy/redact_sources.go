@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -255,7 +256,7 @@ func (v *cookieView) siteValues(site string) []string {
 	siteOf := func(h string) string {
 		s, ok := sites[h]
 		if !ok {
-			s = registrableDomain(h)
+			s = weburl.Site(h)
 			sites[h] = s
 		}
 		return s
@@ -287,7 +288,7 @@ func siteOfURL(raw string) string {
 	if err != nil || u.Hostname() == "" {
 		return ""
 	}
-	return registrableDomain(viewHost(u.Hostname()))
+	return weburl.Site(viewHost(u.Hostname()))
 }
 
 // chatRedactor is a chat turn's agent.Redactor: it gathers the secrets the proxy knows for the
@@ -372,7 +373,7 @@ func (r *chatRedactor) collect() []secret {
 		site = siteOfURL(sess.URL)
 	}
 	if site == "" && host != "" {
-		site = registrableDomain(viewHost(host))
+		site = weburl.Site(viewHost(host))
 	}
 	var out []secret
 	add := func(kind string, values ...string) {
