@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -161,12 +160,7 @@ func (p chatActPage) submitsAllowed() bool {
 }
 
 func (p chatActPage) confirmSubmit(ctx context.Context, f submitFacts) (bool, error) {
-	u, _ := url.Parse(p.sess.URL)
-	host := ""
-	if u != nil {
-		host = hostOf(u)
-	}
-	return p.c.ask(ctx, submitCard(weburl.Site(host), f))
+	return p.c.ask(ctx, submitCard(weburl.Site(pageHost(p.sess.URL)), f))
 }
 
 // actPageTool runs a page tool for the chat's agent through the act checks (the hook in

@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // open_page on another origin of the same site (www.shop.test → help.shop.test): the page agent
@@ -28,12 +27,11 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if json.Unmarshal(args, &a) != nil {
 		return nil, false, nil
 	}
-	page, err := url.Parse(sess.URL)
+	page, err := weburl.Parse(sess.URL)
 	if err != nil {
 		return nil, false, nil
 	}
-	ref, err := url.Parse(strings.TrimSpace(a.URL))
-	if err != nil || originOf(page.ResolveReference(ref)) == sess.Origin {
+	if ref, err := weburl.Resolve(page, a.URL); err != nil || weburl.SameOrigin(ref, page) {
 		return nil, false, nil
 	}
 	target, err := sameSiteRequestURL(page, a.URL)
@@ -44,11 +42,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if n == nil {
 		return nil, true, &agent.ToolError{Message: "open_page: this proxy cannot fetch other pages of the site"}
 	}
-	hosts := []string{target.Hostname()}
-	if ph, err := canonicalFetchHost(page.Hostname()); err == nil && ph != target.Hostname() {
-		hosts = append(hosts, ph)
-	}
-	res, err := n.fetch(ctx, hosts, target.String(), fetchOptions{Method: "GET", As: "text"})
+	res, err := n.fetch(ctx, requestHosts(page, target), target.String(), fetchOptions{Method: "GET", As: "text"})
 	if err != nil {
 		var r *refusal
 		if errors.As(err, &r) {

@@ -121,6 +121,23 @@ func (u *URL) Go() (*url.URL, error) {
 	return g, nil
 }
 
+// GoHostKey is Go with the host in HostKey's form (no trailing dot; it names the same DNS
+// host): for a request the proxy sends itself, so that the host Go dials is the host that was
+// checked, and for a link the proxy writes.
+func (u *URL) GoHostKey() (*url.URL, error) {
+	g, err := u.Go()
+	if err != nil {
+		return nil, err
+	}
+	if h := u.Hostname(); strings.HasSuffix(h, ".") {
+		g.Host = u.HostKey()
+		if p := u.u.Port(); p != "" {
+			g.Host += ":" + p
+		}
+	}
+	return g, nil
+}
+
 // Port is the port the browser connects to: the explicit one, or the scheme's default ("" for
 // schemes without one).
 func (u *URL) Port() string {

@@ -398,3 +398,20 @@ func TestPathQueryAndGo(t *testing.T) {
 		t.Errorf("PathQuery of data: = %q, want \"\"", got)
 	}
 }
+
+func TestGoHostKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Shop.Test./a#f":    "https://shop.test/a#f",
+		"https://shop.test.:8443/a": "https://shop.test:8443/a",
+		"http://[::1]/a?b#c":        "http://[::1]/a?b#c",
+	} {
+		u, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := u.GoHostKey()
+		if err != nil || g.String() != want {
+			t.Errorf("GoHostKey(%q) = %v, %v; want %q", in, g, err, want)
+		}
+	}
+}
