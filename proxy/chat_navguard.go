@@ -536,17 +536,9 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", redactURL(resp.Request))
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, nil, why)
-	if resp.Body != nil {
-		resp.Body.Close()
-	}
-	resp.StatusCode = http.StatusForbidden
-	resp.Status = fmt.Sprintf("%d %s", http.StatusForbidden, http.StatusText(http.StatusForbidden))
-	resp.Header = ownPageHeader(body.Len())
-	resp.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
-	resp.ContentLength = int64(body.Len())
-	resp.TransferEncoding = nil
-	resp.Uncompressed = false
-	resp.Trailer = nil
+	h := ownPageHeader(body.Len())
+	h.Set(markerHeader, "error")
+	replaceResponse(resp, http.StatusForbidden, h, body.Bytes())
 }
 
 // navRuleWriter checks the redirects that a remixlet's network rule answers a marked request
@@ -629,19 +621,6 @@ func writeNavRefusal(w http.ResponseWriter, site string, to *weburl.URL, why str
 	renderNavRefusal(&body, site, to, why)
 	w.Header().Set(markerHeader, "error")
 	writeOwnPage(w, http.StatusForbidden, body.Bytes())
-}
-
-// ownPageHeader is the header of a page of the proxy's own that replaces a response.
-func ownPageHeader(n int) http.Header {
-	return http.Header{
-		"Content-Type":            {"text/html; charset=utf-8"},
-		"Content-Security-Policy": {pageCSP},
-		"Cache-Control":           {"no-store"},
-		"X-Content-Type-Options":  {"nosniff"},
-		"X-Frame-Options":         {"DENY"},
-		"Content-Length":          {fmt.Sprint(n)},
-		markerHeader:              {"error"},
-	}
 }
 
 // navArmer is an actPage that arms the proxy's check before an action (chatActPage).

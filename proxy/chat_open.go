@@ -59,7 +59,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	}
 	truncated := false
 	if len(body) > maxOutlineHTML {
-		body, truncated = clipUTF8(body, maxOutlineHTML), true
+		body, truncated = clipBytes(body, maxOutlineHTML), true
 	}
 	call := map[string]any{"url": res.URL, "status": res.Status, "contentType": headerValue(res.Headers, "Content-Type"), "html": body}
 	if a.Budget != nil {
@@ -71,12 +71,4 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 		out = withField(out, "note", "the page was longer than the proxy reads; the outline covers its beginning")
 	}
 	return out, true, err
-}
-
-// clipUTF8 cuts s to at most n bytes on a character boundary.
-func clipUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
