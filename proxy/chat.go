@@ -817,11 +817,8 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+	cut := clipBytes(s, n)
+	return cut + fmt.Sprintf("… (%d more bytes)", len(s)-len(cut))
 }
 
 // modelClient is the HTTP client for model providers: direct, never through this proxy's own
