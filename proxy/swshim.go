@@ -2,11 +2,11 @@ package proxy
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
-	_ "embed"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/rewrite"
