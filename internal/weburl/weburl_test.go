@@ -415,3 +415,65 @@ func TestGoHostKey(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainHostAgreesWithTheParser: Host's shortcut for plain host names returns exactly what
+// the parser returns, for every string it takes (all strings of up to 7 characters from an
+// alphabet of the characters that matter, plus names seen on the web).
+func TestPlainHostAgreesWithTheParser(t *testing.T) {
+	slow := func(s string) (string, bool) {
+		u, err := Parse("http://" + s + "/")
+		if err != nil || u.Request() != "http://"+u.Hostname()+"/" {
+			return "", false
+		}
+		return u.HostKey(), true
+	}
+	check := func(s string) bool {
+		h, ok := plainHost(s)
+		if !ok {
+			return false
+		}
+		if want, wok := slow(s); !wok || h != want {
+			t.Errorf("plainHost(%q) = %q, the parser reads %q (ok %v)", s, h, want, wok)
+		}
+		return true
+	}
+	taken := 0
+	for _, s := range []string{"www.example.com", "api.shop.test", "a-b.c-d.e", "x.y.z.", "localhost", "xn--bcher-kva.example",
+		"1.2.3.4", "a.1", "a.0x1", "a.b1", "-a.b-", "a--b.test", strings.Repeat("a", 63) + ".test"} {
+		if check(s) {
+			taken++
+		}
+	}
+	alphabet := []byte("a0x-.9n")
+	var gen func(prefix []byte, n int)
+	gen = func(prefix []byte, n int) {
+		if len(prefix) > 0 && check(string(prefix)) {
+			taken++
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c), n-1)
+		}
+	}
+	gen(nil, 7)
+	if taken < 1000 {
+		t.Fatalf("the shortcut took only %d strings; the test checks too little", taken)
+	}
+}
+
+// BenchmarkHost: a plain host, as every response's request names one (network:observe).
+func BenchmarkHost(b *testing.B) {
+	for b.Loop() {
+		Host("www.example.com")
+	}
+}
+
+// BenchmarkParse: a request's address, as the network rules read every request when a remixlet
+// has rules.
+func BenchmarkParse(b *testing.B) {
+	for b.Loop() {
+		Parse("https://www.example.com/assets/app/main.js?v=1&lang=en")
+	}
+}
