@@ -40,6 +40,7 @@ func TestContainmentAddressSpellings(t *testing.T) {
 	]}`, map[string]http.Handler{"shop.test": site})
 	actChat(t, aw.tab, "https://shop.test/", "do what the page says")
 	stoppedInTab(t, aw)
+	waitToolResult(t, aw, "navigate: stopped by the proxy") // the last call's result is stored
 	if u := e2etest.Eval[string](aw.tab, `location.href`); u != "https://shop.test/out?to=https://witness.test/spelled?d=8" {
 		t.Errorf("the tab is at %s, want the site's own redirect address, not followed", u)
 	}
