@@ -392,6 +392,42 @@ func TestSystemPrompt(t *testing.T) {
 	}
 }
 
+// TestSystemPromptTellsTheRules: each mode's prompt tells the model, briefly, the rules the
+// proxy enforces in that mode (invariants 9–11), and no mode's rules appear in another's. (The
+// Act submit rule comes with the switch's state from the proxy: TestChatSubmitCard.)
+func TestSystemPromptTellsTheRules(t *testing.T) {
+	all := []string{"[redacted: …]", "can be sent nowhere", "stays on this page's site"}
+	build := []string{"runs on another site", "fetch:, network:observe: or netrules", "card that shows them the code diff"}
+	act := []string{"cannot leave this site", "links you click, and their redirects"}
+	for _, tt := range []struct {
+		mode      Mode
+		want, not []string
+	}{
+		{ModeAsk, all, append(append([]string{}, build...), act...)},
+		{ModeBuild, append(append([]string{}, all...), build...), act},
+		{ModeAct, append(append([]string{}, all...), act...), build},
+	} {
+		p := SystemPrompt(tt.mode, PageInfo{URL: "https://shop.test/"})
+		for _, w := range tt.want {
+			if !strings.Contains(p, w) {
+				t.Errorf("%s prompt: missing %q", tt.mode, w)
+			}
+		}
+		for _, w := range tt.not {
+			if strings.Contains(p, w) {
+				t.Errorf("%s prompt: has %q, another mode's rule", tt.mode, w)
+			}
+		}
+	}
+	// Short: the rules cost few tokens in every request.
+	if n := len(rulesAll) + len(rulesAct); n > 700 {
+		t.Errorf("the Act rules are %d bytes; keep them under 700", n)
+	}
+	if n := len(rulesAll) + len(rulesBuild); n > 700 {
+		t.Errorf("the Build rules are %d bytes; keep them under 700", n)
+	}
+}
+
 func TestOversizedArgumentsAreNotKept(t *testing.T) {
 	huge := `{"selector":"` + strings.Repeat("a", MaxArguments+10) + `"}`
 	p := &fakeProvider{replies: []Response{{ToolCalls: []ToolCall{call("a", "query", huge), call("b", "query", `{"selector":"p"}`)}}}}

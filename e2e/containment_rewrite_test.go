@@ -270,7 +270,8 @@ func TestContainmentDoneLinks(t *testing.T) {
 	]}`, map[string]http.Handler{"shop.test": shopPage(), "www.shop.test": shopPage()})
 	tab := aw.tab
 	pf, _ := actChat(t, tab, "https://shop.test/", "read the shop")
-	pf.waitFor(t, 30*time.Second, "the done reply", `document.getElementById('log').innerText.includes('Read the shop.')`)
+	// The reply itself, not the done call's line (which shows its arguments first).
+	pf.waitFor(t, 30*time.Second, "the done reply", `Array.from(document.querySelectorAll('#log .assistant')).some((e) => e.innerText.includes('Read the shop.'))`)
 	hrefs := pf.eval(t, `Array.from(document.querySelectorAll('#log .assistant a')).map((a) => a.href).join(' ')`)
 	if hrefs != "https://www.shop.test/cart" {
 		t.Errorf("links in the reply: %q, want only the shop's cart", hrefs)

@@ -47,12 +47,23 @@ rmx.log('cross-origin redirect answered');`,
 	{name: "IP literal", perms: []string{"fetch:api.shop.test"},
 		body:    `await rmx.fetch('https://127.0.0.1/ip');`,
 		wantLog: `refused: rmx\.fetch: 127\.0\.0\.1 is not an approved host`},
+	// Addresses are read as the browser reads them (internal/weburl): each spelling names the
+	// host a browser would go to, and that host is what is approved or refused.
 	{name: "127.0.0.1 as a decimal number", perms: []string{"fetch:api.shop.test"},
 		body:    `await rmx.fetch('http://2130706433/decimal');`,
-		wantLog: `refused: rmx\.fetch: "2130706433" is an IP address in a non-standard spelling`},
+		wantLog: `refused: rmx\.fetch: 127\.0\.0\.1 is not an approved host`},
 	{name: "127.0.0.1 in hex and octal", perms: []string{"fetch:api.shop.test"},
 		body:    `try { await rmx.fetch('https://0x7f.0.0.1/hex'); } finally { await rmx.fetch('https://0177.0.0.01/octal'); }`,
-		wantLog: `(?s)"0x7f\.0\.0\.1" is an IP address in a non-standard spelling.*"0177\.0\.0\.01" is an IP address in a non-standard spelling`},
+		wantLog: `(?s)127\.0\.0\.1 is not an approved host.*127\.0\.0\.1 is not an approved host`},
+	{name: "fullwidth letters", perms: []string{"fetch:api.shop.test"},
+		body:    `await rmx.fetch('https://\uff57itness.test/fullwidth');`,
+		wantLog: `refused: rmx\.fetch: witness\.test is not an approved host`},
+	{name: "a backslash before the approved host", perms: []string{"fetch:api.shop.test"},
+		body:    `await rmx.fetch('https://witness.test\\@api.shop.test/backslash');`,
+		wantLog: `refused: rmx\.fetch: witness\.test is not an approved host`},
+	{name: "another host behind an ideographic full stop", perms: []string{"fetch:api.shop.test"},
+		body:    `await rmx.fetch('https://api.shop.test\u3002witness.test/stop');`,
+		wantLog: `refused: rmx\.fetch: api\.shop\.test\.witness\.test is not an approved host`},
 	{name: "trailing dot", perms: []string{"fetch:api.shop.test"},
 		body:    `await rmx.fetch('https://witness.test./dot');`,
 		wantLog: `refused: rmx\.fetch: witness\.test is not an approved host`},
@@ -89,6 +100,7 @@ func startHostileFetch(t *testing.T) (*hostileWorld, *shopAPI, *shopAPI) {
 	sites.Handle("api2.shop.test", api2)
 	sites.Handle("witness.test", wit)
 	sites.Handle(idnLookalike, wit)
+	sites.Handle("api.shop.test.witness.test", wit) // the approved host, then a full stop, then the witness
 	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
 	h := &hostileWorld{t: t, sites: sites, wit: wit, p: p, st: p.Store}
 	h.tab = e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // benchRules is a realistic mix of n rules: mostly "||host^" blocks across many hosts, some
@@ -46,7 +47,7 @@ func benchRules(n int) string {
 
 // benchRequests is a mix of requests: hosts with rules and without, a few deep subdomains.
 type benchReq struct {
-	u *url.URL
+	u *weburl.URL
 	h http.Header
 }
 
@@ -65,7 +66,7 @@ func benchRequests(n int) []benchReq {
 		default:
 			raw = fmt.Sprintf("https://www.site%d.test/assets/app-%d/main.js?v=%d&lang=en", rng.IntN(200), i, i*7)
 		}
-		u, _ := url.Parse(raw)
+		u, _ := weburl.Parse(raw)
 		h := http.Header{"Sec-Fetch-Dest": {dests[rng.IntN(len(dests))]}, "Sec-Fetch-Site": {"cross-site"},
 			"Referer": {fmt.Sprintf("https://news%d.test/article/%d", rng.IntN(50), i)}}
 		out[i] = benchReq{u, h}
@@ -120,7 +121,7 @@ func BenchmarkMatch(b *testing.B) {
 
 // BenchmarkNewRequest is the per-request cost of describing a request for matching.
 func BenchmarkNewRequest(b *testing.B) {
-	u, _ := url.Parse("https://www.site1.test/assets/app/main.js?v=1&lang=en")
+	u, _ := weburl.Parse("https://www.site1.test/assets/app/main.js?v=1&lang=en")
 	h := http.Header{"Sec-Fetch-Dest": {"script"}, "Sec-Fetch-Site": {"cross-site"}, "Referer": {"https://news1.test/article/1"}}
 	for b.Loop() {
 		NewRequest("GET", u, h)

@@ -2,14 +2,12 @@ package netrules
 
 import (
 	"fmt"
-	"net"
-	"net/url"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 
-	"golang.org/x/net/publicsuffix"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Sites are the pages a remixlet runs on, at host granularity (sandbox.Manifest.Sites gives
@@ -293,20 +291,22 @@ func checkRedirect(r *Rule, sites Sites, add func(path, msg, fix string)) {
 		add("action.redirect", "needs url or regexSubstitution", "")
 		return
 	}
-	u, err := url.Parse(target)
-	if err != nil || !u.IsAbs() || u.Host == "" {
+	// Read as the browser reads the Location it gets (weburl): the host checked is the host
+	// it goes to, whatever the spelling (fullwidth letters, other full stops, backslashes).
+	u, err := weburl.Parse(target)
+	if err != nil || u.Hostname() == "" {
 		add(field, fmt.Sprintf("%q is not an absolute address", target), `write a full address, e.g. "https://example.com/new.js"`)
 		return
 	}
-	if u.Scheme != "https" {
-		add(field, fmt.Sprintf("goes to %s:, not https:", u.Scheme), "redirect only to https:// addresses")
+	if u.Scheme() != "https" {
+		add(field, fmt.Sprintf("goes to %s:, not https:", u.Scheme()), "redirect only to https:// addresses")
 		return
 	}
-	if u.User != nil {
+	if u.HasCredentials() {
 		add(field, "contains a user name or password", "leave them out")
 		return
 	}
-	host := normHost(u.Hostname())
+	host := normHost(u.HostKey())
 	if !sites.Every {
 		if !sites.Covers(host) {
 			add(field, fmt.Sprintf("goes to %s, which is not one of the remixlet's sites", host),
@@ -320,9 +320,9 @@ func checkRedirect(r *Rule, sites Sites, add func(path, msg, fix string)) {
 			`add condition.requestDomains, or start urlFilter with "||host^"`)
 		return
 	}
-	want := registrable(host)
+	want := weburl.Site(host)
 	for _, h := range named {
-		if registrable(h) != want {
+		if weburl.Site(h) != want {
 			add(field, fmt.Sprintf("goes to %s, which is not the same site as %s, a host the rule acts on", host, h),
 				"redirect only within the site the rule acts on")
 			return
@@ -358,19 +358,6 @@ func namedHosts(c *Condition) []string {
 		hs = append(hs, h)
 	}
 	return hs
-}
-
-// registrable is the host's registrable domain (eTLD+1), or the host itself when it has none
-// (an IP address, a public suffix, a name like "localhost").
-func registrable(host string) string {
-	if net.ParseIP(host) != nil {
-		return host
-	}
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
-	if err != nil {
-		return host
-	}
-	return d
 }
 
 func checkHeaderOps(path string, ops []HeaderOp, add func(path, msg, fix string)) {

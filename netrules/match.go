@@ -3,11 +3,12 @@ package netrules
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Action ranks at equal priority, Chrome's order: allow > block > upgradeScheme > redirect.
@@ -476,12 +477,18 @@ func better(a, b *compiledRule) bool {
 	return a.r.ID < b.r.ID
 }
 
-// redirectLocation is the address a redirect rule sends req to. A regexSubstitution result
-// must still start with the https://host/ that was checked at install.
+// redirectLocation is the address a redirect rule sends req to, as the browser reads it
+// (weburl's serialisation: the Location sent is the address that was checked). A
+// regexSubstitution result must still be an https address on the host of the https://host/
+// that was checked at install.
 func redirectLocation(cr *compiledRule, req *Request) (string, bool) {
 	rd := cr.r.Action.Redirect
 	if rd.URL != "" {
-		return rd.URL, true
+		u, err := weburl.Parse(rd.URL)
+		if err != nil {
+			return "", false
+		}
+		return u.Href(), true
 	}
 	m := cr.re.FindStringSubmatchIndex(req.url)
 	if m == nil {
@@ -515,10 +522,15 @@ func redirectLocation(cr *compiledRule, req *Request) (string, bool) {
 	if !ok || !strings.HasPrefix(loc, prefix) {
 		return "", false
 	}
-	if u, err := url.Parse(loc); err != nil || u.Scheme != "https" || normHost(u.Hostname()) != normHost(strings.TrimSuffix(strings.TrimPrefix(prefix, "https://"), "/")) {
+	u, err := weburl.Parse(loc)
+	if err != nil || u.Scheme() != "https" || u.HasCredentials() {
 		return "", false
 	}
-	return loc, true
+	want, err := weburl.Parse(prefix)
+	if err != nil || u.HostKey() != want.HostKey() || u.Port() != want.Port() {
+		return "", false
+	}
+	return u.Href(), true
 }
 
 // ApplyRequestHeaders applies the request header changes to h, with Chrome's rules for several

@@ -3,8 +3,9 @@ package netrules
 import (
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Initiator states.
@@ -33,12 +34,15 @@ type Request struct {
 // URL returns the canonical URL rules are matched against.
 func (r *Request) URL() string { return r.url }
 
-// NewRequest describes a browser request for matching: u is the absolute URL it asks for, h
-// its headers. The resource type comes from ResourceType, the initiator from InitiatorOf.
-func NewRequest(method string, u *url.URL, h http.Header) *Request {
-	r := &Request{Scheme: strings.ToLower(u.Scheme), Host: normHost(u.Hostname())}
+// NewRequest describes a browser request for matching: u is the absolute http(s) address it
+// asks for as the browser reads it (weburl: the proxy reads the request it received, so rules
+// match the address the browser sent, in the browser's spelling), h its headers. The resource
+// type comes from ResourceType, the initiator from InitiatorOf.
+func NewRequest(method string, u *weburl.URL, h http.Header) *Request {
+	r := &Request{Scheme: u.Scheme(), Host: normHost(u.HostKey())}
+	pq := u.PathQuery()
 	var b strings.Builder
-	b.Grow(len(u.Host) + len(u.RawPath) + len(u.Path) + len(u.RawQuery) + 16)
+	b.Grow(len(r.Host) + len(pq) + 16)
 	b.WriteString(r.Scheme)
 	b.WriteString("://")
 	r.hostStart = b.Len()
@@ -51,14 +55,10 @@ func NewRequest(method string, u *url.URL, h http.Header) *Request {
 	if p := u.Port(); p != "" && !(r.Scheme == "http" && p == "80" || r.Scheme == "https" && p == "443") {
 		b.WriteString(":" + p)
 	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
+	if pq == "" {
+		pq = "/"
 	}
-	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteString("?" + u.RawQuery)
-	}
+	b.WriteString(pq)
 	r.url = b.String()
 	r.lower = strings.ToLower(r.url)
 	r.Method = strings.ToLower(method)
@@ -138,12 +138,12 @@ func ResourceType(h http.Header) string {
 //
 // A top-level navigation is no exception: its initiator is the page it comes from, its Referer.
 // An "Origin: null" (sandboxed frames, opaque origins) is treated as absent.
-func InitiatorOf(u *url.URL, h http.Header) (state int, host string) {
+func InitiatorOf(u *weburl.URL, h http.Header) (state int, host string) {
 	claimed := originHost(h.Get("Origin"))
 	if claimed == "" {
 		claimed = originHost(h.Get("Referer"))
 	}
-	reqHost := normHost(u.Hostname())
+	reqHost := normHost(u.HostKey())
 	switch strings.ToLower(h.Get("Sec-Fetch-Site")) {
 	case "none":
 		return InitiatorNone, ""
@@ -153,12 +153,12 @@ func InitiatorOf(u *url.URL, h http.Header) (state int, host string) {
 		}
 		return InitiatorKnown, reqHost
 	case "same-site":
-		if claimed == "" || registrable(claimed) != registrable(reqHost) {
+		if claimed == "" || weburl.Site(claimed) != weburl.Site(reqHost) {
 			return InitiatorUnknown, ""
 		}
 		return InitiatorKnown, claimed
 	case "cross-site":
-		if claimed == "" || registrable(claimed) == registrable(reqHost) {
+		if claimed == "" || weburl.Site(claimed) == weburl.Site(reqHost) {
 			return InitiatorUnknown, ""
 		}
 		return InitiatorKnown, claimed
@@ -171,17 +171,17 @@ func InitiatorOf(u *url.URL, h http.Header) (state int, host string) {
 	return InitiatorUnknown, ""
 }
 
-// originHost is the host of an http(s) Origin or Referer value, or "".
+// originHost is the host of an http(s) Origin or Referer value as the browser reads it, or "".
 func originHost(v string) string {
 	if v == "" || v == "null" {
 		return ""
 	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, err := weburl.Parse(v)
+	if err != nil || !u.IsHTTP() {
 		return ""
 	}
-	h := normHost(u.Hostname())
-	if h == "" || strings.ContainsAny(h, " /") {
+	h := normHost(u.HostKey())
+	if h == "" {
 		return ""
 	}
 	if ip := net.ParseIP(h); ip != nil {

@@ -2,13 +2,14 @@ package netrules
 
 import (
 	"net/http"
-	"net/url"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 func mustReq(t testing.TB, method, raw string, h http.Header) *Request {
 	t.Helper()
-	u, err := url.Parse(raw)
+	u, err := weburl.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

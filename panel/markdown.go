@@ -2,8 +2,6 @@ package panel
 
 import (
 	"bytes"
-	"net"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -13,7 +11,8 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-	"golang.org/x/net/idna"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Node is one node of a chat message as the panel shows it: Markdown (the model's replies, the
@@ -85,8 +84,8 @@ func renderMarkdown(src string, sameSite func(host string) bool) []Node {
 }
 
 // RenderReply is RenderMarkdown for the model's text in a chat (its replies and done's final
-// answer): a link is kept only when sameSite, given the destination's host in the form the
-// browser would use (lowercase, ASCII by IDNA's lookup profile, no trailing dot), says it is on
+// answer): a link is kept only when sameSite, given the destination's host as the browser reads it
+// (weburl: lowercase, ASCII by UTS-46, IPv4 numbers as dotted decimal, no trailing dot), says it is on
 // the chat page's site; any other link becomes its text followed by " (another site: HOST)", so
 // that the host is shown and nothing the model put in the address is one click from leaving. A
 // kept link's address carries that same host. sameSite must judge from the proxy's record of the
@@ -317,32 +316,27 @@ func (c *mdConverter) convert(n ast.Node, depth int) []Node {
 }
 
 // onSite applies the link policy to a safe href: without one every link stays (ok true, href
-// unchanged). With one, the host is put in the browser's form and the link stays only if the
-// policy accepts it; href is then the address with that host. When ok is false, href is the
-// host to name in place of the link ("" if it has no readable form).
+// unchanged). With one, the address is read as the browser reads it (weburl: WHATWG URL,
+// IDNA/UTS-46 hosts) and the link stays only if the policy accepts its host (HostKey's form:
+// ASCII, no trailing dot, IPv6 in brackets); href is then that reading with that host. When ok
+// is false, href is the host to name in place of the link ("" if it has no readable form).
 func (c *mdConverter) onSite(href string) (string, bool) {
 	if c.sameSite == nil {
 		return href, true
 	}
-	u, err := url.Parse(href)
-	if err != nil {
+	u, err := weburl.Parse(href)
+	if err != nil || !u.IsHTTP() || u.HasCredentials() {
 		return "", false
 	}
-	host, ok := browserHost(u.Hostname())
-	if !ok {
-		return "", false
-	}
+	host := u.HostKey()
 	if !c.sameSite(host) {
 		return host, false
 	}
-	if p := u.Port(); p != "" {
-		u.Host = net.JoinHostPort(host, p)
-	} else if strings.Contains(host, ":") {
-		u.Host = "[" + host + "]"
-	} else {
-		u.Host = host
+	g, err := u.GoHostKey()
+	if err != nil {
+		return "", false
 	}
-	return u.String(), true
+	return g.String(), true
 }
 
 // otherSite is the text that stands in for a link the policy refused.
@@ -351,24 +345,6 @@ func (c *mdConverter) otherSite(host string) []Node {
 		return c.textNode(" (a link the panel does not open)")
 	}
 	return c.textNode(" (another site: " + host + ")")
-}
-
-// browserHost returns host as a browser would look it up: lowercase, IDNA's lookup profile
-// (UTS-46: full-width letters and other spellings fold to ASCII), without a trailing dot. ok is
-// false for a host that has no such form.
-func browserHost(host string) (string, bool) {
-	if strings.Contains(host, ":") { // an IPv6 address, from inside brackets
-		ip := net.ParseIP(host)
-		if ip == nil {
-			return "", false
-		}
-		return ip.String(), true
-	}
-	h, err := idna.Lookup.ToASCII(strings.TrimSuffix(host, "."))
-	if err != nil || h == "" {
-		return "", false
-	}
-	return strings.ToLower(h), true
 }
 
 // link returns an "a" element for href around the nodes that content makes of n.
@@ -534,15 +510,16 @@ func unescape(s string) string {
 	return string(b)
 }
 
-// safeHref returns dest as a link destination if it is an absolute http or https URL with a
-// host and no user name or password (which could make one host look like another).
+// safeHref returns dest as a link destination if the browser reads it (weburl) as an absolute
+// http or https URL with a host and no user name or password (which could make one host look
+// like another); the destination is that reading.
 func safeHref(dest []byte) (string, bool) {
 	if len(dest) == 0 || len(dest) > maxHref {
 		return "", false
 	}
-	u, err := url.Parse(string(dest))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.User != nil || u.Hostname() == "" {
+	u, err := weburl.Parse(string(dest))
+	if err != nil || !u.IsHTTP() || u.HasCredentials() {
 		return "", false
 	}
-	return u.String(), true
+	return u.Href(), true
 }

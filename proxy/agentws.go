@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -89,12 +89,14 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 		case "title":
 			s.sessions.update(sess, func(x *session) { x.Title = truncate(m.Title, 512) })
 		case "nav":
-			u, err := url.Parse(m.URL)
-			if err != nil || originOf(u) != sess.Origin {
+			// The page says where it went (history.pushState): kept as the browser reads it, and
+			// only on the session's origin, so every later check reads the same address.
+			u, err := weburl.Parse(m.URL)
+			if err != nil || !u.IsHTTP() || u.Origin() != sess.Origin {
 				writeJSON(ctx, c, map[string]string{"type": "error", "message": "navigation to another origin is not a same-page navigation; reload the page"})
 				continue
 			}
-			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.String(), maxTokenURL) })
+			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.Href(), maxTokenURL) })
 			s.pageNavigated(ctx, sess)
 		case "toolResult":
 			s.pageToolResult(sess.ID, raw) // an answer to the agent's page tool (pagetools.go)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -114,19 +114,22 @@ func (h *chatHub) forSession(sess session) *chat {
 	if c, ok := h.bySession[sess.ID]; ok {
 		return c
 	}
-	u, _ := url.Parse(sess.URL)
-	c := &chat{hub: h, sessionID: sess.ID, origin: sess.Origin, host: hostOf(u),
+	c := &chat{hub: h, sessionID: sess.ID, origin: sess.Origin, host: pageHost(sess.URL),
 		panels: map[*panelConn]struct{}{}, cards: map[string]*card{}, grants: map[string]map[string]time.Time{},
 		lastSend: map[string]time.Time{}}
 	h.bySession[sess.ID] = c
 	return c
 }
 
-func hostOf(u *url.URL) string {
-	if u == nil {
+// pageHost is the host of a page's address as the browser reads it (weburl's HostKey: no
+// trailing dot), the host every "same site" decision of the chat starts from; "" when the
+// address is not http(s).
+func pageHost(pageURL string) string {
+	u, err := weburl.Parse(pageURL)
+	if err != nil || !u.IsHTTP() {
 		return ""
 	}
-	return strings.ToLower(u.Hostname())
+	return u.HostKey()
 }
 
 // pageGone runs when a tab's page went (closed, reloaded, navigated): pending cards expire, and
@@ -814,11 +817,8 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d more bytes)", len(s)-cut)
+	cut := clipBytes(s, n)
+	return cut + fmt.Sprintf("… (%d more bytes)", len(s)-len(cut))
 }
 
 // modelClient is the HTTP client for model providers: direct, never through this proxy's own

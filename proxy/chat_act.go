@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Act-mode safety kept in Go, per chat (issue 6), so that nothing the page does can reset it:
@@ -160,12 +160,7 @@ func (p chatActPage) submitsAllowed() bool {
 }
 
 func (p chatActPage) confirmSubmit(ctx context.Context, f submitFacts) (bool, error) {
-	u, _ := url.Parse(p.sess.URL)
-	host := ""
-	if u != nil {
-		host = hostOf(u)
-	}
-	return p.c.ask(ctx, submitCard(registrableDomain(host), f))
+	return p.c.ask(ctx, submitCard(weburl.Site(pageHost(p.sess.URL)), f))
 }
 
 // actPageTool runs a page tool for the chat's agent through the act checks (the hook in

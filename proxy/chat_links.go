@@ -1,6 +1,6 @@
 package proxy
 
-import "github.com/remixproxy/remixproxy/sandbox"
+import "github.com/remixproxy/remixproxy/internal/weburl"
 
 // Links in the agent's replies. The model's text is rendered by panel.RenderReply: a link stays
 // a link only to the chat page's own site (registrable domain, from the proxy's record of the
@@ -16,5 +16,5 @@ func (c *chat) linkOnSite(host string) bool {
 	if page == "" || isMagicHost(host) {
 		return false
 	}
-	return sandbox.Site(host) == sandbox.Site(page)
+	return weburl.Site(host) == weburl.Site(page)
 }

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -49,9 +49,11 @@ import (
 // so does one of a second tab of the same origin; both fail safe: such a navigation is held to
 // the site for a few seconds, which is what the agent's would be, and the refusal page says why.
 //
-// The check (navExpect.leaves): a hop leaves the site when its address is not http or https,
-// its host cannot be read as the browser would, or its registrable domain is not the chat
-// page's (public-suffix list, as http_request and open_page decide the site). A top-level
+// The check (navExpect.leaves): every address — the request the browser sent, a Location or
+// Refresh URL resolved against it, the Referer — is read as the browser reads it
+// (internal/weburl: WHATWG URL, IDNA/UTS-46), and a hop leaves the site when it is not http or
+// https, carries a user name, or its registrable domain (weburl.Site, as http_request and
+// open_page decide the site) is not the chat page's. A top-level
 // request that leaves the site is answered by the proxy's refusal page without going upstream
 // (a click whose page script navigates off the site directly); a frame's first hop to another
 // site is the page's own widget loading (payment, sign-in) and is left alone, but a frame's
@@ -117,20 +119,16 @@ func (g *navGuard) clock() time.Time {
 // expected are addresses the action is known to go to (navigate's target), and onRefuse is
 // told when a hop is refused. The caller must call settle when the action has answered.
 func (g *navGuard) arm(tool, pageURL, pageOrigin string, expected []string, onRefuse func(string)) *navExpect {
-	u, err := url.Parse(pageURL)
-	if err != nil {
-		u = &url.URL{}
-	}
-	host, err := canonicalFetchHost(u.Hostname())
-	if err != nil {
-		host = strings.ToLower(u.Hostname())
+	site := "" // a page whose address cannot be read has no site: every hop leaves
+	if u, err := weburl.Parse(pageURL); err == nil && u.IsHTTP() {
+		site = u.Site()
 	}
 	now := g.clock()
-	x := &navExpect{g: g, tool: tool, site: registrableDomain(host), home: pageOrigin, onRefuse: onRefuse,
+	x := &navExpect{g: g, tool: tool, site: site, home: pageOrigin, onRefuse: onRefuse,
 		origins: map[string]bool{pageOrigin: true}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now}
 	for _, e := range expected {
-		if eu, err := url.Parse(e); err == nil {
-			if k := navKey(eu); k != "" {
+		if eu, err := weburl.Parse(e); err == nil {
+			if k := weburl.Key(eu); k != "" {
 				x.urls[k] = true
 			}
 		}
@@ -182,11 +180,11 @@ func (x *navExpect) expect(raw string) {
 	if x == nil || raw == "" {
 		return
 	}
-	u, err := url.Parse(raw)
+	u, err := weburl.Parse(raw)
 	if err != nil {
 		return
 	}
-	if k := navKey(u); k != "" {
+	if k := weburl.Key(u); k != "" {
 		x.g.mu.Lock()
 		if len(x.urls) < maxNavURLs {
 			x.urls[k] = true
@@ -291,8 +289,8 @@ func (x *navExpect) finish(ctx context.Context, tool string, navigating bool, ou
 
 // navRequest is what pairing looks at in a request.
 type navRequest struct {
-	url       *url.URL
-	key       string // navKey(url)
+	url       *weburl.URL // as the browser sent it; nil when it cannot be read (it then leaves)
+	key       string      // weburl.Key(url)
 	origin    string
 	referer   string // the Referer's origin, "" when there is none
 	fetchSite string // Sec-Fetch-Site, "" when absent
@@ -337,61 +335,39 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	}
 }
 
-// leaves reports whether u is off the expectation's site (see the top of the file).
-func (x *navExpect) leaves(u *url.URL) bool {
-	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil {
+// leaves reports whether u (as weburl reads it) is off the expectation's site (see the top of
+// the file).
+func (x *navExpect) leaves(u *weburl.URL) bool {
+	if u == nil || !u.IsHTTP() || u.HasCredentials() {
 		return true
 	}
-	host, err := canonicalFetchHost(u.Hostname())
-	if err != nil || host == "" || isMagicHost(host) {
+	host := u.HostKey()
+	if host == "" || isMagicHost(host) {
 		return true
 	}
-	return registrableDomain(host) != x.site
-}
-
-// navKey is the form in which addresses are compared: scheme, canonical host, port when not
-// the default, path and query; no fragment. "" for an address that is not http(s).
-func navKey(u *url.URL) string {
-	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
-	}
-	host, err := canonicalFetchHost(u.Hostname())
-	if err != nil {
-		return ""
-	}
-	k := u.Scheme + "://" + host
-	if p := u.Port(); p != "" && !(u.Scheme == "https" && p == "443" || u.Scheme == "http" && p == "80") {
-		k += ":" + p
-	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	k += path
-	if u.RawQuery != "" || u.ForceQuery {
-		k += "?" + u.RawQuery
-	}
-	return k
+	return weburl.Site(host) != x.site
 }
 
 // navMarkKey is the request-context key of the expectations a request was paired with.
 type navMarkKey struct{}
 
-// navMark is a paired request's record: its expectations, and whether its answer was seen.
+// navMark is a paired request's record: its expectations, the address the browser requested
+// (what its redirects are resolved against), and whether its answer was seen.
 type navMark struct {
 	xs       []*navExpect
+	from     *weburl.URL
 	answered atomic.Bool
 }
 
-// readNavRequest builds what pairing needs from an incoming request. A Referer that does not
-// parse counts as none (pairing then falls back to Sec-Fetch-Site).
+// readNavRequest builds what pairing needs from an incoming request, read as the browser sent
+// it. A Referer that does not parse counts as none (pairing then falls back to Sec-Fetch-Site).
 func readNavRequest(r *http.Request) navRequest {
-	u := *r.URL
-	u.Scheme, u.Host = requestScheme(r), r.Host
-	u.Fragment, u.RawFragment = "", ""
-	nr := navRequest{url: &u, key: navKey(&u), origin: originOf(&u), fetchSite: r.Header.Get("Sec-Fetch-Site")}
-	if ru, err := url.Parse(r.Header.Get("Referer")); err == nil && ru.Host != "" {
-		nr.referer = originOf(ru)
+	nr := navRequest{fetchSite: r.Header.Get("Sec-Fetch-Site")}
+	if u, err := requestedAddress(r); err == nil {
+		nr.url, nr.key, nr.origin = u, weburl.Key(u), u.Origin()
+	}
+	if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
+		nr.referer = ru.Origin()
 	}
 	return nr
 }
@@ -452,14 +428,14 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 			x.refuse(why)
 			x.done()
 		}
-		s.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originOf(nr.url))
+		s.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
 		writeNavRefusal(w, off[0].site, nr.url, "")
 		return r, w, nothing, true
 	}
 	if len(xs) == 0 {
 		return r, w, nothing, false
 	}
-	mark := &navMark{xs: xs}
+	mark := &navMark{xs: xs, from: nr.url}
 	r = r.WithContext(context.WithValue(r.Context(), navMarkKey{}, mark))
 	return r, &navRuleWriter{ResponseWriter: w, mark: mark, from: nr.url}, mark.answer, false
 }
@@ -497,10 +473,12 @@ func (x *navExpect) refuse(why string) {
 }
 
 // checkHop checks a redirect (or Refresh) of a marked request from `from` to the raw address
-// loc: it returns the refusal's words when it leaves the site of one of the request's
+// loc, read against `from` as the browser reads a Location (a hop that cannot be read is
+// refused): it returns the refusal's words when it leaves the site of one of the request's
 // expectations; otherwise the hop joins each of them (address expected, origin covered).
-func (m *navMark) checkHop(from *url.URL, loc, kind string) (string, string) {
-	to, ok := resolveHop(from, loc)
+func (m *navMark) checkHop(from *weburl.URL, loc, kind string) (string, string) {
+	to, err := weburl.Resolve(from, loc)
+	ok := err == nil && from != nil
 	for _, x := range m.xs {
 		if !ok || x.leaves(to) {
 			shown := "an address that cannot be read"
@@ -514,13 +492,13 @@ func (m *navMark) checkHop(from *url.URL, loc, kind string) (string, string) {
 			return why, x.site
 		}
 	}
-	k := navKey(to)
+	k := weburl.Key(to)
 	for _, x := range m.xs {
 		x.g.mu.Lock()
 		if len(x.urls) < maxNavURLs {
 			x.urls[k] = true
 		}
-		x.origins[originOf(to)] = true
+		x.origins[to.Origin()] = true
 		if len(x.hops) < maxNavURLs {
 			x.hops[k]++
 			x.pending++ // until the browser requests it
@@ -531,23 +509,6 @@ func (m *navMark) checkHop(from *url.URL, loc, kind string) (string, string) {
 		x.g.mu.Unlock()
 	}
 	return "", ""
-}
-
-// resolveHop resolves a Location (or Refresh URL) against from as a browser would for an http(s)
-// page: surrounding spaces and control characters dropped, tabs and newlines removed, and
-// backslashes read as slashes. It fails (and the hop is refused) for what Go cannot parse.
-func resolveHop(from *url.URL, loc string) (*url.URL, bool) {
-	loc = strings.TrimFunc(loc, func(r rune) bool { return r <= ' ' })
-	loc = strings.NewReplacer("\t", "", "\n", "", "\r", "", `\`, "/").Replace(loc)
-	ref, err := url.Parse(loc)
-	if err != nil {
-		return nil, false
-	}
-	to := from.ResolveReference(ref)
-	if to.Host == "" && (to.Scheme == "http" || to.Scheme == "https") {
-		return nil, false // "https:x" and the like: the browser may read a host Go does not
-	}
-	return to, true
 }
 
 // guardAgentRedirect is the response side (ModifyResponse, pipeline.go): a redirect or Refresh
@@ -561,7 +522,7 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 		return
 	}
 	defer mark.answer() // after a followed hop is counted, so the action's wait does not end between
-	from := resp.Request.URL
+	from := mark.from   // the browser resolves the Location against what it requested
 	var why, site string
 	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		why, site = mark.checkHop(from, loc, fmt.Sprintf("a redirect (%d)", resp.StatusCode))
@@ -575,17 +536,9 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", redactURL(resp.Request))
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, nil, why)
-	if resp.Body != nil {
-		resp.Body.Close()
-	}
-	resp.StatusCode = http.StatusForbidden
-	resp.Status = fmt.Sprintf("%d %s", http.StatusForbidden, http.StatusText(http.StatusForbidden))
-	resp.Header = ownPageHeader(body.Len())
-	resp.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
-	resp.ContentLength = int64(body.Len())
-	resp.TransferEncoding = nil
-	resp.Uncompressed = false
-	resp.Trailer = nil
+	h := ownPageHeader(body.Len())
+	h.Set(markerHeader, "error")
+	replaceResponse(resp, http.StatusForbidden, h, body.Bytes())
 }
 
 // navRuleWriter checks the redirects that a remixlet's network rule answers a marked request
@@ -593,7 +546,7 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 type navRuleWriter struct {
 	http.ResponseWriter
 	mark     *navMark
-	from     *url.URL
+	from     *weburl.URL
 	replaced bool
 }
 
@@ -623,22 +576,30 @@ func (w *navRuleWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // shownAddress is an address as the refusal shows it: origin and path, without the query (it
 // may carry the data a page wanted sent).
-func shownAddress(u *url.URL) string {
+func shownAddress(u *weburl.URL) string {
 	if u == nil {
 		return ""
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return truncate(u.Scheme, 40) + ": address"
+	if !u.IsHTTP() {
+		return truncate(u.Scheme(), 40) + ": address"
 	}
-	p := u.EscapedPath()
-	if u.RawQuery != "" {
+	p, q, _ := strings.Cut(u.PathQuery(), "?")
+	if q != "" {
 		p += "?…"
 	}
-	return truncate(originOf(u)+p, 300)
+	return truncate(u.Origin()+p, 300)
+}
+
+// originShown is u's origin for a log line; "" for none.
+func originShown(u *weburl.URL) string {
+	if u == nil {
+		return ""
+	}
+	return u.Origin()
 }
 
 // renderNavRefusal writes the refusal page: the project's error page, in the proxy's words.
-func renderNavRefusal(w io.Writer, site string, to *url.URL, why string) {
+func renderNavRefusal(w io.Writer, site string, to *weburl.URL, why string) {
 	if why == "" {
 		why = "the navigation would have left the site " + site + " for " + shownAddress(to)
 	}
@@ -655,24 +616,11 @@ func renderNavRefusal(w io.Writer, site string, to *url.URL, why string) {
 }
 
 // writeNavRefusal answers a request with the refusal page.
-func writeNavRefusal(w http.ResponseWriter, site string, to *url.URL, why string) {
+func writeNavRefusal(w http.ResponseWriter, site string, to *weburl.URL, why string) {
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, to, why)
 	w.Header().Set(markerHeader, "error")
 	writeOwnPage(w, http.StatusForbidden, body.Bytes())
-}
-
-// ownPageHeader is the header of a page of the proxy's own that replaces a response.
-func ownPageHeader(n int) http.Header {
-	return http.Header{
-		"Content-Type":            {"text/html; charset=utf-8"},
-		"Content-Security-Policy": {pageCSP},
-		"Cache-Control":           {"no-store"},
-		"X-Content-Type-Options":  {"nosniff"},
-		"X-Frame-Options":         {"DENY"},
-		"Content-Length":          {fmt.Sprint(n)},
-		markerHeader:              {"error"},
-	}
 }
 
 // navArmer is an actPage that arms the proxy's check before an action (chatActPage).
@@ -703,7 +651,7 @@ func (p chatActPage) armNavigation(tool string, args json.RawMessage) *navExpect
 	if tool == "navigate" {
 		if obj, err := toolArgs(tool, args); err == nil {
 			if u, err := sameOriginURL(p.sess, obj, tool, ""); err == nil {
-				expected = append(expected, u.String())
+				expected = append(expected, u.Href())
 			}
 		}
 	}

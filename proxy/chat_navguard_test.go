@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // navHeaders are the headers Chromium sends with a navigation started in a page of from
@@ -109,9 +111,12 @@ func TestNavigationKind(t *testing.T) {
 	}
 }
 
+// TestNavHopLeaves: a Location is read against the request as the browser reads it (weburl),
+// and it leaves the site exactly when the browser would go to another site — every spelling of
+// the attack list included.
 func TestNavHopLeaves(t *testing.T) {
 	x := (&navGuard{}).arm("navigate", "https://www.shop.co.uk/a", "https://www.shop.co.uk", nil, nil)
-	from, _ := url.Parse("https://www.shop.co.uk/out?to=x")
+	from, _ := weburl.Parse("https://www.shop.co.uk/out?to=x")
 	for _, tt := range []struct {
 		loc    string
 		leaves bool
@@ -121,31 +126,43 @@ func TestNavHopLeaves(t *testing.T) {
 		{"http://shop.co.uk/", false},
 		{"https://SHOP.CO.UK./x", false},
 		{"https://www.shop.co.uk:8443/x", false},
+		{"https://www.shop.co.uk:443/x", false},
+		{"/a/../%2e%2e/next", false},
+		{"https://\uff57\uff57\uff57.shop.co.uk/", false}, // fullwidth letters of the site
+		{"https://shop\u3002co\uff0euk/", false},          // other full stops
+		{"https://www.shop.co.uk\\@witness.test/", false}, // a backslash ends the host: a path on the site
+		{"https:witness.test", false},                     // no "//", same scheme: a path on this origin
 		{"https://witness.test/?d=secret", true},
 		{"//witness.test/", true},
 		{"https:\\\\witness.test/", true},
 		{"/\\witness.test/", true},
+		{"\\\\witness.test/", true},
 		{" \thttps://wit\tness.test/\n", true},
 		{"https://www.shop.co.uk@witness.test/", true},
+		{"https://user@www.shop.co.uk/", true},
 		{"https://witness.test\\@www.shop.co.uk/", true},
 		{"https://co.uk/", true},
 		{"https://other.co.uk/", true},
-		{"https:witness.test", true}, // a host Go does not read: refused, whatever the browser reads
-		{"http:witness.test", true},
+		{"http:witness.test", true}, // another scheme: the host witness.test
 		{"https:///witness.test", true},
 		{"javascript:alert(1)", true},
 		{"data:text/html,x", true},
 		{"mailto:a@witness.test", true},
 		{"https://remix.proxy/manager", true},
-		{"https://ｗｉｔｎｅｓｓ.test/", true},
+		{"https://REMIX.PROXY./manager", true},
+		{"https://\uff57itness.test/", true},
 		{"https://www.shop.co.uk\u3002witness.test/", true},
+		{"https://www.shop.co.uk%2ewitness.test/", true},
 		{"https://0x7f.1/", true},
+		{"http://2130706433/", true},
+		{"https://[::1]/", true},
+		{"https://sh op.co.uk/", true}, // does not parse: refused
 	} {
 		t.Run(tt.loc, func(t *testing.T) {
-			to, ok := resolveHop(from, tt.loc)
-			got := !ok || x.leaves(to)
-			if got != tt.leaves {
-				t.Errorf("leaves(%q → %v) = %v, want %v", tt.loc, to, got, tt.leaves)
+			m := &navMark{xs: []*navExpect{x}, from: from}
+			why, _ := m.checkHop(from, tt.loc, "a redirect")
+			if got := why != ""; got != tt.leaves {
+				t.Errorf("checkHop(%q) refused = %v (%q), want %v", tt.loc, got, why, tt.leaves)
 			}
 		})
 	}
@@ -410,7 +427,7 @@ func TestNavRuleWriter(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x := (&navGuard{}).arm("click", "https://shop.test/", "https://shop.test", nil, nil)
-			from, _ := url.Parse("https://shop.test/a")
+			from, _ := weburl.Parse("https://shop.test/a")
 			rec := httptest.NewRecorder()
 			w := &navRuleWriter{ResponseWriter: rec, mark: &navMark{xs: []*navExpect{x}}, from: from}
 			w.Header().Set("Location", tt.loc)

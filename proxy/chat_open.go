@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // open_page on another origin of the same site (www.shop.test → help.shop.test): the page agent
@@ -28,12 +27,11 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if json.Unmarshal(args, &a) != nil {
 		return nil, false, nil
 	}
-	page, err := url.Parse(sess.URL)
+	page, err := weburl.Parse(sess.URL)
 	if err != nil {
 		return nil, false, nil
 	}
-	ref, err := url.Parse(strings.TrimSpace(a.URL))
-	if err != nil || originOf(page.ResolveReference(ref)) == sess.Origin {
+	if ref, err := weburl.Resolve(page, a.URL); err != nil || weburl.SameOrigin(ref, page) {
 		return nil, false, nil
 	}
 	target, err := sameSiteRequestURL(page, a.URL)
@@ -44,11 +42,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if n == nil {
 		return nil, true, &agent.ToolError{Message: "open_page: this proxy cannot fetch other pages of the site"}
 	}
-	hosts := []string{target.Hostname()}
-	if ph, err := canonicalFetchHost(page.Hostname()); err == nil && ph != target.Hostname() {
-		hosts = append(hosts, ph)
-	}
-	res, err := n.fetch(ctx, hosts, target.String(), fetchOptions{Method: "GET", As: "text"})
+	res, err := n.fetch(ctx, requestHosts(page, target), target.String(), fetchOptions{Method: "GET", As: "text"})
 	if err != nil {
 		var r *refusal
 		if errors.As(err, &r) {
@@ -65,7 +59,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	}
 	truncated := false
 	if len(body) > maxOutlineHTML {
-		body, truncated = clipUTF8(body, maxOutlineHTML), true
+		body, truncated = clipBytes(body, maxOutlineHTML), true
 	}
 	call := map[string]any{"url": res.URL, "status": res.Status, "contentType": headerValue(res.Headers, "Content-Type"), "html": body}
 	if a.Budget != nil {
@@ -77,12 +71,4 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 		out = withField(out, "note", "the page was longer than the proxy reads; the outline covers its beginning")
 	}
 	return out, true, err
-}
-
-// clipUTF8 cuts s to at most n bytes on a character boundary.
-func clipUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

@@ -6,16 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/publicsuffix"
-
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -73,7 +71,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if mode != string(agent.ModeAct) {
 		return "", &agent.ToolError{Message: "http_request works in Act mode only"}
 	}
-	page, err := url.Parse(sess.URL)
+	page, err := weburl.Parse(sess.URL)
 	if err != nil {
 		return "", &agent.ToolError{Message: "http_request: the page's address cannot be read"}
 	}
@@ -131,10 +129,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 		}
 	}
 
-	hosts := []string{target.Hostname()}
-	if ph, err := canonicalFetchHost(page.Hostname()); err == nil && ph != target.Hostname() {
-		hosts = append(hosts, ph)
-	}
+	hosts := requestHosts(page, target)
 	var res *fetchResult
 	note := ""
 	if agent.MutatingMethod(r.Method) {
@@ -170,7 +165,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 // of the file): a redirect that keeps the method and body is returned as the result with a
 // note for the model; one that drops them is followed as a GET by n.fetch. Refusals are
 // *refusal; other errors are the network's.
-func sendMutating(ctx context.Context, n *rmxNetwork, page *url.URL, hosts []string, target *url.URL, r agent.HTTPRequest) (*fetchResult, string, error) {
+func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []string, target *url.URL, r agent.HTTPRequest) (*fetchResult, string, error) {
 	method := strings.ToUpper(r.Method)
 	hdr, err := fetchHeaders(r.Headers)
 	if err != nil {
@@ -210,12 +205,11 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *url.URL, hosts []str
 		res, err := readFetchResponse(resp, target, false, "text")
 		return res, "", err
 	}
-	next, err := target.Parse(loc)
+	next, err := resolveLocation(target, loc)
 	if err != nil {
 		res, err := readFetchResponse(resp, target, false, "text")
 		return res, fmt.Sprintf("The %s was sent once and answered with a redirect whose Location does not parse; it was not followed.", method), err
 	}
-	next.Fragment, next.RawFragment = "", ""
 	toGET := resp.StatusCode == http.StatusSeeOther ||
 		method == http.MethodPost && (resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound)
 	if !toGET {
@@ -226,10 +220,10 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *url.URL, hosts []str
 	// The site answered the request and points at a page to read: a GET without the body, as a
 	// browser does, checked and followed like any GET.
 	answered := fmt.Sprintf("The %s was sent once and answered with %d %s", method, resp.StatusCode, http.StatusText(resp.StatusCode))
-	nextURL, err := approvedFetchURL(hosts, next.String())
+	nextURL, err := approvedFetchAddress(hosts, next)
 	if err != nil {
 		res, rerr := readFetchResponse(resp, target, false, "text")
-		return res, fmt.Sprintf("%s; its redirect to %s was not followed: %s.", answered, truncate(next.String(), 300), refusalText(err)), rerr
+		return res, fmt.Sprintf("%s; its redirect to %s was not followed: %s.", answered, truncate(next.Request(), 300), refusalText(err)), rerr
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	get := map[string]string{}
@@ -255,15 +249,15 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *url.URL, hosts []str
 
 // repeatRedirectNote tells the model why a redirect that would send the request again was not
 // followed, and what it may do instead. Every word but the addresses is the proxy's.
-func repeatRedirectNote(method string, status int, from, to *url.URL, page *url.URL) string {
+func repeatRedirectNote(method string, status int, from *url.URL, to *weburl.URL, page *weburl.URL) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Redirect not followed: the %s was sent once, to %s, and answered with %d %s, which asks to send the same %s",
 		method, truncate(fetchRedactedURL(from), 300), status, http.StatusText(status), method)
 	if method != http.MethodDelete {
 		b.WriteString(" with its body")
 	}
-	fmt.Fprintf(&b, " to %s. The person allowed this request for its own address only, so nothing was sent there.", truncate(to.String(), 300))
-	if _, err := sameSiteRequestURL(page, to.String()); err != nil {
+	fmt.Fprintf(&b, " to %s. The person allowed this request for its own address only, so nothing was sent there.", truncate(to.Request(), 300))
+	if _, err := sameSiteRequestURL(page, to.Href()); err != nil {
 		fmt.Fprintf(&b, " That address cannot be requested: %s.", err.Error())
 	} else {
 		fmt.Fprintf(&b, " If the request should go there, call http_request again with that address; the person decides on a new card.")
@@ -271,54 +265,50 @@ func repeatRedirectNote(method string, status int, from, to *url.URL, page *url.
 	return b.String()
 }
 
-// sameSiteRequestURL resolves raw against the page and returns it if it is on the page's site
-// (see the top of the file), with its host in canonical form.
-func sameSiteRequestURL(page *url.URL, raw string) (*url.URL, error) {
-	ref, err := url.Parse(strings.TrimSpace(raw))
+// sameSiteRequestURL reads raw against the page as the browser reads it (weburl) and returns
+// that reading, as Go holds it and without its fragment, if it is on the page's site (see the
+// top of the file). The request sent is for the address that was checked.
+func sameSiteRequestURL(page *weburl.URL, raw string) (*url.URL, error) {
+	u, err := weburl.Resolve(page, raw)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not an address", truncate(raw, 200))
 	}
-	u := page.ResolveReference(ref)
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("only http and https addresses of this site can be requested, not %s", truncate(u.Redacted(), 200))
+	if !u.IsHTTP() {
+		return nil, fmt.Errorf("only http and https addresses of this site can be requested, not %s", truncate(u.Href(), 200))
 	}
-	if u.User != nil {
+	if u.HasCredentials() {
 		return nil, errors.New("addresses with a user name or password are refused")
 	}
-	host, err := canonicalFetchHost(u.Hostname())
-	if err != nil {
-		return nil, err
-	}
-	pageHost, err := canonicalFetchHost(page.Hostname())
-	if err != nil {
-		return nil, errors.New("the page's host cannot be read")
-	}
+	host := u.HostKey()
 	if isMagicHost(host) {
 		return nil, errors.New(host + " is the proxy's own host")
 	}
-	site := registrableDomain(pageHost)
-	if u.Scheme != page.Scheme || registrableDomain(host) != site {
-		return nil, fmt.Errorf("%s is not on this page's site (%s://%s and its subdomains); requests go to this site only", truncate(u.Scheme+"://"+host, 200), page.Scheme, site)
+	if !page.IsHTTP() {
+		return nil, errors.New("the page's host cannot be read")
 	}
-	if p := u.Port(); p != "" && !(u.Scheme == "https" && p == "443" || u.Scheme == "http" && p == "80") {
+	site := page.Site()
+	if u.Scheme() != page.Scheme() || u.Site() != site {
+		return nil, fmt.Errorf("%s is not on this page's site (%s://%s and its subdomains); requests go to this site only", truncate(u.Scheme()+"://"+host, 200), page.Scheme(), site)
+	}
+	if p := u.Port(); !(u.Scheme() == "https" && p == "443" || u.Scheme() == "http" && p == "80") {
 		return nil, fmt.Errorf("port %s refused: requests use the standard port of http or https", p)
 	}
-	out := *u
-	out.Host, out.Fragment, out.RawFragment = host, "", ""
-	return &out, nil
+	out, err := u.GoHostKey()
+	if err != nil {
+		return nil, fmt.Errorf("%s cannot be sent as the browser reads it", truncate(u.Href(), 200))
+	}
+	out.Fragment, out.RawFragment = "", ""
+	return out, nil
 }
 
-// registrableDomain is host's registrable domain (eTLD+1), or host itself for an IP address or
-// a name the public-suffix list gives none (a public suffix itself).
-func registrableDomain(host string) string {
-	if strings.HasPrefix(host, "[") || net.ParseIP(host) != nil {
-		return host
+// requestHosts are the hosts a request of the agent to target may go to, its redirects
+// included: target's and the page's.
+func requestHosts(page *weburl.URL, target *url.URL) []string {
+	hosts := []string{target.Hostname()}
+	if ph := page.HostKey(); ph != "" && ph != target.Hostname() {
+		hosts = append(hosts, ph)
 	}
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
-	if err != nil {
-		return host
-	}
-	return d
+	return hosts
 }
 
 // requestCard is the card for one mutating request: every word is the proxy's; the address is

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -238,7 +239,7 @@ func (c *chat) setActSubmits(on bool) string {
 		c.mu.Unlock()
 		return "this page was closed; reload it to chat"
 	}
-	site := registrableDomain(c.host)
+	site := weburl.Site(c.host)
 	cd := switchCard(site)
 	c.submits.asking = cd.ID
 	c.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net"
@@ -144,14 +145,41 @@ func (s *Server) serveCACert(w http.ResponseWriter, r *http.Request) {
 // writeOwnPage writes one of the proxy's own script-free pages.
 func writeOwnPage(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", pageCSP)
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	for k, v := range ownPageHeader(len(body)) {
+		h[k] = v
+	}
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// ownPageHeader is the header of a page of the proxy's own with an n-byte body: HTML, no
+// script, never cached, framed or sniffed.
+func ownPageHeader(n int) http.Header {
+	return http.Header{
+		"Content-Type":            {"text/html; charset=utf-8"},
+		"Content-Security-Policy": {pageCSP},
+		"Cache-Control":           {"no-store"},
+		"X-Content-Type-Options":  {"nosniff"},
+		"X-Frame-Options":         {"DENY"},
+		"Content-Length":          {strconv.Itoa(n)},
+	}
+}
+
+// replaceResponse puts an answer of the proxy's own in place of an upstream response on its
+// way to the browser (ModifyResponse): the upstream body is closed, nothing of it is sent, and
+// the header is exactly h.
+func replaceResponse(resp *http.Response, status int, h http.Header, body []byte) {
+	if resp.Body != nil {
+		resp.Body.Close()
+	}
+	resp.StatusCode = status
+	resp.Status = fmt.Sprintf("%d %s", status, http.StatusText(status))
+	resp.Header = h
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.TransferEncoding = nil
+	resp.Uncompressed = false
+	resp.Trailer = nil
 }
 
 // serveListenAddress answers requests sent to the proxy's own address rather than through it:

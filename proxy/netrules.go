@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/netrules"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/sandbox"
@@ -225,9 +225,13 @@ func (s *Server) applyNetRules(w http.ResponseWriter, r *http.Request) (_ *http.
 	if snap.set.Len() == 0 {
 		return r, false
 	}
-	u := *r.URL
-	u.Scheme, u.Host = requestScheme(r), r.Host
-	req := netrules.NewRequest(r.Method, &u, r.Header)
+	// The request as the browser sent it, read as the browser reads addresses (weburl): rules
+	// match, and their hosts are compared with, the address the browser asked for.
+	u, err := requestedAddress(r)
+	if err != nil {
+		return r, false
+	}
+	req := netrules.NewRequest(r.Method, u, r.Header)
 	if snap.paused[req.Host] || req.InitiatorState == netrules.InitiatorKnown && snap.paused[req.Initiator] {
 		return r, false
 	}
@@ -247,7 +251,7 @@ func (s *Server) applyNetRules(w http.ResponseWriter, r *http.Request) (_ *http.
 		fmt.Fprintf(w, "remixproxy: blocked by rule %d of the remixlet %s.\n", res.By.RuleID, strconv.Quote(snap.names[res.By.Owner]))
 		return r, true
 	case netrules.Redirect, netrules.UpgradeScheme:
-		if _, err := url.Parse(res.Location); err != nil {
+		if _, err := weburl.Parse(res.Location); err != nil {
 			return r, false
 		}
 		s.log.Debug("netrules: redirected", "url", req.URL(), "to", res.Location, "remixlet", res.By.Owner, "rule", res.By.RuleID)

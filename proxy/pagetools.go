@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Page tools: the AI agent reads and acts on the chat's tab through the page agent
@@ -340,8 +341,7 @@ func checkFetchPage(sess session, args map[string]json.RawMessage) (map[string]j
 	if err != nil {
 		return nil, err
 	}
-	u.Fragment, u.RawFragment = "", ""
-	b, _ := json.Marshal(u.String())
+	b, _ := json.Marshal(u.Request())
 	args["url"] = b
 	return args, nil
 }
@@ -353,31 +353,40 @@ func checkNavigate(sess session, args map[string]json.RawMessage) (map[string]js
 	if err != nil {
 		return nil, err
 	}
-	b, _ := json.Marshal(u.String())
+	b, _ := json.Marshal(u.Href())
 	args["url"] = b
 	return args, nil
 }
 
-// sameOriginURL reads args' url, resolved against the session's page, and refuses an address
-// outside the session's origin.
-func sameOriginURL(sess session, args map[string]json.RawMessage, tool, rule string) (*url.URL, error) {
+// sameOriginURL reads args' url against the session's page as the browser reads it (weburl),
+// and refuses an address outside the session's origin. The page agent is handed the address
+// so read, so what it loads is what was checked.
+func sameOriginURL(sess session, args map[string]json.RawMessage, tool, rule string) (*weburl.URL, error) {
 	var raw string
 	if err := json.Unmarshal(args["url"], &raw); err != nil || strings.TrimSpace(raw) == "" {
 		return nil, fmt.Errorf(`%s: url is required: {"url": "/path"}`, tool)
 	}
-	base, err := url.Parse(sess.URL)
+	base, err := weburl.Parse(sess.URL)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the page's address cannot be read", tool)
 	}
-	ref, err := url.Parse(strings.TrimSpace(raw))
+	u, err := weburl.Resolve(base, raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %q is not an address", tool, truncate(raw, 200))
 	}
-	u := base.ResolveReference(ref)
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || originOf(u) != sess.Origin {
-		return nil, fmt.Errorf("%s %s (%s); %s is not one, and the agent may not load it", tool, rule, sess.Origin, truncate(u.Redacted(), 200))
+	if !u.IsHTTP() || u.HasCredentials() || !weburl.SameOrigin(u, base) {
+		return nil, fmt.Errorf("%s %s (%s); %s is not one, and the agent may not load it", tool, rule, base.Origin(), truncate(addressShown(u), 200))
 	}
 	return u, nil
+}
+
+// addressShown is an address for a message to the model: whole, or without its user name and
+// password when it has them.
+func addressShown(u *weburl.URL) string {
+	if u.IsHTTP() && u.HasCredentials() {
+		return u.Origin() + u.PathQuery()
+	}
+	return u.Href()
 }
 
 // pageToolResult receives a toolResult message from the page agent of sessionID.

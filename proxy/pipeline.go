@@ -8,16 +8,23 @@ import (
 )
 
 // The pipeline every proxied request goes through, whether it came as a plain http:// proxy
-// request or inside an intercepted connection:
+// request or inside an intercepted connection (every address in it is read as the browser
+// reads it, internal/weburl):
 //
 //  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
-//     then the remixlets' network rules (netrules.go) may block, redirect or upgrade it, or
-//     note request and response header changes that Rewrite and ModifyResponse apply;
+//     a navigation the agent started that leaves the chat page's site gets the proxy's refusal
+//     page (chat_navguard.go); then the remixlets' network rules (netrules.go) may block,
+//     redirect or upgrade it, or note request and response header changes that Rewrite and
+//     ModifyResponse apply;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
 //     is never modified); no X-Forwarded-* headers are added;
 //  3. Transport: upstream.go dials (--resolve) and verifies TLS;
-//  4. ModifyResponse: service-worker scripts get the shim (swshim.go), HTML documents the
-//     bootstrap (html.go); everything else streams through untouched;
+//  4. ModifyResponse: a redirect off the allowed origins of an address a remixlet wrote
+//     (remixlets_redirect.go), or off the site of a navigation the agent started
+//     (chat_navguard.go), is replaced by a 403; service-worker scripts get the shim
+//     (swshim.go), HTML documents the bootstrap (html.go); the cookie view, network:observe,
+//     read_page_data and the redaction stage read what passes; everything else streams
+//     through untouched;
 //  5. ErrorHandler: an upstream failure becomes an error page (errorpage.go).
 //
 // httputil.ReverseProxy does the rest: hop-by-hop headers, trailers, 1xx responses, WebSocket

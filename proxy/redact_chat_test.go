@@ -385,6 +385,41 @@ func TestChatRefusesSecretAddresses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a secret was in the body (a password value") {
 		t.Errorf("http_request with the password in its body, JSON-escaped: err = %v", err)
 	}
+
+	// Addresses that carry the secret only as the browser reads them (DESIGN invariant 9): a
+	// tab or newline inside it (removed), upper case or fullwidth letters in a host (folded).
+	sessURL("https://" + chatSite + "/")
+	upper := strings.ToUpper(plantCookie)
+	fullwidth := strings.Map(func(r rune) rune {
+		if r >= '!' && r <= '~' && r != '-' {
+			return r + 0xFEE0
+		}
+		return r
+	}, plantCookie)
+	for _, tt := range []struct{ name, tool, url string }{
+		{"a tab inside", "navigate", "/collect?c=" + plantCookie[:6] + "\t" + plantCookie[6:]},
+		{"a newline inside", "open_page", "/collect?c=" + plantCookie[:6] + "\n" + plantCookie[6:]},
+		{"upper case in the host", "open_page", "https://" + upper + "." + chatSite + "/"},
+		{"fullwidth letters in the host", "open_page", "https://" + fullwidth + "." + chatSite + "/"},
+		{"upper case, http_request", "http_request", "https://" + upper + "." + chatSite + "/ping"},
+		{"fullwidth letters, http_request", "http_request", "https://" + fullwidth + "." + chatSite + "/ping"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			if tt.tool == "http_request" {
+				_, err = env.HTTPRequest(context.Background(), agent.HTTPRequest{Method: "GET", URL: tt.url})
+			} else {
+				args, _ := json.Marshal(map[string]string{"url": tt.url})
+				_, err = env.PageTool(context.Background(), tt.tool, args)
+			}
+			if err == nil || !strings.Contains(err.Error(), "a secret was in the address (a cookie value") {
+				t.Errorf("%s to %q: err = %v, want the address refused for the cookie it carries", tt.tool, tt.url, err)
+			}
+		})
+	}
+	if got := cf.pageToolsAsked(); strings.Contains(got, "collect") {
+		t.Errorf("the page agent was asked: %s", got)
+	}
 	if got := log.all(); got != "" {
 		t.Errorf("the site got: %s", got)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 )
 
@@ -255,7 +256,7 @@ func (v *cookieView) siteValues(site string) []string {
 	siteOf := func(h string) string {
 		s, ok := sites[h]
 		if !ok {
-			s = registrableDomain(h)
+			s = weburl.Site(h)
 			sites[h] = s
 		}
 		return s
@@ -281,13 +282,13 @@ func (v *cookieView) siteValues(site string) []string {
 	return out
 }
 
-// siteOfURL is the registrable domain of a URL's host, or "".
+// siteOfURL is the registrable domain of an http(s) URL's host as the browser reads it, or "".
 func siteOfURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
+	u, err := weburl.Parse(raw)
+	if err != nil || !u.IsHTTP() {
 		return ""
 	}
-	return registrableDomain(viewHost(u.Hostname()))
+	return u.Site()
 }
 
 // chatRedactor is a chat turn's agent.Redactor: it gathers the secrets the proxy knows for the
@@ -372,7 +373,7 @@ func (r *chatRedactor) collect() []secret {
 		site = siteOfURL(sess.URL)
 	}
 	if site == "" && host != "" {
-		site = registrableDomain(viewHost(host))
+		site = weburl.Site(viewHost(host))
 	}
 	var out []secret
 	add := func(kind string, values ...string) {
@@ -448,8 +449,9 @@ func (e *chatEnv) refuseSecret(tool, what string, texts ...string) error {
 	return nil
 }
 
-// refuseSecretAddress checks the address of navigate or open_page, as given and resolved
-// against the page.
+// refuseSecretAddress checks the address of navigate or open_page, as given and as the browser
+// reads it against the page (weburl: the address that would be requested, where case folding,
+// fullwidth letters, tabs and escapes in the given text are undone).
 func (e *chatEnv) refuseSecretAddress(ctx context.Context, sess session, tool string, args json.RawMessage) error {
 	var a struct {
 		URL string `json:"url"`
@@ -459,9 +461,9 @@ func (e *chatEnv) refuseSecretAddress(ctx context.Context, sess session, tool st
 	}
 	e.refreshSecrets(ctx, sess.ID)
 	texts := []string{a.URL}
-	if page, err := url.Parse(sess.URL); err == nil {
-		if ref, err := url.Parse(strings.TrimSpace(a.URL)); err == nil {
-			texts = append(texts, page.ResolveReference(ref).String())
+	if page, err := weburl.Parse(sess.URL); err == nil {
+		if u, err := weburl.Resolve(page, a.URL); err == nil {
+			texts = append(texts, u.Href())
 		}
 	}
 	return e.refuseSecret(tool, "address", texts...)

@@ -3,9 +3,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -312,23 +310,7 @@ func redirectTarget(resp *http.Response) string {
 			return loc
 		}
 	}
-	if r := resp.Header.Get("Refresh"); r != "" {
-		// "N; url=ADDRESS" (the url= and the quotes are optional; the browser's parse).
-		_, rest, ok := strings.Cut(r, ";")
-		if !ok {
-			_, rest, ok = strings.Cut(r, ",")
-		}
-		if ok {
-			rest = strings.TrimSpace(rest)
-			if len(rest) >= 4 && strings.EqualFold(rest[:3], "url") {
-				if after, found := strings.CutPrefix(strings.TrimSpace(rest[3:]), "="); found {
-					rest = strings.TrimSpace(after)
-				}
-			}
-			return strings.Trim(rest, `"'`)
-		}
-	}
-	return ""
+	return refreshURL(resp.Header.Get("Refresh"))
 }
 
 // guardRemixletRedirect is called on every upstream response (ModifyResponse in pipeline.go): a
@@ -375,15 +357,6 @@ func (s *Server) guardRemixletRedirect(resp *http.Response) {
 				truncate(from.Request(), 300), truncate(loc, 300))
 		}
 	}
-	if resp.Body != nil {
-		resp.Body.Close()
-	}
-	body := "remixproxy: a redirect of an address a remixlet wrote was refused\n"
-	resp.StatusCode = http.StatusForbidden
-	resp.Status = fmt.Sprintf("%d %s", http.StatusForbidden, http.StatusText(http.StatusForbidden))
-	resp.Header = http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}}
-	resp.Body = io.NopCloser(strings.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.TransferEncoding = nil
-	resp.Uncompressed = false
+	replaceResponse(resp, http.StatusForbidden, http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}},
+		[]byte("remixproxy: a redirect of an address a remixlet wrote was refused\n"))
 }

@@ -13,14 +13,14 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
-	"golang.org/x/net/idna"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // rmx.fetch (permission fetch:HOST): the proxy sends a request itself, signed in as the person
@@ -30,10 +30,13 @@ import (
 //
 // Checks, each a refusal with its reason in the remixlet's log, before anything is sent:
 //   - the address is http or https with no user name, on the scheme's standard port;
-//   - its host, in canonical form (lowercase, no trailing dot, IDN as punycode), equals a
-//     fetch: host; an IP address only in its standard spelling and only if a permission names
-//     exactly that address (decimal, octal or hex IPv4 spellings are refused as such);
-//   - every redirect (followed by hand, at most maxFetchRedirects) is checked the same way
+//   - the address is read as the browser reads it (internal/weburl: WHATWG URL, IDNA/UTS-46),
+//     and the request sent is for that reading: backslashes, dot segments, other full stops,
+//     fullwidth letters or IPv4 numbers in another form name the host the browser would;
+//   - its host (lowercase, no trailing dot, IDN as punycode, IPv4 dotted decimal) equals a
+//     fetch: host read the same way;
+//   - every redirect (followed by hand, at most maxFetchRedirects; its Location read against
+//     the address that answered, as the browser reads it) is checked the same way
 //     before it is followed; Authorization is dropped when a redirect leaves the origin, and
 //     cookies are recomputed from the view for each address;
 //   - method, headers (no Cookie, Host, Origin, Sec-* … : the browser's forbidden names) and a
@@ -314,11 +317,11 @@ func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o
 			if hop >= maxFetchRedirects {
 				return nil, &refusal{why: fmt.Sprintf("more than %d redirects", maxFetchRedirects)}
 			}
-			next, err := target.Parse(loc)
+			next, err := resolveLocation(target, loc)
 			if err != nil {
 				return nil, &refusal{why: fmt.Sprintf("redirect from %s to an address that does not parse", target.Host)}
 			}
-			nextURL, err := approvedFetchURL(hosts, next.String())
+			nextURL, err := approvedFetchAddress(hosts, next)
 			if err != nil {
 				var ref *refusal
 				if errors.As(err, &ref) {
@@ -428,105 +431,62 @@ func fetchHeaders(in map[string]string) (http.Header, error) {
 	return h, nil
 }
 
-// approvedFetchURL parses rawURL and returns it with its host in canonical form if that host
-// is one of hosts (from fetch: permissions); otherwise a refusal saying why.
+// approvedFetchURL reads rawURL as the browser reads an absolute address (weburl: WHATWG URL,
+// IDNA/UTS-46 hosts, IPv4 numbers in any form as dotted decimal) and returns it, as Go holds
+// that reading, if its host is one of hosts (from fetch: permissions); otherwise a refusal
+// saying why. The request Go then sends is for the address that was checked.
 func approvedFetchURL(hosts []string, rawURL string) (*url.URL, error) {
-	u, err := url.Parse(rawURL)
+	u, err := weburl.Parse(rawURL)
 	if err != nil {
-		return nil, &refusal{why: "the address does not parse"}
+		return nil, &refusal{why: "the address does not parse as a full address (only absolute http and https addresses can be fetched)"}
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, &refusal{why: fmt.Sprintf("only http and https addresses can be fetched, not %q", u.Scheme)}
+	return approvedFetchAddress(hosts, u)
+}
+
+// approvedFetchAddress is approvedFetchURL for an address already read.
+func approvedFetchAddress(hosts []string, u *weburl.URL) (*url.URL, error) {
+	if s := u.Scheme(); s != "http" && s != "https" {
+		return nil, &refusal{why: fmt.Sprintf("only http and https addresses can be fetched, not %q", s)}
 	}
-	if u.Opaque != "" || u.Host == "" {
+	if !u.IsHTTP() {
 		return nil, &refusal{why: "the address has no host"}
 	}
-	if u.User != nil {
+	if u.HasCredentials() {
 		return nil, &refusal{why: "addresses with a user name or password are refused"}
 	}
-	host, err := canonicalFetchHost(u.Hostname())
-	if err != nil {
-		return nil, &refusal{why: err.Error()}
-	}
+	host := u.HostKey()
 	if isMagicHost(host) {
 		return nil, &refusal{why: host + " is the proxy's own host"}
 	}
 	if !fetchHostApproved(hosts, host) {
 		return nil, &refusal{why: fmt.Sprintf("%s is not an approved host (approved here: %s)", host, strings.Join(hosts, ", "))}
 	}
-	if p := u.Port(); p != "" && !(u.Scheme == "https" && p == "443" || u.Scheme == "http" && p == "80") {
+	if p := u.Port(); !(u.Scheme() == "https" && p == "443" || u.Scheme() == "http" && p == "80") {
 		return nil, &refusal{why: fmt.Sprintf("port %s refused: a fetch: permission allows the standard port of http or https only", p)}
 	}
-	out := *u
-	out.Host, out.Fragment, out.RawFragment = host, "", ""
-	return &out, nil
-}
-
-// canonicalFetchHost returns h lowercase, without a trailing dot, in punycode, and IPv6
-// addresses in brackets. Host names whose last label is a number are IPv4 addresses to a
-// browser (WHATWG URL): only the standard dotted-decimal spelling is accepted.
-func canonicalFetchHost(h string) (string, error) {
-	if strings.Contains(h, ":") {
-		ip, err := netip.ParseAddr(h)
-		if err != nil || ip.Zone() != "" {
-			return "", fmt.Errorf("%q is not a valid IPv6 address", h)
-		}
-		return "[" + ip.String() + "]", nil
-	}
-	h = strings.TrimSuffix(h, ".")
-	if h == "" || strings.HasSuffix(h, ".") {
-		return "", fmt.Errorf("the host %q is not valid", h)
-	}
-	ascii, err := idna.Lookup.ToASCII(h)
+	g, err := u.GoHostKey()
 	if err != nil {
-		return "", fmt.Errorf("the host %q is not a valid host name: %w", h, err)
+		return nil, &refusal{why: "the address cannot be sent as the browser reads it"}
 	}
-	labels := strings.Split(ascii, ".")
-	if slices.Contains(labels, "") || len(ascii) > 253 {
-		return "", fmt.Errorf("the host %q is not a valid host name", h)
-	}
-	if numericLabel(labels[len(labels)-1]) {
-		ip, err := netip.ParseAddr(ascii)
-		if err != nil || !ip.Is4() || ip.String() != ascii {
-			return "", fmt.Errorf("%q is an IP address in a non-standard spelling", h)
-		}
-	}
-	return ascii, nil
+	g.Fragment, g.RawFragment = "", ""
+	return g, nil
 }
 
-// numericLabel reports whether a label reads as a number in a URL host: decimal, or hex with 0x.
-func numericLabel(l string) bool {
-	if l == "" {
-		return false
+// resolveLocation reads a redirect's Location against the address that answered, as the
+// browser reads it.
+func resolveLocation(from *url.URL, loc string) (*weburl.URL, error) {
+	base, err := weburl.Parse(from.String())
+	if err != nil {
+		return nil, err
 	}
-	if strings.HasPrefix(l, "0x") || strings.HasPrefix(l, "0X") {
-		l = l[2:]
-		for _, r := range l {
-			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
-				return false
-			}
-		}
-		return true
-	}
-	for _, r := range l {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return weburl.Resolve(base, loc)
 }
 
-// fetchHostApproved compares a canonical host with the fetch: hosts, IP addresses by value.
+// fetchHostApproved compares a host as weburl reads it with the fetch: hosts, each read the
+// same way (so IP addresses compare by value and names by their ASCII form).
 func fetchHostApproved(hosts []string, host string) bool {
-	ip, ipErr := netip.ParseAddr(strings.Trim(host, "[]"))
 	for _, p := range hosts {
-		if ipErr == nil {
-			if pip, err := netip.ParseAddr(strings.Trim(p, "[]")); err == nil && pip == ip {
-				return true
-			}
-			continue
-		}
-		if canon, err := canonicalFetchHost(p); err == nil && canon == host {
+		if h, err := weburl.Host(p); err == nil && h == host {
 			return true
 		}
 	}

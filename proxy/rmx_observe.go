@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -142,7 +143,7 @@ func (o *observeRecords) readObservedHosts(ctx context.Context) *observedHosts {
 		}
 		for _, p := range m.Permissions {
 			if kind, host, ok := sandbox.PermissionHost(p.Name); ok && kind == sandbox.PermNetworkObservePrefix {
-				if canon, err := canonicalFetchHost(host); err == nil {
+				if canon, err := weburl.Host(host); err == nil {
 					hs.set[canon] = true
 				}
 			}
@@ -158,7 +159,7 @@ func (o *observeRecords) record(resp *http.Response) {
 	if req == nil || req.URL == nil {
 		return
 	}
-	host, err := canonicalFetchHost(req.URL.Hostname())
+	host, err := weburl.Host(req.URL.Hostname())
 	if err != nil || !o.isObserved(host) {
 		return
 	}
@@ -329,7 +330,7 @@ func rmxNetworkResponses(ctx context.Context, h *remixletHost, args []json.RawMe
 	if len(args) < 1 || json.Unmarshal(args[0], &q) != nil || q.Host == "" {
 		return nil, &refusal{why: "the argument must be {host, path?, since?} with host a string"}
 	}
-	host, err := canonicalFetchHost(q.Host)
+	host, err := weburl.Host(q.Host)
 	if err != nil {
 		return nil, &refusal{why: err.Error()}
 	}
@@ -386,7 +387,7 @@ func fitOneObserved(rec ObservedResponse, limit int) ObservedResponse {
 func (h *remixletHost) observes(host string) bool {
 	for _, p := range h.manifest.Permissions {
 		if kind, ph, ok := sandbox.PermissionHost(p.Name); ok && kind == sandbox.PermNetworkObservePrefix {
-			if canon, err := canonicalFetchHost(ph); err == nil && canon == host {
+			if canon, err := weburl.Host(ph); err == nil && canon == host {
 				return true
 			}
 		}
@@ -404,7 +405,7 @@ func rmxNetworkOnResponse(ctx context.Context, h *remixletHost, args []json.RawM
 	if len(args) < 1 || json.Unmarshal(args[0], &q) != nil || q.Host == "" {
 		return nil, &refusal{why: "the first argument must be {host, path?} with host a string"}
 	}
-	host, err := canonicalFetchHost(q.Host)
+	host, err := weburl.Host(q.Host)
 	if err != nil {
 		return nil, &refusal{why: err.Error()}
 	}

@@ -156,7 +156,8 @@ func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
 	h := fp.run.newHost(rx.id, rx.versionID, rx.manifest)
 	ctx := context.Background()
 
-	for _, args := range []string{`[{"host": "bank.test"}]`, `[{"host": "shop.test"}]`, `[{"host": "evil.api.shop.test"}]`} {
+	for _, args := range []string{`[{"host": "bank.test"}]`, `[{"host": "shop.test"}]`, `[{"host": "evil.api.shop.test"}]`,
+		`[{"host": "api.shop.test\u3002bank.test"}]`, `[{"host": "\uff42ank.test"}]`} {
 		_, err := h.Call(ctx, "rmx", "network.responses", json.RawMessage(args))
 		var ref *refusal
 		if !errors.As(err, &ref) || !strings.Contains(ref.why, "needs the network:observe:") {
@@ -164,7 +165,9 @@ func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
 		}
 	}
 	waitLog(t, st, rx.id, "needs the network:observe:bank.test permission")
-	for _, args := range []string{`[{"host": "API.shop.test."}]`, `[{"host": "api.shop.test", "path": "/v1", "since": 5}]`} {
+	// The host is read as the browser reads it: every spelling of the observed host is it.
+	for _, args := range []string{`[{"host": "API.shop.test."}]`, `[{"host": "api.shop.test", "path": "/v1", "since": 5}]`,
+		`[{"host": "\uff41\uff50\uff49.shop.test"}]`, `[{"host": "api\u3002shop\uff0etest"}]`, `[{"host": "api.%73hop.test"}]`} {
 		got, err := h.Call(ctx, "rmx", "network.responses", json.RawMessage(args))
 		if err != nil || string(got) != "[]" {
 			t.Errorf("network.responses(%s) = %s, %v; want []", args, got, err)
@@ -173,6 +176,11 @@ func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
 	_, err := h.Call(ctx, "rmx", "network.onResponse", json.RawMessage(`[{"host": "bank.test"}, {"$listener": 3}]`))
 	if err == nil || !strings.Contains(err.Error(), "needs the network:observe:bank.test permission") {
 		t.Errorf("network.onResponse for another host: %v", err)
+	}
+	for _, args := range []string{`[{"host": "api.shop.test/x"}]`, `[{"host": "me@api.shop.test"}]`, `[{"host": "api.shop.test:443"}]`} {
+		if _, err := h.Call(ctx, "rmx", "network.responses", json.RawMessage(args)); err == nil || !strings.Contains(err.Error(), "not a host") {
+			t.Errorf("network.responses(%s) = %v; want a refusal: not a host", args, err)
+		}
 	}
 	if _, err := h.Call(ctx, "rmx", "network.onResponse", json.RawMessage(`[{"host": "api.shop.test"}, 3]`)); err == nil || !strings.Contains(err.Error(), "must be a function") {
 		t.Errorf("network.onResponse without a callback: %v", err)

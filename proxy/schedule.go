@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -153,14 +154,19 @@ func checkAction(m *sandbox.Manifest, raw json.RawMessage) ([]byte, error) {
 }
 
 // checkOpenURL allows an absolute http(s) address without credentials that m's matches cover:
-// one of the remixlet's own pages.
+// one of the remixlet's own pages. The address is read as the browser reads it (weburl) and
+// returned in that reading, which is what the page is sent to.
 func checkOpenURL(m *sandbox.Manifest, s string) (*url.URL, error) {
 	if len(s) > maxOpenURL {
 		return nil, &refusal{why: "the address is longer than 2048 bytes"}
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.Opaque != "" {
+	w, err := weburl.Parse(s)
+	if err != nil || !w.IsHTTP() || w.HasCredentials() {
 		return nil, &refusal{why: "open needs an absolute http or https address without a user name or password"}
+	}
+	u, err := w.Go()
+	if err != nil {
+		return nil, &refusal{why: "open needs an address Go reads as the browser does; " + err.Error()}
 	}
 	if !m.MatchesURL(u) {
 		return nil, &refusal{why: "open may only show the remixlet's own pages; its matches do not cover " + truncate(u.Redacted(), 200)}

@@ -402,3 +402,39 @@ func TestSchedulerOpensOnlyThroughOwnPages(t *testing.T) {
 		t.Errorf("the checkout page got %+v", got)
 	}
 }
+
+// TestCheckOpenURL: a scheduled open is read as the browser reads it and allowed only to the
+// remixlet's own pages in that reading.
+func TestCheckOpenURL(t *testing.T) {
+	m, probs := sandbox.ParseManifest([]byte(`{"name": "n", "description": "d", "api": 1, "matches": ["https://shop.test/*", "https://*.news.test/*"]}`))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	for _, tt := range []struct {
+		in, want string // want "" when refused
+	}{
+		{"https://shop.test/a", "https://shop.test/a"},
+		{"HTTPS://SHOP.TEST:443/a/../b", "https://shop.test/b"},
+		{"https://\uff53hop\u3002test/x", "https://shop.test/x"},
+		{"https://sh\top.test/x", "https://shop.test/x"},
+		{`https:\\shop.test\x`, "https://shop.test/x"},
+		{"https://shop.test./x", "https://shop.test./x"},
+		{"https://a.news.test/x", "https://a.news.test/x"},
+		{"https://shop.test@witness.test/", ""},
+		{`https://witness.test\@shop.test/`, ""},
+		{"https://shop.test\u3002witness.test/", ""},
+		{"https://\uff57itness.test/", ""},
+		{"https:witness.test/", ""},
+		{"http://shop.test/x", ""},
+		{"/relative", ""},
+		{"javascript:alert(1)", ""},
+	} {
+		u, err := checkOpenURL(m, tt.in)
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("checkOpenURL(%q) = %v, want a refusal", tt.in, u)
+		case tt.want != "" && (err != nil || u.String() != tt.want):
+			t.Errorf("checkOpenURL(%q) = %v, %v; want %q", tt.in, u, err, tt.want)
+		}
+	}
+}

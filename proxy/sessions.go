@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // A page token is minted for each HTML response the proxy injects into and carried by the
@@ -158,7 +160,7 @@ func (ss *sessions) open(pageURL *url.URL, conn *websocket.Conn) *session {
 	s := &session{
 		ID:         randomID(),
 		URL:        pageURL.String(),
-		Origin:     originOf(pageURL),
+		Origin:     pageOrigin(pageURL),
 		Connected:  true,
 		Since:      time.Now(),
 		panelToken: randomID(),
@@ -265,6 +267,15 @@ func randomID() string {
 		panic(fmt.Sprintf("reading random bytes: %v", err)) // the OS random source never fails on supported systems
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// pageOrigin is the origin of a page session's address as the browser reads it (weburl), the
+// origin every same-origin check of the session compares with.
+func pageOrigin(u *url.URL) string {
+	if w, err := weburl.Parse(u.String()); err == nil && w.IsHTTP() {
+		return w.Origin()
+	}
+	return originOf(u)
 }
 
 // originOf is the serialized origin of u ("https://example.com", port only when not default).

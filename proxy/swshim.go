@@ -7,8 +7,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/rewrite"
 )
 
@@ -66,12 +66,19 @@ const maxSWDocument = 32 << 20
 // page URL is the worker's claim, but the browser-set Origin header must be that URL's origin,
 // so a worker can only obtain a token for its own origin.
 func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
-	pageURL, err := url.Parse(r.URL.Query().Get("url"))
-	if err != nil || (pageURL.Scheme != "https" && pageURL.Scheme != "http") || pageURL.Host == "" {
+	// The worker's claim is read as the browser reads it (weburl), and the page's token names
+	// that reading: the origin checked is the origin the session gets.
+	claim, err := weburl.Parse(r.URL.Query().Get("url"))
+	if err != nil || !claim.IsHTTP() || claim.HasCredentials() {
 		http.Error(w, "remixproxy: sw/inject needs ?url= with an http(s) page URL", http.StatusBadRequest)
 		return
 	}
-	origin := originOf(pageURL)
+	pageURL, err := claim.Go()
+	if err != nil {
+		http.Error(w, "remixproxy: sw/inject needs ?url= with an http(s) page URL", http.StatusBadRequest)
+		return
+	}
+	origin := claim.Origin()
 	if r.Header.Get("Origin") != origin {
 		http.Error(w, "remixproxy: sw/inject is for the page's own origin", http.StatusForbidden)
 		return

@@ -68,4 +68,26 @@ func TestSWInjectRelay(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("cross-origin relay: status %d ACAO %q, want 403 without CORS", resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"))
 	}
+
+	// The worker's claim is read as the browser reads it: its origin, not a spelling of it, is
+	// compared with the Origin the browser set.
+	for _, tt := range []struct {
+		claim  string
+		status int
+	}{
+		{"https://SW.TEST:443/page.html", http.StatusOK},
+		{"https://\uff53\uff57.test/page.html", http.StatusOK},
+		{"https://sw.test\\@evil.test/page.html", http.StatusOK}, // the host is sw.test
+		{"https://evil.test\\@sw.test/page.html", http.StatusForbidden},
+		{"https://sw.test\u3002evil.test/page.html", http.StatusForbidden},
+		{"https:evil.test/page.html", http.StatusForbidden},
+		{"https://user@sw.test/page.html", http.StatusBadRequest},
+		{"/page.html", http.StatusBadRequest},
+	} {
+		resp := post("https://sw.test", tt.claim, map[string]string{"content-type": "text/html"})
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("claim %q with Origin https://sw.test: status %d, want %d", tt.claim, resp.StatusCode, tt.status)
+		}
+	}
 }

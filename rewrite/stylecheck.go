@@ -10,6 +10,8 @@ import (
 
 	"github.com/tdewolff/parse/v2"
 	"github.com/tdewolff/parse/v2/css"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // A StyleProblem is one part of a remixlet's stylesheet that CheckStylesheet left out, with the
@@ -825,6 +827,15 @@ func checkStyleAddress(addr string, allowed func(string) bool) string {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == ':')
 	}) {
 		return fmt.Sprintf("url(%q): the host must be written in lowercase ASCII (punycode for other names)", show)
+	}
+	// The host must be the one the browser reads (DESIGN invariant 9): a name of numbers
+	// ("0x7f.1", "127.1") is an IPv4 address to a browser, and punycode must decode.
+	if w, err := weburl.Parse(addr); err != nil || strings.Trim(w.HostKey(), "[]") != host {
+		read := "nothing"
+		if err == nil {
+			read = w.HostKey()
+		}
+		return fmt.Sprintf("url(%q): a browser reads the host %s as %s; write the host as the browser reads it", show, host, read)
 	}
 	if allowed == nil || !allowed(host) {
 		return fmt.Sprintf("url(%q): %s is not one of the remixlet's sites or fetch: hosts", show, host)

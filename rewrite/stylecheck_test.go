@@ -6,7 +6,11 @@ import (
 	"testing"
 )
 
-func styleHosts(host string) bool { return host == "cdn.example.com" || host == "example.com" }
+func styleHosts(host string) bool {
+	// The numeric and punycode spellings stand for sites a remixlet might name in its matches;
+	// the browser reads them as other hosts, so their url()s are refused all the same.
+	return host == "cdn.example.com" || host == "example.com" || host == "0x7f.1" || host == "127.1" || host == "xn--zz.example.com"
+}
 
 // benignCSS is real-world style CSS that must pass unchanged.
 const benignCSS = `/* Remixlet: tidy the feed */
@@ -78,6 +82,9 @@ func TestCheckStylesheetRefuses(t *testing.T) {
 		{"percent host", `a{background:url(https://%65vil.test/x)}`, ""},
 		{"data url", `a{background:url(data:image/png;base64,AAAA)}`, ""},
 		{"relative url", `a{background:url(/img/x.png)}`, ""},
+		{"numeric IPv4 host", `a{background:url(https://0x7f.1/x)}`, ""},
+		{"short IPv4 host", `a{background:url(https://127.1/x)}`, ""},
+		{"bad punycode host", `a{background:url(https://xn--zz.example.com/x)}`, ""},
 		{"scheme-relative url", `a{background:url(//evil.test/x)}`, ""},
 		{"javascript url", `a{background:url(javascript:alert(1))}`, ""},
 		{"import", `@import url(https://evil.test/x.css); b{color:blue}`, "b{color:blue}"},

@@ -2,11 +2,10 @@ package sandbox
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 
-	"golang.org/x/net/publicsuffix"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Change is one activation the approval policy decides on: a remixlet moving from its active
@@ -73,7 +72,7 @@ type Reason struct {
 //
 // For a change the agent made (ChatHost set) to an existing remixlet, also (DESIGN invariant 11):
 //   - when Active or Next covers a site other than the chat page's site (registrable domain, see
-//     Site; every site counts), any change of substance — code, sites, excluded pages,
+//     weburl.Site; every site counts), any change of substance — code, sites, excluded pages,
 //     permissions or API version; a description alone is none — needs approval, naming those
 //     sites (ReasonOtherSites). A chat on one site never vouches for code on another: the new
 //     code could carry what it reads there to the chat's site through its storage, and moving a
@@ -157,7 +156,7 @@ func NeedsApproval(c Change) (bool, []Reason) {
 // otherSiteReasons is the rule for an agent's change to a remixlet that runs, or ran, on a site
 // other than the chat page's (see NeedsApproval).
 func otherSiteReasons(c Change, chatHost string) []Reason {
-	site := Site(chatHost)
+	site := weburl.Site(chatHost)
 	nextSites := c.Next.Sites()
 	nextOther := otherSites(nextSites, site)
 	var oldOnly []string // other sites it ran on that it leaves
@@ -197,7 +196,7 @@ func otherSites(s Sites, site string) []string {
 	}
 	var out []string
 	for _, h := range s.Hosts {
-		if Site(strings.TrimPrefix(h, "*.")) != site {
+		if weburl.Site(strings.TrimPrefix(h, "*.")) != site {
 			out = append(out, h)
 		}
 	}
@@ -239,20 +238,4 @@ func IsNetworkPermission(name string) bool {
 	}
 	_, _, ok := PermissionHost(name)
 	return ok
-}
-
-// Site returns the site of host: its registrable domain (eTLD+1 by the public-suffix list), so
-// that www.shop.test and shop.test are one site; an IP address, or a name the list gives no
-// registrable domain (a public suffix itself, "localhost"), is its own site. host is lowercased
-// and loses a trailing dot.
-func Site(host string) string {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if strings.HasPrefix(host, "[") || net.ParseIP(host) != nil {
-		return host
-	}
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
-	if err != nil {
-		return host
-	}
-	return d
 }

@@ -164,25 +164,6 @@ func TestNeedsApprovalNamesWhatIsAtStake(t *testing.T) {
 	}
 }
 
-func TestSite(t *testing.T) {
-	tests := []struct{ host, want string }{
-		{"www.shop.test", "shop.test"},
-		{"shop.test", "shop.test"},
-		{"WWW.Shop.Test.", "shop.test"},
-		{"a.b.example.co.uk", "example.co.uk"},
-		{"me.github.io", "me.github.io"},
-		{"github.io", "github.io"},
-		{"localhost", "localhost"},
-		{"192.0.2.1", "192.0.2.1"},
-		{"[2001:db8::1]", "[2001:db8::1]"},
-	}
-	for _, tt := range tests {
-		if got := Site(tt.host); got != tt.want {
-			t.Errorf("Site(%q) = %q, want %q", tt.host, got, tt.want)
-		}
-	}
-}
-
 func TestIsNetworkPermission(t *testing.T) {
 	for name, want := range map[string]bool{
 		"fetch:api.shop.test": true, "network:observe:api.shop.test": true, "netrules": true,

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // A Pattern is a parsed Chrome match pattern: "<all_urls>" or scheme://host/path, where
@@ -104,6 +106,16 @@ func checkPatternHost(h string) error {
 		}) {
 			return fmt.Errorf("host %q may contain only letters, digits, '-' and '.' (write non-ASCII names in punycode)", h)
 		}
+	}
+	// The host as the browser reads it (DESIGN invariant 9) must be the host written: a name
+	// of numbers ("127.1", "0x7f.1") is an IPv4 address to a browser, and punycode must decode.
+	lower := strings.ToLower(h)
+	read, err := weburl.Host(lower)
+	if err != nil {
+		return fmt.Errorf("host %q is not a host a browser can read", h)
+	}
+	if read != lower {
+		return fmt.Errorf("host %q is %s to a browser: write that", h, read)
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func TestParsePatternErrors(t *testing.T) {
 		{"https://a..b/*", "empty label"},
 		{"https://a.com:99999/*", "port"},
 		{"https://ex%61mple.com/*", "only letters"},
+		{"https://127.1/*", "is 127.0.0.1 to a browser"},
+		{"https://*.0x7f.1/*", "is 127.0.0.1 to a browser"},
+		{"https://xn--zz.example.com/*", "not a host a browser can read"},
 		{"", `missing "://"`},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // The permissions a remixlet can ask for. Network permissions are always scoped to one named
@@ -112,6 +114,18 @@ func ValidatePermissionHost(host string) error {
 				return fmt.Errorf("%q may contain only lowercase letters, digits, '-' and '.' (write non-ASCII names in punycode)", host)
 			}
 		}
+	}
+	// The host as the browser reads it (DESIGN invariant 9) must be the host written: a name
+	// of numbers ("127.1", "0x7f.1") is an IPv4 address to a browser, and punycode must decode.
+	read, err := weburl.Host(host)
+	if err != nil {
+		return fmt.Errorf("%q is not a valid host name", host)
+	}
+	if read != host {
+		if ip, err := netip.ParseAddr(read); err == nil {
+			return fmt.Errorf("%q is the IP address %s to a browser: write an IP address in its usual form, and never a local one", host, ip)
+		}
+		return fmt.Errorf("%q reads as %q in a browser: write that", host, read)
 	}
 	return nil
 }

@@ -30,6 +30,12 @@ func TestValidatePermission(t *testing.T) {
 		{"fetch:-a.example.com", "not a valid host name"},
 		{"fetch:exämple.com", "punycode"},
 		{"fetch:2001:db8::1", "in brackets"},
+		{"fetch:127.1", "IP address 127.0.0.1 to a browser"},
+		{"fetch:0x7f.1", "IP address 127.0.0.1 to a browser"},
+		{"fetch:0x5d.0xb8.0xd8.0x22", "IP address 93.184.216.34 to a browser"},
+		{"network:observe:10.0x1", "IP address 10.0.0.1 to a browser"},
+		{"fetch:api.0x10", "not a valid host name"}, // ends in a number: not a host to a browser
+		{"fetch:xn--zz.example.com", "not a valid host name"},
 		{"network:api.example.com", "network:observe:HOST"},
 		{"network:observe:*", "wildcards"},
 		{"tabs", "unknown permission"},

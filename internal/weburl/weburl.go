@@ -3,9 +3,11 @@
 // spelling of it (DESIGN invariant 9).
 //
 // It sits in front of every address check: the remixlet page policy (href and src values, the
-// addresses inside dom.setHTML) resolves and normalises with it before deciding, and the
-// redirect guard compares the request the browser really sent with the address a remixlet wrote
-// through Key. Parsing follows the WHATWG URL Standard (github.com/nlnwa/whatwg-url, which passes
+// addresses inside dom.setHTML) resolves and normalises with it before deciding; the redirect
+// guard compares the request the browser really sent with the address a remixlet wrote through
+// Key; the agent's tools (navigate, open_page, http_request), its navigation guard, rmx.fetch,
+// network rules, network:observe and the links in the agent's replies read their addresses and
+// hosts here, and Site is the one registrable-domain rule ("same site") for all of them. Parsing follows the WHATWG URL Standard (github.com/nlnwa/whatwg-url, which passes
 // the web-platform-tests URL suite): tabs and newlines are removed, leading and trailing C0
 // controls and spaces ignored, a backslash is a slash in http(s) addresses, dot segments
 // (including %2e spellings) are resolved, IPv4 numbers in any form become dotted decimal, hosts
@@ -19,9 +21,12 @@ package weburl
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"net/url"
 	"strings"
 
 	whatwg "github.com/nlnwa/whatwg-url/url"
+	"golang.org/x/net/publicsuffix"
 )
 
 // URL is one parsed address, as the browser holds it.
@@ -78,6 +83,60 @@ func (u *URL) Hostname() string { return u.u.Hostname() }
 // HostKey is the host name for comparisons with host lists (a manifest's sites, fetch: hosts):
 // Hostname without a trailing dot, which names the same DNS host.
 func (u *URL) HostKey() string { return strings.TrimSuffix(u.u.Hostname(), ".") }
+
+// Site is the address's site: Site of its HostKey.
+func (u *URL) Site() string { return Site(u.HostKey()) }
+
+// PathQuery is the request-target the browser sends for an http(s) address: the path and the
+// query ("/a/b?c"), as serialised, without the fragment. "" for other addresses.
+func (u *URL) PathQuery() string {
+	if !u.IsHTTP() {
+		return ""
+	}
+	r := u.Request()
+	rest := r[len(u.u.Scheme())+len("://"):]
+	// The host and user info hold no "/" (it ends the authority, and user info escapes it),
+	// and an http(s) path always starts with one.
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return "/"
+}
+
+// Go returns the address as Go's net/url holds it, for Go's HTTP client and for code that takes
+// a *url.URL: the browser's serialisation read by net/url, which must find the same scheme,
+// host and port (else an error: the address is then not one Go can act on as the browser
+// would). Percent-escapes in the path may differ in spelling (net/url escapes a few characters
+// the Standard leaves raw), never in meaning.
+func (u *URL) Go() (*url.URL, error) {
+	href := u.Href()
+	g, err := url.Parse(href)
+	if err != nil {
+		return nil, fmt.Errorf("reading address %q for Go: %w", clip(href), err)
+	}
+	host := strings.Trim(u.Hostname(), "[]")
+	if g.Scheme != u.Scheme() || strings.Trim(g.Hostname(), "[]") != host || g.Port() != u.u.Port() || (g.User != nil) != u.HasCredentials() {
+		return nil, fmt.Errorf("reading address %q for Go: Go reads another scheme, host or port", clip(href))
+	}
+	return g, nil
+}
+
+// GoHostKey is Go with the host in HostKey's form (no trailing dot; it names the same DNS
+// host): for a request the proxy sends itself, so that the host Go dials is the host that was
+// checked, and for a link the proxy writes.
+func (u *URL) GoHostKey() (*url.URL, error) {
+	g, err := u.Go()
+	if err != nil {
+		return nil, err
+	}
+	if h := u.Hostname(); strings.HasSuffix(h, ".") {
+		g.Host = u.HostKey()
+		if p := u.u.Port(); p != "" {
+			g.Host += ":" + p
+		}
+	}
+	return g, nil
+}
 
 // Port is the port the browser connects to: the explicit one, or the scheme's default ("" for
 // schemes without one).
@@ -180,6 +239,97 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
+}
+
+// ErrNotHost is wrapped by Host's errors.
+var ErrNotHost = errors.New("not a host")
+
+// Host reads a bare host — a permission's HOST, a host list's entry, the Host a request names
+// (without its port) — as the browser reads the host of an http(s) address: IDNA/UTS-46
+// (fullwidth letters, other full stops and upper case fold to ASCII), IPv4 numbers in any form
+// as dotted decimal, IPv6 compressed in brackets (a bare IPv6 address is accepted too), and
+// without a trailing dot (HostKey's form). Anything that is more than a host (a port, a path,
+// user info, a query) or that the browser cannot read as a host is an error wrapping ErrNotHost.
+func Host(s string) (string, error) {
+	if h, ok := plainHost(s); ok {
+		return h, nil // what the parser would return, without its cost (every response asks)
+	}
+	if s == "" {
+		return "", fmt.Errorf("reading host %q: %w: it is empty", s, ErrNotHost)
+	}
+	if strings.ContainsAny(s, `/\?#@`) {
+		return "", fmt.Errorf("reading host %q: %w: it holds a path, query or user name", clip(s), ErrNotHost)
+	}
+	if strings.Contains(s, ":") && !strings.HasPrefix(s, "[") {
+		ip, err := netip.ParseAddr(s)
+		if err != nil || !ip.Is6() || ip.Zone() != "" {
+			return "", fmt.Errorf("reading host %q: %w: a host has no port", clip(s), ErrNotHost)
+		}
+		s = "[" + s + "]"
+	}
+	u, err := Parse("http://" + s + "/")
+	if err != nil {
+		return "", fmt.Errorf("reading host %q: %w: %w", clip(s), ErrNotHost, err)
+	}
+	if u.u.Port() != "" || strings.HasSuffix(strings.TrimSpace(s), ":") || u.Request() != "http://"+u.Hostname()+"/" {
+		return "", fmt.Errorf("reading host %q: %w: it is more than a host", clip(s), ErrNotHost)
+	}
+	h := u.HostKey()
+	if h == "" {
+		return "", fmt.Errorf("reading host %q: %w", clip(s), ErrNotHost)
+	}
+	return h, nil
+}
+
+// plainHost returns s without one trailing dot when the parser would read s as exactly that:
+// labels of lowercase ASCII letters, digits and '-', none empty, none punycode ("xn--", which
+// the parser decodes to check), and a last label that does not start with a digit (a number
+// there makes the whole host an IPv4 address) or '-' (whatwg-url reads "-0" as a number too,
+// and refuses the host). ok is false for anything else, which then takes the parser's way.
+// TestPlainHostAgreesWithTheParser holds the two together.
+func plainHost(s string) (string, bool) {
+	h := strings.TrimSuffix(s, ".")
+	if h == "" || len(h) > 253 {
+		return "", false
+	}
+	labelStart := 0
+	for i := 0; i <= len(h); i++ {
+		if i < len(h) && h[i] != '.' {
+			c := h[i]
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return "", false
+			}
+			continue
+		}
+		if i == labelStart || strings.HasPrefix(h[labelStart:i], "xn--") {
+			return "", false
+		}
+		if i == len(h) && ('0' <= h[labelStart] && h[labelStart] <= '9' || h[labelStart] == '-') {
+			return "", false
+		}
+		labelStart = i + 1
+	}
+	return h, true
+}
+
+// Site is the site of a host as Host or HostKey read it: its registrable domain (eTLD+1 by the
+// public-suffix list), so that www.shop.test and shop.test are one site; an IP address, or a name
+// the list gives no registrable domain (a public suffix itself, "localhost"), is its own site.
+// It does not parse: a host in another spelling must be read by Host first (it only lowercases
+// and drops a trailing dot).
+func Site(host string) string {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if strings.HasPrefix(host, "[") || strings.Contains(host, ":") {
+		return host // IPv6
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return host
+	}
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return host
+	}
+	return d
 }
 
 // ErrNotHTTP is returned by RequestTarget for a request that names no http(s) address.

@@ -2,6 +2,7 @@ package weburl
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -278,4 +279,201 @@ func TestResolveConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Host reads a bare host as the browser reads an address's host: every spelling of one host
+// gives the same answer, and anything more than a host is refused.
+func TestHost(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		fails          bool
+	}{
+		{name: "plain", in: "api.shop.test", want: "api.shop.test"},
+		{name: "upper case", in: "API.Shop.TEST", want: "api.shop.test"},
+		{name: "trailing dot", in: "api.shop.test.", want: "api.shop.test"},
+		{name: "fullwidth letters", in: "\uff41\uff50\uff49.shop.test", want: "api.shop.test"},
+		{name: "ideographic full stop", in: "api\u3002shop\u3002test", want: "api.shop.test"},
+		{name: "fullwidth full stop", in: "api\uff0eshop.test", want: "api.shop.test"},
+		{name: "percent-encoded letter", in: "sh%6Fp.test", want: "shop.test"},
+		{name: "tab inside", in: "sho\tp.test", want: "shop.test"},
+		{name: "Cyrillic a is another host", in: "\u0430pi.shop.test", want: "xn--pi-6kc.shop.test"},
+		{name: "IDN", in: "b\u00fccher.example", want: "xn--bcher-kva.example"},
+		{name: "IPv4", in: "93.184.216.34", want: "93.184.216.34"},
+		{name: "IPv4 as one number", in: "1572395042", want: "93.184.216.34"},
+		{name: "IPv4 hex", in: "0x7f.1", want: "127.0.0.1"},
+		{name: "IPv4 octal", in: "0177.0.0.1", want: "127.0.0.1"},
+		{name: "IPv4 short", in: "127.1", want: "127.0.0.1"},
+		{name: "IPv4 trailing dot", in: "127.0.0.1.", want: "127.0.0.1"},
+		{name: "IPv6 in brackets", in: "[2606:2800:220:1:0::1]", want: "[2606:2800:220:1::1]"},
+		{name: "bare IPv6", in: "::1", want: "[::1]"},
+		{name: "empty", in: "", fails: true},
+		{name: "a port", in: "shop.test:443", fails: true},
+		{name: "an empty port", in: "shop.test:", fails: true},
+		{name: "a path", in: "shop.test/x", fails: true},
+		{name: "a backslash", in: `shop.test\x`, fails: true},
+		{name: "user info", in: "me@shop.test", fails: true},
+		{name: "a query", in: "shop.test?x", fails: true},
+		{name: "a space inside", in: "sh op.test", fails: true},
+		{name: "IPv4 out of range", in: "0x100000000", fails: true},
+		{name: "bad IPv6", in: "[::1", fails: true},
+		{name: "IPv6 zone", in: "fe80::1%eth0", fails: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Host(tt.in)
+			if tt.fails {
+				if err == nil || !errors.Is(err, ErrNotHost) {
+					t.Errorf("Host(%q) = %q, %v; want an ErrNotHost error", tt.in, got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("Host(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+			// What Host reads is what an address with that host reads.
+			if u, err := Parse("https://" + tt.in + "/"); err == nil && u.HostKey() != got {
+				t.Errorf("Host(%q) = %q, but the address reads host %q", tt.in, got, u.HostKey())
+			}
+		})
+	}
+}
+
+func TestSite(t *testing.T) {
+	tests := []struct{ host, want string }{
+		{"www.shop.test", "shop.test"},
+		{"shop.test", "shop.test"},
+		{"WWW.Shop.Test.", "shop.test"},
+		{"a.b.example.co.uk", "example.co.uk"},
+		{"me.github.io", "me.github.io"},
+		{"github.io", "github.io"},
+		{"co.uk", "co.uk"},
+		{"localhost", "localhost"},
+		{"192.0.2.1", "192.0.2.1"},
+		{"[2001:db8::1]", "[2001:db8::1]"},
+		{"2001:db8::1", "2001:db8::1"},
+	}
+	for _, tt := range tests {
+		if got := Site(tt.host); got != tt.want {
+			t.Errorf("Site(%q) = %q, want %q", tt.host, got, tt.want)
+		}
+	}
+	u, _ := Parse("https://WWW.\uff53hop.test./x")
+	if got := u.Site(); got != "shop.test" {
+		t.Errorf("Site of %q = %q, want shop.test", u.Href(), got)
+	}
+}
+
+func TestPathQueryAndGo(t *testing.T) {
+	tests := []struct {
+		in, pathQuery, goString string
+	}{
+		{"https://shop.test", "/", "https://shop.test/"},
+		{"https://u:p@shop.test:8443/a/b?c=d#e", "/a/b?c=d", "https://u:p@shop.test:8443/a/b?c=d#e"},
+		{"https://shop.test/a?", "/a?", "https://shop.test/a?"},
+		{"HTTPS://\uff53hop.test/a/../b c?x=\u00e9", "/b%20c?x=%C3%A9", "https://shop.test/b%20c?x=%C3%A9"},
+		{"http://0x7f.1/x", "/x", "http://127.0.0.1/x"},
+		{"http://[::1]:81/x", "/x", "http://[::1]:81/x"},
+	}
+	for _, tt := range tests {
+		u, err := Parse(tt.in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.in, err)
+		}
+		if got := u.PathQuery(); got != tt.pathQuery {
+			t.Errorf("Parse(%q).PathQuery() = %q, want %q", tt.in, got, tt.pathQuery)
+		}
+		g, err := u.Go()
+		if err != nil || g.String() != tt.goString {
+			t.Errorf("Parse(%q).Go() = %v, %v; want %q", tt.in, g, err, tt.goString)
+		}
+	}
+	// An address Go cannot read as the browser does is refused, not guessed.
+	if u, err := Parse("https://shop.test/%zz"); err == nil {
+		if g, err := u.Go(); err == nil {
+			t.Errorf("Go() of %q = %q, want an error", u.Href(), g)
+		}
+	}
+	d, _ := Parse("data:,x")
+	if got := d.PathQuery(); got != "" {
+		t.Errorf("PathQuery of data: = %q, want \"\"", got)
+	}
+}
+
+func TestGoHostKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Shop.Test./a#f":    "https://shop.test/a#f",
+		"https://shop.test.:8443/a": "https://shop.test:8443/a",
+		"http://[::1]/a?b#c":        "http://[::1]/a?b#c",
+	} {
+		u, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := u.GoHostKey()
+		if err != nil || g.String() != want {
+			t.Errorf("GoHostKey(%q) = %v, %v; want %q", in, g, err, want)
+		}
+	}
+}
+
+// TestPlainHostAgreesWithTheParser: Host's shortcut for plain host names returns exactly what
+// the parser returns, for every string it takes (all strings of up to 7 characters from an
+// alphabet of the characters that matter, plus names seen on the web).
+func TestPlainHostAgreesWithTheParser(t *testing.T) {
+	slow := func(s string) (string, bool) {
+		u, err := Parse("http://" + s + "/")
+		if err != nil || u.Request() != "http://"+u.Hostname()+"/" {
+			return "", false
+		}
+		return u.HostKey(), true
+	}
+	check := func(s string) bool {
+		h, ok := plainHost(s)
+		if !ok {
+			return false
+		}
+		if want, wok := slow(s); !wok || h != want {
+			t.Errorf("plainHost(%q) = %q, the parser reads %q (ok %v)", s, h, want, wok)
+		}
+		return true
+	}
+	taken := 0
+	for _, s := range []string{"www.example.com", "api.shop.test", "a-b.c-d.e", "x.y.z.", "localhost", "xn--bcher-kva.example",
+		"1.2.3.4", "a.1", "a.0x1", "a.b1", "-a.b-", "a--b.test", strings.Repeat("a", 63) + ".test"} {
+		if check(s) {
+			taken++
+		}
+	}
+	alphabet := []byte("a0x-.9n")
+	var gen func(prefix []byte, n int)
+	gen = func(prefix []byte, n int) {
+		if len(prefix) > 0 && check(string(prefix)) {
+			taken++
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			gen(append(prefix, c), n-1)
+		}
+	}
+	gen(nil, 7)
+	if taken < 1000 {
+		t.Fatalf("the shortcut took only %d strings; the test checks too little", taken)
+	}
+}
+
+// BenchmarkHost: a plain host, as every response's request names one (network:observe).
+func BenchmarkHost(b *testing.B) {
+	for b.Loop() {
+		Host("www.example.com")
+	}
+}
+
+// BenchmarkParse: a request's address, as the network rules read every request when a remixlet
+// has rules.
+func BenchmarkParse(b *testing.B) {
+	for b.Loop() {
+		Parse("https://www.example.com/assets/app/main.js?v=1&lang=en")
+	}
 }

@@ -50,8 +50,13 @@
  * a decision when all of these hold:
  *   - the click is trusted (isTrusted);
  *   - IntersectionObserver v2 (trackVisibility) says the card is visible: not covered, no
- *     opacity, filter or transform on it or on the iframe, and wholly in view. Without the API
- *     the buttons stay off;
+ *     opacity, filter or transform on it or on the iframe, and wholly in view; and so are its
+ *     buttons (Allow, Not now). A card's body scrolls within a height bounded so that the whole
+ *     card fits the log (fitCard). Only when even that cannot fit (a log shorter than the card's
+ *     title and buttons) the card need not be wholly in view: then its buttons, wholly in view
+ *     and visible, decide (Chromium reports a clipped element as not visible whenever anything
+ *     lies over its unclipped box, so a clipped card's own report says nothing). Without the
+ *     API the buttons stay off;
  *   - the card has been visible for armAfterMs (default 800 ms) without interruption; losing
  *     visibility starts the wait again;
  *   - for a pointer click: the pointer moved inside the card (trusted pointermove) after the
@@ -85,10 +90,13 @@
   var DEFAULT_ARM_MS = 800;
   var MOVE_TOLERANCE_PX = 2;
   var BOTTOM_SLACK_PX = 48;
+  var LOG_PADDING_PX = 24; // the log's padding, top and bottom (panel.css .log)
+  var MIN_CARD_BODY_PX = 48;
 
   var COVERED = 'This panel is covered or hidden by the page; move it into view to decide.';
   var NO_API = 'This browser cannot confirm that this panel is visible, so these buttons stay off.';
   var PARTLY = 'Scroll so that the whole card is in view to decide.';
+  var PARTLY_BUTTONS = 'Scroll so that the card\u2019s buttons are wholly in view to decide.';
   var MOVE_FIRST = 'Move the pointer onto the button, then click.';
   var MOVED = 'The panel moved. Move the pointer onto the button again, then click.';
   var HOLD_FOCUS = 'Wait a moment with the button focused, then press it again.';
@@ -658,6 +666,9 @@
     }
     items.set(it.id, rec);
     emptyNote.hidden = true;
+    if (rec.gate) {
+      fitCard(rec.gate);
+    }
     if (atBottom) {
       log.scrollTop = log.scrollHeight;
     }
@@ -845,9 +856,10 @@
     el.appendChild(note);
     var arm = num(it.armAfterMs);
     rec.gate = {
-      id: it.id, el: el, allow: allow, deny: deny, note: note,
+      id: it.id, el: el, body: body, actions: actions, allow: allow, deny: deny, note: note, fits: true,
       armAfter: arm > 0 ? arm : DEFAULT_ARM_MS,
       observer: null, supported: true, seen: false, visible: false, partly: false, visibleAt: 0,
+      card: null, buttons: null, // the newest visibility of each: {inView, visible, ratio}
       armed: false, timer: 0, moved: false, offset: null, focusAt: 0, sent: false, hint: '',
       wide: diffs.length > 0 // the confirmation window shows code: open it larger
     };
@@ -1021,7 +1033,7 @@
       try {
         g.observer = new IO(function (entries) {
           if (entries.length > 0) {
-            seen(g, entries[entries.length - 1]);
+            seen(g, entries);
           }
         }, { threshold: [0, 1], trackVisibility: true, delay: 100 });
       } catch (e) {
@@ -1037,6 +1049,7 @@
       }
     } else {
       g.observer.observe(g.el);
+      g.observer.observe(g.actions);
     }
     updateGate(g);
   }
@@ -1050,14 +1063,55 @@
     g.timer = 0;
   }
 
-  // seen takes an IntersectionObserver entry for the card.
-  function seen(g, e) {
+  // fitCard bounds a pending card's body so that the whole card fits the log (its body then
+  // scrolls within); the log's padding is left free. A card that fits as it is keeps its body
+  // unbounded. Run when the card is shown and when the panel is resized.
+  function fitCard(g) {
+    var body = g.body;
+    if (!body || !body.style || typeof g.el.offsetHeight !== 'number') {
+      return;
+    }
+    body.style.maxHeight = '';
+    var room = log.clientHeight - LOG_PADDING_PX;
+    if (g.el.offsetHeight <= room) {
+      return;
+    }
+    var fixed = g.el.offsetHeight - body.offsetHeight;
+    body.style.maxHeight = Math.max(MIN_CARD_BODY_PX, room - fixed) + 'px';
+  }
+
+  // cardFits reports whether the whole card can be in view of the log at once.
+  function cardFits(g) {
+    if (typeof g.el.offsetHeight !== 'number' || typeof log.clientHeight !== 'number' || log.clientHeight <= 0) {
+      return true;
+    }
+    return g.el.offsetHeight <= log.clientHeight;
+  }
+
+  // seen takes IntersectionObserver entries for the card and for its buttons (the newest of
+  // each counts; an observer reports each target at first, then whenever it crosses 0 or 1 or
+  // its visibility changes), and decides as the top of this file says.
+  function seen(g, entries) {
+    for (var i = 0; i < entries.length; i++) {
+      var e = entries[i];
+      var v = { inView: e.isIntersecting === true, visible: e.isIntersecting === true && e.isVisible === true, ratio: Number(e.intersectionRatio) || 0 };
+      if (e.target === g.el) {
+        g.card = v;
+      } else if (e.target === g.actions) {
+        g.buttons = v;
+      }
+    }
     g.seen = true;
-    var visible = e.isIntersecting === true && e.isVisible === true &&
-      document.visibilityState !== 'hidden';
-    var whole = visible && e.intersectionRatio >= 0.99;
-    g.partly = visible && !whole;
-    setVisible(g, whole);
+    var c = g.card || { inView: false, visible: false, ratio: 0 };
+    var b = g.buttons || { inView: false, visible: false, ratio: 0 };
+    var page = document.visibilityState !== 'hidden';
+    g.fits = cardFits(g);
+    var cardOK = g.fits ? c.visible && c.ratio >= 0.99 : c.inView;
+    var visible = page && cardOK && b.visible && b.ratio >= 0.99;
+    var covered = (b.inView && !b.visible) || (g.fits && c.ratio >= 0.99 && !c.visible);
+    // In view but not wholly, and nothing seen covered: scrolling helps.
+    g.partly = page && !visible && !covered && c.inView;
+    setVisible(g, visible);
   }
 
   function setVisible(g, visible) {
@@ -1125,7 +1179,7 @@
     } else if (!isOpen()) {
       text = OFFLINE;
     } else if (g.seen && !g.visible) {
-      text = g.partly ? PARTLY : COVERED;
+      text = g.partly ? (g.fits ? PARTLY : PARTLY_BUTTONS) : COVERED;
     } else if (on) {
       text = g.hint;
     }
@@ -1183,6 +1237,18 @@
     g.hint = w ? CONFIRM_THERE : POPUP_BLOCKED;
     updateGate(g);
   }
+
+  // A resized panel fits its pending cards again and judges them again.
+  window.addEventListener('resize', function () {
+    items.forEach(function (rec) {
+      if (rec.gate && !rec.gate.sent) {
+        fitCard(rec.gate);
+        if (rec.gate.seen) {
+          seen(rec.gate, []);
+        }
+      }
+    });
+  });
 
   document.addEventListener('visibilitychange', function () {
     if (document.visibilityState === 'hidden') {

@@ -45,7 +45,10 @@ class FakeElement {
     this.scrollTop = 0;
     this.scrollHeight = 0;
     this.clientHeight = 0;
+    this.style = {};
   }
+  // offsetHeight is what FakeElement.layout says (a scenario sets it), else unknown.
+  get offsetHeight() { return FakeElement.layout ? FakeElement.layout(this) : undefined; }
   get textContent() { return this.childNodes.map((c) => c.textContent).join(''); }
   set textContent(v) {
     for (const c of this.childNodes) c.parentNode = null;
@@ -251,11 +254,18 @@ function newPanel(url, framed, io) {
     },
     items: () => elements.log.childNodes.filter((c) => c !== elements.empty),
     item: (i) => p.items()[i],
-    // see makes the newest live observer report an entry for its card.
-    see: (entry) => {
+    // see makes the newest live observer report an entry for its card (targets[0]) and one for
+    // the card's buttons (targets[1]): entry for the card, buttons for the buttons (entry for
+    // both when buttons is undefined; null reports the card alone).
+    see: (entry, buttons) => {
       const o = observers.filter((x) => !x.disconnected).pop();
       assert.ok(o, 'no live IntersectionObserver');
-      o.cb([Object.assign({ target: o.targets[0], isIntersecting: true, intersectionRatio: 1, isVisible: true }, entry || {})], o);
+      const base = { isIntersecting: true, intersectionRatio: 1, isVisible: true };
+      const es = [Object.assign({ target: o.targets[0] }, base, entry || {})];
+      if (buttons !== null && o.targets[1]) {
+        es.push(Object.assign({ target: o.targets[1] }, base, (buttons === undefined ? entry : buttons) || {}));
+      }
+      o.cb(es, o);
     },
   };
   return p;
@@ -547,8 +557,9 @@ const CARD = {
 const CONFIRM_K1 = { open: 'https://remix.proxy/panel/confirm#t.k1' };
 
 // cardPanel returns a connected panel showing CARD (with changes) and its parts.
-function cardPanel(io, changes) {
+function cardPanel(io, changes, before) {
   const p = connected(io);
+  if (before) before(p);
   p.sent();
   p.server({ type: 'item', item: Object.assign({}, CARD, changes || {}) });
   const card = p.items().find((x) => x.hasClass('card'));
@@ -580,6 +591,8 @@ scenario('renders a card with fixed texts, styled as from remixproxy', () => {
   assert.strictEqual(o.opts.trackVisibility, true);
   assert.ok(o.opts.delay >= 100);
   assert.strictEqual(o.targets[0], card);
+  assert.strictEqual(o.targets[1], card.byClass('card-actions')[0], 'the buttons are not observed');
+  assert.strictEqual(o.targets.length, 2);
   // The activation dialog, with its defaults; a remixlet URL off remix.proxy is no link.
   const q = connected();
   q.server({ type: 'item', item: Object.assign({}, CARD, { id: 'k2', card: 'activation', allow: '', deny: '', remixlet: { name: 'x', url: 'https://evil.test/' } }) });
@@ -679,6 +692,110 @@ scenario('a covered or hidden card keeps its buttons off', () => {
   click(allow);
   assert.deepStrictEqual(p.sent(), []);
   assert.match(note(), /whole card/);
+});
+
+// A card taller than the panel's log (a request with a long body, an activation with many rows):
+// its body is bounded so that the whole card fits (fitCard), and the whole card is then what
+// must be in view and visible. A fake layout: the card is its body plus 120 px.
+function tallLayout() {
+  return (el) => {
+    if (el.hasClass('card-body')) return el.style.maxHeight ? parseInt(el.style.maxHeight, 10) : 480;
+    if (el.hasClass('card')) return 120 + el.byClass('card-body')[0].offsetHeight;
+    return undefined;
+  };
+}
+
+const TALL_CARD = {
+  card: 'request', title: 'Send a POST request to shop.test/api/notes', remixlet: null,
+  rows: ['Sent as you, with your cookies for shop.test', 'Body: 4096 bytes (the first 300 shown)'],
+  data: 'x'.repeat(300), allow: 'Send', deny: 'Not now',
+};
+
+// tallCardPanel is cardPanel with a tall card in a log logHeight px high.
+function tallCardPanel(logHeight) {
+  FakeElement.layout = tallLayout(logHeight);
+  return cardPanel('v2', TALL_CARD, (p) => { p.elements.log.clientHeight = logHeight; });
+}
+
+scenario('a card taller than the log gets a bounded body so that it fits, and arms only wholly in view', () => {
+  try {
+    const { p, card, allow, note, move, click } = tallCardPanel(200);
+    const body = card.byClass('card-body')[0];
+    assert.strictEqual(body.style.maxHeight, '56px', 'the body is not bounded to fit the log (200 - 24 padding - 120)');
+    assert.ok(card.offsetHeight <= 200);
+    // Partly in view (the person scrolled): scroll to decide; the buttons alone are not enough.
+    p.see({ intersectionRatio: 0.6, isVisible: false }, { intersectionRatio: 1 });
+    p.advance(5000);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), []);
+    assert.match(note(), /whole card is in view/);
+    // Wholly in view but covered: covered.
+    p.see({ isVisible: false }, { intersectionRatio: 1 });
+    p.advance(5000);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), []);
+    assert.match(note(), /covered or hidden by the page/);
+    // Wholly in view and visible: it arms after the wait.
+    p.see();
+    p.advance(800);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+    // A taller panel: the body needs no bound any more.
+    p.elements.log.clientHeight = 800;
+    p.fire('resize', {});
+    assert.strictEqual(body.style.maxHeight, '');
+  } finally {
+    FakeElement.layout = null;
+  }
+});
+
+// When even the bounded card cannot fit (a log shorter than the card's title and buttons), the
+// card cannot be wholly in view: its buttons, wholly in view and visible, decide.
+scenario('a card that cannot fit the log arms once its buttons are wholly in view, not before', () => {
+  try {
+    const { p, card, allow, note, move, click } = tallCardPanel(150);
+    assert.strictEqual(card.byClass('card-body')[0].style.maxHeight, '48px', 'the body is not at its least height');
+    assert.ok(card.offsetHeight > 150);
+    // The card's top is in view, its buttons below the log's edge: scroll to decide.
+    p.see({ intersectionRatio: 0.4, isVisible: false }, { isIntersecting: false, isVisible: false, intersectionRatio: 0 });
+    p.advance(5000);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), []);
+    assert.strictEqual(allow.disabled, true);
+    assert.match(note(), /buttons are wholly in view/);
+    // Half of the buttons in view: still not.
+    p.see({ intersectionRatio: 0.6, isVisible: false }, { intersectionRatio: 0.5 });
+    p.advance(5000);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), []);
+    assert.match(note(), /buttons are wholly in view/);
+    // The page covers the buttons: covered.
+    p.see({ intersectionRatio: 0.6, isVisible: false }, { intersectionRatio: 1, isVisible: false });
+    p.advance(5000);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), []);
+    assert.match(note(), /covered or hidden by the page/);
+    // Scrolled to the buttons, which are visible: it arms after the wait (the clipped card's
+    // own report, not visible, is not asked), and Send goes to the confirmation window.
+    p.see({ intersectionRatio: 0.6, isVisible: false }, { intersectionRatio: 1 });
+    p.advance(700);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), [], 'armed before the wait');
+    p.advance(100);
+    assert.strictEqual(allow.disabled, false);
+    move();
+    click(allow);
+    assert.deepStrictEqual(p.sent(), [CONFIRM_K1]);
+  } finally {
+    FakeElement.layout = null;
+  }
 });
 
 scenario('losing visibility starts the wait again', () => {
