@@ -15,7 +15,7 @@ import (
 )
 
 // Page tools: the AI agent reads and acts on the chat's tab through the page agent
-// (panel/static/agent_tools.js). The proxy sends {type:"tool", id, tool, args} on the page-agent
+// (panel/pageagent/tool_*.js). The proxy sends {type:"tool", id, tool, args} on the page-agent
 // socket and the page agent answers {type:"toolResult", id, ok, value | error}. The arguments
 // are the model's data: the page agent never evaluates them, and open_page (fetch_page) is
 // checked here against the session's own origin before the page agent sees it.

@@ -21,7 +21,7 @@ import (
 //
 //   - the page's password values: the page agent reports them on its own channel
 //     ({type:"secrets", fields:[{id, value}], cookies:[…]}, sent before each tool's answer and
-//     when a password field changes: panel/static/agent_tools.js), with the values of the
+//     when a password field changes: panel/pageagent/tool_secrets.js), with the values of the
 //     page's script-visible cookies. Each field keeps its last value that was not empty (a value
 //     typed a moment ago stays known after the page clears the field; the letters of a value
 //     being typed replace each other). They are held in memory for that page session only,

@@ -395,7 +395,7 @@ func (pol domPolicy) allowAddress(call *domCall, value string) (string, error) {
 // that loads them would read them: with tabs and newlines removed (the URL parser drops them),
 // every http:, https:, ws: or wss: address, and every scheme-relative one (//host, ///host,
 // with any slash written as a backslash), up to a space, quote, comma or bracket. The page agent
-// (addressesIn in agent.js) finds the same.
+// (addressesIn in panel/pageagent/rx_addresses.js) finds the same.
 func addressesIn(value string) []string {
 	v := strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
