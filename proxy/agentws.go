@@ -10,6 +10,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events (hello,
@@ -49,7 +50,7 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 		c.Close(closeBadToken, "unknown page token")
 		return
 	}
-	if got, want := r.Header.Get("Origin"), originOf(pageURL); got != want {
+	if got, want := r.Header.Get("Origin"), httpx.OriginOf(pageURL); got != want {
 		s.log.Warn("page agent refused: origin does not match its page", "origin", got, "page", want)
 		c.Close(closeRefused, "origin does not match the page")
 		return
@@ -85,9 +86,9 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 		}
 		switch m.Type {
 		case "hello":
-			s.sessions.update(sess, func(x *session) { x.Title = truncate(m.Title, 512) })
+			s.sessions.update(sess, func(x *session) { x.Title = httpx.Clip(m.Title, 512) })
 		case "title":
-			s.sessions.update(sess, func(x *session) { x.Title = truncate(m.Title, 512) })
+			s.sessions.update(sess, func(x *session) { x.Title = httpx.Clip(m.Title, 512) })
 		case "nav":
 			// The page says where it went (history.pushState): kept as the browser reads it, and
 			// only on the session's origin, so every later check reads the same address.
@@ -96,7 +97,7 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 				writeJSON(ctx, c, map[string]string{"type": "error", "message": "navigation to another origin is not a same-page navigation; reload the page"})
 				continue
 			}
-			s.sessions.update(sess, func(x *session) { x.URL = truncate(u.Href(), maxTokenURL) })
+			s.sessions.update(sess, func(x *session) { x.URL = httpx.Clip(u.Href(), maxTokenURL) })
 			s.pageNavigated(ctx, sess)
 		case "toolResult":
 			s.pageToolResult(sess.ID, raw) // an answer to the agent's page tool (pagetools.go)
@@ -129,11 +130,4 @@ func writeJSON(ctx context.Context, c *websocket.Conn, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return c.Write(ctx, websocket.MessageText, b)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/store"
 )
 
@@ -44,7 +45,7 @@ type chatHub struct {
 	mu        sync.Mutex
 	bySession map[string]*chat
 	follow    follow    // chats waiting for their tab's next page of the site (chat_follow.go)
-	traces    traceKeep // the last turns' traces, for the manager's download (chat_act.go)
+	traces    traceKeep // the last turns' traces, for the manager's download (chat_traces.go)
 	nav       navGuard  // the agent's navigations, held to the chat's site (chat_navguard.go)
 }
 
@@ -321,7 +322,7 @@ func (c *chat) state() panel.ChatMessage {
 		ID: rec.ID, Mode: rec.Mode, Provider: rec.Provider, Model: rec.Model, Running: c.cancel != nil,
 		Steps: c.steps, MaxSteps: maxSteps, InputTokens: rec.InputTokens, OutputTokens: rec.OutputTokens, Cost: cost,
 		APIAccess: c.apiAccess, ActSubmits: c.submits.on,
-	}, Providers: providers, ManagerURL: "https://" + MagicHost + "/manager"}
+	}, Providers: providers, ManagerURL: "https://" + httpx.MagicHost + "/manager"}
 }
 
 // chatSettings loads the provider settings: the data dir's providers.json, the environment,
@@ -360,7 +361,7 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(maxAgentMessage)
 	switch r.Header.Get("Origin") {
-	case "https://" + MagicHost, "http://" + MagicHost:
+	case "https://" + httpx.MagicHost, "http://" + httpx.MagicHost:
 	default:
 		c.Close(closeRefused, "the panel channel is for remix.proxy only")
 		return
@@ -631,7 +632,7 @@ func (c *chat) send(text string) string {
 	rec := c.rec
 	c.mu.Unlock()
 	if rec.Provider == "" {
-		c.notice("No model is set up yet. Add a provider and key in [Settings](https://" + MagicHost + "/manager/settings), set `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `OLLAMA_HOST`, or start remixproxy with `--model-url`.")
+		c.notice("No model is set up yet. Add a provider and key in [Settings](https://" + httpx.MagicHost + "/manager/settings), set `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `OLLAMA_HOST`, or start remixproxy with `--model-url`.")
 		return ""
 	}
 	prov, pcfg, err := settings.Provider(rec.Provider, s.modelClient())
@@ -644,7 +645,7 @@ func (c *chat) send(text string) string {
 		return "this page was closed; reload it to chat"
 	}
 	if rec.ID == "" {
-		rec.Origin, rec.URL, rec.Title = c.origin, snap.URL, truncate(snap.Title, 512)
+		rec.Origin, rec.URL, rec.Title = c.origin, snap.URL, httpx.Clip(snap.Title, 512)
 		created, err := s.cfg.Store.CreateChat(context.Background(), rec)
 		if err != nil {
 			return "could not save the chat: " + err.Error()
@@ -653,7 +654,7 @@ func (c *chat) send(text string) string {
 		defer c.saveAPIAccess() // the API access switch may predate the stored chat (chat_request.go)
 		defer c.saveActSubmits()
 	} else {
-		rec.URL, rec.Title = snap.URL, truncate(snap.Title, 512)
+		rec.URL, rec.Title = snap.URL, httpx.Clip(snap.Title, 512)
 	}
 	ctx, cancel := context.WithCancel(c.hub.ctx)
 	c.mu.Lock()
@@ -739,8 +740,8 @@ func (o *chatObserver) Text(stepID, text string, final bool) {
 }
 
 func (o *chatObserver) Tool(call agent.ToolCall, status, result string) {
-	o.c.put(chatItem{ID: "t" + call.ID, Kind: "tool", Name: truncate(call.Name, 80), Args: clip(prettyJSON(call.Arguments), chatItemTextLimit),
-		Status: status, Result: clip(result, chatItemTextLimit)}, status != "running")
+	o.c.put(chatItem{ID: "t" + call.ID, Kind: "tool", Name: httpx.Clip(call.Name, 80), Args: httpx.ClipNoted(prettyJSON(call.Arguments), chatItemTextLimit),
+		Status: status, Result: httpx.ClipNoted(result, chatItemTextLimit)}, status != "running")
 }
 
 func (o *chatObserver) Notice(text string) { o.c.notice(text) }
@@ -810,15 +811,6 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return string(b)
-}
-
-// clip cuts s to at most n bytes on a character boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := clipBytes(s, n)
-	return cut + fmt.Sprintf("… (%d more bytes)", len(s)-len(cut))
 }
 
 // modelClient is the HTTP client for model providers: direct, never through this proxy's own

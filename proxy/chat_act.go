@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // Act-mode safety kept in Go, per chat (issue 6), so that nothing the page does can reset it:
@@ -121,17 +121,17 @@ func newActState(now func() time.Time) *actState {
 	return &actState{refused: map[string]int{}, edited: map[string]time.Time{}, submitted: map[string]time.Time{}, now: now, used: now()}
 }
 
-// sessionPage is a page session as an actPage.
-type sessionPage struct {
+// sessionActPage is a page session as an actPage.
+type sessionActPage struct {
 	s  *Server
 	id string
 }
 
-func (p sessionPage) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (p sessionActPage) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	return p.s.PageTool(ctx, p.id, tool, args)
 }
 
-func (p sessionPage) url() (string, bool) {
+func (p sessionActPage) url() (string, bool) {
 	sess, ok := p.s.sessions.get(p.id)
 	if !ok || !sess.Connected {
 		return "", false
@@ -143,7 +143,7 @@ func (p sessionPage) url() (string, bool) {
 // proxy's hold on the agent's navigations (chat_navguard.go) and the card for actions that
 // submit or destroy (chat_submit.go).
 type chatActPage struct {
-	sessionPage
+	sessionActPage
 	c    *chat
 	sess session
 }
@@ -176,7 +176,7 @@ func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, ar
 			return json.RawMessage(`{"accepted":true}`), nil
 		}
 	}
-	return actStateFor(e.c).run(ctx, chatActPage{sessionPage: sessionPage{s: e.c.hub.s, id: sess.ID}, c: e.c, sess: sess}, tool, args)
+	return actStateFor(e.c).run(ctx, chatActPage{sessionActPage: sessionActPage{s: e.c.hub.s, id: sess.ID}, c: e.c, sess: sess}, tool, args)
 }
 
 // run runs one page tool with the checks that concern it.
@@ -250,7 +250,7 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 	delete(args, "expect") // likewise
 	before, _ := page.url()
 	if !resubmit {
-		if recent := st.recent(noFragment(before)); len(recent) > 0 {
+		if recent := st.recent(httpx.WithoutFragment(before)); len(recent) > 0 {
 			b, _ := json.Marshal(recent)
 			args["recent"] = b
 		}
@@ -283,7 +283,7 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 	}
 	nav.expect(res.Href)
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
-		st.record(noFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
+		st.record(httpx.WithoutFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
 	if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 		out = withField(out, "navigation", note)
@@ -313,8 +313,8 @@ func watchNavigation(ctx context.Context, page actPage, action, before, after st
 			}
 			return "unexpected: the " + action + " made the tab load a new page (not a link or form the agent could see); this page's session has ended, so the agent stops here"
 		}
-		if now != before && now != after && noFragment(now) != noFragment(before) {
-			return "the page's address changed after the " + action + ", from " + truncate(before, 300) + " to " + truncate(now, 300) + "; the page may show something else now: read it again before acting"
+		if now != before && now != after && httpx.WithoutFragment(now) != httpx.WithoutFragment(before) {
+			return "the page's address changed after the " + action + ", from " + httpx.Clip(before, 300) + " to " + httpx.Clip(now, 300) + "; the page may show something else now: read it again before acting"
 		}
 		select {
 		case <-stopped:
@@ -324,7 +324,7 @@ func watchNavigation(ctx context.Context, page actPage, action, before, after st
 			deadline.Reset(300 * time.Millisecond)
 		case <-deadline.C:
 			if navigated {
-				return "the page's address changed with the " + action + ", to " + truncate(after, 300) + " (a same-page navigation): read the page again before acting"
+				return "the page's address changed with the " + action + ", to " + httpx.Clip(after, 300) + " (a same-page navigation): read the page again before acting"
 			}
 			return ""
 		case <-tick.C:
@@ -373,7 +373,7 @@ func (st *actState) noteEdits(page actPage, tool string, args, out json.RawMessa
 	if !ok {
 		return
 	}
-	key := noFragment(url)
+	key := httpx.WithoutFragment(url)
 	var a struct {
 		Submit bool `json:"submit"`
 	}
@@ -426,7 +426,7 @@ func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage)
 	if json.Unmarshal(out, &ps) != nil || (len(ps.Dialogs) == 0 && len(ps.Forms) == 0) {
 		return accepted, nil
 	}
-	key := noFragment(url)
+	key := httpx.WithoutFragment(url)
 	st.mu.Lock()
 	if sub, ok := st.submitted[key]; ok && sub.After(st.edited[key]) {
 		// The agent submitted after its last change: input left in the form is what was saved.
@@ -446,14 +446,14 @@ func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage)
 	}
 	var open []string
 	for _, d := range ps.Dialogs {
-		open = append(open, "an open "+truncate(d, 200))
+		open = append(open, "an open "+httpx.Clip(d, 200))
 	}
 	for _, f := range ps.Forms {
-		open = append(open, fmt.Sprintf("unsaved input in %s (%s)", truncate(f.Container, 200), truncate(strings.Join(f.Unsaved, ", "), 400)))
+		open = append(open, fmt.Sprintf("unsaved input in %s (%s)", httpx.Clip(f.Container, 200), httpx.Clip(strings.Join(f.Unsaved, ", "), 400)))
 	}
 	msg := fmt.Sprintf("done refused (%d of at most %d): the summary says it worked, but the page still shows %s.", n+1, maxDoneRefusals, strings.Join(open, "; "))
 	if len(ps.Alerts) > 0 {
-		msg += " Messages on the page: " + truncate(strings.Join(ps.Alerts, " | "), 400) + "."
+		msg += " Messages on the page: " + httpx.Clip(strings.Join(ps.Alerts, " | "), 400) + "."
 	}
 	msg += " A dialog or form still open usually means the action did not finish (a validation error, a button not clicked). Look at the page (outline, find), finish the action, then call done again — or call done with an honest summary of what is left."
 	return nil, &agent.ToolError{Message: msg}
@@ -472,107 +472,4 @@ func withField(out json.RawMessage, name, value string) json.RawMessage {
 		return out
 	}
 	return nb
-}
-
-func noFragment(u string) string {
-	if i := strings.IndexByte(u, '#'); i >= 0 {
-		return u[:i]
-	}
-	return u
-}
-
-// Traces: the agent hands each turn's trace to the chat's observer (agent.Tracer); the proxy
-// keeps the newest maxTraceTurns turns of the newest maxTraceChats chats in memory, and the
-// manager serves them as JSON (GET /manager/traces.json, optionally ?chat=ID) for download.
-// They hold what the chat holds (the person's words, tool arguments and results, clipped), and
-// never leave the machine.
-
-const (
-	maxTraceTurns = 10
-	maxTraceChats = 20
-)
-
-// traceKeep holds the last turns' traces of the last chats of one proxy (chatHub.traces).
-type traceKeep struct {
-	sync.Mutex
-	order []string // chat IDs, oldest first
-	m     map[string][]agent.TurnTrace
-}
-
-var _ agent.Tracer = (*chatObserver)(nil)
-var _ agent.PageURLer = (*chatEnv)(nil)
-
-// Trace keeps a finished turn's trace with its chat, and in the store when the person turned on
-// the recorder (storeTrace, manager_traces.go).
-func (o *chatObserver) Trace(t agent.TurnTrace) {
-	o.storeTrace(t)
-	o.c.mu.Lock()
-	id := o.c.rec.ID
-	o.c.mu.Unlock()
-	if id == "" {
-		return
-	}
-	k := &o.c.hub.traces
-	k.Lock()
-	defer k.Unlock()
-	if k.m == nil {
-		k.m = map[string][]agent.TurnTrace{}
-	}
-	if _, ok := k.m[id]; !ok {
-		k.order = append(k.order, id)
-		if len(k.order) > maxTraceChats {
-			delete(k.m, k.order[0])
-			k.order = k.order[1:]
-		}
-	}
-	ts := append(k.m[id], t)
-	if len(ts) > maxTraceTurns {
-		ts = ts[len(ts)-maxTraceTurns:]
-	}
-	k.m[id] = ts
-}
-
-// PageURL is the address of the chat's page now, for traces.
-func (e *chatEnv) PageURL() string {
-	sess, err := e.session()
-	if err != nil {
-		return ""
-	}
-	return sess.URL
-}
-
-// traceExport is the JSON the manager serves.
-type traceExport struct {
-	Chat  string            `json:"chat"`
-	Turns []agent.TurnTrace `json:"turns"`
-}
-
-// managerTraces serves the kept traces as a JSON download: every chat's, newest chat first,
-// or one chat's with ?chat=ID.
-func (s *Server) managerTraces(w http.ResponseWriter, r *http.Request) {
-	want := r.URL.Query().Get("chat")
-	out := []traceExport{}
-	if s.chats != nil {
-		k := &s.chats.traces
-		k.Lock()
-		for i := len(k.order) - 1; i >= 0; i-- {
-			id := k.order[i]
-			if want != "" && id != want {
-				continue
-			}
-			out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), k.m[id]...)})
-		}
-		k.Unlock()
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		http.Error(w, "the traces could not be encoded", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Disposition", `attachment; filename="remixproxy-traces.json"`)
-	w.Write(b)
 }

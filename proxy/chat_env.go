@@ -12,6 +12,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -75,7 +76,7 @@ func (e *chatEnv) ReadLog(ctx context.Context, name string) (string, error) {
 	st := e.c.hub.s.cfg.Store
 	rx, err := st.Remixlet(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q", truncate(name, 100))}
+		return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q", httpx.Clip(name, 100))}
 	}
 	if err != nil {
 		return "", err
@@ -112,7 +113,7 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 		}
 		seen[p] = true
 		if err := sandbox.ValidatePermission(p); err != nil {
-			bad = append(bad, fmt.Sprintf("%q (%v)", truncate(p, 100), err))
+			bad = append(bad, fmt.Sprintf("%q (%v)", httpx.Clip(p, 100), err))
 			continue
 		}
 		names = append(names, p)
@@ -122,7 +123,7 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 		return "", &agent.ToolError{Message: "unknown permissions: " + strings.Join(bad, "; ")}
 	}
 	allow, err := e.c.ask(ctx, chatItem{ID: "k" + randomID()[:12], Card: "permissions", Title: "Remixlet needs permission",
-		Remixlet: &cardRemixlet{Name: truncate(remixlet, 80)}, Rows: rows, Allow: "Allow", Deny: "Not now"})
+		Remixlet: &cardRemixlet{Name: httpx.Clip(remixlet, 80)}, Rows: rows, Allow: "Allow", Deny: "Not now"})
 	if err != nil {
 		return "", &agent.ToolError{Message: "the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). Nothing was granted."}
 	}
@@ -185,7 +186,7 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 	if w.Name != "" {
 		rx, err = st.Remixlet(ctx, w.Name)
 		if errors.Is(err, store.ErrNotFound) {
-			return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q; leave name out to create one", truncate(w.Name, 100))}
+			return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q; leave name out to create one", httpx.Clip(w.Name, 100))}
 		}
 		if err != nil {
 			return "", err
@@ -202,11 +203,11 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 			return "", &agent.ToolError{Message: "manifest.json: name: " + err.Error()}
 		}
 	}
-	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorAgent, truncate(w.Note, 500))
+	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorAgent, httpx.Clip(w.Note, 500))
 	if err != nil {
 		return "", err
 	}
-	link := "https://" + MagicHost + "/manager/r/" + rx.ID
+	link := "https://" + httpx.MagicHost + "/manager/r/" + rx.ID
 
 	// The store's policy decides, with the chat page's host, for every agent save: a change to
 	// code that runs on another site, or to code holding network permissions, needs the

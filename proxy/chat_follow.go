@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // A chat follows its tab to the next page of the same site. A full page load ends the page
@@ -84,7 +86,7 @@ func (h *chatHub) noteNavigation(pageURL string, req *http.Request) {
 // orphan records c, whose c.waiting is ch, as waiting for its tab's next page; after the
 // grace it gives up.
 func (h *chatHub) orphan(c *chat, ch chan struct{}, lastURL string) {
-	lastURL = withoutFragment(lastURL) // a Referer never carries one
+	lastURL = httpx.WithoutFragment(lastURL) // a Referer never carries one
 	c.mu.Lock()
 	origin := c.origin
 	c.mu.Unlock()

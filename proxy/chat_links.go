@@ -1,6 +1,9 @@
 package proxy
 
-import "github.com/remixproxy/remixproxy/internal/weburl"
+import (
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+)
 
 // Links in the agent's replies. The model's text is rendered by panel.RenderReply: a link stays
 // a link only to the chat page's own site (registrable domain, from the proxy's record of the
@@ -13,7 +16,7 @@ func (c *chat) linkOnSite(host string) bool {
 	c.mu.Lock()
 	page := c.host
 	c.mu.Unlock()
-	if page == "" || isMagicHost(host) {
+	if page == "" || httpx.IsMagicHost(host) {
 		return false
 	}
 	return weburl.Site(host) == weburl.Site(page)

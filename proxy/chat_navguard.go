@@ -16,6 +16,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // The agent's own navigations stay on the site, redirects included (issue 11, hole 3; DESIGN
@@ -342,7 +343,7 @@ func (x *navExpect) leaves(u *weburl.URL) bool {
 		return true
 	}
 	host := u.HostKey()
-	if host == "" || isMagicHost(host) {
+	if host == "" || httpx.IsMagicHost(host) {
 		return true
 	}
 	return weburl.Site(host) != x.site
@@ -363,7 +364,7 @@ type navMark struct {
 // it. A Referer that does not parse counts as none (pairing then falls back to Sec-Fetch-Site).
 func readNavRequest(r *http.Request) navRequest {
 	nr := navRequest{fetchSite: r.Header.Get("Sec-Fetch-Site")}
-	if u, err := requestedAddress(r); err == nil {
+	if u, err := httpx.RequestedAddress(r); err == nil {
 		nr.url, nr.key, nr.origin = u, weburl.Key(u), u.Origin()
 	}
 	if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
@@ -527,18 +528,18 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		why, site = mark.checkHop(from, loc, fmt.Sprintf("a redirect (%d)", resp.StatusCode))
 	}
-	if ref := refreshURL(resp.Header.Get("Refresh")); why == "" && ref != "" {
+	if ref := httpx.RefreshURL(resp.Header.Get("Refresh")); why == "" && ref != "" {
 		why, site = mark.checkHop(from, ref, "a Refresh header")
 	}
 	if why == "" {
 		return
 	}
-	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", redactURL(resp.Request))
+	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", httpx.RedactURL(resp.Request))
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, nil, why)
-	h := ownPageHeader(body.Len())
-	h.Set(markerHeader, "error")
-	replaceResponse(resp, http.StatusForbidden, h, body.Bytes())
+	h := httpx.OwnPageHeader(body.Len())
+	h.Set(httpx.MarkerHeader, "error")
+	httpx.ReplaceResponse(resp, http.StatusForbidden, h, body.Bytes())
 }
 
 // navRuleWriter checks the redirects that a remixlet's network rule answers a marked request
@@ -581,13 +582,13 @@ func shownAddress(u *weburl.URL) string {
 		return ""
 	}
 	if !u.IsHTTP() {
-		return truncate(u.Scheme(), 40) + ": address"
+		return httpx.Clip(u.Scheme(), 40) + ": address"
 	}
 	p, q, _ := strings.Cut(u.PathQuery(), "?")
 	if q != "" {
 		p += "?…"
 	}
-	return truncate(u.Origin()+p, 300)
+	return httpx.Clip(u.Origin()+p, 300)
 }
 
 // originShown is u's origin for a log line; "" for none.
@@ -619,8 +620,8 @@ func renderNavRefusal(w io.Writer, site string, to *weburl.URL, why string) {
 func writeNavRefusal(w http.ResponseWriter, site string, to *weburl.URL, why string) {
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, to, why)
-	w.Header().Set(markerHeader, "error")
-	writeOwnPage(w, http.StatusForbidden, body.Bytes())
+	w.Header().Set(httpx.MarkerHeader, "error")
+	httpx.WriteOwnPage(w, http.StatusForbidden, body.Bytes())
 }
 
 // navArmer is an actPage that arms the proxy's check before an action (chatActPage).

@@ -168,20 +168,6 @@ func TestNavHopLeaves(t *testing.T) {
 	}
 }
 
-func TestRefreshURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"0; url=https://witness.test/": "https://witness.test/",
-		"5;URL='/next'":                "/next",
-		"3, url = /a":                  "/a",
-		"0;https://witness.test/x":     "https://witness.test/x",
-		"10":                           "",
-	} {
-		if got := refreshURL(in); got != want {
-			t.Errorf("refreshURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // navSite is a site with an open redirect, a same-site redirect into it, a page that refreshes
 // off the site, and a page; it records what it answered.
 type navSite struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // open_page on another origin of the same site (www.shop.test → help.shop.test): the page agent
@@ -44,14 +45,14 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	}
 	res, err := n.fetch(ctx, requestHosts(page, target), target.String(), fetchOptions{Method: "GET", As: "text"})
 	if err != nil {
-		var r *refusal
+		var r *httpx.Refusal
 		if errors.As(err, &r) {
-			return nil, true, &agent.ToolError{Message: "open_page refused: " + r.why}
+			return nil, true, &agent.ToolError{Message: "open_page refused: " + r.Why}
 		}
-		return nil, true, &agent.ToolError{Message: "open_page: fetching " + truncate(target.String(), 200) + " failed: " + err.Error()}
+		return nil, true, &agent.ToolError{Message: "open_page: fetching " + httpx.Clip(target.String(), 200) + " failed: " + err.Error()}
 	}
 	if res.Status < 200 || res.Status > 299 {
-		return nil, true, &agent.ToolError{Message: "open_page: the site answered " + strconv.Itoa(res.Status) + " for " + truncate(target.String(), 200)}
+		return nil, true, &agent.ToolError{Message: "open_page: the site answered " + strconv.Itoa(res.Status) + " for " + httpx.Clip(target.String(), 200)}
 	}
 	body := ""
 	if res.Text != nil {
@@ -59,7 +60,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	}
 	truncated := false
 	if len(body) > maxOutlineHTML {
-		body, truncated = clipBytes(body, maxOutlineHTML), true
+		body, truncated = httpx.Clip(body, maxOutlineHTML), true
 	}
 	call := map[string]any{"url": res.URL, "status": res.Status, "contentType": headerValue(res.Headers, "Content-Type"), "html": body}
 	if a.Budget != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // http_request (issue 6, "Mutating requests"): the agent sends a request from the proxy as the
@@ -86,7 +87,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	// The checks fetch makes anyway, made first so that no card is shown for a request
 	// that would be refused.
 	if _, err := fetchHeaders(r.Headers); err != nil {
-		return "", &agent.ToolError{Message: "http_request refused: " + refusalText(err)}
+		return "", &agent.ToolError{Message: "http_request refused: " + httpx.RefusalText(err)}
 	}
 	if r.Body != nil && len(*r.Body) > maxFetchRequestBody {
 		return "", &agent.ToolError{Message: fmt.Sprintf("http_request refused: the body is more than %d bytes", maxFetchRequestBody)}
@@ -97,7 +98,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 		return "", err
 	}
 	for name, v := range r.Headers {
-		if err := e.refuseSecret("http_request", "header "+truncate(name, 60), v); err != nil {
+		if err := e.refuseSecret("http_request", "header "+httpx.Clip(name, 60), v); err != nil {
 			return "", err
 		}
 	}
@@ -138,9 +139,9 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 		res, err = n.fetch(ctx, hosts, target.String(), fetchOptions{Method: r.Method, Headers: r.Headers, Body: r.Body, As: "text"})
 	}
 	if err != nil {
-		var ref *refusal
+		var ref *httpx.Refusal
 		if errors.As(err, &ref) {
-			return "", &agent.ToolError{Message: "http_request refused: " + ref.why}
+			return "", &agent.ToolError{Message: "http_request refused: " + ref.Why}
 		}
 		return "", &agent.ToolError{Message: "http_request failed: " + err.Error()}
 	}
@@ -164,7 +165,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 // checks and the person's cookies of rmx.fetch but without its redirect following (see the top
 // of the file): a redirect that keeps the method and body is returned as the result with a
 // note for the model; one that drops them is followed as a GET by n.fetch. Refusals are
-// *refusal; other errors are the network's.
+// *httpx.Refusal; other errors are the network's.
 func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []string, target *url.URL, r agent.HTTPRequest) (*fetchResult, string, error) {
 	method := strings.ToUpper(r.Method)
 	hdr, err := fetchHeaders(r.Headers)
@@ -194,7 +195,7 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []
 	resp, err := n.client.Do(req) // the client never follows a redirect itself
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, "", &refusal{why: fmt.Sprintf("no answer from %s within %v", target.Host, fetchTimeout)}
+			return nil, "", &httpx.Refusal{Why: fmt.Sprintf("no answer from %s within %v", target.Host, fetchTimeout)}
 		}
 		return nil, "", fmt.Errorf("http_request %s %s: %w", method, fetchRedactedURL(target), err)
 	}
@@ -223,7 +224,7 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []
 	nextURL, err := approvedFetchAddress(hosts, next)
 	if err != nil {
 		res, rerr := readFetchResponse(resp, target, false, "text")
-		return res, fmt.Sprintf("%s; its redirect to %s was not followed: %s.", answered, truncate(next.Request(), 300), refusalText(err)), rerr
+		return res, fmt.Sprintf("%s; its redirect to %s was not followed: %s.", answered, httpx.Clip(next.Request(), 300), httpx.RefusalText(err)), rerr
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	get := map[string]string{}
@@ -237,9 +238,9 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []
 	res, err := n.fetch(ctx, hosts, nextURL.String(), fetchOptions{Method: http.MethodGet, Headers: get, As: "text"})
 	if err != nil {
 		// The model must know the request itself went through, so that it does not send it again.
-		var ref *refusal
+		var ref *httpx.Refusal
 		if errors.As(err, &ref) {
-			return nil, "", &refusal{why: fmt.Sprintf("%s; reading the address it redirected to was refused: %s", answered, ref.why)}
+			return nil, "", &httpx.Refusal{Why: fmt.Sprintf("%s; reading the address it redirected to was refused: %s", answered, ref.Why)}
 		}
 		return nil, "", fmt.Errorf("%s; reading the address it redirected to: %w", answered, err)
 	}
@@ -252,11 +253,11 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []
 func repeatRedirectNote(method string, status int, from *url.URL, to *weburl.URL, page *weburl.URL) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Redirect not followed: the %s was sent once, to %s, and answered with %d %s, which asks to send the same %s",
-		method, truncate(fetchRedactedURL(from), 300), status, http.StatusText(status), method)
+		method, httpx.Clip(fetchRedactedURL(from), 300), status, http.StatusText(status), method)
 	if method != http.MethodDelete {
 		b.WriteString(" with its body")
 	}
-	fmt.Fprintf(&b, " to %s. The person allowed this request for its own address only, so nothing was sent there.", truncate(to.Request(), 300))
+	fmt.Fprintf(&b, " to %s. The person allowed this request for its own address only, so nothing was sent there.", httpx.Clip(to.Request(), 300))
 	if _, err := sameSiteRequestURL(page, to.Href()); err != nil {
 		fmt.Fprintf(&b, " That address cannot be requested: %s.", err.Error())
 	} else {
@@ -271,16 +272,16 @@ func repeatRedirectNote(method string, status int, from *url.URL, to *weburl.URL
 func sameSiteRequestURL(page *weburl.URL, raw string) (*url.URL, error) {
 	u, err := weburl.Resolve(page, raw)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not an address", truncate(raw, 200))
+		return nil, fmt.Errorf("%q is not an address", httpx.Clip(raw, 200))
 	}
 	if !u.IsHTTP() {
-		return nil, fmt.Errorf("only http and https addresses of this site can be requested, not %s", truncate(u.Href(), 200))
+		return nil, fmt.Errorf("only http and https addresses of this site can be requested, not %s", httpx.Clip(u.Href(), 200))
 	}
 	if u.HasCredentials() {
 		return nil, errors.New("addresses with a user name or password are refused")
 	}
 	host := u.HostKey()
-	if isMagicHost(host) {
+	if httpx.IsMagicHost(host) {
 		return nil, errors.New(host + " is the proxy's own host")
 	}
 	if !page.IsHTTP() {
@@ -288,14 +289,14 @@ func sameSiteRequestURL(page *weburl.URL, raw string) (*url.URL, error) {
 	}
 	site := page.Site()
 	if u.Scheme() != page.Scheme() || u.Site() != site {
-		return nil, fmt.Errorf("%s is not on this page's site (%s://%s and its subdomains); requests go to this site only", truncate(u.Scheme()+"://"+host, 200), page.Scheme(), site)
+		return nil, fmt.Errorf("%s is not on this page's site (%s://%s and its subdomains); requests go to this site only", httpx.Clip(u.Scheme()+"://"+host, 200), page.Scheme(), site)
 	}
 	if p := u.Port(); !(u.Scheme() == "https" && p == "443" || u.Scheme() == "http" && p == "80") {
 		return nil, fmt.Errorf("port %s refused: requests use the standard port of http or https", p)
 	}
 	out, err := u.GoHostKey()
 	if err != nil {
-		return nil, fmt.Errorf("%s cannot be sent as the browser reads it", truncate(u.Href(), 200))
+		return nil, fmt.Errorf("%s cannot be sent as the browser reads it", httpx.Clip(u.Href(), 200))
 	}
 	out.Fragment, out.RawFragment = "", ""
 	return out, nil
@@ -317,7 +318,7 @@ func requestCard(r agent.HTTPRequest, target *url.URL) chatItem {
 	where := target.Host + target.EscapedPath()
 	rows := []string{"Sent as you, with your cookies for " + target.Hostname()}
 	if target.RawQuery != "" {
-		rows = append(rows, "With the query "+truncate(target.RawQuery, 200))
+		rows = append(rows, "With the query "+httpx.Clip(target.RawQuery, 200))
 	}
 	data := ""
 	if r.Body == nil || *r.Body == "" {
@@ -325,13 +326,13 @@ func requestCard(r agent.HTTPRequest, target *url.URL) chatItem {
 	} else {
 		size := fmt.Sprintf("Body: %d bytes", len(*r.Body))
 		if ct := headerValue(r.Headers, "Content-Type"); ct != "" {
-			size += ", " + truncate(ct, 80)
+			size += ", " + httpx.Clip(ct, 80)
 		}
 		if len(*r.Body) > requestCardPrefix {
 			size += fmt.Sprintf(" (the first %d shown)", requestCardPrefix)
 		}
 		rows = append(rows, size)
-		data = strings.ToValidUTF8(clipBytes(*r.Body, requestCardPrefix), "\uFFFD")
+		data = strings.ToValidUTF8(httpx.Clip(*r.Body, requestCardPrefix), "\uFFFD")
 	}
 	if len(r.Headers) > 0 {
 		names := make([]string, 0, len(r.Headers))
@@ -339,10 +340,10 @@ func requestCard(r agent.HTTPRequest, target *url.URL) chatItem {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		rows = append(rows, "Headers set by the agent: "+truncate(strings.Join(names, ", "), 200))
+		rows = append(rows, "Headers set by the agent: "+httpx.Clip(strings.Join(names, ", "), 200))
 	}
 	return chatItem{ID: "k" + randomID()[:12], Card: panel.CardRequest,
-		Title: fmt.Sprintf("Send a %s request to %s", r.Method, truncate(where, 160)),
+		Title: fmt.Sprintf("Send a %s request to %s", r.Method, httpx.Clip(where, 160)),
 		Rows:  rows, Data: data, Allow: "Send", Deny: "Not now"}
 }
 
@@ -355,35 +356,16 @@ func headerValue(h map[string]string, name string) string {
 	return ""
 }
 
-// clipBytes cuts s to at most n bytes on a character boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func refusalText(err error) string {
-	var ref *refusal
-	if errors.As(err, &ref) {
-		return ref.why
-	}
-	return err.Error()
-}
-
 // requestResult is what the model gets: the status, some headers and the body's text, bounded.
 func requestResult(method string, res *fetchResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP %d %s (%s %s)\n", res.Status, res.StatusText, method, truncate(res.URL, 300))
+	fmt.Fprintf(&b, "HTTP %d %s (%s %s)\n", res.Status, res.StatusText, method, httpx.Clip(res.URL, 300))
 	if res.Redirected {
 		b.WriteString("(after redirects)\n")
 	}
 	for _, h := range requestHeadersShown {
 		if v, ok := res.Headers[h]; ok {
-			fmt.Fprintf(&b, "%s: %s\n", h, truncate(v, 300))
+			fmt.Fprintf(&b, "%s: %s\n", h, httpx.Clip(v, 300))
 		}
 	}
 	body := ""

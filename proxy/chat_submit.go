@@ -12,6 +12,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // Act-mode actions that submit or destroy need the person's Allow (issue 11, hole 5; DESIGN
@@ -186,9 +187,9 @@ func submitCard(site string, f submitFacts) chatItem {
 	}
 	switch {
 	case f.Submits && f.Action != "":
-		rows = append(rows, fmt.Sprintf("It submits a form: %s %s", method, truncate(f.Action, 200)))
+		rows = append(rows, fmt.Sprintf("It submits a form: %s %s", method, httpx.Clip(f.Action, 200)))
 	case f.Link != "":
-		rows = append(rows, "It opens "+truncate(f.Link, 200))
+		rows = append(rows, "It opens "+httpx.Clip(f.Link, 200))
 	}
 	// Short rows: the card must fit the panel's log whole, or it never arms.
 	var why []string

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/elazarl/goproxy"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // newConnectHandler is goproxy configured for CONNECT only: it parses and answers the CONNECT,
@@ -28,14 +29,14 @@ func (s *Server) newConnectHandler() *goproxy.ProxyHttpServer {
 // intercepted; --no-mitm hosts are tunnelled untouched; with OnlyResolved, hosts that would need
 // DNS are refused at once.
 func (s *Server) handleConnect(host string, ctx *goproxy.ProxyCtx) (*goproxy.ConnectAction, string) {
-	hostname := strings.ToLower(hostOnly(host))
+	hostname := strings.ToLower(httpx.HostOnly(host))
 	if hostname == "" {
 		return s.refuseConnect(ctx, http.StatusBadRequest, "CONNECT without a host"), host
 	}
 	if _, _, err := net.SplitHostPort(host); err != nil {
 		host = net.JoinHostPort(hostname, "443")
 	}
-	if isMagicHost(hostname) {
+	if httpx.IsMagicHost(hostname) {
 		return s.mitmAction(), host
 	}
 	if s.cfg.OnlyResolved && !s.resolvable(host) {
@@ -75,14 +76,6 @@ func matchHostPatterns(patterns []string, host string) bool {
 		}
 	}
 	return false
-}
-
-// hostOnly strips the port and IPv6 brackets from a host[:port].
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.Trim(hostport, "[]")
 }
 
 // goproxyLogger sends goproxy's own warnings (a client that went away, a failed handshake) to

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -183,7 +184,7 @@ func (v *cookieView) takeHeader(host, path string, secure bool, header string, a
 		}
 		for _, name := range v.namesFor(host) {
 			if !sent[name] {
-				hc.gone[name] = goneMark{at: now, path: cleanPath(path)}
+				hc.gone[name] = goneMark{at: now, path: httpx.CleanPath(path)}
 			}
 		}
 		hc.order = order
@@ -291,7 +292,7 @@ func (v *cookieView) takeSetCookie(host string, u *url.URL, c *http.Cookie, now 
 func (v *cookieView) cookiesFor(u *url.URL) []*http.Cookie {
 	host := viewHost(u.Hostname())
 	secure := u.Scheme == "https"
-	path := cleanPath(u.Path)
+	path := httpx.CleanPath(u.Path)
 	now := v.now()
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -430,11 +431,4 @@ func defaultCookiePath(p string) string {
 		return "/"
 	}
 	return p[:i]
-}
-
-func cleanPath(p string) string {
-	if p == "" {
-		return "/"
-	}
-	return p
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // upstreamFailure is what the person is told about a failed upstream request.
@@ -36,10 +37,10 @@ func classifyUpstreamError(host string, err error) upstreamFailure {
 	)
 	f := upstreamFailure{status: http.StatusBadGateway, reason: err.Error()}
 	switch {
-	case errors.Is(err, errNotResolved):
+	case errors.Is(err, httpx.ErrNotResolved):
 		f.title = "This host is not reachable in offline mode"
 		f.hint = "The proxy was started with only --resolve hosts allowed. Add --resolve " + host + ":PORT=ADDR:PORT."
-	case errors.Is(err, errLoop):
+	case errors.Is(err, httpx.ErrLoop):
 		f.title = "This request would loop back to the proxy"
 		f.hint = "The address is remixproxy's own. Open http://remix.proxy/ for its pages."
 	case errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &invalidErr), errors.As(err, &verifyErr):
@@ -79,23 +80,16 @@ func (s *Server) writeUpstreamError(w http.ResponseWriter, req *http.Request, er
 	if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
 		return // the browser went away; nobody is there to read a page
 	}
-	s.log.Info("upstream failed", "url", redactURL(req), "err", err)
+	s.log.Info("upstream failed", "url", httpx.RedactURL(req), "err", err)
 	f := classifyUpstreamError(host, err)
 	var body bytes.Buffer
 	if rerr := panel.RenderError(&body, panel.ErrorPage{
-		Status: f.status, Title: f.title, Host: host, URL: redactURL(req), Reason: f.reason, Hint: f.hint,
+		Status: f.status, Title: f.title, Host: host, URL: httpx.RedactURL(req), Reason: f.reason, Hint: f.hint,
 	}); rerr != nil {
 		body.Reset()
 		fmt.Fprintf(&body, "remixproxy: %s: %s\n", f.title, f.reason)
 	}
 	h := w.Header()
-	h.Set(markerHeader, "error")
-	writeOwnPage(w, f.status, body.Bytes())
+	h.Set(httpx.MarkerHeader, "error")
+	httpx.WriteOwnPage(w, f.status, body.Bytes())
 }
-
-// markerHeader marks responses the proxy made or injected into ("error", "injected"), so the
-// service-worker shim does not relay them again.
-const markerHeader = "X-Remixproxy"
-
-// pageCSP is the policy of the proxy's own pages that carry no script.
-const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 func TestClassifyUpstreamError(t *testing.T) {
@@ -28,8 +30,8 @@ func TestClassifyUpstreamError(t *testing.T) {
 		{"timeout", wrap(context.DeadlineExceeded), 504, "too long"},
 		{"unknown authority", wrap(x509.UnknownAuthorityError{}), 502, "certificate is not valid"},
 		{"wrong host", wrap(x509.HostnameError{Certificate: &x509.Certificate{}, Host: "example.com"}), 502, "certificate is not valid"},
-		{"offline", wrap(errNotResolved), 502, "offline mode"},
-		{"loop", wrap(errLoop), 502, "loop back"},
+		{"offline", wrap(httpx.ErrNotResolved), 502, "offline mode"},
+		{"loop", wrap(httpx.ErrLoop), 502, "loop back"},
 		{"other", errors.New("something odd"), 502, "could not be reached"},
 	}
 	for _, c := range cases {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
 )
 
@@ -83,16 +84,16 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 // the bootstrap tag inserted, its Content-Security-Policy allowing just the bootstrap and
 // remix.proxy. Anything that is not an injectable document is returned untouched.
 func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Response {
-	if !shouldInject(req, resp) || isMagicHost(req.URL.Hostname()) {
+	if !shouldInject(req, resp) || httpx.IsMagicHost(req.URL.Hostname()) {
 		return resp
 	}
 	policies := resp.Header.Values("Content-Security-Policy")
 	if rewrite.BlocksInjection(policies) {
 		return resp // the page forbids any script of ours: it works unmodified
 	}
-	body, err := decodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	body, err := httpx.DecodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
-		s.log.Debug("not injecting", "url", redactURL(req), "err", err)
+		s.log.Debug("not injecting", "url", httpx.RedactURL(req), "err", err)
 		return resp
 	}
 
@@ -116,7 +117,7 @@ func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Respon
 	for _, h := range []string{"Content-Length", "Content-Encoding", "Content-MD5", "Digest", "Content-Digest", "Repr-Digest", "Accept-Ranges"} {
 		resp.Header.Del(h)
 	}
-	resp.Header.Set(markerHeader, "injected")
+	resp.Header.Set(httpx.MarkerHeader, "injected")
 	return resp
 }
 
@@ -134,14 +135,14 @@ func headerCharset(h http.Header) string {
 func magicSources(scheme string, ws bool) []string {
 	if scheme == "http" {
 		if ws {
-			return []string{"http://" + MagicHost, "ws://" + MagicHost}
+			return []string{"http://" + httpx.MagicHost, "ws://" + httpx.MagicHost}
 		}
-		return []string{"http://" + MagicHost}
+		return []string{"http://" + httpx.MagicHost}
 	}
 	if ws {
-		return []string{"https://" + MagicHost, "wss://" + MagicHost}
+		return []string{"https://" + httpx.MagicHost, "wss://" + httpx.MagicHost}
 	}
-	return []string{"https://" + MagicHost}
+	return []string{"https://" + httpx.MagicHost}
 }
 
 // externalTag is the element inserted into a page that loads the page agent from src.

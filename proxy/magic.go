@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"mime"
 	"net"
@@ -15,14 +14,8 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
-
-// MagicHost is the host name the proxy answers itself, over http and https, like mitm.it.
-const MagicHost = "remix.proxy"
-
-func isMagicHost(hostname string) bool {
-	return strings.EqualFold(strings.TrimSuffix(hostname, "."), MagicHost)
-}
 
 // newMagicHost is the handler of remix.proxy, over http and https: the panel and its files, the
 // page-agent and panel WebSockets, the service-worker relay, and the certificate install page.
@@ -31,10 +24,10 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET /{$}", s.serveCertPage)
 	mux.HandleFunc("GET /cert", s.serveCertPage)
 	mux.HandleFunc("GET /cert/remixproxy-ca.pem", s.serveCACert)
-	mux.HandleFunc("GET /panel", s.servePanel)
+	mux.Handle("GET /panel", panelHTML)
 	mux.HandleFunc("GET /panel.js", s.servePanelFile)
 	mux.HandleFunc("GET /panel.css", s.servePanelFile)
-	mux.HandleFunc("GET /panel/confirm", s.serveConfirm)
+	mux.Handle("GET /panel/confirm", confirmHTML)
 	mux.HandleFunc("GET /confirm.js", s.servePanelFile)
 	mux.HandleFunc("GET /agent/ws", s.serveAgentWS)
 	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
@@ -49,11 +42,10 @@ func (s *Server) newMagicHost() http.Handler {
 // public code in every page).
 func (s *Server) serveAgentScript(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	httpx.SetType(h, "text/javascript; charset=utf-8")
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Length", strconv.Itoa(len(s.boot.script)))
 	w.Write(s.boot.script)
 }
@@ -67,10 +59,9 @@ func (s *Server) servePanelFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", mime.TypeByExtension(path.Ext(name)))
+	httpx.SetType(h, mime.TypeByExtension(path.Ext(name)))
 	h.Set("Content-Security-Policy", panelCSP)
 	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
 	w.Write(b)
 }
 
@@ -78,43 +69,46 @@ func (s *Server) servePanelFile(w http.ResponseWriter, r *http.Request) {
 // the launcher in every page opens it.
 const panelCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *"
 
-func (s *Server) servePanel(w http.ResponseWriter, r *http.Request) {
-	b, err := fs.ReadFile(panel.Files(), "panel.html")
-	if err != nil {
-		http.Error(w, "remixproxy: panel missing from this build", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", panelCSP)
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
-	// Pages with COEP require-corp may still embed the panel.
-	h.Set("Cross-Origin-Embedder-Policy", "require-corp")
-	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-	w.Write(b)
-}
-
 // confirmCSP is the confirmation window's policy: like the panel's, but no page may frame it
 // (it exists so that a decision is taken where no page can cover it).
 const confirmCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// serveConfirm serves the confirmation window of a card's "Allow" (panel/static/confirm.js).
-func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request) {
-	b, err := fs.ReadFile(panel.Files(), "confirm.html")
+// panelPage is one of the two HTML pages of the panel's own: the panel a page frames, and the
+// confirmation window of a card's "Allow" (panel/static/confirm.js), which no page may frame.
+type panelPage struct {
+	file   string      // in panel.Files()
+	what   string      // for the error when the build lacks it
+	header http.Header // set on top of the shared ones
+}
+
+var (
+	panelHTML = panelPage{file: "panel.html", what: "panel", header: http.Header{
+		"Content-Security-Policy": {panelCSP},
+		// Pages with COEP require-corp may still embed the panel.
+		"Cross-Origin-Embedder-Policy": {"require-corp"},
+		"Cross-Origin-Resource-Policy": {"cross-origin"},
+	}}
+	confirmHTML = panelPage{file: "confirm.html", what: "confirmation page", header: http.Header{
+		"Content-Security-Policy":    {confirmCSP},
+		"X-Frame-Options":            {"DENY"},
+		"Cross-Origin-Opener-Policy": {"same-origin"},
+	}}
+)
+
+// ServeHTTP serves the page: HTML, never cached, sending no referrer, under its own policy.
+func (p panelPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, err := fs.ReadFile(panel.Files(), p.file)
 	if err != nil {
-		http.Error(w, "remixproxy: confirmation page missing from this build", http.StatusInternalServerError)
+		http.Error(w, "remixproxy: "+p.what+" missing from this build", http.StatusInternalServerError)
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", confirmCSP)
-	h.Set("X-Frame-Options", "DENY")
+	httpx.SetType(h, "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	for k, v := range p.header {
+		h[k] = v
+	}
 	w.Write(b)
 }
 
@@ -131,55 +125,14 @@ func (s *Server) serveCertPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: rendering the certificate page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeOwnPage(w, http.StatusOK, buf.Bytes())
+	httpx.WriteOwnPage(w, http.StatusOK, buf.Bytes())
 }
 
 func (s *Server) serveCACert(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Type", "application/x-x509-ca-cert")
+	httpx.SetType(h, "application/x-x509-ca-cert")
 	h.Set("Content-Disposition", `attachment; filename="remixproxy-ca.pem"`)
-	h.Set("X-Content-Type-Options", "nosniff")
 	w.Write(s.cfg.CA.CertPEM)
-}
-
-// writeOwnPage writes one of the proxy's own script-free pages.
-func writeOwnPage(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	for k, v := range ownPageHeader(len(body)) {
-		h[k] = v
-	}
-	w.WriteHeader(status)
-	w.Write(body)
-}
-
-// ownPageHeader is the header of a page of the proxy's own with an n-byte body: HTML, no
-// script, never cached, framed or sniffed.
-func ownPageHeader(n int) http.Header {
-	return http.Header{
-		"Content-Type":            {"text/html; charset=utf-8"},
-		"Content-Security-Policy": {pageCSP},
-		"Cache-Control":           {"no-store"},
-		"X-Content-Type-Options":  {"nosniff"},
-		"X-Frame-Options":         {"DENY"},
-		"Content-Length":          {strconv.Itoa(n)},
-	}
-}
-
-// replaceResponse puts an answer of the proxy's own in place of an upstream response on its
-// way to the browser (ModifyResponse): the upstream body is closed, nothing of it is sent, and
-// the header is exactly h.
-func replaceResponse(resp *http.Response, status int, h http.Header, body []byte) {
-	if resp.Body != nil {
-		resp.Body.Close()
-	}
-	resp.StatusCode = status
-	resp.Status = fmt.Sprintf("%d %s", status, http.StatusText(status))
-	resp.Header = h
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.TransferEncoding = nil
-	resp.Uncompressed = false
-	resp.Trailer = nil
 }
 
 // serveListenAddress answers requests sent to the proxy's own address rather than through it:
@@ -274,9 +227,8 @@ func (s *Server) Status() Status {
 }
 
 func (s *Server) serveStatusJSON(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
+	httpx.SetType(w.Header(), "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(s.Status())
@@ -296,5 +248,5 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: rendering the status page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeOwnPage(w, http.StatusOK, buf.Bytes())
+	httpx.WriteOwnPage(w, http.StatusOK, buf.Bytes())
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -92,7 +93,6 @@ func (s *Server) managerHandler() http.Handler {
 	mux.HandleFunc("GET /manager/r/{id}/delete", s.managerDeleteConfirm)
 	mux.HandleFunc("GET /manager/r/{id}/restore/{vid}", s.managerRestoreConfirm)
 	mux.HandleFunc("GET /manager/approval/{aid}", s.managerApproval)
-	mux.HandleFunc("GET /manager/traces.json", s.managerTraces) // the agent's turn traces (chat_act.go)
 
 	post := func(pattern string, h func(http.ResponseWriter, *http.Request, *store.Store)) {
 		mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +133,7 @@ func managerHeaders(h http.Header) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", managerReferrerPolicy)
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	httpx.NoSniff(h) // each page sets its type with httpx.SetType (writeManager)
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 }
@@ -159,11 +159,11 @@ func (s *Server) managerOrigin(r *http.Request) (string, bool) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		hostname = h
 	}
-	if isMagicHost(hostname) {
+	if httpx.IsMagicHost(hostname) {
 		if r.TLS != nil {
-			return "https://" + MagicHost, true
+			return "https://" + httpx.MagicHost, true
 		}
-		return "http://" + MagicHost, true
+		return "http://" + httpx.MagicHost, true
 	}
 	if s.isOwnHost(host) {
 		return "http://" + strings.ToLower(host), true
@@ -229,7 +229,7 @@ func writeManager(w http.ResponseWriter, status int, render func(*bytes.Buffer) 
 		http.Error(w, "remixproxy: rendering the manager: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	httpx.SetType(w.Header(), "text/html; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())

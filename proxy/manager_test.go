@@ -19,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -628,7 +629,7 @@ func TestManagerReloadsMatchingPages(t *testing.T) {
 	connect := func(pageURL string) *websocket.Conn {
 		t.Helper()
 		_, body := f.get(pageURL)
-		c, err := f.dialWS("wss://remix.proxy/agent/ws?t="+url.QueryEscape(tokenFrom(t, body)), originOf(mustURL(t, pageURL)))
+		c, err := f.dialWS("wss://remix.proxy/agent/ws?t="+url.QueryEscape(tokenFrom(t, body)), httpx.OriginOf(mustURL(t, pageURL)))
 		if err != nil {
 			t.Fatalf("dial for %s: %v", pageURL, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,29 +14,21 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/store"
 )
 
-// The trace recorder and the manager's Traces page (issue 6). When the person turns on "Record
-// agent traces" in Settings (agent.Settings.RecordTraces, off by default), every finished turn
-// the agent hands to the chat (chatObserver.Trace, chat_act.go) is also written to the store:
-// one run per message, with an event per model call (the messages sent, the reply's text and
-// tool calls) and per tool call (arguments, result, the page's address around it). The store
-// bounds it (store/traces.go). Traces never leave the machine: the page shows them, the export
-// is a download, and any configured API key found in them is replaced before they are written
-// (the providers never put one in what the loop sees; this is a second lock).
+// The manager's Traces pages (issue 6): the turns the recorder wrote to the store
+// (chat_traces.go) and the ones the chats keep in memory. Traces never leave the machine: the
+// pages show them and the exports are downloads.
 //
 // Routes: GET /manager/traces (list, compare form), /manager/traces/{id} (timeline),
 // /manager/traces/compare?a=ID&b=ID, /manager/traces/export.json and
-// /manager/traces/{id}/export.json (downloads); POST /manager/traces/delete (CSRF-checked).
-// The in-memory /manager/traces.json (chat_act.go) keeps working.
+// /manager/traces/{id}/export.json (downloads of stored runs), /manager/traces.json (the turns
+// the chats keep in memory, managerTraces); POST /manager/traces/delete (CSRF-checked).
 
-// Bounds on what one model request event shows (the store bounds bodies again).
-const (
-	traceFirstRequestMessages = 24   // messages of the context before the turn's own
-	traceMessageText          = 8000 // characters of one message's text
-	traceListRuns             = store.MaxTraceRuns
-)
+// traceListRuns is how many stored runs the list shows and the export writes.
+const traceListRuns = store.MaxTraceRuns
 
 func (s *Server) registerTraces(mux *http.ServeMux, post func(string, func(http.ResponseWriter, *http.Request, *store.Store))) {
 	mux.HandleFunc("GET /manager/traces", s.managerTraceList)
@@ -46,218 +37,9 @@ func (s *Server) registerTraces(mux *http.ServeMux, post func(string, func(http.
 	mux.HandleFunc("GET /manager/traces/export.json", s.managerTraceExportAll)
 	mux.HandleFunc("GET /manager/traces/{id}", s.managerTraceRun)
 	mux.HandleFunc("GET /manager/traces/{id}/export.json", s.managerTraceExportRun)
+	mux.HandleFunc("GET /manager/traces.json", s.managerTraces) // the turns the chats keep in memory
 	post("/manager/traces/delete", s.managerTraceDelete)
 	post("/manager/settings/traces", s.managerSettingsTraces)
-}
-
-// recordingTraces reports whether the person turned the recorder on (the settings file only).
-func (s *Server) recordingTraces() bool {
-	if s.cfg.DataDir == "" || s.cfg.Store == nil {
-		return false
-	}
-	set, err := agent.LoadSettings(s.cfg.DataDir, noEnv)
-	return err == nil && set.RecordTraces
-}
-
-// storeTrace writes a finished turn to the store when the recorder is on (the hook in
-// chatObserver.Trace). A failure is logged; the chat goes on.
-func (o *chatObserver) storeTrace(t agent.TurnTrace) {
-	c := o.c
-	if c == nil || c.hub == nil || c.hub.s == nil {
-		return
-	}
-	s := c.hub.s
-	if !s.recordingTraces() {
-		return
-	}
-	c.mu.Lock()
-	rec := c.rec
-	msgs := append([]agent.Message(nil), c.msgs...)
-	c.mu.Unlock()
-	if rec.ID == "" {
-		return
-	}
-	run := traceRun(rec, o.pcfg.Name, t, msgs)
-	redactRun(&run, s.traceSecrets(o.pcfg))
-	if _, err := s.cfg.Store.AddTraceRun(context.Background(), run); err != nil {
-		s.log.Warn("saving an agent trace", "err", err)
-	}
-}
-
-// traceSecrets are the API keys a trace must never hold: the turn's provider's and every
-// configured one (file and environment).
-func (s *Server) traceSecrets(pcfg agent.ProviderConfig) []string {
-	keys := []string{pcfg.APIKey}
-	if set, err := agent.LoadSettings(s.cfg.DataDir, os.Getenv); err == nil {
-		for _, p := range set.Providers {
-			keys = append(keys, p.APIKey)
-		}
-	}
-	var out []string
-	for _, k := range keys {
-		if len(strings.TrimSpace(k)) >= 6 {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// redactRun replaces every secret in the run's texts.
-func redactRun(r *store.TraceRun, secrets []string) {
-	if len(secrets) == 0 {
-		return
-	}
-	red := func(p *string) {
-		for _, k := range secrets {
-			if strings.Contains(*p, k) {
-				*p = strings.ReplaceAll(*p, k, "[redacted key]")
-			}
-		}
-	}
-	red(&r.UserText)
-	red(&r.PageURL)
-	red(&r.Outcome)
-	for i := range r.Events {
-		e := &r.Events[i]
-		for _, p := range []*string{&e.Name, &e.Input, &e.Output, &e.URLBefore, &e.URLAfter} {
-			red(p)
-		}
-	}
-}
-
-// traceRun turns the agent's trace of a turn into a stored run. msgs is the chat's context
-// when the turn ended: the agent's trace keeps clipped texts and not the requests, so the
-// messages each model call was sent, its reply and the tool results are taken from the
-// context where they can be found there: a model step is matched to the next assistant
-// message after the person's message with its text and number of tool calls; a step with no
-// match (a failed call, or the summary call of a context trim) keeps the trace's clipped text.
-func traceRun(rec store.Chat, provider string, t agent.TurnTrace, msgs []agent.Message) store.TraceRun {
-	run := store.TraceRun{ChatID: rec.ID, PageURL: rec.URL, Mode: string(t.Mode), Provider: provider, Model: t.Model,
-		UserText: t.UserText, InputTokens: int64(t.Usage.InputTokens), OutputTokens: int64(t.Usage.OutputTokens),
-		Started: t.Started, Ended: t.Started.Add(time.Duration(t.DurationMs) * time.Millisecond), Outcome: t.End}
-	if run.Provider == "" {
-		run.Provider = rec.Provider
-	}
-	// The turn's user message in the context.
-	start := -1
-	want := strings.TrimSuffix(t.UserText, "…")
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == agent.RoleUser && strings.HasPrefix(msgs[i].Text, want) {
-			start = i
-			break
-		}
-	}
-	reply := -1            // the context index of the last matched reply
-	used := map[int]bool{} // tool messages matched to a tool step
-	for _, st := range t.Steps {
-		e := store.TraceEvent{Kind: st.Kind, AtMs: st.AtMs, DurationMs: st.DurationMs, IsError: st.IsError,
-			URLBefore: st.URLBefore, URLAfter: st.URLAfter}
-		switch st.Kind {
-		case "model":
-			run.Steps++
-			e.Name = t.Model
-			e.InputTokens, e.OutputTokens = int64(st.InputTokens), int64(st.OutputTokens)
-			if i := matchReply(msgs, start, reply, st); i >= 0 {
-				e.Input = traceRequest(msgs, reply, i)
-				e.Output = traceJSON(struct {
-					Text      string           `json:"text"`
-					ToolCalls []agent.ToolCall `json:"tool_calls,omitempty"`
-				}{msgs[i].Text, msgs[i].ToolCalls})
-				reply = i
-			} else {
-				e.Input = traceJSON(struct {
-					Note string `json:"note"`
-				}{"not in the chat's context: a call that failed or was stopped, or the summary call of a context trim"})
-				e.Output = traceJSON(struct {
-					Text      string `json:"text"`
-					ToolCalls int    `json:"tool_calls"`
-				}{st.Text, st.ToolCalls})
-			}
-		default:
-			e.Name = st.Tool
-			e.Input, e.Output = st.Arguments, st.Result
-			// The full arguments and result, from the context: the first unmatched result of
-			// this tool after the last matched reply.
-			if reply >= 0 {
-				for i := reply + 1; i < len(msgs) && msgs[i].Role != agent.RoleAssistant; i++ {
-					if m := msgs[i]; m.Role == agent.RoleTool && m.ToolName == st.Tool && !used[i] {
-						used[i] = true
-						e.Output = m.Text
-						for _, call := range msgs[reply].ToolCalls {
-							if call.ID == m.ToolCallID {
-								e.Input = call.Arguments
-							}
-						}
-						break
-					}
-				}
-			}
-		}
-		run.Events = append(run.Events, e)
-	}
-	return run
-}
-
-// matchReply finds the context message of a model step's reply: the first assistant message
-// after the person's message (start) and the last matched reply, if its text and number of tool
-// calls are the step's; -1 when there is none.
-func matchReply(msgs []agent.Message, start, reply int, st agent.TraceStep) int {
-	if start < 0 || (st.Text == "" && st.ToolCalls == 0) {
-		return -1
-	}
-	for i := max(start, reply) + 1; i < len(msgs); i++ {
-		m := msgs[i]
-		if m.Role != agent.RoleAssistant {
-			continue
-		}
-		if len(m.ToolCalls) == st.ToolCalls && strings.HasPrefix(m.Text, strings.TrimSuffix(st.Text, "…")) {
-			return i
-		}
-		return -1
-	}
-	return -1
-}
-
-// traceMessage is one message of a model request as a trace shows it.
-type traceMessage struct {
-	Role       string           `json:"role"`
-	Text       string           `json:"text,omitempty"`
-	ToolCalls  []agent.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string           `json:"tool_call_id,omitempty"`
-	ToolName   string           `json:"tool_name,omitempty"`
-	IsError    bool             `json:"is_error,omitempty"`
-}
-
-// traceRequest is the body of the request event of the model call whose reply is msgs[at]: for
-// the turn's first reply, the context before it (its last traceFirstRequestMessages messages);
-// for a later one, what was added after the previous reply (prev), the tool results.
-func traceRequest(msgs []agent.Message, prev, at int) string {
-	type request struct {
-		Before   int            `json:"messages_before"`
-		Note     string         `json:"note,omitempty"`
-		Messages []traceMessage `json:"messages"`
-	}
-	from, note := max(0, at-traceFirstRequestMessages), ""
-	if from > 0 {
-		note = "the oldest messages of the context are left out here"
-	}
-	if prev >= 0 {
-		from, note = prev+1, "the messages of the previous request and its reply, then these"
-	}
-	out := request{Before: from, Note: note, Messages: []traceMessage{}}
-	for _, m := range msgs[from:at] {
-		out.Messages = append(out.Messages, traceMessage{Role: string(m.Role), Text: clip(m.Text, traceMessageText),
-			ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError})
-	}
-	return traceJSON(out)
-}
-
-func traceJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }
 
 // --- the Traces pages ---
@@ -358,6 +140,41 @@ func (s *Server) managerSettingsTraces(w http.ResponseWriter, r *http.Request, _
 		set.RecordTraces = on
 		return nil
 	})
+}
+
+// traceExport is the JSON the manager serves.
+type traceExport struct {
+	Chat  string            `json:"chat"`
+	Turns []agent.TurnTrace `json:"turns"`
+}
+
+// managerTraces serves the kept traces as a JSON download: every chat's, newest chat first,
+// or one chat's with ?chat=ID.
+func (s *Server) managerTraces(w http.ResponseWriter, r *http.Request) {
+	want := r.URL.Query().Get("chat")
+	out := []traceExport{}
+	if s.chats != nil {
+		k := &s.chats.traces
+		k.Lock()
+		for i := len(k.order) - 1; i >= 0; i-- {
+			id := k.order[i]
+			if want != "" && id != want {
+				continue
+			}
+			out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), k.m[id]...)})
+		}
+		k.Unlock()
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		http.Error(w, "the traces could not be encoded", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	httpx.SetType(h, "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Disposition", `attachment; filename="remixproxy-traces.json"`)
+	w.Write(b)
 }
 
 // --- export ---

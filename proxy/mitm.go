@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/elazarl/goproxy"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // Interception. goproxy answers the CONNECT and hands over the raw connection; from there the
@@ -43,7 +44,7 @@ func (s *Server) hijackMITM(req *http.Request, client net.Conn, ctx *goproxy.Pro
 // handshake is terminated with a leaf for the requested name; anything else is served as
 // plain HTTP.
 func (s *Server) startIntercepted(conn *watchedConn, connectHost string) {
-	defer recovered(s.log, "an intercepted connection")
+	defer httpx.Recovered(s.log, "an intercepted connection")
 	conn.SetReadDeadline(time.Now().Add(handshakeTimeout))
 	br := bufio.NewReaderSize(conn, 1024)
 	first, err := br.Peek(1)

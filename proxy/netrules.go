@@ -15,6 +15,7 @@ import (
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/netrules"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -218,7 +219,7 @@ type netRulesKey struct{}
 // redirected or upgraded request itself (done is true); otherwise it returns the request,
 // carrying the header changes in its context when there are any.
 func (s *Server) applyNetRules(w http.ResponseWriter, r *http.Request) (_ *http.Request, done bool) {
-	if s.netrules == nil || isMagicHost(hostOnly(r.Host)) || s.isOwnHost(r.Host) {
+	if s.netrules == nil || httpx.IsMagicHost(httpx.HostOnly(r.Host)) || s.isOwnHost(r.Host) {
 		return r, false
 	}
 	snap := s.netrules.snapshot(r.Context())
@@ -227,7 +228,7 @@ func (s *Server) applyNetRules(w http.ResponseWriter, r *http.Request) (_ *http.
 	}
 	// The request as the browser sent it, read as the browser reads addresses (weburl): rules
 	// match, and their hosts are compared with, the address the browser asked for.
-	u, err := requestedAddress(r)
+	u, err := httpx.RequestedAddress(r)
 	if err != nil {
 		return r, false
 	}
@@ -244,9 +245,8 @@ func (s *Server) applyNetRules(w http.ResponseWriter, r *http.Request) (_ *http.
 		s.log.Debug("netrules: blocked", "url", req.URL(), "remixlet", res.By.Owner, "rule", res.By.RuleID)
 		h := w.Header()
 		h.Set("X-Remixproxy", "blocked")
-		h.Set("Content-Type", "text/plain; charset=utf-8")
+		httpx.SetType(h, "text/plain; charset=utf-8")
 		h.Set("Cache-Control", "no-store")
-		h.Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusForbidden)
 		fmt.Fprintf(w, "remixproxy: blocked by rule %d of the remixlet %s.\n", res.By.RuleID, strconv.Quote(snap.names[res.By.Owner]))
 		return r, true

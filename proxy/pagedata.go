@@ -1,15 +1,13 @@
 package proxy
 
 import (
-	"bytes"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // The JSON responses a page loaded, for the agent's read_page_data: the proxy sees every fetch
@@ -69,7 +67,7 @@ type unclaimedResponse struct {
 // pageDataOpened starts the record of a new session and gives it the responses that were
 // waiting for its URL.
 func (s *Server) pageDataOpened(sessionID, pageURL string) {
-	want := withoutFragment(pageURL)
+	want := httpx.WithoutFragment(pageURL)
 	pd := s.pageData
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
@@ -121,12 +119,12 @@ func (r *sessionRecord) add(rec RecordedResponse) {
 
 // attach files a finished response under its page session, or keeps it waiting.
 func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
-	ref := withoutFragment(referer.String())
+	ref := httpx.WithoutFragment(referer.String())
 	originOnly := (referer.Path == "" || referer.Path == "/") && referer.RawQuery == ""
-	origin := originOf(referer)
+	origin := httpx.OriginOf(referer)
 	var exact, sameOrigin string
 	for _, ss := range s.sessions.list() { // oldest first: the last match is the newest
-		if withoutFragment(ss.URL) == ref {
+		if httpx.WithoutFragment(ss.URL) == ref {
 			exact = ss.ID
 		}
 		if ss.Origin == origin {
@@ -151,18 +149,6 @@ func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
 	pd.unclaimed = append(pd.unclaimed, unclaimedResponse{referer: ref, at: time.Now(), rec: rec})
 }
 
-func withoutFragment(u string) string {
-	if i := strings.IndexByte(u, '#'); i >= 0 {
-		return u[:i]
-	}
-	return u
-}
-
-// isJSONType reports whether a media type is JSON.
-func isJSONType(mediaType string) bool {
-	return mediaType == "application/json" || mediaType == "text/json" || strings.HasSuffix(mediaType, "+json")
-}
-
 // recordPageResponse arranges for resp (a response on its way to the browser) to be recorded
 // if it is a JSON response to a page's fetch or XHR. It only wraps the body.
 func (s *Server) recordPageResponse(resp *http.Response) {
@@ -178,7 +164,7 @@ func (s *Server) recordPageResponse(resp *http.Response) {
 		return
 	}
 	mediaType, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err != nil || !isJSONType(mediaType) {
+	if err != nil || !httpx.IsJSONType(mediaType) {
 		return
 	}
 	referer, err := url.Parse(req.Header.Get("Referer"))
@@ -187,12 +173,13 @@ func (s *Server) recordPageResponse(resp *http.Response) {
 	}
 	u := *req.URL
 	u.User = nil
-	resp.Body = &teeBody{
-		rc:    resp.Body,
-		enc:   resp.Header.Get("Content-Encoding"),
-		limit: maxRecordedBody,
-		finish: func(raw []byte, enc string, complete bool) {
-			body, truncated, ok := textBody(raw, enc, maxRecordedBody)
+	resp.Body = &httpx.TeeBody{
+		RC:    resp.Body,
+		Enc:   resp.Header.Get("Content-Encoding"),
+		Limit: maxRecordedBody,
+		Log:   s.log,
+		Finish: func(raw []byte, enc string, complete bool) {
+			body, truncated, ok := httpx.TextBody(raw, enc, maxRecordedBody)
 			if !ok {
 				return
 			}
@@ -202,77 +189,4 @@ func (s *Server) recordPageResponse(resp *http.Response) {
 			})
 		},
 	}
-}
-
-// textBody decodes what was copied of a body (at most limit bytes, as sent) and returns at
-// most limit bytes of valid UTF-8 text; ok is false for a body that is not text. Both the page
-// data record (here) and network:observe (rmx_observe.go) keep bodies this way.
-func textBody(raw []byte, enc string, limit int) (body string, truncated, ok bool) {
-	truncated = len(raw) > limit
-	if truncated {
-		raw = raw[:limit]
-	}
-	if e := strings.TrimSpace(enc); e != "" && !strings.EqualFold(e, "identity") {
-		d, err := decodeBody(io.NopCloser(bytes.NewReader(raw)), enc)
-		if err != nil {
-			return "", false, false
-		}
-		var out bytes.Buffer
-		_, rerr := io.Copy(&out, io.LimitReader(d, int64(limit)+1))
-		d.Close()
-		if rerr != nil {
-			truncated = true // a prefix of a compressed stream decodes as far as it goes
-		}
-		raw = out.Bytes()
-		if len(raw) > limit {
-			raw, truncated = raw[:limit], true
-		}
-	}
-	// Cut at a character boundary; a body that is not text is not recorded.
-	for i := 0; i < utf8.UTFMax && len(raw) > 0 && !utf8.Valid(raw); i++ {
-		raw = raw[:len(raw)-1]
-	}
-	if !utf8.Valid(raw) {
-		return "", false, false
-	}
-	return string(raw), truncated, true
-}
-
-// teeBody passes a body through unchanged and copies its first limit+1 bytes aside; finish
-// runs once, on its own goroutine, at the end of the body or when it is closed.
-type teeBody struct {
-	rc     io.ReadCloser
-	enc    string
-	limit  int
-	buf    []byte
-	finish func(raw []byte, enc string, complete bool)
-	once   sync.Once
-}
-
-func (t *teeBody) Read(p []byte) (int, error) {
-	n, err := t.rc.Read(p)
-	if n > 0 && len(t.buf) <= t.limit {
-		take := min(n, t.limit+1-len(t.buf))
-		t.buf = append(t.buf, p[:take]...)
-	}
-	if err == io.EOF {
-		t.done(true)
-	}
-	return n, err
-}
-
-func (t *teeBody) Close() error {
-	t.done(false)
-	return t.rc.Close()
-}
-
-func (t *teeBody) done(complete bool) {
-	t.once.Do(func() {
-		buf := t.buf
-		t.buf = nil
-		go func() {
-			defer recovered(nil, "keeping a copy of a response body")
-			t.finish(buf, t.enc, complete)
-		}()
-	})
 }

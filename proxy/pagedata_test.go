@@ -160,20 +160,6 @@ func TestSessionRecordBounds(t *testing.T) {
 	}
 }
 
-func TestRecordedBodyText(t *testing.T) {
-	// A body cut inside a multi-byte character is cut before it; binary is not recorded.
-	s, trunc, ok := textBody([]byte("{\"a\":\"\xc3"), "", maxRecordedBody)
-	if !ok || s != `{"a":"` || trunc {
-		t.Errorf("cut UTF-8: %q %v %v", s, trunc, ok)
-	}
-	if _, _, ok := textBody([]byte{0xff, 0xfe, 0, 1, 2, 0xff, 0xff, 0xff, 0xff, 0xff}, "", maxRecordedBody); ok {
-		t.Error("a binary body was recorded")
-	}
-	if _, _, ok := textBody([]byte("{}"), "compress", maxRecordedBody); ok {
-		t.Error("an unknown encoding was recorded")
-	}
-}
-
 // A JSON response that streams is passed on as it comes: recording holds nothing back.
 func TestPageResponsesDoNotHoldBackStreams(t *testing.T) {
 	release := make(chan struct{})

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // Page tools: the AI agent reads and acts on the chat's tab through the page agent
@@ -248,7 +249,7 @@ func (ss *sessions) sessionConn(id string) (*websocket.Conn, session, bool) {
 // (ctx deadline; default 10 s; the page leaving → error "the page was closed or navigated").
 func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, args json.RawMessage) (json.RawMessage, error) {
 	if !pageToolNames[tool] {
-		return nil, fmt.Errorf("the page has no tool %q", truncate(tool, 80))
+		return nil, fmt.Errorf("the page has no tool %q", httpx.Clip(tool, 80))
 	}
 	limit := maxPageToolArgs
 	if tool == "outline_html" {
@@ -372,10 +373,10 @@ func sameOriginURL(sess session, args map[string]json.RawMessage, tool, rule str
 	}
 	u, err := weburl.Resolve(base, raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %q is not an address", tool, truncate(raw, 200))
+		return nil, fmt.Errorf("%s: %q is not an address", tool, httpx.Clip(raw, 200))
 	}
 	if !u.IsHTTP() || u.HasCredentials() || !weburl.SameOrigin(u, base) {
-		return nil, fmt.Errorf("%s %s (%s); %s is not one, and the agent may not load it", tool, rule, base.Origin(), truncate(addressShown(u), 200))
+		return nil, fmt.Errorf("%s %s (%s); %s is not one, and the agent may not load it", tool, rule, base.Origin(), httpx.Clip(addressShown(u), 200))
 	}
 	return u, nil
 }
@@ -400,7 +401,7 @@ func (s *Server) pageToolResult(sessionID string, raw []byte) {
 	if json.Unmarshal(raw, &m) != nil {
 		return
 	}
-	s.toolCalls.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: truncate(m.Error, 2000)})
+	s.toolCalls.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: httpx.Clip(m.Error, 2000)})
 }
 
 // pageToolsOpened runs when a page agent connects: JSON responses its page loaded before then

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"sync"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // The pipeline every proxied request goes through, whether it came as a plain http:// proxy
@@ -33,7 +35,7 @@ import (
 func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme = requestScheme(pr.In)
+			pr.Out.URL.Scheme = httpx.RequestScheme(pr.In)
 			pr.Out.URL.Host = pr.In.Host
 			pr.Out.Host = pr.In.Host
 			netRulesRequestHeaders(pr) // modifyHeaders rules (netrules.go)
@@ -81,7 +83,7 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: request without a host", http.StatusBadRequest)
 		return
 	}
-	if isMagicHost(hostOnly(r.Host)) {
+	if httpx.IsMagicHost(httpx.HostOnly(r.Host)) {
 		s.magic.ServeHTTP(w, r)
 		return
 	}
@@ -96,18 +98,6 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.rp.ServeHTTP(w, r)
-}
-
-// requestScheme is the scheme the browser used: https inside an intercepted TLS connection,
-// otherwise the absolute URL's (plain proxy requests), otherwise http (tunnelled plain HTTP).
-func requestScheme(r *http.Request) string {
-	if r.TLS != nil {
-		return "https"
-	}
-	if r.URL.Scheme != "" {
-		return r.URL.Scheme
-	}
-	return "http"
 }
 
 // bufferPool recycles the copy buffers of streamed bodies. They are 64 KiB rather than

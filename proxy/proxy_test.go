@@ -18,6 +18,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // fixture is a running proxy in front of test upstreams, and a client that trusts its CA.
@@ -165,7 +166,7 @@ func stripTag(t *testing.T, body []byte) ([]byte, string) {
 	t.Helper()
 	start := bytes.Index(body, []byte("<script data-remixproxy="))
 	if start < 0 {
-		t.Fatalf("no bootstrap in %q", truncate(string(body), 300))
+		t.Fatalf("no bootstrap in %q", httpx.Clip(string(body), 300))
 	}
 	end := bytes.Index(body[start:], []byte("</script>"))
 	if end < 0 {
@@ -188,7 +189,7 @@ func TestInjectsHTMLOverHTTPS(t *testing.T) {
 		t.Errorf("page minus tag = %q, want %q", rest, page)
 	}
 	if !strings.Contains(string(body), "<head><script data-remixproxy=") {
-		t.Errorf("bootstrap not first in head: %q", truncate(string(body), 200))
+		t.Errorf("bootstrap not first in head: %q", httpx.Clip(string(body), 200))
 	}
 	if want := `src="https://remix.proxy` + f.srv.boot.path + `"`; !strings.Contains(tag, want) {
 		t.Errorf("tag %q does not load the page agent from %s", tag, want)
@@ -204,8 +205,8 @@ func TestInjectsHTMLOverHTTPS(t *testing.T) {
 			t.Errorf("page agent %s = %q, want %q in it", h, got, want)
 		}
 	}
-	if got := resp.Header.Get(markerHeader); got != "injected" {
-		t.Errorf("%s = %q, want injected", markerHeader, got)
+	if got := resp.Header.Get(httpx.MarkerHeader); got != "injected" {
+		t.Errorf("%s = %q, want injected", httpx.MarkerHeader, got)
 	}
 	u, err := f.srv.sessions.verify(tokenFrom(t, body))
 	if err != nil || u.String() != "https://"+siteHost+"/" {
@@ -270,7 +271,7 @@ func TestLeavesNonDocumentsUntouched(t *testing.T) {
 	for _, c := range []struct{ path, dest string }{{"/frag", "empty"}, {"/frag", "iframe"}, {"/attach", "document"}} {
 		_, body = f.get("https://"+siteHost+c.path, "Sec-Fetch-Dest", c.dest)
 		if string(body) != page {
-			t.Errorf("%s with Sec-Fetch-Dest %s was changed: %q", c.path, c.dest, truncate(string(body), 120))
+			t.Errorf("%s with Sec-Fetch-Dest %s was changed: %q", c.path, c.dest, httpx.Clip(string(body), 120))
 		}
 	}
 	req, _ := http.NewRequest("HEAD", "https://"+siteHost+"/frag", nil)
@@ -279,8 +280,8 @@ func TestLeavesNonDocumentsUntouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.Header.Get(markerHeader) != "" {
-		t.Errorf("HEAD response marked %q", resp.Header.Get(markerHeader))
+	if resp.Header.Get(httpx.MarkerHeader) != "" {
+		t.Errorf("HEAD response marked %q", resp.Header.Get(httpx.MarkerHeader))
 	}
 }
 
@@ -313,7 +314,7 @@ func TestAdjustsCSPHeader(t *testing.T) {
 	resp, body := f.get("https://" + siteHost + "/")
 	_, tag := stripTag(t, body)
 	if !strings.Contains(tag, `nonce="abc123"`) {
-		t.Errorf("bootstrap does not reuse the page nonce: %q", truncate(tag, 120))
+		t.Errorf("bootstrap does not reuse the page nonce: %q", httpx.Clip(tag, 120))
 	}
 	got := resp.Header.Get("Content-Security-Policy")
 	if strings.Contains(got, "unsafe-inline") || !strings.Contains(got, "object-src 'none'") || !strings.Contains(got, "'nonce-abc123'") {
@@ -331,7 +332,7 @@ func TestHashOnlyStrictDynamicGetsInlineBootstrap(t *testing.T) {
 	resp, body := f.get("https://" + siteHost + "/")
 	_, tag := stripTag(t, body)
 	if strings.Contains(tag, " src=") || !strings.Contains(tag, string(panel.Bootstrap()[:20])) {
-		t.Errorf("tag %q: want the page agent inline (a host-source is inert under 'strict-dynamic')", truncate(tag, 120))
+		t.Errorf("tag %q: want the page agent inline (a host-source is inert under 'strict-dynamic')", httpx.Clip(tag, 120))
 	}
 	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, f.srv.boot.hash) || strings.Contains(got, "remix.proxy") {
 		t.Errorf("CSP = %q, want the bootstrap hash and no host-source", got)
@@ -343,7 +344,7 @@ func TestScriptNoneLeavesPageUnmodified(t *testing.T) {
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	resp, body := f.get("https://" + siteHost + "/")
 	if string(body) != page || resp.Header.Get("Content-Security-Policy") != "script-src 'none'" {
-		t.Errorf("page with script-src 'none' was changed: %q / %q", truncate(string(body), 100), resp.Header.Get("Content-Security-Policy"))
+		t.Errorf("page with script-src 'none' was changed: %q / %q", httpx.Clip(string(body), 100), resp.Header.Get("Content-Security-Policy"))
 	}
 }
 
@@ -403,7 +404,7 @@ func TestUpstreamFailuresBecomeErrorPages(t *testing.T) {
 				t.Errorf("status %d, want %d", resp.StatusCode, c.status)
 			}
 			if !strings.Contains(string(body), c.want) {
-				t.Errorf("error page lacks %q: %q", c.want, truncate(string(body), 400))
+				t.Errorf("error page lacks %q: %q", c.want, httpx.Clip(string(body), 400))
 			}
 			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 				t.Errorf("Content-Type %q, want text/html", ct)
@@ -450,7 +451,7 @@ func TestMagicHostAndListenAddress(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != c.status || !strings.Contains(string(b), c.want) {
-			t.Errorf("%s (Host %s): status %d, want %d containing %q; got %q", c.path, c.host, resp.StatusCode, c.status, c.want, truncate(string(b), 200))
+			t.Errorf("%s (Host %s): status %d, want %d containing %q; got %q", c.path, c.host, resp.StatusCode, c.status, c.want, httpx.Clip(string(b), 200))
 		}
 	}
 }
@@ -487,7 +488,7 @@ func TestOnlyResolvedRefusesConnect(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	b, _ := io.ReadAll(c)
 	if !strings.HasPrefix(string(b), "HTTP/1.1 502") {
-		t.Errorf("CONNECT to an unresolved host answered %q, want 502", truncate(string(b), 100))
+		t.Errorf("CONNECT to an unresolved host answered %q, want 502", httpx.Clip(string(b), 100))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	xhtml "golang.org/x/net/html"
 )
 
@@ -150,7 +151,7 @@ func newRedactor(secrets []secret) *redactor {
 	for _, s := range secrets {
 		v := s.value
 		if len(v) > maxSecretLen {
-			v = clipBytes(v, maxSecretLen)
+			v = httpx.Clip(v, maxSecretLen)
 		}
 		for _, sp := range spellings(v) {
 			if seen[sp] || len(sp) < 4 {

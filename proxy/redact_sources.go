@@ -14,6 +14,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // Where the redaction stage's known values come from (redact.go has what it does with them),
@@ -98,7 +99,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 		if f.Value == "" {
 			continue // a cleared field keeps the value it had
 		}
-		v := clipBytes(f.Value, maxReportedValue)
+		v := httpx.Clip(f.Value, maxReportedValue)
 		if _, ok := p.fields[f.ID]; ok {
 			p.order = slices.DeleteFunc(p.order, func(id int64) bool { return id == f.ID })
 		}
@@ -116,7 +117,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 		if c == "" || slices.Contains(p.cookies, c) {
 			continue
 		}
-		p.cookies = append(p.cookies, clipBytes(c, maxViewCookieBytes))
+		p.cookies = append(p.cookies, httpx.Clip(c, maxViewCookieBytes))
 		if len(p.cookies) > maxPageCookies {
 			p.cookies = p.cookies[1:]
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/store"
 )
 
@@ -66,7 +67,7 @@ func newRemixletLogWriter(sink logSink, log *slog.Logger) *remixletLogWriter {
 // start runs the writer's loop; close stops it.
 func (w *remixletLogWriter) start() *remixletLogWriter {
 	go func() {
-		defer recovered(w.log, "the remixlet log writer")
+		defer httpx.Recovered(w.log, "the remixlet log writer")
 		w.loop()
 	}()
 	return w

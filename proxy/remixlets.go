@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -52,7 +53,7 @@ func (s *Server) pageConnected(ctx context.Context, sess *session) {
 	if s.remixlets == nil {
 		return
 	}
-	s.remixlets.pageConnected(ctx, s.sessionPage(sess))
+	s.remixlets.pageConnected(ctx, s.pageConnOf(sess))
 }
 
 // pageGone runs when a page agent's connection has ended.
@@ -80,8 +81,8 @@ func (s *Server) pageMessage(ctx context.Context, sess *session, typ string, raw
 	s.remixlets.pageMessage(sess.ID, typ, raw)
 }
 
-// sessionPage adapts a page session to what the runner needs of it.
-func (s *Server) sessionPage(sess *session) pageConn {
+// pageConnOf adapts a page session to what the runner needs of it.
+func (s *Server) pageConnOf(sess *session) pageConn {
 	return pageConn{
 		id:    sess.ID,
 		url:   func() string { return s.sessions.snapshot(sess).URL },
@@ -436,7 +437,7 @@ func (p *pageRun) resync() {
 	p.r.mu.Unlock()
 	if registered {
 		go func() {
-			defer recovered(p.r.log, "matching a page's remixlets again")
+			defer httpx.Recovered(p.r.log, "matching a page's remixlets again")
 			p.sync(p.r.ctx)
 		}()
 	}
@@ -500,6 +501,9 @@ type runningRemixlet struct {
 	host      *remixletHost
 	handle    *sandbox.Handle
 	listeners map[int64]bool // dom.on listeners relayed for it; guarded by pageRun.mu
+	// started is closed when the sandbox's start is over, with handle set or not (start); nil
+	// when there was nothing to wait for.
+	started chan struct{}
 }
 
 func (r *remixletRunner) newPageRun(pc pageConn) *pageRun {
@@ -516,7 +520,7 @@ func (p *pageRun) isEnded() bool {
 // start runs one remixlet for the page.
 func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 	host := p.newHost(c.id, c.versionID, c.manifest)
-	rr := &runningRemixlet{host: host, listeners: map[int64]bool{}}
+	rr := &runningRemixlet{host: host, listeners: map[int64]bool{}, started: make(chan struct{})}
 	p.mu.Lock()
 	if p.ended {
 		p.mu.Unlock()
@@ -524,6 +528,7 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 	}
 	p.running[c.id] = rr
 	p.mu.Unlock()
+	defer close(rr.started) // after handle is set, or the start failed
 	id := c.id
 	h, err := sup.StartRemixlet(sandbox.RemixletConfig{
 		RemixletID: c.id,
@@ -592,7 +597,7 @@ func (p *pageRun) receive(typ string, raw json.RawMessage) {
 		delete(p.pending, m.ID)
 		p.mu.Unlock()
 		if ok {
-			op.ch <- opResult{ok: m.Ok, value: m.Value, err: truncate(m.Error, 1000)}
+			op.ch <- opResult{ok: m.Ok, value: m.Value, err: httpx.Clip(m.Error, 1000)}
 		}
 	case panel.TypeEvent:
 		var m struct {

@@ -11,21 +11,13 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
 
 // The Host of one remixlet's sandbox on one page: every call it makes arrives here and is
 // checked in Go before anything happens (DESIGN invariant 3). See remixlets.go for the flow.
-
-// refusal is a call refused by a policy check; its text goes to the remixlet's log. standing
-// marks refusals for the remixlet's standing rather than for the call itself.
-type refusal struct {
-	why      string
-	standing bool
-}
-
-func (e *refusal) Error() string { return e.why }
 
 // remixletHost answers one remixlet's calls on one page (sandbox.Host).
 type remixletHost struct {
@@ -52,9 +44,9 @@ func (p *pageRun) newHost(id string, versionID int64, m *sandbox.Manifest) *remi
 // Call implements sandbox.Host. Every call but rmx.log is checked against the store first.
 func (h *remixletHost) Call(ctx context.Context, ns, method string, args json.RawMessage) (json.RawMessage, error) {
 	res, err := h.call(ctx, ns, method, args)
-	var ref *refusal
+	var ref *httpx.Refusal
 	if errors.As(err, &ref) && h.shouldLog(ref) {
-		h.p.r.logf(h.id, "warn", "refused: %s.%s: %s", ns, method, ref.why)
+		h.p.r.logf(h.id, "warn", "refused: %s.%s: %s", ns, method, ref.Why)
 	}
 	return res, err
 }
@@ -63,9 +55,9 @@ func (h *remixletHost) Call(ctx context.Context, ns, method string, args json.Ra
 // (as a standing refusal, once per reason).
 func (h *remixletHost) allowed(ctx context.Context, what string) bool {
 	err := h.checkStanding(ctx)
-	var ref *refusal
+	var ref *httpx.Refusal
 	if errors.As(err, &ref) && h.shouldLog(ref) {
-		h.p.r.logf(h.id, "warn", "refused: %s: %s", what, ref.why)
+		h.p.r.logf(h.id, "warn", "refused: %s: %s", what, ref.Why)
 	}
 	return err == nil
 }
@@ -73,28 +65,31 @@ func (h *remixletHost) allowed(ctx context.Context, what string) bool {
 // shouldLog reports whether a refusal goes to the log: every policy refusal does; a refusal for
 // the remixlet's standing (paused, page not covered …) only when its reason changes, so a
 // paused remixlet's timers do not flood its bounded log.
-func (h *remixletHost) shouldLog(ref *refusal) bool {
+func (h *remixletHost) shouldLog(ref *httpx.Refusal) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !ref.standing {
+	if !ref.Standing {
 		return true
 	}
-	if ref.why == h.lastLogged {
+	if ref.Why == h.lastLogged {
 		return false
 	}
-	h.lastLogged = ref.why
+	h.lastLogged = ref.Why
 	return true
 }
 
 func (h *remixletHost) call(ctx context.Context, ns, method string, args json.RawMessage) (json.RawMessage, error) {
 	if ns == "rmx" && method == "log" {
 		var vals []any
-		_ = json.Unmarshal(args, &vals)
+		if err := json.Unmarshal(args, &vals); err != nil {
+			// The sandbox always sends an array: say so rather than log nothing.
+			return nil, &httpx.Refusal{Why: "the arguments are not a JSON array: " + err.Error()}
+		}
 		parts := make([]string, len(vals))
 		for i, v := range vals {
 			parts[i] = fmt.Sprint(v)
 		}
-		h.p.r.logf(h.id, "info", "%s", truncate(strings.Join(parts, " "), 4096))
+		h.p.r.logf(h.id, "info", "%s", httpx.Clip(strings.Join(parts, " "), 4096))
 		return nil, nil
 	}
 	if err := h.checkStanding(ctx); err != nil {
@@ -107,25 +102,25 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 		base, _ := weburl.Parse(pageURL)
 		call, err := checkDOMCall(domPolicy{page: page, base: base, manifest: h.manifest}, method, args)
 		if err != nil {
-			return nil, &refusal{why: err.Error()}
+			return nil, &httpx.Refusal{Why: err.Error()}
 		}
 		// Every address is guarded before the page agent may write it (remixlets_redirect.go).
 		if err := h.p.r.guard.add(h.p.pc.id, pageURL, h.id, h.manifest, call.addresses); err != nil {
-			return nil, &refusal{why: err.Error()}
+			return nil, &httpx.Refusal{Why: err.Error()}
 		}
 		res, err := h.p.relay(ctx, h, method, call)
 		if err == nil && method == "setHTML" {
 			// The page agent answers with what it left out; each part is a refusal for the log.
 			var left []string
 			if json.Unmarshal(res, &left) == nil && len(left) > 0 {
-				h.p.r.logf(h.id, "warn", "refused: dom.setHTML: left out %s", truncate(strings.Join(left, "; "), 4096))
+				h.p.r.logf(h.id, "warn", "refused: dom.setHTML: left out %s", httpx.Clip(strings.Join(left, "; "), 4096))
 			}
 		}
 		return res, err
 	case "rmx":
 		return h.rmx(ctx, method, args)
 	}
-	return nil, &refusal{why: "unknown namespace " + ns}
+	return nil, &httpx.Refusal{Why: "unknown namespace " + ns}
 }
 
 // checkStanding refuses every call of a remixlet that is gone, switched off, archived or
@@ -134,7 +129,7 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 func (h *remixletHost) checkStanding(ctx context.Context) error {
 	u, err := url.Parse(h.p.pc.url())
 	if err != nil || !h.manifest.MatchesURL(u) {
-		return &refusal{"this page is not covered by the remixlet's matches", true}
+		return &httpx.Refusal{Why: "this page is not covered by the remixlet's matches", Standing: true}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -144,8 +139,8 @@ func (h *remixletHost) checkStanding(ctx context.Context) error {
 	prev := h.standing
 	h.standing = h.readStanding(ctx, u.Hostname())
 	h.checked = time.Now()
-	var ref *refusal
-	if errors.As(h.standing, &ref) && ref.standing && (prev == nil || prev.Error() != ref.why) {
+	var ref *httpx.Refusal
+	if errors.As(h.standing, &ref) && ref.Standing && (prev == nil || prev.Error() != ref.Why) {
 		// The remixlet was paused, switched off, deleted or replaced: match the page again,
 		// so it is released there (and a new version started).
 		h.p.resync()
@@ -158,22 +153,22 @@ func (h *remixletHost) readStanding(ctx context.Context, host string) error {
 	rx, err := st.Remixlet(ctx, h.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return &refusal{"the remixlet was deleted", true}
+		return &httpx.Refusal{Why: "the remixlet was deleted", Standing: true}
 	case err != nil:
 		return fmt.Errorf("checking the remixlet: %w", err)
 	case !rx.Enabled:
-		return &refusal{"the remixlet is paused", true}
+		return &httpx.Refusal{Why: "the remixlet is paused", Standing: true}
 	case rx.Archived:
-		return &refusal{"the remixlet is archived", true}
+		return &httpx.Refusal{Why: "the remixlet is archived", Standing: true}
 	case rx.ActiveVersionID != h.versionID:
-		return &refusal{"another version of the remixlet is active now; reload the page to run it", true}
+		return &httpx.Refusal{Why: "another version of the remixlet is active now; reload the page to run it", Standing: true}
 	}
 	paused, err := st.IsSitePaused(ctx, host)
 	if err != nil {
 		return fmt.Errorf("checking the site: %w", err)
 	}
 	if paused {
-		return &refusal{"remixlets are paused on " + host, true}
+		return &httpx.Refusal{Why: "remixlets are paused on " + host, Standing: true}
 	}
 	return nil
 }
@@ -182,7 +177,7 @@ func (h *remixletHost) readStanding(ctx context.Context, host string) error {
 func (h *remixletHost) rmx(ctx context.Context, method string, raw json.RawMessage) (json.RawMessage, error) {
 	var args []json.RawMessage
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, &refusal{why: "arguments are not a JSON array"}
+		return nil, &httpx.Refusal{Why: "arguments are not a JSON array"}
 	}
 	switch method {
 	case "keep":
@@ -191,14 +186,14 @@ func (h *remixletHost) rmx(ctx context.Context, method string, raw json.RawMessa
 		return json.Marshal(sandbox.PageInfo{URL: h.p.pc.url(), Title: h.p.pc.title()})
 	case "storage.get", "storage.set", "storage.remove", "storage.keys":
 		if !h.manifest.HasPermission("storage") {
-			return nil, &refusal{why: "rmx.storage needs the storage permission in manifest.json"}
+			return nil, &httpx.Refusal{Why: "rmx.storage needs the storage permission in manifest.json"}
 		}
 		return h.storage(ctx, method, args)
 	}
 	if svc, ok := rmxServices[method]; ok {
 		return svc(ctx, h, args)
 	}
-	return nil, &refusal{why: "rmx." + method + " is not available"}
+	return nil, &httpx.Refusal{Why: "rmx." + method + " is not available"}
 }
 
 // rmxService answers one rmx.* method after the standing checks (checkStanding) passed; it must
@@ -224,11 +219,11 @@ func (h *remixletHost) storage(ctx context.Context, method string, args []json.R
 		return json.Marshal(keys)
 	}
 	if len(args) < 1 {
-		return nil, &refusal{why: "the key is missing"}
+		return nil, &httpx.Refusal{Why: "the key is missing"}
 	}
 	var key string
 	if err := json.Unmarshal(args[0], &key); err != nil {
-		return nil, &refusal{why: "the key must be a string"}
+		return nil, &httpx.Refusal{Why: "the key must be a string"}
 	}
 	switch method {
 	case "storage.get":
@@ -247,7 +242,7 @@ func (h *remixletHost) storage(ctx context.Context, method string, args []json.R
 		}
 		if err := st.StorageSet(ctx, h.id, key, string(v)); err != nil {
 			if errors.Is(err, store.ErrQuotaExceeded) || errors.Is(err, store.ErrInvalid) {
-				return nil, &refusal{why: err.Error()}
+				return nil, &httpx.Refusal{Why: err.Error()}
 			}
 			return nil, fmt.Errorf("writing storage: %w", err)
 		}

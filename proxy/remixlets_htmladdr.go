@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"golang.org/x/net/html"
 )
 
@@ -56,7 +57,7 @@ func findHTMLAddresses(s string) ([]string, error) {
 			case spaceAttrs[name]:
 				out = append(out, strings.Fields(a.Val)...)
 			case name == "content" && n.DataAtom.String() == "meta":
-				if u := refreshURL(a.Val); u != "" {
+				if u := httpx.RefreshURL(a.Val); u != "" {
 					out = append(out, u)
 				}
 			}
@@ -76,22 +77,4 @@ func srcsetURLs(v string) []string {
 		}
 	}
 	return out
-}
-
-// refreshURL is the address of a Refresh header or a <meta http-equiv=refresh> content value
-// ("N; url=ADDRESS"), or "" when it names none. As the HTML Standard's declarative refresh
-// steps read it: "url" (any case) is skipped, with or without the "=" after it.
-func refreshURL(v string) string {
-	i := strings.IndexAny(v, ";,")
-	if i < 0 {
-		return ""
-	}
-	rest := strings.TrimSpace(v[i+1:])
-	if len(rest) >= 3 && strings.EqualFold(rest[:3], "url") {
-		rest = strings.TrimSpace(rest[3:])
-		if after, ok := strings.CutPrefix(rest, "="); ok {
-			rest = strings.TrimSpace(after)
-		}
-	}
-	return strings.Trim(rest, `"'`)
 }

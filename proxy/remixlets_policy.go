@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
@@ -384,7 +385,7 @@ func (pol domPolicy) allowAddress(call *domCall, value string) (string, error) {
 	}
 	call.relative = call.relative || rel
 	if !strings.HasPrefix(resolved, "data:") {
-		if err := call.addAddress(withoutFragment(resolved)); err != nil {
+		if err := call.addAddress(httpx.WithoutFragment(resolved)); err != nil {
 			return "", err
 		}
 	}
@@ -729,7 +730,7 @@ func (pol domPolicy) checkSetHTML(call *domCall) error {
 			call.hosts = append(call.hosts, host)
 		}
 		if !strings.HasPrefix(resolved, "data:") {
-			if err := call.addAddress(withoutFragment(resolved)); err != nil {
+			if err := call.addAddress(httpx.WithoutFragment(resolved)); err != nil {
 				return err
 			}
 		}

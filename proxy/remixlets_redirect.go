@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -283,36 +284,6 @@ func (g *redirectGuard) lookup(k string) []guardHit {
 	return hits
 }
 
-// requestedAddress is the address a request was sent for, as received from the browser: the
-// scheme it used, the Host it named and its request-target (RequestURI, which the outgoing
-// request of the pipeline keeps from the incoming one).
-func requestedAddress(req *http.Request) (*weburl.URL, error) {
-	scheme := req.URL.Scheme
-	if scheme == "" {
-		scheme = requestScheme(req)
-	}
-	target := req.RequestURI
-	if target == "" || target == "*" {
-		target = req.URL.RequestURI()
-	}
-	host := req.Host
-	if host == "" {
-		host = req.URL.Host
-	}
-	return weburl.RequestTarget(scheme, host, target)
-}
-
-// redirectTarget is where a response sends the browser next: its Location on a 3xx, or the URL
-// of a Refresh header; "" when it sends it nowhere.
-func redirectTarget(resp *http.Response) string {
-	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		if loc := resp.Header.Get("Location"); loc != "" {
-			return loc
-		}
-	}
-	return refreshURL(resp.Header.Get("Refresh"))
-}
-
 // guardRemixletRedirect is called on every upstream response (ModifyResponse in pipeline.go): a
 // redirect from an address a remixlet wrote to an origin that remixlet may not load from is
 // replaced by a 403.
@@ -320,12 +291,12 @@ func (s *Server) guardRemixletRedirect(resp *http.Response) {
 	if s.remixlets == nil || resp == nil || resp.Request == nil {
 		return
 	}
-	loc := redirectTarget(resp)
+	loc := httpx.RedirectTarget(resp)
 	if loc == "" {
 		return
 	}
 	r := s.remixlets
-	from, err := requestedAddress(resp.Request)
+	from, err := httpx.RequestedAddress(resp.Request)
 	if err != nil {
 		return
 	}
@@ -354,9 +325,9 @@ func (s *Server) guardRemixletRedirect(resp *http.Response) {
 		if !seen[h.remixlet] {
 			seen[h.remixlet] = true
 			r.logf(h.remixlet, "warn", "refused: %s redirects to %s, which is not on the page's origin or one of the remixlet's sites; the browser got a 403 instead",
-				truncate(from.Request(), 300), truncate(loc, 300))
+				httpx.Clip(from.Request(), 300), httpx.Clip(loc, 300))
 		}
 	}
-	replaceResponse(resp, http.StatusForbidden, http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}},
+	httpx.ReplaceResponse(resp, http.StatusForbidden, http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}},
 		[]byte("remixproxy: a redirect of an address a remixlet wrote was refused\n"))
 }

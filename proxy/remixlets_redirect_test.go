@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -221,7 +222,7 @@ func TestRedirectGuardHasNoCountLimit(t *testing.T) {
 
 func keyOf(t *testing.T, s string) string {
 	t.Helper()
-	u, err := requestedAddress(&http.Request{URL: &url.URL{Scheme: "https"}, RequestURI: s})
+	u, err := httpx.RequestedAddress(&http.Request{URL: &url.URL{Scheme: "https"}, RequestURI: s})
 	if err != nil {
 		t.Fatal(err)
 	}

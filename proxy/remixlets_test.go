@@ -336,6 +336,20 @@ func TestRemixletHostLogSkipsTheChecks(t *testing.T) {
 	waitLog(t, st, rx.id, "why it failed 3")
 }
 
+// TestRemixletHostLogSaysWhenItCannotRead: arguments rmx.log cannot read are refused with the
+// parse error, and the refusal is in the remixlet's log (they were dropped without a word).
+func TestRemixletHostLogSaysWhenItCannotRead(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	rx := addTestRemixlet(t, st, "noisy", `"https://shop.test/*"`, ``, rxTestScript)
+	h, _ := newTestHost(t, st, rx, "https://shop.test/")
+	_, err := h.Call(ctx, "rmx", "log", json.RawMessage(`{"not": "an array"}`))
+	if err == nil || !strings.Contains(err.Error(), "not a JSON array") {
+		t.Fatalf("rmx.log of an object: got %v, want a refusal naming the arguments", err)
+	}
+	waitLog(t, st, rx.id, "refused: rmx.log: the arguments are not a JSON array")
+}
+
 func TestRemixletHostStorageIsPerRemixlet(t *testing.T) {
 	ctx := context.Background()
 	st := openTestStore(t)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -29,7 +30,7 @@ func init() {
 
 func rmxClipboardWrite(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermClipboard) {
-		return nil, &refusal{why: "rmx.clipboard.write needs the clipboard permission in manifest.json"}
+		return nil, &httpx.Refusal{Why: "rmx.clipboard.write needs the clipboard permission in manifest.json"}
 	}
 	text, err := rmxString(args, 0, "the text", maxClipboardBytes, false)
 	if err != nil {
@@ -47,17 +48,17 @@ func rmxString(args []json.RawMessage, i int, what string, max int, optional boo
 		if optional {
 			return "", nil
 		}
-		return "", &refusal{why: what + " is missing"}
+		return "", &httpx.Refusal{Why: what + " is missing"}
 	}
 	var s string
 	if err := json.Unmarshal(args[i], &s); err != nil {
-		return "", &refusal{why: what + " must be a string"}
+		return "", &httpx.Refusal{Why: what + " must be a string"}
 	}
 	if len(s) > max {
-		return "", &refusal{why: fmt.Sprintf("%s is %d bytes, more than the %d allowed", what, len(s), max)}
+		return "", &httpx.Refusal{Why: fmt.Sprintf("%s is %d bytes, more than the %d allowed", what, len(s), max)}
 	}
 	if !utf8.ValidString(s) {
-		return "", &refusal{why: what + " is not valid text"}
+		return "", &httpx.Refusal{Why: what + " is not valid text"}
 	}
 	return s, nil
 }
@@ -96,7 +97,7 @@ func (p *pageRun) ask(ctx context.Context, h *remixletHost, build func(id uint64
 			if res.err == "" {
 				res.err = "the page agent refused it"
 			}
-			return nil, &refusal{why: res.err}
+			return nil, &httpx.Refusal{Why: res.err}
 		}
 		if len(res.value) == 0 {
 			return json.RawMessage("null"), nil
@@ -130,7 +131,7 @@ func listenerArg(args []json.RawMessage, i int, what string) (int64, error) {
 		ID int64 `json:"$listener"`
 	}
 	if i >= len(args) || json.Unmarshal(args[i], &l) != nil || l.ID <= 0 {
-		return 0, &refusal{why: what + " must be a function"}
+		return 0, &httpx.Refusal{Why: what + " must be a function"}
 	}
 	return l.ID, nil
 }
@@ -150,31 +151,47 @@ func (p *pageRun) setListener(h *remixletHost, listener int64, add bool) {
 }
 
 // dispatch delivers event to a callback h registered, in h's sandbox. A call can arrive before
-// the sandbox's handle is recorded (the script runs as it starts), so it waits for that briefly.
+// the sandbox's handle is recorded (the script runs as it starts), so it waits, at most
+// opTimeout, for the start to be over.
 func (p *pageRun) dispatch(h *remixletHost, listener int64, event any) error {
 	raw, err := json.Marshal(event)
 	if err != nil {
 		return fmt.Errorf("encoding an event: %w", err)
 	}
-	for deadline := time.Now().Add(p.r.opTimeout); ; time.Sleep(10 * time.Millisecond) {
+	// running returns h's running remixlet, or nil when it no longer runs on the page.
+	running := func() *runningRemixlet {
 		p.mu.Lock()
+		defer p.mu.Unlock()
 		rr := p.running[h.id]
-		ended := p.ended || h.stopped || rr == nil || rr.host != h
-		var handle *sandbox.Handle
-		if !ended {
-			handle = rr.handle
-		}
-		p.mu.Unlock()
-		switch {
-		case ended:
-			return errors.New("the remixlet no longer runs on the page")
-		case handle != nil:
-			if err := handle.Dispatch(listener, raw); err != nil {
-				return fmt.Errorf("dispatching an event: %w", err)
-			}
+		if p.ended || h.stopped || rr == nil || rr.host != h {
 			return nil
-		case time.Now().After(deadline):
+		}
+		return rr
+	}
+	rr := running()
+	if rr == nil {
+		return errors.New("the remixlet no longer runs on the page")
+	}
+	if rr.started != nil {
+		timer := time.NewTimer(p.r.opTimeout)
+		defer timer.Stop()
+		select {
+		case <-rr.started:
+		case <-timer.C:
 			return errors.New("the remixlet's sandbox did not start")
 		}
 	}
+	if rr = running(); rr == nil {
+		return errors.New("the remixlet no longer runs on the page")
+	}
+	p.mu.Lock()
+	handle := rr.handle
+	p.mu.Unlock()
+	if handle == nil {
+		return errors.New("the remixlet's sandbox did not start")
+	}
+	if err := handle.Dispatch(listener, raw); err != nil {
+		return fmt.Errorf("dispatching an event: %w", err)
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // rmx.fetch (permission fetch:HOST): the proxy sends a request itself, signed in as the person
@@ -137,7 +138,7 @@ func (n *rmxNetwork) dial(ctx context.Context, network, addr string) (net.Conn, 
 		}
 		target := net.JoinHostPort(ip.Unmap().String(), port)
 		if target == s.cfg.Listen {
-			return nil, fmt.Errorf("dialing %s: %w", addr, errLoop)
+			return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrLoop)
 		}
 		conn, err := d.DialContext(ctx, network, target)
 		if err == nil {
@@ -190,29 +191,29 @@ var forbiddenFetchHeaders = map[string]bool{
 // rmxFetch answers rmx.fetch(url, options).
 func rmxFetch(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if len(h.manifest.FetchHosts()) == 0 {
-		return nil, &refusal{why: "rmx.fetch needs a fetch:HOST permission in manifest.json"}
+		return nil, &httpx.Refusal{Why: "rmx.fetch needs a fetch:HOST permission in manifest.json"}
 	}
 	n := h.p.r.net
 	if n == nil {
-		return nil, &refusal{why: "rmx.fetch is not available in this proxy"}
+		return nil, &httpx.Refusal{Why: "rmx.fetch is not available in this proxy"}
 	}
 	var rawURL string
 	if len(args) < 1 || json.Unmarshal(args[0], &rawURL) != nil {
-		return nil, &refusal{why: "the first argument must be the address, a string"}
+		return nil, &httpx.Refusal{Why: "the first argument must be the address, a string"}
 	}
 	var opts fetchOptions
 	if len(args) > 1 && string(args[1]) != "null" {
 		if err := json.Unmarshal(args[1], &opts); err != nil {
-			return nil, &refusal{why: "options must be {method, headers, body, as} with string values"}
+			return nil, &httpx.Refusal{Why: "options must be {method, headers, body, as} with string values"}
 		}
 	}
 	if !n.acquire(h.id) {
-		return nil, &refusal{why: fmt.Sprintf("more than %d fetches at once", maxFetchInFlight)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("more than %d fetches at once", maxFetchInFlight)}
 	}
 	defer n.release(h.id)
 	res, err := n.fetch(ctx, h.manifest.FetchHosts(), rawURL, opts)
 	if err != nil {
-		var ref *refusal
+		var ref *httpx.Refusal
 		if !errors.As(err, &ref) {
 			h.p.r.logf(h.id, "warn", "rmx.fetch failed: %v", err)
 		}
@@ -223,7 +224,7 @@ func rmxFetch(ctx context.Context, h *remixletHost, args []json.RawMessage) (jso
 		return nil, fmt.Errorf("rmx.fetch: encoding the result: %w", err)
 	}
 	if limit := h.p.r.messageLimit(); len(out) > limit {
-		return nil, &refusal{why: fmt.Sprintf("the response is %d bytes as a result, more than the %d bytes a remixlet can receive in one answer", len(out), limit)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("the response is %d bytes as a result, more than the %d bytes a remixlet can receive in one answer", len(out), limit)}
 	}
 	return out, nil
 }
@@ -247,7 +248,7 @@ func (n *rmxNetwork) release(remixlet string) {
 }
 
 // fetch sends the request to an approved host and follows approved redirects. Refusals are
-// *refusal; other errors are the network's.
+// *httpx.Refusal; other errors are the network's.
 func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o fetchOptions) (*fetchResult, error) {
 	target, err := approvedFetchURL(hosts, rawURL)
 	if err != nil {
@@ -258,22 +259,22 @@ func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o
 		method = http.MethodGet
 	}
 	if !fetchMethods[method] {
-		return nil, &refusal{why: fmt.Sprintf("method %q is not allowed (GET, HEAD, POST, PUT, PATCH, DELETE)", o.Method)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("method %q is not allowed (GET, HEAD, POST, PUT, PATCH, DELETE)", o.Method)}
 	}
 	as := o.As
 	if as == "" {
 		as = "text"
 	}
 	if as != "text" && as != "json" && as != "bytes" {
-		return nil, &refusal{why: fmt.Sprintf("as must be \"text\", \"json\" or \"bytes\", not %q", o.As)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("as must be \"text\", \"json\" or \"bytes\", not %q", o.As)}
 	}
 	var body []byte
 	if o.Body != nil {
 		if method == http.MethodGet || method == http.MethodHead {
-			return nil, &refusal{why: method + " requests have no body"}
+			return nil, &httpx.Refusal{Why: method + " requests have no body"}
 		}
 		if len(*o.Body) > maxFetchRequestBody {
-			return nil, &refusal{why: fmt.Sprintf("the request body is %d bytes, more than %d", len(*o.Body), maxFetchRequestBody)}
+			return nil, &httpx.Refusal{Why: fmt.Sprintf("the request body is %d bytes, more than %d", len(*o.Body), maxFetchRequestBody)}
 		}
 		body = []byte(*o.Body)
 	}
@@ -305,7 +306,7 @@ func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o
 		resp, err := n.client.Do(req)
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, &refusal{why: fmt.Sprintf("no answer from %s within %v", target.Host, fetchTimeout)}
+				return nil, &httpx.Refusal{Why: fmt.Sprintf("no answer from %s within %v", target.Host, fetchTimeout)}
 			}
 			return nil, fmt.Errorf("rmx.fetch %s: %w", fetchRedactedURL(target), err)
 		}
@@ -315,17 +316,17 @@ func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 			if hop >= maxFetchRedirects {
-				return nil, &refusal{why: fmt.Sprintf("more than %d redirects", maxFetchRedirects)}
+				return nil, &httpx.Refusal{Why: fmt.Sprintf("more than %d redirects", maxFetchRedirects)}
 			}
 			next, err := resolveLocation(target, loc)
 			if err != nil {
-				return nil, &refusal{why: fmt.Sprintf("redirect from %s to an address that does not parse", target.Host)}
+				return nil, &httpx.Refusal{Why: fmt.Sprintf("redirect from %s to an address that does not parse", target.Host)}
 			}
 			nextURL, err := approvedFetchAddress(hosts, next)
 			if err != nil {
-				var ref *refusal
+				var ref *httpx.Refusal
 				if errors.As(err, &ref) {
-					return nil, &refusal{why: "redirect from " + target.Host + " refused: " + ref.why}
+					return nil, &httpx.Refusal{Why: "redirect from " + target.Host + " refused: " + ref.Why}
 				}
 				return nil, err
 			}
@@ -348,14 +349,14 @@ func (n *rmxNetwork) fetch(ctx context.Context, hosts []string, rawURL string, o
 
 func readFetchResponse(resp *http.Response, target *url.URL, redirected bool, as string) (*fetchResult, error) {
 	if resp.ContentLength > maxFetchResponseBody {
-		return nil, &refusal{why: fmt.Sprintf("the response is %d bytes, more than %d", resp.ContentLength, maxFetchResponseBody)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("the response is %d bytes, more than %d", resp.ContentLength, maxFetchResponseBody)}
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxFetchResponseBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("rmx.fetch %s: reading the response: %w", fetchRedactedURL(target), err)
 	}
 	if len(b) > maxFetchResponseBody {
-		return nil, &refusal{why: fmt.Sprintf("the response is more than %d bytes", maxFetchResponseBody)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("the response is more than %d bytes", maxFetchResponseBody)}
 	}
 	res := &fetchResult{
 		Status: resp.StatusCode, StatusText: http.StatusText(resp.StatusCode),
@@ -408,7 +409,7 @@ func fetchRedactedURL(u *url.URL) string {
 // fetchHeaders checks the remixlet's request headers.
 func fetchHeaders(in map[string]string) (http.Header, error) {
 	if len(in) > maxFetchHeaders {
-		return nil, &refusal{why: fmt.Sprintf("more than %d headers", maxFetchHeaders)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("more than %d headers", maxFetchHeaders)}
 	}
 	h := http.Header{}
 	total := 0
@@ -417,16 +418,16 @@ func fetchHeaders(in map[string]string) (http.Header, error) {
 		total += len(name) + len(val)
 		switch {
 		case !httpguts.ValidHeaderFieldName(name):
-			return nil, &refusal{why: fmt.Sprintf("header name %q is not valid", name)}
+			return nil, &httpx.Refusal{Why: fmt.Sprintf("header name %q is not valid", name)}
 		case !httpguts.ValidHeaderFieldValue(val):
-			return nil, &refusal{why: fmt.Sprintf("the value of header %s is not valid", name)}
+			return nil, &httpx.Refusal{Why: fmt.Sprintf("the value of header %s is not valid", name)}
 		case forbiddenFetchHeaders[lower] || strings.HasPrefix(lower, "sec-") || strings.HasPrefix(lower, "proxy-"):
-			return nil, &refusal{why: fmt.Sprintf("header %s may not be set (the proxy sends the person's cookies itself)", name)}
+			return nil, &httpx.Refusal{Why: fmt.Sprintf("header %s may not be set (the proxy sends the person's cookies itself)", name)}
 		}
 		h.Set(name, val)
 	}
 	if total > maxFetchHeaderBytes {
-		return nil, &refusal{why: fmt.Sprintf("the headers are more than %d bytes", maxFetchHeaderBytes)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("the headers are more than %d bytes", maxFetchHeaderBytes)}
 	}
 	return h, nil
 }
@@ -438,7 +439,7 @@ func fetchHeaders(in map[string]string) (http.Header, error) {
 func approvedFetchURL(hosts []string, rawURL string) (*url.URL, error) {
 	u, err := weburl.Parse(rawURL)
 	if err != nil {
-		return nil, &refusal{why: "the address does not parse as a full address (only absolute http and https addresses can be fetched)"}
+		return nil, &httpx.Refusal{Why: "the address does not parse as a full address (only absolute http and https addresses can be fetched)"}
 	}
 	return approvedFetchAddress(hosts, u)
 }
@@ -446,27 +447,27 @@ func approvedFetchURL(hosts []string, rawURL string) (*url.URL, error) {
 // approvedFetchAddress is approvedFetchURL for an address already read.
 func approvedFetchAddress(hosts []string, u *weburl.URL) (*url.URL, error) {
 	if s := u.Scheme(); s != "http" && s != "https" {
-		return nil, &refusal{why: fmt.Sprintf("only http and https addresses can be fetched, not %q", s)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("only http and https addresses can be fetched, not %q", s)}
 	}
 	if !u.IsHTTP() {
-		return nil, &refusal{why: "the address has no host"}
+		return nil, &httpx.Refusal{Why: "the address has no host"}
 	}
 	if u.HasCredentials() {
-		return nil, &refusal{why: "addresses with a user name or password are refused"}
+		return nil, &httpx.Refusal{Why: "addresses with a user name or password are refused"}
 	}
 	host := u.HostKey()
-	if isMagicHost(host) {
-		return nil, &refusal{why: host + " is the proxy's own host"}
+	if httpx.IsMagicHost(host) {
+		return nil, &httpx.Refusal{Why: host + " is the proxy's own host"}
 	}
 	if !fetchHostApproved(hosts, host) {
-		return nil, &refusal{why: fmt.Sprintf("%s is not an approved host (approved here: %s)", host, strings.Join(hosts, ", "))}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("%s is not an approved host (approved here: %s)", host, strings.Join(hosts, ", "))}
 	}
 	if p := u.Port(); !(u.Scheme() == "https" && p == "443" || u.Scheme() == "http" && p == "80") {
-		return nil, &refusal{why: fmt.Sprintf("port %s refused: a fetch: permission allows the standard port of http or https only", p)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("port %s refused: a fetch: permission allows the standard port of http or https only", p)}
 	}
 	g, err := u.GoHostKey()
 	if err != nil {
-		return nil, &refusal{why: "the address cannot be sent as the browser reads it"}
+		return nil, &httpx.Refusal{Why: "the address cannot be sent as the browser reads it"}
 	}
 	g.Fragment, g.RawFragment = "", ""
 	return g, nil

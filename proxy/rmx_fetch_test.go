@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -60,8 +61,8 @@ func TestApprovedFetchURL(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			u, err := approvedFetchURL(hosts, tt.in)
 			if tt.refused != "" {
-				var ref *refusal
-				if !errors.As(err, &ref) || !strings.Contains(ref.why, tt.refused) {
+				var ref *httpx.Refusal
+				if !errors.As(err, &ref) || !strings.Contains(ref.Why, tt.refused) {
 					t.Errorf("approvedFetchURL(%q) = %v, %v; want a refusal with %q", tt.in, u, err, tt.refused)
 				}
 				return
@@ -251,8 +252,8 @@ func TestRMXFetchRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := w.fetch(t, tt.args)
-			var ref *refusal
-			if !errors.As(err, &ref) || !strings.Contains(ref.why, tt.refused) {
+			var ref *httpx.Refusal
+			if !errors.As(err, &ref) || !strings.Contains(ref.Why, tt.refused) {
 				t.Fatalf("rmx.fetch(%.80s) = %v; want a refusal with %q", tt.args, err, tt.refused)
 			}
 			waitLog(t, w.h.p.r.st, w.rx.id, tt.refused)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -43,7 +44,7 @@ func (h *remixletHost) menu() *menuState {
 
 func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermMenu) {
-		return nil, &refusal{why: "rmx.menu needs the menu permission in manifest.json"}
+		return nil, &httpx.Refusal{Why: "rmx.menu needs the menu permission in manifest.json"}
 	}
 	id, err := menuID(args)
 	if err != nil {
@@ -56,9 +57,9 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 	label = strings.Join(strings.Fields(label), " ")
 	switch {
 	case label == "":
-		return nil, &refusal{why: "the label is empty"}
+		return nil, &httpx.Refusal{Why: "the label is empty"}
 	case len([]rune(label)) > maxMenuLabel:
-		return nil, &refusal{why: "the label is longer than 60 characters"}
+		return nil, &httpx.Refusal{Why: "the label is longer than 60 characters"}
 	}
 	listener, err := listenerArg(args, 2, "the callback")
 	if err != nil {
@@ -69,7 +70,7 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 	defer m.mu.Unlock()
 	i := slices.IndexFunc(m.cmds, func(c panel.MenuCommand) bool { return c.ID == id })
 	if i < 0 && len(m.cmds) >= maxMenuCommands {
-		return nil, &refusal{why: "more than 10 menu commands"}
+		return nil, &httpx.Refusal{Why: "more than 10 menu commands"}
 	}
 	h.p.setListener(h, listener, true)
 	cmd := panel.MenuCommand{ID: id, Label: label, Listener: listener}
@@ -84,7 +85,7 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 
 func rmxMenuRemove(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermMenu) {
-		return nil, &refusal{why: "rmx.menu needs the menu permission in manifest.json"}
+		return nil, &httpx.Refusal{Why: "rmx.menu needs the menu permission in manifest.json"}
 	}
 	id, err := menuID(args)
 	if err != nil {
@@ -108,7 +109,7 @@ func menuID(args []json.RawMessage) (string, error) {
 		return "", err
 	}
 	if id == "" {
-		return "", &refusal{why: "the command id is empty"}
+		return "", &httpx.Refusal{Why: "the command id is empty"}
 	}
 	return id, nil
 }

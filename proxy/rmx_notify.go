@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -28,14 +29,14 @@ func init() {
 
 func rmxNotify(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermNotifications) {
-		return nil, &refusal{why: "rmx.notify needs the notifications permission in manifest.json"}
+		return nil, &httpx.Refusal{Why: "rmx.notify needs the notifications permission in manifest.json"}
 	}
 	title, body, err := notifyText(args)
 	if err != nil {
 		return nil, err
 	}
 	if !h.p.r.notifyRate(h.id).allow(time.Now()) {
-		return nil, &refusal{why: "more than 5 notifications in a minute"}
+		return nil, &httpx.Refusal{Why: "more than 5 notifications in a minute"}
 	}
 	h.p.r.logf(h.id, "info", "notification: %s", oneLine(title, body))
 	if err := h.p.tell(ctx, h, panel.Notify{Type: panel.TypeNotify, Remixlet: h.id, Source: h.manifest.Name, Title: title, Body: body}); err != nil {
@@ -62,11 +63,11 @@ func notifyText(args []json.RawMessage) (title, body string, err error) {
 func checkNotifyText(title, body string) (string, string, error) {
 	switch {
 	case strings.TrimSpace(title) == "":
-		return "", "", &refusal{why: "the title is empty"}
+		return "", "", &httpx.Refusal{Why: "the title is empty"}
 	case len([]rune(title)) > maxNotifyTitle:
-		return "", "", &refusal{why: "the title is longer than 100 characters"}
+		return "", "", &httpx.Refusal{Why: "the title is longer than 100 characters"}
 	case len([]rune(body)) > maxNotifyBody:
-		return "", "", &refusal{why: "the body is longer than 500 characters"}
+		return "", "", &httpx.Refusal{Why: "the body is longer than 500 characters"}
 	}
 	return title, body, nil
 }
@@ -77,7 +78,7 @@ func oneLine(title, body string) string {
 	if body != "" {
 		s += " — " + body
 	}
-	return truncate(strings.Join(strings.Fields(s), " "), 700)
+	return httpx.Clip(strings.Join(strings.Fields(s), " "), 700)
 }
 
 // notifyRate returns the notification rate window of a remixlet, shared by its pages.

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -115,7 +116,7 @@ func (o *observeRecords) isObserved(host string) bool {
 	if (cur == nil || time.Since(cur.at) > observedHostsTTL) && o.srv.remixlets != nil && o.refreshing.CompareAndSwap(false, true) {
 		go func() {
 			defer o.refreshing.Store(false)
-			defer recovered(nil, "reading the observed hosts")
+			defer httpx.Recovered(o.srv.log, "reading the observed hosts")
 			o.hosts.Store(o.readObservedHosts(o.srv.remixlets.ctx))
 		}()
 	}
@@ -175,7 +176,7 @@ func (o *observeRecords) record(resp *http.Response) {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	rec := ObservedResponse{
 		URL: u.String(), Method: req.Method, Status: resp.StatusCode, ContentType: mediaType,
-		At: time.Now().UnixMilli(), host: host, path: cleanPath(u.Path),
+		At: time.Now().UnixMilli(), host: host, path: httpx.CleanPath(u.Path),
 	}
 	noBody := resp.Body == nil || resp.Body == http.NoBody || req.Method == http.MethodHead || resp.ContentLength == 0
 	if noBody || !observedTextType(mediaType) || mediaType == "text/event-stream" {
@@ -183,12 +184,13 @@ func (o *observeRecords) record(resp *http.Response) {
 		o.attach(referer, rec)
 		return
 	}
-	resp.Body = &teeBody{
-		rc:    resp.Body,
-		enc:   resp.Header.Get("Content-Encoding"),
-		limit: maxObservedBody,
-		finish: func(raw []byte, enc string, complete bool) {
-			body, truncated, ok := textBody(raw, enc, maxObservedBody)
+	resp.Body = &httpx.TeeBody{
+		RC:    resp.Body,
+		Enc:   resp.Header.Get("Content-Encoding"),
+		Limit: maxObservedBody,
+		Log:   o.srv.log,
+		Finish: func(raw []byte, enc string, complete bool) {
+			body, truncated, ok := httpx.TextBody(raw, enc, maxObservedBody)
 			rec.Body, rec.Truncated = body, !ok || truncated || !complete
 			o.attach(referer, rec)
 		},
@@ -198,7 +200,7 @@ func (o *observeRecords) record(resp *http.Response) {
 // observedTextType reports whether a media type is text a remixlet may read.
 func observedTextType(mt string) bool {
 	switch {
-	case strings.HasPrefix(mt, "text/"), isJSONType(mt), strings.HasSuffix(mt, "+xml"):
+	case strings.HasPrefix(mt, "text/"), httpx.IsJSONType(mt), strings.HasSuffix(mt, "+xml"):
 		return true
 	}
 	switch mt {
@@ -211,14 +213,14 @@ func observedTextType(mt string) bool {
 
 // attach files a finished response under its page session, or keeps it waiting for one.
 func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
-	ref := withoutFragment(referer.String())
+	ref := httpx.WithoutFragment(referer.String())
 	originOnly := (referer.Path == "" || referer.Path == "/") && referer.RawQuery == ""
-	refOrigin := originOf(referer)
+	refOrigin := httpx.OriginOf(referer)
 	var exact, sameOrigin string
 	live := map[string]bool{}
 	for _, ss := range o.srv.sessions.list() { // oldest first: the last match is the newest
 		live[ss.ID] = true
-		if withoutFragment(ss.URL) == ref {
+		if httpx.WithoutFragment(ss.URL) == ref {
 			exact = ss.ID
 		}
 		if ss.Origin == refOrigin {
@@ -258,7 +260,7 @@ func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
 		}
 		if len(to) > 0 {
 			go func() {
-				defer recovered(nil, "delivering an observed response")
+				defer httpx.Recovered(o.srv.log, "delivering an observed response")
 				deliverObserved(to, rec)
 			}()
 		}
@@ -284,10 +286,10 @@ func (r *observedSession) add(rec ObservedResponse) {
 // responses returns what the session at pageURL received from host, oldest first: under
 // pathPrefix if it is not empty, and after since (milliseconds since 1970) if it is not zero.
 func (o *observeRecords) responses(sessionID, pageURL, host, pathPrefix string, since int64) []ObservedResponse {
-	want := withoutFragment(pageURL)
+	want := httpx.WithoutFragment(pageURL)
 	wantOrigin := ""
 	if pu, err := url.Parse(pageURL); err == nil {
-		wantOrigin = originOf(pu) + "/"
+		wantOrigin = httpx.OriginOf(pu) + "/"
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -328,14 +330,14 @@ func rmxNetworkResponses(ctx context.Context, h *remixletHost, args []json.RawMe
 		Since int64  `json:"since"`
 	}
 	if len(args) < 1 || json.Unmarshal(args[0], &q) != nil || q.Host == "" {
-		return nil, &refusal{why: "the argument must be {host, path?, since?} with host a string"}
+		return nil, &httpx.Refusal{Why: "the argument must be {host, path?, since?} with host a string"}
 	}
 	host, err := weburl.Host(q.Host)
 	if err != nil {
-		return nil, &refusal{why: err.Error()}
+		return nil, &httpx.Refusal{Why: err.Error()}
 	}
 	if !h.observes(host) {
-		return nil, &refusal{why: fmt.Sprintf("rmx.network.responses for %s needs the network:observe:%s permission in manifest.json", host, host)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("rmx.network.responses for %s needs the network:observe:%s permission in manifest.json", host, host)}
 	}
 	n := h.p.r.net
 	if n == nil {
@@ -403,20 +405,20 @@ func rmxNetworkOnResponse(ctx context.Context, h *remixletHost, args []json.RawM
 		Path string `json:"path"`
 	}
 	if len(args) < 1 || json.Unmarshal(args[0], &q) != nil || q.Host == "" {
-		return nil, &refusal{why: "the first argument must be {host, path?} with host a string"}
+		return nil, &httpx.Refusal{Why: "the first argument must be {host, path?} with host a string"}
 	}
 	host, err := weburl.Host(q.Host)
 	if err != nil {
-		return nil, &refusal{why: err.Error()}
+		return nil, &httpx.Refusal{Why: err.Error()}
 	}
 	if !h.observes(host) {
-		return nil, &refusal{why: fmt.Sprintf("rmx.network.onResponse for %s needs the network:observe:%s permission in manifest.json", host, host)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("rmx.network.onResponse for %s needs the network:observe:%s permission in manifest.json", host, host)}
 	}
 	var l struct {
 		ID int64 `json:"$listener"`
 	}
 	if len(args) < 2 || json.Unmarshal(args[1], &l) != nil || l.ID <= 0 {
-		return nil, &refusal{why: "the callback must be a function"}
+		return nil, &httpx.Refusal{Why: "the callback must be a function"}
 	}
 	n := h.p.r.net
 	if n == nil {
@@ -433,7 +435,7 @@ func rmxNetworkOnResponse(ctx context.Context, h *remixletHost, args []json.RawM
 		}
 	}
 	if count >= maxObserveListeners {
-		return nil, &refusal{why: fmt.Sprintf("more than %d rmx.network.onResponse callbacks on one page", maxObserveListeners)}
+		return nil, &httpx.Refusal{Why: fmt.Sprintf("more than %d rmx.network.onResponse callbacks on one page", maxObserveListeners)}
 	}
 	o.listeners[sid] = append(o.listeners[sid], observeListener{h: h, listener: l.ID, host: host, path: q.Path})
 	return nil, nil

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -159,8 +160,8 @@ func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
 	for _, args := range []string{`[{"host": "bank.test"}]`, `[{"host": "shop.test"}]`, `[{"host": "evil.api.shop.test"}]`,
 		`[{"host": "api.shop.test\u3002bank.test"}]`, `[{"host": "\uff42ank.test"}]`} {
 		_, err := h.Call(ctx, "rmx", "network.responses", json.RawMessage(args))
-		var ref *refusal
-		if !errors.As(err, &ref) || !strings.Contains(ref.why, "needs the network:observe:") {
+		var ref *httpx.Refusal
+		if !errors.As(err, &ref) || !strings.Contains(ref.Why, "needs the network:observe:") {
 			t.Errorf("network.responses(%s) = %v; want a refusal", args, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -33,7 +34,7 @@ func (r *remixletRunner) storageWatchers(remixlet string) *storageWatchers {
 
 func rmxStorageOnChange(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermStorage) {
-		return nil, &refusal{why: "rmx.storage needs the storage permission in manifest.json"}
+		return nil, &httpx.Refusal{Why: "rmx.storage needs the storage permission in manifest.json"}
 	}
 	listener, err := listenerArg(args, 0, "the callback")
 	if err != nil {
@@ -43,7 +44,7 @@ func rmxStorageOnChange(ctx context.Context, h *remixletHost, args []json.RawMes
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.m[h]) >= maxStorageWatchers {
-		return nil, &refusal{why: "more than 10 rmx.storage.onChange callbacks"}
+		return nil, &httpx.Refusal{Why: "more than 10 rmx.storage.onChange callbacks"}
 	}
 	w.m[h] = append(w.m[h], listener)
 	return nil, nil
@@ -77,7 +78,7 @@ func (h *remixletHost) storageChanged(key string, value json.RawMessage) {
 	ev := storageEvent{Key: key, Value: value}
 	for _, t := range targets {
 		go func() {
-			defer recovered(nil, "delivering a storage change")
+			defer httpx.Recovered(h.p.r.log, "delivering a storage change")
 			for _, l := range t.listeners {
 				if err := t.h.p.dispatch(t.h, l, ev); err != nil {
 					w.mu.Lock()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -55,7 +56,7 @@ func init() {
 
 func needSchedule(h *remixletHost, what string) error {
 	if !h.manifest.HasPermission(sandbox.PermSchedule) {
-		return &refusal{why: what + " needs the schedule permission in manifest.json"}
+		return &httpx.Refusal{Why: what + " needs the schedule permission in manifest.json"}
 	}
 	return nil
 }
@@ -63,7 +64,7 @@ func needSchedule(h *remixletHost, what string) error {
 func scheduleName(args []json.RawMessage) (string, error) {
 	name, err := rmxString(args, 0, "the schedule name", store.MaxScheduleName, false)
 	if err == nil && strings.TrimSpace(name) == "" {
-		err = &refusal{why: "the schedule name is empty"}
+		err = &httpx.Refusal{Why: "the schedule name is empty"}
 	}
 	return name, err
 }
@@ -72,11 +73,11 @@ func scheduleName(args []json.RawMessage) (string, error) {
 func scheduleSpec(h *remixletHost, args []json.RawMessage, key string) (json.RawMessage, []byte, error) {
 	var spec map[string]json.RawMessage
 	if len(args) < 2 || json.Unmarshal(args[1], &spec) != nil || spec == nil {
-		return nil, nil, &refusal{why: "the second argument must be {" + key + ", action}"}
+		return nil, nil, &httpx.Refusal{Why: "the second argument must be {" + key + ", action}"}
 	}
 	for k := range spec {
 		if k != key && k != "action" {
-			return nil, nil, &refusal{why: "unknown field " + truncate(k, 40) + "; want {" + key + ", action}"}
+			return nil, nil, &httpx.Refusal{Why: "unknown field " + httpx.Clip(k, 40) + "; want {" + key + ", action}"}
 		}
 	}
 	action, err := checkAction(h.manifest, spec["action"])
@@ -102,7 +103,7 @@ type scheduleAction struct {
 func checkAction(m *sandbox.Manifest, raw json.RawMessage) ([]byte, error) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil || len(fields) != 1 {
-		return nil, &refusal{why: "the action must be exactly one of {notify: {title, body}}, {open: url} or {message: value}"}
+		return nil, &httpx.Refusal{Why: "the action must be exactly one of {notify: {title, body}}, {open: url} or {message: value}"}
 	}
 	var a scheduleAction
 	switch {
@@ -114,7 +115,7 @@ func checkAction(m *sandbox.Manifest, raw json.RawMessage) ([]byte, error) {
 		dec := json.NewDecoder(bytes.NewReader(fields["notify"]))
 		dec.DisallowUnknownFields()
 		if dec.Decode(&n) != nil || n.Title == nil {
-			return nil, &refusal{why: "a notify action is {title, body?} with text only"}
+			return nil, &httpx.Refusal{Why: "a notify action is {title, body?} with text only"}
 		}
 		body := ""
 		if n.Body != nil {
@@ -131,7 +132,7 @@ func checkAction(m *sandbox.Manifest, raw json.RawMessage) ([]byte, error) {
 	case fields["open"] != nil:
 		var s string
 		if json.Unmarshal(fields["open"], &s) != nil {
-			return nil, &refusal{why: "an open action is {open: url} with the address as a string"}
+			return nil, &httpx.Refusal{Why: "an open action is {open: url} with the address as a string"}
 		}
 		u, err := checkOpenURL(m, s)
 		if err != nil {
@@ -141,14 +142,14 @@ func checkAction(m *sandbox.Manifest, raw json.RawMessage) ([]byte, error) {
 	case fields["message"] != nil:
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, fields["message"]); err != nil {
-			return nil, &refusal{why: "the message is not JSON"}
+			return nil, &httpx.Refusal{Why: "the message is not JSON"}
 		}
 		if compact.Len() > store.MaxMessageBytes {
-			return nil, &refusal{why: fmt.Sprintf("the message is more than %d bytes", store.MaxMessageBytes)}
+			return nil, &httpx.Refusal{Why: fmt.Sprintf("the message is more than %d bytes", store.MaxMessageBytes)}
 		}
 		a.Message = compact.Bytes()
 	default:
-		return nil, &refusal{why: "the action must be exactly one of {notify: {title, body}}, {open: url} or {message: value}"}
+		return nil, &httpx.Refusal{Why: "the action must be exactly one of {notify: {title, body}}, {open: url} or {message: value}"}
 	}
 	return json.Marshal(a)
 }
@@ -158,18 +159,18 @@ func checkAction(m *sandbox.Manifest, raw json.RawMessage) ([]byte, error) {
 // returned in that reading, which is what the page is sent to.
 func checkOpenURL(m *sandbox.Manifest, s string) (*url.URL, error) {
 	if len(s) > maxOpenURL {
-		return nil, &refusal{why: "the address is longer than 2048 bytes"}
+		return nil, &httpx.Refusal{Why: "the address is longer than 2048 bytes"}
 	}
 	w, err := weburl.Parse(s)
 	if err != nil || !w.IsHTTP() || w.HasCredentials() {
-		return nil, &refusal{why: "open needs an absolute http or https address without a user name or password"}
+		return nil, &httpx.Refusal{Why: "open needs an absolute http or https address without a user name or password"}
 	}
 	u, err := w.Go()
 	if err != nil {
-		return nil, &refusal{why: "open needs an address Go reads as the browser does; " + err.Error()}
+		return nil, &httpx.Refusal{Why: "open needs an address Go reads as the browser does; " + err.Error()}
 	}
 	if !m.MatchesURL(u) {
-		return nil, &refusal{why: "open may only show the remixlet's own pages; its matches do not cover " + truncate(u.Redacted(), 200)}
+		return nil, &httpx.Refusal{Why: "open may only show the remixlet's own pages; its matches do not cover " + httpx.Clip(u.Redacted(), 200)}
 	}
 	return u, nil
 }
@@ -188,14 +189,14 @@ func rmxScheduleEvery(ctx context.Context, h *remixletHost, args []json.RawMessa
 	}
 	var minutes float64
 	if json.Unmarshal(rawMinutes, &minutes) != nil || math.IsNaN(minutes) {
-		return nil, &refusal{why: "minutes must be a number"}
+		return nil, &httpx.Refusal{Why: "minutes must be a number"}
 	}
 	every := time.Duration(minutes * float64(time.Minute)).Round(time.Millisecond)
 	if minutes < 1 || every < minScheduleEvery {
-		return nil, &refusal{why: "the interval must be at least one minute"}
+		return nil, &httpx.Refusal{Why: "the interval must be at least one minute"}
 	}
 	if every > maxScheduleAhead {
-		return nil, &refusal{why: "the interval must be at most a year"}
+		return nil, &httpx.Refusal{Why: "the interval must be at most a year"}
 	}
 	sch := h.p.r.schedClock()
 	return nil, h.putSchedule(ctx, store.Schedule{RemixletID: h.id, Name: name, Every: every, Next: sch().Add(every), Action: action})
@@ -221,17 +222,17 @@ func rmxScheduleAt(ctx context.Context, h *remixletHost, args []json.RawMessage)
 		at = time.UnixMilli(int64(ms))
 	case json.Unmarshal(rawTime, &s) == nil:
 		if at, err = time.Parse(time.RFC3339Nano, s); err != nil {
-			return nil, &refusal{why: "time must be an ISO 8601 date-time with a time zone (2030-01-01T09:00:00Z) or milliseconds since 1970"}
+			return nil, &httpx.Refusal{Why: "time must be an ISO 8601 date-time with a time zone (2030-01-01T09:00:00Z) or milliseconds since 1970"}
 		}
 	default:
-		return nil, &refusal{why: "time must be an ISO 8601 date-time or milliseconds since 1970"}
+		return nil, &httpx.Refusal{Why: "time must be an ISO 8601 date-time or milliseconds since 1970"}
 	}
 	now := h.p.r.schedClock()()
 	switch {
 	case !at.After(now):
-		return nil, &refusal{why: "the time has passed"}
+		return nil, &httpx.Refusal{Why: "the time has passed"}
 	case at.Sub(now) > maxScheduleAhead:
-		return nil, &refusal{why: "the time is more than a year away"}
+		return nil, &httpx.Refusal{Why: "the time is more than a year away"}
 	}
 	return nil, h.putSchedule(ctx, store.Schedule{RemixletID: h.id, Name: name, Next: at, Action: action})
 }
@@ -239,7 +240,7 @@ func rmxScheduleAt(ctx context.Context, h *remixletHost, args []json.RawMessage)
 func (h *remixletHost) putSchedule(ctx context.Context, sc store.Schedule) error {
 	if err := h.p.r.st.PutSchedule(ctx, sc); err != nil {
 		if errors.Is(err, store.ErrInvalid) {
-			return &refusal{why: fmt.Sprintf("a remixlet may have at most %d schedules", store.MaxSchedules)}
+			return &httpx.Refusal{Why: fmt.Sprintf("a remixlet may have at most %d schedules", store.MaxSchedules)}
 		}
 		return fmt.Errorf("saving a schedule: %w", err)
 	}
@@ -288,7 +289,7 @@ func rmxOnMessage(ctx context.Context, h *remixletHost, args []json.RawMessage) 
 		return nil, nil
 	}
 	go func() {
-		defer recovered(nil, "delivering scheduled messages")
+		defer httpx.Recovered(h.p.r.log, "delivering scheduled messages")
 		for i, m := range msgs {
 			err := h.p.dispatch(h, listener, scheduledMessage{Schedule: m.Schedule, Data: m.Data, At: m.Created.UnixMilli()})
 			if err != nil {
@@ -353,7 +354,7 @@ func (sc *scheduler) start() {
 	sc.stop, sc.done = cancel, make(chan struct{})
 	go func() {
 		defer close(sc.done)
-		defer recovered(sc.log, "the scheduler")
+		defer httpx.Recovered(sc.log, "the scheduler")
 		t := time.NewTicker(sc.tick)
 		defer t.Stop()
 		for {
@@ -458,9 +459,9 @@ func (sc *scheduler) runOne(ctx context.Context, s store.Schedule, now time.Time
 			return false, err
 		}
 		if n := sc.open(ctx, u, m); n == 0 {
-			sc.logf(s.RemixletID, "warn", "schedule %q: %s not opened: none of its pages on %s is open", s.Name, truncate(u.String(), 200), originOf(u))
+			sc.logf(s.RemixletID, "warn", "schedule %q: %s not opened: none of its pages on %s is open", s.Name, httpx.Clip(u.String(), 200), httpx.OriginOf(u))
 		} else {
-			sc.logf(s.RemixletID, "info", "schedule %q: opened %s", s.Name, truncate(u.String(), 200))
+			sc.logf(s.RemixletID, "info", "schedule %q: opened %s", s.Name, httpx.Clip(u.String(), 200))
 		}
 	case a.Message != nil:
 		dropped, err := sc.st.QueueMessage(ctx, s.RemixletID, s.Name, a.Message)
@@ -511,7 +512,7 @@ func (sc *scheduler) standing(ctx context.Context, id string) (m *sandbox.Manife
 // oldest page of the origin that m's matches also cover (one of the remixlet's own pages, so a
 // page the person works in elsewhere on the site is not taken away) navigates there.
 func (sc *scheduler) open(ctx context.Context, u *url.URL, m *sandbox.Manifest) int {
-	origin, target := originOf(u), u.String()
+	origin, target := httpx.OriginOf(u), u.String()
 	msg := panel.Open{Type: panel.TypeOpen, URL: target, Source: m.Name}
 	if n := sc.send(ctx, func(s session) bool { return s.URL == target }, msg); n > 0 {
 		return n

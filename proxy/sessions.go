@@ -21,6 +21,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // A page token is minted for each HTML response the proxy injects into and carried by the
@@ -275,20 +276,7 @@ func pageOrigin(u *url.URL) string {
 	if w, err := weburl.Parse(u.String()); err == nil && w.IsHTTP() {
 		return w.Origin()
 	}
-	return originOf(u)
-}
-
-// originOf is the serialized origin of u ("https://example.com", port only when not default).
-func originOf(u *url.URL) string {
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port == "" || (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
-		return u.Scheme + "://" + host
-	}
-	return u.Scheme + "://" + host + ":" + port
+	return httpx.OriginOf(u)
 }
 
 // reloadPages asks every connected page whose current URL satisfies match to reload itself

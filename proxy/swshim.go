@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
 )
 
@@ -36,9 +37,9 @@ func (s *Server) shimServiceWorker(req *http.Request, resp *http.Response) *http
 	default:
 		return resp
 	}
-	body, err := decodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	body, err := httpx.DecodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
-		s.log.Info("service worker not shimmed", "url", redactURL(req), "err", err)
+		s.log.Info("service worker not shimmed", "url", httpx.RedactURL(req), "err", err)
 		return resp
 	}
 	resp.Body = struct {
@@ -50,7 +51,7 @@ func (s *Server) shimServiceWorker(req *http.Request, resp *http.Response) *http
 		resp.Header.Del(h)
 	}
 	if policies := resp.Header.Values("Content-Security-Policy"); len(policies) > 0 {
-		needs := rewrite.CSPNeeds{Connect: []string{"https://" + MagicHost}}
+		needs := rewrite.CSPNeeds{Connect: []string{"https://" + httpx.MagicHost}}
 		resp.Header.Del("Content-Security-Policy")
 		for _, p := range policies {
 			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
@@ -127,7 +128,7 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 		MetaCSP: func(content string) string { return rewrite.AdjustCSP(content, needs) },
 	})
 	if _, err := io.Copy(w, inj); err != nil {
-		s.log.Info("sw/inject copy failed", "page", redactURL(&http.Request{URL: pageURL}), "err", err)
+		s.log.Info("sw/inject copy failed", "page", httpx.RedactURL(&http.Request{URL: pageURL}), "err", err)
 		return
 	}
 	if inj.Injected() {

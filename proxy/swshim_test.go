@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 func TestServiceWorkerScriptGetsShim(t *testing.T) {
@@ -19,14 +21,14 @@ func TestServiceWorkerScriptGetsShim(t *testing.T) {
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	_, body := f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script")
 	if !bytes.HasPrefix(body, swShim) || !bytes.HasSuffix(body, []byte(sw)) {
-		t.Errorf("service worker = %q, want shim + original", truncate(string(body), 200))
+		t.Errorf("service worker = %q, want shim + original", httpx.Clip(string(body), 200))
 	}
 	if bytes.Contains(swShim, []byte("\n")) && bytes.IndexByte(swShim, '\n') != len(swShim)-1 {
 		t.Errorf("shim spans lines: the worker's line numbers would move")
 	}
 	_, body = f.get("https://"+siteHost+"/sw.js", "Sec-Fetch-Dest", "script")
 	if string(body) != sw {
-		t.Errorf("ordinary script changed: %q", truncate(string(body), 100))
+		t.Errorf("ordinary script changed: %q", httpx.Clip(string(body), 100))
 	}
 }
 

@@ -3,19 +3,14 @@ package proxy
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
-
-// errNotResolved is returned for upstream hosts that OnlyResolved forbids dialing.
-var errNotResolved = errors.New("host not in --resolve and the proxy runs with only resolved hosts")
-
-// errLoop is returned when a request would be sent back to the proxy itself.
-var errLoop = errors.New("the request points back at the proxy itself")
 
 // newUpstreamTransport is the client side towards real sites: TLS verified against the system
 // roots (or cfg.UpstreamRoots), compression left to the browser. The upstream protocol follows
@@ -93,10 +88,10 @@ func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Co
 	if mapped, ok := s.cfg.Resolve[strings.ToLower(addr)]; ok {
 		target = mapped
 	} else if s.cfg.OnlyResolved {
-		return nil, fmt.Errorf("dialing %s: %w", addr, errNotResolved)
+		return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrNotResolved)
 	}
 	if target == s.cfg.Listen {
-		return nil, fmt.Errorf("dialing %s: %w", addr, errLoop)
+		return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrLoop)
 	}
 	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
 	conn, err := d.DialContext(ctx, network, target)
@@ -104,11 +99,4 @@ func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Co
 		return nil, fmt.Errorf("dialing %s: %w", addr, err)
 	}
 	return conn, nil
-}
-
-// redactURL is the request's URL without its query, for logs.
-func redactURL(req *http.Request) string {
-	u := *req.URL
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u.String()
 }

@@ -1,4 +1,4 @@
-package proxy
+package httpx
 
 import (
 	"bufio"
@@ -14,10 +14,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// decodeBody returns body decoded from the Content-Encoding codings (applied in the order
+// DecodeBody returns body decoded from the Content-Encoding codings (applied in the order
 // listed, so decoded in reverse). Closing the result closes every decoder and body. An unknown
 // coding is an error: the response then passes through untouched.
-func decodeBody(body io.ReadCloser, contentEncoding string) (io.ReadCloser, error) {
+func DecodeBody(body io.ReadCloser, contentEncoding string) (io.ReadCloser, error) {
 	var codings []string
 	for _, c := range strings.Split(contentEncoding, ",") {
 		if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
