@@ -66,14 +66,16 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 	if err := writeJSON(ctx, c, map[string]string{"type": "welcome", "session": sess.ID, "url": sess.URL, "panel": sess.panelToken}); err != nil {
 		return
 	}
-	if s.chats != nil {
-		s.chats.pageOpened(sess)
+	// The listeners hear of the page in the order they were added: opened now, gone before the
+	// session is closed (its record is still there for them).
+	for _, l := range s.pageListeners {
+		l.Opened(ctx, sess)
 	}
-	s.pageConnected(ctx, sess)
-	defer s.pageGone(sess)
-	if s.chats != nil {
-		defer s.chats.pageGone(sess.ID)
-	}
+	defer func() {
+		for _, l := range s.pageListeners {
+			l.Gone(sess)
+		}
+	}()
 	for {
 		_, raw, err := c.Read(ctx)
 		if err != nil {
@@ -98,7 +100,9 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			s.sessions.update(sess, func(x *session) { x.URL = httpx.Clip(u.Href(), maxTokenURL) })
-			s.pageNavigated(ctx, sess)
+			for _, l := range s.pageListeners {
+				l.Navigated(ctx, sess)
+			}
 		case "toolResult":
 			s.pageToolResult(sess.ID, raw) // an answer to the agent's page tool (pagetools.go)
 		case panel.TypeSecrets:
@@ -107,10 +111,25 @@ func (s *Server) serveAgentWS(w http.ResponseWriter, r *http.Request) {
 			s.secrets.report(sess.ID, s.sessions.snapshot(sess).URL, raw)
 		default:
 			// Remixlet traffic (results of dom operations, events, page changes) goes to the
-			// runner; anything else is ignored: newer page agents may send more.
-			s.pageMessage(ctx, sess, m.Type, raw)
+			// listeners (the runner takes it); anything else is ignored: newer page agents may
+			// send more.
+			for _, l := range s.pageListeners {
+				l.Message(ctx, sess, m.Type, raw)
+			}
 		}
 	}
+}
+
+// pageListener hears of every page session's life: the chats (chat_follow.go) and the remixlet
+// runner (remixlets.go), added by New in that order. Opened is told once the page agent is
+// welcomed, Navigated after a same-origin navigation updated the session's URL, Message of
+// every message the channel does not handle itself, and Gone when the page agent disconnected,
+// before the session is closed; each in the order the listeners were added.
+type pageListener interface {
+	Opened(ctx context.Context, sess *session)
+	Navigated(ctx context.Context, sess *session)
+	Message(ctx context.Context, sess *session, typ string, raw json.RawMessage)
+	Gone(sess *session)
 }
 
 // panelState is what the panel is told about its page.

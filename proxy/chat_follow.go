@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
@@ -126,6 +127,20 @@ func (h *chatHub) giveUp(c *chat, ch chan struct{}) {
 		close(ch)
 	}
 }
+
+// The hub is a pageListener (agentws.go): Opened is pageOpened, Gone is pageGone (chat.go).
+
+// Opened moves a waiting chat to the page that just connected (pageOpened).
+func (h *chatHub) Opened(ctx context.Context, sess *session) { h.pageOpened(sess) }
+
+// Navigated does nothing: a same-origin navigation keeps the page's chat.
+func (h *chatHub) Navigated(context.Context, *session) {}
+
+// Message does nothing: the chats take no page-agent traffic.
+func (h *chatHub) Message(context.Context, *session, string, json.RawMessage) {}
+
+// Gone lets the page's chat wait for the tab's next page (pageGone).
+func (h *chatHub) Gone(sess *session) { h.pageGone(sess.ID) }
 
 // pageOpened runs when a page agent connects: a chat whose page was this document's Referer
 // moves to it (or will, if that page is reported gone in the next moments).

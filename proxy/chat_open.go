@@ -8,6 +8,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
@@ -39,11 +40,11 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if err != nil {
 		return nil, false, nil
 	}
-	n := e.c.hub.s.rmxNet
+	n := e.c.hub.s.fetch
 	if n == nil {
 		return nil, true, &agent.ToolError{Message: "open_page: this proxy cannot fetch other pages of the site"}
 	}
-	res, err := n.fetch(ctx, requestHosts(page, target), target.String(), fetchOptions{Method: "GET", As: "text"})
+	res, err := n.Fetch(ctx, requestHosts(page, target), target.String(), fetch.Options{Method: "GET", As: "text"})
 	if err != nil {
 		var r *httpx.Refusal
 		if errors.As(err, &r) {

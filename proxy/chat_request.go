@@ -15,13 +15,14 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // http_request (issue 6, "Mutating requests"): the agent sends a request from the proxy as the
-// person, with the cookies the browser would send (the cookie view, cookieview.go), through
-// rmx.fetch's client and checks (rmx_fetch.go: methods, forbidden headers, body and response
-// limits, redirects followed by hand and checked before each hop, no Set-Cookie taken).
+// person, with the cookies the browser would send (the cookie view, fetch/cookieview.go),
+// through rmx.fetch's client and checks (fetch/fetch.go: methods, forbidden headers, body and
+// response limits, redirects followed by hand and checked before each hop, no Set-Cookie taken).
 //
 // Which site. The chat page's own site: the same scheme, the standard port, and a host with
 // the same registrable domain as the page's (public-suffix list; an IP address or a name
@@ -80,17 +81,17 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if err != nil {
 		return "", &agent.ToolError{Message: "http_request refused: " + err.Error()}
 	}
-	n := c.hub.s.rmxNet
+	n := c.hub.s.fetch
 	if n == nil {
 		return "", &agent.ToolError{Message: "http_request is not available in this proxy"}
 	}
 	// The checks fetch makes anyway, made first so that no card is shown for a request
 	// that would be refused.
-	if _, err := fetchHeaders(r.Headers); err != nil {
+	if _, err := fetch.CheckHeaders(r.Headers); err != nil {
 		return "", &agent.ToolError{Message: "http_request refused: " + httpx.RefusalText(err)}
 	}
-	if r.Body != nil && len(*r.Body) > maxFetchRequestBody {
-		return "", &agent.ToolError{Message: fmt.Sprintf("http_request refused: the body is more than %d bytes", maxFetchRequestBody)}
+	if r.Body != nil && len(*r.Body) > fetch.MaxRequestBody {
+		return "", &agent.ToolError{Message: fmt.Sprintf("http_request refused: the body is more than %d bytes", fetch.MaxRequestBody)}
 	}
 	// Nothing that carries a secret is sent, nor shown on a card (redact_sources.go).
 	e.refreshSecrets(ctx, sess.ID)
@@ -131,12 +132,12 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	}
 
 	hosts := requestHosts(page, target)
-	var res *fetchResult
+	var res *fetch.Result
 	note := ""
 	if agent.MutatingMethod(r.Method) {
 		res, note, err = sendMutating(ctx, n, page, hosts, target, r)
 	} else {
-		res, err = n.fetch(ctx, hosts, target.String(), fetchOptions{Method: r.Method, Headers: r.Headers, Body: r.Body, As: "text"})
+		res, err = n.Fetch(ctx, hosts, target.String(), fetch.Options{Method: r.Method, Headers: r.Headers, Body: r.Body, As: "text"})
 	}
 	if err != nil {
 		var ref *httpx.Refusal
@@ -166,76 +167,59 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 // of the file): a redirect that keeps the method and body is returned as the result with a
 // note for the model; one that drops them is followed as a GET by n.fetch. Refusals are
 // *httpx.Refusal; other errors are the network's.
-func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []string, target *url.URL, r agent.HTTPRequest) (*fetchResult, string, error) {
+func sendMutating(ctx context.Context, n *fetch.Client, page *weburl.URL, hosts []string, target *url.URL, r agent.HTTPRequest) (*fetch.Result, string, error) {
 	method := strings.ToUpper(r.Method)
-	hdr, err := fetchHeaders(r.Headers)
+	hdr, err := fetch.CheckHeaders(r.Headers)
 	if err != nil {
 		return nil, "", err
 	}
-	if hdr.Get("User-Agent") == "" {
-		if ua := n.cookies.userAgent(); ua != "" {
-			hdr.Set("User-Agent", ua)
-		}
-	}
-	var body io.Reader = http.NoBody // its size was checked before the card
+	var body []byte // its size was checked before the card
 	if r.Body != nil {
-		body = strings.NewReader(*r.Body)
+		body = []byte(*r.Body)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, fetch.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, target.String(), body)
+	resp, err := n.Send(ctx, method, target, hdr, body) // never follows a redirect itself
 	if err != nil {
-		return nil, "", fmt.Errorf("http_request %s %s: %w", method, fetchRedactedURL(target), err)
+		return nil, "", err
 	}
-	req.Header = hdr.Clone()
-	if c := n.cookies.cookieHeader(target); c != "" {
-		req.Header.Set("Cookie", c)
-	}
-	resp, err := n.client.Do(req) // the client never follows a redirect itself
-	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, "", &httpx.Refusal{Why: fmt.Sprintf("no answer from %s within %v", target.Host, fetchTimeout)}
-		}
-		return nil, "", fmt.Errorf("http_request %s %s: %w", method, fetchRedactedURL(target), err)
-	}
-	n.srv.secrets.observe(resp) // its Set-Cookie, for the agent's redaction (redact_sources.go)
 	defer resp.Body.Close()
 	loc := resp.Header.Get("Location")
-	if !isFetchRedirect(resp.StatusCode) || loc == "" {
-		res, err := readFetchResponse(resp, target, false, "text")
+	if !fetch.IsRedirect(resp.StatusCode) || loc == "" {
+		res, err := fetch.ReadResponse(resp, target, false, "text")
 		return res, "", err
 	}
-	next, err := resolveLocation(target, loc)
+	next, err := fetch.ResolveLocation(target, loc)
 	if err != nil {
-		res, err := readFetchResponse(resp, target, false, "text")
+		res, err := fetch.ReadResponse(resp, target, false, "text")
 		return res, fmt.Sprintf("The %s was sent once and answered with a redirect whose Location does not parse; it was not followed.", method), err
 	}
 	toGET := resp.StatusCode == http.StatusSeeOther ||
 		method == http.MethodPost && (resp.StatusCode == http.StatusMovedPermanently || resp.StatusCode == http.StatusFound)
 	if !toGET {
-		res, err := readFetchResponse(resp, target, false, "text")
+		res, err := fetch.ReadResponse(resp, target, false, "text")
 		return res, repeatRedirectNote(method, resp.StatusCode, target, next, page), err
 	}
 
 	// The site answered the request and points at a page to read: a GET without the body, as a
 	// browser does, checked and followed like any GET.
 	answered := fmt.Sprintf("The %s was sent once and answered with %d %s", method, resp.StatusCode, http.StatusText(resp.StatusCode))
-	nextURL, err := approvedFetchAddress(hosts, next)
+	nextURL, err := fetch.ApprovedAddress(hosts, next)
 	if err != nil {
-		res, rerr := readFetchResponse(resp, target, false, "text")
+		res, rerr := fetch.ReadResponse(resp, target, false, "text")
 		return res, fmt.Sprintf("%s; its redirect to %s was not followed: %s.", answered, httpx.Clip(next.Request(), 300), httpx.RefusalText(err)), rerr
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	get := map[string]string{}
 	for name, v := range r.Headers {
 		lower := strings.ToLower(name)
-		if lower == "content-type" || lower == "authorization" && fetchOrigin(nextURL) != fetchOrigin(target) {
+		if lower == "content-type" || lower == "authorization" && fetch.Origin(nextURL) != fetch.Origin(target) {
 			continue
 		}
 		get[name] = v
 	}
-	res, err := n.fetch(ctx, hosts, nextURL.String(), fetchOptions{Method: http.MethodGet, Headers: get, As: "text"})
+	res, err := n.Fetch(ctx, hosts, nextURL.String(), fetch.Options{Method: http.MethodGet, Headers: get, As: "text"})
 	if err != nil {
 		// The model must know the request itself went through, so that it does not send it again.
 		var ref *httpx.Refusal
@@ -253,7 +237,7 @@ func sendMutating(ctx context.Context, n *rmxNetwork, page *weburl.URL, hosts []
 func repeatRedirectNote(method string, status int, from *url.URL, to *weburl.URL, page *weburl.URL) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Redirect not followed: the %s was sent once, to %s, and answered with %d %s, which asks to send the same %s",
-		method, httpx.Clip(fetchRedactedURL(from), 300), status, http.StatusText(status), method)
+		method, httpx.Clip(fetch.RedactedURL(from), 300), status, http.StatusText(status), method)
 	if method != http.MethodDelete {
 		b.WriteString(" with its body")
 	}
@@ -357,7 +341,7 @@ func headerValue(h map[string]string, name string) string {
 }
 
 // requestResult is what the model gets: the status, some headers and the body's text, bounded.
-func requestResult(method string, res *fetchResult) string {
+func requestResult(method string, res *fetch.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP %d %s (%s %s)\n", res.Status, res.StatusText, method, httpx.Clip(res.URL, 300))
 	if res.Redirected {

@@ -48,9 +48,10 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			s.guardAgentRedirect(resp)    // nor may the agent's own navigation leave the site (chat_navguard.go)
 			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
 			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
-			// The cookie view for rmx.fetch and network:observe's records (rmx_fetch.go); reads only.
-			s.rmxNet.observeTraffic(resp)
-			s.secrets.observe(resp) // credential header values, for the agent's redaction (redact_sources.go)
+			// The cookie view for rmx.fetch and network:observe's records; reads only.
+			s.fetch.Cookies().Observe(resp)
+			s.observed.record(resp)
+			s.fetch.Credentials().Observe(resp) // credential header values, for the agent's redaction (fetch/credentials.go)
 			if lengthKnown && resp.ContentLength == -1 {
 				resp.ContentLength = changedLength
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/elazarl/goproxy"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/proxy/fetch"
 )
 
 // Server is the running proxy: the browser-facing listener, goproxy for CONNECT, the
@@ -37,8 +38,10 @@ type Server struct {
 	sessions *sessions
 	// remixlets runs remixlets in connected pages; nil without a Store (remixlets.go).
 	remixlets *remixletRunner
-	// rmxNet is rmx.fetch's client and cookie view and network:observe's records (rmx_fetch.go).
-	rmxNet *rmxNetwork
+	// fetch sends requests as the person (rmx.fetch, http_request) with its cookie view and
+	// the credentials seen; observed are network:observe's records (rmx_observe.go).
+	fetch    *fetch.Client
+	observed *observeRecords
 	// sched runs the remixlets' rmx.schedule actions; nil without a Store (schedule.go).
 	sched *scheduler
 	boot  bootstrap // the page-agent script and its CSP hash
@@ -53,9 +56,11 @@ type Server struct {
 	toolCalls *toolCalls
 	pageData  *pageRecords
 	acts      *actStates
-	// secrets are the password values pages reported and the credential header values seen
-	// per site, for the agent's redaction stage; in memory only (redact_sources.go).
-	secrets   *secretSources
+	// pageListeners hear of every page session's life (agentws.go): the chats, then the runner.
+	pageListeners []pageListener
+	// secrets are the password values pages reported, for the agent's redaction stage; in
+	// memory only (redact_sources.go).
+	secrets   *pageSecrets
 	modelHTTP *http.Client // to model providers, directly (chat.go)
 
 	started time.Time
@@ -113,7 +118,7 @@ func New(cfg Config) (*Server, error) {
 		toolCalls: &toolCalls{pending: map[string]map[uint64]chan toolAnswer{}},
 		pageData:  &pageRecords{bySession: map[string]*sessionRecord{}},
 		acts:      &actStates{m: map[string]*actState{}},
-		secrets:   newSecretSources(),
+		secrets:   newPageSecrets(),
 	}
 	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
 	s.sessions = newSessions(secret)
@@ -130,9 +135,16 @@ func New(cfg Config) (*Server, error) {
 		s.modelHTTP = &http.Client{Timeout: 10 * time.Minute}
 	}
 	s.upstream = s.newUpstreamTransport()
-	s.rmxNet = newRMXNetwork(s)
+	s.fetch = fetch.New(fetch.Config{Dial: s.dialUpstream, Resolvable: s.resolvable, OnlyResolved: cfg.OnlyResolved,
+		Listen: cfg.Listen, DialTimeout: cfg.DialTimeout, Roots: cfg.UpstreamRoots})
+	s.observed = newObserveRecords(s.sessions, cfg.Store, cfg.Logger)
+	if s.chats != nil {
+		s.pageListeners = append(s.pageListeners, s.chats)
+	}
 	if s.remixlets != nil {
-		s.remixlets.net = s.rmxNet
+		s.remixlets.net, s.remixlets.observed = s.fetch, s.observed
+		s.remixlets.sessions = s.sessions
+		s.pageListeners = append(s.pageListeners, s.remixlets)
 	}
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
@@ -201,7 +213,7 @@ func (s *Server) Close() error {
 		s.mitm.Close()
 		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
 		s.upstream.CloseIdleConnections()
-		s.rmxNet.close()
+		s.fetch.Close()
 	})
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -29,9 +28,10 @@ import (
 //     dropped when it ends, and never stored, logged or traced. A chat uses those of every open
 //     page of its site;
 //   - every cookie value the proxy has seen for the chat's site (the cookie view,
-//     cookieview.go), and the Cookie, Set-Cookie, Authorization and Proxy-Authorization header
-//     values it has seen for the site, on the browser's traffic (pipeline.go) and on its own
-//     requests for rmx.fetch and http_request (whose Set-Cookie the view does not take);
+//     fetch/cookieview.go), and the Cookie, Set-Cookie, Authorization and Proxy-Authorization
+//     header values it has seen for the site (fetch/credentials.go), on the browser's traffic
+//     (a response tap) and on its own requests for rmx.fetch and http_request (whose
+//     Set-Cookie the view does not take);
 //   - the provider keys of the agent's settings.
 //
 // The site is the registrable domain of the chat's page (as for http_request). Values are
@@ -42,18 +42,15 @@ const (
 	maxPageCookies    = 64   // script-visible cookie values remembered per page session
 	maxSecretsMessage = 64   // entries taken from one report
 	maxReportedValue  = 1024 // bytes of a reported password value (longer ones are cut)
-	maxHeaderSites    = 256  // sites whose header values are kept
-	maxHeaderAuth     = 16   // authorization values kept per site
-	maxHeaderCookies  = 128  // cookie values from headers kept per site
+	maxReportedCookie = 4096 // bytes of a reported cookie value, as browsers bound a cookie
 )
 
-// secretSources holds the values pages reported and the values seen in the sites' headers. The
-// zero value is not usable; use newSecretSources.
-type secretSources struct {
+// pageSecrets holds the values pages reported. The zero value is not usable; use
+// newPageSecrets.
+type pageSecrets struct {
 	mu        sync.Mutex
 	gen       uint64 // counts the changes, so a redactor compiles again only after one
 	bySession map[string]*pageReport
-	bySite    map[string]*siteHeaderValues
 }
 
 // pageReport is what one page session's page agent reported.
@@ -64,20 +61,13 @@ type pageReport struct {
 	cookies []string         // script-visible cookie values, oldest first
 }
 
-// siteHeaderValues are the credential values seen in one site's headers.
-type siteHeaderValues struct {
-	used    time.Time
-	auth    []string
-	cookies []string
-}
-
-func newSecretSources() *secretSources {
-	return &secretSources{bySession: map[string]*pageReport{}, bySite: map[string]*siteHeaderValues{}}
+func newPageSecrets() *pageSecrets {
+	return &pageSecrets{bySession: map[string]*pageReport{}}
 }
 
 // report takes a page agent's secrets message for its session, whose page is pageURL. A
 // message that does not parse is ignored: nothing about it is logged.
-func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
+func (ss *pageSecrets) report(sessionID, pageURL string, raw []byte) {
 	var m panel.Secrets
 	if json.Unmarshal(raw, &m) != nil {
 		return
@@ -117,7 +107,7 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 		if c == "" || slices.Contains(p.cookies, c) {
 			continue
 		}
-		p.cookies = append(p.cookies, httpx.Clip(c, maxViewCookieBytes))
+		p.cookies = append(p.cookies, httpx.Clip(c, maxReportedCookie))
 		if len(p.cookies) > maxPageCookies {
 			p.cookies = p.cookies[1:]
 		}
@@ -125,97 +115,16 @@ func (ss *secretSources) report(sessionID, pageURL string, raw []byte) {
 }
 
 // dropSession forgets what a page session reported (it ended).
-func (ss *secretSources) dropSession(sessionID string) {
+func (ss *pageSecrets) dropSession(sessionID string) {
 	ss.mu.Lock()
 	delete(ss.bySession, sessionID)
 	ss.gen++
 	ss.mu.Unlock()
 }
 
-// observe takes the credential header values of a request (as sent upstream) and its
-// response: Authorization, Proxy-Authorization, Cookie and Set-Cookie. It only reads them.
-func (ss *secretSources) observe(resp *http.Response) {
-	req := resp.Request
-	if req == nil || req.URL == nil {
-		return
-	}
-	var auth, cookies []string
-	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
-		for _, v := range req.Header.Values(name) {
-			v = strings.TrimSpace(v)
-			auth = append(auth, v)
-			if _, cred, ok := strings.Cut(v, " "); ok {
-				auth = append(auth, strings.TrimSpace(cred))
-			}
-		}
-	}
-	for _, line := range req.Header.Values("Cookie") {
-		if len(line) > maxViewHeaderBytes {
-			continue
-		}
-		for _, part := range strings.Split(line, ";") {
-			if _, v, ok := strings.Cut(part, "="); ok {
-				cookies = append(cookies, strings.TrimSpace(v))
-			}
-		}
-	}
-	for _, line := range resp.Header.Values("Set-Cookie") {
-		if c, err := http.ParseSetCookie(line); err == nil {
-			cookies = append(cookies, c.Value)
-		}
-	}
-	if len(auth) == 0 && len(cookies) == 0 {
-		return
-	}
-	ss.addSiteValues(siteOfURL(req.URL.String()), auth, cookies)
-}
-
-// addSiteValues records header values seen for site.
-func (ss *secretSources) addSiteValues(site string, auth, cookies []string) {
-	if site == "" {
-		return
-	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	ss.gen++
-	h := ss.bySite[site]
-	if h == nil {
-		if len(ss.bySite) >= maxHeaderSites {
-			oldest := ""
-			for s, v := range ss.bySite {
-				if oldest == "" || v.used.Before(ss.bySite[oldest].used) {
-					oldest = s
-				}
-			}
-			delete(ss.bySite, oldest)
-		}
-		h = &siteHeaderValues{}
-		ss.bySite[site] = h
-	}
-	h.used = time.Now()
-	h.auth = addBounded(h.auth, auth, maxHeaderAuth)
-	h.cookies = addBounded(h.cookies, cookies, maxHeaderCookies)
-}
-
-// addBounded appends the new values of add to list (moving seen ones to the end), keeping the
-// last n.
-func addBounded(list, add []string, n int) []string {
-	for _, v := range add {
-		if v == "" || len(v) > maxSecretLen {
-			continue
-		}
-		list = slices.DeleteFunc(list, func(x string) bool { return x == v })
-		list = append(list, v)
-	}
-	if len(list) > n {
-		list = append([]string(nil), list[len(list)-n:]...)
-	}
-	return list
-}
-
-// site returns the known values for a site and a page session: the passwords and cookies
-// reported by that session and every open page of the site, and the site's header values.
-func (ss *secretSources) site(site, sessionID string) (passwords, cookies, auth []string) {
+// site returns the passwords and cookies reported by the page session and every open page of
+// the site.
+func (ss *pageSecrets) site(site, sessionID string) (passwords, cookies []string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for id, p := range ss.bySession {
@@ -227,60 +136,14 @@ func (ss *secretSources) site(site, sessionID string) (passwords, cookies, auth 
 		}
 		cookies = append(cookies, p.cookies...)
 	}
-	if h := ss.bySite[site]; h != nil && site != "" {
-		auth = append(auth, h.auth...)
-		cookies = append(cookies, h.cookies...)
-	}
-	return passwords, cookies, auth
+	return passwords, cookies
 }
 
 // generation counts the changes so far.
-func (ss *secretSources) generation() uint64 {
+func (ss *pageSecrets) generation() uint64 {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.gen
-}
-
-// generation counts the headers the view has taken so far.
-func (v *cookieView) generation() uint64 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.gen
-}
-
-// siteValues returns the cookie values the view holds for hosts and domains of site.
-func (v *cookieView) siteValues(site string) []string {
-	if site == "" {
-		return nil
-	}
-	sites := map[string]string{} // host or domain → its site
-	siteOf := func(h string) string {
-		s, ok := sites[h]
-		if !ok {
-			s = weburl.Site(h)
-			sites[h] = s
-		}
-		return s
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	var out []string
-	for k, c := range v.stored {
-		if c.value != "" && siteOf(k.domain) == site {
-			out = append(out, c.value)
-		}
-	}
-	for host, hc := range v.hosts {
-		if siteOf(host) != site {
-			continue
-		}
-		for _, sc := range hc.seen {
-			if sc.value != "" {
-				out = append(out, sc.value)
-			}
-		}
-	}
-	return out
 }
 
 // siteOfURL is the registrable domain of an http(s) URL's host as the browser reads it, or "".
@@ -307,8 +170,8 @@ type chatRedactor struct {
 // redactorKey names the state a set of secrets was gathered from: when none of it changed, the
 // set has not either, and gathering it again (every cookie of the view) is skipped.
 type redactorKey struct {
-	sessionID, host string
-	sources, view   uint64
+	sessionID, host      string
+	reports, creds, view uint64
 }
 
 var _ agent.Redactor = (*chatRedactor)(nil)
@@ -339,10 +202,9 @@ func (r *chatRedactor) current() *redactor {
 	key := redactorKey{sessionID: r.c.sessionID, host: r.c.host}
 	r.c.mu.Unlock()
 	// Read before gathering: a change made meanwhile makes the next use gather again.
-	key.sources = s.secrets.generation()
-	if s.rmxNet != nil {
-		key.view = s.rmxNet.cookies.generation()
-	}
+	key.reports = s.secrets.generation()
+	key.creds = s.fetch.Credentials().Generation()
+	key.view = s.fetch.Cookies().Generation()
 	if sess, ok := s.sessions.get(key.sessionID); ok {
 		key.host = sess.URL // the page's address decides its site
 	}
@@ -374,7 +236,7 @@ func (r *chatRedactor) collect() []secret {
 		site = siteOfURL(sess.URL)
 	}
 	if site == "" && host != "" {
-		site = weburl.Site(viewHost(host))
+		site = weburl.Site(strings.TrimSuffix(strings.ToLower(host), "."))
 	}
 	var out []secret
 	add := func(kind string, values ...string) {
@@ -390,12 +252,12 @@ func (r *chatRedactor) collect() []secret {
 			}
 		}
 	}
-	passwords, cookies, auth := s.secrets.site(site, sessionID)
+	passwords, cookies := s.secrets.site(site, sessionID)
 	add(kindPassword, passwords...)
 	add(kindCookie, cookies...)
-	if s.rmxNet != nil {
-		add(kindCookie, s.rmxNet.cookies.siteValues(site)...)
-	}
+	auth, seen := s.fetch.Credentials().Site(site)
+	add(kindCookie, seen...)
+	add(kindCookie, s.fetch.Cookies().SiteValues(site)...)
 	add(kindAuth, auth...)
 	add(kindKey, r.keys...)
 	slices.SortFunc(out, func(a, b secret) int {

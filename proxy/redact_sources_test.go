@@ -36,7 +36,7 @@ func sorted(s []string) []string {
 }
 
 func TestSecretReports(t *testing.T) {
-	ss := newSecretSources()
+	ss := newPageSecrets()
 	const page = "https://www.shop.test/login"
 	steps := []struct {
 		name      string
@@ -55,19 +55,19 @@ func TestSecretReports(t *testing.T) {
 	}
 	for _, st := range steps {
 		ss.report(st.session, page, st.report)
-		pw, cookies, _ := ss.site("shop.test", "s1")
+		pw, cookies := ss.site("shop.test", "s1")
 		if !slices.Equal(sorted(pw), sorted(st.wantPw)) || !slices.Equal(sorted(cookies), sorted(st.wantCooks)) {
 			t.Errorf("%s: passwords %q, cookies %q; want %q, %q", st.name, pw, cookies, st.wantPw, st.wantCooks)
 		}
 	}
 	// Another site's pages are not the chat's.
 	ss.report("s3", "https://elsewhere.test/", reportJSON(map[int]string{1: "not-this-site"}))
-	if pw, _, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "not-this-site") {
+	if pw, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "not-this-site") {
 		t.Errorf("another site's password is in shop.test's set: %q", pw)
 	}
 	// A session that ends takes its values with it.
 	ss.dropSession("s2")
-	if pw, _, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "other-tab-pw") {
+	if pw, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "other-tab-pw") {
 		t.Errorf("a closed page's value is still known: %q", pw)
 	}
 	// Bounds: the oldest fields go.
@@ -79,37 +79,6 @@ func TestSecretReports(t *testing.T) {
 	ss.mu.Unlock()
 	if n != maxSecretFields || first != "" {
 		t.Errorf("%d fields kept (the first %q), want %d without the first", n, first, maxSecretFields)
-	}
-}
-
-func TestSecretHeaderValues(t *testing.T) {
-	ss := newSecretSources()
-	req, _ := http.NewRequest("GET", "https://api.shop.test/v1/me", nil)
-	req.Header.Set("Authorization", "Bearer tok-abcdef123")
-	req.Header.Set("Cookie", "sid=s-12345678; theme=dark")
-	resp := &http.Response{Request: req, Header: http.Header{"Set-Cookie": {"fresh=f-87654321; Path=/; HttpOnly"}}}
-	ss.observe(resp)
-	_, cookies, auth := ss.site("shop.test", "")
-	if want := []string{"Bearer tok-abcdef123", "tok-abcdef123"}; !slices.Equal(sorted(auth), want) {
-		t.Errorf("authorization values %q, want %q", auth, want)
-	}
-	if want := []string{"dark", "f-87654321", "s-12345678"}; !slices.Equal(sorted(cookies), want) {
-		t.Errorf("cookie values %q, want %q", cookies, want)
-	}
-	if _, c, a := ss.site("other.test", ""); len(c)+len(a) != 0 {
-		t.Errorf("another site has values: %q %q", c, a)
-	}
-}
-
-func TestCookieViewSiteValues(t *testing.T) {
-	v := newCookieView()
-	u, _ := url.Parse("https://www.shop.test/")
-	req := &http.Request{Method: "GET", URL: u, Header: http.Header{"Cookie": {"seen=seen-1234567"}}}
-	v.observe(&http.Response{Request: req, Header: http.Header{"Set-Cookie": {"set=set-7654321; Domain=shop.test; Path=/; Secure"}}})
-	other, _ := url.Parse("https://other.test/")
-	v.observe(&http.Response{Request: &http.Request{Method: "GET", URL: other, Header: http.Header{"Cookie": {"o=other-123456"}}}, Header: http.Header{}})
-	if got, want := sorted(v.siteValues("shop.test")), []string{"seen-1234567", "set-7654321"}; !slices.Equal(got, want) {
-		t.Errorf("siteValues(shop.test) = %q, want %q", got, want)
 	}
 }
 
@@ -138,11 +107,11 @@ func TestChatRedactorFollowsTheSecrets(t *testing.T) {
 	u, _ := url.Parse("https://" + chatSite + "/later")
 	resp := &http.Response{Request: &http.Request{Method: "GET", URL: u, Header: http.Header{}},
 		Header: http.Header{"Set-Cookie": {"late=late-cookie-42; Path=/; Secure"}}}
-	cf.srv.rmxNet.cookies.observe(resp)
+	cf.srv.fetch.Cookies().Observe(resp)
 	if got := red.Redact("c late-cookie-42"); got != "c [redacted: cookie]" {
 		t.Errorf("after a cookie in the view: %q", got)
 	}
-	cf.srv.secrets.observe(&http.Response{Request: &http.Request{Method: "GET", URL: u,
+	cf.srv.fetch.Credentials().Observe(&http.Response{Request: &http.Request{Method: "GET", URL: u,
 		Header: http.Header{"Authorization": {"Bearer hdr-token-77"}}}, Header: http.Header{}})
 	if got := red.Redact("t hdr-token-77"); got != "t [redacted: authorization]" {
 		t.Errorf("after an authorization header: %q", got)

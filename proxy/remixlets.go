@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
@@ -46,47 +47,35 @@ import (
 // another version), so a running page follows the store without a navigation. Connect,
 // navigations, re-matches and disconnect of one page session are serialized (pageRun.syncMu).
 //
-// These are the hooks agentws.go calls; with no store configured they do nothing.
+// The runner is a pageListener (agentws.go): it hears of every page session.
 
-// pageConnected runs when a page agent has connected and been welcomed.
-func (s *Server) pageConnected(ctx context.Context, sess *session) {
-	if s.remixlets == nil {
-		return
-	}
-	s.remixlets.pageConnected(ctx, s.pageConnOf(sess))
+// Opened starts the remixlets of a page whose agent has connected and been welcomed.
+func (r *remixletRunner) Opened(ctx context.Context, sess *session) {
+	r.pageConnected(ctx, r.pageConnOf(sess))
 }
 
-// pageGone runs when a page agent's connection has ended.
-func (s *Server) pageGone(sess *session) {
-	if s.remixlets == nil {
-		return
-	}
-	s.remixlets.pageGone(sess.ID)
+// Navigated matches the page's remixlets again against its new URL, after a same-origin SPA
+// navigation.
+func (r *remixletRunner) Navigated(ctx context.Context, sess *session) {
+	r.pageNavigated(ctx, sess.ID)
 }
 
-// pageNavigated runs after a page agent reported a same-origin SPA navigation and the session's
-// URL was updated: the page's remixlets are matched again against the new URL.
-func (s *Server) pageNavigated(ctx context.Context, sess *session) {
-	if s.remixlets == nil {
-		return
-	}
-	s.remixlets.pageNavigated(ctx, sess.ID)
+// Message takes a page-agent message of a type the channel does not handle itself.
+func (r *remixletRunner) Message(ctx context.Context, sess *session, typ string, raw json.RawMessage) {
+	r.pageMessage(sess.ID, typ, raw)
 }
 
-// pageMessage receives a page-agent message of a type agentws.go does not handle itself.
-func (s *Server) pageMessage(ctx context.Context, sess *session, typ string, raw json.RawMessage) {
-	if s.remixlets == nil {
-		return
-	}
-	s.remixlets.pageMessage(sess.ID, typ, raw)
+// Gone stops the remixlets of a page whose agent disconnected.
+func (r *remixletRunner) Gone(sess *session) {
+	r.pageGone(sess.ID)
 }
 
 // pageConnOf adapts a page session to what the runner needs of it.
-func (s *Server) pageConnOf(sess *session) pageConn {
+func (r *remixletRunner) pageConnOf(sess *session) pageConn {
 	return pageConn{
 		id:    sess.ID,
-		url:   func() string { return s.sessions.snapshot(sess).URL },
-		title: func() string { return s.sessions.snapshot(sess).Title },
+		url:   func() string { return r.sessions.snapshot(sess).URL },
+		title: func() string { return r.sessions.snapshot(sess).Title },
 		send:  func(ctx context.Context, v any) error { return writeJSON(ctx, sess.conn, v) },
 	}
 }
@@ -117,11 +106,17 @@ type remixletRunner struct {
 	opTimeout   time.Duration
 	standingTTL time.Duration
 
-	guard redirectGuard // addresses remixlets wrote, by page session, checked on redirects (remixlets_redirect.go)
-	net   *rmxNetwork   // rmx.fetch and network:observe (rmx_fetch.go); set by New
-	// svc holds the state of rmx services shared by a remixlet's pages (e.g. the notification
-	// rate), by a key each service owns (rmx_*.go).
-	svc sync.Map
+	guard    redirectGuard   // addresses remixlets wrote, by page session, checked on redirects (remixlets_redirect.go)
+	net      *fetch.Client   // rmx.fetch's client (rmx_fetch.go); set by New
+	observed *observeRecords // network:observe's records (rmx_observe.go); set by New
+	sessions *sessions       // the page sessions, for their current URL and title; set by New
+	// now is the clock of the rmx services (rmx.schedule's times, rmx.notify's rate) and of the
+	// scheduler; nil: time.Now.
+	now func() time.Time
+	// State of the rmx services shared by a remixlet's pages.
+	fetches     fetchSlots      // rmx.fetch's running fetches (rmx_fetch.go)
+	notifyRates notifyRates     // rmx.notify's rate (rmx_notify.go)
+	watchers    storageWatching // rmx.storage.onChange's callbacks (rmx_storage_events.go)
 
 	logs *remixletLogWriter // log lines and runs, batched to the store (remixlet_logs.go)
 	ctx  context.Context
@@ -146,6 +141,14 @@ func newRemixletRunner(st *store.Store, cfg sandbox.SupervisorConfig, log *slog.
 		r.supCfg.Log = func(level, msg string) { r.log.Info("sandbox: "+msg, "level", level) }
 	}
 	return r
+}
+
+// clock is the time now, by the runner's clock.
+func (r *remixletRunner) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
 }
 
 // logf queues a line for a remixlet's log, written in a batch off the caller's goroutine (the

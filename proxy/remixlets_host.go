@@ -32,9 +32,8 @@ type remixletHost struct {
 	checked    time.Time
 	lastLogged string // the last standing refusal logged
 
-	// svc holds the state of rmx services for this remixlet on this page (e.g. its menu
-	// commands), by a key each service owns (rmx_*.go).
-	svc sync.Map
+	// menu is the remixlet's rmx.menu commands on this page (rmx_menu.go).
+	menu menuState
 }
 
 func (p *pageRun) newHost(id string, versionID int64, m *sandbox.Manifest) *remixletHost {
@@ -195,16 +194,6 @@ func (h *remixletHost) rmx(ctx context.Context, method string, raw json.RawMessa
 	}
 	return nil, &httpx.Refusal{Why: "rmx." + method + " is not available"}
 }
-
-// rmxService answers one rmx.* method after the standing checks (checkStanding) passed; it must
-// check its own permission against h.manifest. Each service lives in its own file
-// (proxy/rmx_NAME.go) and registers itself in rmxServices from an init function, so features
-// do not share a switch.
-type rmxService func(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error)
-
-// rmxServices are the rmx.* methods beyond keep, page and storage, by name (e.g. "fetch",
-// "network.responses").
-var rmxServices = map[string]rmxService{}
 
 func (h *remixletHost) storage(ctx context.Context, method string, args []json.RawMessage) (json.RawMessage, error) {
 	st := h.p.r.st

@@ -24,10 +24,6 @@ import (
 // maxClipboardBytes is the most text rmx.clipboard.write copies.
 const maxClipboardBytes = 100 << 10
 
-func init() {
-	rmxServices["clipboard.write"] = rmxClipboardWrite
-}
-
 func rmxClipboardWrite(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermClipboard) {
 		return nil, &httpx.Refusal{Why: "rmx.clipboard.write needs the clipboard permission in manifest.json"}

@@ -11,68 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
-
-// TestApprovedFetchURL: rmx.fetch's address (and each redirect's) is read as the browser reads
-// it and allowed or refused on that reading; the request goes to the address that was checked.
-func TestApprovedFetchURL(t *testing.T) {
-	hosts := []string{"api.shop.test", "93.184.216.34", "[2606:2800:220:1::1]", "xn--bcher-kva.example", "remix.proxy"}
-	tests := []struct {
-		in, want, refused string
-	}{
-		{in: "https://api.shop.test/v1/cart?x=1#frag", want: "https://api.shop.test/v1/cart?x=1"},
-		{in: "HTTP://API.SHOP.TEST./v1", want: "http://api.shop.test/v1"},
-		{in: "https://api.shop.test:443/", want: "https://api.shop.test/"},
-		{in: "https://b\u00fccher.example/", want: "https://xn--bcher-kva.example/"},
-		{in: "https://93.184.216.34/", want: "https://93.184.216.34/"},
-		{in: "https://[2606:2800:220:1:0::1]/", want: "https://[2606:2800:220:1::1]/"},
-		{in: "https://\uff41\uff50\uff49.shop.test/", want: "https://api.shop.test/"},
-		{in: "https://api\u3002shop\uff0etest/", want: "https://api.shop.test/"},
-		{in: "https://api.%73hop.test/", want: "https://api.shop.test/"},
-		{in: "https://api.shop.test/a/../%2e%2e/v1/./%2E/cart", want: "https://api.shop.test/v1/cart"},
-		{in: "https:\\\\api.shop.test\\v1", want: "https://api.shop.test/v1"},
-		{in: "https:api.shop.test/v1", want: "https://api.shop.test/v1"},
-		{in: " https://api.shop.\ttest/v\n1 ", want: "https://api.shop.test/v1"},
-		{in: "https://api.shop.test\\@witness.test/", want: "https://api.shop.test/@witness.test/"},
-		{in: "http://1572395042/", want: "http://93.184.216.34/"}, // 93.184.216.34 as one number: that host
-		{in: "http://0x5d.0xb8.0xd8.0x22/", want: "http://93.184.216.34/"},
-		{in: "https://shop.test/", refused: "shop.test is not an approved host"},
-		{in: "https://evil.api.shop.test/", refused: "not an approved host"},
-		{in: "https://api.shop.test.evil.test/", refused: "not an approved host"},
-		{in: "https://witness.test\\@api.shop.test/", refused: "witness.test is not an approved host"},
-		{in: "https://api.shop.test\u3002witness.test/", refused: "api.shop.test.witness.test is not an approved host"},
-		{in: "https://\u0430pi.shop.test/", refused: "xn--pi-6kc.shop.test is not an approved host"},
-		{in: "https://127.0.0.1/", refused: "127.0.0.1 is not an approved host"},
-		{in: "http://2130706433/", refused: "127.0.0.1 is not an approved host"},
-		{in: "http://0x7f.1/", refused: "127.0.0.1 is not an approved host"},
-		{in: "https://[::1]/", refused: "not an approved host"},
-		{in: "https://api.shop.test:8443/", refused: "port 8443"},
-		{in: "https://user:pw@api.shop.test/", refused: "user name"},
-		{in: "https://api.shop.test@witness.test/", refused: "user name"},
-		{in: "ftp://api.shop.test/", refused: "only http and https"},
-		{in: "javascript:alert(1)", refused: "only http and https"},
-		{in: "/relative", refused: "only absolute http and https"},
-		{in: "https://api.shop.test/%zz", refused: "cannot be sent as the browser reads it"},
-		{in: "https://REMIX.proxy./manager", refused: "the proxy's own host"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			u, err := approvedFetchURL(hosts, tt.in)
-			if tt.refused != "" {
-				var ref *httpx.Refusal
-				if !errors.As(err, &ref) || !strings.Contains(ref.Why, tt.refused) {
-					t.Errorf("approvedFetchURL(%q) = %v, %v; want a refusal with %q", tt.in, u, err, tt.refused)
-				}
-				return
-			}
-			if err != nil || u.String() != tt.want {
-				t.Errorf("approvedFetchURL(%q) = %v, %v; want %q", tt.in, u, err, tt.want)
-			}
-		})
-	}
-}
 
 // fetchWorld is a proxy in front of a shop (www sets the session cookie), its API, a second
 // approved API host, and a witness nobody may reach; plus a remixlet host holding the given
@@ -116,7 +58,7 @@ func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
 		http.Redirect(rw, r, "/loop", http.StatusFound)
 	})
 	mux.HandleFunc("api.example.com/big", func(rw http.ResponseWriter, r *http.Request) {
-		rw.Write([]byte(strings.Repeat("x", maxFetchResponseBody+1)))
+		rw.Write([]byte(strings.Repeat("x", fetch.MaxResponseBody+1)))
 	})
 	mux.HandleFunc("api.example.com/300k", func(rw http.ResponseWriter, r *http.Request) {
 		rw.Write([]byte(strings.Repeat("x", 300<<10)))
@@ -138,7 +80,7 @@ func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
 	w.rx = addTestRemixlet(t, st, "fetcher", `"https://www.example.com/*"`, permissions, rxTestScript)
 	r := newRemixletRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	r.standingTTL = 0
-	r.net = w.f.srv.rmxNet
+	r.net = w.f.srv.fetch
 	t.Cleanup(r.close)
 	fp := &fakePage{url: "https://www.example.com/"}
 	fp.run = r.newPageRun(fp.conn())
@@ -147,10 +89,10 @@ func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
 }
 
 // fetch calls rmx.fetch through the Host, as the sandbox would.
-func (w *fetchWorld) fetch(t *testing.T, args string) (fetchResult, error) {
+func (w *fetchWorld) fetch(t *testing.T, args string) (fetch.Result, error) {
 	t.Helper()
 	raw, err := w.h.Call(context.Background(), "rmx", "fetch", json.RawMessage(args))
-	var res fetchResult
+	var res fetch.Result
 	if err == nil {
 		if err := json.Unmarshal(raw, &res); err != nil {
 			t.Fatalf("result %s: %v", raw, err)
@@ -243,7 +185,7 @@ func TestRMXFetchRefusals(t *testing.T) {
 		{"Sec- header", `["https://api.example.com/echo", {"headers": {"Sec-Fetch-Site": "same-origin"}}]`, "may not be set"},
 		{"method", `["https://api.example.com/echo", {"method": "CONNECT"}]`, "method \"CONNECT\" is not allowed"},
 		{"GET with a body", `["https://api.example.com/echo", {"body": "x"}]`, "GET requests have no body"},
-		{"body too large", `["https://api.example.com/echo", {"method": "POST", "body": "` + strings.Repeat("x", maxFetchRequestBody+1) + `"}]`, "more than 1048576"},
+		{"body too large", `["https://api.example.com/echo", {"method": "POST", "body": "` + strings.Repeat("x", fetch.MaxRequestBody+1) + `"}]`, "more than 1048576"},
 		{"response too large", `["https://api.example.com/big"]`, "more than 5242880 bytes"},
 		{"response larger than a sandbox answer", `["https://api.example.com/300k"]`, "more than the 262144 bytes a remixlet can receive in one answer"},
 		{"not a string", `[42]`, "must be the address"},
@@ -277,19 +219,4 @@ func TestRMXFetchNeedsPermissionAndStanding(t *testing.T) {
 		t.Errorf("paused remixlet: %v", err)
 	}
 	waitLog(t, w2.h.p.r.st, w2.rx.id, "the remixlet is paused")
-}
-
-// A fetch host that is not in --resolve is dialed only at a public address: a name pointing at
-// the person's own machine or network is refused.
-func TestRMXFetchDialRefusesLocalAddresses(t *testing.T) {
-	f := newFixture(t, fixtureOpts{})
-	for _, addr := range []string{"localhost:443", "127.0.0.1:80", "[::1]:443", "10.0.0.1:443", "169.254.169.254:80"} {
-		conn, err := f.srv.rmxNet.dial(context.Background(), "tcp", addr)
-		if err == nil {
-			conn.Close()
-		}
-		if !errors.Is(err, errLocalAddress) {
-			t.Errorf("dial %s = %v; want %v", addr, err, errLocalAddress)
-		}
-	}
 }

@@ -26,20 +26,10 @@ const (
 	maxMenuLabel    = 60 // characters
 )
 
-func init() {
-	rmxServices["menu.add"] = rmxMenuAdd
-	rmxServices["menu.remove"] = rmxMenuRemove
-}
-
-// menuState is a remixlet's commands on one page (remixletHost.svc["menu"]).
+// menuState is a remixlet's commands on one page (remixletHost.menu).
 type menuState struct {
 	mu   sync.Mutex
 	cmds []panel.MenuCommand
-}
-
-func (h *remixletHost) menu() *menuState {
-	v, _ := h.svc.LoadOrStore("menu", &menuState{})
-	return v.(*menuState)
 }
 
 func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
@@ -65,7 +55,7 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 	if err != nil {
 		return nil, err
 	}
-	m := h.menu()
+	m := &h.menu
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i := slices.IndexFunc(m.cmds, func(c panel.MenuCommand) bool { return c.ID == id })
@@ -91,7 +81,7 @@ func rmxMenuRemove(ctx context.Context, h *remixletHost, args []json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	m := h.menu()
+	m := &h.menu
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	i := slices.IndexFunc(m.cmds, func(c panel.MenuCommand) bool { return c.ID == id })

@@ -23,10 +23,6 @@ const (
 	maxNotifyBody  = 500 // characters
 )
 
-func init() {
-	rmxServices["notify"] = rmxNotify
-}
-
 func rmxNotify(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
 	if !h.manifest.HasPermission(sandbox.PermNotifications) {
 		return nil, &httpx.Refusal{Why: "rmx.notify needs the notifications permission in manifest.json"}
@@ -35,7 +31,7 @@ func rmxNotify(ctx context.Context, h *remixletHost, args []json.RawMessage) (js
 	if err != nil {
 		return nil, err
 	}
-	if !h.p.r.notifyRate(h.id).allow(time.Now()) {
+	if !h.p.r.notifyRate(h.id).allow(h.p.r.clock()) {
 		return nil, &httpx.Refusal{Why: "more than 5 notifications in a minute"}
 	}
 	h.p.r.logf(h.id, "info", "notification: %s", oneLine(title, body))
@@ -81,10 +77,26 @@ func oneLine(title, body string) string {
 	return httpx.Clip(strings.Join(strings.Fields(s), " "), 700)
 }
 
+// notifyRates are the remixlets' notification rate windows, each shared by its pages.
+type notifyRates struct {
+	mu sync.Mutex
+	m  map[string]*minuteRate // by remixlet
+}
+
 // notifyRate returns the notification rate window of a remixlet, shared by its pages.
 func (r *remixletRunner) notifyRate(remixlet string) *minuteRate {
-	v, _ := r.svc.LoadOrStore("notify-rate "+remixlet, &minuteRate{max: panel.NotifyPerMinute})
-	return v.(*minuteRate)
+	n := &r.notifyRates
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.m == nil {
+		n.m = map[string]*minuteRate{}
+	}
+	m := n.m[remixlet]
+	if m == nil {
+		m = &minuteRate{max: panel.NotifyPerMinute}
+		n.m[remixlet] = m
+	}
+	return m
 }
 
 // minuteRate allows at most max events in any minute.

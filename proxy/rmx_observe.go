@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // network:observe:HOST: the proxy records the responses a page session itself receives from
@@ -41,12 +43,8 @@ const (
 	maxObservedUnclaimed    = 64
 	maxObserveListeners     = 20 // per remixlet per page
 	observedHostsTTL        = 2 * time.Second
+	observedHostsRead       = 5 * time.Second // bounds one read of the store
 )
-
-func init() {
-	rmxServices["network.responses"] = rmxNetworkResponses
-	rmxServices["network.onResponse"] = rmxNetworkOnResponse
-}
 
 // ObservedResponse is one response a page received, as rmx.network.responses returns it.
 type ObservedResponse struct {
@@ -64,7 +62,9 @@ type ObservedResponse struct {
 
 // observeRecords holds the observed responses of one Server's page sessions.
 type observeRecords struct {
-	srv *Server
+	sessions *sessions    // the page sessions responses are filed under
+	st       *store.Store // where the observed hosts are read; nil: none is observed
+	log      *slog.Logger
 
 	hosts      atomic.Pointer[observedHosts]
 	refreshing atomic.Bool
@@ -100,32 +100,34 @@ type observedUnclaimed struct {
 	rec        ObservedResponse
 }
 
-func newObserveRecords(s *Server) *observeRecords {
-	return &observeRecords{srv: s, bySession: map[string]*observedSession{}, listeners: map[string][]observeListener{}}
+func newObserveRecords(ss *sessions, st *store.Store, log *slog.Logger) *observeRecords {
+	return &observeRecords{sessions: ss, st: st, log: log, bySession: map[string]*observedSession{}, listeners: map[string][]observeListener{}}
 }
 
 // isObserved reports whether some active remixlet holds network:observe:host. The set is
 // refreshed in the background when it is older than observedHostsTTL.
 func (o *observeRecords) isObserved(host string) bool {
 	cur := o.hosts.Load()
-	if cur == nil && o.srv.remixlets != nil {
+	if cur == nil && o.st != nil {
 		// The first response after start waits for the store once; later ones never do.
-		cur = o.readObservedHosts(o.srv.remixlets.ctx)
+		cur = o.readObservedHosts()
 		o.hosts.CompareAndSwap(nil, cur)
 	}
-	if (cur == nil || time.Since(cur.at) > observedHostsTTL) && o.srv.remixlets != nil && o.refreshing.CompareAndSwap(false, true) {
+	if (cur == nil || time.Since(cur.at) > observedHostsTTL) && o.st != nil && o.refreshing.CompareAndSwap(false, true) {
 		go func() {
 			defer o.refreshing.Store(false)
-			defer httpx.Recovered(o.srv.log, "reading the observed hosts")
-			o.hosts.Store(o.readObservedHosts(o.srv.remixlets.ctx))
+			defer httpx.Recovered(o.log, "reading the observed hosts")
+			o.hosts.Store(o.readObservedHosts())
 		}()
 	}
 	return cur != nil && cur.set[host]
 }
 
-func (o *observeRecords) readObservedHosts(ctx context.Context) *observedHosts {
+func (o *observeRecords) readObservedHosts() *observedHosts {
+	ctx, cancel := context.WithTimeout(context.Background(), observedHostsRead)
+	defer cancel()
 	hs := &observedHosts{set: map[string]bool{}, at: time.Now()}
-	st := o.srv.remixlets.st
+	st := o.st
 	list, err := st.ListRemixlets(ctx)
 	if err != nil {
 		return hs
@@ -188,7 +190,7 @@ func (o *observeRecords) record(resp *http.Response) {
 		RC:    resp.Body,
 		Enc:   resp.Header.Get("Content-Encoding"),
 		Limit: maxObservedBody,
-		Log:   o.srv.log,
+		Log:   o.log,
 		Finish: func(raw []byte, enc string, complete bool) {
 			body, truncated, ok := httpx.TextBody(raw, enc, maxObservedBody)
 			rec.Body, rec.Truncated = body, !ok || truncated || !complete
@@ -218,7 +220,7 @@ func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
 	refOrigin := httpx.OriginOf(referer)
 	var exact, sameOrigin string
 	live := map[string]bool{}
-	for _, ss := range o.srv.sessions.list() { // oldest first: the last match is the newest
+	for _, ss := range o.sessions.list() { // oldest first: the last match is the newest
 		live[ss.ID] = true
 		if httpx.WithoutFragment(ss.URL) == ref {
 			exact = ss.ID
@@ -260,7 +262,7 @@ func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
 		}
 		if len(to) > 0 {
 			go func() {
-				defer httpx.Recovered(o.srv.log, "delivering an observed response")
+				defer httpx.Recovered(o.log, "delivering an observed response")
 				deliverObserved(to, rec)
 			}()
 		}
@@ -339,11 +341,11 @@ func rmxNetworkResponses(ctx context.Context, h *remixletHost, args []json.RawMe
 	if !h.observes(host) {
 		return nil, &httpx.Refusal{Why: fmt.Sprintf("rmx.network.responses for %s needs the network:observe:%s permission in manifest.json", host, host)}
 	}
-	n := h.p.r.net
-	if n == nil {
+	o := h.p.r.observed
+	if o == nil {
 		return json.RawMessage("[]"), nil
 	}
-	rs := n.observed.responses(h.p.pc.id, h.p.pc.url(), host, q.Path, q.Since)
+	rs := o.responses(h.p.pc.id, h.p.pc.url(), host, q.Path, q.Since)
 	return json.Marshal(fitObserved(rs, h.p.r.messageLimit()))
 }
 
@@ -420,11 +422,10 @@ func rmxNetworkOnResponse(ctx context.Context, h *remixletHost, args []json.RawM
 	if len(args) < 2 || json.Unmarshal(args[1], &l) != nil || l.ID <= 0 {
 		return nil, &httpx.Refusal{Why: "the callback must be a function"}
 	}
-	n := h.p.r.net
-	if n == nil {
+	o := h.p.r.observed
+	if o == nil {
 		return nil, nil
 	}
-	o := n.observed
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	sid := h.p.pc.id

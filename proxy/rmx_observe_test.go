@@ -23,7 +23,7 @@ func observeHosts(f *fixture, hosts ...string) {
 	for _, h := range hosts {
 		set[h] = true
 	}
-	f.srv.rmxNet.observed.hosts.Store(&observedHosts{set: set, at: time.Now().Add(time.Hour)})
+	f.srv.observed.hosts.Store(&observedHosts{set: set, at: time.Now().Add(time.Hour)})
 }
 
 func waitObserved(t *testing.T, o *observeRecords, session, pageURL, host string, n int) []ObservedResponse {
@@ -49,7 +49,7 @@ func TestObserveRecordsWhatThePageReceives(t *testing.T) {
 	resolve, roots := tlsSite(t, siteHost, mux)
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	observeHosts(f, siteHost)
-	o := f.srv.rmxNet.observed
+	o := f.srv.observed
 	pageURL := "https://" + siteHost + "/start"
 	p := connectToolPage(t, f, pageURL)
 	get := func(path string, hdr ...string) []byte {
@@ -125,7 +125,7 @@ func TestObserveOnlyObservedHosts(t *testing.T) {
 	p := connectToolPage(t, f, pageURL)
 	f.get("https://"+siteHost+"/api/data", "Referer", pageURL)
 	time.Sleep(100 * time.Millisecond)
-	if got := f.srv.rmxNet.observed.responses(p.session, pageURL, siteHost, "", 0); len(got) != 0 {
+	if got := f.srv.observed.responses(p.session, pageURL, siteHost, "", 0); len(got) != 0 {
 		t.Errorf("recorded %d responses of a host no remixlet observes", len(got))
 	}
 }
@@ -237,7 +237,7 @@ func TestObserveDoesNotHoldBackStreams(t *testing.T) {
 	if rest, _ := io.ReadAll(resp.Body); string(rest) != `second` {
 		t.Errorf("rest = %q", rest)
 	}
-	rs := waitObserved(t, f.srv.rmxNet.observed, p.session, pageURL, siteHost, 1)
+	rs := waitObserved(t, f.srv.observed, p.session, pageURL, siteHost, 1)
 	if len(rs) != 1 || rs[0].Body != `first,second` || rs[0].Truncated {
 		t.Errorf("recorded %+v", rs)
 	}

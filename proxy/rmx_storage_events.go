@@ -14,10 +14,6 @@ import (
 // that made the change is not told (it knows). Events go only to the same remixlet's sandboxes,
 // through Handle.Dispatch; the page agent's events cannot reach these listeners.
 
-func init() {
-	rmxServices["storage.onChange"] = rmxStorageOnChange
-}
-
 // maxStorageWatchers bounds the onChange callbacks of one remixlet on one page.
 const maxStorageWatchers = 10
 
@@ -27,9 +23,25 @@ type storageWatchers struct {
 	m  map[*remixletHost][]int64 // listeners by page
 }
 
+// storageWatching holds the storageWatchers of each remixlet.
+type storageWatching struct {
+	mu sync.Mutex
+	m  map[string]*storageWatchers // by remixlet
+}
+
 func (r *remixletRunner) storageWatchers(remixlet string) *storageWatchers {
-	v, _ := r.svc.LoadOrStore("storage-watchers "+remixlet, &storageWatchers{m: map[*remixletHost][]int64{}})
-	return v.(*storageWatchers)
+	sw := &r.watchers
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.m == nil {
+		sw.m = map[string]*storageWatchers{}
+	}
+	w := sw.m[remixlet]
+	if w == nil {
+		w = &storageWatchers{m: map[*remixletHost][]int64{}}
+		sw.m[remixlet] = w
+	}
+	return w
 }
 
 func rmxStorageOnChange(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {

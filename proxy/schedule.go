@@ -47,13 +47,6 @@ const (
 	defaultScheduleTick = 15 * time.Second
 )
 
-func init() {
-	rmxServices["schedule.every"] = rmxScheduleEvery
-	rmxServices["schedule.at"] = rmxScheduleAt
-	rmxServices["schedule.cancel"] = rmxScheduleCancel
-	rmxServices["onMessage"] = rmxOnMessage
-}
-
 func needSchedule(h *remixletHost, what string) error {
 	if !h.manifest.HasPermission(sandbox.PermSchedule) {
 		return &httpx.Refusal{Why: what + " needs the schedule permission in manifest.json"}
@@ -198,8 +191,7 @@ func rmxScheduleEvery(ctx context.Context, h *remixletHost, args []json.RawMessa
 	if every > maxScheduleAhead {
 		return nil, &httpx.Refusal{Why: "the interval must be at most a year"}
 	}
-	sch := h.p.r.schedClock()
-	return nil, h.putSchedule(ctx, store.Schedule{RemixletID: h.id, Name: name, Every: every, Next: sch().Add(every), Action: action})
+	return nil, h.putSchedule(ctx, store.Schedule{RemixletID: h.id, Name: name, Every: every, Next: h.p.r.clock().Add(every), Action: action})
 }
 
 func rmxScheduleAt(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
@@ -227,7 +219,7 @@ func rmxScheduleAt(ctx context.Context, h *remixletHost, args []json.RawMessage)
 	default:
 		return nil, &httpx.Refusal{Why: "time must be an ISO 8601 date-time or milliseconds since 1970"}
 	}
-	now := h.p.r.schedClock()()
+	now := h.p.r.clock()
 	switch {
 	case !at.After(now):
 		return nil, &httpx.Refusal{Why: "the time has passed"}
@@ -307,14 +299,6 @@ func rmxOnMessage(ctx context.Context, h *remixletHost, args []json.RawMessage) 
 	return nil, nil
 }
 
-// schedClock is the clock rmx.schedule measures from: the scheduler's, when the server has one.
-func (r *remixletRunner) schedClock() func() time.Time {
-	if v, ok := r.svc.Load("schedule-clock"); ok {
-		return v.(func() time.Time)
-	}
-	return time.Now
-}
-
 // scheduler runs the due schedules of every remixlet.
 type scheduler struct {
 	st   *store.Store
@@ -342,8 +326,8 @@ func newScheduler(s *Server) *scheduler {
 		logf: func(string, string, string, ...any) {},
 	}
 	if s.remixlets != nil {
-		sc.logf = s.remixlets.logf
-		s.remixlets.svc.Store("schedule-clock", func() time.Time { return sc.now() })
+		// rmx.schedule measures from the scheduler's clock: the runner's.
+		sc.logf, sc.now = s.remixlets.logf, s.remixlets.clock
 	}
 	return sc
 }

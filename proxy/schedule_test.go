@@ -24,7 +24,7 @@ var t0 = time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
 func scheduleHost(t *testing.T, st *store.Store) *remixletHost {
 	t.Helper()
 	h, _ := newServiceHost(t, st, "reminders", sandbox.PermSchedule)
-	h.p.r.svc.Store("schedule-clock", func() time.Time { return t0 })
+	h.p.r.now = func() time.Time { return t0 }
 	return h
 }
 

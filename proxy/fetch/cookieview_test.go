@@ -1,4 +1,4 @@
-package proxy
+package fetch
 
 import (
 	"net/http"
@@ -17,7 +17,7 @@ type viewTraffic struct {
 	setCookies []string // on the response
 }
 
-func feedView(v *cookieView, traffic ...viewTraffic) {
+func feedView(v *CookieView, traffic ...viewTraffic) {
 	for _, tr := range traffic {
 		u, _ := url.Parse(tr.url)
 		req := &http.Request{URL: u, Header: http.Header{}}
@@ -36,7 +36,7 @@ func feedView(v *cookieView, traffic ...viewTraffic) {
 		for _, sc := range tr.setCookies {
 			resp.Header.Add("Set-Cookie", sc)
 		}
-		v.observe(resp)
+		v.Observe(resp)
 	}
 }
 
@@ -131,12 +131,12 @@ func TestCookieViewSendsWhatTheBrowserWould(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := newCookieView()
+			v := NewCookieView()
 			clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			v.now = func() time.Time { clock = clock.Add(time.Second); return clock }
 			feedView(v, tt.traffic...)
 			u, _ := url.Parse(tt.fetch)
-			if got := v.cookieHeader(u); got != tt.want {
+			if got := v.CookieHeader(u); got != tt.want {
 				t.Errorf("cookies for %s = %q, want %q", tt.fetch, got, tt.want)
 			}
 		})
@@ -144,22 +144,22 @@ func TestCookieViewSendsWhatTheBrowserWould(t *testing.T) {
 }
 
 func TestCookieViewExpiry(t *testing.T) {
-	v := newCookieView()
+	v := NewCookieView()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	v.now = func() time.Time { return clock }
 	feedView(v, viewTraffic{url: "https://shop.test/", setCookies: []string{"short=1; Max-Age=60; Path=/", "long=2; Max-Age=3600; Path=/"}})
 	u, _ := url.Parse("https://shop.test/")
-	if got := v.cookieHeader(u); got != "short=1; long=2" && got != "long=2; short=1" {
+	if got := v.CookieHeader(u); got != "short=1; long=2" && got != "long=2; short=1" {
 		t.Fatalf("cookies = %q, want both", got)
 	}
 	clock = clock.Add(2 * time.Minute)
-	if got := v.cookieHeader(u); got != "long=2" {
+	if got := v.CookieHeader(u); got != "long=2" {
 		t.Errorf("after Max-Age ran out, cookies = %q, want %q", got, "long=2")
 	}
 }
 
 func TestCookieViewIsBounded(t *testing.T) {
-	v := newCookieView()
+	v := NewCookieView()
 	for i := range maxViewCookies + 500 {
 		feedView(v, viewTraffic{url: "https://shop.test/", setCookies: []string{"c" + strconv.Itoa(i) + "=v; Max-Age=3600"}})
 	}
@@ -172,11 +172,11 @@ func TestCookieViewIsBounded(t *testing.T) {
 }
 
 func TestCookieViewNeverChangesTraffic(t *testing.T) {
-	v := newCookieView()
+	v := NewCookieView()
 	u, _ := url.Parse("https://shop.test/")
 	req := &http.Request{URL: u, Header: http.Header{"Cookie": {"a=1"}}}
 	resp := &http.Response{Request: req, Header: http.Header{"Set-Cookie": {"b=2; Path=/"}}}
-	v.observe(resp)
+	v.Observe(resp)
 	if req.Header.Get("Cookie") != "a=1" || resp.Header.Get("Set-Cookie") != "b=2; Path=/" || len(req.Header) != 1 || len(resp.Header) != 1 {
 		t.Errorf("observe changed the traffic: %v %v", req.Header, resp.Header)
 	}

@@ -1,4 +1,4 @@
-package proxy
+package fetch
 
 import (
 	"net"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"golang.org/x/net/publicsuffix"
 )
@@ -41,16 +42,16 @@ const (
 	maxCookieLifetime  = 400 * 24 * time.Hour
 )
 
-// cookieView is the proxy's view of the browser's cookies. The zero value is not usable; use
-// newCookieView.
-type cookieView struct {
+// CookieView is the proxy's view of the browser's cookies. The zero value is not usable; use
+// NewCookieView.
+type CookieView struct {
 	now func() time.Time
 
 	mu     sync.Mutex
 	stored map[cookieKey]*viewCookie // from Set-Cookie
 	hosts  map[string]*hostCookies   // from Cookie headers, by canonical host
 	ua     string                    // the browser's last User-Agent
-	gen    uint64                    // counts the headers taken: the redaction stage's cue (redact_sources.go)
+	gen    uint64                    // counts the headers taken: the redaction stage's cue (Generation)
 }
 
 type cookieKey struct{ domain, path, name string }
@@ -83,13 +84,13 @@ type goneMark struct {
 	path string // the navigation's path
 }
 
-func newCookieView() *cookieView {
-	return &cookieView{now: time.Now, stored: map[cookieKey]*viewCookie{}, hosts: map[string]*hostCookies{}}
+func NewCookieView() *CookieView {
+	return &CookieView{now: time.Now, stored: map[cookieKey]*viewCookie{}, hosts: map[string]*hostCookies{}}
 }
 
-// observe takes what resp and its request (as sent upstream) say about the browser's cookies.
+// Observe takes what resp and its request (as sent upstream) say about the browser's cookies.
 // It only reads them.
-func (v *cookieView) observe(resp *http.Response) {
+func (v *CookieView) Observe(resp *http.Response) {
 	req := resp.Request
 	if req == nil || req.URL == nil {
 		return
@@ -133,15 +134,15 @@ func (v *cookieView) observe(resp *http.Response) {
 	}
 }
 
-// userAgent is the User-Agent the browser last sent, or "".
-func (v *cookieView) userAgent() string {
+// UserAgent is the User-Agent the browser last sent, or "".
+func (v *CookieView) UserAgent() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.ua
 }
 
 // takeHeader records one Cookie header sent to host.
-func (v *cookieView) takeHeader(host, path string, secure bool, header string, authoritative bool, now time.Time) {
+func (v *CookieView) takeHeader(host, path string, secure bool, header string, authoritative bool, now time.Time) {
 	if len(header) > maxViewHeaderBytes {
 		return
 	}
@@ -211,7 +212,7 @@ func (v *cookieView) takeHeader(host, path string, secure bool, header string, a
 }
 
 // namesFor lists the names of stored cookies that apply to host (any path).
-func (v *cookieView) namesFor(host string) []string {
+func (v *CookieView) namesFor(host string) []string {
 	var names []string
 	for k, c := range v.stored {
 		if !c.deleted && domainApplies(host, k.domain, c.hostOnly) {
@@ -222,7 +223,7 @@ func (v *cookieView) namesFor(host string) []string {
 }
 
 // takeSetCookie stores one Set-Cookie from a response to u, checked as a browser checks it.
-func (v *cookieView) takeSetCookie(host string, u *url.URL, c *http.Cookie, now time.Time) {
+func (v *CookieView) takeSetCookie(host string, u *url.URL, c *http.Cookie, now time.Time) {
 	if c.Name == "" || len(c.Name)+len(c.Value) > maxViewCookieBytes || c.Partitioned {
 		return
 	}
@@ -289,7 +290,7 @@ func (v *cookieView) takeSetCookie(host string, u *url.URL, c *http.Cookie, now 
 
 // cookiesFor returns the cookies the browser would send with a request to u, most specific
 // path first.
-func (v *cookieView) cookiesFor(u *url.URL) []*http.Cookie {
+func (v *CookieView) cookiesFor(u *url.URL) []*http.Cookie {
 	host := viewHost(u.Hostname())
 	secure := u.Scheme == "https"
 	path := httpx.CleanPath(u.Path)
@@ -352,8 +353,8 @@ func (v *cookieView) cookiesFor(u *url.URL) []*http.Cookie {
 	return out
 }
 
-// cookieHeader is cookiesFor as a Cookie header value, or "".
-func (v *cookieView) cookieHeader(u *url.URL) string {
+// CookieHeader is cookiesFor as a Cookie header value, or "".
+func (v *CookieView) CookieHeader(u *url.URL) string {
 	cs := v.cookiesFor(u)
 	parts := make([]string, 0, len(cs))
 	for _, c := range cs {
@@ -363,7 +364,7 @@ func (v *cookieView) cookieHeader(u *url.URL) string {
 }
 
 // evictCookie drops expired cookies, or else the one set longest ago.
-func (v *cookieView) evictCookie(now time.Time) {
+func (v *CookieView) evictCookie(now time.Time) {
 	var oldest cookieKey
 	var oldestAt time.Time
 	dropped := false
@@ -383,7 +384,7 @@ func (v *cookieView) evictCookie(now time.Time) {
 }
 
 // evictHost drops the host whose Cookie header is oldest.
-func (v *cookieView) evictHost() {
+func (v *CookieView) evictHost() {
 	var oldest string
 	var at time.Time
 	for h, hc := range v.hosts {
@@ -431,4 +432,48 @@ func defaultCookiePath(p string) string {
 		return "/"
 	}
 	return p[:i]
+}
+
+// Generation counts the headers the view has taken so far: the redaction stage gathers its
+// values again only after it changed.
+func (v *CookieView) Generation() uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.gen
+}
+
+// SiteValues returns the cookie values the view holds for the hosts and domains of site (a
+// registrable domain, weburl.Site), for the redaction stage.
+func (v *CookieView) SiteValues(site string) []string {
+	if site == "" {
+		return nil
+	}
+	sites := map[string]string{} // host or domain → its site
+	siteOf := func(h string) string {
+		s, ok := sites[h]
+		if !ok {
+			s = weburl.Site(h)
+			sites[h] = s
+		}
+		return s
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []string
+	for k, c := range v.stored {
+		if c.value != "" && siteOf(k.domain) == site {
+			out = append(out, c.value)
+		}
+	}
+	for host, hc := range v.hosts {
+		if siteOf(host) != site {
+			continue
+		}
+		for _, sc := range hc.seen {
+			if sc.value != "" {
+				out = append(out, sc.value)
+			}
+		}
+	}
+	return out
 }
