@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // tokenFrom extracts the page token of the bootstrap in an injected page.
@@ -55,7 +56,7 @@ func send(t *testing.T, c *websocket.Conn, v any) {
 }
 
 func TestAgentChannel(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	_, body := f.get("https://" + siteHost + "/start?x=1")
 	token := tokenFrom(t, body)
@@ -73,6 +74,7 @@ func TestAgentChannel(t *testing.T) {
 	if m["type"] != "welcome" || m["url"] != "https://"+siteHost+"/start?x=1" || m["panel"] == "" {
 		t.Fatalf("welcome = %v", m)
 	}
+	panelToken, _ := m["panel"].(string)
 	send(t, c, map[string]string{"type": "hello", "url": "https://evil.test/", "title": "T"})
 	send(t, c, map[string]string{"type": "nav", "url": "https://" + siteHost + "/next", "kind": "pushState"})
 	send(t, c, map[string]string{"type": "nav", "url": "https://evil.test/x", "kind": "pushState"})
@@ -89,7 +91,7 @@ func TestAgentChannel(t *testing.T) {
 	}
 
 	// The panel follows the session.
-	panel, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelTokenOf(t, f)), "https://remix.proxy")
+	panel, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelToken), "https://remix.proxy")
 	if err != nil {
 		t.Fatalf("panel dial: %v", err)
 	}
@@ -105,20 +107,8 @@ func TestAgentChannel(t *testing.T) {
 	}
 }
 
-// panelTokenOf returns the panel token of the only connected session.
-func panelTokenOf(t *testing.T, f *fixture) string {
-	t.Helper()
-	st := f.srv.Status()
-	if len(st.Sessions) == 0 {
-		t.Fatal("no session")
-	}
-	f.srv.sessions.mu.Lock()
-	defer f.srv.sessions.mu.Unlock()
-	return f.srv.sessions.byID[st.Sessions[0].ID].panelToken
-}
-
 func TestAgentChannelRefusals(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	_, body := f.get("https://" + siteHost + "/")
 	token := tokenFrom(t, body)
@@ -127,11 +117,11 @@ func TestAgentChannelRefusals(t *testing.T) {
 		name, url, origin string
 		code              websocket.StatusCode
 	}{
-		{"wrong origin", "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(token), "https://evil.test", closeRefused},
-		{"forged token", "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(forged), "https://" + siteHost, closeBadToken},
-		{"no token", "wss://remix.proxy/agent/ws", "https://" + siteHost, closeBadToken},
-		{"panel from a page", "wss://remix.proxy/panel/ws?t=x", "https://" + siteHost, closeRefused},
-		{"panel bad token", "wss://remix.proxy/panel/ws?t=x", "https://remix.proxy", closeBadToken},
+		{"wrong origin", "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(token), "https://evil.test", page.CloseRefused},
+		{"forged token", "wss://remix.proxy/agent/ws?t=" + url.QueryEscape(forged), "https://" + siteHost, page.CloseBadToken},
+		{"no token", "wss://remix.proxy/agent/ws", "https://" + siteHost, page.CloseBadToken},
+		{"panel from a page", "wss://remix.proxy/panel/ws?t=x", "https://" + siteHost, page.CloseRefused},
+		{"panel bad token", "wss://remix.proxy/panel/ws?t=x", "https://remix.proxy", page.CloseBadToken},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

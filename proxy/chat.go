@@ -19,10 +19,11 @@ import (
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/store"
 )
 
-// The chat: the panel's side of the agent (issue 4). A chat belongs to the tab (page session)
+// The chat: the panel's side of the agent (issue 4). A chat belongs to the tab (page page.Info)
 // it started on; the panel of that tab talks to it over wss://remix.proxy/panel/ws. The agent
 // loop (agent/) runs one turn at a time per chat; its tools reach the page, the store and the
 // person through chatEnv (chat_env.go), which holds every check that matters. The panel's
@@ -77,6 +78,15 @@ type chat struct {
 	plans     map[string]*planCard            // pending plan cards (chat_plan.go)
 }
 
+// panelState is what the panel is told about its page.
+type panelState struct {
+	Type      string `json:"type"`
+	Connected bool   `json:"connected"`
+	Session   string `json:"session"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+}
+
 // chatItem is one entry of the panel's conversation (panel.Item).
 type chatItem = panel.Item
 
@@ -109,7 +119,7 @@ func (p *panelConn) send(v any) {
 func (p *panelConn) close() { p.once.Do(func() { close(p.gone) }) }
 
 // forSession returns the chat of a tab, creating an empty one (not yet stored) the first time.
-func (h *chatHub) forSession(sess session) *chat {
+func (h *chatHub) forSession(sess page.Info) *chat {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if c, ok := h.bySession[sess.ID]; ok {
@@ -146,7 +156,7 @@ func (h *chatHub) pageGone(sessionID string) {
 		return
 	}
 	lastURL := ""
-	if sess, ok := h.s.sessions.get(sessionID); ok {
+	if sess, ok := h.s.pages.Get(sessionID); ok {
 		lastURL = sess.URL
 	}
 	c.mu.Lock()
@@ -276,7 +286,7 @@ func (c *chat) panelList() []*panelConn {
 }
 
 func (c *chat) notice(text string) {
-	c.put(chatItem{ID: "n" + randomID()[:12], Kind: "notice", MD: panel.RenderMarkdown(text)}, true)
+	c.put(chatItem{ID: "n" + httpx.RandomID()[:12], Kind: "notice", MD: panel.RenderMarkdown(text)}, true)
 }
 
 func (c *chat) broadcastState() {
@@ -359,17 +369,17 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.CloseNow()
-	c.SetReadLimit(maxAgentMessage)
+	c.SetReadLimit(page.MaxMessage)
 	switch r.Header.Get("Origin") {
 	case "https://" + httpx.MagicHost, "http://" + httpx.MagicHost:
 	default:
-		c.Close(closeRefused, "the panel channel is for remix.proxy only")
+		c.Close(page.CloseRefused, "the panel channel is for remix.proxy only")
 		return
 	}
 	changed := make(chan struct{}, 1)
-	sess, unwatch, ok := s.sessions.watch(r.URL.Query().Get("t"), changed)
+	sess, unwatch, ok := s.pages.Watch(r.URL.Query().Get("t"), changed)
 	if !ok {
-		c.Close(closeBadToken, "unknown panel token")
+		c.Close(page.CloseBadToken, "unknown panel token")
 		return
 	}
 	defer unwatch()
@@ -399,7 +409,7 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	snap := s.sessions.snapshot(sess)
+	snap := sess.Info()
 	var ch *chat
 	if s.chats != nil {
 		ch = s.chats.forSession(snap)
@@ -408,7 +418,7 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 	}
 	go func() { // page state changes
 		for {
-			snap := s.sessions.snapshot(sess)
+			snap := sess.Info()
 			p.send(panelState{Type: "state", Connected: snap.Connected, Session: snap.ID, URL: snap.URL, Title: snap.Title})
 			if !snap.Connected {
 				return
@@ -640,7 +650,7 @@ func (c *chat) send(text string) string {
 		c.notice("The model could not be used: " + err.Error())
 		return ""
 	}
-	snap, ok := s.sessions.get(c.sessionIDNow())
+	snap, ok := s.pages.Get(c.sessionIDNow())
 	if !ok {
 		return "this page was closed; reload it to chat"
 	}
@@ -663,7 +673,7 @@ func (c *chat) send(text string) string {
 	c.steps = 0
 	history := append([]agent.Message(nil), c.msgs...)
 	c.mu.Unlock()
-	c.put(chatItem{ID: "u" + randomID()[:12], Kind: "user", MD: panel.PlainNodes(text)}, true)
+	c.put(chatItem{ID: "u" + httpx.RandomID()[:12], Kind: "user", MD: panel.PlainNodes(text)}, true)
 	c.broadcastState()
 
 	mode, _ := agent.ParseMode(rec.Mode)

@@ -13,6 +13,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // Act-mode safety kept in Go, per chat (issue 6), so that nothing the page does can reset it:
@@ -128,11 +129,11 @@ type sessionActPage struct {
 }
 
 func (p sessionActPage) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return p.s.PageTool(ctx, p.id, tool, args)
+	return p.s.pages.Tool(ctx, p.id, tool, args)
 }
 
 func (p sessionActPage) url() (string, bool) {
-	sess, ok := p.s.sessions.get(p.id)
+	sess, ok := p.s.pages.Get(p.id)
 	if !ok || !sess.Connected {
 		return "", false
 	}
@@ -145,7 +146,7 @@ func (p sessionActPage) url() (string, bool) {
 type chatActPage struct {
 	sessionActPage
 	c    *chat
-	sess session
+	sess page.Info
 }
 
 var (
@@ -165,7 +166,7 @@ func (p chatActPage) confirmSubmit(ctx context.Context, f submitFacts) (bool, er
 
 // actPageTool runs a page tool for the chat's agent through the act checks (the hook in
 // chatEnv.PageTool).
-func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (e *chatEnv) actPageTool(ctx context.Context, sess page.Info, tool string, args json.RawMessage) (json.RawMessage, error) {
 	if tool == "done" {
 		e.c.mu.Lock()
 		mode := e.c.rec.Mode
@@ -180,19 +181,19 @@ func (e *chatEnv) actPageTool(ctx context.Context, sess session, tool string, ar
 }
 
 // run runs one page tool with the checks that concern it.
-func (st *actState) run(ctx context.Context, page actPage, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
 	var err error
 	switch tool {
 	case "done":
-		return st.done(ctx, page, args)
+		return st.done(ctx, pg, args)
 	case "click", "set_field", "press_keys":
-		out, err = st.guarded(ctx, page, tool, args)
+		out, err = st.guarded(ctx, pg, tool, args)
 	case "select":
 		// Enter, a submission or a change handler may navigate too.
-		before, _ := page.url()
-		nav := armFor(page, tool, args) // chat_navguard.go
-		out, err = page.call(ctx, tool, args)
+		before, _ := pg.url()
+		nav := armFor(pg, tool, args) // chat_navguard.go
+		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			Navigated bool   `json:"navigated"`
 			MayLeave  bool   `json:"mayLeave"`
@@ -200,14 +201,14 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 		}
 		if err == nil {
 			json.Unmarshal(out, &res)
-			if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
+			if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 				out = withField(out, "navigation", note)
 			}
 		}
 		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	default:
-		nav := armFor(page, tool, args) // chat_navguard.go
-		out, err = page.call(ctx, tool, args)
+		nav := armFor(pg, tool, args) // chat_navguard.go
+		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			MayLeave bool `json:"mayLeave"`
 		}
@@ -218,9 +219,9 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	}
 	if err == nil {
-		st.noteEdits(page, tool, args, out)
+		st.noteEdits(pg, tool, args, out)
 	}
-	if errors.Is(err, errPageGone) {
+	if errors.Is(err, page.ErrGone) {
 		return nil, &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
 	}
 	return out, err
@@ -231,7 +232,7 @@ func (st *actState) run(ctx context.Context, page actPage, tool string, args jso
 // control, or a form's submission by set_field's submit or by Enter in a field, named after
 // the form's default button) is in the recent list this passes; it answers the name it
 // activated, recorded here when it is submit-like.
-func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw json.RawMessage) (json.RawMessage, error) {
+func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw json.RawMessage) (json.RawMessage, error) {
 	args := map[string]json.RawMessage{}
 	if len(strings.TrimSpace(string(raw))) > 0 {
 		if err := json.Unmarshal(raw, &args); err != nil || args == nil {
@@ -248,7 +249,7 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 	delete(args, "recent")
 	delete(args, "probe")  // the proxy's own, never the model's (chat_submit.go)
 	delete(args, "expect") // likewise
-	before, _ := page.url()
+	before, _ := pg.url()
 	if !resubmit {
 		if recent := st.recent(httpx.WithoutFragment(before)); len(recent) > 0 {
 			b, _ := json.Marshal(recent)
@@ -257,7 +258,7 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 	}
 	// An action that submits a form with POST or presses a destructive control waits for the
 	// person's Allow unless the chat's switch is on (chat_submit.go).
-	expect, withExpect, err := gateSubmit(ctx, page, tool, args)
+	expect, withExpect, err := gateSubmit(ctx, pg, tool, args)
 	if err != nil {
 		return nil, err
 	}
@@ -266,8 +267,8 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 		args["expect"] = b
 	}
 	sent, _ := json.Marshal(args)
-	nav := armFor(page, tool, sent) // chat_navguard.go
-	out, err := page.call(ctx, tool, sent)
+	nav := armFor(pg, tool, sent) // chat_navguard.go
+	out, err := pg.call(ctx, tool, sent)
 	if err != nil {
 		return nav.finish(ctx, tool, false, nil, err)
 	}
@@ -285,7 +286,7 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(httpx.WithoutFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
-	if note := watchNavigation(ctx, page, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
+	if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
 		out = withField(out, "navigation", note)
 	}
 	return nav.finish(ctx, tool, res.MayLeave, out, nil)
@@ -295,7 +296,7 @@ func (st *actState) guarded(ctx context.Context, page actPage, tool string, raw 
 // changing or its session ending, and says what happened; "" when nothing did. after and
 // navigated are what the page agent answered: its address, and whether the action changed it
 // at once.
-func watchNavigation(ctx context.Context, page actPage, action, before, after string, navigated, mayLeave bool) string {
+func watchNavigation(ctx context.Context, pg actPage, action, before, after string, navigated, mayLeave bool) string {
 	wait := navQuiet
 	if mayLeave {
 		wait = navSettle
@@ -306,7 +307,7 @@ func watchNavigation(ctx context.Context, page actPage, action, before, after st
 	defer tick.Stop()
 	stopped := ctx.Done()
 	for {
-		now, ok := page.url()
+		now, ok := pg.url()
 		if !ok {
 			if mayLeave {
 				return "the " + action + " loaded a new page, as expected from a link or form; this page's session has ended, so the agent stops here. The person can go on in the panel of the new page."
@@ -368,8 +369,8 @@ func (st *actState) record(url, name string) {
 }
 
 // noteEdits records, after a successful action, whether it changed input or submitted a form.
-func (st *actState) noteEdits(page actPage, tool string, args, out json.RawMessage) {
-	url, ok := page.url()
+func (st *actState) noteEdits(pg actPage, tool string, args, out json.RawMessage) {
+	url, ok := pg.url()
 	if !ok {
 		return
 	}
@@ -398,7 +399,7 @@ func (st *actState) noteEdits(page actPage, tool string, args, out json.RawMessa
 }
 
 // done checks a done call against the page (see the top of the file).
-func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage) (json.RawMessage, error) {
+func (st *actState) done(ctx context.Context, pg actPage, raw json.RawMessage) (json.RawMessage, error) {
 	var args struct {
 		Summary string `json:"summary"`
 	}
@@ -407,11 +408,11 @@ func (st *actState) done(ctx context.Context, page actPage, raw json.RawMessage)
 	if !claimsSuccess.MatchString(args.Summary) || hedged.MatchString(args.Summary) {
 		return accepted, nil
 	}
-	url, ok := page.url()
+	url, ok := pg.url()
 	if !ok {
 		return accepted, nil
 	}
-	out, err := page.call(ctx, "page_state", json.RawMessage(`{}`))
+	out, err := pg.call(ctx, "page_state", json.RawMessage(`{}`))
 	if err != nil {
 		return accepted, nil // no page to disagree
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	pagesession "github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // fakeActPage answers page tools from a function and has a URL the test can change or end.
@@ -216,10 +217,10 @@ func TestChatActNavigation(t *testing.T) {
 		t.Errorf("click = %s", out)
 	}
 	// The page goes while a tool waits: said plainly.
-	page = &fakeActPage{addr: "https://app.test/list", answer: func(tool string, args map[string]any) (string, error) {
-		return "", errPageGone
+	gone := &fakeActPage{addr: "https://app.test/list", answer: func(tool string, args map[string]any) (string, error) {
+		return "", pagesession.ErrGone
 	}}
-	if _, err := newActState(time.Now).run(ctx, page, "type", json.RawMessage(`{"ref":"e3","text":"x"}`)); err == nil ||
+	if _, err := newActState(time.Now).run(ctx, gone, "type", json.RawMessage(`{"ref":"e3","text":"x"}`)); err == nil ||
 		!strings.Contains(err.Error(), "type: the page went away before answering") {
 		t.Errorf("type on a page that went: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -141,7 +142,7 @@ func activationCard(name, managerURL string, reasons []sandbox.Reason, active, n
 	if len(rows) == 0 {
 		rows = []string{"Apply a new version"}
 	}
-	return chatItem{ID: "k" + randomID()[:12], Card: "activation", Title: "Apply this change?",
+	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: "activation", Title: "Apply this change?",
 		Remixlet: &cardRemixlet{Name: name, URL: managerURL}, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
 		Diff: panel.CardDiffs(active, next, sandbox.CodeFiles)}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -35,13 +36,13 @@ var _ agent.Env = (*chatEnv)(nil)
 // grantLifetime is how long an "Allow" on a permission card may be used by write_remixlet.
 const grantLifetime = store.ApprovalLifetime
 
-func (e *chatEnv) session() (session, error) {
+func (e *chatEnv) session() (page.Info, error) {
 	// While the tab loads the next page of the site, tools wait for it (chat_follow.go).
 	ctx, cancel := context.WithTimeout(e.c.hub.ctx, followGrace+time.Second)
 	defer cancel()
 	sess, err := e.c.waitPage(ctx)
 	if err != nil {
-		return session{}, errors.New("the page was closed or navigated away")
+		return page.Info{}, errors.New("the page was closed or navigated away")
 	}
 	return sess, nil
 }
@@ -122,7 +123,7 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 	if len(bad) > 0 {
 		return "", &agent.ToolError{Message: "unknown permissions: " + strings.Join(bad, "; ")}
 	}
-	allow, err := e.c.ask(ctx, chatItem{ID: "k" + randomID()[:12], Card: "permissions", Title: "Remixlet needs permission",
+	allow, err := e.c.ask(ctx, chatItem{ID: "k" + httpx.RandomID()[:12], Card: "permissions", Title: "Remixlet needs permission",
 		Remixlet: &cardRemixlet{Name: httpx.Clip(remixlet, 80)}, Rows: rows, Allow: "Allow", Deny: "Not now"})
 	if err != nil {
 		return "", &agent.ToolError{Message: "the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). Nothing was granted."}
@@ -312,7 +313,7 @@ func (e *chatEnv) reload(ctx context.Context, old, next *sandbox.Manifest) {
 		if m == nil {
 			continue
 		}
-		s.sessions.reloadPagesExcept(ctx, self, func(pageURL string) bool {
+		s.pages.ReloadWhere(ctx, self, func(pageURL string) bool {
 			u, err := url.Parse(pageURL)
 			return err == nil && m.MatchesURL(u)
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // A chat follows its tab to the next page of the same site. A full page load ends the page
@@ -104,7 +105,7 @@ func (h *chatHub) orphan(c *chat, ch chan struct{}, lastURL string) {
 	grace := f.grace
 	f.mu.Unlock()
 	if arrived {
-		if sess, ok := h.s.sessions.get(a.sessionID); ok && h.adopt(c, sess) {
+		if sess, ok := h.s.pages.Get(a.sessionID); ok && h.adopt(c, sess) {
 			return
 		}
 		f.mu.Lock()
@@ -131,21 +132,20 @@ func (h *chatHub) giveUp(c *chat, ch chan struct{}) {
 // The hub is a pageListener (agentws.go): Opened is pageOpened, Gone is pageGone (chat.go).
 
 // Opened moves a waiting chat to the page that just connected (pageOpened).
-func (h *chatHub) Opened(ctx context.Context, sess *session) { h.pageOpened(sess) }
+func (h *chatHub) Opened(ctx context.Context, sess *page.Session) { h.pageOpened(sess.Info()) }
 
 // Navigated does nothing: a same-origin navigation keeps the page's chat.
-func (h *chatHub) Navigated(context.Context, *session) {}
+func (h *chatHub) Navigated(context.Context, *page.Session) {}
 
 // Message does nothing: the chats take no page-agent traffic.
-func (h *chatHub) Message(context.Context, *session, string, json.RawMessage) {}
+func (h *chatHub) Message(context.Context, *page.Session, string, json.RawMessage) {}
 
 // Gone lets the page's chat wait for the tab's next page (pageGone).
-func (h *chatHub) Gone(sess *session) { h.pageGone(sess.ID) }
+func (h *chatHub) Gone(sess *page.Session) { h.pageGone(sess.ID()) }
 
 // pageOpened runs when a page agent connects: a chat whose page was this document's Referer
 // moves to it (or will, if that page is reported gone in the next moments).
-func (h *chatHub) pageOpened(sess *session) {
-	snap := h.s.sessions.snapshot(sess)
+func (h *chatHub) pageOpened(snap page.Info) {
 	f := &h.follow
 	f.mu.Lock()
 	note, ok := f.notes[snap.URL]
@@ -181,7 +181,7 @@ func (h *chatHub) pageOpened(sess *session) {
 }
 
 // adopt moves chat c to the page session snap; false if that page already has a chat.
-func (h *chatHub) adopt(c *chat, snap session) bool {
+func (h *chatHub) adopt(c *chat, snap page.Info) bool {
 	h.mu.Lock()
 	if _, taken := h.bySession[snap.ID]; taken {
 		h.mu.Unlock()
@@ -203,23 +203,23 @@ func (h *chatHub) adopt(c *chat, snap session) bool {
 var errPageLeft = errors.New("The page was closed or left the site, so the agent stopped. Open the panel on the site again to go on.")
 
 // waitPage returns the chat's page, waiting while its tab loads the next page of the site.
-func (c *chat) waitPage(ctx context.Context) (session, error) {
+func (c *chat) waitPage(ctx context.Context) (page.Info, error) {
 	for {
 		c.mu.Lock()
 		id, ch := c.sessionID, c.waiting
 		c.mu.Unlock()
 		if id != "" {
-			if sess, ok := c.hub.s.sessions.get(id); ok {
+			if sess, ok := c.hub.s.pages.Get(id); ok {
 				return sess, nil
 			}
 		}
 		if ch == nil {
-			return session{}, c.pageLeftError() // chat_navguard.go
+			return page.Info{}, c.pageLeftError() // chat_navguard.go
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return session{}, ctx.Err()
+			return page.Info{}, ctx.Err()
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // pageAgentAt loads path through the proxy as a navigation with the given Referer ("" for none)
@@ -172,7 +174,7 @@ func TestChatFollowsWhenTheNewPageConnectsFirst(t *testing.T) {
 // TestChatNeverFollowsToAnotherOrigin: a page of another origin whose request names the chat's
 // last page as Referer does not take the chat; one of the same origin does.
 func TestChatNeverFollowsToAnotherOrigin(t *testing.T) {
-	srv := &Server{sessions: newSessions([]byte("k"))}
+	srv := &Server{pages: page.New(page.Config{Secret: []byte("k")})}
 	srv.chats = newChatHub(srv, context.Background())
 	h := srv.chats
 	c := &chat{hub: h, origin: "https://shop.test"}
@@ -180,12 +182,12 @@ func TestChatNeverFollowsToAnotherOrigin(t *testing.T) {
 	c.waiting = wait
 	h.orphan(c, wait, "https://shop.test/a")
 
-	nav := func(pageURL string) *session {
+	nav := func(pageURL string) page.Info {
 		req, _ := http.NewRequest("GET", pageURL, nil)
 		req.Header.Set("Referer", "https://shop.test/a")
 		h.noteNavigation(pageURL, req)
 		u, _ := url.Parse(pageURL)
-		return srv.sessions.open(u, nil)
+		return page.Info{ID: httpx.RandomID(), URL: pageURL, Origin: httpx.OriginOf(u), Connected: true, Since: time.Now()}
 	}
 	evil := nav("https://evil.test/x")
 	h.pageOpened(evil)

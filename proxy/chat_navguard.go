@@ -17,6 +17,7 @@ import (
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // The agent's own navigations stay on the site, redirects included (issue 11, hole 3; DESIGN
@@ -637,8 +638,8 @@ var navigatingTools = map[string]bool{
 }
 
 // armFor arms the check for tool when page can and the tool may navigate; nil otherwise.
-func armFor(page actPage, tool string, args json.RawMessage) *navExpect {
-	a, ok := page.(navArmer)
+func armFor(pg actPage, tool string, args json.RawMessage) *navExpect {
+	a, ok := pg.(navArmer)
 	if !ok || !navigatingTools[tool] {
 		return nil
 	}
@@ -646,14 +647,12 @@ func armFor(page actPage, tool string, args json.RawMessage) *navExpect {
 }
 
 // armNavigation arms the check for an action of the chat's agent in its page; navigate's
-// target (resolved as checkNavigate does) is expected.
+// target (resolved as the page tool resolves it, page.NavigateTarget) is expected.
 func (p chatActPage) armNavigation(tool string, args json.RawMessage) *navExpect {
 	var expected []string
 	if tool == "navigate" {
-		if obj, err := toolArgs(tool, args); err == nil {
-			if u, err := sameOriginURL(p.sess, obj, tool, ""); err == nil {
-				expected = append(expected, u.Href())
-			}
+		if u, err := page.NavigateTarget(p.sess, args); err == nil {
+			expected = append(expected, u.Href())
 		}
 	}
 	c := p.c
@@ -667,7 +666,7 @@ func (c *chat) navRefused(why string) {
 	c.navStop = navStop{why: why, at: time.Now()}
 	c.mu.Unlock()
 	// Plain text: the addresses in why are shown, not linked.
-	c.put(chatItem{ID: "n" + randomID()[:12], Kind: "notice", MD: panel.PlainNodes("remixproxy stopped the agent's navigation: " + why +
+	c.put(chatItem{ID: "n" + httpx.RandomID()[:12], Kind: "notice", MD: panel.PlainNodes("remixproxy stopped the agent's navigation: " + why +
 		". The agent's own navigations stay on the site, so nothing was sent there; the tab shows the proxy's page. Go back to return to the page.")}, true)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // open_page on another origin of the same site (www.shop.test → help.shop.test): the page agent
@@ -21,7 +22,7 @@ import (
 // openSameSite answers open_page when the address is on the page's site but another origin;
 // handled is false for the page's own origin (fetch_page) or for another site (fetch_page
 // refuses it in its own words).
-func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawMessage) (out json.RawMessage, handled bool, err error) {
+func (e *chatEnv) openSameSite(ctx context.Context, sess page.Info, args json.RawMessage) (out json.RawMessage, handled bool, err error) {
 	var a struct {
 		URL    string `json:"url"`
 		Budget *int   `json:"budget,omitempty"`
@@ -29,14 +30,14 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if json.Unmarshal(args, &a) != nil {
 		return nil, false, nil
 	}
-	page, err := weburl.Parse(sess.URL)
+	pageAddr, err := weburl.Parse(sess.URL)
 	if err != nil {
 		return nil, false, nil
 	}
-	if ref, err := weburl.Resolve(page, a.URL); err != nil || weburl.SameOrigin(ref, page) {
+	if ref, err := weburl.Resolve(pageAddr, a.URL); err != nil || weburl.SameOrigin(ref, pageAddr) {
 		return nil, false, nil
 	}
-	target, err := sameSiteRequestURL(page, a.URL)
+	target, err := sameSiteRequestURL(pageAddr, a.URL)
 	if err != nil {
 		return nil, false, nil
 	}
@@ -44,7 +45,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 	if n == nil {
 		return nil, true, &agent.ToolError{Message: "open_page: this proxy cannot fetch other pages of the site"}
 	}
-	res, err := n.Fetch(ctx, requestHosts(page, target), target.String(), fetch.Options{Method: "GET", As: "text"})
+	res, err := n.Fetch(ctx, requestHosts(pageAddr, target), target.String(), fetch.Options{Method: "GET", As: "text"})
 	if err != nil {
 		var r *httpx.Refusal
 		if errors.As(err, &r) {
@@ -60,15 +61,15 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess session, args json.RawM
 		body = *res.Text
 	}
 	truncated := false
-	if len(body) > maxOutlineHTML {
-		body, truncated = httpx.Clip(body, maxOutlineHTML), true
+	if len(body) > page.MaxOutlineHTML {
+		body, truncated = httpx.Clip(body, page.MaxOutlineHTML), true
 	}
 	call := map[string]any{"url": res.URL, "status": res.Status, "contentType": headerValue(res.Headers, "Content-Type"), "html": body}
 	if a.Budget != nil {
 		call["budget"] = *a.Budget
 	}
 	b, _ := json.Marshal(call)
-	out, err = e.c.hub.s.PageTool(ctx, sess.ID, "outline_html", b)
+	out, err = e.c.hub.s.pages.Tool(ctx, sess.ID, "outline_html", b)
 	if err == nil && truncated {
 		out = withField(out, "note", "the page was longer than the proxy reads; the outline covers its beginning")
 	}

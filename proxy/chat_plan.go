@@ -7,6 +7,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // Plan before act (issue 6): with plan review on (the Settings page, agent.Settings.
@@ -88,7 +89,7 @@ func (e *chatEnv) ProposePlan(ctx context.Context, p agent.Plan) (agent.PlanDeci
 		return agent.PlanDecision{}, nil
 	}
 	c := e.c
-	item := chatItem{ID: "p" + randomID()[:12], Card: panel.CardPlan, Title: "The agent's plan",
+	item := chatItem{ID: "p" + httpx.RandomID()[:12], Card: panel.CardPlan, Title: "The agent's plan",
 		Rows:  []string{"Edit the steps if you like. Approving lets the agent act on this page following your version; it allows nothing Act mode does not."},
 		Steps: append([]string(nil), p.Steps...), Risks: append([]string(nil), p.Risks...),
 		Allow: "Approve", Deny: "Reject"}

@@ -326,7 +326,7 @@ func requestCard(r agent.HTTPRequest, target *url.URL) chatItem {
 		sort.Strings(names)
 		rows = append(rows, "Headers set by the agent: "+httpx.Clip(strings.Join(names, ", "), 200))
 	}
-	return chatItem{ID: "k" + randomID()[:12], Card: panel.CardRequest,
+	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardRequest,
 		Title: fmt.Sprintf("Send a %s request to %s", r.Method, httpx.Clip(where, 160)),
 		Rows:  rows, Data: data, Allow: "Send", Deny: "Not now"}
 }

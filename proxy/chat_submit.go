@@ -204,12 +204,12 @@ func submitCard(site string, f submitFacts) chatItem {
 		rows = append(rows, strings.ToUpper(w[:1])+w[1:]+".")
 	}
 	rows = append(rows, "Allow only if you asked for it: a page can ask the agent to do this.")
-	return chatItem{ID: "k" + randomID()[:12], Card: panel.CardSubmit, Title: title, Rows: rows, Allow: allow, Deny: "Not now"}
+	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: title, Rows: rows, Allow: allow, Deny: "Not now"}
 }
 
 // switchCard is the card that turns "Act may submit forms" on.
 func switchCard(site string) chatItem {
-	return chatItem{ID: "k" + randomID()[:12], Card: panel.CardSubmit, Title: "Let the agent submit forms in this chat?",
+	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent submit forms in this chat?",
 		Rows: []string{
 			"In Act mode, in this chat, the agent may then submit forms on " + site + " and press controls named delete, pay, send and the like without asking.",
 			"Pages can ask the agent to do things: turn this on for a task you gave it, and off again after.",
@@ -343,8 +343,8 @@ func readProbe(out json.RawMessage) (f *submitFacts, ok bool) {
 // the page is a submitGate with the switch off. It returns the expect value to send with the
 // action ("" when the probe found nothing to submit), whether to send one, or the error that
 // ends the call with nothing done.
-func gateSubmit(ctx context.Context, page actPage, tool string, args map[string]json.RawMessage) (string, bool, error) {
-	gate, ok := page.(submitGate)
+func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]json.RawMessage) (string, bool, error) {
+	gate, ok := pg.(submitGate)
 	if !ok || gate.submitsAllowed() {
 		return "", false, nil
 	}
@@ -361,7 +361,7 @@ func gateSubmit(ctx context.Context, page actPage, tool string, args map[string]
 	}
 	probe["probe"] = json.RawMessage("true")
 	raw, _ := json.Marshal(probe)
-	out, err := page.call(ctx, tool, raw)
+	out, err := pg.call(ctx, tool, raw)
 	if err != nil {
 		return "", false, err
 	}

@@ -42,7 +42,7 @@ func (s *Server) bootstrapFor(pageURL *url.URL, policies []string) ([]byte, rewr
 		Connect: magicSources(pageURL.Scheme, true),
 		Frame:   magicSources(pageURL.Scheme, false),
 	}
-	token := s.sessions.mint(pageURL, time.Now())
+	token := s.pages.Mint(pageURL, time.Now())
 	if rewrite.ExternalAllowed(policies, nonce) {
 		origin := magicSources(pageURL.Scheme, false)[0]
 		needs.ScriptSrc = []string{origin}

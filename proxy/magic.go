@@ -29,7 +29,7 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET /panel.css", s.servePanelFile)
 	mux.Handle("GET /panel/confirm", confirmHTML)
 	mux.HandleFunc("GET /confirm.js", s.servePanelFile)
-	mux.HandleFunc("GET /agent/ws", s.serveAgentWS)
+	mux.HandleFunc("GET /agent/ws", s.pages.ServeAgentWS)
 	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
 	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
@@ -217,10 +217,10 @@ func (s *Server) Status() Status {
 		StartedAt:        s.started,
 		Requests:         s.counts.requests.Load(),
 		Injected:         s.counts.injected.Load(),
-		AgentConnections: s.counts.agentConnections.Load(),
+		AgentConnections: s.pages.Connections(),
 		Sessions:         []SessionStatus{},
 	}
-	for _, ss := range s.sessions.list() {
+	for _, ss := range s.pages.List() {
 		st.Sessions = append(st.Sessions, SessionStatus{ID: ss.ID, URL: ss.URL, Title: ss.Title, Connected: ss.Connected, Since: ss.Since})
 	}
 	return st

@@ -142,7 +142,7 @@ func managerHeaders(h http.Header) {
 // stable across restarts (the secret is in the data dir), so an open manager tab keeps working,
 // and no web page can compute it.
 func (s *Server) managerToken() string {
-	m := hmac.New(sha256.New, s.sessions.secret)
+	m := hmac.New(sha256.New, s.secret)
 	m.Write([]byte(managerTokenLabel))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
@@ -675,7 +675,7 @@ func (s *Server) reloadMatching(ctx context.Context, m *sandbox.Manifest) {
 	if m == nil {
 		return
 	}
-	s.sessions.reloadPages(ctx, func(pageURL string) bool {
+	s.pages.ReloadWhere(ctx, "", func(pageURL string) bool {
 		u, err := url.Parse(pageURL)
 		return err == nil && m.MatchesURL(u)
 	})
@@ -942,7 +942,7 @@ func (s *Server) managerPauseSite(w http.ResponseWriter, r *http.Request, st *st
 		s.managerError(w, err)
 		return
 	}
-	s.sessions.reloadPages(r.Context(), func(pageURL string) bool {
+	s.pages.ReloadWhere(r.Context(), "", func(pageURL string) bool {
 		u, err := url.Parse(pageURL)
 		if err != nil {
 			return false

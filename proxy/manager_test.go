@@ -620,7 +620,7 @@ func TestManagerWithoutStore(t *testing.T) {
 // TestManagerReloadsMatchingPages checks that pausing a site, switching a remixlet off, restoring
 // and deleting ask the connected pages the remixlet runs on to reload, and no others.
 func TestManagerReloadsMatchingPages(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
 	resolve["www."+siteHost+":443"] = resolve[siteHost+":443"]
 	f := newManagerFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	r := f.seedManifest("Reloader", `{"name": "Reloader", "api": 1, "matches": ["https://example.com/*"]}`)

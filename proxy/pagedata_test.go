@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 func pageDataSite() (http.Handler, map[string][]byte) {
@@ -21,7 +23,7 @@ func pageDataSite() (http.Handler, map[string][]byte) {
 	zw.Close()
 	sent := map[string][]byte{"/api/big": []byte(big), "/api/gz": gz.Bytes()}
 	mux := http.NewServeMux()
-	mux.Handle("/", htmlHandler(page))
+	mux.Handle("/", htmlHandler(plainPage))
 	for _, p := range []string{"/api/early", "/api/data", "/api/other-page", "/api/origin-only", "/api/doc", "/api/noref"} {
 		mux.Handle(p, jsonHandler(`{"path":"`+p+`"}`))
 	}
@@ -47,11 +49,11 @@ func pageDataSite() (http.Handler, map[string][]byte) {
 }
 
 // waitResponses polls the session's record until it has n responses.
-func waitResponses(t *testing.T, s *Server, session string, n int) []RecordedResponse {
+func waitResponses(t *testing.T, s *Server, session string, n int) []page.RecordedResponse {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		rs := s.pageResponses(session)
+		rs := s.pages.Responses(session)
 		if len(rs) >= n || time.Now().After(deadline) {
 			return rs
 		}
@@ -93,8 +95,8 @@ func TestPageResponsesRecorded(t *testing.T) {
 
 	rs := waitResponses(t, f.srv, p.session, 5)
 	time.Sleep(200 * time.Millisecond)
-	rs = f.srv.pageResponses(p.session)
-	byPath := map[string]RecordedResponse{}
+	rs = f.srv.pages.Responses(p.session)
+	byPath := map[string]page.RecordedResponse{}
 	for _, r := range rs {
 		byPath[strings.TrimPrefix(r.URL, "https://"+siteHost)] = r
 	}
@@ -111,7 +113,7 @@ func TestPageResponsesRecorded(t *testing.T) {
 	if r := byPath["/api/data"]; r.Method != "GET" || r.Status != 200 || r.ContentType != "application/json" || r.Body != `{"path":"/api/data"}` || r.Truncated {
 		t.Errorf("/api/data recorded as %+v", r)
 	}
-	if r := byPath["/api/big"]; len(r.Body) != maxRecordedBody || !r.Truncated || !strings.HasPrefix(r.Body, `{"items":"xxx`) {
+	if r := byPath["/api/big"]; len(r.Body) != 32<<10 /* the page package's maxRecordedBody */ || !r.Truncated || !strings.HasPrefix(r.Body, `{"items":"xxx`) {
 		t.Errorf("/api/big recorded with %d bytes, truncated %v", len(r.Body), r.Truncated)
 	}
 	if r := byPath["/api/gz"]; r.Body != `{"zipped":true}` || r.ContentType != "application/problem+json" || r.Truncated {
@@ -125,38 +127,11 @@ func TestPageResponsesRecorded(t *testing.T) {
 	// The record goes with the session.
 	p.c.Close(1000, "pagehide")
 	deadline := time.Now().Add(5 * time.Second)
-	for {
-		f.srv.pageData.mu.Lock()
-		_, still := f.srv.pageData.bySession[p.session]
-		f.srv.pageData.mu.Unlock()
-		if !still {
-			break
-		}
+	for len(f.srv.pages.Responses(p.session)) != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the closed session's responses are still kept")
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	if rs := f.srv.pageResponses(p.session); len(rs) != 0 {
-		t.Errorf("after the page left, pageResponses = %d responses", len(rs))
-	}
-}
-
-func TestSessionRecordBounds(t *testing.T) {
-	var r sessionRecord
-	for i := 0; i < 3*maxRecordedPerPage; i++ {
-		r.add(RecordedResponse{URL: fmt.Sprint("https://x/", i), Body: "{}"})
-	}
-	if len(r.list) != maxRecordedPerPage || r.list[0].URL != fmt.Sprint("https://x/", 2*maxRecordedPerPage) {
-		t.Errorf("kept %d, first %s", len(r.list), r.list[0].URL)
-	}
-	var big sessionRecord
-	body := strings.Repeat("y", maxRecordedBody)
-	for i := 0; i < 40; i++ {
-		big.add(RecordedResponse{URL: "u", Body: body})
-	}
-	if big.bytes > maxRecordedTotal || len(big.list) != maxRecordedTotal/(maxRecordedBody+1) {
-		t.Errorf("kept %d responses, %d bytes (limit %d)", len(big.list), big.bytes, maxRecordedTotal)
 	}
 }
 
@@ -164,7 +139,7 @@ func TestSessionRecordBounds(t *testing.T) {
 func TestPageResponsesDoNotHoldBackStreams(t *testing.T) {
 	release := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("/", htmlHandler(page))
+	mux.Handle("/", htmlHandler(plainPage))
 	mux.HandleFunc("/api/stream", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"first":`))

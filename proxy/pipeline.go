@@ -47,7 +47,7 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			s.guardRemixletRedirect(resp) // a remixlet's address may not redirect off its sites (remixlets_redirect.go)
 			s.guardAgentRedirect(resp)    // nor may the agent's own navigation leave the site (chat_navguard.go)
 			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
-			s.recordPageResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
+			s.pages.RecordResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
 			// The cookie view for rmx.fetch and network:observe's records; reads only.
 			s.fetch.Cookies().Observe(resp)
 			s.observed.record(resp)

@@ -15,7 +15,7 @@ import (
 func TestInjectedBodyFlushing(t *testing.T) {
 	release := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("/known", htmlHandler(page))
+	mux.Handle("/known", htmlHandler(plainPage))
 	mux.HandleFunc("/stream", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, "<!doctype html><html><head><title>t</title></head><body><p>first</p>\n")
@@ -30,7 +30,7 @@ func TestInjectedBodyFlushing(t *testing.T) {
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 
 	resp, body := f.get("https://" + siteHost + "/known")
-	if rest, _ := stripTag(t, body); string(rest) != page {
+	if rest, _ := stripTag(t, body); string(rest) != plainPage {
 		t.Errorf("known length: page minus tag = %q", rest)
 	}
 	if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // Server is the running proxy: the browser-facing listener, goproxy for CONNECT, the
@@ -35,7 +37,10 @@ type Server struct {
 	upstream *http.Transport        // to real sites (upstream.go)
 	rp       *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
 	magic    http.Handler           // remix.proxy (magic.go)
-	sessions *sessions
+	// pages are the page sessions of connected page agents, their channel, page tools,
+	// recorded responses and reported secrets (page/).
+	pages  *page.Hub
+	secret []byte // the per-install secret: page tokens, the manager's form token (secret.go)
 	// remixlets runs remixlets in connected pages; nil without a Store (remixlets.go).
 	remixlets *remixletRunner
 	// fetch sends requests as the person (rmx.fetch, http_request) with its cookie view and
@@ -50,17 +55,8 @@ type Server struct {
 	// chats are the agent's conversations, one per tab; nil without a Store (chat.go).
 	chats     *chatHub
 	stopChats context.CancelFunc
-	// toolCalls, pageData and acts are the page tools' waiting calls (pagetools.go), the JSON
-	// responses recorded for the pages (pagedata.go) and the chats' Act-mode safety state
-	// (chat_act.go).
-	toolCalls *toolCalls
-	pageData  *pageRecords
+	// acts are the chats' Act-mode safety state (chat_act.go).
 	acts      *actStates
-	// pageListeners hear of every page session's life (agentws.go): the chats, then the runner.
-	pageListeners []pageListener
-	// secrets are the password values pages reported, for the agent's redaction stage; in
-	// memory only (redact_sources.go).
-	secrets   *pageSecrets
 	modelHTTP *http.Client // to model providers, directly (chat.go)
 
 	started time.Time
@@ -71,9 +67,8 @@ type Server struct {
 
 // counters are the totals reported by the status page since start.
 type counters struct {
-	requests         atomic.Int64
-	injected         atomic.Int64
-	agentConnections atomic.Int64
+	requests atomic.Int64
+	injected atomic.Int64
 }
 
 // New validates cfg and builds a proxy ready to Serve.
@@ -115,13 +110,11 @@ func New(cfg Config) (*Server, error) {
 		started: time.Now(),
 		boot:    newBootstrap(),
 
-		toolCalls: &toolCalls{pending: map[string]map[uint64]chan toolAnswer{}},
-		pageData:  &pageRecords{bySession: map[string]*sessionRecord{}},
-		acts:      &actStates{m: map[string]*actState{}},
-		secrets:   newPageSecrets(),
+		acts:   &actStates{m: map[string]*actState{}},
+		secret: secret,
+		pages:  page.New(page.Config{Secret: secret, Logger: cfg.Logger}),
 	}
 	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
-	s.sessions = newSessions(secret)
 	if cfg.Store != nil {
 		s.remixlets = newRemixletRunner(cfg.Store, cfg.Sandbox, cfg.Logger)
 		s.netrules = newNetRules(cfg.Store, cfg.Logger)
@@ -137,14 +130,14 @@ func New(cfg Config) (*Server, error) {
 	s.upstream = s.newUpstreamTransport()
 	s.fetch = fetch.New(fetch.Config{Dial: s.dialUpstream, Resolvable: s.resolvable, OnlyResolved: cfg.OnlyResolved,
 		Listen: cfg.Listen, DialTimeout: cfg.DialTimeout, Roots: cfg.UpstreamRoots})
-	s.observed = newObserveRecords(s.sessions, cfg.Store, cfg.Logger)
+	s.observed = newObserveRecords(s.pages, cfg.Store, cfg.Logger)
+	// The page sessions' listeners, in this order: the chats, then the remixlet runner.
 	if s.chats != nil {
-		s.pageListeners = append(s.pageListeners, s.chats)
+		s.pages.AddListener(s.chats)
 	}
 	if s.remixlets != nil {
 		s.remixlets.net, s.remixlets.observed = s.fetch, s.observed
-		s.remixlets.sessions = s.sessions
-		s.pageListeners = append(s.pageListeners, s.remixlets)
+		s.pages.AddListener(s.remixlets)
 	}
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
@@ -200,7 +193,7 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		s.sessions.closeAll()
+		s.pages.CloseAll()
 		if s.stopChats != nil {
 			s.stopChats()
 		}
@@ -225,4 +218,10 @@ func shutdown(ctx context.Context, srv *http.Server) error {
 		return err
 	}
 	return nil
+}
+
+// PageTool runs a page tool in the page of sessionID, as the agent's tools do (page.Hub.Tool),
+// for callers outside the package: the end-to-end tests and the outline bench.
+func (s *Server) PageTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return s.pages.Tool(ctx, sessionID, tool, args)
 }

@@ -149,7 +149,7 @@ func merge(ms ...map[string]string) map[string]string {
 // are named example.com (and its subdomains, which the cert also covers).
 const siteHost = "example.com"
 
-const page = "<!doctype html><html><head><title>t</title></head><body><p>hello</p><script>1</script></body></html>"
+const plainPage = "<!doctype html><html><head><title>t</title></head><body><p>hello</p><script>1</script></body></html>"
 
 func htmlHandler(body string, hdr ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -178,15 +178,15 @@ func stripTag(t *testing.T, body []byte) ([]byte, string) {
 }
 
 func TestInjectsHTMLOverHTTPS(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	resp, body := f.get("https://" + siteHost + "/")
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d, want 200", resp.StatusCode)
 	}
 	rest, tag := stripTag(t, body)
-	if string(rest) != page {
-		t.Errorf("page minus tag = %q, want %q", rest, page)
+	if string(rest) != plainPage {
+		t.Errorf("page minus tag = %q, want %q", rest, plainPage)
 	}
 	if !strings.Contains(string(body), "<head><script data-remixproxy=") {
 		t.Errorf("bootstrap not first in head: %q", httpx.Clip(string(body), 200))
@@ -208,29 +208,29 @@ func TestInjectsHTMLOverHTTPS(t *testing.T) {
 	if got := resp.Header.Get(httpx.MarkerHeader); got != "injected" {
 		t.Errorf("%s = %q, want injected", httpx.MarkerHeader, got)
 	}
-	u, err := f.srv.sessions.verify(tokenFrom(t, body))
+	u, err := f.srv.pages.Verify(tokenFrom(t, body))
 	if err != nil || u.String() != "https://"+siteHost+"/" {
 		t.Errorf("token names %v (err %v), want the page URL", u, err)
 	}
 }
 
 func TestInjectsOverHTTP2ToBrowser(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	f.client = f.newClient(true)
 	resp, body := f.get("https://" + siteHost + "/")
 	if resp.ProtoMajor != 2 {
 		t.Errorf("browser side spoke %s, want HTTP/2", resp.Proto)
 	}
-	if rest, _ := stripTag(t, body); string(rest) != page {
+	if rest, _ := stripTag(t, body); string(rest) != plainPage {
 		t.Errorf("page minus tag = %q", rest)
 	}
 }
 
 func TestInjectsPlainHTTP(t *testing.T) {
-	f := newFixture(t, fixtureOpts{resolve: plainSite(t, "plain.test", htmlHandler(page))})
+	f := newFixture(t, fixtureOpts{resolve: plainSite(t, "plain.test", htmlHandler(plainPage))})
 	_, body := f.get("http://plain.test/")
-	if rest, _ := stripTag(t, body); string(rest) != page {
+	if rest, _ := stripTag(t, body); string(rest) != plainPage {
 		t.Errorf("page minus tag = %q", rest)
 	}
 }
@@ -251,8 +251,8 @@ func TestLeavesNonDocumentsUntouched(t *testing.T) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(gz.Bytes())
 	})
-	mux.HandleFunc("/frag", htmlHandler(page))
-	mux.HandleFunc("/attach", htmlHandler(page, "Content-Disposition", `attachment; filename="a.html"`))
+	mux.HandleFunc("/frag", htmlHandler(plainPage))
+	mux.HandleFunc("/attach", htmlHandler(plainPage, "Content-Disposition", `attachment; filename="a.html"`))
 	resolve, roots := tlsSite(t, siteHost, mux)
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 
@@ -270,7 +270,7 @@ func TestLeavesNonDocumentsUntouched(t *testing.T) {
 	}
 	for _, c := range []struct{ path, dest string }{{"/frag", "empty"}, {"/frag", "iframe"}, {"/attach", "document"}} {
 		_, body = f.get("https://"+siteHost+c.path, "Sec-Fetch-Dest", c.dest)
-		if string(body) != page {
+		if string(body) != plainPage {
 			t.Errorf("%s with Sec-Fetch-Dest %s was changed: %q", c.path, c.dest, httpx.Clip(string(body), 120))
 		}
 	}
@@ -288,7 +288,7 @@ func TestLeavesNonDocumentsUntouched(t *testing.T) {
 func TestDecodesCompressedHTML(t *testing.T) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(page))
+	zw.Write([]byte(plainPage))
 	zw.Close()
 	resolve, roots := tlsSite(t, siteHost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -302,14 +302,14 @@ func TestDecodesCompressedHTML(t *testing.T) {
 	if ce := resp.Header.Get("Content-Encoding"); ce != "" {
 		t.Errorf("Content-Encoding %q after decoding", ce)
 	}
-	if rest, _ := stripTag(t, body); string(rest) != page {
+	if rest, _ := stripTag(t, body); string(rest) != plainPage {
 		t.Errorf("page minus tag = %q", rest)
 	}
 }
 
 func TestAdjustsCSPHeader(t *testing.T) {
 	csp := "default-src 'self'; script-src 'nonce-abc123' 'strict-dynamic'; object-src 'none'"
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page, "Content-Security-Policy", csp))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, "Content-Security-Policy", csp))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	resp, body := f.get("https://" + siteHost + "/")
 	_, tag := stripTag(t, body)
@@ -327,7 +327,7 @@ func TestAdjustsCSPHeader(t *testing.T) {
 
 func TestHashOnlyStrictDynamicGetsInlineBootstrap(t *testing.T) {
 	csp := "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'"
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page, "Content-Security-Policy", csp))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, "Content-Security-Policy", csp))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	resp, body := f.get("https://" + siteHost + "/")
 	_, tag := stripTag(t, body)
@@ -340,17 +340,17 @@ func TestHashOnlyStrictDynamicGetsInlineBootstrap(t *testing.T) {
 }
 
 func TestScriptNoneLeavesPageUnmodified(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page, "Content-Security-Policy", "script-src 'none'"))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, "Content-Security-Policy", "script-src 'none'"))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	resp, body := f.get("https://" + siteHost + "/")
-	if string(body) != page || resp.Header.Get("Content-Security-Policy") != "script-src 'none'" {
+	if string(body) != plainPage || resp.Header.Get("Content-Security-Policy") != "script-src 'none'" {
 		t.Errorf("page with script-src 'none' was changed: %q / %q", httpx.Clip(string(body), 100), resp.Header.Get("Content-Security-Policy"))
 	}
 }
 
 func TestUpstreamFailuresBecomeErrorPages(t *testing.T) {
 	// A site whose certificate comes from a CA nobody trusts.
-	badResolve := untrustedSite(t, "bad.test", htmlHandler(page))
+	badResolve := untrustedSite(t, "bad.test", htmlHandler(plainPage))
 	// A port with nothing listening.
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	refused := ln.Addr().String()
@@ -462,7 +462,7 @@ func portOf(addr string) string {
 }
 
 func TestNoMITMTunnelsUntouched(t *testing.T) {
-	resolve, roots := tlsSite(t, siteHost, htmlHandler(page))
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots, noMITM: []string{siteHost}})
 	proxyURL, _ := url.Parse("http://" + f.addr)
 	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: roots}}}
@@ -472,7 +472,7 @@ func TestNoMITMTunnelsUntouched(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(b) != page {
+	if string(b) != plainPage {
 		t.Errorf("tunnelled page changed: %q", b)
 	}
 }

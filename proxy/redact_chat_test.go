@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // The redaction stage end to end below the browser (issue 11, DESIGN invariant 10): a model
@@ -136,8 +138,8 @@ func (cf *chatFixture) plantSecrets(t *testing.T) {
 	cf.get("https://"+chatSite+"/api/ping", "Authorization", "Bearer "+plantAuth)
 	cf.get("https://"+chatSite+"/api/data", "Sec-Fetch-Dest", "empty", "Referer", "https://"+chatSite+"/")
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		ss := cf.srv.sessions.list()
-		if len(ss) == 1 && len(cf.srv.pageResponses(ss[0].ID)) == 1 {
+		ss := cf.srv.pages.List()
+		if len(ss) == 1 && len(cf.srv.pages.Responses(ss[0].ID)) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -288,15 +290,13 @@ func TestChatRedactsEveryTool(t *testing.T) {
 			t.Errorf("the reported password value is in %s", where)
 		}
 	}
-	if n := len(cf.srv.secrets.bySession); n != 1 {
-		t.Errorf("%d page sessions hold reported values, want 1", n)
+	site := weburl.Site(chatSite)
+	if pw, _ := cf.srv.pages.Secrets(site, ""); !slices.Contains(pw, plantPassword) {
+		t.Errorf("the page's reported password is not known to the redaction (passwords %d)", len(pw))
 	}
 	cf.page.Close(1000, "navigated away")
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		cf.srv.secrets.mu.Lock()
-		n := len(cf.srv.secrets.bySession)
-		cf.srv.secrets.mu.Unlock()
-		if n == 0 {
+		if pw, cookies := cf.srv.pages.Secrets(site, ""); len(pw)+len(cookies) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -359,11 +359,17 @@ func TestChatRefusesSecretAddresses(t *testing.T) {
 	// secret, and the model's address is relative to it).
 	c := cf.srv.chats.all()[0]
 	env := &chatEnv{c: c}
+	// The page moves to u by a same-origin navigation, as the page agent reports one.
 	sessURL := func(u string) {
-		ss := cf.srv.sessions.list()
-		cf.srv.sessions.mu.Lock()
-		cf.srv.sessions.byID[ss[0].ID].URL = u
-		cf.srv.sessions.mu.Unlock()
+		send(t, cf.page, map[string]string{"type": "nav", "url": u, "kind": "pushState"})
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if ss := cf.srv.pages.List(); len(ss) == 1 && ss[0].URL == u {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the session did not move to %s: %+v", u, cf.srv.pages.List())
+			}
+		}
 	}
 	sessURL("https://" + chatSite + "/collect?sid=" + plantCookie)
 	for _, tool := range []string{"navigate", "open_page"} {

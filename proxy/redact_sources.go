@@ -12,8 +12,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
-	"github.com/remixproxy/remixproxy/panel"
-	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // Where the redaction stage's known values come from (redact.go has what it does with them),
@@ -36,124 +35,6 @@ import (
 //
 // The site is the registrable domain of the chat's page (as for http_request). Values are
 // bounded per page and per site; the set is compiled again only when it changed.
-
-const (
-	maxSecretFields   = 32   // password fields remembered per page session
-	maxPageCookies    = 64   // script-visible cookie values remembered per page session
-	maxSecretsMessage = 64   // entries taken from one report
-	maxReportedValue  = 1024 // bytes of a reported password value (longer ones are cut)
-	maxReportedCookie = 4096 // bytes of a reported cookie value, as browsers bound a cookie
-)
-
-// pageSecrets holds the values pages reported. The zero value is not usable; use
-// newPageSecrets.
-type pageSecrets struct {
-	mu        sync.Mutex
-	gen       uint64 // counts the changes, so a redactor compiles again only after one
-	bySession map[string]*pageReport
-}
-
-// pageReport is what one page session's page agent reported.
-type pageReport struct {
-	site    string
-	fields  map[int64]string // password field → its last non-empty value
-	order   []int64          // fields, oldest first
-	cookies []string         // script-visible cookie values, oldest first
-}
-
-func newPageSecrets() *pageSecrets {
-	return &pageSecrets{bySession: map[string]*pageReport{}}
-}
-
-// report takes a page agent's secrets message for its session, whose page is pageURL. A
-// message that does not parse is ignored: nothing about it is logged.
-func (ss *pageSecrets) report(sessionID, pageURL string, raw []byte) {
-	var m panel.Secrets
-	if json.Unmarshal(raw, &m) != nil {
-		return
-	}
-	site := siteOfURL(pageURL)
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	ss.gen++
-	p := ss.bySession[sessionID]
-	if p == nil {
-		p = &pageReport{fields: map[int64]string{}}
-		ss.bySession[sessionID] = p
-	}
-	p.site = site
-	for i, f := range m.Fields {
-		if i >= maxSecretsMessage {
-			break
-		}
-		if f.Value == "" {
-			continue // a cleared field keeps the value it had
-		}
-		v := httpx.Clip(f.Value, maxReportedValue)
-		if _, ok := p.fields[f.ID]; ok {
-			p.order = slices.DeleteFunc(p.order, func(id int64) bool { return id == f.ID })
-		}
-		p.fields[f.ID] = v
-		p.order = append(p.order, f.ID)
-		for len(p.order) > maxSecretFields {
-			delete(p.fields, p.order[0])
-			p.order = p.order[1:]
-		}
-	}
-	for i, c := range m.Cookies {
-		if i >= maxSecretsMessage {
-			break
-		}
-		if c == "" || slices.Contains(p.cookies, c) {
-			continue
-		}
-		p.cookies = append(p.cookies, httpx.Clip(c, maxReportedCookie))
-		if len(p.cookies) > maxPageCookies {
-			p.cookies = p.cookies[1:]
-		}
-	}
-}
-
-// dropSession forgets what a page session reported (it ended).
-func (ss *pageSecrets) dropSession(sessionID string) {
-	ss.mu.Lock()
-	delete(ss.bySession, sessionID)
-	ss.gen++
-	ss.mu.Unlock()
-}
-
-// site returns the passwords and cookies reported by the page session and every open page of
-// the site.
-func (ss *pageSecrets) site(site, sessionID string) (passwords, cookies []string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for id, p := range ss.bySession {
-		if id != sessionID && (site == "" || p.site != site) {
-			continue
-		}
-		for _, v := range p.fields {
-			passwords = append(passwords, v)
-		}
-		cookies = append(cookies, p.cookies...)
-	}
-	return passwords, cookies
-}
-
-// generation counts the changes so far.
-func (ss *pageSecrets) generation() uint64 {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.gen
-}
-
-// siteOfURL is the registrable domain of an http(s) URL's host as the browser reads it, or "".
-func siteOfURL(raw string) string {
-	u, err := weburl.Parse(raw)
-	if err != nil || !u.IsHTTP() {
-		return ""
-	}
-	return u.Site()
-}
 
 // chatRedactor is a chat turn's agent.Redactor: it gathers the secrets the proxy knows for the
 // chat's page and site at each use and compiles them when they changed.
@@ -202,10 +83,10 @@ func (r *chatRedactor) current() *redactor {
 	key := redactorKey{sessionID: r.c.sessionID, host: r.c.host}
 	r.c.mu.Unlock()
 	// Read before gathering: a change made meanwhile makes the next use gather again.
-	key.reports = s.secrets.generation()
+	key.reports = s.pages.SecretsGeneration()
 	key.creds = s.fetch.Credentials().Generation()
 	key.view = s.fetch.Cookies().Generation()
-	if sess, ok := s.sessions.get(key.sessionID); ok {
+	if sess, ok := s.pages.Get(key.sessionID); ok {
 		key.host = sess.URL // the page's address decides its site
 	}
 	r.mu.Lock()
@@ -232,7 +113,7 @@ func (r *chatRedactor) collect() []secret {
 	sessionID, host := c.sessionID, c.host
 	c.mu.Unlock()
 	site := ""
-	if sess, ok := s.sessions.get(sessionID); ok {
+	if sess, ok := s.pages.Get(sessionID); ok {
 		site = siteOfURL(sess.URL)
 	}
 	if site == "" && host != "" {
@@ -252,7 +133,7 @@ func (r *chatRedactor) collect() []secret {
 			}
 		}
 	}
-	passwords, cookies := s.secrets.site(site, sessionID)
+	passwords, cookies := s.pages.Secrets(site, sessionID)
 	add(kindPassword, passwords...)
 	add(kindCookie, cookies...)
 	auth, seen := s.fetch.Credentials().Site(site)
@@ -293,7 +174,7 @@ func (e *chatEnv) redactor() *chatRedactor {
 func (e *chatEnv) refreshSecrets(ctx context.Context, sessionID string) {
 	ctx, cancel := context.WithTimeout(ctx, secretsRefreshTimeout)
 	defer cancel()
-	e.c.hub.s.pageTool(ctx, sessionID, "report_secrets", nil)
+	e.c.hub.s.pages.Tool(ctx, sessionID, "report_secrets", nil)
 }
 
 // secretsRefreshTimeout bounds refreshSecrets.
@@ -315,7 +196,7 @@ func (e *chatEnv) refuseSecret(tool, what string, texts ...string) error {
 // refuseSecretAddress checks the address of navigate or open_page, as given and as the browser
 // reads it against the page (weburl: the address that would be requested, where case folding,
 // fullwidth letters, tabs and escapes in the given text are undone).
-func (e *chatEnv) refuseSecretAddress(ctx context.Context, sess session, tool string, args json.RawMessage) error {
+func (e *chatEnv) refuseSecretAddress(ctx context.Context, sess page.Info, tool string, args json.RawMessage) error {
 	var a struct {
 		URL string `json:"url"`
 	}
@@ -330,4 +211,13 @@ func (e *chatEnv) refuseSecretAddress(ctx context.Context, sess session, tool st
 		}
 	}
 	return e.refuseSecret(tool, "address", texts...)
+}
+
+// siteOfURL is the registrable domain of an http(s) URL's host as the browser reads it, or "".
+func siteOfURL(raw string) string {
+	u, err := weburl.Parse(raw)
+	if err != nil || !u.IsHTTP() {
+		return ""
+	}
+	return u.Site()
 }

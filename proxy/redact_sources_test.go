@@ -1,13 +1,16 @@
 package proxy
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 )
 
 // Where the redactor's values come from (redact_sources.go).
@@ -35,58 +38,11 @@ func sorted(s []string) []string {
 	return s
 }
 
-func TestSecretReports(t *testing.T) {
-	ss := newPageSecrets()
-	const page = "https://www.shop.test/login"
-	steps := []struct {
-		name      string
-		session   string
-		report    []byte
-		wantPw    []string
-		wantCooks []string
-	}{
-		{"typing", "s1", reportJSON(map[int]string{1: "h"}), []string{"h"}, nil},
-		{"the letters replace each other", "s1", reportJSON(map[int]string{1: "hunter2"}), []string{"hunter2"}, nil},
-		{"a cleared field keeps its value", "s1", reportJSON(map[int]string{1: ""}), []string{"hunter2"}, nil},
-		{"a second field and cookies", "s1", reportJSON(map[int]string{2: "second-pw"}, "sid-123456789"), []string{"hunter2", "second-pw"}, []string{"sid-123456789"}},
-		{"another page of the site", "s2", reportJSON(map[int]string{1: "other-tab-pw"}), []string{"hunter2", "other-tab-pw", "second-pw"}, []string{"sid-123456789"}},
-		{"not JSON", "s1", []byte(`{"fields": 12`), []string{"hunter2", "other-tab-pw", "second-pw"}, []string{"sid-123456789"}},
-		{"a long value is cut", "s1", reportJSON(map[int]string{3: strings.Repeat("x", 5000)}), []string{strings.Repeat("x", maxReportedValue), "hunter2", "other-tab-pw", "second-pw"}, []string{"sid-123456789"}},
-	}
-	for _, st := range steps {
-		ss.report(st.session, page, st.report)
-		pw, cookies := ss.site("shop.test", "s1")
-		if !slices.Equal(sorted(pw), sorted(st.wantPw)) || !slices.Equal(sorted(cookies), sorted(st.wantCooks)) {
-			t.Errorf("%s: passwords %q, cookies %q; want %q, %q", st.name, pw, cookies, st.wantPw, st.wantCooks)
-		}
-	}
-	// Another site's pages are not the chat's.
-	ss.report("s3", "https://elsewhere.test/", reportJSON(map[int]string{1: "not-this-site"}))
-	if pw, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "not-this-site") {
-		t.Errorf("another site's password is in shop.test's set: %q", pw)
-	}
-	// A session that ends takes its values with it.
-	ss.dropSession("s2")
-	if pw, _ := ss.site("shop.test", "s1"); slices.Contains(pw, "other-tab-pw") {
-		t.Errorf("a closed page's value is still known: %q", pw)
-	}
-	// Bounds: the oldest fields go.
-	for i := 0; i < maxSecretFields+10; i++ {
-		ss.report("s4", page, reportJSON(map[int]string{100 + i: fmt.Sprintf("field-%02d", i)}))
-	}
-	ss.mu.Lock()
-	n, first := len(ss.bySession["s4"].fields), ss.bySession["s4"].fields[100]
-	ss.mu.Unlock()
-	if n != maxSecretFields || first != "" {
-		t.Errorf("%d fields kept (the first %q), want %d without the first", n, first, maxSecretFields)
-	}
-}
-
 // TestChatRedactorFollowsTheSecrets: a value reported after the redactor was made is removed
 // at its next use (the set is compiled again when it changed), and only then.
 func TestChatRedactorFollowsTheSecrets(t *testing.T) {
 	cf := newChatFixture(t, `{"turns": []}`)
-	c := cf.srv.chats.forSession(cf.srv.sessions.list()[0])
+	c := cf.srv.chats.forSession(cf.srv.pages.List()[0])
 	red := c.newRedactor(nil)
 	if got := red.Redact("pw later-typed-9"); got != "pw later-typed-9" {
 		t.Errorf("before the report: %q", got)
@@ -95,10 +51,18 @@ func TestChatRedactorFollowsTheSecrets(t *testing.T) {
 	if red.current() != first {
 		t.Error("the set was compiled again without a change")
 	}
-	ss := cf.srv.sessions.list()[0]
-	cf.srv.secrets.report(ss.ID, ss.URL, reportJSON(map[int]string{1: "later-typed-9"}))
-	if got := red.Redact("pw later-typed-9"); got != "pw [redacted: password]" {
-		t.Errorf("after the report: %q", got)
+	// The page agent reports the value on its channel; the next use after it arrived removes it.
+	if err := cf.page.Write(context.Background(), websocket.MessageText, reportJSON(map[int]string{1: "later-typed-9"})); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got := red.Redact("pw later-typed-9")
+		if got == "pw [redacted: password]" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the report: %q, want the password redacted", got)
+		}
 	}
 	if got := red.Secret(`{"url":"/x?p=later-typed-9"}`); got != kindPassword {
 		t.Errorf("Secret = %q, want password", got)

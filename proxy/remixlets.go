@@ -12,6 +12,7 @@ import (
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -50,33 +51,33 @@ import (
 // The runner is a pageListener (agentws.go): it hears of every page session.
 
 // Opened starts the remixlets of a page whose agent has connected and been welcomed.
-func (r *remixletRunner) Opened(ctx context.Context, sess *session) {
+func (r *remixletRunner) Opened(ctx context.Context, sess *page.Session) {
 	r.pageConnected(ctx, r.pageConnOf(sess))
 }
 
 // Navigated matches the page's remixlets again against its new URL, after a same-origin SPA
 // navigation.
-func (r *remixletRunner) Navigated(ctx context.Context, sess *session) {
-	r.pageNavigated(ctx, sess.ID)
+func (r *remixletRunner) Navigated(ctx context.Context, sess *page.Session) {
+	r.pageNavigated(ctx, sess.ID())
 }
 
 // Message takes a page-agent message of a type the channel does not handle itself.
-func (r *remixletRunner) Message(ctx context.Context, sess *session, typ string, raw json.RawMessage) {
-	r.pageMessage(sess.ID, typ, raw)
+func (r *remixletRunner) Message(ctx context.Context, sess *page.Session, typ string, raw json.RawMessage) {
+	r.pageMessage(sess.ID(), typ, raw)
 }
 
 // Gone stops the remixlets of a page whose agent disconnected.
-func (r *remixletRunner) Gone(sess *session) {
-	r.pageGone(sess.ID)
+func (r *remixletRunner) Gone(sess *page.Session) {
+	r.pageGone(sess.ID())
 }
 
 // pageConnOf adapts a page session to what the runner needs of it.
-func (r *remixletRunner) pageConnOf(sess *session) pageConn {
+func (r *remixletRunner) pageConnOf(sess *page.Session) pageConn {
 	return pageConn{
-		id:    sess.ID,
-		url:   func() string { return r.sessions.snapshot(sess).URL },
-		title: func() string { return r.sessions.snapshot(sess).Title },
-		send:  func(ctx context.Context, v any) error { return writeJSON(ctx, sess.conn, v) },
+		id:    sess.ID(),
+		url:   func() string { return sess.Info().URL },
+		title: func() string { return sess.Info().Title },
+		send:  sess.Send,
 	}
 }
 
@@ -109,7 +110,6 @@ type remixletRunner struct {
 	guard    redirectGuard   // addresses remixlets wrote, by page session, checked on redirects (remixlets_redirect.go)
 	net      *fetch.Client   // rmx.fetch's client (rmx_fetch.go); set by New
 	observed *observeRecords // network:observe's records (rmx_observe.go); set by New
-	sessions *sessions       // the page sessions, for their current URL and title; set by New
 	// now is the clock of the rmx services (rmx.schedule's times, rmx.notify's rate) and of the
 	// scheduler; nil: time.Now.
 	now func() time.Time

@@ -32,7 +32,7 @@ func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
 	mux := http.NewServeMux()
 	mux.HandleFunc("www.example.com/", func(rw http.ResponseWriter, r *http.Request) {
 		http.SetCookie(rw, &http.Cookie{Name: "sid", Value: "s3cret", Domain: "example.com", Path: "/", Secure: true, HttpOnly: true})
-		htmlHandler(page)(rw, r)
+		htmlHandler(plainPage)(rw, r)
 	})
 	echo := func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "application/json")

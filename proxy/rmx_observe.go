@@ -16,6 +16,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -43,7 +44,8 @@ const (
 	maxObservedUnclaimed    = 64
 	maxObserveListeners     = 20 // per remixlet per page
 	observedHostsTTL        = 2 * time.Second
-	observedHostsRead       = 5 * time.Second // bounds one read of the store
+	observedHostsRead       = 5 * time.Second  // bounds one read of the store
+	observedUnclaimedTTL    = 30 * time.Second // how long a response waits for its session, as the page data's do
 )
 
 // ObservedResponse is one response a page received, as rmx.network.responses returns it.
@@ -60,11 +62,11 @@ type ObservedResponse struct {
 	path string
 }
 
-// observeRecords holds the observed responses of one Server's page sessions.
+// observeRecords holds the observed responses of the page sessions.
 type observeRecords struct {
-	sessions *sessions    // the page sessions responses are filed under
-	st       *store.Store // where the observed hosts are read; nil: none is observed
-	log      *slog.Logger
+	pages *page.Hub    // the page sessions responses are filed under
+	st    *store.Store // where the observed hosts are read; nil: none is observed
+	log   *slog.Logger
 
 	hosts      atomic.Pointer[observedHosts]
 	refreshing atomic.Bool
@@ -100,8 +102,8 @@ type observedUnclaimed struct {
 	rec        ObservedResponse
 }
 
-func newObserveRecords(ss *sessions, st *store.Store, log *slog.Logger) *observeRecords {
-	return &observeRecords{sessions: ss, st: st, log: log, bySession: map[string]*observedSession{}, listeners: map[string][]observeListener{}}
+func newObserveRecords(pages *page.Hub, st *store.Store, log *slog.Logger) *observeRecords {
+	return &observeRecords{pages: pages, st: st, log: log, bySession: map[string]*observedSession{}, listeners: map[string][]observeListener{}}
 }
 
 // isObserved reports whether some active remixlet holds network:observe:host. The set is
@@ -220,7 +222,7 @@ func (o *observeRecords) attach(referer *url.URL, rec ObservedResponse) {
 	refOrigin := httpx.OriginOf(referer)
 	var exact, sameOrigin string
 	live := map[string]bool{}
-	for _, ss := range o.sessions.list() { // oldest first: the last match is the newest
+	for _, ss := range o.pages.List() { // oldest first: the last match is the newest
 		live[ss.ID] = true
 		if httpx.WithoutFragment(ss.URL) == ref {
 			exact = ss.ID
@@ -299,7 +301,7 @@ func (o *observeRecords) responses(sessionID, pageURL, host, pathPrefix string, 
 	kept := o.unclaimed[:0]
 	for _, u := range o.unclaimed {
 		switch {
-		case time.Since(u.at) > unclaimedTTL:
+		case time.Since(u.at) > observedUnclaimedTTL:
 		case u.referer == want || (u.originOnly && u.referer == wantOrigin):
 			if r == nil {
 				r = &observedSession{}

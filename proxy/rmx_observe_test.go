@@ -198,7 +198,7 @@ func TestRMXNetworkResponsesNeedsThePermission(t *testing.T) {
 func TestObserveDoesNotHoldBackStreams(t *testing.T) {
 	release := make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("/", htmlHandler(page))
+	mux.Handle("/", htmlHandler(plainPage))
 	mux.HandleFunc("/api/stream", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte(`first,`))

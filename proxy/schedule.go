@@ -16,6 +16,7 @@ import (
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -308,7 +309,7 @@ type scheduler struct {
 	// logf writes a line to a remixlet's log.
 	logf func(remixlet, level, format string, args ...any)
 	// send writes v to the connected pages that match, and reports how many it reached.
-	send func(ctx context.Context, match func(session) bool, v any) int
+	send func(ctx context.Context, match func(page.Info) bool, v any) int
 
 	runMu sync.Mutex // one run at a time
 	stop  context.CancelFunc
@@ -322,7 +323,7 @@ func newScheduler(s *Server) *scheduler {
 		log:  s.log,
 		now:  time.Now,
 		tick: defaultScheduleTick,
-		send: s.sessions.sendWhere,
+		send: s.pages.SendWhere,
 		logf: func(string, string, string, ...any) {},
 	}
 	if s.remixlets != nil {
@@ -427,7 +428,7 @@ func (sc *scheduler) runOne(ctx context.Context, s store.Schedule, now time.Time
 		}
 		// Only on the remixlet's own pages: a page of another site must not see what the
 		// remixlet says (it could read the toast's text from the rendering, e.g. window.find).
-		n := sc.send(ctx, func(p session) bool {
+		n := sc.send(ctx, func(p page.Info) bool {
 			u, err := url.Parse(p.URL)
 			return err == nil && m.MatchesURL(u)
 		}, panel.Notify{Type: panel.TypeNotify, Remixlet: s.RemixletID, Source: m.Name, Title: title, Body: body})
@@ -498,11 +499,11 @@ func (sc *scheduler) standing(ctx context.Context, id string) (m *sandbox.Manife
 func (sc *scheduler) open(ctx context.Context, u *url.URL, m *sandbox.Manifest) int {
 	origin, target := httpx.OriginOf(u), u.String()
 	msg := panel.Open{Type: panel.TypeOpen, URL: target, Source: m.Name}
-	if n := sc.send(ctx, func(s session) bool { return s.URL == target }, msg); n > 0 {
+	if n := sc.send(ctx, func(s page.Info) bool { return s.URL == target }, msg); n > 0 {
 		return n
 	}
 	sent := false
-	return sc.send(ctx, func(s session) bool {
+	return sc.send(ctx, func(s page.Info) bool {
 		if sent || s.Origin != origin {
 			return false
 		}
@@ -513,31 +514,6 @@ func (sc *scheduler) open(ctx context.Context, u *url.URL, m *sandbox.Manifest) 
 		sent = true
 		return true
 	}, msg)
-}
-
-// sendWhere writes v to every connected page session that match accepts (in the order they
-// connected) and reports how many it reached.
-func (ss *sessions) sendWhere(ctx context.Context, match func(session) bool, v any) int {
-	list := ss.list()
-	n := 0
-	for _, s := range list {
-		if !s.Connected || !match(s) {
-			continue
-		}
-		ss.mu.Lock()
-		full := ss.byID[s.ID]
-		ss.mu.Unlock()
-		if full == nil || full.conn == nil {
-			continue
-		}
-		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := writeJSON(wctx, full.conn, v)
-		cancel()
-		if err == nil {
-			n++
-		}
-	}
-	return n
 }
 
 // RunSchedules runs the schedules due at now, as the scheduler does on its own every few seconds,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -122,7 +123,7 @@ type schedTest struct {
 	sc *scheduler
 
 	mu    sync.Mutex
-	pages []session
+	pages []page.Info
 	sent  map[string][]any // by session ID
 }
 
@@ -131,7 +132,7 @@ func newSchedTest(t *testing.T, st *store.Store) *schedTest {
 	t.Cleanup(r.close)
 	x := &schedTest{st: st, sent: map[string][]any{}}
 	x.sc = &scheduler{st: st, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: func() time.Time { return t0 }, tick: time.Hour, logf: r.logf,
-		send: func(ctx context.Context, match func(session) bool, v any) int {
+		send: func(ctx context.Context, match func(page.Info) bool, v any) int {
 			x.mu.Lock()
 			defer x.mu.Unlock()
 			n := 0
@@ -164,7 +165,7 @@ func TestSchedulerRunsTheThreeActions(t *testing.T) {
 	st := openTestStore(t)
 	rx := addTestRemixlet(t, st, "reminders", `"https://shop.test/*"`, permList(sandbox.PermSchedule), rxTestScript)
 	x := newSchedTest(t, st)
-	x.pages = []session{
+	x.pages = []page.Info{
 		{ID: "bank", URL: "https://bank.test/", Origin: "https://bank.test", Connected: true},
 		{ID: "shop-list", URL: "https://shop.test/list", Origin: "https://shop.test", Connected: true},
 		{ID: "shop-home", URL: "https://shop.test/", Origin: "https://shop.test", Connected: true},
@@ -244,7 +245,7 @@ func TestSchedulerStopsForPausedDeletedAndUnapproved(t *testing.T) {
 	ctx := context.Background()
 	st := openTestStore(t)
 	x := newSchedTest(t, st)
-	x.pages = []session{{ID: "p", URL: "https://shop.test/", Origin: "https://shop.test", Connected: true}}
+	x.pages = []page.Info{{ID: "p", URL: "https://shop.test/", Origin: "https://shop.test", Connected: true}}
 
 	paused := addTestRemixlet(t, st, "paused", `"https://shop.test/*"`, permList(sandbox.PermSchedule), rxTestScript)
 	put(t, st, paused.id, "every", time.Minute, t0, `{"notify":{"title":"paused"}}`)
@@ -385,14 +386,14 @@ func TestSchedulerOpensOnlyThroughOwnPages(t *testing.T) {
 	st := openTestStore(t)
 	rx := addTestRemixlet(t, st, "lists", `"https://shop.test/list*"`, permList(sandbox.PermSchedule), rxTestScript)
 	x := newSchedTest(t, st)
-	x.pages = []session{{ID: "checkout", URL: "https://shop.test/checkout", Origin: "https://shop.test", Connected: true}}
+	x.pages = []page.Info{{ID: "checkout", URL: "https://shop.test/checkout", Origin: "https://shop.test", Connected: true}}
 	put(t, st, rx.id, "a", 0, t0, `{"open":"https://shop.test/list/2"}`)
 	x.sc.runDue(ctx, t0)
 	if got := x.got("checkout"); len(got) != 0 {
 		t.Errorf("the checkout page got %+v", got)
 	}
 	waitLog(t, st, rx.id, `schedule "a": https://shop.test/list/2 not opened`)
-	x.pages = append(x.pages, session{ID: "list", URL: "https://shop.test/list", Origin: "https://shop.test", Connected: true})
+	x.pages = append(x.pages, page.Info{ID: "list", URL: "https://shop.test/list", Origin: "https://shop.test", Connected: true})
 	put(t, st, rx.id, "b", 0, t0, `{"open":"https://shop.test/list/2"}`)
 	x.sc.runDue(ctx, t0)
 	if got := x.got("list"); len(got) != 1 || got[0] != (panel.Open{Type: panel.TypeOpen, URL: "https://shop.test/list/2", Source: "lists"}) {

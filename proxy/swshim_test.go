@@ -36,7 +36,7 @@ func TestSWInjectRelay(t *testing.T) {
 	f := newFixture(t, fixtureOpts{onlyResolved: true})
 	post := func(origin, pageURL string, headers map[string]string) *http.Response {
 		hj, _ := json.Marshal(headers)
-		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape(pageURL), strings.NewReader(page))
+		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape(pageURL), strings.NewReader(plainPage))
 		req.Header.Set("Origin", origin)
 		req.Header.Set("X-Remixproxy-Headers", string(hj))
 		resp, err := f.client.Do(req)
@@ -54,7 +54,7 @@ func TestSWInjectRelay(t *testing.T) {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
 	rest, _ := stripTag(t, body)
-	if string(rest) != page {
+	if string(rest) != plainPage {
 		t.Errorf("relayed page minus tag = %q", rest)
 	}
 	var csp []string

@@ -1,4 +1,4 @@
-package proxy
+package page
 
 import (
 	"maps"
@@ -17,10 +17,10 @@ import (
 func TestPageToolNamesAgree(t *testing.T) {
 	// Page tools that the model never names: the proxy calls them itself.
 	proxyOnly := map[string]string{
-		"fetch_page":     "open_page on the page's own origin (chat_env.go)",
-		"outline_html":   "open_page on another origin of the site, fetched by the proxy (chat_open.go)",
-		"page_state":     "done's check of open dialogs and unsaved forms (chat_act.go)",
-		"report_secrets": "the password values for the redaction stage (redact_sources.go)",
+		"fetch_page":     "open_page on the page's own origin (chat/env.go)",
+		"outline_html":   "open_page on another origin of the site, fetched by the proxy (chat/open.go)",
+		"page_state":     "done's check of open dialogs and unsaved forms (chat/act.go)",
+		"report_secrets": "the password values for the redaction stage (secrets.go)",
 	}
 	// Agent tools that do not run in the page agent (open_page runs as fetch_page or
 	// outline_html, done asks page_state).

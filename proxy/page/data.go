@@ -1,4 +1,4 @@
-package proxy
+package page
 
 import (
 	"mime"
@@ -45,9 +45,9 @@ type RecordedResponse struct {
 	Truncated   bool   `json:"truncated"` // the body was longer (or did not arrive whole)
 }
 
-// pageRecords holds a Server's recorded responses of every connected session (by session ID)
-// and the ones waiting for their session.
-type pageRecords struct {
+// records holds a hub's recorded responses of every connected session (by session ID) and the
+// ones waiting for their session.
+type records struct {
 	mu        sync.Mutex
 	bySession map[string]*sessionRecord
 	unclaimed []unclaimedResponse
@@ -66,9 +66,9 @@ type unclaimedResponse struct {
 
 // pageDataOpened starts the record of a new session and gives it the responses that were
 // waiting for its URL.
-func (s *Server) pageDataOpened(sessionID, pageURL string) {
+func (h *Hub) dataOpened(sessionID, pageURL string) {
 	want := httpx.WithoutFragment(pageURL)
-	pd := s.pageData
+	pd := &h.data
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	r := &sessionRecord{}
@@ -88,18 +88,18 @@ func (s *Server) pageDataOpened(sessionID, pageURL string) {
 	pd.unclaimed = kept
 }
 
-// pageDataGone drops a session's record.
-func (s *Server) pageDataGone(sessionID string) {
-	s.pageData.mu.Lock()
-	delete(s.pageData.bySession, sessionID)
-	s.pageData.mu.Unlock()
+// dataGone drops a session's record.
+func (h *Hub) dataGone(sessionID string) {
+	h.data.mu.Lock()
+	delete(h.data.bySession, sessionID)
+	h.data.mu.Unlock()
 }
 
-// pageResponses returns the JSON responses recorded for a session, oldest first.
-func (s *Server) pageResponses(sessionID string) []RecordedResponse {
-	s.pageData.mu.Lock()
-	defer s.pageData.mu.Unlock()
-	r := s.pageData.bySession[sessionID]
+// Responses returns the JSON responses recorded for a session, oldest first.
+func (h *Hub) Responses(sessionID string) []RecordedResponse {
+	h.data.mu.Lock()
+	defer h.data.mu.Unlock()
+	r := h.data.bySession[sessionID]
 	if r == nil {
 		return []RecordedResponse{}
 	}
@@ -118,12 +118,12 @@ func (r *sessionRecord) add(rec RecordedResponse) {
 }
 
 // attach files a finished response under its page session, or keeps it waiting.
-func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
+func (h *Hub) attach(referer *url.URL, rec RecordedResponse) {
 	ref := httpx.WithoutFragment(referer.String())
 	originOnly := (referer.Path == "" || referer.Path == "/") && referer.RawQuery == ""
 	origin := httpx.OriginOf(referer)
 	var exact, sameOrigin string
-	for _, ss := range s.sessions.list() { // oldest first: the last match is the newest
+	for _, ss := range h.List() { // oldest first: the last match is the newest
 		if httpx.WithoutFragment(ss.URL) == ref {
 			exact = ss.ID
 		}
@@ -135,7 +135,7 @@ func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
 	if id == "" && originOnly {
 		id = sameOrigin
 	}
-	pd := s.pageData
+	pd := &h.data
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	if r := pd.bySession[id]; id != "" && r != nil {
@@ -149,9 +149,10 @@ func (s *Server) attach(referer *url.URL, rec RecordedResponse) {
 	pd.unclaimed = append(pd.unclaimed, unclaimedResponse{referer: ref, at: time.Now(), rec: rec})
 }
 
-// recordPageResponse arranges for resp (a response on its way to the browser) to be recorded
-// if it is a JSON response to a page's fetch or XHR. It only wraps the body.
-func (s *Server) recordPageResponse(resp *http.Response) {
+// RecordResponse is a response tap of the pipeline: it arranges for resp (a response on its way
+// to the browser) to be recorded if it is a JSON response to a page's fetch or XHR. It only
+// wraps the body.
+func (h *Hub) RecordResponse(resp *http.Response) {
 	req := resp.Request
 	if req == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return
@@ -177,13 +178,13 @@ func (s *Server) recordPageResponse(resp *http.Response) {
 		RC:    resp.Body,
 		Enc:   resp.Header.Get("Content-Encoding"),
 		Limit: maxRecordedBody,
-		Log:   s.log,
+		Log:   h.log,
 		Finish: func(raw []byte, enc string, complete bool) {
 			body, truncated, ok := httpx.TextBody(raw, enc, maxRecordedBody)
 			if !ok {
 				return
 			}
-			s.attach(referer, RecordedResponse{
+			h.attach(referer, RecordedResponse{
 				URL: u.String(), Method: req.Method, Status: resp.StatusCode, ContentType: mediaType,
 				Body: body, Truncated: truncated || !complete,
 			})

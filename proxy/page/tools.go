@@ -1,4 +1,4 @@
-package proxy
+package page
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -63,7 +61,7 @@ import (
 //	    value} | {…, checked, value} for checkboxes and radios | {…, password: true} (no value).
 //	    globals: the window's own enumerable data properties added after the page agent
 //	    started, depth 4 ("[deeper]"), cycles "[cycle]", no functions, nodes or windows, 32 KiB.
-//	    Server.PageTool (and the chat) add responses: []RecordedResponse (pagedata.go).
+//	    Hub.Tool adds responses: []RecordedResponse (data.go).
 //	click {ref | selector | text}
 //	  → {clicked: `button "Save" [e3]`, checked?, link?, submits?, navigated, url, mayLeave,
 //	    frameMayLoad?}
@@ -125,14 +123,14 @@ import (
 
 // pageToolNames are the tools the page agent has.
 var pageToolNames = map[string]bool{
-	"outline_html": true, // open_page for another origin of the site: the proxy fetched it (chat_env.go)
+	"outline_html": true, // open_page for another origin of the site: the proxy fetched it (chat/open.go)
 	"capture_page": true, "outline": true, "query": true, "inspect_styles": true,
 	"read_page_data": true, "click": true, "fetch_page": true,
 	// Act mode's page actions (issue 6), find and page_state.
 	"type": true, "set_field": true, "select": true, "press_keys": true, "scroll": true, "hover": true,
 	"navigate": true, "back": true, "forward": true, "wait_for": true, "wait_for_stable": true,
 	"find": true, "page_state": true,
-	"report_secrets": true, // not the agent's: the proxy asks for the page's password values (redact_sources.go)
+	"report_secrets": true, // not the agent's: the proxy asks for the page's password values (secrets.go)
 }
 
 const (
@@ -140,8 +138,8 @@ const (
 	defaultPageToolTimeout = 10 * time.Second
 	// maxPageToolArgs bounds the arguments of one call.
 	maxPageToolArgs = 64 << 10
-	// maxOutlineHTML bounds the HTML the proxy hands the page agent to outline (outline_html).
-	maxOutlineHTML = 512 << 10
+	// MaxOutlineHTML bounds the HTML the proxy hands the page agent to outline (outline_html).
+	MaxOutlineHTML = 512 << 10
 	// maxPageToolResult bounds one answer's value (the page agent cuts first).
 	maxPageToolResult = 256 << 10
 	// maxPageToolsInFlight bounds the calls waiting on one page.
@@ -150,8 +148,8 @@ const (
 	maxResponsesInResult = 128 << 10
 )
 
-// errPageGone is the error of a call whose page closed or navigated before it answered.
-var errPageGone = errors.New("the page was closed or navigated")
+// ErrGone is the error of a call whose page closed or navigated before it answered.
+var ErrGone = errors.New("the page was closed or navigated")
 
 // toolMessage is the call sent to the page agent.
 type toolMessage struct {
@@ -169,7 +167,7 @@ type toolAnswer struct {
 	gone  bool
 }
 
-// toolCalls is a Server's table of calls waiting for their page's answer, by session ID.
+// toolCalls is a hub's table of calls waiting for their page's answer, by session ID.
 type toolCalls struct {
 	mu      sync.Mutex
 	next    uint64
@@ -234,33 +232,22 @@ func (tc *toolCalls) gone(sessionID string) {
 	}
 }
 
-// sessionConn returns the connection and public fields of a connected session.
-func (ss *sessions) sessionConn(id string) (*websocket.Conn, session, bool) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	s, ok := ss.byID[id]
-	if !ok || !s.Connected {
-		return nil, session{}, false
-	}
-	return s.conn, session{ID: s.ID, URL: s.URL, Origin: s.Origin, Title: s.Title, Connected: s.Connected, Since: s.Since}, true
-}
-
 // pageTool sends one agent tool call to the page agent of the session and waits for the answer
 // (ctx deadline; default 10 s; the page leaving → error "the page was closed or navigated").
-func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (h *Hub) pageTool(ctx context.Context, sessionID string, tool string, args json.RawMessage) (json.RawMessage, error) {
 	if !pageToolNames[tool] {
 		return nil, fmt.Errorf("the page has no tool %q", httpx.Clip(tool, 80))
 	}
 	limit := maxPageToolArgs
 	if tool == "outline_html" {
-		limit = maxOutlineHTML + 4<<10 // the page the proxy fetched, plus its address
+		limit = MaxOutlineHTML + 4<<10 // the page the proxy fetched, plus its address
 	}
 	if len(args) > limit {
 		return nil, fmt.Errorf("%s: the arguments are %d bytes, over the %d-byte limit", tool, len(args), limit)
 	}
-	conn, sess, ok := s.sessions.sessionConn(sessionID)
+	conn, sess, ok := h.conn(sessionID)
 	if !ok {
-		return nil, errPageGone
+		return nil, ErrGone
 	}
 	obj, err := toolArgs(tool, args)
 	if err != nil {
@@ -285,24 +272,24 @@ func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, ar
 		ctx, cancel = context.WithTimeout(ctx, defaultPageToolTimeout)
 		defer cancel()
 	}
-	id, ch, err := s.toolCalls.add(sessionID)
+	id, ch, err := h.tools.add(sessionID)
 	if err != nil {
 		return nil, err
 	}
 	if err := writeJSON(ctx, conn, toolMessage{Type: "tool", ID: id, Tool: tool, Args: raw}); err != nil {
-		s.toolCalls.drop(sessionID, id)
-		return nil, errPageGone
+		h.tools.drop(sessionID, id)
+		return nil, ErrGone
 	}
 	// The session may have ended between the lookup and the registration.
-	if _, _, ok := s.sessions.sessionConn(sessionID); !ok {
-		s.toolCalls.drop(sessionID, id)
-		return nil, errPageGone
+	if _, _, ok := h.conn(sessionID); !ok {
+		h.tools.drop(sessionID, id)
+		return nil, ErrGone
 	}
 	select {
 	case a := <-ch:
 		switch {
 		case a.gone:
-			return nil, errPageGone
+			return nil, ErrGone
 		case !a.ok:
 			if a.err == "" {
 				a.err = "the page agent refused it"
@@ -315,7 +302,7 @@ func (s *Server) pageTool(ctx context.Context, sessionID string, tool string, ar
 		}
 		return a.value, nil
 	case <-ctx.Done():
-		s.toolCalls.drop(sessionID, id)
+		h.tools.drop(sessionID, id)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: the page did not answer in time", tool)
 		}
@@ -337,7 +324,7 @@ func toolArgs(tool string, args json.RawMessage) (map[string]json.RawMessage, er
 
 // checkFetchPage resolves fetch_page's url against the session's page and refuses any other
 // origin, before the page agent is asked.
-func checkFetchPage(sess session, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+func checkFetchPage(sess Info, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	u, err := sameOriginURL(sess, args, "open_page", "opens only pages of this site")
 	if err != nil {
 		return nil, err
@@ -349,7 +336,7 @@ func checkFetchPage(sess session, args map[string]json.RawMessage) (map[string]j
 
 // checkNavigate resolves navigate's url against the session's page and refuses any other
 // origin, before the page agent is asked; the page agent checks it again.
-func checkNavigate(sess session, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+func checkNavigate(sess Info, args map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	u, err := sameOriginURL(sess, args, "navigate", "goes only to pages of this site")
 	if err != nil {
 		return nil, err
@@ -359,10 +346,21 @@ func checkNavigate(sess session, args map[string]json.RawMessage) (map[string]js
 	return args, nil
 }
 
+// NavigateTarget is the address navigate's args go to from the page sess, read and checked as
+// pageTool reads and checks it before the page agent is asked (the chat's navigation guard
+// expects it); an error when navigate would refuse it.
+func NavigateTarget(sess Info, args json.RawMessage) (*weburl.URL, error) {
+	obj, err := toolArgs("navigate", args)
+	if err != nil {
+		return nil, err
+	}
+	return sameOriginURL(sess, obj, "navigate", "goes only to pages of this site")
+}
+
 // sameOriginURL reads args' url against the session's page as the browser reads it (weburl),
 // and refuses an address outside the session's origin. The page agent is handed the address
 // so read, so what it loads is what was checked.
-func sameOriginURL(sess session, args map[string]json.RawMessage, tool, rule string) (*weburl.URL, error) {
+func sameOriginURL(sess Info, args map[string]json.RawMessage, tool, rule string) (*weburl.URL, error) {
 	var raw string
 	if err := json.Unmarshal(args["url"], &raw); err != nil || strings.TrimSpace(raw) == "" {
 		return nil, fmt.Errorf(`%s: url is required: {"url": "/path"}`, tool)
@@ -390,8 +388,8 @@ func addressShown(u *weburl.URL) string {
 	return u.Href()
 }
 
-// pageToolResult receives a toolResult message from the page agent of sessionID.
-func (s *Server) pageToolResult(sessionID string, raw []byte) {
+// toolResult receives a toolResult message from the page agent of sessionID.
+func (h *Hub) toolResult(sessionID string, raw []byte) {
 	var m struct {
 		ID    uint64          `json:"id"`
 		Ok    bool            `json:"ok"`
@@ -401,28 +399,14 @@ func (s *Server) pageToolResult(sessionID string, raw []byte) {
 	if json.Unmarshal(raw, &m) != nil {
 		return
 	}
-	s.toolCalls.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: httpx.Clip(m.Error, 2000)})
+	h.tools.answer(sessionID, m.ID, toolAnswer{ok: m.Ok, value: m.Value, err: httpx.Clip(m.Error, 2000)})
 }
 
-// pageToolsOpened runs when a page agent connects: JSON responses its page loaded before then
-// are attributed to it (pagedata.go).
-func (s *Server) pageToolsOpened(sess *session) {
-	s.pageDataOpened(sess.ID, sess.URL)
-}
-
-// pageToolsGone runs when a page agent disconnects: its waiting calls fail and its recorded
-// responses are dropped.
-func (s *Server) pageToolsGone(sessionID string) {
-	s.toolCalls.gone(sessionID)
-	s.pageDataGone(sessionID)
-	s.secrets.dropSession(sessionID) // the page's password values (redact_sources.go)
-}
-
-// PageTool runs a page tool in the page of sessionID (see pageTool and the list above) for
-// callers outside the package, such as tests. read_page_data gets "responses": the JSON
-// responses the proxy recorded for that page, newest first within 128 KiB.
-func (s *Server) PageTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
-	out, err := s.pageTool(ctx, sessionID, tool, args)
+// Tool runs a page tool in the page of sessionID (see pageTool and the list above).
+// read_page_data gets "responses": the JSON responses the proxy recorded for that page, newest
+// first within 128 KiB.
+func (h *Hub) Tool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
+	out, err := h.pageTool(ctx, sessionID, tool, args)
 	if err != nil || tool != "read_page_data" {
 		return out, err
 	}
@@ -430,7 +414,7 @@ func (s *Server) PageTool(ctx context.Context, sessionID, tool string, args json
 	if json.Unmarshal(out, &v) != nil || v == nil {
 		return out, nil
 	}
-	rs := s.pageResponses(sessionID)
+	rs := h.Responses(sessionID)
 	var keep []RecordedResponse
 	total := 0
 	for i := len(rs) - 1; i >= 0; i-- {

@@ -1,0 +1,152 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+)
+
+// The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events (hello,
+// SPA navigations, title) and remixlets' dom operations, their results, dom.on events and
+// mutation notices (panel/protocol.go); it grants nothing. The session's URL comes from the signed
+// token of the response the proxy rewrote, and the handshake's Origin (set by the browser, not
+// by page script) must be that URL's origin.
+
+// WebSocket close codes the page agent (and the panel) understand: they stop reconnecting on both.
+const (
+	CloseBadToken websocket.StatusCode = 4401
+	CloseRefused  websocket.StatusCode = 4403
+)
+
+// agentMessage is one message from the page agent.
+type agentMessage struct {
+	Type  string `json:"type"`
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+}
+
+// MaxMessage bounds one message from a page. A remixlet's dom.* answer may be as large as the
+// sandbox accepts (sandbox.DefaultMaxMessageBytes) plus its envelope.
+const MaxMessage = 260 << 10
+
+// Listener hears of every page session's life: the chats and the remixlet runner (proxy.New
+// adds them, in that order). Opened is told once the page agent is welcomed, Navigated after a
+// same-origin navigation updated the session's URL, Message of every message the channel does
+// not handle itself (remixlet traffic: results, events, mutation notices), and Gone when the
+// page agent disconnected, before the session is closed (its record is still there); each in
+// the order the listeners were added. A listener must not block: the page's messages wait.
+type Listener interface {
+	Opened(ctx context.Context, s *Session)
+	Navigated(ctx context.Context, s *Session)
+	Message(ctx context.Context, s *Session, typ string, raw json.RawMessage)
+	Gone(s *Session)
+}
+
+// AddListener adds l to the listeners of every page session opened from now on. Call it before
+// the proxy serves.
+func (h *Hub) AddListener(l Listener) { h.listeners = append(h.listeners, l) }
+
+// ServeAgentWS is the page agent's channel (see the top of the file).
+func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin is checked below, against the token
+	if err != nil {
+		return // Accept has answered the client
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(MaxMessage)
+
+	pageURL, err := h.Verify(r.URL.Query().Get("t"))
+	if err != nil {
+		c.Close(CloseBadToken, "unknown page token")
+		return
+	}
+	if got, want := r.Header.Get("Origin"), httpx.OriginOf(pageURL); got != want {
+		h.log.Warn("page agent refused: origin does not match its page", "origin", got, "page", want)
+		c.Close(CloseRefused, "origin does not match the page")
+		return
+	}
+
+	sess := h.open(pageURL, c)
+	defer h.ended(sess.id) // after close: waiting page tool calls fail, the page's records go
+	h.opened(sess)
+	h.connections.Add(1)
+	defer h.close(sess)
+
+	ctx := r.Context()
+	info := sess.Info()
+	if err := writeJSON(ctx, c, map[string]string{"type": "welcome", "session": sess.id, "url": info.URL, "panel": sess.panelToken}); err != nil {
+		return
+	}
+	for _, l := range h.listeners {
+		l.Opened(ctx, sess)
+	}
+	defer func() {
+		for _, l := range h.listeners {
+			l.Gone(sess)
+		}
+	}()
+	for {
+		_, raw, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m agentMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			c.Close(websocket.StatusUnsupportedData, "messages are JSON objects")
+			return
+		}
+		switch m.Type {
+		case "hello":
+			h.update(sess, func(x *Info) { x.Title = httpx.Clip(m.Title, 512) })
+		case "title":
+			h.update(sess, func(x *Info) { x.Title = httpx.Clip(m.Title, 512) })
+		case "nav":
+			// The page says where it went (history.pushState): kept as the browser reads it, and
+			// only on the session's origin, so every later check reads the same address.
+			u, err := weburl.Parse(m.URL)
+			if err != nil || !u.IsHTTP() || u.Origin() != info.Origin {
+				writeJSON(ctx, c, map[string]string{"type": "error", "message": "navigation to another origin is not a same-page navigation; reload the page"})
+				continue
+			}
+			h.update(sess, func(x *Info) { x.URL = httpx.Clip(u.Href(), maxTokenURL) })
+			for _, l := range h.listeners {
+				l.Navigated(ctx, sess)
+			}
+		case "toolResult":
+			h.toolResult(sess.id, raw) // an answer to the agent's page tool (tools.go)
+		case panel.TypeSecrets:
+			// The page's password values, for the agent's redaction stage only: kept in memory
+			// for this session, never logged (secrets.go).
+			h.secrets.report(sess.id, sess.Info().URL, raw)
+		default:
+			// Remixlet traffic (results of dom operations, events, page changes) goes to the
+			// listeners (the runner takes it); anything else is ignored: newer page agents may
+			// send more.
+			for _, l := range h.listeners {
+				l.Message(ctx, sess, m.Type, raw)
+			}
+		}
+	}
+}
+
+// opened runs when a page agent connects: JSON responses its page loaded before then are
+// attributed to it (data.go).
+func (h *Hub) opened(s *Session) {
+	info := s.Info()
+	h.dataOpened(info.ID, info.URL)
+}
+
+// ended runs when a page agent has disconnected and its session is closed: its waiting page
+// tool calls fail, and its recorded responses and reported secrets are dropped.
+func (h *Hub) ended(sessionID string) {
+	h.tools.gone(sessionID)
+	h.dataGone(sessionID)
+	h.secrets.dropSession(sessionID)
+}
