@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
+	"github.com/remixproxy/remixproxy/proxy/remixlet"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -192,7 +192,7 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 		if err != nil {
 			return "", err
 		}
-		if _, oldManifest, err = activeManifest(ctx, st, rx.ID); err != nil {
+		if _, oldManifest, err = remixlet.ActiveManifest(ctx, st, rx.ID); err != nil {
 			return "", err
 		}
 	} else {
@@ -302,25 +302,12 @@ func (e *chatEnv) useGrant(name string, m *sandbox.Manifest) {
 	}
 }
 
-// reload applies an activated version: other open pages the old or new version runs on
-// reload (clearing what the old one did); the chat's own tab is not reloaded, which would end
-// the chat's turn, but has its remixlets matched again, so the new version starts there now.
+// reload applies an activated version (remixlet.Activator): other open pages the old or new
+// version runs on reload (clearing what the old one did); the chat's own tab is not reloaded,
+// which would end the chat's turn, but has its remixlets matched again, so the new version
+// starts there now.
 func (e *chatEnv) reload(ctx context.Context, old, next *sandbox.Manifest) {
-	s := e.c.hub.s
-	s.invalidateNetRules() // the activated version's network rules apply before pages reload (netrules.go)
-	self := e.c.sessionIDNow()
-	for _, m := range []*sandbox.Manifest{old, next} {
-		if m == nil {
-			continue
-		}
-		s.pages.ReloadWhere(ctx, self, func(pageURL string) bool {
-			u, err := url.Parse(pageURL)
-			return err == nil && m.MatchesURL(u)
-		})
-	}
-	if s.remixlets != nil && self != "" {
-		s.remixlets.pageNavigated(ctx, self)
-	}
+	e.c.hub.s.activator.Applied(ctx, e.c.sessionIDNow(), old, next)
 }
 
 // cardRemixlet names the remixlet a card is about.

@@ -82,19 +82,20 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 
 // injectHTML streams an HTML document through the injector: decoded from its Content-Encoding,
 // the bootstrap tag inserted, its Content-Security-Policy allowing just the bootstrap and
-// remix.proxy. Anything that is not an injectable document is returned untouched.
-func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Response {
+// remix.proxy (a response tap). Anything that is not an injectable document is left untouched.
+func (s *Server) injectHTML(resp *http.Response) {
+	req := resp.Request
 	if !shouldInject(req, resp) || httpx.IsMagicHost(req.URL.Hostname()) {
-		return resp
+		return
 	}
 	policies := resp.Header.Values("Content-Security-Policy")
 	if rewrite.BlocksInjection(policies) {
-		return resp // the page forbids any script of ours: it works unmodified
+		return // the page forbids any script of ours: it works unmodified
 	}
 	body, err := httpx.DecodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
 		s.log.Debug("not injecting", "url", httpx.RedactURL(req), "err", err)
-		return resp
+		return
 	}
 
 	tag, needs := s.bootstrapFor(req.URL, policies)
@@ -118,7 +119,6 @@ func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Respon
 		resp.Header.Del(h)
 	}
 	resp.Header.Set(httpx.MarkerHeader, "injected")
-	return resp
 }
 
 // headerCharset is the charset parameter of the response's Content-Type, if any.

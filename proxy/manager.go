@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/remixlet"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -105,7 +105,7 @@ func (s *Server) managerHandler() http.Handler {
 				return
 			}
 			h(w, r, st)
-			s.invalidateNetRules() // a change may switch network rules on or off (netrules.go)
+			s.activator.StoreChanged() // a change may switch network rules on or off (remixlet/netrules.go)
 		})
 	}
 	post("/manager/save", s.managerSave)
@@ -269,20 +269,6 @@ func (s *Server) remixletFromPath(ctx context.Context, st *store.Store, r *http.
 	return st.Remixlet(ctx, id)
 }
 
-// activeManifest returns the remixlet's active version and its manifest; m is nil when none is
-// active or its manifest no longer parses.
-func activeManifest(ctx context.Context, st *store.Store, id string) (store.Version, *sandbox.Manifest, error) {
-	v, ok, err := st.Active(ctx, id)
-	if err != nil || !ok {
-		return store.Version{}, nil, err
-	}
-	m, probs := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
-	if len(probs) > 0 {
-		return v, nil, nil
-	}
-	return v, m, nil
-}
-
 func sitesText(m *sandbox.Manifest) string {
 	if m == nil {
 		return ""
@@ -337,7 +323,7 @@ func fileViews(f store.Files) []panel.FileView {
 }
 
 func (s *Server) row(ctx context.Context, st *store.Store, r store.Remixlet) (panel.ManagerRow, error) {
-	v, m, err := activeManifest(ctx, st, r.ID)
+	v, m, err := remixlet.ActiveManifest(ctx, st, r.ID)
 	if err != nil {
 		return panel.ManagerRow{}, err
 	}
@@ -357,13 +343,13 @@ func (s *Server) row(ctx context.Context, st *store.Store, r store.Remixlet) (pa
 		}
 	}
 	// The last run: the store's record, or the runner's newer one not yet written (runs are
-	// written in batches, remixlet_logs.go).
+	// written in batches, remixlet/logs.go).
 	run, ok, err := st.LastRun(ctx, r.ID)
 	if err != nil {
 		return panel.ManagerRow{}, err
 	}
 	if s.remixlets != nil {
-		if mem, ok2 := s.remixlets.logs.lastRun(r.ID); ok2 && (!ok || mem.At.After(run.At)) {
+		if mem, ok2 := s.remixlets.LastRun(r.ID); ok2 && (!ok || mem.At.After(run.At)) {
 			run, ok = mem, true
 		}
 	}
@@ -423,7 +409,7 @@ func (s *Server) managerRemixlet(w http.ResponseWriter, r *http.Request) {
 			s.managerError(w, err)
 			return
 		}
-		v, _, err := activeManifest(ctx, st, rx.ID)
+		v, _, err := remixlet.ActiveManifest(ctx, st, rx.ID)
 		if err != nil {
 			s.managerError(w, err)
 			return
@@ -670,17 +656,6 @@ func (s *Server) managerData(w http.ResponseWriter, r *http.Request) {
 
 // --- POST actions (each behind checkManagerPost) ---
 
-// reloadMatching asks the connected pages m runs on to reload, clearing what the remixlet did.
-func (s *Server) reloadMatching(ctx context.Context, m *sandbox.Manifest) {
-	if m == nil {
-		return
-	}
-	s.pages.ReloadWhere(ctx, "", func(pageURL string) bool {
-		u, err := url.Parse(pageURL)
-		return err == nil && m.MatchesURL(u)
-	})
-}
-
 // managerSave creates a remixlet (form field id empty) or saves a new version of one, with the
 // same checks and activation as the CLI: CheckFiles, SaveVersion, Activate, and on
 // ErrApprovalRequired a pending approval and the approval page.
@@ -755,7 +730,7 @@ func (s *Server) managerSave(w http.ResponseWriter, r *http.Request, st *store.S
 // activate activates v, or asks for the person's approval when it needs one.
 func (s *Server) activate(w http.ResponseWriter, r *http.Request, st *store.Store, rx store.Remixlet, v store.Version, m *sandbox.Manifest, flash string) {
 	ctx := r.Context()
-	_, old, _ := activeManifest(ctx, st, rx.ID)
+	_, old, _ := remixlet.ActiveManifest(ctx, st, rx.ID)
 	err := st.Activate(ctx, v.ID)
 	if errors.Is(err, store.ErrApprovalRequired) {
 		a, err := st.RequestApproval(ctx, v.ID, "")
@@ -770,10 +745,7 @@ func (s *Server) activate(w http.ResponseWriter, r *http.Request, st *store.Stor
 		s.managerError(w, err)
 		return
 	}
-	s.reloadMatching(ctx, old)
-	if m != nil {
-		s.reloadMatching(ctx, m)
-	}
+	s.activator.Applied(ctx, "", old, m)
 	seeOther(w, "/manager/r/"+rx.ID, flash)
 }
 
@@ -801,7 +773,7 @@ func (s *Server) managerDecide(w http.ResponseWriter, r *http.Request, st *store
 	}
 	switch r.PostForm.Get("decision") {
 	case "allow":
-		_, old, _ := activeManifest(ctx, st, a.RemixletID)
+		_, old, _ := remixlet.ActiveManifest(ctx, st, a.RemixletID)
 		if err := st.Approve(ctx, a.ID); err != nil {
 			s.approvalFailed(w, a, err)
 			return
@@ -810,9 +782,8 @@ func (s *Server) managerDecide(w http.ResponseWriter, r *http.Request, st *store
 			s.approvalFailed(w, a, err)
 			return
 		}
-		s.reloadMatching(ctx, old)
-		_, m, _ := activeManifest(ctx, st, a.RemixletID)
-		s.reloadMatching(ctx, m)
+		_, m, _ := remixlet.ActiveManifest(ctx, st, a.RemixletID)
+		s.activator.Applied(ctx, "", old, m)
 		seeOther(w, "/manager/r/"+a.RemixletID, "allowed")
 	case "deny":
 		if err := st.Decline(ctx, a.ID); err != nil {
@@ -850,7 +821,7 @@ func (s *Server) withPostRemixlet(w http.ResponseWriter, r *http.Request, st *st
 		s.managerError(w, err)
 		return
 	}
-	_, m, err := activeManifest(r.Context(), st, rx.ID)
+	_, m, err := remixlet.ActiveManifest(r.Context(), st, rx.ID)
 	if err != nil {
 		s.managerError(w, err)
 		return
@@ -865,7 +836,7 @@ func (s *Server) managerSwitch(w http.ResponseWriter, r *http.Request, st *store
 			s.managerError(w, err)
 			return
 		}
-		s.reloadMatching(r.Context(), m)
+		s.activator.Applied(r.Context(), "", m, nil)
 		seeOther(w, "/manager/r/"+rx.ID, map[bool]string{true: "on", false: "off"}[on])
 	})
 }
@@ -877,7 +848,7 @@ func (s *Server) managerArchive(w http.ResponseWriter, r *http.Request, st *stor
 			s.managerError(w, err)
 			return
 		}
-		s.reloadMatching(r.Context(), m)
+		s.activator.Applied(r.Context(), "", m, nil)
 		seeOther(w, "/manager/r/"+rx.ID, map[bool]string{true: "archived", false: "unarchived"}[archived])
 	})
 }
@@ -888,7 +859,7 @@ func (s *Server) managerDelete(w http.ResponseWriter, r *http.Request, st *store
 			s.managerError(w, err)
 			return
 		}
-		s.reloadMatching(r.Context(), m)
+		s.activator.Applied(r.Context(), "", m, nil)
 		seeOther(w, "/manager", "deleted")
 	})
 }
@@ -942,14 +913,7 @@ func (s *Server) managerPauseSite(w http.ResponseWriter, r *http.Request, st *st
 		s.managerError(w, err)
 		return
 	}
-	s.pages.ReloadWhere(r.Context(), "", func(pageURL string) bool {
-		u, err := url.Parse(pageURL)
-		if err != nil {
-			return false
-		}
-		h, err := store.NormalizeHost(u.Host)
-		return err == nil && h == host
-	})
+	s.activator.SitePaused(r.Context(), host)
 	seeOther(w, "/manager", "paused")
 }
 

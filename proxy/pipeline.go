@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/remixlet"
 )
 
 // The pipeline every proxied request goes through, whether it came as a plain http:// proxy
@@ -15,22 +16,58 @@ import (
 //
 //  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
 //     a navigation the agent started that leaves the chat page's site gets the proxy's refusal
-//     page (chat_navguard.go); then the remixlets' network rules (netrules.go) may block,
-//     redirect or upgrade it, or note request and response header changes that Rewrite and
-//     ModifyResponse apply;
+//     page (chat_navguard.go); then the remixlets' network rules (remixlet/netrules.go) may
+//     block, redirect or upgrade it, or note request and response header changes that Rewrite
+//     and the first response tap apply;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
 //     is never modified); no X-Forwarded-* headers are added;
 //  3. Transport: upstream.go dials (--resolve) and verifies TLS;
-//  4. ModifyResponse: a redirect off the allowed origins of an address a remixlet wrote
-//     (remixlets_redirect.go), or off the site of a navigation the agent started
-//     (chat_navguard.go), is replaced by a 403; service-worker scripts get the shim
-//     (swshim.go), HTML documents the bootstrap (html.go); the cookie view, network:observe,
-//     read_page_data and the redaction stage read what passes; everything else streams
-//     through untouched;
+//  4. ModifyResponse: the response taps, in the order responseTaps lists them;
 //  5. ErrorHandler: an upstream failure becomes an error page (errorpage.go).
 //
 // httputil.ReverseProxy does the rest: hop-by-hop headers, trailers, 1xx responses, WebSocket
 // upgrades, and flushing streamed bodies (SSE, unknown length) as soon as they arrive.
+
+// responseTap sees, and may change, every upstream response on its way to the browser. The
+// taps run in one fixed order (as mitmproxy's ordered addon list), each on what the one before
+// left; a tap that replaces a response (a guard's 403) does so for all after it.
+type responseTap struct {
+	name string // what it does, in the proxy's words
+	fn   func(*http.Response)
+}
+
+// responseTaps is the order of the response taps. The guards come first, so that nothing after
+// them sees a redirect they refuse; the taps that only read come last, so they read what the
+// browser gets. Everything not named here streams through untouched.
+func (s *Server) responseTaps() []responseTap {
+	taps := []responseTap{
+		// modifyHeaders rules noted on the request (remixlet/netrules.go).
+		{"netrules: response headers", remixlet.ResponseHeaders},
+	}
+	if s.remixlets != nil {
+		// An address a remixlet wrote may not redirect off its sites (remixlet/redirect.go).
+		taps = append(taps, responseTap{"remixlet redirect guard", s.remixlets.GuardRedirect})
+	}
+	if s.chats != nil {
+		// Nor may the agent's own navigation leave the chat's site (chat_navguard.go).
+		taps = append(taps, responseTap{"agent navigation guard", s.guardAgentRedirect})
+	}
+	return append(taps,
+		// Service-worker scripts get the navigation relay shim (swshim.go).
+		responseTap{"service-worker shim", s.shimServiceWorker},
+		// 2xx HTML documents get the bootstrap, their CSP allowing it (html.go).
+		responseTap{"HTML injection", s.injectHTML},
+		// The rest only read; none changes a header or a byte of the body.
+		// JSON for the agent's read_page_data (page/data.go).
+		responseTap{"page data", s.pages.RecordResponse},
+		// The cookies the browser would send, for rmx.fetch and http_request (fetch/cookieview.go).
+		responseTap{"cookie view", s.fetch.Cookies().Observe},
+		// network:observe's records (remixlet/rmx_observe.go).
+		responseTap{"network:observe", s.observed.Record},
+		// Credential header values, for the agent's redaction stage (fetch/credentials.go).
+		responseTap{"credentials seen", s.fetch.Credentials().Observe},
+	)
+}
 
 func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
@@ -38,20 +75,14 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			pr.Out.URL.Scheme = httpx.RequestScheme(pr.In)
 			pr.Out.URL.Host = pr.In.Host
 			pr.Out.Host = pr.In.Host
-			netRulesRequestHeaders(pr) // modifyHeaders rules (netrules.go)
+			remixlet.RequestHeaders(pr) // modifyHeaders rules (remixlet/netrules.go)
 		},
 		Transport: s.upstream,
 		ModifyResponse: func(resp *http.Response) error {
 			lengthKnown := resp.ContentLength >= 0
-			netRulesResponseHeaders(resp) // modifyHeaders rules (netrules.go)
-			s.guardRemixletRedirect(resp) // a remixlet's address may not redirect off its sites (remixlets_redirect.go)
-			s.guardAgentRedirect(resp)    // nor may the agent's own navigation leave the site (chat_navguard.go)
-			s.injectHTML(resp.Request, s.shimServiceWorker(resp.Request, resp))
-			s.pages.RecordResponse(resp) // JSON for the agent's read_page_data (pagedata.go); never changes a byte
-			// The cookie view for rmx.fetch and network:observe's records; reads only.
-			s.fetch.Cookies().Observe(resp)
-			s.observed.record(resp)
-			s.fetch.Credentials().Observe(resp) // credential header values, for the agent's redaction (fetch/credentials.go)
+			for _, t := range s.taps {
+				t.fn(resp)
+			}
 			if lengthKnown && resp.ContentLength == -1 {
 				resp.ContentLength = changedLength
 			}
@@ -94,7 +125,7 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer navDone()
-	r, done := s.applyNetRules(rw, r) // block, redirect, upgradeScheme; header changes ride along (netrules.go)
+	r, done := s.netrules.Apply(rw, r) // block, redirect, upgradeScheme; header changes ride along (remixlet/netrules.go)
 	if done {
 		return
 	}

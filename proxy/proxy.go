@@ -19,6 +19,7 @@ import (
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/page"
+	"github.com/remixproxy/remixproxy/proxy/remixlet"
 )
 
 // Server is the running proxy: the browser-facing listener, goproxy for CONNECT, the
@@ -41,17 +42,19 @@ type Server struct {
 	// recorded responses and reported secrets (page/).
 	pages  *page.Hub
 	secret []byte // the per-install secret: page tokens, the manager's form token (secret.go)
-	// remixlets runs remixlets in connected pages; nil without a Store (remixlets.go).
-	remixlets *remixletRunner
 	// fetch sends requests as the person (rmx.fetch, http_request) with its cookie view and
-	// the credentials seen; observed are network:observe's records (rmx_observe.go).
-	fetch    *fetch.Client
-	observed *observeRecords
-	// sched runs the remixlets' rmx.schedule actions; nil without a Store (schedule.go).
-	sched *scheduler
-	boot  bootstrap // the page-agent script and its CSP hash
-	// netrules are the active remixlets' network rules; nil without a Store (netrules.go).
-	netrules *netRules
+	// the credentials seen (fetch/).
+	fetch *fetch.Client
+	// remixlets runs remixlets in connected pages, netrules are their network rules, sched
+	// runs their rmx.schedule actions, activator applies a change of them to the open pages
+	// (remixlet/); all nil without a Store. observed are network:observe's records.
+	remixlets *remixlet.Runner
+	netrules  *remixlet.NetRules
+	sched     *remixlet.Scheduler
+	activator *remixlet.Activator
+	observed  *remixlet.Observed
+	boot      bootstrap     // the page-agent script and its CSP hash
+	taps      []responseTap // what sees and changes a response on its way, in order (pipeline.go)
 	// chats are the agent's conversations, one per tab; nil without a Store (chat.go).
 	chats     *chatHub
 	stopChats context.CancelFunc
@@ -115,30 +118,28 @@ func New(cfg Config) (*Server, error) {
 		pages:  page.New(page.Config{Secret: secret, Logger: cfg.Logger}),
 	}
 	errLog := slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug)
+	s.fetch = fetch.New(fetch.Config{Dial: s.dialUpstream, Resolvable: s.resolvable, OnlyResolved: cfg.OnlyResolved,
+		Listen: cfg.Listen, DialTimeout: cfg.DialTimeout, Roots: cfg.UpstreamRoots})
+	s.observed = remixlet.NewObserved(s.pages, cfg.Store, cfg.Logger)
 	if cfg.Store != nil {
-		s.remixlets = newRemixletRunner(cfg.Store, cfg.Sandbox, cfg.Logger)
-		s.netrules = newNetRules(cfg.Store, cfg.Logger)
+		s.remixlets = remixlet.NewRunner(remixlet.Config{Store: cfg.Store, Sandbox: cfg.Sandbox, Logger: cfg.Logger,
+			Fetch: s.fetch, Observed: s.observed})
+		s.netrules = remixlet.NewNetRules(cfg.Store, cfg.Logger, s.isOwnHost)
+		s.activator = &remixlet.Activator{Rules: s.netrules, Pages: s.pages, Runner: s.remixlets}
 		ctx, cancel := context.WithCancel(context.Background())
 		s.chats, s.stopChats = newChatHub(s, ctx), cancel
-		s.sched = newScheduler(s)
-		s.sched.start()
+		s.sched = remixlet.NewScheduler(cfg.Store, cfg.Logger, s.pages, s.remixlets)
+		s.sched.Start()
+		// The page sessions' listeners, in this order: the chats, then the remixlet runner.
+		s.pages.AddListener(s.chats)
+		s.pages.AddListener(s.remixlets)
 	}
 	s.modelHTTP = cfg.ModelClient
 	if s.modelHTTP == nil {
 		s.modelHTTP = &http.Client{Timeout: 10 * time.Minute}
 	}
 	s.upstream = s.newUpstreamTransport()
-	s.fetch = fetch.New(fetch.Config{Dial: s.dialUpstream, Resolvable: s.resolvable, OnlyResolved: cfg.OnlyResolved,
-		Listen: cfg.Listen, DialTimeout: cfg.DialTimeout, Roots: cfg.UpstreamRoots})
-	s.observed = newObserveRecords(s.pages, cfg.Store, cfg.Logger)
-	// The page sessions' listeners, in this order: the chats, then the remixlet runner.
-	if s.chats != nil {
-		s.pages.AddListener(s.chats)
-	}
-	if s.remixlets != nil {
-		s.remixlets.net, s.remixlets.observed = s.fetch, s.observed
-		s.pages.AddListener(s.remixlets)
-	}
+	s.taps = s.responseTaps()
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
 	s.gp = s.newConnectHandler()
@@ -198,10 +199,10 @@ func (s *Server) Close() error {
 			s.stopChats()
 		}
 		if s.sched != nil {
-			s.sched.close()
+			s.sched.Close()
 		}
 		if s.remixlets != nil {
-			s.remixlets.close()
+			s.remixlets.Close()
 		}
 		s.mitm.Close()
 		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
@@ -225,3 +226,17 @@ func shutdown(ctx context.Context, srv *http.Server) error {
 func (s *Server) PageTool(ctx context.Context, sessionID, tool string, args json.RawMessage) (json.RawMessage, error) {
 	return s.pages.Tool(ctx, sessionID, tool, args)
 }
+
+// RunSchedules runs the schedules due at now, as the scheduler does on its own every few seconds,
+// and reports how many actions ran. It is for tests (a clock jump without waiting); without a
+// store it does nothing.
+func (s *Server) RunSchedules(ctx context.Context, now time.Time) (int, error) {
+	if s.sched == nil {
+		return 0, nil
+	}
+	return s.sched.RunDue(ctx, now)
+}
+
+// InvalidateNetRules makes the next browser request rebuild the network rules from the store,
+// for callers outside the package (tests that change the store directly).
+func (s *Server) InvalidateNetRules() { s.netrules.Invalidate() }

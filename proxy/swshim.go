@@ -25,22 +25,23 @@ import (
 //go:embed swshim.js
 var swShim []byte
 
-// shimServiceWorker prepends the shim to a service-worker script.
-func (s *Server) shimServiceWorker(req *http.Request, resp *http.Response) *http.Response {
+// shimServiceWorker prepends the shim to a service-worker script (a response tap).
+func (s *Server) shimServiceWorker(resp *http.Response) {
+	req := resp.Request
 	if req.Header.Get("Service-Worker") != "script" || resp.StatusCode < 200 || resp.StatusCode > 299 ||
 		resp.Body == nil || resp.Body == http.NoBody {
-		return resp
+		return
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/javascript", "application/javascript", "application/x-javascript", "application/ecmascript", "text/ecmascript":
 	default:
-		return resp
+		return
 	}
 	body, err := httpx.DecodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
 		s.log.Info("service worker not shimmed", "url", httpx.RedactURL(req), "err", err)
-		return resp
+		return
 	}
 	resp.Body = struct {
 		io.Reader
@@ -57,7 +58,6 @@ func (s *Server) shimServiceWorker(req *http.Request, resp *http.Response) *http
 			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
 		}
 	}
-	return resp
 }
 
 // maxSWDocument bounds a document relayed by the shim.

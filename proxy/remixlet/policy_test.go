@@ -1,0 +1,274 @@
+package remixlet
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+func testPolicy(t *testing.T, pageURL string, permissions string) domPolicy {
+	t.Helper()
+	m, problems := sandbox.ParseManifest([]byte(`{"name": "p", "description": "test", "api": 1,
+		"matches": ["https://shop.test/*", "https://*.cdn-own.test/*"], "permissions": [` + permissions + `]}`))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return domPolicy{page: u, manifest: m}
+}
+
+func TestDOMOpsMatchTheSandboxAPI(t *testing.T) {
+	var ops []string
+	for op := range domOps {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	want := slices.Clone(sandbox.DOMMethods)
+	sort.Strings(want)
+	if !slices.Equal(ops, want) {
+		t.Fatalf("domOps %v\nsandbox.DOMMethods %v", ops, want)
+	}
+}
+
+func TestCheckAddress(t *testing.T) {
+	pol := testPolicy(t, "https://shop.test/list/page?x=1", `{"name": "fetch:api.partner.test", "reason": "prices"}`)
+	tests := []struct {
+		in       string
+		resolved string // "" means refused
+		host     string
+		relative bool
+		why      string // part of the refusal
+	}{
+		{in: "https://shop.test/a.png", resolved: "https://shop.test/a.png"},
+		{in: "/img/a.png", resolved: "https://shop.test/img/a.png", relative: true},
+		{in: "b.png", resolved: "https://shop.test/list/b.png", relative: true},
+		{in: "  ../c.png\n", resolved: "https://shop.test/c.png", relative: true},
+		{in: "?y=2", resolved: "https://shop.test/list/page?y=2", relative: true},
+		{in: "#top", resolved: "https://shop.test/list/page?x=1#top", relative: true},
+		{in: "https://img.cdn-own.test/x.png", resolved: "https://img.cdn-own.test/x.png", host: "img.cdn-own.test"},
+		{in: "https://API.partner.test/p", resolved: "https://api.partner.test/p", host: "api.partner.test"},
+		// Other hosts are relayed without an allowance: the page agent allows them only if the
+		// page already loads them exactly.
+		{in: "https://witness.test/x", resolved: "https://witness.test/x"},
+		{in: "//witness.test/x", resolved: "https://witness.test/x", relative: true},
+		{in: `/\witness.test/x`, resolved: "https://witness.test/x", relative: true},
+		{in: `\\witness.test\x`, resolved: "https://witness.test/x", relative: true},
+		{in: "https:witness.test/x", resolved: ""},
+		{in: "https://shop.test@witness.test/", why: "user name"},
+		{in: "https://shop.test:443@witness.test/", why: "user name"},
+		{in: "data:image/png;base64,iVBORw0KGgo=", resolved: "data:image/png;base64,iVBORw0KGgo="},
+		{in: "DATA:image/webp,abc", resolved: "data:image/webp,abc"},
+		{in: "data:image/svg+xml,<svg/onload=alert(1)>", why: "not svg"},
+		{in: "data:text/html,<script>alert(1)</script>", why: "not svg"},
+		{in: "javascript:alert(1)", why: "javascript: addresses"},
+		{in: "JaVaScRiPt:alert(1)", why: "javascript: addresses"},
+		{in: "java\tscript:alert(1)", why: "javascript: addresses"},
+		{in: "\x01javascript:alert(1)", why: "javascript: addresses"},
+		{in: "blob:https://shop.test/1234", why: "blob: addresses"},
+		{in: "ftp://shop.test/x", why: "ftp: addresses"},
+		{in: "https://shop .test/", why: "spaces"},
+		{in: "", why: "empty"},
+	}
+	for _, tt := range tests {
+		resolved, host, rel, err := pol.checkAddress(tt.in)
+		if tt.why != "" || tt.resolved == "" {
+			if err == nil {
+				if tt.resolved == "" && tt.why == "" && host == "" && !strings.Contains(resolved, "shop.test") {
+					continue // relayed without an allowance: fine for an address on another host
+				}
+				t.Errorf("%q: allowed as %q (host %q), want refused", tt.in, resolved, host)
+			} else if !strings.Contains(err.Error(), tt.why) {
+				t.Errorf("%q: refused with %q, want %q", tt.in, err, tt.why)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: refused: %v", tt.in, err)
+			continue
+		}
+		if resolved != tt.resolved || host != tt.host || rel != tt.relative {
+			t.Errorf("%q: got %q host %q relative %v, want %q host %q relative %v", tt.in, resolved, host, rel, tt.resolved, tt.host, tt.relative)
+		}
+	}
+}
+
+func TestCheckDOMCallNewSurface(t *testing.T) {
+	pol := testPolicy(t, "https://shop.test/list", `{"name": "fetch:api.partner.test", "reason": "prices"}`)
+	tests := []struct {
+		method, args string
+		refused      string // "" means allowed
+		wantArgs     string // the relayed arguments, when checked
+		hosts        []string
+		relative     bool
+	}{
+		{method: "create", args: `[{"tag": "DIV", "attrs": {"Class": "x"}, "text": "hi", "children": [{"tag": "a", "attrs": {"href": "/cart"}}]}]`,
+			wantArgs: `[{"tag":"div","attrs":{"class":"x"},"text":"hi","children":[{"tag":"a","attrs":{"href":"https://shop.test/cart"}}]}]`, relative: true},
+		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.cdn-own.test/a.png"}}]`, hosts: []string{"img.cdn-own.test"}},
+		{method: "create", args: `[{"tag": "svg", "children": [{"tag": "circle"}, {"tag": "g", "children": [{"tag": "path"}]}]}]`},
+		{method: "create", args: `[{"tag": "script"}]`, refused: "<script> refused"},
+		{method: "create", args: `[{"tag": "form"}]`, refused: "<form> refused"},
+		{method: "create", args: `[{"tag": "div", "children": [{"tag": "iframe"}]}]`, refused: "<iframe> refused"},
+		{method: "create", args: `[{"tag": "svg", "children": [{"tag": "use"}]}]`, refused: "<use> refused"},
+		{method: "create", args: `[{"tag": "svg", "children": [{"tag": "div"}]}]`, refused: "refused inside svg"},
+		{method: "create", args: `[{"tag": "circle"}]`, refused: "outside svg"},
+		{method: "create", args: `[{"tag": "div", "attrs": {"onclick": "x()"}}]`, refused: "on*"},
+		{method: "create", args: `[{"tag": "div", "attrs": {"style": "color: red"}}]`, refused: "style"},
+		{method: "create", args: `[{"tag": "div", "attrs": {"href": "/x"}}]`, refused: "only links"},
+		{method: "create", args: `[{"tag": "a", "attrs": {"src": "/x"}}]`, refused: "only images"},
+		{method: "create", args: `[{"tag": "a", "attrs": {"href": "javascript:alert(1)"}}]`, refused: "javascript:"},
+		{method: "create", args: `[{"tag": "img", "attrs": {"srcset": "/x 1x"}}]`, refused: "srcset"},
+		{method: "create", args: `[{"tag": "svg", "attrs": {"xlink:href": "/x"}}]`, refused: "xlink:href"},
+		{method: "create", args: `[{"tag": "input", "attrs": {"type": "image"}}]`, refused: "image"},
+		{method: "create", args: `[{"tag": "input", "attrs": {"id": "cookie"}}]`, refused: "shadow document.cookie"},
+		{method: "create", args: `[{"tag": "button", "attrs": {"formaction": "/x"}}]`, refused: "formaction"},
+		{method: "create", args: `[{"tag": "div", "onload": "x"}]`, refused: "element spec"},
+		{method: "create", args: `[{"tag": "div", "children": [null]}]`, refused: "null"},
+		{method: "setAttr", args: `[{"$h":1}, "HREF", "../a?b#c"]`, wantArgs: `[{"$h":1},"href","https://shop.test/a?b#c"]`, relative: true},
+		{method: "setAttr", args: `[{"$h":1}, "src", "https://api.partner.test/p.png"]`, hosts: []string{"api.partner.test"}},
+		{method: "setAttr", args: `[{"$h":1}, "src", "blob:https://shop.test/x"]`, refused: "blob:"},
+		{method: "setAttr", args: `[{"$h":1}, "imagesrcset", "/x 1x"]`, refused: "imagesrcset"},
+		{method: "setAttr", args: `[{"$h":1}, "name", "location"]`, refused: "shadow"},
+		{method: "setAttr", args: `[{"$h":1}, "fill", "URL(https://evil.test/#x)"]`, refused: "url("},
+		{method: "setAttr", args: `[{"$h":1}, "title", " java\tscript:alert(1)"]`, refused: "script address"},
+		{method: "setAttr", args: `[{"$h":1}, "title", "see https://shop.test/"]`},
+		{method: "insert", args: `[{"$h":1}, {"$h":2}, "after"]`},
+		{method: "insert", args: `[{"$h":1}, {"$h":2}]`},
+		{method: "insert", args: `[{"$h":1}, {"$h":2}, "inside"]`, refused: "position"},
+		{method: "insert", args: `[{"$h":1}, "<b>x</b>", "after"]`, refused: "handle"},
+		{method: "clone", args: `[{"$h":1}, true]`},
+		{method: "clone", args: `[{"$h":1}, "deep"]`, refused: "deep"},
+		{method: "rect", args: `[{"$h":1}]`},
+		{method: "style", args: `[{"$h":1}, ["color", "fontWeight", "--x"]]`},
+		{method: "style", args: `[{"$h":1}, "color"]`},
+		{method: "style", args: `[{"$h":1}, ["behavior"]]`, refused: "runs code"},
+		{method: "style", args: `[{"$h":1}, [1]]`, refused: "property name"},
+		{method: "click", args: `[{"$h":1}]`},
+		{method: "focus", args: `[{"$h":1}]`},
+		{method: "scrollIntoView", args: `[{"$h":1}]`},
+		{method: "click", args: `[]`, refused: "arguments"},
+		{method: "setHTML", args: `[{"$h":1}, "<b>x</b><img src=https://img.cdn-own.test/a.png><a href=https://witness.test/>w</a>"]`, hosts: []string{"img.cdn-own.test"}},
+		{method: "setHTML", args: `[{"$h":1}, 3]`, refused: "string"},
+		{method: "addStyle", args: `[".x { color: red }"]`, wantArgs: `[".x { color: red }"]`},
+		{method: "addStyle", args: `[".x { background: url(https://img.cdn-own.test/a.png) }"]`},
+		{method: "addStyle", args: `["@import 'https://witness.test/a.css';"]`, refused: "refused"},
+		{method: "addStyle", args: `[".x { background: u\\72l(https://witness.test/) }"]`, refused: "refused"},
+		{method: "addStyle", args: `["@font-face { src: url(https://shop.test/f.woff) }"]`, refused: "refused"},
+		{method: "addStyle", args: `[".x { --a: url(https://witness.test/) }"]`, refused: "refused"},
+	}
+	for _, tt := range tests {
+		call, err := checkDOMCall(pol, tt.method, json.RawMessage(tt.args))
+		name := tt.method + " " + tt.args
+		if tt.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.refused) {
+				t.Errorf("%s: got %v, want a refusal containing %q", name, err, tt.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: refused: %v", name, err)
+			continue
+		}
+		if tt.wantArgs != "" {
+			got, _ := json.Marshal(call.args)
+			if string(got) != tt.wantArgs {
+				t.Errorf("%s: relayed %s, want %s", name, got, tt.wantArgs)
+			}
+		}
+		if !slices.Equal(call.hosts, tt.hosts) || call.relative != tt.relative {
+			t.Errorf("%s: hosts %v relative %v, want %v %v", name, call.hosts, call.relative, tt.hosts, tt.relative)
+		}
+	}
+}
+
+// TestCheckDOMCallPagePolicy covers issue 12's static half: attributes that matter only on
+// elements that load or navigate, addresses held in any attribute's value, field-sizing, and
+// stylesheet pieces that do not end at the top level or test field contents.
+func TestCheckDOMCallPagePolicy(t *testing.T) {
+	pol := testPolicy(t, "https://shop.test/list", `{"name": "fetch:api.partner.test", "reason": "prices"}`)
+	tests := []struct {
+		name, method, args string
+		refused            string // "" means allowed
+		hosts              []string
+		addresses          []string
+		relative           bool
+	}{
+		{name: "meta refresh content", method: "setAttr", args: `[{"$h":1}, "content", "0;url=https://witness.test/?d"]`, refused: "attribute content refused: content matters only on elements that load"},
+		{name: "content uppercase", method: "setAttr", args: `[{"$h":1}, "CONTENT", "5"]`, refused: "attribute content refused"},
+		{name: "rel", method: "setAttr", args: `[{"$h":1}, "rel", "stylesheet"]`, refused: "attribute rel refused"},
+		{name: "referrerpolicy", method: "setAttr", args: `[{"$h":1}, "referrerPolicy", "unsafe-url"]`, refused: "attribute referrerpolicy refused"},
+		{name: "crossorigin", method: "setAttr", args: `[{"$h":1}, "crossorigin", "use-credentials"]`, refused: "attribute crossorigin refused"},
+		{name: "iframe sandbox", method: "setAttr", args: `[{"$h":1}, "sandbox", "allow-scripts"]`, refused: "attribute sandbox refused"},
+		{name: "svg animation target", method: "setAttr", args: `[{"$h":1}, "attributeName", "href"]`, refused: "attribute attributename refused"},
+		{name: "create with rel", method: "create", args: `[{"tag": "a", "attrs": {"href": "/x", "rel": "opener"}}]`, refused: "attribute rel refused"},
+		{name: "data-src to another host", method: "setAttr", args: `[{"$h":1}, "data-src", "https://witness.test/x.png"]`, addresses: []string{"https://witness.test/x.png"}},
+		{name: "data-src own site", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.cdn-own.test/a.png"]`, hosts: []string{"img.cdn-own.test"}, addresses: []string{"https://img.cdn-own.test/a.png"}},
+		{name: "data-srcset scheme-relative", method: "setAttr", args: `[{"$h":1}, "data-srcset", "a.png 1x,//witness.test/b.png 2x"]`, addresses: []string{"https://witness.test/b.png"}, relative: true},
+		{name: "backslashes", method: "setAttr", args: `[{"$h":1}, "data-src", "\\\\witness.test\\x"]`, addresses: []string{"https://witness.test/x"}, relative: true},
+		{name: "tab in scheme", method: "setAttr", args: `[{"$h":1}, "data-src", "ht\ttps://witness.test/t"]`, addresses: []string{"https://witness.test/t"}},
+		{name: "json", method: "setAttr", args: `[{"$h":1}, "data-config", "{\"u\":\"https://witness.test/j\"}"]`, addresses: []string{"https://witness.test/j"}},
+		{name: "websocket", method: "setAttr", args: `[{"$h":1}, "data-socket", "wss://witness.test/s"]`, refused: "holds the address wss://witness.test/s: wss: addresses are not allowed"},
+		{name: "user name", method: "setAttr", args: `[{"$h":1}, "data-src", "https://shop.test@witness.test/"]`, refused: "user name"},
+		{name: "create with data-src", method: "create", args: `[{"tag": "img", "attrs": {"data-src": "blob:x https://shop.test@witness.test/"}}]`, refused: "user name"},
+		{name: "prose with slashes", method: "setAttr", args: `[{"$h":1}, "title", "and // or, a/b"]`},
+		{name: "same-origin address", method: "setAttr", args: `[{"$h":1}, "title", "see https://shop.test/help"]`, addresses: []string{"https://shop.test/help"}},
+		{name: "field-sizing", method: "setStyle", args: `[{"$h":1}, {"fieldSizing": "content"}]`, refused: "style fieldSizing refused: it makes a field's size follow its text"},
+		{name: "field-sizing kebab", method: "setStyle", args: `[{"$h":1}, {"field-sizing": "content"}]`, refused: "follow its text"},
+		{name: "addStyle ending in a comment", method: "addStyle", args: `["a{color:red} /*"]`, refused: "ends inside a comment"},
+		{name: "addStyle ending in a string", method: "addStyle", args: `["a{content:\"*/ b{background:url(https://witness.test/)}"]`, refused: "ends inside a string"},
+		{name: "addStyle value selector", method: "addStyle", args: `["#pw[value^=\"h\"]{width:11px}"]`, refused: "value attribute"},
+		{name: "addStyle placeholder-shown", method: "addStyle", args: `["#pw:placeholder-shown{width:11px}"]`, refused: ":placeholder-shown"},
+		{name: "addStyle infinite animation on everything", method: "addStyle", args: `["*{animation:spin 1s infinite}"]`, refused: "animations are refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			call, err := checkDOMCall(pol, tt.method, json.RawMessage(tt.args))
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Fatalf("got %v, want a refusal containing %q", err, tt.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !slices.Equal(call.hosts, tt.hosts) || !slices.Equal(call.addresses, tt.addresses) || call.relative != tt.relative {
+				t.Errorf("got hosts %v addresses %v relative %v, want %v %v %v", call.hosts, call.addresses, call.relative, tt.hosts, tt.addresses, tt.relative)
+			}
+		})
+	}
+}
+
+func TestAddressesIn(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"https://a.test/x", []string{"https://a.test/x"}},
+		{"HTTP://A.test/x y", []string{"HTTP://A.test/x"}},
+		{"a.png 1x, https://a.test/b.png 2x", []string{"https://a.test/b.png"}},
+		{"x,//a.test/y", []string{"//a.test/y"}},
+		{`///a.test/y`, []string{"///a.test/y"}},
+		{`/\a.test/y`, []string{`/\a.test/y`}},
+		{"url('https://a.test/q')", []string{"https://a.test/q"}},
+		{"ht\ntps://a.test/n", []string{"https://a.test/n"}},
+		{"wss://a.test/s", []string{"wss://a.test/s"}},
+		{"xhttps://a.test/", nil}, // another scheme: not a load
+		{"and // or", nil},
+		{"a/b", nil},
+		{"mailto:x@a.test", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := addressesIn(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("addressesIn(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

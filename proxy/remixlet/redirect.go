@@ -1,0 +1,332 @@
+package remixlet
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+// The redirect guard. The address rule lets a remixlet point a link or an image at the page's own
+// origin (and at its own sites and fetch: hosts). A site with an open redirect would turn that
+// into a request anywhere: <img src="/redirect?to=https://elsewhere/?data">. So every http(s)
+// address a remixlet writes is remembered, and when the browser requests one of them and the
+// answer redirects (Location, or a Refresh header) to an origin that remixlet may not load from,
+// the browser gets a 403 from the proxy instead, and the remixlet's log says so. A redirect within
+// the page's origin (or to one of the remixlet's own sites) is followed, and its target is
+// remembered in turn.
+//
+// What is compared is the request the browser actually sent — its scheme, Host and
+// request-target as received — against the address as the browser reads it, both through
+// weburl (WHATWG parsing, IDNA) and compared by weburl.Key: the whole address including the
+// query, so the page's own use of its redirect with any other query is never touched. A spelling
+// the proxy and the browser read differently cannot slip past either: the page agent writes an
+// address only if the browser reads it as one the proxy remembered (Op.Addrs).
+//
+// How long: an address stays guarded while the page session that wrote it is open — an image
+// loads at once but may load again, and a link loads when someone clicks it, the remixlet
+// (dom.click) or the person, which the proxy cannot tell apart and need not: what leaves is what
+// the remixlet wrote — and for redirectGuardGrace after the page went away (a page in the
+// back/forward cache comes back with its links; Chromium keeps such a page at most ten minutes).
+// A page session that starts on a URL an ended one had adopts that one's addresses, so a page
+// restored from the cache keeps them for as long as it is open again. The only collateral: a
+// request for exactly the same address by the page itself, during that time, is guarded too.
+//
+// There is no count limit that lets anything through: a remixlet that writes more addresses
+// than the guard holds for one page (redirectGuardMaxPerOwner), or when all pages together hold
+// redirectGuardMaxTotal, has that operation refused, with an error saying why.
+
+const (
+	redirectGuardGrace       = 10 * time.Minute
+	redirectGuardMaxPerOwner = 20000
+	redirectGuardMaxTotal    = 200000
+	redirectGuardMaxBytes    = 64 << 20
+)
+
+// guardOwner is one remixlet on one page session, and the addresses it wrote there.
+type guardOwner struct {
+	remixlet string
+	session  string
+	manifest *sandbox.Manifest
+	urls     map[string]bool     // the page's URLs while it wrote: a session on one of them adopts it
+	keys     map[string]struct{} // weburl.Key of each address
+	bytes    int
+	ended    time.Time // when its page session ended; zero while it is open
+}
+
+type ownerID struct{ session, remixlet string }
+
+// redirectGuard is the set of addresses remixlets wrote, by owner.
+type redirectGuard struct {
+	mu       sync.Mutex
+	now      func() time.Time // nil: time.Now
+	grace    time.Duration    // 0: redirectGuardGrace
+	maxOwner int              // 0: redirectGuardMaxPerOwner
+	maxTotal int              // 0: redirectGuardMaxTotal
+	byKey    map[string][]*guardOwner
+	owners   map[ownerID]*guardOwner
+	total    int // keys held over all owners
+	bytes    int // their length over all owners
+	swept    time.Time
+}
+
+// errGuardFull refuses an operation whose addresses the guard cannot hold.
+var errGuardFull = errors.New("the proxy cannot remember more addresses for its redirect guard")
+
+func (g *redirectGuard) clock() time.Time {
+	if g.now != nil {
+		return g.now()
+	}
+	return time.Now()
+}
+
+func (g *redirectGuard) limits() (grace time.Duration, perOwner, total int) {
+	grace, perOwner, total = g.grace, g.maxOwner, g.maxTotal
+	if grace == 0 {
+		grace = redirectGuardGrace
+	}
+	if perOwner == 0 {
+		perOwner = redirectGuardMaxPerOwner
+	}
+	if total == 0 {
+		total = redirectGuardMaxTotal
+	}
+	return
+}
+
+// add remembers the addresses (absolute http(s), as weburl serialises them) remixlet wrote on
+// the page session, whose current URL is pageURL. It adds all of them or none: when the guard
+// is full it returns an error and the operation must be refused.
+func (g *redirectGuard) add(session, pageURL, remixlet string, m *sandbox.Manifest, addrs []string) error {
+	if len(addrs) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(addrs))
+	size := 0
+	for _, a := range addrs {
+		u, err := weburl.Parse(a)
+		if err != nil {
+			return fmt.Errorf("redirect guard: %w", err)
+		}
+		if k := weburl.Key(u); k != "" {
+			keys = append(keys, k)
+			size += len(k)
+		}
+	}
+	_, perOwner, total := g.limits()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sweepLocked(false)
+	if g.byKey == nil {
+		g.byKey = map[string][]*guardOwner{}
+		g.owners = map[ownerID]*guardOwner{}
+	}
+	id := ownerID{session, remixlet}
+	o := g.owners[id]
+	if o == nil {
+		o = &guardOwner{remixlet: remixlet, session: session, manifest: m, urls: map[string]bool{}, keys: map[string]struct{}{}}
+	}
+	fresh := 0
+	for _, k := range keys {
+		if _, ok := o.keys[k]; !ok {
+			fresh++
+		}
+	}
+	switch {
+	case len(o.keys)+fresh > perOwner:
+		return fmt.Errorf("%w: this remixlet already wrote %d addresses on this page, and the guard holds at most %d per page; write fewer addresses", errGuardFull, len(o.keys), perOwner)
+	case g.total+fresh > total || g.bytes+size > redirectGuardMaxBytes:
+		return fmt.Errorf("%w: the guard holds %d addresses for all open pages (at most %d); try again when pages have closed", errGuardFull, g.total, total)
+	}
+	g.owners[id] = o
+	o.manifest = m
+	if pageURL != "" {
+		o.urls[pageURL] = true
+	}
+	for _, k := range keys {
+		if _, ok := o.keys[k]; ok {
+			continue
+		}
+		o.keys[k] = struct{}{}
+		o.bytes += len(k)
+		g.total++
+		g.bytes += len(k)
+		g.byKey[k] = append(g.byKey[k], o)
+	}
+	return nil
+}
+
+// sessionEnded starts the grace period of the addresses written on a page session that went
+// away; lastURL is the page's URL when it left.
+func (g *redirectGuard) sessionEnded(session, lastURL string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	for id, o := range g.owners {
+		if id.session == session && o.ended.IsZero() {
+			o.ended = now
+			if lastURL != "" {
+				o.urls[lastURL] = true
+			}
+		}
+	}
+	g.sweepLocked(false)
+}
+
+// sessionStarted gives a page session that starts on pageURL the addresses of ended sessions
+// that were on that URL (the same document back from the back/forward cache, or a reload that
+// restores nothing — then the addresses are guarded for longer than needed, never shorter).
+func (g *redirectGuard) sessionStarted(session, pageURL string) {
+	if pageURL == "" {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sweepLocked(false)
+	for id, o := range g.owners {
+		if o.ended.IsZero() || !o.urls[pageURL] || id.session == session {
+			continue
+		}
+		nid := ownerID{session, id.remixlet}
+		if cur := g.owners[nid]; cur != nil {
+			// The new session already has addresses of this remixlet: fold the old ones in.
+			for k := range o.keys {
+				if _, ok := cur.keys[k]; !ok {
+					cur.keys[k] = struct{}{}
+					cur.bytes += len(k)
+					g.byKey[k] = append(g.byKey[k], cur)
+					g.total++
+					g.bytes += len(k)
+				}
+			}
+			for u := range o.urls {
+				cur.urls[u] = true
+			}
+			g.removeLocked(id, o)
+			continue
+		}
+		delete(g.owners, id)
+		o.session = session
+		o.ended = time.Time{}
+		g.owners[nid] = o
+	}
+}
+
+// sweepLocked drops the owners whose grace period is over (at most once a second unless forced).
+func (g *redirectGuard) sweepLocked(force bool) {
+	now := g.clock()
+	if !force && now.Sub(g.swept) < time.Second {
+		return
+	}
+	g.swept = now
+	grace, _, _ := g.limits()
+	for id, o := range g.owners {
+		if !o.ended.IsZero() && now.Sub(o.ended) > grace {
+			g.removeLocked(id, o)
+		}
+	}
+}
+
+func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
+	delete(g.owners, id)
+	for k := range o.keys {
+		list := g.byKey[k]
+		for i, x := range list {
+			if x == o {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(g.byKey, k)
+		} else {
+			g.byKey[k] = list
+		}
+		g.total--
+		g.bytes -= len(k)
+	}
+}
+
+// guardHit is one owner of a guarded address, as lookup reports it.
+type guardHit struct {
+	remixlet string
+	session  string
+	pageURL  string
+	manifest *sandbox.Manifest
+}
+
+// lookup returns the owners that guard the address with key k.
+func (g *redirectGuard) lookup(k string) []guardHit {
+	if k == "" {
+		return nil
+	}
+	grace, _, _ := g.limits()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	var hits []guardHit
+	for _, o := range g.byKey[k] {
+		if !o.ended.IsZero() && now.Sub(o.ended) > grace {
+			continue
+		}
+		page := ""
+		for u := range o.urls {
+			page = u
+			break
+		}
+		hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: page, manifest: o.manifest})
+	}
+	return hits
+}
+
+// GuardRedirect is a response tap of the pipeline, run on every upstream response: a redirect
+// from an address a remixlet wrote to an origin that remixlet may not load from is replaced by a
+// 403 (see the top of the file).
+func (r *Runner) GuardRedirect(resp *http.Response) {
+	if resp == nil || resp.Request == nil {
+		return
+	}
+	loc := httpx.RedirectTarget(resp)
+	if loc == "" {
+		return
+	}
+	from, err := httpx.RequestedAddress(resp.Request)
+	if err != nil {
+		return
+	}
+	hits := r.guard.lookup(weburl.Key(from))
+	if len(hits) == 0 {
+		return
+	}
+	to, err := weburl.Resolve(from, loc)
+	var refusedBy []guardHit
+	for _, h := range hits {
+		ok := err == nil && to.IsHTTP() && !to.HasCredentials() &&
+			(weburl.SameOrigin(to, from) || (h.manifest != nil && h.manifest.StyleHostAllowed(to.HostKey())))
+		if ok {
+			// Followed: the next hop is guarded in turn (or refused when the guard is full).
+			ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{to.Request()}) == nil
+		}
+		if !ok {
+			refusedBy = append(refusedBy, h)
+		}
+	}
+	if len(refusedBy) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, h := range refusedBy {
+		if !seen[h.remixlet] {
+			seen[h.remixlet] = true
+			r.logf(h.remixlet, "warn", "refused: %s redirects to %s, which is not on the page's origin or one of the remixlet's sites; the browser got a 403 instead",
+				httpx.Clip(from.Request(), 300), httpx.Clip(loc, 300))
+		}
+	}
+	httpx.ReplaceResponse(resp, http.StatusForbidden, http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}},
+		[]byte("remixproxy: a redirect of an address a remixlet wrote was refused\n"))
+}

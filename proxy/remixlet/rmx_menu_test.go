@@ -1,0 +1,91 @@
+package remixlet
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+func TestMenuCommands(t *testing.T) {
+	ctx := context.Background()
+	st := openTestStore(t)
+	h, f := newServiceHost(t, st, "expander", sandbox.PermMenu)
+	rr := &runningRemixlet{host: h, listeners: map[int64]bool{}}
+	f.run.running[h.id] = rr
+
+	call := func(method, args string) error {
+		_, err := h.Call(ctx, "rmx", method, json.RawMessage(args))
+		return err
+	}
+	last := func() panel.Menu {
+		m := sentOf[panel.Menu](f)
+		if len(m) == 0 {
+			t.Fatal("no menu sent")
+		}
+		return m[len(m)-1]
+	}
+	if err := call("menu.add", `["all", "Expand  <all>\n posts", {"$listener": 7}]`); err != nil {
+		t.Fatal(err)
+	}
+	if err := call("menu.add", `["none", "Collapse", {"$listener": 8}]`); err != nil {
+		t.Fatal(err)
+	}
+	want := panel.Menu{Type: panel.TypeMenu, Remixlet: h.id, Source: "expander", Commands: []panel.MenuCommand{
+		{ID: "all", Label: "Expand <all> posts", Listener: 7}, {ID: "none", Label: "Collapse", Listener: 8}}}
+	if got := last(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("menu = %+v, want %+v", got, want)
+	}
+	// The page agent's events reach exactly the listeners of current commands.
+	if !rr.listeners[7] || !rr.listeners[8] {
+		t.Errorf("listeners %v, want 7 and 8 registered", rr.listeners)
+	}
+	if err := call("menu.add", `["all", "Expand", {"$listener": 9}]`); err != nil {
+		t.Fatal(err)
+	}
+	if rr.listeners[7] || !rr.listeners[9] {
+		t.Errorf("after replacing a command: listeners %v, want 7 gone and 9 registered", rr.listeners)
+	}
+	if err := call("menu.remove", `["none"]`); err != nil {
+		t.Fatal(err)
+	}
+	if got := last(); len(got.Commands) != 1 || got.Commands[0].ID != "all" || rr.listeners[8] {
+		t.Errorf("after remove: %+v, listeners %v", got, rr.listeners)
+	}
+	if err := call("menu.remove", `["never added"]`); err != nil {
+		t.Errorf("removing a missing command: %v", err)
+	}
+
+	for _, tt := range []struct{ name, args, want string }{
+		{"no callback", `["x", "X"]`, "must be a function"},
+		{"callback not a function", `["x", "X", "alert(1)"]`, "must be a function"},
+		{"empty id", `["", "X", {"$listener": 1}]`, "empty"},
+		{"long id", `["` + strings.Repeat("i", maxMenuID+1) + `", "X", {"$listener": 1}]`, "more than"},
+		{"empty label", `["x", "  ", {"$listener": 1}]`, "empty"},
+		{"long label", `["x", "` + strings.Repeat("l", maxMenuLabel+1) + `", {"$listener": 1}]`, "longer than 60"},
+		{"label not text", `["x", {"b": 1}, {"$listener": 1}]`, "must be a string"},
+	} {
+		before := len(sentOf[panel.Menu](f))
+		if err := call("menu.add", tt.args); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want a refusal containing %q", tt.name, err, tt.want)
+		}
+		if len(sentOf[panel.Menu](f)) != before {
+			t.Errorf("%s: refused, but a menu was sent", tt.name)
+		}
+	}
+	for i := 1; i < maxMenuCommands; i++ {
+		if err := call("menu.add", fmt.Sprintf(`["c%d", "C", {"$listener": %d}]`, i, 100+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := call("menu.add", `["one more", "C", {"$listener": 200}]`); err == nil || !strings.Contains(err.Error(), "more than 10") {
+		t.Errorf("command 11: got %v, want a refusal", err)
+	}
+	if err := call("menu.add", `["c1", "Renamed", {"$listener": 201}]`); err != nil {
+		t.Errorf("replacing a command at the limit: %v", err)
+	}
+}
