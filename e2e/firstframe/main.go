@@ -1,57 +1,65 @@
 // Command firstframe measures when remixlets take effect, as a person sees it: in real headless
 // Chromium through the real remixproxy binary, on a test page with a heading, every animation
-// frame of every load sampled from before the first paint.
+// frame of every load sampled from before the first paint. It is issue 14's benchmark; today's
+// figures are the baseline in the README.
 //
 //   - css: a CSS-only remixlet (`h1 { outline: 3px solid red }`): in how many loads, and in how
 //     many painted frames, the page's <h1> was on screen without the stylesheet's effect;
 //   - script: a script remixlet that hides the <h1> (`dom.query("h1")` then `dom.hide`, or the
-//     file given with --script): in how many loads its first dom call reached the page before
-//     DOMContentLoaded, in how many dom.query answered null, in how many it did nothing (the
-//     <h1> never hidden), the error lines in its log, and the time of the first visible change
-//     after DOMContentLoaded;
+//     script given with --script, with --manifest-extra for fields such as run_at): in how many
+//     loads its first dom call reached the page before DOMContentLoaded, in how many dom.query
+//     answered null, in how many it did nothing (the <h1> never hidden), the error lines in its
+//     log (`remixproxy remixlet log`), and the first visible change after DOMContentLoaded;
 //   - cold: the same script remixlet on the first matching page after the proxy starts, against
-//     later pages of the same run, over several proxy starts.
+//     later pages, over several proxy starts (same address, data and browser).
 //
 // # How frames are counted
 //
-// A script installed with the DevTools protocol's Page.addScriptToEvaluateOnNewDocument (probe.js)
-// runs in every new document before any of the page's scripts and before the page agent. It
+// A script installed with the DevTools protocol's Page.addScriptToEvaluateOnNewDocument
+// (probe.js) runs in every new document before the page's scripts and before the page agent. It
 // samples the document in every requestAnimationFrame callback: animation-frame callbacks run at
-// the start of each rendering update, before style, layout and paint, and nothing else of the
-// page runs between them and that update's paint, so the state a callback reads (the <h1>'s
-// computed style, or its visibility) is the state that update paints. Not every rendering update
-// is painted to the screen: before the first paint Chromium renders nothing (the body is not
-// parsed yet, or render-blocking resources are loading). A frame counts as painted from the
-// update that produced the Paint Timing API's first-paint entry on: the last sampled callback at
-// or before that entry's paintTime (the end of that update's paint step; its presentation time
-// when the browser gives no paintTime). Every later update is on screen (a frame that changes
-// nothing still shows the same picture). So, per load:
+// the start of each rendering update, before its style, layout and paint, and no page script runs
+// between them and that update's paint, so the state a callback reads (the <h1>'s computed
+// outline, or whether it is visible) is the state that update paints. Not every rendering update
+// puts the page on the screen: before the body is parsed nothing is rendered, and Chromium may
+// run updates that paint backgrounds only. A frame counts as painted from the update that
+// produced the Paint Timing API's first-contentful-paint entry on (the last sampled callback at or
+// before the entry's paintTime, the end of that update's paint step; its startTime when the
+// browser gives no paintTime): a heading's text is content, so no frame before that one showed
+// it. Every later update is on screen (a frame that changes nothing still shows the same picture).
+// Per load:
 //
-//   - frames painted without the stylesheet: painted frames in which the <h1> is in the
-//     document and its computed outline is not the remixlet's (a painted frame before the <h1>
-//     is parsed shows no heading, so it is not counted);
-//   - frames of the unremixed page: painted frames in which the <h1> is visible before the
-//     script remixlet's change; the first visible change is the first frame in which it is
-//     hidden, timed by performance.now() in that frame's callback, relative to the navigation's
-//     domContentLoadedEventStart (negative when it landed before).
+//   - frames painted without the stylesheet: painted frames in which the <h1> is in the document,
+//     in the viewport, and its computed outline is not the remixlet's (frames before the <h1> is
+//     parsed show no heading and are not counted; frames with it out of view are counted apart);
+//   - frames of the unremixed page: the same for the script remixlet, before the frame in which
+//     the <h1> is first hidden; that frame is the first visible change, timed by performance.now()
+//     in its callback, relative to the navigation's domContentLoadedEventStart (negative when it
+//     landed before);
+//   - time on screen without the effect: from the first painted frame showing the <h1> without it
+//     to the first frame with it.
 //
-// "Reached the page before DOMContentLoaded" compares the first remixlet op frame the page
-// agent's WebSocket received (Network.webSocketFrameReceived) with Page.domContentEventFired;
-// both are the browser's monotonic clock. The test page has no deferred or module scripts, so
-// its DOMContentLoaded follows the end of parsing at once.
+// Frame counts depend on the frame rate, which a loaded machine lowers; the times do not.
+// "Reached the page before DOMContentLoaded" compares the first remixlet op frame of the page
+// agent's WebSocket (Network.webSocketFrameReceived, stamped when the renderer takes it) with
+// Page.domContentEventFired; both are the browser's monotonic clock. The built-in page has no
+// deferred or module scripts, so its DOMContentLoaded follows the end of parsing at once.
 //
-// The page (page.html, or --page) is an article of about 90 KB with a render-blocking
-// stylesheet and a parser-blocking script of its own in <head>, its <h1> near the top of <body>,
-// and an inline script at the end; served with no-store, its stylesheet and script cacheable.
-// Warm-up loads (not counted) come first in each part, so the page agent, the page's own
-// subresources and, for the script, the sandbox are warm, as for a person browsing; the cold
-// part restarts the proxy (same address, same data, same browser) for each of its starts.
+// # The page
+//
+// The built-in page (page.go; --page FILE for another, which needs an <h1> in view) is shaped
+// like the middle of the project's corpus of real pages: about 105 KiB, its <h1> after 25 KiB of
+// head and header markup (--h1-at), a render-blocking stylesheet and a parser-blocking script of
+// its own (cacheable), served with no-store. It is measured delivered two ways (--delivery): as
+// over a network (the first 14 KiB at once, then 4 KiB every 10 ms) and at once, as loopback
+// gives it. Warm-up loads (not counted) come first in each part, so the page agent, the page's
+// subresources and the sandbox are warm, as for a person browsing.
 //
 // Everything is on loopback (the test site is bench.test, dialed through --resolve). Run it
 // with `make bench` (scripts/bench.sh) or `go run ./e2e/firstframe`; it prints Markdown tables
 // and exits non-zero only when the measurement itself fails (a load that never painted, a page
-// agent that never connected, a remixlet that never acted in any load), never because a figure
-// misses its target. --json FILE writes every load's raw figures.
+// agent that never connected, a remixlet that never acted in any load, an <h1> never in view),
+// never because a figure misses its target. --json FILE writes every load's figures and samples.
 package main
 
 import (
@@ -91,11 +99,15 @@ var (
 	scriptFile    = flag.String("script", "", "script.js of the script remixlet (default: dom.query(\"h1\") then dom.hide); it must hide the page's <h1>")
 	manifestExtra = flag.String("manifest-extra", "", "JSON object merged into the script remixlet's manifest.json, e.g. '{\"run_at\": \"document_start\"}'")
 	pageFile      = flag.String("page", "", "HTML file served as the test page instead of the built-in one; it must have an <h1> in view")
+	h1At          = flag.Int("h1-at", 25, "KiB of markup before the built-in page's <h1> (25: the corpus's median; 61: its upper quartile)")
 	deliveries    = flag.String("delivery", "stream,whole", "how the site sends the page, comma-separated, each measured: stream (as over a network) or whole (at once, as loopback does); the cold part uses the first")
 	jsonOut       = flag.String("json", "", "write every load's raw figures to this file")
 )
 
 const siteHost = "bench.test"
+
+// pageLabel names the page in the tables' titles.
+var pageLabel string
 
 //go:embed probe.js
 var probeJS string
@@ -143,8 +155,10 @@ func run() error {
 		}
 		delivs = append(delivs, d)
 	}
-	pageHTML := defaultPage()
+	pageHTML := defaultPage(*h1At << 10)
+	pageLabel = fmt.Sprintf("built-in page, `<h1>` after %d KiB", *h1At)
 	if *pageFile != "" {
+		pageLabel = "page " + filepath.Base(*pageFile)
 		b, err := os.ReadFile(*pageFile)
 		if err != nil {
 			return fmt.Errorf("--page: %w", err)
@@ -565,7 +579,7 @@ func (t *tab) load(url string) (loadFigures, error) {
 	deadline := time.Now().Add(*settle)
 	for {
 		done, err := benchkit.Eval[bool](t.ctx, `(() => { const r = window.__firstframe, f = r.frames;
-			return f.length > 0 && f[f.length - 1][2] === 2 && r.paints.some((p) => p.name === 'first-paint'); })()`)
+			return f.length > 0 && f[f.length - 1][2] === 2 && r.paints.some((p) => p.name === 'first-contentful-paint'); })()`)
 		if err != nil {
 			return loadFigures{}, fmt.Errorf("reading the probe: %w", err)
 		}
@@ -730,11 +744,11 @@ func (b *bench) measureCSS(delivery string) (partResult, error) {
 		return partResult{}, fmt.Errorf("the <h1> was out of view in every painted frame before the effect in %d loads: the page does not measure what a person sees", out)
 	}
 	return partResult{name: "css-" + delivery, loads: ls,
-		title: fmt.Sprintf("CSS-only remixlet (`%s`), page delivered %s, %d loads after %d warm-up:", strings.TrimSpace(styleCSS), deliveryWords[delivery], len(ls), *warmups),
+		title: fmt.Sprintf("CSS-only remixlet (`%s`), %s delivered %s, %d loads after %d warm-up:", strings.TrimSpace(styleCSS), pageLabel, deliveryWords[delivery], len(ls), *warmups),
 		rows: []row{
 			{"loads with a frame painted without the stylesheet", fmt.Sprintf("%d of %d", affected, len(ls)), "0", fmt.Sprintf("never applied within %v of the load event: %d", *settle, neverStyled)},
 			{"frames painted without it", fmt.Sprintf("%d", frames), "0", fmt.Sprintf("per affected load: median %s, max %s", num(pct(frameCounts, 50)), num(pct(frameCounts, 100)))},
-			{"time on screen without it, affected loads, median / max", ms(pct(shown, 50)) + " / " + ms(pct(shown, 100)), "—", "first painted frame showing the <h1> unstyled → first frame with the style"},
+			{"time on screen without it, affected loads, median / max", ms(pct(shown, 50)) + " / " + ms(pct(shown, 100)), "—", "first painted frame showing the `<h1>` unstyled → first frame with the style"},
 			{"stylesheet message reached the page, after first contentful paint, median (p10 – p90)", fmt.Sprintf("%s (%s – %s)", ms(pct(styleAfter, 50)), ms(pct(styleAfter, 10)), ms(pct(styleAfter, 90))), "—", "the page agent's WebSocket frame as the renderer reports it vs Page lifecycle firstContentfulPaint; negative: before"},
 		}}, nil
 }
@@ -776,14 +790,14 @@ func (b *bench) measureScript(delivery string) (partResult, error) {
 		return partResult{}, fmt.Errorf("the <h1> was out of view in every painted frame before the effect in %d loads: the page does not measure what a person sees", out)
 	}
 	return partResult{name: "script-" + delivery, loads: ls,
-		title: fmt.Sprintf("Script remixlet (hides the <h1>), page delivered %s, %d loads after %d warm-up:", deliveryWords[delivery], len(ls), *warmups),
+		title: fmt.Sprintf("Script remixlet (hides the `<h1>`), %s delivered %s, %d loads after %d warm-up:", pageLabel, deliveryWords[delivery], len(ls), *warmups),
 		rows: []row{
 			{"loads whose first dom call reached the page before DOMContentLoaded", fmt.Sprintf("%d of %d", early, len(ls)), "0 (default run time)", "page agent's WebSocket frame vs Page.domContentEventFired"},
-			{"loads where dom.query answered null", fmt.Sprintf("%d of %d", null, len(ls)), "—", "the remixlet ran before the <h1> was parsed"},
-			{"loads where the remixlet did nothing (<h1> never hidden)", fmt.Sprintf("%d of %d", nothing, len(ls)), "0", fmt.Sprintf("within %v of the load event; error lines in its log: %d", *settle, logErr)},
+			{"loads where dom.query answered null", fmt.Sprintf("%d of %d", null, len(ls)), "—", "the remixlet ran before the `<h1>` was parsed"},
+			{"loads where the remixlet did nothing (`<h1>` never hidden)", fmt.Sprintf("%d of %d", nothing, len(ls)), "0", fmt.Sprintf("within %v of the load event; error lines in its log: %d", *settle, logErr)},
 			{"first visible change after DOMContentLoaded, p50 / p95", ms(pct(after, 50)) + " / " + ms(pct(after, 95)), "≤ 50 ms / ≤ 150 ms", fmt.Sprintf("%d loads that acted; min %s, max %s", len(after), ms(pct(after, 0)), ms(pct(after, 100)))},
 			{"painted frames of the unremixed page before the change", fmt.Sprintf("%d", frames), "—", fmt.Sprintf("per load: median %s, max %s", num(pct(frameCounts, 50)), num(pct(frameCounts, 100)))},
-			{"time the unremixed <h1> was on screen, median / p95", ms(pct(shown, 50)) + " / " + ms(pct(shown, 95)), "—", "first painted frame showing it → first frame without it; 0 when it never showed"},
+			{"time the unremixed `<h1>` was on screen, median / p95", ms(pct(shown, 50)) + " / " + ms(pct(shown, 95)), "—", "first painted frame showing it → first frame without it; 0 when it never showed"},
 		}}, nil
 }
 
@@ -826,7 +840,7 @@ func (b *bench) measureCold(delivery string) (partResult, error) {
 		return partResult{}, fmt.Errorf("the script remixlet never hid the <h1>")
 	}
 	return partResult{name: "cold", loads: ls,
-		title: fmt.Sprintf("First matching page after the proxy starts, page delivered %s, %d starts, %d later loads each (script remixlet; first visible change after DOMContentLoaded):", deliveryWords[delivery], *starts, *later),
+		title: fmt.Sprintf("First matching page after the proxy starts, %s delivered %s, %d starts, %d later loads each (script remixlet; first visible change after DOMContentLoaded):", pageLabel, deliveryWords[delivery], *starts, *later),
 		rows: []row{
 			{"first page after a start, after DOMContentLoaded, median (min – max)", spread(cold), "as later pages", fmt.Sprintf("%d of %d acted", len(cold), *starts)},
 			{"later pages, after DOMContentLoaded, median (min – max)", spread(warm), "—", fmt.Sprintf("%d loads; did nothing in all: %d", len(warm), nothing)},

@@ -12,10 +12,11 @@ import (
 // (../shared/corpus/pages: median size 107 KB, median offset of the first <h1> 25 KB): a <head>
 // with the site's stylesheet and a parser-blocking script of its own (both cacheable), an inline
 // style block and an inline data script; a header whose navigation menu holds large drop-down
-// lists (hidden until hovered, so the header stays one line high); the <h1> at about 25 KB, in
-// view at the top of the page; an article of ordinary paragraphs; an inline script at the end.
-// Its text is generated from a fixed seed, so every run serves the same bytes.
-func defaultPage() string {
+// lists (hidden until hovered, so the header stays one line high); the <h1> at about h1At bytes
+// (--h1-at; 25 KiB by default), in view at the top of the page; an article of ordinary paragraphs
+// to at least 105 KiB in all; an inline script at the end. Its text is generated from a fixed
+// seed, so every run serves the same bytes.
+func defaultPage(h1At int) string {
 	rng := rand.New(rand.NewPCG(14, 14))
 	words := strings.Fields("the a proxy page browser remix sandbox heading article reader city council market river " +
 		"train morning evening report people said would could system network person change story local weather " +
@@ -44,16 +45,16 @@ func defaultPage() string {
 		fmt.Fprintf(&b, "{\"id\":%d,\"title\":%q},", rng.IntN(1e6), sentence(6))
 	}
 	b.WriteString("{}];</script>\n</head>\n<body>\n<header><nav><ul class=\"menu\">\n")
-	for i := 0; b.Len() < 25<<10; i++ {
+	for i := 0; b.Len() < h1At; i++ {
 		fmt.Fprintf(&b, "<li><a href=\"/section/%d\">%s</a><ul class=\"sub\">\n", i, words[i%len(words)])
-		for j := 0; j < 30 && b.Len() < 25<<10; j++ {
+		for j := 0; j < 30 && b.Len() < h1At; j++ {
 			fmt.Fprintf(&b, "<li class=\"c%d\"><a href=\"/section/%d/%d\">%s</a></li>\n", j, i, j, sentence(3))
 		}
 		b.WriteString("</ul></li>\n")
 	}
 	b.WriteString("</ul></nav></header>\n<main>\n<h1>The headline a remixlet changes</h1>\n")
 	fmt.Fprintf(&b, "<p class=\"lede\">%s</p>\n<article>\n", sentence(30))
-	for b.Len() < 105<<10 {
+	for b.Len() < max(105<<10, h1At+20<<10) {
 		fmt.Fprintf(&b, "<p>%s %s %s</p>\n", sentence(12+rng.IntN(10)), sentence(8+rng.IntN(10)), sentence(10+rng.IntN(10)))
 	}
 	b.WriteString(`</article>
