@@ -33,10 +33,11 @@ func TestProcCPU(t *testing.T) {
 
 	// A shell that starts a busy grandchild: the tree's time includes it.
 	cmd := exec.Command("sh", "-c", "sh -c 'i=0; while [ $i -lt 100000000 ]; do i=$((i+1)); done' & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so the whole group can be killed
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Process.Kill(); cmd.Wait() }()
+	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
 	var kids []int
 	for deadline := time.Now().Add(5 * time.Second); len(kids) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		kids = descendants(cmd.Process.Pid)
@@ -44,11 +45,6 @@ func TestProcCPU(t *testing.T) {
 	if len(kids) == 0 {
 		t.Fatal("descendants found no child of the shell")
 	}
-	defer func() {
-		for _, k := range kids {
-			syscall.Kill(k, syscall.SIGKILL)
-		}
-	}()
 	for deadline := time.Now().Add(5 * time.Second); procCPU(kids[0]) < 50*time.Millisecond && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 	}
 	own, tree := procCPU(cmd.Process.Pid), procTreeCPU(cmd.Process.Pid)
