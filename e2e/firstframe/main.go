@@ -270,11 +270,11 @@ func run() error {
 		for _, r := range all {
 			raw[r.name] = r.loads
 		}
-		b, err := json.MarshalIndent(raw, "", " ")
+		out, err := json.MarshalIndent(raw, "", " ")
 		if err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
-		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+		if err := os.WriteFile(*jsonOut, out, 0o644); err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
 	}
