@@ -821,7 +821,7 @@ func (b *bench) measureScript(delivery string) (partResult, error) {
 }
 
 func (b *bench) measureCold(delivery string) (partResult, error) {
-	var cold, warm, all, coldFB, warmFB, coldCh, warmCh []float64
+	var cold, warm, all, coldFB, warmFB, coldCh, warmCh, coldOpen, warmOpen []float64
 	var ls []loadFigures
 	nothing := 0
 	for s := 1; s <= *starts; s++ {
@@ -852,18 +852,17 @@ func (b *bench) measureCold(delivery string) (partResult, error) {
 				nothing++
 				continue
 			}
-			v, fb, ch := f.EffectAt-f.DCL, f.EffectAt-f.ResponseStart, f.FirstOpAfterDCL-f.WSOpenAfterDCL
+			v, fb := f.EffectAt-f.DCL, f.EffectAt-f.ResponseStart
+			// The channel's part: first byte → channel open (the page's time, the DevTools
+			// clock after DOMContentLoaded), and channel open → the first dom call.
+			open, ch := f.WSOpenAfterDCL-(f.ResponseStart-f.DCL), f.FirstOpAfterDCL-f.WSOpenAfterDCL
 			all = append(all, v)
 			if i == 0 {
 				cold, coldFB = append(cold, v), append(coldFB, fb)
-				if !math.IsNaN(ch) {
-					coldCh = append(coldCh, ch)
-				}
+				coldOpen, coldCh = appendNum(coldOpen, open), appendNum(coldCh, ch)
 			} else {
 				warm, warmFB = append(warm, v), append(warmFB, fb)
-				if !math.IsNaN(ch) {
-					warmCh = append(warmCh, ch)
-				}
+				warmOpen, warmCh = appendNum(warmOpen, open), appendNum(warmCh, ch)
 			}
 		}
 		t.cancel()
@@ -878,6 +877,7 @@ func (b *bench) measureCold(delivery string) (partResult, error) {
 			{"later pages, after DOMContentLoaded, median (min – max)", spread(warm), "—", fmt.Sprintf("%d loads; did nothing in all: %d", len(warm), nothing)},
 			{"first page after a start, after its first byte, median (min – max)", spread(coldFB), "as later pages", "responseStart: the proxy's own connection set-up comes before it"},
 			{"later pages, after their first byte, median (min – max)", spread(warmFB), "—", ""},
+			{"page's first byte → page agent's channel open, first page / later pages, median", ms(pct(coldOpen, 50)) + " / " + ms(pct(warmOpen, 50)), "—", "WebSocket handshake answered, as the renderer reports it"},
 			{"page agent's channel open → first dom call, first page / later pages, median", ms(pct(coldCh, 50)) + " / " + ms(pct(warmCh, 50)), "—", "the sandbox's share: WebSocket handshake answered → first op frame"},
 		}}, nil
 }
@@ -906,6 +906,14 @@ func pct(xs []float64, p float64) float64 {
 	sort.Float64s(s)
 	i := int(math.Ceil(p/100*float64(len(s)))) - 1
 	return s[max(0, min(i, len(s)-1))]
+}
+
+// appendNum appends v unless it is NaN (not measured).
+func appendNum(xs []float64, v float64) []float64 {
+	if math.IsNaN(v) {
+		return xs
+	}
+	return append(xs, v)
 }
 
 // spread is "median (min – max)" of xs in ms.
