@@ -83,7 +83,7 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 // the bootstrap tag inserted, its Content-Security-Policy allowing just the bootstrap and
 // remix.proxy. Anything that is not an injectable document is returned untouched.
 func (s *Server) injectHTML(req *http.Request, resp *http.Response) *http.Response {
-	if !shouldInject(req, resp) || isMagicHost(req.URL.Hostname()) {
+	if s.cfg.BenchNoInject || !shouldInject(req, resp) || isMagicHost(req.URL.Hostname()) {
 		return resp
 	}
 	policies := resp.Header.Values("Content-Security-Policy")
