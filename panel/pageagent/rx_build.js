@@ -201,7 +201,17 @@ function scrubElement(el) {
   var pw = isSensitive(el);
   if (pw) {
     unattr(el, 'value');
-    if (inputSetValue) {
+    if (localName(el) === 'textarea') {
+      // A textarea's text is its default value: the clone keeps none of it.
+      var tc = firstChild(el);
+      while (tc) {
+        apply(removeChildFn, el, [tc]);
+        tc = firstChild(el);
+      }
+      if (textareaSetValue) {
+        apply(textareaSetValue, el, ['']);
+      }
+    } else if (inputSetValue) {
       apply(inputSetValue, el, ['']);
     }
   }
@@ -236,6 +246,8 @@ function opClone(t, node, deep) {
   }
   var copy = apply(cloneNodeFn, node, [deep === true]);
   var count = dict();
+  count.n = 0;
+  carryPasswords(node, copy, count);
   count.n = 0;
   scrubElement(copy);
   scrub(copy, count);

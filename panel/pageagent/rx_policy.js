@@ -126,20 +126,92 @@ var CLOBBER = dict();
   }
 })();
 
+// isPassword reports whether node is a password input: type=password, autocomplete naming a
+// current or new password, or an input that was a password field before the page turned it
+// into another type (a "show password" button flips type to text: the value is still the
+// password; revealedPasswords).
 function isPassword(node) {
   if (localName(node) !== 'input') {
     return false;
+  }
+  if (apply(weakGet, revealedPasswords, [node]) === true) {
+    return true;
   }
   var type = attrOf(node, 'type');
   if (typeof type === 'string' && lower(type) === 'password') {
     return true;
   }
+  return passwordAutocomplete(node);
+}
+function passwordAutocomplete(node) {
   var ac = attrOf(node, 'autocomplete');
   if (typeof ac === 'string') {
     ac = lower(ac);
     return contains(ac, 'current-password') || contains(ac, 'new-password');
   }
   return false;
+}
+// revealedPasswords holds the inputs (as keys, value true) that were password fields when the
+// page changed their type or autocomplete (watchRevealedPasswords), and clones of them.
+var revealedPasswords = new WeakMapCtor();
+// watchRevealedPasswords starts an observer of the type and autocomplete attributes of the
+// document's elements: an input that stops being a password field (its old type was password,
+// or its old autocomplete named a password) stays one for the page policy and the page tools.
+// The observer's records arrive before the next operation: a remixlet that presses the page's
+// "show password" button reads the field back empty afterwards. Residual: fields inside shadow
+// roots (the observer does not see them), and a page that replaces the field with a new text
+// input holding the same value.
+function watchRevealedPasswords() {
+  if (typeof MO !== 'function' || !moObserve || !recordTarget || !recordOldValue) {
+    return;
+  }
+  var mo = new MO(function (records) {
+    var n = records.length;
+    var i;
+    for (i = 0; i < n; i++) {
+      try {
+        var old = apply(recordOldValue, records[i], []);
+        if (typeof old === 'string' && (lower(old) === 'password' || contains(lower(old), 'current-password') ||
+            contains(lower(old), 'new-password'))) {
+          rememberPassword(apply(recordTarget, records[i], []));
+        }
+      } catch (e) { /* not a record */ }
+    }
+  });
+  var opts = dict();
+  opts.attributes = true;
+  opts.attributeOldValue = true;
+  opts.subtree = true;
+  var names = list();
+  put(names, 0, 'type');
+  put(names, 1, 'autocomplete');
+  opts.attributeFilter = names;
+  try {
+    apply(moObserve, mo, [doc, opts]);
+  } catch (e) { /* no observer: nothing to remember */ }
+}
+function rememberPassword(node) {
+  if (localName(node) === 'input') {
+    apply(weakSet, revealedPasswords, [node, true]);
+  }
+}
+// carryPasswords marks the inputs of copy (a clone of src, the same shape) that were password
+// fields in src (revealedPasswords), so that scrub blanks them as it blanks password fields.
+function carryPasswords(src, copy, count) {
+  count.n = count.n + 1;
+  if (count.n > 20000) {
+    refuse('the element is too large to clone');
+  }
+  if (nodeType(src) === 1 && apply(weakGet, revealedPasswords, [src]) === true) {
+    rememberPassword(copy);
+  }
+  var a = firstChild(src);
+  var b = firstChild(copy);
+  while (a && b) {
+    carryPasswords(a, b, count);
+    a = nextSibling(a);
+    b = nextSibling(b);
+  }
 }
 // isSensitive is the remixlet policy's notion of a password field: one (isPassword), or a field
 // the page marks as holding a secret with its autocomplete tokens (one-time codes, card
@@ -151,6 +223,9 @@ function isSensitive(node) {
   var name = localName(node);
   if (name !== 'input' && name !== 'textarea') {
     return false;
+  }
+  if (name === 'textarea' && passwordAutocomplete(node)) {
+    return true; // a textarea the page marks as a password (a key, a passphrase)
   }
   var ac = attrOf(node, 'autocomplete');
   if (typeof ac !== 'string') {
