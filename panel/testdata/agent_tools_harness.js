@@ -1091,6 +1091,32 @@ scenario('probe and expect: the proxy learns what an action would activate, then
   p.run('T.active = null');
 });
 
+scenario('probe: a label passes the click to its control, a plain button to the submit button around it', () => {
+  const p = formPage();
+  const e = p.el;
+  // "Continue" labels the hidden submit button of a POST form: the click submits that form.
+  p.body.appendChild(e('form', { id: 'pay', action: '/account', method: 'post' }, e('button', { id: 'paybtn' }, 'x')));
+  p.body.appendChild(e('label', { id: 'cont', for: 'paybtn' }, 'Continue'));
+  let f = p.ok('click', { selector: '#cont', probe: true }).probe;
+  assert.strictEqual(f.submits, true, 'the label submits its control\'s form');
+  assert.strictEqual(f.method, 'post');
+  assert.strictEqual(f.action, 'https://site.test/account');
+  // A label of another site's submit button is refused like the button.
+  p.body.appendChild(e('form', { id: 'away2', action: 'https://witness.test/s' }, e('button', { id: 'awaybtn' }, 'y')));
+  p.body.appendChild(e('label', { id: 'awaylbl', for: 'awaybtn' }, 'Next'));
+  p.refused('click', { selector: '#awaylbl', probe: true }, 'another site than this page');
+  // A type=button button inside a POST form's submit button: the outer one submits.
+  p.body.appendChild(e('form', { id: 'nest', action: '/nested', method: 'post' },
+    e('button', { id: 'outer' }, e('button', { id: 'inner', type: 'button' }, 'Go on'))));
+  f = p.ok('click', { selector: '#inner', probe: true }).probe;
+  assert.strictEqual(f.submits, true, 'the outer submit button acts');
+  assert.strictEqual(f.action, 'https://site.test/nested');
+  // A label of a text field submits nothing.
+  p.body.appendChild(e('form', { id: 'plain', action: '/p', method: 'post' }, e('label', { id: 'nl', for: 'nf' }, 'Name'), e('input', { id: 'nf', name: 'n' })));
+  const pr = p.ok('click', { selector: '#nl', probe: true }).probe;
+  assert.ok(pr === null || pr.submits === false, JSON.stringify(pr));
+});
+
 scenario('same-origin frames: outline, refs, type, click and the scrub; other sites are one line', () => {
   const p = newPage('https://site.test/frames');
   const e = p.el;
