@@ -40,13 +40,15 @@ await dom.setAttr(await dom.query('#q'), 'value', data);
 const b = await dom.create({ tag: 'button', attrs: { type: 'button' }, text: 'x' });
 await dom.insert(await dom.query('#sbtn'), b);
 await dom.click(b);`,
-		wantLog: `refused: dom.click: dom.click refused: the form is sent to https://witness.test/search`},
+		wantLog: `refused: dom.setAttr: attribute value refused: the element belongs to a form that is sent to https://witness.test/search`},
 	{name: "label for a remixlet button inside another site's submit button", body: `const b = await dom.create({ tag: 'button', attrs: { type: 'button', id: 'rt-inner' }, text: 'x' });
 await dom.insert(await dom.query('#sbtn2'), b);
 const l = await dom.create({ tag: 'label', attrs: { for: 'rt-inner' }, text: 'go' });
 await dom.insert(await dom.query('#box'), l);
 await dom.click(l);`,
-		wantLog: `refused: dom.click: dom.click refused: the form is sent to https://witness.test/search2`},
+		wantLog: `refused: dom.insert: nothing can be inserted into a form that is sent to https://witness.test/search2`},
+	{name: "page's own button nested in another site's submit button", body: `await dom.click(await dom.query('#pinner'));`,
+		wantLog: `refused: dom.click: dom.click refused: the form is sent to https://witness.test/search3`},
 	{name: "same-origin click still works", body: `await dom.click(await dom.query('#local'));
 rmx.log('local clicked');`, wantLog: `local clicked`},
 }
@@ -66,7 +68,35 @@ out.push(await dom.value(c), await dom.text(c));
 await rmx.storage.set('read', out.join('|'));`},
 }
 
-// rtPolicySite serves /clicks, /login and /local (where the same-origin link goes).
+// rtFormCases run side by side on /form, which has a search form that asks another site (as
+// many sites have: "search the web"). Each writes page data into what that form sends; then the
+// person, not the remixlet, presses its button. What the form sends is the page's own fields,
+// never what a remixlet wrote (the redirect guard's rule: what leaves is what the remixlet wrote,
+// whoever clicks).
+var rtFormCases = []policyCase{
+	{name: "value of another site's search field", body: `const d = await dom.text(await dom.query('#private'));
+await dom.setAttr(await dom.query('#q'), 'value', 'F1 ' + d);`,
+		wantLog: `refused: dom.setAttr: attribute value refused: the element belongs to a form that is sent to https://witness.test/search`},
+	{name: "hidden field put into another site's form", body: `const d = await dom.text(await dom.query('#private'));
+await dom.insert(await dom.query('#sform'), await dom.create({ tag: 'input', attrs: { type: 'hidden', name: 'f2', value: 'F2 ' + d } }));`,
+		wantLog: `refused: dom.insert: nothing can be inserted into a form that is sent to https://witness.test/search`},
+	{name: "text of an option of another site's form", body: `const d = await dom.text(await dom.query('#private'));
+await dom.setText(await dom.query('#opt'), 'F3 ' + d);`,
+		wantLog: `refused: dom.setText: the element belongs to a form that is sent to https://witness.test/search`},
+	{name: "the page's own field moved into another site's form", body: `await dom.insert(await dom.query('#sform'), await dom.query('#addr'));`,
+		wantLog: `refused: dom.insert: nothing can be inserted into a form that is sent to https://witness.test/search`},
+	{name: "field owned by another site's form through its form attribute", body: `const d = await dom.text(await dom.query('#private'));
+await dom.setAttr(await dom.query('#outside'), 'value', 'F5 ' + d);`,
+		wantLog: `refused: dom.setAttr: attribute value refused: the element belongs to a form that is sent to https://witness.test/search`},
+	{name: "setHTML inside another site's form", body: `const d = await dom.text(await dom.query('#private'));
+await dom.setHTML(await dom.query('#inform'), '<input name="f6" value="F6 ' + d + '">');`,
+		wantLog: `refused: dom.setHTML: the element belongs to a form that is sent to https://witness.test/search`},
+	{name: "the page's own form still takes writes", body: `await dom.setAttr(await dom.query('#addr'), 'placeholder', 'Street');
+await dom.insert(await dom.query('#home'), await dom.create({ tag: 'input', attrs: { type: 'hidden', name: 'ok', value: '1' } }));
+rmx.log('own form ok');`, wantLog: `own form ok`},
+}
+
+// rtPolicySite serves /clicks, /login, /form and /local (where the same-origin link goes).
 func rtPolicySite() http.Handler {
 	status := func(n int) string {
 		var b strings.Builder
@@ -91,9 +121,29 @@ func rtPolicySite() http.Handler {
 <a id="partner" href="https://witness.test/partner">Our partner</a>
 <form id="sform" action="https://witness.test/search"><input id="q" name="q"><button id="sbtn">Search the web</button></form>
 <form id="sform2" action="https://witness.test/search2"><input name="q" value="x"><button id="sbtn2">Search</button></form>
+<form id="sform3" action="https://witness.test/search3"><input name="q" value="y"><button id="sbtn3">Search</button></form>
 <a id="local" href="/local">local</a>
 <div id="box"></div>
 `+status(len(rtClickCases))+`
+<script>
+// A widget that nests a plain button in the submit button (the parser cannot, a script can).
+const inner = document.createElement('button');
+inner.type = 'button';
+inner.id = 'pinner';
+inner.textContent = 'go';
+document.getElementById('sbtn3').appendChild(inner);
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+		case "/form":
+			htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Form</title></head>
+<body><h1>Form</h1>
+<p id="private">Private note: account 4711 owes 93 EUR</p>
+<form id="home" action="/save" method="post"><input id="addr" name="addr" value="Secret street 1"></form>
+<form id="sform" action="https://witness.test/search"><input id="q" name="q"><select name="in"><option id="opt">web</option></select><div id="inform"></div><button id="sbtn">Search the web</button></form>
+<input id="outside" name="f5" form="sform">
+`+status(len(rtFormCases))+`
 <script>document.body.dataset.pageScript = 'ran';</script>
 </body></html>`)
 		case "/login":
@@ -165,5 +215,27 @@ func TestRedteamPolicyRevealedPasswords(t *testing.T) {
 	}
 	if ty := e2etest.Eval[string](h.tab, `document.getElementById('pw').type`); ty != "text" {
 		t.Errorf("the show-password button was not pressed (type %s): the case proves nothing", ty)
+	}
+}
+
+// TestRedteamPolicyOffsiteForm: a remixlet cannot put page data into a form that is sent to
+// another site; the person's own search through that form sends only the page's fields.
+func TestRedteamPolicyOffsiteForm(t *testing.T) {
+	h := startRedteamPolicy(t)
+	rxs := h.addPolicy(rtFormCases, "https://rt.test/form*")
+	h.runPolicy("https://rt.test/form", rtFormCases, rxs)
+	h.checkNoWitness("before the person's search")
+	var x, y float64
+	fmt.Sscan(e2etest.Eval[string](h.tab, `(() => { const b = document.getElementById('sbtn').getBoundingClientRect(); return (b.left + b.width / 2) + ' ' + (b.top + b.height / 2); })()`), &x, &y)
+	clickAt(t, h.tab, x, y)
+	var got []string
+	for deadline := time.Now().Add(10 * time.Second); len(got) == 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		_, got = h.witnessed()
+	}
+	if len(got) != 1 {
+		t.Fatalf("the person's search reached the witness %d times: %q", len(got), got)
+	}
+	if !strings.HasPrefix(got[0], "GET https://witness.test/search?q=&in=web&f5= ") {
+		t.Errorf("the person's search sent %s, want only the page's own fields (q=&in=web&f5=)", got[0])
 	}
 }

@@ -83,6 +83,10 @@ function checkActivated(act, node, depth) {
     return;
   }
   var type = lower('' + (attrOf(act, 'type') || ''));
+  if (tag === 'input' && (type === 'checkbox' || type === 'radio')) {
+    // Its state is sent with its form: not one that goes to another site.
+    refuseOffsiteForm(act, 'dom.click refused: ');
+  }
   // A button whose type is missing or not one the browser knows submits its form.
   var submits = tag === 'button' ? type !== 'button' && type !== 'reset' : type === 'submit' || type === 'image';
   if (!submits) {

@@ -126,6 +126,65 @@ var CLOBBER = dict();
   }
 })();
 
+// The form owner of each form-associated element (rx_policy.js offsiteFormAction).
+var FORM_OWNER = dict();
+FORM_OWNER.input = inputForm;
+FORM_OWNER.button = buttonForm;
+FORM_OWNER.select = getter(proto(win.HTMLSelectElement), 'form');
+FORM_OWNER.textarea = getter(proto(win.HTMLTextAreaElement), 'form');
+FORM_OWNER.fieldset = getter(proto(win.HTMLFieldSetElement), 'form');
+FORM_OWNER.output = getter(proto(win.HTMLOutputElement), 'form');
+FORM_OWNER.object = getter(proto(win.HTMLObjectElement), 'form');
+var formMethodOf = getter(proto(win.HTMLFormElement), 'method');
+// offsiteFormAction returns where the form el belongs to is sent, when that is not the page's
+// origin; '' when el belongs to no form, or to one sent to the page's origin (or a dialog form,
+// which sends nothing). The form is el's form owner as the browser finds it: the nearest
+// form-associated element from el up answers with its form (a form attribute counts), else the
+// nearest form element. A remixlet may not change what such a form sends: the person's next
+// search through another site's form would carry what the remixlet wrote (the redirect guard's
+// rule: what leaves is what the remixlet wrote, whoever clicks). Past the walk's bound the
+// answer is "an address not checked", never ''.
+function offsiteFormAction(el) {
+  var n = el;
+  var steps = 0;
+  while (n && nodeType(n) === 1) {
+    if (++steps > 4096) {
+      return 'an address not checked (the element is nested too deep)';
+    }
+    if (nsOf(n) === HTML_NS) {
+      var tag = localName(n);
+      var g = FORM_OWNER[tag];
+      if (g) {
+        var f = apply(g, n, []);
+        return f ? formLeaves(f) : '';
+      }
+      if (tag === 'form') {
+        return formLeaves(n);
+      }
+    }
+    n = parentOf(n);
+  }
+  return '';
+}
+function formLeaves(form) {
+  if (!formAction) {
+    return 'an address not checked';
+  }
+  if (formMethodOf && '' + apply(formMethodOf, form, []) === 'dialog') {
+    return '';
+  }
+  var action = '' + apply(formAction, form, []);
+  return sameOriginAddress(action) ? '' : action;
+}
+// refuseOffsiteForm refuses op on el when el belongs to a form sent to another origin.
+function refuseOffsiteForm(el, what) {
+  var to = offsiteFormAction(el);
+  if (to !== '') {
+    refuse(what + 'the element belongs to a form that is sent to ' + to + ', not to the page\'s origin; ' +
+      'a remixlet may not change what it sends');
+  }
+}
+
 // isPassword reports whether node is a password input: type=password, autocomplete naming a
 // current or new password, or an input that was a password field before the page turned it
 // into another type (a "show password" button flips type to text: the value is still the
@@ -402,6 +461,9 @@ function checkAttr(el, name, value) {
 function opSetAttr(t, node, name, value) {
   name = lower(name);
   var v = checkAttr(node, name, value);
+  if (!loaderWritable(node, name)) {
+    refuseOffsiteForm(node, 'attribute ' + name + ' refused: ');
+  }
   attr(node, name, v);
   mark(t, node, '');
 }

@@ -109,6 +109,17 @@ test('clicks that stay on the page\'s origin pass', () => {
   }
 });
 
+test('a checkbox or radio of a form sent to another site is not clicked: its state is sent', () => {
+  for (const type of ['checkbox', 'radio']) {
+    const f = build(['form', { action: 'https://witness.test/f' }, ['div', {}, ['input', { id: 't', type }]]]);
+    f.t._form = f.root;
+    assert.match(refusal(() => a.checkClick(f.t, 0)), /belongs to a form that is sent to https:\/\/witness.test\/f/, type);
+    const h = build(['form', { action: '/f' }, ['input', { id: 't', type }]]);
+    h.t._form = h.root;
+    assert.strictEqual(a.checkClick(h.t, 0), undefined, type + ' of the page\'s own form');
+  }
+});
+
 test('a tree deeper than the check walks is refused, not let through', () => {
   let top = a.el('a', a.ns.html, { href: 'https://witness.test/deep' });
   let n = top;
