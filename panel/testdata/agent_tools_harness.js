@@ -1219,6 +1219,32 @@ scenario('secrets: password values reported to the proxy before each answer and 
   p.ok('click', { selector: '#fine' });
 });
 
+scenario('secrets: fields the page marks as secret (a password textarea, a one-time code, a card) are reported, never read out', () => {
+  const p = newPage('https://site.test/vault');
+  const e = p.el;
+  const ta = p.body.appendChild(e('textarea', { id: 'key', autocomplete: 'current-password', 'aria-label': 'Key' }));
+  const otp = p.body.appendChild(e('input', { id: 'otp', autocomplete: 'one-time-code', 'aria-label': 'Code' }));
+  const card = p.body.appendChild(e('input', { id: 'card', autocomplete: 'cc-number', 'aria-label': 'Card' }));
+  const note = p.body.appendChild(e('input', { id: 'note', 'aria-label': 'Note' }));
+  ta.value = 'Textarea-Key-9753';
+  otp.value = 'OTP-864201';
+  card.value = '4111 1111 1111 1111';
+  note.value = 'plain note';
+  const reports = () => p.T.sent.map((s) => JSON.parse(s)).filter((m) => m.type === 'secrets');
+  const outline = p.ok('outline', { filter: 'all' }).outline;
+  assert.ok(/textbox "Key" \[secret\]/.test(outline) && /textbox "Code" \[secret\]/.test(outline), outline);
+  assert.ok(outline.includes('value="plain note"'), outline);
+  const q = p.call('query', { selector: 'input, textarea' });
+  const forms = p.call('read_page_data', {});
+  for (const raw of [outline, q.raw, forms.raw]) {
+    for (const v of ['Textarea-Key-9753', 'OTP-864201', '4111 1111 1111 1111']) {
+      assert.ok(!raw.includes(v), v + ' read out: ' + raw);
+    }
+  }
+  const values = reports()[0].fields.map((f) => f.value).sort();
+  assert.deepStrictEqual(values, ['4111 1111 1111 1111', 'OTP-864201', 'Textarea-Key-9753']);
+});
+
 scenario('page_state: open dialogs and forms with unsaved input', () => {
   const p = formPage();
   let v = p.ok('page_state', {});
