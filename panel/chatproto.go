@@ -39,6 +39,8 @@ import (
 //	              Allow on a card. Turning it on is itself a card, allowed in the confirmation
 //	              window (it lets such actions go without asking); turning it off takes effect
 //	              at once. Only this message changes it.
+//	ActiveMessage {type:'active'}: the person typed or clicked in the panel (at most once a
+//	              second); the page then has the person's activation too (proxy/chat_navguard.go)
 //	PlanMessage   {type:'plan', id, approve, steps}: the person's decision on a plan card, with
 //	              the steps as they edited them (approve only). A plan grants nothing beyond
 //	              Act, so the framed panel may decide it; no confirmation window.
@@ -62,6 +64,7 @@ const (
 	TypeAPI    = "api"    // panel → proxy: APIAccessMessage
 	TypeSubmit = "submit" // panel → proxy: ActSubmitsMessage
 	TypePlan   = "plan"   // panel → proxy: PlanMessage
+	TypeActive = "active" // panel → proxy: ActiveMessage
 )
 
 // Modes of a chat.
@@ -249,6 +252,15 @@ type ActSubmitsMessage struct {
 	On   bool   `json:"on"`
 }
 
+// ActiveMessage says the person just typed or clicked in the panel (at most once a second).
+// Chromium gives the page around the panel the person's activation too, so a navigation the
+// page starts in the next seconds carries Sec-Fetch-User as if the person had clicked in the
+// page; the proxy does not take it as the person's then (proxy/chat_navguard.go). It can only
+// make the proxy stricter, so it needs no check.
+type ActiveMessage struct {
+	Type string `json:"type"` // TypeActive
+}
+
 // PlanMessage decides a plan card: approve with the person's version of the steps, or reject.
 type PlanMessage struct {
 	Type    string   `json:"type"` // TypePlan
@@ -265,7 +277,7 @@ const (
 
 // ParsePanelMessage decodes one message from the panel into a *SendMessage, *StopMessage,
 // *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage, *ResumeMessage, *APIAccessMessage,
-// *ActSubmitsMessage or *PlanMessage. It refuses unknown types, a
+// *ActSubmitsMessage, *PlanMessage or *ActiveMessage. It refuses unknown types, a
 // mode that is not a Mode constant, an empty or oversized text (MaxSendText), text that is not
 // UTF-8, and a decide without an id. The panel is on remix.proxy, but its messages are still
 // the person's input: check IDs against the chat's own items.
@@ -298,6 +310,8 @@ func ParsePanelMessage(b []byte) (any, error) {
 		v = new(PlanMessage)
 	case TypeSubmit:
 		v = new(ActSubmitsMessage)
+	case TypeActive:
+		v = new(ActiveMessage)
 	default:
 		return nil, fmt.Errorf("panel message: unknown type %q", head.Type)
 	}

@@ -29,6 +29,7 @@ func TestPanelJSHandlesChatMessages(t *testing.T) {
 		"type: '" + TypeAPI + "', on: ",
 		"type: '" + TypeSubmit + "', on: ",
 		"type: '" + TypePlan + "', id: ",
+		"type: '" + TypeActive + "'",
 		", approve: ",
 		", steps: ",
 	} {

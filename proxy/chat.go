@@ -440,6 +440,12 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 			p.send(map[string]string{"type": "error", "message": err.Error()})
 			continue
 		}
+		if _, ok := m.(*panel.ActiveMessage); ok {
+			if s.chats != nil {
+				s.chats.nav.panelActive() // chat_navguard.go
+			}
+			continue
+		}
 		if ch == nil {
 			p.send(map[string]string{"type": "error", "message": "the agent needs the remixlet store, which this proxy runs without"})
 			continue

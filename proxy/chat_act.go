@@ -230,6 +230,9 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		st.noteEdits(pg, tool, args, out)
 	}
 	if errors.Is(err, page.ErrGone) {
+		if why := navStopOf(pg); why != "" { // chat_navguard.go
+			return nil, &agent.ToolError{Message: tool + ": the page went away before answering; the proxy had just stopped it: " + why + ". Nothing was sent; the tab shows the proxy's page. Do not try another way; tell the person what you found instead."}
+		}
 		return nil, &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
 	}
 	return out, err
@@ -266,7 +269,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	// An action that submits a form with POST or presses a destructive control waits for the
 	// person's Allow unless the chat's switch is on (chat_submit.go).
-	expect, withExpect, err := gateSubmit(ctx, pg, tool, args)
+	expect, withExpect, allowed, err := gateSubmit(ctx, pg, tool, args)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +279,9 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	sent, _ := json.Marshal(args)
 	nav := armFor(pg, tool, sent) // chat_navguard.go
+	if allowed != nil {
+		nav.allowPost(allowed.Action) // asked once: its submission is not held again (chat_submit.go)
+	}
 	out, err := pg.call(ctx, tool, sent)
 	if err != nil {
 		return nav.finish(ctx, tool, false, nil, err)

@@ -146,6 +146,7 @@ func (h *chatHub) Gone(sess *page.Session) { h.pageGone(sess.ID()) }
 // pageOpened runs when a page agent connects: a chat whose page was this document's Referer
 // moves to it (or will, if that page is reported gone in the next moments).
 func (h *chatHub) pageOpened(snap page.Info) {
+	h.nav.docOpened(snap.ID, snap.URL, func() bool { _, ok := h.s.pages.Get(snap.ID); return ok }) // chat_navguard.go
 	f := &h.follow
 	f.mu.Lock()
 	note, ok := f.notes[snap.URL]

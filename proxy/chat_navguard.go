@@ -85,8 +85,12 @@ type navGuard struct {
 	live atomic.Int32 // len(xs), read without the lock on every request
 	mu   sync.Mutex
 	next uint64
-	xs   map[uint64]*navExpect
-	now  func() time.Time // nil: time.Now
+	xs   map[uint64]*navExpect // actions' expectations and documents' leases (navDoc)
+	now  func() time.Time      // nil: time.Now
+	// panelAt is when a panel last reported the person's input (UnixNano; panelActive).
+	panelAt atomic.Int64
+	// stops are the last refusals by owner (a chat), for a call whose page went (stopFor).
+	stops map[any]navStop
 }
 
 // navExpect is one action's expectation: the navigations it may start, and what became of them.
@@ -108,6 +112,22 @@ type navExpect struct {
 	pending  int      // marked requests not yet answered, and hops followed but not yet requested
 	paired   int      // requests paired in all
 	refusals []string // what was stopped, in the proxy's words
+
+	// owner is the chat whose action this is (nil in tests): its documents' lease is keyed by it.
+	owner any
+	// doc is non-nil when this is not an action's expectation but the lease of the documents
+	// the chat's agent loaded (navDoc): it pairs for as long as the chat's page is one of them.
+	doc *navDoc
+	// confirmPost asks the person about a form submission (a non-GET navigation) the action
+	// caused, and answers at once when "Act may submit forms" is on (chat_submit.go); nil:
+	// such a navigation is not held.
+	confirmPost func(ctx context.Context, p postAsk) (bool, error)
+	// control names the action for the person ("select “Delete my data”"), for confirmPost.
+	control string
+	// Guarded by g.mu.
+	postOK  map[string]int // submissions already allowed (the probe's card), by address key; "" any
+	holding int            // submissions waiting for the person
+	denied  []string       // submissions the person refused, in the proxy's words
 }
 
 func (g *navGuard) clock() time.Time {
@@ -121,13 +141,27 @@ func (g *navGuard) clock() time.Time {
 // expected are addresses the action is known to go to (navigate's target), and onRefuse is
 // told when a hop is refused. The caller must call settle when the action has answered.
 func (g *navGuard) arm(tool, pageURL, pageOrigin string, expected []string, onRefuse func(string)) *navExpect {
+	return g.armAs(navOwner{}, tool, pageURL, pageOrigin, expected, onRefuse)
+}
+
+// navOwner is what a chat adds to its action's expectation: who it is, and how a form
+// submission the action causes is put to the person (navExpect's fields of the same names).
+type navOwner struct {
+	owner       any
+	control     string
+	confirmPost func(ctx context.Context, p postAsk) (bool, error)
+}
+
+// armAs is arm for an action of a chat (o).
+func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected []string, onRefuse func(string)) *navExpect {
 	site := "" // a page whose address cannot be read has no site: every hop leaves
 	if u, err := weburl.Parse(pageURL); err == nil && u.IsHTTP() {
 		site = u.Site()
 	}
 	now := g.clock()
 	x := &navExpect{g: g, tool: tool, site: site, home: pageOrigin, onRefuse: onRefuse,
-		origins: map[string]bool{pageOrigin: true}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now}
+		origins: map[string]bool{pageOrigin: true}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now,
+		owner: o.owner, control: o.control, confirmPost: o.confirmPost}
 	for _, e := range expected {
 		if eu, err := weburl.Parse(e); err == nil {
 			if k := weburl.Key(eu); k != "" {
@@ -170,6 +204,9 @@ func (g *navGuard) pruneLocked(now time.Time) {
 }
 
 func (x *navExpect) liveLocked(now time.Time) bool {
+	if x.doc != nil {
+		return x.doc.liveLocked(now)
+	}
 	if x.running {
 		return now.Sub(x.started) < navMaxRunning
 	}
@@ -230,18 +267,20 @@ func (x *navExpect) waitOutcome(ctx context.Context, max time.Duration) {
 	defer deadline.Stop()
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
+	expired := false
 	for {
 		x.g.mu.Lock()
-		busy := x.pending > 0 && len(x.refusals) == 0
+		busy := x.pending > 0 && len(x.refusals) == 0 && len(x.denied) == 0
+		holding := x.holding > 0 // a submission waits for the person: wait for the decision
 		x.g.mu.Unlock()
-		if !busy {
+		if !holding && (!busy || expired) {
 			return
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-deadline.C:
-			return
+			expired = true
 		case <-tick.C:
 		}
 	}
@@ -283,6 +322,9 @@ func (x *navExpect) finish(ctx context.Context, tool string, navigating bool, ou
 	}
 	x.waitOutcome(ctx, navSettle)
 	x.settle()
+	if why := x.deniedPost(); why != "" {
+		return nil, &agent.ToolError{Message: tool + ": stopped by the proxy: " + why + ". Nothing was sent, and the tab shows the proxy's page saying so. Do not try another way to submit it; tell the person what you found instead."}
+	}
 	if why := x.refusal(); why != "" {
 		return nil, &agent.ToolError{Message: tool + ": stopped by the proxy: " + why + ". The agent's own navigations stay on this site, so the tab now shows the proxy's page saying so and this page's session has ended; nothing was sent to the other site. Do not try another way to reach it; tell the person what you found instead."}
 	}
@@ -296,6 +338,8 @@ type navRequest struct {
 	origin    string
 	referer   string // the Referer's origin, "" when there is none
 	fetchSite string // Sec-Fetch-Site, "" when absent
+	user      bool   // Sec-Fetch-User: ?1, a navigation with the person's activation
+	method    string
 }
 
 // navigationKind reports whether r is a navigation of a top-level document or of a frame: by its
@@ -320,6 +364,9 @@ func navigationKind(r *http.Request) (top, frame bool) {
 func (x *navExpect) pairs(nr navRequest) bool {
 	if nr.fetchSite == "none" {
 		return false // the person's own: address bar, bookmark, the browser's UI
+	}
+	if x.doc != nil && nr.user && !x.g.panelTaints(x.g.clock()) {
+		return false // the person's own click in a page the agent loaded (navDoc)
 	}
 	if x.urls[nr.key] {
 		return true
@@ -358,13 +405,14 @@ type navMarkKey struct{}
 type navMark struct {
 	xs       []*navExpect
 	from     *weburl.URL
+	top      bool // a top-level document: its answer is a document the agent loaded (navDoc)
 	answered atomic.Bool
 }
 
 // readNavRequest builds what pairing needs from an incoming request, read as the browser sent
 // it. A Referer that does not parse counts as none (pairing then falls back to Sec-Fetch-Site).
 func readNavRequest(r *http.Request) navRequest {
-	nr := navRequest{fetchSite: r.Header.Get("Sec-Fetch-Site")}
+	nr := navRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), user: r.Header.Get("Sec-Fetch-User") == "?1", method: r.Method}
 	if u, err := httpx.RequestedAddress(r); err == nil {
 		nr.url, nr.key, nr.origin = u, weburl.Key(u), u.Origin()
 	}
@@ -389,6 +437,11 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 	}
 	nr := readNavRequest(r)
 	g := &s.chats.nav
+	if nr.user && g.gestureRace(nr) {
+		// The person's activation may be one a panel gave the page: its report can trail the
+		// request by a moment (panelActive); look again after it.
+		time.Sleep(panelRace)
+	}
 	now := g.clock()
 	var xs []*navExpect
 	var off []*navExpect
@@ -403,7 +456,7 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 			x.pending--
 		}
 		if x.leaves(nr.url) {
-			if frame {
+			if frame && nr.method == http.MethodGet {
 				continue // a frame loading another site (a payment widget, a sign-in): its own load
 			}
 			off = append(off, x)
@@ -420,10 +473,17 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 			}
 		}
 	}
+	var running []*navExpect // the same chats' running actions: a lease's refusal is theirs too
+	if len(off) > 0 {
+		running = g.runningOfLocked(off)
+	}
 	g.mu.Unlock()
 	if len(off) > 0 {
 		why := fmt.Sprintf("the navigation would have left the site %s for %s", off[0].site, shownAddress(nr.url))
 		for _, x := range off {
+			x.refuse(why)
+		}
+		for _, x := range running {
 			x.refuse(why)
 		}
 		for _, x := range xs {
@@ -437,7 +497,16 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 	if len(xs) == 0 {
 		return r, w, nothing, false
 	}
-	mark := &navMark{xs: xs, from: nr.url}
+	mark := &navMark{xs: xs, from: nr.url, top: top}
+	if nr.method != http.MethodGet {
+		// A form submission the agent's action caused waits for the person (chat_submit.go).
+		if why, site := holdAgentPost(r.Context(), nr, xs); why != "" {
+			mark.answer()
+			s.log.Info("refused a form submission of the agent's", "site", site, "to", originShown(nr.url))
+			writeSubmitRefusal(w, site, why)
+			return r, w, nothing, true
+		}
+	}
 	r = r.WithContext(context.WithValue(r.Context(), navMarkKey{}, mark))
 	return r, &navRuleWriter{ResponseWriter: w, mark: mark, from: nr.url}, mark.answer, false
 }
@@ -468,6 +537,7 @@ func (x *navExpect) refuse(why string) {
 	if len(x.refusals) < 4 {
 		x.refusals = append(x.refusals, why)
 	}
+	x.g.stopLocked(x.owner, why)
 	x.g.mu.Unlock()
 	if first && x.onRefuse != nil {
 		go x.onRefuse(why)
@@ -528,11 +598,17 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 	var why, site string
 	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		why, site = mark.checkHop(from, loc, fmt.Sprintf("a redirect (%d)", resp.StatusCode))
+		if why == "" && resp.Request.Method != http.MethodGet && (resp.StatusCode == http.StatusTemporaryRedirect || resp.StatusCode == http.StatusPermanentRedirect) {
+			mark.carryAllowance(from, loc) // the same submission, sent on (chat_submit.go)
+		}
 	}
 	if ref := httpx.RefreshURL(resp.Header.Get("Refresh")); why == "" && ref != "" {
 		why, site = mark.checkHop(from, ref, "a Refresh header")
 	}
 	if why == "" {
+		if mark.top && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			mark.loaded(from) // a document the agent's navigation loaded (navDoc)
+		}
 		return
 	}
 	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", httpx.RedactURL(resp.Request))
@@ -656,7 +732,8 @@ func (p chatActPage) armNavigation(tool string, args json.RawMessage) *navExpect
 		}
 	}
 	c := p.c
-	return c.hub.nav.arm(tool, p.sess.URL, p.sess.Origin, expected, c.navRefused)
+	o := navOwner{owner: c, control: actionShown(tool, args), confirmPost: p.confirmPost}
+	return c.hub.nav.armAs(o, tool, p.sess.URL, p.sess.Origin, expected, c.navRefused)
 }
 
 // navRefused is told when a hop of one of the chat's actions was refused: the person sees a
@@ -686,4 +763,219 @@ func (c *chat) pageLeftError() error {
 		return errors.New("the proxy stopped the agent's navigation because it would have left the site, so the tab shows the proxy's page and the agent stopped. Go back to the page and open the panel to go on")
 	}
 	return errPageLeft
+}
+
+// Documents the agent loaded (issue 11's open hole: a page the agent opened that forwards itself
+// off the site later). An action's expectation ends navAfter after its answer, but a document
+// its navigation loaded runs on: a <meta refresh> with a delay, a script's location assignment
+// or form.submit() after a timer, a Refresh header. Such a navigation is the agent's as much as
+// a redirect is, and may carry what the agent put into the address. So when a request paired
+// with one of a chat's actions (or with its lease, for a chain) is answered with a document
+// (2xx, top level), the chat gets a lease: an expectation with no time window that pairs
+// navigations from that document as the action's did, and holds them to the site.
+//
+// How long. The lease lives while the page session of that document lives (the proxy injects
+// the page agent into it; when it connects, docOpened binds the lease to it), i.e. until the
+// tab goes elsewhere or is closed. A document that never connects (a CSP that forbids the page
+// agent, a page that is not HTML) keeps it for navDocLoading after it was answered. A new page
+// the person opens ends it: its session is not the lease's.
+//
+// The person's own clicks. Chromium sends Sec-Fetch-User: ?1 only with a navigation that has
+// the person's activation (a real click or key press in the page within the last five seconds);
+// the page agent's synthetic events have none, nor has a meta refresh or a timer. So a lease
+// does not pair such a navigation: a link the person clicks goes where it goes. But activation
+// also reaches the page from its frames, the panel among them: a person typing in the panel
+// activates the page (a page can see it: navigator.userActivation.isActive) and could forward
+// then. The panel reports the person's input (panelActive); for panelTaint after it, ?1 is not
+// taken as the person's. Plain http has no Fetch metadata: there every navigation of the
+// document pairs (fails safe: the person's own click off the site is refused, with a page
+// that says to type the address).
+
+const (
+	// navDocLoading is how long a lease waits for its document's page agent.
+	navDocLoading = navMaxRunning
+	// panelTaint is how long after the panel's last report Sec-Fetch-User is not the person's:
+	// Chromium's activation lasts five seconds; the panel reports at most once a second.
+	panelTaint = 6500 * time.Millisecond
+	// panelRace is how long a navigation with activation waits for a panel report that may
+	// trail it.
+	panelRace = 250 * time.Millisecond
+	// navStopRecent is how long after a refusal a page that went is taken to have gone by it.
+	navStopRecent = 15 * time.Second
+)
+
+// navDoc is a lease's record of its documents. Guarded by navGuard.mu.
+type navDoc struct {
+	session string          // the page session of the document the chat is on, "" until one connects
+	alive   func() bool     // whether that session is still connected
+	loading map[string]bool // documents answered whose page agent has not connected, by address key
+	loaded  time.Time       // when the last of them was answered
+}
+
+func (d *navDoc) liveLocked(now time.Time) bool {
+	if d.session != "" && d.alive != nil && d.alive() {
+		return true
+	}
+	return len(d.loading) > 0 && now.Sub(d.loaded) < navDocLoading
+}
+
+// loaded gives the chats of a marked top-level request, answered with a document from `from`,
+// a lease on it.
+func (m *navMark) loaded(from *weburl.URL) {
+	if from == nil {
+		return
+	}
+	for _, x := range m.xs {
+		if x.owner != nil {
+			x.g.lease(x, from)
+		}
+	}
+}
+
+// lease starts or extends the lease of x's owner for the document at u.
+func (g *navGuard) lease(x *navExpect, u *weburl.URL) {
+	k := weburl.Key(u)
+	now := g.clock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var l *navExpect
+	for _, o := range g.xs {
+		if o.doc != nil && o.owner == x.owner {
+			l = o
+			break
+		}
+	}
+	if l == nil {
+		if g.xs == nil {
+			g.xs = map[uint64]*navExpect{}
+		}
+		g.next++
+		l = &navExpect{g: g, id: g.next, tool: "the page it opened", site: x.site, home: x.home, onRefuse: x.onRefuse,
+			owner: x.owner, confirmPost: x.confirmPost, control: "the page it opened",
+			origins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, started: now,
+			doc: &navDoc{loading: map[string]bool{}}}
+		g.xs[l.id] = l
+		g.live.Store(int32(len(g.xs)))
+	}
+	if len(l.doc.loading) < maxNavURLs {
+		l.doc.loading[k] = true
+	}
+	l.doc.loaded = now
+	l.origins[u.Origin()] = true
+}
+
+// docOpened binds a lease waiting for the document at pageURL to its page session, whose
+// liveness alive reports (chat_follow.go: every page agent that connects).
+func (g *navGuard) docOpened(sessionID, pageURL string, alive func() bool) {
+	if g.live.Load() == 0 {
+		return
+	}
+	u, err := weburl.Parse(pageURL)
+	if err != nil {
+		return
+	}
+	k := weburl.Key(u)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, x := range g.xs {
+		if x.doc != nil && x.doc.loading[k] {
+			delete(x.doc.loading, k)
+			x.doc.session, x.doc.alive = sessionID, alive
+		}
+	}
+}
+
+// panelActive records the person's input in a panel (a panel message).
+func (g *navGuard) panelActive() { g.panelAt.Store(g.clock().UnixNano()) }
+
+// panelTaints reports whether the person typed or clicked in a panel so recently that the
+// page may have its activation from there (see the top of this section).
+func (g *navGuard) panelTaints(now time.Time) bool {
+	at := g.panelAt.Load()
+	return at != 0 && now.Sub(time.Unix(0, at)) < panelTaint
+}
+
+// gestureRace reports whether a lease would pair nr but for its activation, with no panel
+// report yet: worth waiting panelRace for one.
+func (g *navGuard) gestureRace(nr navRequest) bool {
+	now := g.clock()
+	if g.panelTaints(now) {
+		return false
+	}
+	nr.user = false
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, x := range g.xs {
+		if x.doc != nil && x.liveLocked(now) && x.pairs(nr) {
+			return true
+		}
+	}
+	return false
+}
+
+// runningOfLocked returns the live action expectations of the owners of xs that are not in xs:
+// a call of that chat in progress learns of a refusal of its lease.
+func (g *navGuard) runningOfLocked(xs []*navExpect) []*navExpect {
+	var out []*navExpect
+	for _, o := range g.xs {
+		if o.doc != nil || o.owner == nil {
+			continue
+		}
+		for _, x := range xs {
+			if x.doc != nil && x.owner == o.owner && o != x {
+				out = append(out, o)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// stopLocked records the last refusal of owner's navigations.
+func (g *navGuard) stopLocked(owner any, why string) {
+	if owner == nil {
+		return
+	}
+	if g.stops == nil {
+		g.stops = map[any]navStop{}
+	}
+	if len(g.stops) >= maxNavExpects {
+		for k, st := range g.stops {
+			if g.clock().Sub(st.at) > time.Minute {
+				delete(g.stops, k)
+			}
+		}
+	}
+	g.stops[owner] = navStop{why: why, at: g.clock()}
+}
+
+// stopFor is owner's refusal of the last moments (navStopRecent), "" when none: a call whose page went away
+// says the proxy stopped its navigation rather than "the page went away".
+func (g *navGuard) stopFor(owner any) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	st, ok := g.stops[owner]
+	if !ok || g.clock().Sub(st.at) > navStopRecent {
+		return ""
+	}
+	return st.why
+}
+
+// deniedPost is the submissions the person refused, in the proxy's words; "" when none.
+func (x *navExpect) deniedPost() string {
+	if x == nil {
+		return ""
+	}
+	x.g.mu.Lock()
+	defer x.g.mu.Unlock()
+	return strings.Join(x.denied, "; ")
+}
+
+// navStopOf is the recent refusal of the chat whose page pg is, "" when none.
+func navStopOf(pg actPage) string {
+	p, ok := pg.(chatActPage)
+	if !ok {
+		return ""
+	}
+	return p.c.hub.nav.stopFor(p.c)
 }

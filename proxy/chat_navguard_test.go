@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -187,6 +188,8 @@ func (s *navSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/refresh":
 		w.Header().Set("Refresh", "0; url=https://witness.test/r")
 		htmlHandler(`<!doctype html><title>R</title>`)(w, r)
+	case "/post307":
+		http.Redirect(w, r, "/account2", http.StatusTemporaryRedirect)
 	default:
 		htmlHandler(`<!doctype html><title>Shop</title><p>shop</p>`)(w, r)
 	}
@@ -434,5 +437,134 @@ func TestNavRuleWriter(t *testing.T) {
 				t.Errorf("refusal recorded = %v, want %v", got, refused)
 			}
 		})
+	}
+}
+
+// leaseClock is a navGuard clock a test moves on.
+type leaseClock struct{ off atomic.Int64 }
+
+func (c *leaseClock) now() time.Time       { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *leaseClock) skip(d time.Duration) { c.off.Add(int64(d)) }
+
+// TestNavDocLease: through the real proxy. The agent's navigate loads a page of the site; once
+// the action's window is over, that document's own navigations off the site (a meta refresh, a
+// timer's location assignment: no user activation, with or without a Referer) are still held,
+// and so are those of a page of the site it went on to by itself, and a Refresh header there.
+// The person's own click (Sec-Fetch-User: ?1) goes where it goes — unless the person has just
+// typed in the panel, whose activation the page shares. When the tab leaves the document (its
+// page session goes), the lease ends; a document whose page agent never connects keeps it for
+// navDocLoading.
+func TestNavDocLease(t *testing.T) {
+	site := &navSite{}
+	cf := newChatFixtureWith(t, `{"turns": []}`, chatOptions{site: site, alsoHosts: []string{"www.example.com", "witness.test"}})
+	g := &cf.srv.chats.nav
+	clk := &leaseClock{}
+	g.mu.Lock()
+	g.now = clk.now
+	g.mu.Unlock()
+	var mu sync.Mutex
+	var told []string
+	owner := new(int)
+	page := "https://example.com/"
+	navigate := func(to string) *navExpect {
+		x := g.armAs(navOwner{owner: owner}, "navigate", page, "https://example.com", []string{to}, func(why string) {
+			mu.Lock()
+			told = append(told, why)
+			mu.Unlock()
+		})
+		if resp, _ := cf.get(to, navHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
+			t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
+		}
+		x.settle()
+		clk.skip(navAfter + time.Second) // the action's own window is over
+		return x
+	}
+	var alive1, alive2, alive3 atomic.Bool
+	leaving := "https://example.com/leaving?to=x"
+	navigate(leaving)
+	alive1.Store(true)
+	g.docOpened("s1", leaving, alive1.Load)
+
+	// witness.test is dialed but has no certificate here: a navigation the guard lets go is
+	// answered by the proxy's certificate error page (502), one it holds by its refusal (403).
+	const passed = http.StatusBadGateway
+	user := func(h []string) []string { return append(h, "Sec-Fetch-User", "?1") }
+	for _, tt := range []struct {
+		name string
+		hdr  []string
+		want int
+	}{
+		{"meta refresh with data in the address", navHeaders("cross-site", page), http.StatusForbidden},
+		{"a timer's location, no-referrer policy", navHeaders("cross-site", ""), http.StatusForbidden},
+		{"plain http: no Fetch metadata", []string{"Upgrade-Insecure-Requests", "1", "Referer", page}, http.StatusForbidden},
+		{"the person's own click", user(navHeaders("cross-site", page)), passed},
+		{"the address bar", navHeaders("none", ""), passed},
+		{"another site's tab", navHeaders("cross-site", "https://news.test/"), passed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := cf.get("https://witness.test/meta?d=4711", tt.hdr...)
+			if resp.StatusCode != tt.want && (tt.want != passed || resp.StatusCode == http.StatusForbidden) {
+				t.Fatalf("status = %d, want %d\n%s", resp.StatusCode, tt.want, body)
+			}
+			if tt.want == http.StatusForbidden && (!strings.Contains(string(body), "would have left the site example.com for https://witness.test/meta?…") || strings.Contains(string(body), "4711")) {
+				t.Errorf("refusal page:\n%s", body)
+			}
+		})
+	}
+	if why := g.stopFor(owner); !strings.Contains(why, "would have left the site example.com") {
+		t.Errorf("stopFor = %q", why)
+	}
+
+	// The person typed in the panel a moment ago: the page has their activation from it.
+	g.panelActive()
+	if resp, _ := cf.get("https://witness.test/typed", user(navHeaders("cross-site", page))...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a navigation with the panel's activation: %d, want 403", resp.StatusCode)
+	}
+	clk.skip(panelTaint)
+	if resp, _ := cf.get("https://witness.test/clicked", user(navHeaders("cross-site", page))...); resp.StatusCode != passed {
+		t.Errorf("the person's click after the panel's activation ran out: %d, want 502 (let go)", resp.StatusCode)
+	}
+
+	// The tab left the document (the person's own navigation): the lease ends.
+	alive1.Store(false)
+	if resp, _ := cf.get("https://witness.test/later", navHeaders("cross-site", page)...); resp.StatusCode != passed {
+		t.Errorf("after the agent's document went: %d, want 502 (let go)", resp.StatusCode)
+	}
+	if n := g.live.Load(); n != 0 {
+		t.Errorf("%d expectations live after the document went, want 0", n)
+	}
+
+	// A chain: the document goes on to a page of the site by itself; that page is held too,
+	// and so is its Refresh header.
+	navigate(leaving)
+	alive2.Store(true)
+	g.docOpened("s2", leaving, alive2.Load)
+	if resp, _ := cf.get("https://example.com/next", navHeaders("same-origin", leaving)...); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the document's own navigation within the site: %d", resp.StatusCode)
+	}
+	alive2.Store(false)
+	alive3.Store(true)
+	g.docOpened("s3", "https://example.com/next", alive3.Load)
+	if resp, _ := cf.get("https://witness.test/chain", navHeaders("cross-site", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the next page's forward off the site: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := cf.get("https://example.com/refresh", navHeaders("same-origin", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
+		t.Errorf("a Refresh header off the site: %d %q", resp.StatusCode, resp.Header.Get("Refresh"))
+	}
+	alive3.Store(false)
+
+	// A document whose page agent never connects keeps the lease for navDocLoading.
+	navigate("https://example.com/plain")
+	if resp, _ := cf.get("https://witness.test/unconnected", navHeaders("cross-site", page)...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("an unconnected document's forward: %d, want 403", resp.StatusCode)
+	}
+	clk.skip(navDocLoading)
+	if resp, _ := cf.get("https://witness.test/unconnected2", navHeaders("cross-site", page)...); resp.StatusCode != passed {
+		t.Errorf("after navDocLoading: %d, want 502 (let go)", resp.StatusCode)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) < 3 {
+		t.Errorf("the chat was told of %d refusals, want at least 3: %q", len(told), told)
 	}
 }

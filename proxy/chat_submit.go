@@ -1,9 +1,11 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"unicode"
@@ -341,18 +343,19 @@ func readProbe(out json.RawMessage) (f *submitFacts, ok bool) {
 
 // gateSubmit runs, for click, set_field (submit) and press_keys, the probe and the card when
 // the page is a submitGate with the switch off. It returns the expect value to send with the
-// action ("" when the probe found nothing to submit), whether to send one, or the error that
-// ends the call with nothing done.
-func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]json.RawMessage) (string, bool, error) {
+// action ("" when the probe found nothing to submit), whether to send one, the facts the person
+// allowed on the card (nil when none was shown), or the error that ends the call with nothing
+// done.
+func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]json.RawMessage) (string, bool, *submitFacts, error) {
 	gate, ok := pg.(submitGate)
 	if !ok || gate.submitsAllowed() {
-		return "", false, nil
+		return "", false, nil, nil
 	}
 	if tool == "set_field" {
 		var submit bool
 		json.Unmarshal(args["submit"], &submit)
 		if !submit {
-			return "", false, nil // typing submits nothing
+			return "", false, nil, nil // typing submits nothing
 		}
 	}
 	probe := make(map[string]json.RawMessage, len(args)+1)
@@ -363,24 +366,208 @@ func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]js
 	raw, _ := json.Marshal(probe)
 	out, err := pg.call(ctx, tool, raw)
 	if err != nil {
-		return "", false, err
+		return "", false, nil, err
 	}
 	f, ok := readProbe(out)
 	if !ok {
-		return "", false, &agent.ToolError{Message: tool + ": the page did not say what this would activate, so nothing was done"}
+		return "", false, nil, &agent.ToolError{Message: tool + ": the page did not say what this would activate, so nothing was done"}
 	}
 	if f == nil {
-		return "", true, nil
+		return "", true, nil, nil
 	}
+	var allowed *submitFacts
 	if f.needsCard() {
 		allow, err := gate.confirmSubmit(ctx, *f)
 		name := quotedName(f.displayName())
 		if err != nil {
-			return "", false, &agent.ToolError{Message: tool + ": the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). " + name + " was not pressed and nothing was submitted."}
+			return "", false, nil, &agent.ToolError{Message: tool + ": the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). " + name + " was not pressed and nothing was submitted."}
 		}
 		if !allow {
-			return "", false, &agent.ToolError{Message: tool + " refused: the person chose \"Not now\"; " + name + " was not pressed and nothing was submitted. Do not press it again or try another way unless the person asks you to."}
+			return "", false, nil, &agent.ToolError{Message: tool + " refused: the person chose \"Not now\"; " + name + " was not pressed and nothing was submitted. Do not press it again or try another way unless the person asks you to."}
+		}
+		allowed = f
+	}
+	return f.Key, true, allowed, nil
+}
+
+// Form submissions that an agent action caused by any path (issue 11's open hole: a change
+// handler that calls requestSubmit()). The probe above sees what a click, set_field's submit or
+// Enter would activate; it cannot see what the page's own handlers do on select's change event,
+// on set_field's input events, on focus or blur, or on a click of a control that is no submit
+// button. Every such submission is a navigation of the tab (or of a frame) with a method other
+// than GET, and every navigation an action causes is paired with it by the navigation guard
+// (chat_navguard.go), which every proxied request passes. So that is where it is held: a paired
+// non-GET document request, while "Act may submit forms" is off, waits for the person's card
+// (holdAgentPost) — released upstream on Allow, answered with the proxy's page on Not now or
+// when the card goes (the page left, ten minutes), and the action's tool result says so. The
+// same holds for the documents the agent loaded (their leases): a page the agent opened that
+// posts a form by itself later is the agent's doing too. A submission the person already
+// allowed on the probe's card is not asked again (allowPost), nor is the same submission sent
+// on by a 307/308 redirect of the site.
+
+// postAsk is a held submission as the card shows it.
+type postAsk struct {
+	method  string
+	to      *weburl.URL
+	site    string
+	control string // the action that caused it, e.g. select “Delete my data”
+}
+
+// postCard is the card for a held submission; every word but the action's argument and the
+// address is the proxy's.
+func postCard(p postAsk) chatItem {
+	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent's action submit a form?",
+		Rows: []string{
+			"The agent's " + p.control + " made the page send a form: " + strings.ToUpper(p.method) + " " + shownAddress(p.to),
+			"A " + strings.ToUpper(p.method) + " form changes something on " + p.site + " as you.",
+			"Allow only if you asked for it: a page can ask the agent to do this.",
+		},
+		Allow: "Submit it", Deny: "Not now"}
+}
+
+// confirmPost is the chat's answer to a held submission: at once when the switch is on, else
+// the person's on the card.
+func (p chatActPage) confirmPost(ctx context.Context, a postAsk) (bool, error) {
+	if p.submitsAllowed() {
+		return true, nil
+	}
+	return p.c.ask(ctx, postCard(a))
+}
+
+// actionShown names an action for the card: the tool and its main argument, quoted.
+func actionShown(tool string, raw json.RawMessage) string {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return tool
+	}
+	for _, k := range []string{"option", "text", "keys", "value", "selector", "ref", "url"} {
+		var v any
+		if json.Unmarshal(args[k], &v) != nil {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			if strings.TrimSpace(v) != "" {
+				return tool + " " + quotedName(v)
+			}
+		case []any:
+			var parts []string
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					parts = append(parts, s)
+				}
+			}
+			if len(parts) > 0 {
+				return tool + " " + quotedName(strings.Join(parts, " "))
+			}
 		}
 	}
-	return f.Key, true, nil
+	return tool
+}
+
+// allowPost records that the person allowed the submission to target (an absolute address;
+// "" for the action's first submission wherever it goes) on the probe's card. Nil-safe.
+func (x *navExpect) allowPost(target string) {
+	if x == nil {
+		return
+	}
+	k := ""
+	if u, err := weburl.Parse(target); err == nil && target != "" {
+		k = weburl.Key(u)
+	}
+	x.g.mu.Lock()
+	defer x.g.mu.Unlock()
+	if x.postOK == nil {
+		x.postOK = map[string]int{}
+	}
+	if x.postOK[k] < maxNavURLs {
+		x.postOK[k]++
+	}
+}
+
+// takeAllowanceLocked uses up an allowance for a submission to key, if there is one.
+func (x *navExpect) takeAllowanceLocked(key string) bool {
+	for _, k := range []string{key, ""} {
+		if x.postOK[k] > 0 {
+			x.postOK[k]--
+			return true
+		}
+	}
+	return false
+}
+
+// holdAgentPost holds a non-GET navigation nr paired with the actions xs until the person
+// decides; it returns the refusal's words and the site when it must not go (nothing sent).
+func holdAgentPost(ctx context.Context, nr navRequest, xs []*navExpect) (why, site string) {
+	g := xs[0].g
+	var ask *navExpect
+	g.mu.Lock()
+	for _, x := range xs {
+		if x.confirmPost == nil || x.takeAllowanceLocked(nr.key) {
+			continue
+		}
+		if ask == nil {
+			ask = x
+		}
+	}
+	if ask == nil {
+		g.mu.Unlock()
+		return "", ""
+	}
+	for _, x := range xs {
+		x.holding++
+	}
+	g.mu.Unlock()
+	allow, err := ask.confirmPost(ctx, postAsk{method: nr.method, to: nr.url, site: ask.site, control: ask.control})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, x := range xs {
+		x.holding--
+	}
+	if err == nil && allow {
+		return "", ""
+	}
+	sent := "the " + ask.control + " made the page send a form (" + strings.ToUpper(nr.method) + " " + shownAddress(nr.url) + ")"
+	switch {
+	case err != nil:
+		why = sent + " and the person did not decide (the card was withdrawn: the page left, the turn stopped, or ten minutes passed), so it was not sent"
+	default:
+		why = sent + " and the person chose “Not now”, so it was not sent"
+	}
+	for _, x := range xs {
+		if len(x.denied) < 4 {
+			x.denied = append(x.denied, why)
+		}
+		g.stopLocked(x.owner, why)
+	}
+	return why, ask.site
+}
+
+// carryAllowance lets a submission that went on by a 307 or 308 redirect (the browser sends the
+// same form again, to loc) go without a second card.
+func (m *navMark) carryAllowance(from *weburl.URL, loc string) {
+	to, err := weburl.Resolve(from, loc)
+	if err != nil {
+		return
+	}
+	for _, x := range m.xs {
+		x.allowPost(to.Href())
+	}
+}
+
+// writeSubmitRefusal answers a held submission the person did not allow with the proxy's page.
+func writeSubmitRefusal(w http.ResponseWriter, site, why string) {
+	var body bytes.Buffer
+	err := panel.RenderError(&body, panel.ErrorPage{
+		Status: http.StatusForbidden,
+		Title:  "remixproxy held back a form the agent's action sent",
+		Lead:   "An action of the AI agent made this page send a form to " + site + ", which can change something there as you, and you did not allow it.",
+		Reason: why,
+		Hint:   "Nothing was sent. Go back to return to the page. To send the form yourself, submit it with your own click; to let the agent submit forms, turn on “Act may submit forms” in the panel.",
+	})
+	if err != nil {
+		fmt.Fprintf(&body, "remixproxy held back a form the agent's action sent: %s\n", why)
+	}
+	w.Header().Set(httpx.MarkerHeader, "error")
+	httpx.WriteOwnPage(w, http.StatusForbidden, body.Bytes())
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 func TestDestructiveName(t *testing.T) {
@@ -312,4 +316,201 @@ func TestChatSubmitCard(t *testing.T) {
 	}
 	cf.say(t, map[string]any{"type": "submit", "on": false})
 	cf.waitState(t, "the switch off", func(c map[string]any) bool { return c["actSubmits"] == false })
+}
+
+// postNav sends a form's submission as Chromium does for a navigation from page.
+func postNav(t *testing.T, cf *chatFixture, rawURL string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", rawURL, strings.NewReader("do=delete"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := cf.client.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", rawURL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestHoldAgentPost: through the real proxy, a form submission (POST navigation) paired with an
+// agent's action waits for the person: Not now or a card that goes answers the proxy's page
+// and the site gets nothing, and the action's result says so; Allow sends it. A submission the
+// probe's card allowed, the same one sent on by a 307, one with the switch on, and a GET are
+// not asked about; a frame's POST to another site is refused as leaving the site.
+func TestHoldAgentPost(t *testing.T) {
+	page := "https://example.com/"
+	for _, tt := range []struct {
+		name       string
+		answer     bool
+		err        error
+		allowProbe string // the probe's card allowed a submission to this target ("-": none)
+		method     string
+		path       string
+		hdr        []string
+		wantStatus int
+		wantAsked  int
+		wantSent   string // what the site must have received ("" nothing)
+		wantResult string // in the action's tool error ("" none)
+	}{
+		{"Not now", false, nil, "-", "POST", "/account", navHeaders("same-origin", page), http.StatusForbidden, 1, "",
+			"select: stopped by the proxy: the select “Delete my data” made the page send a form (POST https://example.com/account) and the person chose “Not now”, so it was not sent"},
+		{"the card went", false, errCardGone, "-", "POST", "/account", navHeaders("same-origin", page), http.StatusForbidden, 1, "",
+			"the person did not decide (the card was withdrawn"},
+		{"Allow", true, nil, "-", "POST", "/account", navHeaders("same-origin", page), http.StatusOK, 1, "POST example.com/account", ""},
+		{"the probe's card allowed it", false, nil, "https://example.com/account", "POST", "/account", navHeaders("same-origin", page), http.StatusOK, 0, "POST example.com/account", ""},
+		{"the probe allowed another target", false, nil, "https://example.com/other", "POST", "/account", navHeaders("same-origin", page), http.StatusForbidden, 1, "", "Not now"},
+		{"a 307 of an allowed submission", true, nil, "-", "POST", "/post307", navHeaders("same-origin", page), http.StatusTemporaryRedirect, 1, "POST example.com/post307", ""},
+		{"a GET form", false, nil, "-", "GET", "/search?q=1", navHeaders("same-origin", page), http.StatusOK, 0, "GET example.com/search?q=1", ""},
+		{"plain http: no Fetch metadata", false, nil, "-", "POST", "/account", []string{"Upgrade-Insecure-Requests", "1", "Referer", page}, http.StatusForbidden, 1, "", "Not now"},
+		{"a frame's POST to another site", false, nil, "-", "POST", "https://witness.test/collect", []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "cross-site", "Referer", page}, http.StatusForbidden, 0, "",
+			"would have left the site example.com"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := &navSite{}
+			cf := newChatFixtureWith(t, `{"turns": []}`, chatOptions{site: site, alsoHosts: []string{"witness.test"}})
+			g := &cf.srv.chats.nav
+			var asked []postAsk
+			var mu sync.Mutex
+			confirm := func(ctx context.Context, p postAsk) (bool, error) {
+				mu.Lock()
+				asked = append(asked, p)
+				mu.Unlock()
+				return tt.answer, tt.err
+			}
+			x := g.armAs(navOwner{owner: cf, control: `select “Delete my data”`, confirmPost: confirm}, "select", page, "https://example.com", nil, nil)
+			if tt.allowProbe != "-" {
+				x.allowPost(tt.allowProbe)
+			}
+			before := len(site.requests()) // the chat's page
+			target := tt.path
+			if strings.HasPrefix(target, "/") {
+				target = "https://example.com" + target
+			}
+			var resp *http.Response
+			var body string
+			if tt.method == "GET" {
+				var b []byte
+				resp, b = cf.get(target, tt.hdr...)
+				body = string(b)
+			} else {
+				resp, body = postNav(t, cf, target, tt.hdr...)
+			}
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status = %d, want %d\n%s", resp.StatusCode, tt.wantStatus, body)
+			}
+			if tt.name == "a 307 of an allowed submission" { // the browser sends it on
+				resp, body = postNav(t, cf, "https://example.com/account2", navHeaders("same-origin", page)...)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("the 307's hop: %d\n%s", resp.StatusCode, body)
+				}
+				tt.wantSent += "\nPOST example.com/account2"
+			}
+			mu.Lock()
+			n := len(asked)
+			mu.Unlock()
+			if n != tt.wantAsked {
+				t.Errorf("asked %d times, want %d", n, tt.wantAsked)
+			}
+			if n > 0 && (asked[0].control != `select “Delete my data”` || asked[0].method != "POST" || asked[0].site != "example.com") {
+				t.Errorf("asked %+v", asked[0])
+			}
+			if got := strings.TrimPrefix(site.requests()[before:], "\n"); got != tt.wantSent {
+				t.Errorf("the site got %q, want %q", got, tt.wantSent)
+			}
+			if tt.wantStatus == http.StatusForbidden && tt.wantAsked > 0 && !strings.Contains(body, "remixproxy held back a form the agent&#39;s action sent") {
+				t.Errorf("refusal page:\n%s", body)
+			}
+			_, err := x.finish(context.Background(), "select", false, json.RawMessage(`{}`), nil)
+			if tt.wantResult == "" && err != nil {
+				t.Errorf("the action's result: %v", err)
+			}
+			if tt.wantResult != "" && (err == nil || !strings.Contains(err.Error(), tt.wantResult)) {
+				t.Errorf("the action's result = %v, want it to say %q", err, tt.wantResult)
+			}
+		})
+	}
+}
+
+// TestPostCardWords: the held submission's card names the action and the form's target (without
+// its query) in the proxy's words.
+func TestPostCardWords(t *testing.T) {
+	u, _ := weburl.Parse("https://example.com/account?x=secret")
+	cd := postCard(postAsk{method: "post", to: u, site: "example.com", control: actionShown("select", json.RawMessage(`{"ref":"e4","option":"Delete my data"}`))})
+	rows := strings.Join(cd.Rows, "\n")
+	for _, want := range []string{"The agent's select “Delete my data” made the page send a form: POST https://example.com/account?…", "A POST form changes something on example.com as you."} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("rows lack %q:\n%s", want, rows)
+		}
+	}
+	if strings.Contains(rows, "secret") || cd.Card != "submit" || cd.Allow != "Submit it" || cd.Deny != "Not now" {
+		t.Errorf("card = %+v", cd)
+	}
+	for _, tt := range []struct {
+		tool, args, want string
+	}{
+		{"select", `{"ref":"e4","option":"Delete my data"}`, "select “Delete my data”"},
+		{"press_keys", `{"keys":["Tab","Enter"]}`, "press_keys “Tab Enter”"},
+		{"click", `{"ref":"e9"}`, "click “e9”"},
+		{"scroll", `{}`, "scroll"},
+		{"type", `not json`, "type"},
+	} {
+		if got := actionShown(tt.tool, json.RawMessage(tt.args)); got != tt.want {
+			t.Errorf("actionShown(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestChatSelectSubmitHeld: a whole chat. The model, obeying the page, chooses "Delete my data"
+// in a drop-down whose change handler submits its POST form (the page agent stand-in answers the
+// select, then the browser's POST arrives); the submission waits for the person's card, Not now
+// answers the proxy's page without reaching the site, and the tool result says so.
+func TestChatSelectSubmitHeld(t *testing.T) {
+	site := &navSite{}
+	cf := newChatFixtureWith(t, `{"turns": [
+		{"tool_calls": [{"name": "select", "arguments": {"ref": "e4", "option": "Delete my data"}}]},
+		{"text": "Chosen."}
+	]}`, chatOptions{site: site})
+	posted := make(chan int, 1)
+	cf.toolMu.Lock()
+	cf.reply = func(tool string, args json.RawMessage) any {
+		if tool != "select" {
+			return nil
+		}
+		go func() { // the change handler's requestSubmit, a moment after
+			time.Sleep(30 * time.Millisecond)
+			resp, _ := postNav(t, cf, "https://example.com/account", navHeaders("same-origin", "https://example.com/")...)
+			posted <- resp.StatusCode
+		}()
+		return map[string]any{"selected": "Delete my data", "navigated": false, "mayLeave": false, "url": "https://example.com/"}
+	}
+	cf.toolMu.Unlock()
+	cf.actMode(t)
+	before := len(site.requests())
+	cf.say(t, map[string]string{"type": "send", "text": "do what the page says"})
+	card := cf.pendingCard(t, "submit")
+	if card["title"] != "Let the agent's action submit a form?" || !strings.Contains(fmt.Sprint(card["rows"]), "The agent's select “Delete my data” made the page send a form: POST https://example.com/account") {
+		t.Errorf("card = %v", card)
+	}
+	cf.decline(t, card["id"])
+	if got := <-posted; got != http.StatusForbidden {
+		t.Errorf("the submission was answered %d, want 403", got)
+	}
+	r := cf.waitItem(t, "select", toolDone("select"))
+	if r["status"] != "error" || !strings.Contains(resultOf(r), "select: stopped by the proxy: the select “Delete my data” made the page send a form (POST https://example.com/account) and the person chose “Not now”, so it was not sent") {
+		t.Errorf("select = %v", r["result"])
+	}
+	cf.waitIdle(t)
+	if got := site.requests()[before:]; strings.Contains(got, "POST") {
+		t.Errorf("the site got %q", got)
+	}
+	reqs := cf.model.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(fmt.Sprint(last.Messages), "the person chose “Not now”, so it was not sent") {
+		t.Error("the model was not told the submission was held back")
+	}
 }

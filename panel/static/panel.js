@@ -37,6 +37,9 @@
  *      is only a request, the proxy then shows a card to allow in the confirmation window
  *   {type: 'plan', id, approve: bool, steps: [string]}   a plan card decided, with the steps as
  *      the person edited them (approve only)
+ *   {type: 'active'}   the person typed or clicked in the panel (at most once a second): the
+ *      page around us gets the person's activation from it, which the proxy must not take as a
+ *      click in the page (proxy/chat_navguard.go)
  *
  * Markdown arrives rendered by the proxy (panel.RenderMarkdown) as a tree of nodes
  * {t: tag or '' for text, x: text, h: href, c: [children]}. We build it with createElement and
@@ -222,6 +225,22 @@
     sock.send(JSON.stringify(m));
     return true;
   }
+
+  // reportActive tells the proxy the person typed or clicked here, at most once a second.
+  var lastActive = 0;
+  function reportActive(ev) {
+    if (!ev.isTrusted || !isOpen()) {
+      return;
+    }
+    var now = Date.now();
+    if (now - lastActive < 1000) {
+      return;
+    }
+    lastActive = now;
+    sock.send(JSON.stringify({type: 'active'}));
+  }
+  document.addEventListener('pointerdown', reportActive, true);
+  document.addEventListener('keydown', reportActive, true);
 
   function connect() {
     if (stopped || sock || token === '') {
