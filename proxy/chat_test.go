@@ -22,6 +22,8 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -272,7 +274,7 @@ func (cf *chatFixture) confirm(t *testing.T, id any, allow bool) {
 			break
 		}
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	send(t, c, map[string]any{"type": "decide", "id": id, "allow": allow})
 	time.Sleep(100 * time.Millisecond)
 }
@@ -415,7 +417,7 @@ func TestChatPermissionCard(t *testing.T) {
 	}
 	// The framed panel cannot allow, however long the card has been there: Allow is taken only
 	// from the confirmation window.
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": true})
 	select {
 	case e := <-cf.errs:
@@ -480,7 +482,7 @@ func TestChatContainment(t *testing.T) {
 	if rows := fmt.Sprint(card["rows"]); rows != "[Send requests to evil.test as you, with your cookies]" {
 		t.Errorf("rows = %s", rows)
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": false})
 	perm := cf.waitItem(t, "request_permissions done", toolDone("request_permissions"))
 	if !strings.Contains(fmt.Sprint(perm["result"]), "nothing was granted") {
@@ -492,7 +494,7 @@ func TestChatContainment(t *testing.T) {
 	if rows := fmt.Sprint(act["rows"]); !strings.Contains(rows, "Run on every site") {
 		t.Errorf("activation rows = %s", rows)
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": act["id"], "allow": false})
 	w := cf.waitItem(t, "the second write_remixlet done", toolDone("write_remixlet"))
 	if !strings.Contains(fmt.Sprint(w["result"]), "Don't allow") {
@@ -680,4 +682,25 @@ func TestChatResumes(t *testing.T) {
 	if strings.Contains(cf.raw.String(), "evil chat") {
 		t.Error("a chat of another origin was resumed")
 	}
+}
+
+// storedSwitch is the state ("on", "off") of the person's switch key ("api-access",
+// "act-submits") as stored with the only chat, "" when none is stored.
+func storedSwitch(t *testing.T, st *store.Store, key string) string {
+	t.Helper()
+	chats, err := st.ListChats(context.Background(), 5)
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("stored chats: %d, %v; want 1", len(chats), err)
+	}
+	items, err := st.ChatItems(context.Background(), chats[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		var pi panel.Item
+		if json.Unmarshal(it.Body, &pi) == nil && pi.ID == key && pi.Kind == "setting" {
+			return pi.State
+		}
+	}
+	return ""
 }

@@ -31,7 +31,7 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET /confirm.js", s.servePanelFile)
 	mux.HandleFunc("GET /agent/ws", s.pages.ServeAgentWS)
 	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
-	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
+	mux.HandleFunc("GET /panel/ws", s.chats.ServePanelWS)
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
 	s.registerManager(mux)
 	return mux

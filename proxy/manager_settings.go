@@ -83,9 +83,7 @@ func (s *Server) editSettings(w http.ResponseWriter, f func(*agent.Settings) err
 		s.managerFail(w, http.StatusUnprocessableEntity, "Not saved", err.Error(), "/manager/settings")
 		return
 	}
-	if s.chats != nil {
-		s.chats.settingsChanged()
-	}
+	s.chats.SettingsChanged()
 	seeOther(w, "/manager/settings", "settings")
 }
 
@@ -174,8 +172,6 @@ func (s *Server) managerDeleteChats(w http.ResponseWriter, r *http.Request, st *
 		s.managerError(w, err)
 		return
 	}
-	if s.chats != nil {
-		s.chats.forgetAll(context.Background())
-	}
+	s.chats.ForgetAll(context.Background())
 	seeOther(w, "/manager/settings", "chatsgone")
 }

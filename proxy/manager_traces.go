@@ -142,30 +142,10 @@ func (s *Server) managerSettingsTraces(w http.ResponseWriter, r *http.Request, _
 	})
 }
 
-// traceExport is the JSON the manager serves.
-type traceExport struct {
-	Chat  string            `json:"chat"`
-	Turns []agent.TurnTrace `json:"turns"`
-}
-
-// managerTraces serves the kept traces as a JSON download: every chat's, newest chat first,
-// or one chat's with ?chat=ID.
+// managerTraces serves the turns the chats keep in memory (chat.Hub.Traces) as a JSON download:
+// every chat's, newest chat first, or one chat's with ?chat=ID.
 func (s *Server) managerTraces(w http.ResponseWriter, r *http.Request) {
-	want := r.URL.Query().Get("chat")
-	out := []traceExport{}
-	if s.chats != nil {
-		k := &s.chats.traces
-		k.Lock()
-		for i := len(k.order) - 1; i >= 0; i-- {
-			id := k.order[i]
-			if want != "" && id != want {
-				continue
-			}
-			out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), k.m[id]...)})
-		}
-		k.Unlock()
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := json.MarshalIndent(s.chats.Traces(r.URL.Query().Get("chat")), "", "  ")
 	if err != nil {
 		http.Error(w, "the traces could not be encoded", http.StatusInternalServerError)
 		return
@@ -362,4 +342,14 @@ func compareRows(a, b panel.TraceRunView) []panel.CompareRow {
 		rows[i].Differs = rows[i].A != rows[i].B
 	}
 	return rows
+}
+
+// recordingTraces reports whether the person turned the recorder on (the settings file only;
+// the chats' recorder reads the same setting, chat/traces.go).
+func (s *Server) recordingTraces() bool {
+	if s.cfg.DataDir == "" || s.cfg.Store == nil {
+		return false
+	}
+	set, err := agent.LoadSettings(s.cfg.DataDir, noEnv)
+	return err == nil && set.RecordTraces
 }

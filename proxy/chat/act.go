@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -96,7 +96,7 @@ func actStateFor(c *chat) *actState {
 		key = fmt.Sprintf("chat %p", c)
 	}
 	now := time.Now()
-	acts := c.hub.s.acts
+	acts := &c.hub.acts
 	acts.Lock()
 	defer acts.Unlock()
 	for k, st := range acts.m {
@@ -124,16 +124,16 @@ func newActState(now func() time.Time) *actState {
 
 // sessionActPage is a page session as an actPage.
 type sessionActPage struct {
-	s  *Server
-	id string
+	pages *page.Hub
+	id    string
 }
 
 func (p sessionActPage) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return p.s.pages.Tool(ctx, p.id, tool, args)
+	return p.pages.Tool(ctx, p.id, tool, args)
 }
 
 func (p sessionActPage) url() (string, bool) {
-	sess, ok := p.s.pages.Get(p.id)
+	sess, ok := p.pages.Get(p.id)
 	if !ok || !sess.Connected {
 		return "", false
 	}
@@ -177,7 +177,7 @@ func (e *chatEnv) actPageTool(ctx context.Context, sess page.Info, tool string, 
 			return json.RawMessage(`{"accepted":true}`), nil
 		}
 	}
-	return actStateFor(e.c).run(ctx, chatActPage{sessionActPage: sessionActPage{s: e.c.hub.s, id: sess.ID}, c: e.c, sess: sess}, tool, args)
+	return actStateFor(e.c).run(ctx, chatActPage{sessionActPage: sessionActPage{pages: e.c.hub.pages, id: sess.ID}, c: e.c, sess: sess}, tool, args)
 }
 
 // run runs one page tool with the checks that concern it.

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func (e *chatEnv) planReview() bool {
 	if mode != string(agent.ModeAct) {
 		return false
 	}
-	settings, err := e.c.hub.s.chatSettings()
+	settings, err := e.c.hub.settings()
 	return err == nil && settings.PlanBeforeAct
 }
 
@@ -115,7 +115,7 @@ func (e *chatEnv) ProposePlan(ctx context.Context, p agent.Plan) (agent.PlanDeci
 // expired, the page left or the turn was stopped.
 func (c *chat) askPlan(ctx context.Context, it chatItem) (planDecision, error) {
 	pc := &planCard{decided: make(chan planDecision, 1), state: "pending"}
-	it.Kind, it.State, it.ArmAfterMs = panel.KindCard, panel.CardPending, int(cardArmAfter/time.Millisecond)
+	it.Kind, it.State, it.ArmAfterMs = panel.KindCard, panel.CardPending, int(CardArmAfter/time.Millisecond)
 	c.mu.Lock()
 	if c.sessionID == "" {
 		c.mu.Unlock()
@@ -183,7 +183,7 @@ func (c *chat) decidePlan(p *panelConn, m *panel.PlanMessage) string {
 	p.shownMu.Lock()
 	shown, seen := p.shown[m.ID]
 	p.shownMu.Unlock()
-	if !seen || time.Since(shown) < cardArmAfter {
+	if !seen || time.Since(shown) < CardArmAfter {
 		return "too quick: read the plan, then decide"
 	}
 	pc.mu.Lock()

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -74,7 +74,7 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 
 // ReadLog returns the newest entries of a remixlet's log.
 func (e *chatEnv) ReadLog(ctx context.Context, name string) (string, error) {
-	st := e.c.hub.s.cfg.Store
+	st := e.c.hub.st
 	rx, err := st.Remixlet(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q", httpx.Clip(name, 100))}
@@ -151,8 +151,8 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 // (grantCovers), or shows the activation card, with the change of code, and waits.
 func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (string, error) {
 	c := e.c
-	s := c.hub.s
-	st := s.cfg.Store
+	h := c.hub
+	st := h.st
 	sess, err := e.session()
 	if err != nil {
 		return "", err
@@ -307,7 +307,7 @@ func (e *chatEnv) useGrant(name string, m *sandbox.Manifest) {
 // which would end the chat's turn, but has its remixlets matched again, so the new version
 // starts there now.
 func (e *chatEnv) reload(ctx context.Context, old, next *sandbox.Manifest) {
-	e.c.hub.s.activator.Applied(ctx, e.c.sessionIDNow(), old, next)
+	e.c.hub.activator.Applied(ctx, e.c.sessionIDNow(), old, next)
 }
 
 // cardRemixlet names the remixlet a card is about.

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"bytes"
@@ -374,13 +374,14 @@ func readNavRequest(r *http.Request) navRequest {
 	return nr
 }
 
-// guardAgentNavigation is the request side of the check, called for every proxied request
-// before the network rules (pipeline.go). It returns the request (with its mark in the context
-// when paired), a writer for the network rules' own answers (their redirects are checked too),
-// a function to call when the request is done, and true when the proxy has answered it.
-func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*http.Request, http.ResponseWriter, func(), bool) {
+// GuardNavigation is the request side of the check, called for every proxied request before
+// the network rules (the proxy's pipeline). It returns the request (with its mark in the
+// context when paired), a writer for the network rules' own answers (their redirects are
+// checked too), a function to call when the request is done, and true when the proxy has
+// answered it.
+func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Request, http.ResponseWriter, func(), bool) {
 	nothing := func() {}
-	if s.chats == nil || s.chats.nav.live.Load() == 0 {
+	if h.nav.live.Load() == 0 {
 		return r, w, nothing, false
 	}
 	top, frame := navigationKind(r)
@@ -388,7 +389,7 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 		return r, w, nothing, false
 	}
 	nr := readNavRequest(r)
-	g := &s.chats.nav
+	g := &h.nav
 	now := g.clock()
 	var xs []*navExpect
 	var off []*navExpect
@@ -430,7 +431,7 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 			x.refuse(why)
 			x.done()
 		}
-		s.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
+		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
 		writeNavRefusal(w, off[0].site, nr.url, "")
 		return r, w, nothing, true
 	}
@@ -513,9 +514,9 @@ func (m *navMark) checkHop(from *weburl.URL, loc, kind string) (string, string) 
 	return "", ""
 }
 
-// guardAgentRedirect is the response side (ModifyResponse, pipeline.go): a redirect or Refresh
-// of a marked request that leaves the site is replaced by the refusal page.
-func (s *Server) guardAgentRedirect(resp *http.Response) {
+// GuardRedirect is the response side, a response tap of the pipeline: a redirect or Refresh of
+// a marked request that leaves the site is replaced by the refusal page.
+func (h *Hub) GuardRedirect(resp *http.Response) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
@@ -535,12 +536,12 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 	if why == "" {
 		return
 	}
-	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", httpx.RedactURL(resp.Request))
+	h.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", httpx.RedactURL(resp.Request))
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, nil, why)
-	h := httpx.OwnPageHeader(body.Len())
-	h.Set(httpx.MarkerHeader, "error")
-	httpx.ReplaceResponse(resp, http.StatusForbidden, h, body.Bytes())
+	hdr := httpx.OwnPageHeader(body.Len())
+	hdr.Set(httpx.MarkerHeader, "error")
+	httpx.ReplaceResponse(resp, http.StatusForbidden, hdr, body.Bytes())
 }
 
 // navRuleWriter checks the redirects that a remixlet's network rule answers a marked request

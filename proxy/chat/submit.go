@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -274,7 +274,7 @@ func (c *chat) saveActSubmits() {
 	c.mu.Lock()
 	id, on := c.rec.ID, c.submits.on
 	c.mu.Unlock()
-	if id == "" || c.hub.s.cfg.Store == nil {
+	if id == "" || c.hub.st == nil {
 		return
 	}
 	state := "off"
@@ -282,8 +282,8 @@ func (c *chat) saveActSubmits() {
 		state = "on"
 	}
 	b, _ := json.Marshal(chatItem{ID: actSubmitsKey, Kind: "setting", State: state})
-	if err := c.hub.s.cfg.Store.PutChatItem(context.Background(), id, actSubmitsKey, b); err != nil {
-		c.hub.s.log.Warn("saving a chat's Act may submit forms switch", "err", err)
+	if err := c.hub.st.PutChatItem(context.Background(), id, actSubmitsKey, b); err != nil {
+		c.hub.log.Warn("saving a chat's Act may submit forms switch", "err", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if err != nil {
 		return "", &agent.ToolError{Message: "http_request refused: " + err.Error()}
 	}
-	n := c.hub.s.fetch
+	n := c.hub.fetch
 	if n == nil {
 		return "", &agent.ToolError{Message: "http_request is not available in this proxy"}
 	}
@@ -424,7 +424,7 @@ func (c *chat) saveAPIAccess() {
 	c.mu.Lock()
 	id, on := c.rec.ID, c.apiAccess
 	c.mu.Unlock()
-	if id == "" || c.hub.s.cfg.Store == nil {
+	if id == "" || c.hub.st == nil {
 		return
 	}
 	state := "off"
@@ -432,8 +432,8 @@ func (c *chat) saveAPIAccess() {
 		state = "on"
 	}
 	b, _ := json.Marshal(chatItem{ID: apiAccessKey, Kind: "setting", State: state})
-	if err := c.hub.s.cfg.Store.PutChatItem(context.Background(), id, apiAccessKey, b); err != nil {
-		c.hub.s.log.Warn("saving a chat's API access", "err", err)
+	if err := c.hub.st.PutChatItem(context.Background(), id, apiAccessKey, b); err != nil {
+		c.hub.log.Warn("saving a chat's API access", "err", err)
 	}
 }
 
