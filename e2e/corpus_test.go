@@ -19,7 +19,7 @@ import (
 )
 
 // corpusDir holds real-world page captures (see its README), relative to this package.
-const corpusDir = "../../shared/corpus/pages"
+var corpusDir = sharedCorpusFile("pages")
 
 // Bounds for one corpus page (timeouts, not speed assertions).
 const (

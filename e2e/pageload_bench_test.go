@@ -22,7 +22,8 @@ import (
 //
 //	go test -run '^$' -bench CorpusPageLoad -benchtime 1x ./e2e/
 //
-// (part of `make bench`); it prints a table and reports the medians as metrics. Timings are
+// (part of `make bench`); it prints a table and reports the load medians and the added time's p50
+// and p90 (load and DOMContentLoaded; issue 14's targets: load +2 ms p50, +5 ms p90) as metrics. Timings are
 // reported, never asserted.
 func BenchmarkCorpusPageLoad(b *testing.B) {
 	names, err := filepath.Glob(filepath.Join(corpusDir, "*.html"))
@@ -95,12 +96,18 @@ func BenchmarkCorpusPageLoad(b *testing.B) {
 		}
 		fmt.Printf("| %s | %.1f / %.1f | %.1f / %.1f | %+.1f / %+.1f |\n", m.name,
 			quantile(dv, 0.5), quantile(dv, 0.9), quantile(pv, 0.5), quantile(pv, 0.9), quantile(diff, 0.5), quantile(diff, 0.9))
-		if m.name == "load" {
+		switch m.name {
+		case "load":
 			b.ReportMetric(quantile(dv, 0.5), "direct-load-p50-ms")
 			b.ReportMetric(quantile(pv, 0.5), "proxied-load-p50-ms")
 			b.ReportMetric(quantile(diff, 0.5), "added-load-p50-ms")
+			b.ReportMetric(quantile(diff, 0.9), "added-load-p90-ms")
+		case "DOMContentLoaded":
+			b.ReportMetric(quantile(diff, 0.5), "added-dcl-p50-ms")
+			b.ReportMetric(quantile(diff, 0.9), "added-dcl-p90-ms")
 		}
 	}
+	fmt.Println("\nIssue 14's target for the added load time: ≤ 2 ms at p50, ≤ 5 ms at p90 (reported, never asserted).")
 	for _, f := range failed {
 		fmt.Println("failed:", f)
 	}

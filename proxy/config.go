@@ -58,4 +58,10 @@ type Config struct {
 	// ModelClient is the HTTP client for model providers. If nil, a direct client with a
 	// ten-minute overall timeout.
 	ModelClient *http.Client
+
+	// BenchNoInject exists for benchmarks only (`remixproxy run --bench-no-inject`, hidden):
+	// HTML documents are relayed untouched — no bootstrap, no CSP change, no decoding — through
+	// the same pipeline, so e2e/bench can measure what injection adds to the relay's own CPU per
+	// request. Default false. Never set it for browsing: pages then get no page agent at all.
+	BenchNoInject bool
 }

@@ -85,7 +85,7 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 // remix.proxy (a response tap). Anything that is not an injectable document is left untouched.
 func (s *Server) injectHTML(resp *http.Response) {
 	req := resp.Request
-	if !shouldInject(req, resp) || httpx.IsMagicHost(req.URL.Hostname()) {
+	if s.cfg.BenchNoInject || !shouldInject(req, resp) || httpx.IsMagicHost(req.URL.Hostname()) {
 		return
 	}
 	policies := resp.Header.Values("Content-Security-Policy")

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -35,6 +36,8 @@ type runFlags struct {
 	verbose      bool
 	modelURL     string
 	modelAPI     string
+
+	benchNoInject bool // hidden: benchmarks only (proxy.Config.BenchNoInject)
 }
 
 func parseRunFlags(args []string) (*runFlags, error) {
@@ -48,6 +51,8 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.BoolVar(&f.verbose, "v", false, "log every connection-level event")
 	fs.StringVar(&f.modelURL, "model-url", "", "`URL` of a model endpoint offered to the agent as provider \"local\" (e.g. the scripted model: http://127.0.0.1:8787/v1)")
 	fs.StringVar(&f.modelAPI, "model-api", "openai", "wire format of --model-url: openai or anthropic")
+	fs.BoolVar(&f.benchNoInject, benchNoInjectFlag, false, "benchmarks only: relay HTML pages untouched (no page agent, no CSP change)")
+	fs.Usage = func() { printVisibleDefaults(fs, benchNoInjectFlag) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -64,6 +69,24 @@ func parseRunFlags(args []string) (*runFlags, error) {
 		}
 	}
 	return f, nil
+}
+
+// benchNoInjectFlag is `run`'s hidden flag for e2e/bench: pages relayed without injection, to
+// measure what injection costs. It is left out of -h; nobody browsing should set it.
+const benchNoInjectFlag = "bench-no-inject"
+
+// printVisibleDefaults is fs's -h text without the hidden flags.
+func printVisibleDefaults(fs *flag.FlagSet, hidden ...string) {
+	fmt.Fprintf(fs.Output(), "Usage of %s:\n", fs.Name())
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(fs.Output())
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(hidden, f.Name) {
+			shown.Var(f.Value, f.Name, f.Usage)
+			shown.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	shown.PrintDefaults()
 }
 
 // parseResolve turns --resolve values into the proxy's map.
@@ -150,6 +173,7 @@ func runProxy(args []string) error {
 		Store:         st,
 		ModelURL:      f.modelURL,
 		ModelAPI:      f.modelAPI,
+		BenchNoInject: f.benchNoInject,
 		Version:       version,
 		Logger:        log,
 	})

@@ -7,7 +7,11 @@
 //   - small HTML pages over HTTPS keep-alive, injected: requests/s and p50 latency;
 //   - 200 KB HTML pages, injected: MiB/s;
 //   - a 1 GiB download: MiB/s and the proxy process's peak RSS growth;
-//   - first contact with new hosts (a new TLS connection and a new host name each): connections/s.
+//   - first contact with new hosts (a new TLS connection and a new host name each): connections/s;
+//   - for every proxy, in the small, 200 KB and first-contact runs: the proxy's own CPU time per
+//     request (cpu.go), for remixproxy, remixproxy with injection switched off (`run
+//     --bench-no-inject`: the same pipeline relaying pages untouched) and the other proxies;
+//     a second table sets them side by side with what injection adds to the relay's CPU.
 //
 // Each non-direct row's note also gives the median of the per-round ratios to direct (each
 // round's figure divided by direct's in the same round), which varies less than the ratio of the
@@ -68,7 +72,11 @@ var (
 	proxyCPUs   = flag.String("proxy-cpus", "", "run the proxies under `taskset -c LIST` (pinned-core variant; pin the bench itself with taskset too)")
 	clientH2    = flag.Bool("client-h2", false, "clients offer HTTP/2 (as Chromium does) instead of HTTP/1.1; goproxy-bare and mitmproxy still answer HTTP/1.1")
 	bareH2      = flag.Bool("goproxy-bare-h2", false, "let goproxy-bare's upstream transport use HTTP/2 (default HTTP/1.1, goproxy's default)")
+	noInject    = flag.Bool("injection-off", true, "also measure remixproxy with injection switched off (run --bench-no-inject), for the CPU per request table")
 )
+
+// noInjectName is the target remixproxy with injection switched off.
+const noInjectName = "remixproxy-noinject"
 
 func main() {
 	flag.Parse()
@@ -86,6 +94,7 @@ type target struct {
 	pid      int            // the proxy process, for RSS
 	maxBody  int64          // largest download this target is measured on (0 = all)
 	siteAddr string         // where direct connections go
+	bin      string         // remixproxy targets: the binary
 }
 
 func run() error {
@@ -108,6 +117,14 @@ func run() error {
 	}
 	defer stopRP()
 	targets = append(targets, rp)
+	if *noInject {
+		t, stop, err := startRemixproxy(tmp, site, noInjectName, rp.bin, "--bench-no-inject")
+		if err != nil {
+			return fmt.Errorf("starting %s: %w", noInjectName, err)
+		}
+		defer stop()
+		targets = append(targets, t)
+	}
 	if *extra != "" {
 		for _, nb := range strings.Split(*extra, ",") {
 			name, bin, ok := strings.Cut(nb, "=")
@@ -140,7 +157,9 @@ func run() error {
 		}
 	}
 
-	printTable(os.Stdout, measureAll(targets, site))
+	rows, samples := measureAll(targets, site)
+	printTable(os.Stdout, rows)
+	printCPUTable(os.Stdout, targets, samples)
 	return nil
 }
 
@@ -183,15 +202,16 @@ func scenarios() []scenario {
 func allScenarios() []scenario {
 	return []scenario{
 		{"small", func(tg *target, s *site) []row {
-			rps, p50, n := loadLoop(tg, s.url("/small"), *duration, true)
-			return []row{
+			rps, p50, n, cpu := loadLoop(tg, s.url("/small"), *duration, true)
+			return append([]row{
 				{"small HTML, HTTPS keep-alive", tg.name, "req/s", rps, true, fmt.Sprintf("%d requests", n)},
 				{"small HTML, HTTPS keep-alive, p50", tg.name, "ms", p50.Seconds() * 1000, false, ""},
-			}
+			}, cpuRow(cpuSmall, tg, cpu, n, "requests")...)
 		}},
 		{"200k", func(tg *target, s *site) []row {
-			bytesPerSec, _, n := bytesLoop(tg, s.url("/page200k"), *duration)
-			return []row{{"200 KB HTML pages", tg.name, "MiB/s", bytesPerSec / (1 << 20), true, fmt.Sprintf("%d pages", n)}}
+			bytesPerSec, n, cpu := bytesLoop(tg, s.url("/page200k"), *duration)
+			return append([]row{{"200 KB HTML pages", tg.name, "MiB/s", bytesPerSec / (1 << 20), true, fmt.Sprintf("%d pages", n)}},
+				cpuRow(cpu200k, tg, cpu, n, "pages")...)
 		}},
 		{"download", func(tg *target, s *site) []row {
 			size := int64(*downloadMiB) << 20
@@ -212,15 +232,17 @@ func allScenarios() []scenario {
 			return out
 		}},
 		{"first-contact", func(tg *target, s *site) []row {
-			cps := firstContact(tg, s, *newHosts)
-			return []row{{"first contact, new host each", tg.name, "conn/s", cps, true, fmt.Sprintf("%d hosts", *newHosts)}}
+			cps, n, cpu := firstContact(tg, s, *newHosts)
+			return append([]row{{"first contact, new host each", tg.name, "conn/s", cps, true, fmt.Sprintf("%d hosts", *newHosts)}},
+				cpuRow(cpuNewHost, tg, cpu, n, "hosts")...)
 		}},
 	}
 }
 
 // measureAll runs every scenario *rounds times, each round on every target one after the other,
-// so that whatever else the machine does hits all targets alike; it reports the median per row.
-func measureAll(targets []*target, s *site) []row {
+// so that whatever else the machine does hits all targets alike; it reports the median per row,
+// and every sample by scenario and target (key scenario + "\x00" + target).
+func measureAll(targets []*target, s *site) ([]row, map[string][]sample) {
 	var order []string
 	samples := map[string][]sample{}
 	for r := 1; r <= *rounds; r++ {
@@ -240,7 +262,7 @@ func measureAll(targets []*target, s *site) []row {
 	}
 	var out []row
 	for _, key := range order {
-		rs := samples[key]
+		rs := append([]sample(nil), samples[key]...)
 		paired := pairedRatios(rs, samples[rs[0].scenario+"\x00direct"])
 		sort.Slice(rs, func(i, j int) bool { return rs[i].value < rs[j].value })
 		med := rs[len(rs)/2].row
@@ -254,7 +276,7 @@ func measureAll(targets []*target, s *site) []row {
 	}
 	// Group the table by scenario, targets in order.
 	sort.SliceStable(out, func(i, j int) bool { return scenarioRank(out[i].scenario) < scenarioRank(out[j].scenario) })
-	return out
+	return out, samples
 }
 
 // pairedRatios are rs's values divided by direct's in the same round, sorted: with other load
@@ -278,7 +300,8 @@ func pairedRatios(rs, direct []sample) []float64 {
 }
 
 func scenarioRank(name string) int {
-	for i, n := range []string{"small HTML, HTTPS keep-alive", "small HTML, HTTPS keep-alive, p50", "200 KB HTML pages", "large download", "large download, peak RSS growth", "first contact, new host each"} {
+	for i, n := range []string{"small HTML, HTTPS keep-alive", "small HTML, HTTPS keep-alive, p50", cpuSmall,
+		"200 KB HTML pages", cpu200k, "large download", "large download, peak RSS growth", "first contact, new host each", cpuNewHost} {
 		if n == name {
 			return i
 		}
@@ -309,11 +332,13 @@ func client(tg *target, keepAlive bool) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}
 }
 
-// loadLoop requests u from *concurrency clients for d and returns requests/s and the p50 latency.
-func loadLoop(tg *target, u string, d time.Duration, keepAlive bool) (float64, time.Duration, int) {
+// loadLoop requests u from *concurrency clients for d and returns requests/s, the p50 latency,
+// the number of requests answered, and the CPU time the target's processes spent meanwhile.
+func loadLoop(tg *target, u string, d time.Duration, keepAlive bool) (float64, time.Duration, int, time.Duration) {
 	c := client(tg, keepAlive)
 	defer c.Transport.(*http.Transport).CloseIdleConnections()
 	get(c, u) // warm the connection pool and the leaf cache
+	cpu0 := procTreeCPU(tg.pid)
 	var mu sync.Mutex
 	var lat []time.Duration
 	deadline := time.Now().Add(d)
@@ -336,18 +361,20 @@ func loadLoop(tg *target, u string, d time.Duration, keepAlive bool) (float64, t
 		}()
 	}
 	wg.Wait()
+	cpu := procTreeCPU(tg.pid) - cpu0
 	if len(lat) == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, cpu
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	return float64(len(lat)) / d.Seconds(), lat[len(lat)/2], len(lat)
+	return float64(len(lat)) / d.Seconds(), lat[len(lat)/2], len(lat), cpu
 }
 
-// bytesLoop is loadLoop counting body bytes.
-func bytesLoop(tg *target, u string, d time.Duration) (float64, time.Duration, int) {
+// bytesLoop is loadLoop counting body bytes: bytes/s, pages answered, the target's CPU time.
+func bytesLoop(tg *target, u string, d time.Duration) (float64, int, time.Duration) {
 	c := client(tg, true)
 	defer c.Transport.(*http.Transport).CloseIdleConnections()
 	get(c, u)
+	cpu0 := procTreeCPU(tg.pid)
 	var total atomic.Int64
 	var count atomic.Int64
 	deadline := time.Now().Add(d)
@@ -367,7 +394,8 @@ func bytesLoop(tg *target, u string, d time.Duration) (float64, time.Duration, i
 		}()
 	}
 	wg.Wait()
-	return float64(total.Load()) / time.Since(start).Seconds(), 0, int(count.Load())
+	cpu := procTreeCPU(tg.pid) - cpu0
+	return float64(total.Load()) / time.Since(start).Seconds(), int(count.Load()), cpu
 }
 
 func get(c *http.Client, u string) (int64, error) {
@@ -402,10 +430,12 @@ func download(tg *target, u string, size int64) (float64, error) {
 // sequential.
 var hostRuns = map[string]int{}
 
-// firstContact opens a new TLS connection to a host name never used before, n times.
-func firstContact(tg *target, s *site, n int) float64 {
+// firstContact opens a new TLS connection to a host name never used before, n times; it returns
+// connections/s, the number that succeeded, and the CPU time the target's processes spent.
+func firstContact(tg *target, s *site, n int) (float64, int, time.Duration) {
 	hostRuns[tg.name]++
 	prefix := fmt.Sprintf("r%d", hostRuns[tg.name])
+	cpu0 := procTreeCPU(tg.pid)
 	var next atomic.Int64
 	t0 := time.Now()
 	var wg sync.WaitGroup
@@ -427,10 +457,11 @@ func firstContact(tg *target, s *site, n int) float64 {
 		}()
 	}
 	wg.Wait()
+	cpu := procTreeCPU(tg.pid) - cpu0
 	if ok.Load() != int64(n) {
 		fmt.Fprintf(os.Stderr, "bench: %s: %d of %d first contacts failed\n", tg.name, int64(n)-ok.Load(), n)
 	}
-	return float64(ok.Load()) / time.Since(t0).Seconds()
+	return float64(ok.Load()) / time.Since(t0).Seconds(), int(ok.Load()), cpu
 }
 
 func printTable(w io.Writer, rows []row) {
@@ -582,8 +613,8 @@ func pinned(name string, args ...string) *exec.Cmd {
 }
 
 // startRemixproxy starts the remixproxy binary bin (built from the repository when "") as the
-// target called name.
-func startRemixproxy(dir string, s *site, name, bin string) (*target, func(), error) {
+// target called name, with extra flags for `run`.
+func startRemixproxy(dir string, s *site, name, bin string, extra ...string) (*target, func(), error) {
 	if bin == "" {
 		bin = filepath.Join(dir, "remixproxy")
 		build := exec.Command("go", "build", "-o", bin, "./cmd/remixproxy")
@@ -598,6 +629,7 @@ func startRemixproxy(dir string, s *site, name, bin string) (*target, func(), er
 	for _, r := range s.hostResolves() {
 		args = append(args, "--resolve", r)
 	}
+	args = append(args, extra...)
 	cmd := pinned(bin, args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -614,7 +646,7 @@ func startRemixproxy(dir string, s *site, name, bin string) (*target, func(), er
 		stop()
 		return nil, nil, fmt.Errorf("reading remixproxy's CA: %v", err)
 	}
-	return &target{name: name, proxy: addr, roots: pool, pid: cmd.Process.Pid}, stop, nil
+	return &target{name: name, proxy: addr, roots: pool, pid: cmd.Process.Pid, bin: bin}, stop, nil
 }
 
 // startGoproxyBare builds and starts e2e/bench/goproxybare with a CA of its own.

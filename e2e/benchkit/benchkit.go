@@ -92,12 +92,26 @@ type Proxy struct {
 // StartProxy runs `bin run` on a free loopback port with data as its data dir, trusting the site
 // and resolving host to it (--only-resolved), with extra flags; it returns once it listens.
 func StartProxy(bin, data string, s *Site, host string, extra ...string) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	return StartProxyAt(addr, bin, data, s, host, extra...)
+}
+
+// FreeAddr is a loopback address with a port nothing listens on now.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// StartProxyAt is StartProxy listening on addr: a proxy restarted at the same address (and with
+// the same data dir, so the same CA) is the one a running browser already uses.
+func StartProxyAt(addr, bin, data string, s *Site, host string, extra ...string) (*Proxy, error) {
 	out := &Tail{Max: 16 << 10}
 	cmd := exec.Command(bin, "run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.CAPEM,
 		"--only-resolved", "--resolve", host+":443="+s.Addr)

@@ -165,6 +165,12 @@ var removeEventListener = EventTarget.prototype.removeEventListener;
 var composedPathOf = proto(win.Event) && win.Event.prototype.composedPath;
 var openShadowRoot = getter(Element.prototype, 'shadowRoot');
 var contentEditable = getter(proto(win.HTMLElement), 'isContentEditable');
+// For clicks judged along the flat tree (rx_click.js), and fields the page turned from
+// passwords into text (rx_policy.js).
+var assignedSlotOf = getter(Element.prototype, 'assignedSlot');
+var shadowHostOf = getter(proto(win.ShadowRoot), 'host');
+var recordTarget = getter(proto(win.MutationRecord), 'target');
+var recordOldValue = getter(proto(win.MutationRecord), 'oldValue');
 
 var setTimeoutFn = win.setTimeout;
 var clearTimeoutFn = win.clearTimeout;

@@ -114,6 +114,9 @@ function opInsert(t, target, node, position) {
     refuse('nothing can be inserted into ' + localName(into) + ' elements');
   }
   checkFormOwners(node, into);
+  if (offsiteFormAction(into) !== '') {
+    refuse('nothing can be inserted into a form that is sent to ' + offsiteFormAction(into) + ', not to the page\'s origin');
+  }
   if (nsOf(into) === SVG_NS && nsOf(node) !== SVG_NS) {
     refuse('only SVG elements can be inserted into SVG');
   }
@@ -201,7 +204,17 @@ function scrubElement(el) {
   var pw = isSensitive(el);
   if (pw) {
     unattr(el, 'value');
-    if (inputSetValue) {
+    if (localName(el) === 'textarea') {
+      // A textarea's text is its default value: the clone keeps none of it.
+      var tc = firstChild(el);
+      while (tc) {
+        apply(removeChildFn, el, [tc]);
+        tc = firstChild(el);
+      }
+      if (textareaSetValue) {
+        apply(textareaSetValue, el, ['']);
+      }
+    } else if (inputSetValue) {
       apply(inputSetValue, el, ['']);
     }
   }
@@ -236,6 +249,8 @@ function opClone(t, node, deep) {
   }
   var copy = apply(cloneNodeFn, node, [deep === true]);
   var count = dict();
+  count.n = 0;
+  carryPasswords(node, copy, count);
   count.n = 0;
   scrubElement(copy);
   scrub(copy, count);
@@ -305,6 +320,7 @@ function opSetHTML(t, node, html) {
   if (typeof html !== 'string' || html.length > 65536) {
     refuse('the HTML must be a string of at most 65536 characters');
   }
+  refuseOffsiteForm(node, '');
   if (typeof ParserCtor !== 'function' || !parseFromString || !getAttributeNames || !createTextNode ||
       !createFragment || !firstChildOf || !nextSiblingOf || !nodeTypeOf) {
     refuse('this browser cannot parse HTML inertly here');

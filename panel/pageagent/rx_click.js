@@ -17,42 +17,48 @@ function checkTarget(el, what) {
     refuse('dom.click refused: the ' + localName(el) + ' opens in target "' + tg + '"; only the page itself');
   }
 }
-// activation finds what a click on node would activate: node or its nearest ancestor with an
-// activation behaviour.
-function activation(node) {
-  var n = node;
-  var depth = 0;
-  while (n && nodeType(n) === 1 && depth < 256) {
-    var tag = localName(n);
-    var ns = nsOf(n);
-    if (ns === HTML_NS) {
-      if ((tag === 'a' || tag === 'area') && apply(hasAttribute, n, ['href'])) {
-        return n;
-      }
-      if (tag === 'button' || tag === 'label' || tag === 'summary') {
-        return n;
-      }
-      if (tag === 'input') {
-        return n;
-      }
-    } else if (ns === SVG_NS && tag === 'a') {
-      return n;
-    }
-    n = parentOf(n);
-    depth++;
-  }
-  return null;
-}
+// checkClick refuses a click a remixlet makes when anything it would activate leaves the page's
+// origin. The element clicked is not the only one that acts: Chromium lets a link or a submit
+// button act on a click that reached it from a control inside it whose own activation does not
+// stop the click (a type=button button, a label, a checkbox, a summary, a button the remixlet
+// put there). So every element with an activation behaviour on the way up is checked - from
+// node through its ancestors, into the host of an open shadow root and to the slot an element
+// is assigned to - not only the nearest. A label's control is checked the same way (once).
 function checkClick(node, depth) {
-  var act = activation(node);
-  if (!act) {
-    return;
+  var n = node;
+  var steps = 0;
+  while (n && steps < 512) {
+    var type = nodeType(n);
+    if (type === 11) {
+      n = shadowHostOf ? apply(shadowHostOf, n, []) : null;
+    } else if (type === 1) {
+      checkActivated(n, node, depth);
+      var slot = assignedSlotOf ? apply(assignedSlotOf, n, []) : null;
+      n = slot ? slot : parentOf(n);
+    } else {
+      n = null;
+    }
+    steps++;
   }
+  if (n) {
+    refuse('dom.click refused: the element is nested too deep to check what the click would activate');
+  }
+}
+// checkActivated checks one element on a click's way up (see checkClick): links and submit
+// buttons must stay on the page's origin; a label's control is checked in turn.
+function checkActivated(act, node, depth) {
   var tag = localName(act);
-  if (nsOf(act) === SVG_NS) {
+  var ns = nsOf(act);
+  if (ns === SVG_NS && tag === 'a') {
     refuse('dom.click refused: it would follow an SVG link');
   }
+  if (ns !== HTML_NS) {
+    return;
+  }
   if (tag === 'a' || tag === 'area') {
+    if (!apply(hasAttribute, act, ['href'])) {
+      return;
+    }
     var to = '' + apply(tag === 'a' ? anchorHref : areaHref, act, []);
     if (!sameOriginAddress(to)) {
       refuse('dom.click refused: the link goes to ' + to + ', not to the page\'s origin');
@@ -73,7 +79,14 @@ function checkClick(node, depth) {
     }
     return;
   }
+  if (tag !== 'button' && tag !== 'input') {
+    return;
+  }
   var type = lower('' + (attrOf(act, 'type') || ''));
+  if (tag === 'input' && (type === 'checkbox' || type === 'radio')) {
+    // Its state is sent with its form: not one that goes to another site.
+    refuseOffsiteForm(act, 'dom.click refused: ');
+  }
   // A button whose type is missing or not one the browser knows submits its form.
   var submits = tag === 'button' ? type !== 'button' && type !== 'reset' : type === 'submit' || type === 'image';
   if (!submits) {

@@ -126,20 +126,151 @@ var CLOBBER = dict();
   }
 })();
 
+// The form owner of each form-associated element (rx_policy.js offsiteFormAction).
+var FORM_OWNER = dict();
+FORM_OWNER.input = inputForm;
+FORM_OWNER.button = buttonForm;
+FORM_OWNER.select = getter(proto(win.HTMLSelectElement), 'form');
+FORM_OWNER.textarea = getter(proto(win.HTMLTextAreaElement), 'form');
+FORM_OWNER.fieldset = getter(proto(win.HTMLFieldSetElement), 'form');
+FORM_OWNER.output = getter(proto(win.HTMLOutputElement), 'form');
+FORM_OWNER.object = getter(proto(win.HTMLObjectElement), 'form');
+var formMethodOf = getter(proto(win.HTMLFormElement), 'method');
+// offsiteFormAction returns where the form el belongs to is sent, when that is not the page's
+// origin; '' when el belongs to no form, or to one sent to the page's origin (or a dialog form,
+// which sends nothing). The form is el's form owner as the browser finds it: the nearest
+// form-associated element from el up answers with its form (a form attribute counts), else the
+// nearest form element. A remixlet may not change what such a form sends: the person's next
+// search through another site's form would carry what the remixlet wrote (the redirect guard's
+// rule: what leaves is what the remixlet wrote, whoever clicks). Past the walk's bound the
+// answer is "an address not checked", never ''.
+function offsiteFormAction(el) {
+  var n = el;
+  var steps = 0;
+  while (n && nodeType(n) === 1) {
+    if (++steps > 4096) {
+      return 'an address not checked (the element is nested too deep)';
+    }
+    if (nsOf(n) === HTML_NS) {
+      var tag = localName(n);
+      var g = FORM_OWNER[tag];
+      if (g) {
+        var f = apply(g, n, []);
+        return f ? formLeaves(f) : '';
+      }
+      if (tag === 'form') {
+        return formLeaves(n);
+      }
+    }
+    n = parentOf(n);
+  }
+  return '';
+}
+function formLeaves(form) {
+  if (!formAction) {
+    return 'an address not checked';
+  }
+  if (formMethodOf && '' + apply(formMethodOf, form, []) === 'dialog') {
+    return '';
+  }
+  var action = '' + apply(formAction, form, []);
+  return sameOriginAddress(action) ? '' : action;
+}
+// refuseOffsiteForm refuses op on el when el belongs to a form sent to another origin.
+function refuseOffsiteForm(el, what) {
+  var to = offsiteFormAction(el);
+  if (to !== '') {
+    refuse(what + 'the element belongs to a form that is sent to ' + to + ', not to the page\'s origin; ' +
+      'a remixlet may not change what it sends');
+  }
+}
+
+// isPassword reports whether node is a password input: type=password, autocomplete naming a
+// current or new password, or an input that was a password field before the page turned it
+// into another type (a "show password" button flips type to text: the value is still the
+// password; revealedPasswords).
 function isPassword(node) {
   if (localName(node) !== 'input') {
     return false;
+  }
+  if (apply(weakGet, revealedPasswords, [node]) === true) {
+    return true;
   }
   var type = attrOf(node, 'type');
   if (typeof type === 'string' && lower(type) === 'password') {
     return true;
   }
+  return passwordAutocomplete(node);
+}
+function passwordAutocomplete(node) {
   var ac = attrOf(node, 'autocomplete');
   if (typeof ac === 'string') {
     ac = lower(ac);
     return contains(ac, 'current-password') || contains(ac, 'new-password');
   }
   return false;
+}
+// revealedPasswords holds the inputs (as keys, value true) that were password fields when the
+// page changed their type or autocomplete (watchRevealedPasswords), and clones of them.
+var revealedPasswords = new WeakMapCtor();
+// watchRevealedPasswords starts an observer of the type and autocomplete attributes of the
+// document's elements: an input that stops being a password field (its old type was password,
+// or its old autocomplete named a password) stays one for the page policy and the page tools.
+// The observer's records arrive before the next operation: a remixlet that presses the page's
+// "show password" button reads the field back empty afterwards. Residual: fields inside shadow
+// roots (the observer does not see them), and a page that replaces the field with a new text
+// input holding the same value.
+function watchRevealedPasswords() {
+  if (typeof MO !== 'function' || !moObserve || !recordTarget || !recordOldValue) {
+    return;
+  }
+  var mo = new MO(function (records) {
+    var n = records.length;
+    var i;
+    for (i = 0; i < n; i++) {
+      try {
+        var old = apply(recordOldValue, records[i], []);
+        if (typeof old === 'string' && (lower(old) === 'password' || contains(lower(old), 'current-password') ||
+            contains(lower(old), 'new-password'))) {
+          rememberPassword(apply(recordTarget, records[i], []));
+        }
+      } catch (e) { /* not a record */ }
+    }
+  });
+  var opts = dict();
+  opts.attributes = true;
+  opts.attributeOldValue = true;
+  opts.subtree = true;
+  var names = list();
+  put(names, 0, 'type');
+  put(names, 1, 'autocomplete');
+  opts.attributeFilter = names;
+  try {
+    apply(moObserve, mo, [doc, opts]);
+  } catch (e) { /* no observer: nothing to remember */ }
+}
+function rememberPassword(node) {
+  if (localName(node) === 'input') {
+    apply(weakSet, revealedPasswords, [node, true]);
+  }
+}
+// carryPasswords marks the inputs of copy (a clone of src, the same shape) that were password
+// fields in src (revealedPasswords), so that scrub blanks them as it blanks password fields.
+function carryPasswords(src, copy, count) {
+  count.n = count.n + 1;
+  if (count.n > 20000) {
+    refuse('the element is too large to clone');
+  }
+  if (nodeType(src) === 1 && apply(weakGet, revealedPasswords, [src]) === true) {
+    rememberPassword(copy);
+  }
+  var a = firstChild(src);
+  var b = firstChild(copy);
+  while (a && b) {
+    carryPasswords(a, b, count);
+    a = nextSibling(a);
+    b = nextSibling(b);
+  }
 }
 // isSensitive is the remixlet policy's notion of a password field: one (isPassword), or a field
 // the page marks as holding a secret with its autocomplete tokens (one-time codes, card
@@ -151,6 +282,9 @@ function isSensitive(node) {
   var name = localName(node);
   if (name !== 'input' && name !== 'textarea') {
     return false;
+  }
+  if (name === 'textarea' && passwordAutocomplete(node)) {
+    return true; // a textarea the page marks as a password (a key, a passphrase)
   }
   var ac = attrOf(node, 'autocomplete');
   if (typeof ac !== 'string') {
@@ -327,6 +461,9 @@ function checkAttr(el, name, value) {
 function opSetAttr(t, node, name, value) {
   name = lower(name);
   var v = checkAttr(node, name, value);
+  if (!loaderWritable(node, name)) {
+    refuseOffsiteForm(node, 'attribute ' + name + ' refused: ');
+  }
   attr(node, name, v);
   mark(t, node, '');
 }

@@ -122,6 +122,7 @@ function op(t, name, args) {
     if ((isLoader(node) && lower(ln) !== 'form') || isSensitive(node) || isPageFrame(node)) {
       refuse('the text of ' + ln + ' elements cannot be set');
     }
+    refuseOffsiteForm(node, '');
     text(node, txt);
     mark(t, node, '');
   } else if (name === 'setAttr') {

@@ -9,6 +9,7 @@ function start() {
   }
   useToken();
   watchPasswordFields();
+  watchRevealedPasswords();
   startNavigationReports();
   startBackForwardCache();
   startLauncher();

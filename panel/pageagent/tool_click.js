@@ -96,9 +96,22 @@ function bySelector(sel) {
 
 // checkActivation refuses a click whose effect would leave the page's origin: a link to
 // another origin (or another window, or with ping or download), a submit button of a form
-// that posts elsewhere, formaction and formtarget. It returns what the click leads to.
-function checkActivation(node, origin) {
+// that posts elsewhere, formaction and formtarget. It returns what the click leads to. A click
+// acts beyond the nearest control: a label passes it to its control (a "Continue" label of a
+// POST form's submit button submits that form), and a button that does not submit passes it
+// on to a submit button around it; both are followed (depth bounds the labels followed).
+function checkActivation(node, origin, depth) {
   var out = dict();
+  var lbl = closest(node, 'label');
+  var ctl = lbl ? labelledControl(lbl) : null;
+  if (ctl && ctl !== node && !within(ctl, node) && !(depth > 2)) {
+    var via = checkActivation(ctl, origin, (depth || 0) + 1);
+    if (via.submits) {
+      out.submits = via.submits;
+      out.form = via.form;
+      out.submitter = via.submitter;
+    }
+  }
   var a = closest(node, 'a[href], area[href]');
   if (a) {
     var g = localName(a) === 'a' ? anchorHrefG : areaHrefG;
@@ -131,7 +144,7 @@ function checkActivation(node, origin) {
     out.leaves = noHash(urlPart(u, urlHrefG)) !== noHash(href());
   }
   var b = closest(node, 'button, input');
-  if (b) {
+  while (b && !out.submits) {
     var ln = localName(b);
     var type = ln === 'button' ? (buttonTypeG ? '' + apply(buttonTypeG, b, []) : 'submit') : inputType(b);
     if (ln === 'input' && type === 'file') {
@@ -156,7 +169,9 @@ function checkActivation(node, origin) {
           out.submitter = b;
         }
       }
+      break; // the nearest submit button is the one the browser uses
     }
+    b = closest(parentOf(b), 'button, input');
   }
   return out;
 }

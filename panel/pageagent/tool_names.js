@@ -303,8 +303,8 @@ function textBefore(node) {
 }
 
 function fieldValue(node, ln) {
-  if (isPassword(node)) {
-    return null;
+  if (isSensitive(node)) {
+    return null; // a password, or what the page marks as one (a key, a one-time code, a card)
   }
   try {
     if (ln === 'input') {

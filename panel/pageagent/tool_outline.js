@@ -251,6 +251,8 @@ function visit(o, node, depth) {
       line = line + ' value=' + quote(collapse(val, MAX_NAME));
     } else if (isPassword(node)) {
       line = line + ' [password]';
+    } else if (isSensitive(node)) {
+      line = line + ' [secret]';
     }
     if (role === 'link') {
       var dest = linkDest(o, node, ln);

@@ -93,7 +93,7 @@ function toolQuery(args) {
     var m = dict();
     m.ref = refFor(node);
     m.tag = localName(node);
-    var secret = isPassword(node);
+    var secret = isSensitive(node);
     m.text = secret ? '' : collapse('' + apply(getTextContent, node, []), 100);
     var attrs = dict();
     var j;
@@ -348,8 +348,8 @@ function fieldsOf(els) {
     f.name = attrOf(node, 'name');
     f.type = ln === 'input' ? inputType(node) : ln;
     f.label = nameOf(node, ln, roleOf(node, ln), true);
-    if (isPassword(node)) {
-      f.password = true; // its value is never read out
+    if (isSensitive(node)) {
+      f.password = true; // its value is never read out (a password, or marked as secret by the page)
     } else if (ln === 'input' && (f.type === 'checkbox' || f.type === 'radio')) {
       f.checked = checkedG ? apply(checkedG, node, []) === true : false;
       f.value = cut(attrStr(node, 'value'), 200);

@@ -6,7 +6,10 @@
 // tool starts and before its answer, and when a password field changes (input and change
 // events reach the window from open shadow roots too; a frame's fields are reported with the
 // next tool). The proxy keeps the values in memory for this page session only. Fields are
-// found in the page, its same-origin frames and the open shadow roots in them.
+// found in the page, its same-origin frames and the open shadow roots in them. "Password
+// field" here is the page policy's isSensitive: a password input (also one the page turned
+// into text to show it), and an input or textarea the page marks as a password, a one-time
+// code or a card; the reading tools never read their values out either.
 var fragQSA = fragProto && fragProto.querySelectorAll;
 var eventProto = proto(win.Event);
 var composedPathFn = eventProto && eventProto.composedPath;
@@ -45,7 +48,7 @@ function passwordFields() {
     var j;
     for (j = 0; j < n; j++) {
       var el = apply(nodeListItem, all, [j]);
-      if (isPassword(el)) {
+      if (isSensitive(el)) {
         put(out, out.length, el);
       }
       var sr = null;
@@ -70,10 +73,7 @@ function secretId(el) {
   return id;
 }
 function secretField(el) {
-  var v = '';
-  try {
-    v = '' + apply(inputValue, el, []);
-  } catch (e) { /* not an input */ }
+  var v = secretValue(el);
   if (v === '') {
     return null;
   }
@@ -81,6 +81,14 @@ function secretField(el) {
   f.id = secretId(el);
   f.value = v.length > MAX_REPORTED_VALUE ? apply(strSlice, v, [0, MAX_REPORTED_VALUE]) : v;
   return f;
+}
+// secretValue is the value of a password (or other sensitive) input or textarea; '' when none.
+function secretValue(el) {
+  try {
+    return '' + apply(localName(el) === 'textarea' ? textareaValue : inputValue, el, []);
+  } catch (e) {
+    return ''; // not a field after all
+  }
 }
 // cookieValues are the values of the page's script-visible cookies.
 function cookieValues() {
@@ -152,7 +160,7 @@ function onPasswordChange(ev) {
   try {
     var path = composedPathFn ? apply(composedPathFn, ev, []) : null;
     var t = path && path.length > 0 ? path[0] : apply(eventTargetG, ev, []);
-    if (t && nodeTypeOrZero(t) === 1 && isPassword(t)) {
+    if (t && nodeTypeOrZero(t) === 1 && isSensitive(t)) {
       var f = secretField(t);
       if (f) {
         var fields = list();
@@ -188,8 +196,8 @@ function secrets(withCookies) {
     var inputs = passwordFields(); // the page, same-origin frames, open shadow roots
     var i;
     for (i = 0; i < inputs.length; i++) {
-      if (isPassword(inputs[i])) {
-        var v = '' + apply(inputValue, inputs[i], []);
+      if (isSensitive(inputs[i])) {
+        var v = secretValue(inputs[i]);
         if (v.length >= 4) {
           put(out, out.length, v);
         }

@@ -1425,6 +1425,12 @@ function installPolicyAPIs(T) {
     return d;
   };
   CSSStyleDeclaration.prototype.getPropertyValue = function (n) { return (this._computed && this._computed[n]) || ''; };
+  // A form's action and method as a browser reads them (the getters work on any element).
+  class HTMLFormElement extends HTMLElement {
+    get action() { return new URL(this.getAttribute('action') || '', T.href).href; }
+    get method() { const m = (this.getAttribute('method') || '').toLowerCase(); return m === 'post' || m === 'dialog' ? m : 'get'; }
+  }
+  globalThis.HTMLFormElement = HTMLFormElement;
   T.policy = true;
 }
 
@@ -1660,8 +1666,35 @@ scenario('page policy: a password field is not moved to another form', () => {
   // with the form attribute may move anywhere, and so may what holds no password field.
   p.ok(RX_A, 'insert', hside, hlogin);
   p.ok(RX_A, 'insert', hlogin, hpw);
-  p.ok(RX_A, 'insert', hsearch, hpw2);
-  p.ok(RX_A, 'insert', hsearch, p.ok(RX_A, 'create', { tag: 'span' }));
+  p.ok(RX_A, 'insert', hside, hpw2);
+  p.ok(RX_A, 'insert', hlogin, p.ok(RX_A, 'create', { tag: 'span' }));
+  // Nothing goes into a form sent to another site (what it sends is the page's own).
+  p.refused(/nothing can be inserted into a form that is sent to https:\/\/search.test\//, RX_A, 'insert', hsearch, hpw2);
+  p.refused(/nothing can be inserted into a form that is sent to https:\/\/search.test\//, RX_A, 'insert', hsearch, p.ok(RX_A, 'create', { tag: 'span' }));
+});
+
+scenario('page policy: a remixlet does not change what a form sent to another site sends', () => {
+  const p = policyPage();
+  const away = p.add('form', { class: 'away', action: 'https://search.test/q' });
+  const q = p.add('input', { class: 'q', name: 'q' }, away);
+  const box = p.add('div', { class: 'inaway' }, away);
+  const home = p.add('form', { class: 'home', action: '/save', method: 'post' });
+  p.add('input', { class: 'hq', name: 'hq' }, home);
+  const dlg = p.add('form', { class: 'dlg', action: 'https://search.test/d', method: 'dialog' });
+  p.add('input', { class: 'dq', name: 'dq' }, dlg);
+  const [hq, hbox, hhq, hdq] = ['input.q', 'div.inaway', 'input.hq', 'input.dq'].map(p.h);
+  const away1 = /the element belongs to a form that is sent to https:\/\/search.test\/q, not to the page's origin/;
+  p.refused(away1, RX_A, 'setAttr', hq, 'value', 'data');
+  p.refused(away1, RX_A, 'setAttr', hq, 'name', 'other');
+  p.refused(away1, RX_A, 'setText', hbox, 'data');
+  p.refused(away1, RX_A, 'setHTML', hbox, '<input name="x" value="data">');
+  // (dom.click of its checkbox: testdata/pageagent/rx_click_test.js; this fake cannot click.)
+  assert.strictEqual(q.getAttribute('value'), null);
+  // What cannot change what is sent stays allowed there; the page's own forms take writes.
+  p.ok(RX_A, 'setAttr', hq, 'class', 'wide');
+  p.ok(RX_A, 'setAttr', hq, 'aria-label', 'Search');
+  p.ok(RX_A, 'setAttr', hhq, 'value', 'mine');
+  p.ok(RX_A, 'setAttr', hdq, 'value', 'dialog forms send nothing');
 });
 
 scenario('page policy: each dom.addStyle piece is a sheet of its own, after style.css', () => {

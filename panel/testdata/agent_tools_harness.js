@@ -1091,6 +1091,32 @@ scenario('probe and expect: the proxy learns what an action would activate, then
   p.run('T.active = null');
 });
 
+scenario('probe: a label passes the click to its control, a plain button to the submit button around it', () => {
+  const p = formPage();
+  const e = p.el;
+  // "Continue" labels the hidden submit button of a POST form: the click submits that form.
+  p.body.appendChild(e('form', { id: 'pay', action: '/account', method: 'post' }, e('button', { id: 'paybtn' }, 'x')));
+  p.body.appendChild(e('label', { id: 'cont', for: 'paybtn' }, 'Continue'));
+  let f = p.ok('click', { selector: '#cont', probe: true }).probe;
+  assert.strictEqual(f.submits, true, 'the label submits its control\'s form');
+  assert.strictEqual(f.method, 'post');
+  assert.strictEqual(f.action, 'https://site.test/account');
+  // A label of another site's submit button is refused like the button.
+  p.body.appendChild(e('form', { id: 'away2', action: 'https://witness.test/s' }, e('button', { id: 'awaybtn' }, 'y')));
+  p.body.appendChild(e('label', { id: 'awaylbl', for: 'awaybtn' }, 'Next'));
+  p.refused('click', { selector: '#awaylbl', probe: true }, 'another site than this page');
+  // A type=button button inside a POST form's submit button: the outer one submits.
+  p.body.appendChild(e('form', { id: 'nest', action: '/nested', method: 'post' },
+    e('button', { id: 'outer' }, e('button', { id: 'inner', type: 'button' }, 'Go on'))));
+  f = p.ok('click', { selector: '#inner', probe: true }).probe;
+  assert.strictEqual(f.submits, true, 'the outer submit button acts');
+  assert.strictEqual(f.action, 'https://site.test/nested');
+  // A label of a text field submits nothing.
+  p.body.appendChild(e('form', { id: 'plain', action: '/p', method: 'post' }, e('label', { id: 'nl', for: 'nf' }, 'Name'), e('input', { id: 'nf', name: 'n' })));
+  const pr = p.ok('click', { selector: '#nl', probe: true }).probe;
+  assert.ok(pr === null || pr.submits === false, JSON.stringify(pr));
+});
+
 scenario('same-origin frames: outline, refs, type, click and the scrub; other sites are one line', () => {
   const p = newPage('https://site.test/frames');
   const e = p.el;
@@ -1191,6 +1217,32 @@ scenario('secrets: password values reported to the proxy before each answer and 
   p.refused('click', { selector: '#leak2' }, 'carries a password or cookie value of this page');
   p.body.appendChild(e('a', { id: 'fine', href: '/share?p=nothing', rect: { x: 0, y: 110, w: 100, h: 20 } }, 'Share 3'));
   p.ok('click', { selector: '#fine' });
+});
+
+scenario('secrets: fields the page marks as secret (a password textarea, a one-time code, a card) are reported, never read out', () => {
+  const p = newPage('https://site.test/vault');
+  const e = p.el;
+  const ta = p.body.appendChild(e('textarea', { id: 'key', autocomplete: 'current-password', 'aria-label': 'Key' }));
+  const otp = p.body.appendChild(e('input', { id: 'otp', autocomplete: 'one-time-code', 'aria-label': 'Code' }));
+  const card = p.body.appendChild(e('input', { id: 'card', autocomplete: 'cc-number', 'aria-label': 'Card' }));
+  const note = p.body.appendChild(e('input', { id: 'note', 'aria-label': 'Note' }));
+  ta.value = 'Textarea-Key-9753';
+  otp.value = 'OTP-864201';
+  card.value = '4111 1111 1111 1111';
+  note.value = 'plain note';
+  const reports = () => p.T.sent.map((s) => JSON.parse(s)).filter((m) => m.type === 'secrets');
+  const outline = p.ok('outline', { filter: 'all' }).outline;
+  assert.ok(/textbox "Key" \[secret\]/.test(outline) && /textbox "Code" \[secret\]/.test(outline), outline);
+  assert.ok(outline.includes('value="plain note"'), outline);
+  const q = p.call('query', { selector: 'input, textarea' });
+  const forms = p.call('read_page_data', {});
+  for (const raw of [outline, q.raw, forms.raw]) {
+    for (const v of ['Textarea-Key-9753', 'OTP-864201', '4111 1111 1111 1111']) {
+      assert.ok(!raw.includes(v), v + ' read out: ' + raw);
+    }
+  }
+  const values = reports()[0].fields.map((f) => f.value).sort();
+  assert.deepStrictEqual(values, ['4111 1111 1111 1111', 'OTP-864201', 'Textarea-Key-9753']);
 });
 
 scenario('page_state: open dialogs and forms with unsaved input', () => {

@@ -42,6 +42,9 @@ const (
 	// navQuiet how long any other click is watched for a same-page address change.
 	navSettle = 1500 * time.Millisecond
 	navQuiet  = 250 * time.Millisecond
+	// navLeave is how long a navigate, back or forward that loads a new document is given for
+	// the old page to go; a page that stays (a download, a 204) lets the turn go on after it.
+	navLeave = 5 * time.Second
 )
 
 // submitLike matches the accessible names of controls whose repeated click may do a thing
@@ -217,6 +220,11 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 			out = withField(out, "note", "if a page of this site loads, the chat follows the tab there; a page of another site ends the chat's turn")
 		}
 		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
+		if err == nil && res.MayLeave {
+			// The next step must not reach the page being replaced: its session lives on until
+			// the new document commits, and a call sent to it then dies with it.
+			waitLeft(ctx, pg, navLeave)
+		}
 	}
 	if err == nil {
 		st.noteEdits(pg, tool, args, out)
@@ -328,6 +336,29 @@ func watchNavigation(ctx context.Context, pg actPage, action, before, after stri
 				return "the page's address changed with the " + action + ", to " + httpx.Clip(after, 300) + " (a same-page navigation): read the page again before acting"
 			}
 			return ""
+		case <-tick.C:
+		}
+	}
+}
+
+// waitLeft waits, up to max, for page's session to end after an action that loads a new
+// document; the chat then follows the tab (chat_follow.go) before its next step. A change of
+// the page's address while it stays (a history step within the document) ends the wait too.
+func waitLeft(ctx context.Context, pg actPage, max time.Duration) {
+	before, _ := pg.url()
+	deadline := time.NewTimer(max)
+	defer deadline.Stop()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if now, ok := pg.url(); !ok || now != before {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-deadline.C:
+			return
 		case <-tick.C:
 		}
 	}

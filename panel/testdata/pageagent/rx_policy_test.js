@@ -62,6 +62,64 @@ test('password fields: type password, autocomplete passwords; sensitive adds one
   });
 });
 
+test('a textarea the page marks as a password is sensitive', () => {
+  assert.strictEqual(a.isSensitive(a.el('textarea', html, { autocomplete: 'current-password' })), true);
+  assert.strictEqual(a.isSensitive(a.el('textarea', html, { autocomplete: 'section-x new-password' })), true);
+  assert.strictEqual(a.isSensitive(a.el('textarea', html, { autocomplete: 'street-address' })), false);
+});
+
+// A page whose "show password" button turns the field into a text field: the stub's
+// MutationObserver hands its callback to the test, which plays the records the browser would.
+const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+  ['isPassword', 'isSensitive', 'watchRevealedPasswords', 'carryPasswords'], 'https://shop.test/',
+  `(function () {
+    class MutationRecord {
+      constructor(t, old) { this._t = t; this._old = old; }
+      get target() { return this._t; }
+      get oldValue() { return this._old; }
+    }
+    class MutationObserver {
+      constructor(cb) { globalThis.moCallback = cb; }
+      observe(node, opts) { globalThis.moOptions = opts; }
+    }
+    Object.defineProperty(Node.prototype, 'firstChild', { get() { return this._kids && this._kids[0] || null; } });
+    Object.defineProperty(Node.prototype, 'nextSibling', { get() {
+      const k = this._parent && this._parent._kids; const i = k ? k.indexOf(this) : -1;
+      return i >= 0 && i + 1 < k.length ? k[i + 1] : null; } });
+    Object.defineProperty(Node.prototype, 'nodeType', { get() { return 1; } });
+    Object.assign(globalThis, { MutationRecord, MutationObserver });
+  })();`);
+
+test('a password field the page turns into a text field stays a password field', () => {
+  r.watchRevealedPasswords();
+  const opts = r.ctx.moOptions;
+  assert.ok(opts && opts.attributeOldValue === true && opts.subtree === true, 'the observer keeps old values, in the whole document');
+  assert.deepStrictEqual(Array.from(opts.attributeFilter), ['type', 'autocomplete']);
+  const shown = r.el('input', html, { type: 'text' });
+  const unmarked = r.el('input', html, { autocomplete: 'username' });
+  const other = r.el('input', html, { type: 'text' });
+  assert.strictEqual(r.isPassword(shown), false, 'before the record');
+  const rec = (t, old) => new r.ctx.MutationRecord(t, old);
+  r.ctx.moCallback([rec(shown, 'PassWord'), rec(unmarked, 'current-password'), rec(other, 'email')]);
+  assert.strictEqual(r.isPassword(shown), true, 'type was password');
+  assert.strictEqual(r.isSensitive(unmarked), true, 'autocomplete named a password');
+  assert.strictEqual(r.isPassword(other), false, 'type was email');
+});
+
+test('clones of a revealed password field are password fields too', () => {
+  const src = r.el('div', html, {});
+  const field = r.el('input', html, { type: 'text' });
+  src._kids = [r.el('span', html, {}), field];
+  src._kids.forEach((k) => { k._parent = src; });
+  r.ctx.moCallback([new r.ctx.MutationRecord(field, 'password')]);
+  const copy = r.el('div', html, {});
+  copy._kids = [r.el('span', html, {}), r.el('input', html, { type: 'text' })];
+  copy._kids.forEach((k) => { k._parent = copy; });
+  r.carryPasswords(src, copy, { n: 0 });
+  assert.strictEqual(r.isPassword(copy._kids[1]), true, 'the cloned field');
+  assert.strictEqual(r.isPassword(copy._kids[0]), false, 'its sibling');
+});
+
 test('testsFieldContents: selectors that could read what is typed into a field', () => {
   const cases = [
     ['input[value^=a]', true],
