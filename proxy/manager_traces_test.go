@@ -146,7 +146,7 @@ func TestTraceRecorderAndPages(t *testing.T) {
 
 	// The exports parse.
 	resp, body := mf.get(managerURL + "/traces/export.json")
-	var all []traceRunJSON
+	var all []exportedRun
 	if err := json.Unmarshal(body, &all); err != nil || len(all) != 2 || len(all[1].Events) != 3 || all[1].UserText != "how many ads?" {
 		t.Errorf("export of all: %v, %d runs\n%s", err, len(all), body)
 	}
@@ -154,7 +154,7 @@ func TestTraceRecorderAndPages(t *testing.T) {
 		t.Errorf("export headers = %v", resp.Header)
 	}
 	_, body = mf.get(managerURL + "/traces/" + a + "/export.json")
-	var one traceRunJSON
+	var one exportedRun
 	if err := json.Unmarshal(body, &one); err != nil || one.ID != runs[1].ID || one.Events[1].Name != "outline" || one.DurationMs < 0 {
 		t.Errorf("export of one: %v, %+v", err, one)
 	}
@@ -230,4 +230,14 @@ func TestTraceNeverHoldsAKey(t *testing.T) {
 	if !strings.Contains(run.UserText, "[redacted key]") {
 		t.Errorf("user text = %q, want the key replaced", run.UserText)
 	}
+}
+
+// exportedRun is what the tests read of a run in the JSON exports, as a reader of the file would.
+type exportedRun struct {
+	ID         int64  `json:"id"`
+	UserText   string `json:"user_text"`
+	DurationMs int64  `json:"duration_ms"`
+	Events     []struct {
+		Name string `json:"name"`
+	} `json:"events"`
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
+	"github.com/remixproxy/remixproxy/proxy/manager"
 	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/proxy/remixlet"
 )
@@ -60,6 +61,7 @@ type Server struct {
 	// its page's state and no agent.
 	chats     *chat.Hub
 	stopChats context.CancelFunc
+	manager   *manager.Manager // the manager web UI (manager/)
 
 	started time.Time
 	counts  counters
@@ -136,6 +138,8 @@ func New(cfg Config) (*Server, error) {
 	if s.remixlets != nil {
 		s.pages.AddListener(s.remixlets)
 	}
+	s.manager = manager.New(manager.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, Secret: secret,
+		Logger: cfg.Logger, Activator: s.activator, Runs: s.remixlets, Chats: s.chats, IsOwnHost: s.isOwnHost})
 	s.upstream = s.newUpstreamTransport()
 	s.taps = s.responseTaps()
 	s.rp = s.newPipeline(errLog)
