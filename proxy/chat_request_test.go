@@ -250,8 +250,7 @@ func TestChatAPIAccessKept(t *testing.T) {
 	if len(chats) != 1 {
 		t.Fatalf("chats = %+v", chats)
 	}
-	cf.page.Close(1000, "reload")
-	time.Sleep(200 * time.Millisecond)
+	cf.closePage(t, "reload")
 	again := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	again.connectPage(t)

@@ -300,6 +300,38 @@ func (cf *chatFixture) waitItem(t *testing.T, what string, ok func(map[string]an
 	}
 }
 
+// closePage closes the page agent's socket and waits until its session is gone (the chats
+// heard of it before the session leaves the list).
+func (cf *chatFixture) closePage(t *testing.T, why string) {
+	t.Helper()
+	n := len(cf.srv.pages.List())
+	cf.page.Close(websocket.StatusNormalClosure, why)
+	for deadline := time.Now().Add(5 * time.Second); len(cf.srv.pages.List()) != n-1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed page's session did not end")
+		}
+	}
+}
+
+// fence returns once the panel's earlier messages were handled: the chat handles a panel's
+// messages in order and answers each through one queue, so the error answering a message sent
+// now (a model that is not in Settings) comes after whatever the earlier ones sent.
+func (cf *chatFixture) fence(t *testing.T) {
+	t.Helper()
+	cf.say(t, map[string]string{"type": "model", "provider": "fence-no-such-provider", "model": "none"})
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case e := <-cf.errs:
+			if strings.Contains(e, "that model is not in Settings") {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the panel's messages were not answered")
+		}
+	}
+}
+
 func (cf *chatFixture) waitIdle(t *testing.T) {
 	t.Helper()
 	timeout := time.After(15 * time.Second)
@@ -537,7 +569,7 @@ func TestChatStopsWhenThePageGoes(t *testing.T) {
 		told = told || it["kind"] == "notice" && strings.Contains(textOf(it), "the agent stopped")
 		return withdrawn && told
 	})
-	time.Sleep(200 * time.Millisecond)
+	cf.waitIdle(t) // the turn has ended: no model request can follow
 	if n := len(cf.model.Requests()); n != 1 {
 		t.Errorf("%d model requests, want 1 (the turn must stop)", n)
 	}
@@ -650,14 +682,13 @@ func TestChatResumes(t *testing.T) {
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	other.connectPage(t)
 	other.say(t, map[string]string{"type": "resume", "chat": id})
-	time.Sleep(300 * time.Millisecond)
+	other.fence(t)
 	if strings.Contains(other.raw.String(), "first question") {
 		t.Fatal("a second tab resumed a chat another tab holds")
 	}
 
 	// The first tab reloads: its page session ends, a new one starts, and its panel resumes.
-	cf.page.Close(websocket.StatusNormalClosure, "reload")
-	time.Sleep(200 * time.Millisecond)
+	cf.closePage(t, "reload")
 	again := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	again.connectPage(t)
@@ -678,7 +709,7 @@ func TestChatResumes(t *testing.T) {
 	cf.st.PutChatItem(context.Background(), c.ID, "u1", []byte(`{"id":"u1","kind":"user","md":[{"t":"p","c":[{"t":"","x":"evil chat"}]}]}`))
 	cf.say(t, map[string]string{"type": "new"})
 	cf.say(t, map[string]string{"type": "resume", "chat": c.ID})
-	time.Sleep(300 * time.Millisecond)
+	cf.fence(t)
 	if strings.Contains(cf.raw.String(), "evil chat") {
 		t.Error("a chat of another origin was resumed")
 	}

@@ -330,7 +330,14 @@ func TestChatRefusesSecretAddresses(t *testing.T) {
 	// The stand-in reports the password before the first tool: the page agent does it on change.
 	report, _ := json.Marshal(map[string]any{"type": "secrets", "fields": []map[string]any{{"id": 1, "value": plantPassword}}})
 	cf.page.Write(context.Background(), websocket.MessageText, report)
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if pw, _ := cf.srv.pages.Secrets(weburl.Site(chatSite), ""); slices.Contains(pw, plantPassword) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page's password report did not arrive")
+		}
+	}
 	cf.say(t, map[string]string{"type": "send", "text": "go"})
 	cf.waitItem(t, "the final reply", func(it map[string]any) bool { return strings.Contains(textOf(it), "tried") })
 	cf.waitIdle(t)
