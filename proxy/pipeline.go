@@ -117,7 +117,7 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		s.magic.ServeHTTP(w, r)
 		return
 	}
-	// The agent's own navigations stay on the site, redirects included (chat_navguard.go).
+	// The agent's own navigations stay on the site, redirects included (chat/navguard.go).
 	r, rw, navDone, answered := s.chats.GuardNavigation(w, r)
 	if answered {
 		return

@@ -144,8 +144,8 @@ func (p sessionActPage) url() (string, bool) {
 }
 
 // chatActPage is the chat's page as the act checks see it, with the chat's own checks: the
-// proxy's hold on the agent's navigations (chat_navguard.go) and the card for actions that
-// submit or destroy (chat_submit.go).
+// proxy's hold on the agent's navigations (navguard.go) and the card for actions that
+// submit or destroy (submit.go).
 type chatActPage struct {
 	sessionActPage
 	c    *chat
@@ -195,7 +195,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 	case "select":
 		// Enter, a submission or a change handler may navigate too.
 		before, _ := pg.url()
-		nav := armFor(pg, tool, args) // chat_navguard.go
+		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			Navigated bool   `json:"navigated"`
@@ -210,7 +210,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		}
 		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	default:
-		nav := armFor(pg, tool, args) // chat_navguard.go
+		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			MayLeave bool `json:"mayLeave"`
@@ -255,7 +255,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	delete(args, "resubmit")
 	delete(args, "recent")
-	delete(args, "probe")  // the proxy's own, never the model's (chat_submit.go)
+	delete(args, "probe")  // the proxy's own, never the model's (submit.go)
 	delete(args, "expect") // likewise
 	before, _ := pg.url()
 	if !resubmit {
@@ -265,7 +265,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		}
 	}
 	// An action that submits a form with POST or presses a destructive control waits for the
-	// person's Allow unless the chat's switch is on (chat_submit.go).
+	// person's Allow unless the chat's switch is on (submit.go).
 	expect, withExpect, err := gateSubmit(ctx, pg, tool, args)
 	if err != nil {
 		return nil, err
@@ -275,7 +275,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		args["expect"] = b
 	}
 	sent, _ := json.Marshal(args)
-	nav := armFor(pg, tool, sent) // chat_navguard.go
+	nav := armFor(pg, tool, sent) // navguard.go
 	out, err := pg.call(ctx, tool, sent)
 	if err != nil {
 		return nav.finish(ctx, tool, false, nil, err)
@@ -342,7 +342,7 @@ func watchNavigation(ctx context.Context, pg actPage, action, before, after stri
 }
 
 // waitLeft waits, up to max, for page's session to end after an action that loads a new
-// document; the chat then follows the tab (chat_follow.go) before its next step. A change of
+// document; the chat then follows the tab (follow.go) before its next step. A change of
 // the page's address while it stays (a history step within the document) ends the wait too.
 func waitLeft(ctx context.Context, pg actPage, max time.Duration) {
 	before, _ := pg.url()

@@ -120,11 +120,11 @@ type chat struct {
 	grants    map[string]map[string]time.Time // remixlet name → permission → expiry
 	lastSend  map[string]time.Time            // assistant item ID → when it was last sent
 	steps     int                             // model calls in the running turn
-	waiting   chan struct{}                   // closed when the tab's next page takes the chat (chat_follow.go)
-	apiAccess bool                            // the person's API access switch, off by default (chat_request.go)
-	submits   submitSwitch                    // the person's "Act may submit forms" switch (chat_submit.go)
-	navStop   navStop                         // the last navigation of the agent the proxy refused (chat_navguard.go)
-	plans     map[string]*planCard            // pending plan cards (chat_plan.go)
+	waiting   chan struct{}                   // closed when the tab's next page takes the chat (follow.go)
+	apiAccess bool                            // the person's API access switch, off by default (request.go)
+	submits   submitSwitch                    // the person's "Act may submit forms" switch (submit.go)
+	navStop   navStop                         // the last navigation of the agent the proxy refused (navguard.go)
+	plans     map[string]*planCard            // pending plan cards (plan.go)
 }
 
 // panelState is what the panel is told about its page.
@@ -194,7 +194,7 @@ func pageHost(pageURL string) string {
 
 // pageGone runs when a tab's page went (closed, reloaded, navigated): pending cards expire, and
 // permissions granted in the chat and approvals asked from that page are dropped. The chat then
-// waits a few seconds for the tab's next page of the same site (chat_follow.go); if none comes,
+// waits a few seconds for the tab's next page of the same site (follow.go); if none comes,
 // its turn stops at its next step. The conversation stays in the store.
 func (h *Hub) pageGone(sessionID string) {
 	h.mu.Lock()
@@ -532,11 +532,11 @@ func (c *chat) handle(p *panelConn, msg any) string {
 	case *panel.DecideMessage:
 		return c.decide(p, m.ID, m.Allow)
 	case *panel.APIAccessMessage:
-		return c.setAPIAccess(m.On) // chat_request.go
+		return c.setAPIAccess(m.On) // request.go
 	case *panel.ActSubmitsMessage:
-		return c.setActSubmits(m.On) // chat_submit.go
+		return c.setActSubmits(m.On) // submit.go
 	case *panel.PlanMessage:
-		return c.decidePlan(p, m) // chat_plan.go
+		return c.decidePlan(p, m) // plan.go
 	case *panel.ResumeMessage:
 		return c.resume(p, m.Chat)
 	}
@@ -579,7 +579,7 @@ func (c *chat) forget() {
 	c.mu.Lock()
 	mode, prov, model := c.rec.Mode, c.rec.Provider, c.rec.Model
 	c.rec = store.Chat{Mode: mode, Provider: prov, Model: model}
-	c.submits = submitSwitch{} // a new chat's Act actions do not submit without asking (chat_submit.go)
+	c.submits = submitSwitch{} // a new chat's Act actions do not submit without asking (submit.go)
 	c.msgs, c.items = nil, nil
 	c.apiAccess = false // a new chat starts without API access
 	for _, cd := range c.cards {
@@ -647,7 +647,7 @@ func (c *chat) resume(p *panelConn, id string) string {
 	}
 	c.mu.Lock()
 	c.rec, c.msgs, c.items = rec, msgs, items
-	c.apiAccess = apiAccessIn(items) // kept with the chat (chat_request.go)
+	c.apiAccess = apiAccessIn(items) // kept with the chat (request.go)
 	c.submits = submitSwitch{on: actSubmitsIn(items)}
 	panels := c.panelList()
 	c.mu.Unlock()
@@ -711,7 +711,7 @@ func (c *chat) send(text string) string {
 			return "could not save the chat: " + err.Error()
 		}
 		rec = created
-		defer c.saveAPIAccess() // the API access switch may predate the stored chat (chat_request.go)
+		defer c.saveAPIAccess() // the API access switch may predate the stored chat (request.go)
 		defer c.saveActSubmits()
 	} else {
 		rec.URL, rec.Title = snap.URL, httpx.Clip(snap.Title, 512)
@@ -727,16 +727,16 @@ func (c *chat) send(text string) string {
 	c.broadcastState()
 
 	mode, _ := agent.ParseMode(rec.Mode)
-	red := c.newRedactor(settings) // every tool result and model request passes through it (redact_sources.go)
+	red := c.newRedactor(settings) // every tool result and model request passes through it (redaction.go)
 	cfg := agent.Config{
 		Provider: prov, Model: rec.Model, Mode: mode,
 		System: agent.SystemPrompt(mode, agent.PageInfo{URL: snap.URL, Title: snap.Title}),
 		Env:    &chatEnv{c: c, red: red}, MaxSteps: settings.MaxSteps, Redactor: red,
-		// A turn goes on only while the tab is on the chat's site (chat_follow.go).
+		// A turn goes on only while the tab is on the chat's site (follow.go).
 		BeforeStep: c.beforeStep,
 	}
-	cfg.System += c.actNotes(mode, settings) // plan review and API access (chat_request.go)
-	cfg.System += c.submitNotes(mode)        // "Act may submit forms" (chat_submit.go)
+	cfg.System += c.actNotes(mode, settings) // plan review and API access (request.go)
+	cfg.System += c.submitNotes(mode)        // "Act may submit forms" (submit.go)
 	go c.run(ctx, cancel, cfg, pcfg, history, text)
 	return ""
 }
@@ -796,7 +796,7 @@ func (o *chatObserver) Text(stepID, text string, final bool) {
 	if !due || strings.TrimSpace(text) == "" {
 		return
 	}
-	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderReply(text, c.linkOnSite)}, final) // links: chat_links.go
+	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderReply(text, c.linkOnSite)}, final) // links: links.go
 }
 
 func (o *chatObserver) Tool(call agent.ToolCall, status, result string) {

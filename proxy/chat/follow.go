@@ -137,7 +137,7 @@ func (h *Hub) giveUp(c *chat, ch chan struct{}) {
 	}
 }
 
-// The hub is a pageListener (agentws.go): Opened is pageOpened, Gone is pageGone (chat.go).
+// The hub is a pageListener (page/channel.go): Opened is pageOpened, Gone is pageGone (chat.go).
 
 // Opened moves a waiting chat to the page that just connected (pageOpened).
 func (h *Hub) Opened(ctx context.Context, sess *page.Session) { h.pageOpened(sess.Info()) }
@@ -222,7 +222,7 @@ func (c *chat) waitPage(ctx context.Context) (page.Info, error) {
 			}
 		}
 		if ch == nil {
-			return page.Info{}, c.pageLeftError() // chat_navguard.go
+			return page.Info{}, c.pageLeftError() // navguard.go
 		}
 		select {
 		case <-ch:

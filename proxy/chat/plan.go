@@ -23,13 +23,13 @@ import (
 // reach it.
 //
 // A plan card grants nothing beyond Act itself — without plan review the same actions run with
-// no card at all — so unlike the cards of chat_cards.go it is decided in the framed panel,
+// no card at all — so unlike the cards of cards.go it is decided in the framed panel,
 // with no confirmation window: a page that tricked the person into approving would gain only
 // what Act mode already allows. The proxy still takes each card's decision once, from this
 // chat's panels, no sooner than cardArmAfter after the card reached that panel.
 
 // planActions are the page tools plan review holds back (http_request is held back for its
-// mutating methods in chat_request.go); reading tools run freely.
+// mutating methods in request.go); reading tools run freely.
 var planActions = map[string]bool{
 	"click": true, "type": true, "set_field": true, "select": true, "press_keys": true,
 	"scroll": true, "hover": true, "navigate": true, "back": true, "forward": true,
@@ -132,7 +132,7 @@ func (c *chat) askPlan(ctx context.Context, it chatItem) (planDecision, error) {
 	timer := time.NewTimer(cardLifetime)
 	defer timer.Stop()
 	// Like every card, a plan card expires when its page goes (a chat that follows its tab
-	// to the next page does not carry cards over, chat_follow.go).
+	// to the next page does not carry cards over, follow.go).
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	var d planDecision

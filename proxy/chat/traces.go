@@ -17,7 +17,7 @@ import (
 // The chat's traces. The agent hands each turn's trace to the chat's observer (agent.Tracer):
 // the proxy keeps the newest maxTraceTurns turns of the newest maxTraceChats chats in memory,
 // which the manager serves as JSON (GET /manager/traces.json, optionally ?chat=ID, in
-// manager_traces.go), and, when the person turned on "Record agent traces" in Settings
+// manager/traces.go), and, when the person turned on "Record agent traces" in Settings
 // (agent.Settings.RecordTraces, off by default), the recorder writes every finished turn to the
 // store: one run per message, with an event per model call (the messages sent, the reply's text
 // and tool calls) and per tool call (arguments, result, the page's address around it). The

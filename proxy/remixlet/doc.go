@@ -10,7 +10,7 @@
 // (schedule.go) and the Activator that brings the running proxy in line with a change of the
 // remixlets in the store (activate.go; the chat and the manager both use it).
 //
-// Every call a sandbox makes is checked on arrival (Host.Call, host.go): the remixlet still
+// Every call a sandbox makes is checked on arrival (remixletHost.Call, host.go): the remixlet still
 // exists, is enabled, not archived, still runs the version this sandbox was started with, its
 // matches cover the page's current URL, and the page's site is not paused — so a remixlet paused
 // while its sandbox runs gets nothing more. rmx.log alone skips these checks. dom.* calls then
