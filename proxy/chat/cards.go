@@ -26,10 +26,11 @@ import (
 // only connection whose allow counts. Declining is harmless and is taken from the panel. Both
 // surfaces arm their buttons only after a delay and a pointer movement (the panel also waits for
 // IntersectionObserver v2 to report it visible, which catches opacity, transforms and filters),
-// and the proxy repeats the delay: a decision sooner than cardArmAfter after the card reached
+// and the proxy repeats the delay: a decision sooner than CardArmAfter after the card reached
 // that connection is refused.
 
-// cardArmAfter is how long a card must have been on a panel before its decision counts.
+// CardArmAfter is how long a card must have been on a panel before its decision counts
+// (exported for the proxy's integration tests, which wait it out before deciding).
 const CardArmAfter = 800 * time.Millisecond
 
 // cardLifetime is how long a card waits for the person (the approvals it stands for expire

@@ -26,7 +26,7 @@ import (
 // no card at all — so unlike the cards of cards.go it is decided in the framed panel,
 // with no confirmation window: a page that tricked the person into approving would gain only
 // what Act mode already allows. The proxy still takes each card's decision once, from this
-// chat's panels, no sooner than cardArmAfter after the card reached that panel.
+// chat's panels, no sooner than CardArmAfter after the card reached that panel.
 
 // planActions are the page tools plan review holds back (http_request is held back for its
 // mutating methods in request.go); reading tools run freely.
