@@ -3,7 +3,7 @@
 //
 // Data flow:
 //
-//	panel (remix.proxy iframe) ─ws→ proxy/chat.go ─→ Chat.Send (loop.go)
+//	panel (remix.proxy iframe) ─ws→ proxy/chat/chat.go ─→ Chat.Send (loop.go)
 //	    loop.go       one turn at a time: Provider.Stream, then each tool call through Tools
 //	    provider.go   the Provider interface and the wire-neutral request/response types
 //	    openai.go     OpenAI-compatible Chat Completions (OpenAI, Groq, OpenRouter, LM Studio,
@@ -11,7 +11,7 @@
 //	    anthropic.go  Anthropic Messages API, streaming with tool calls
 //	    sse.go        the server-sent-events reader both use
 //	    tools*.go     fixed Go tools by mode (tools_act.go: Act; tools_plan.go, tools_request.go);
-//	                  page tools go to the page agent as data (proxy/pagetools.go)
+//	                  page tools go to the page agent as data (proxy/page/tools.go)
 //	    compact.go    context trimming: a model-written summary, pinned messages, the last 16
 //	    loopdetect.go identical and A-B-A-B calls → a nudge, then the turn ends
 //	    trace.go      a per-turn record of model and tool calls for the Traces page

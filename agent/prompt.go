@@ -75,7 +75,7 @@ const (
 
 	// In Act mode the proxy adds, with the switch's state, that a POST form or a destructive
 	// control waits for the person's card unless they switched on "Act may submit forms"
-	// (proxy/chat_submit.go submitNotes); it is not repeated here.
+	// (proxy/chat/submit.go submitNotes); it is not repeated here.
 	rulesAct = "Your navigations (navigate, links you click, and their redirects) cannot leave this site: the proxy stops them.\n\n"
 )
 

@@ -13,7 +13,7 @@ import (
 // arguments echoed back), and redacts each tool result (and tool error) as it comes back, before
 // the result is capped, enters the history, the panel, the store or the trace. Which texts are
 // secret is the Redactor's business: the proxy knows the page's password values, the site's
-// cookies and authorization headers and the provider keys (proxy/redact.go).
+// cookies and authorization headers and the provider keys (proxy/internal/redact).
 //
 // The same Redactor refuses, before it runs, a tool call whose arguments carry a known secret
 // (an address with a password or cookie value in it, a body, a header, text to type): nothing

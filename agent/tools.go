@@ -31,7 +31,7 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // Env is the world the tools act on: one chat's tab, the remixlet store and the person. The
-// proxy implements it (proxy/chat.go). Everything that matters for safety — which origin a page
+// proxy implements it (proxy/chat/chat.go). Everything that matters for safety — which origin a page
 // tool may reach, what a click may activate, whether a remixlet activates or needs the person's
 // approval — is decided there, in Go, never by the model; the agent package only checks that
 // the model's arguments are well formed.

@@ -8,7 +8,7 @@ import (
 )
 
 // The Act tools (issue 6): page actions beyond click, which run in the page agent
-// (panel/pageagent/tool_*.js) under the proxy's checks (proxy/pagetools.go, proxy/chat_act.go),
+// (panel/pageagent/tool_*.js) under the proxy's checks (proxy/page/tools.go, proxy/chat/act.go),
 // plus find and done, which every mode has. Like every tool, they carry the model's words to the
 // page as data: nothing here or there runs model-written code on the page.
 //

@@ -14,7 +14,7 @@ import (
 // approved plan — the person's version — is pinned to the conversation (a user message with
 // Pinned set, added after the reply's tool results, see planPin) so that compaction keeps it.
 // Rejecting ends the turn before any page action. Whether review is on, and what the person
-// decided, is the Env's (proxy/chat_plan.go); this file checks the plan's shape.
+// decided, is the Env's (proxy/chat/plan.go); this file checks the plan's shape.
 
 // Plan is a plan of steps and the risks the model sees.
 type Plan struct {

@@ -11,7 +11,7 @@ import (
 // as the person, to the chat page's own site. Which site counts, whether the method is allowed
 // (GET and HEAD freely; POST, PUT, PATCH and DELETE only with the chat's API access on, and
 // each after the person's click on a card) and how redirects are followed is decided by the
-// Env (proxy/chat_request.go); this file only checks that the model's arguments are well
+// Env (proxy/chat/request.go); this file only checks that the model's arguments are well
 // formed.
 
 // HTTPRequest is one http_request call.

@@ -57,7 +57,7 @@ document.body.dataset.pageScript = 'ran';
 	x, y := pointAt(t, tab, pf, f, `.card[data-card=plan] button.allow`)
 	clickAt(t, tab, x, y)
 	// "Remove socks" is a control that removes something: a plan does not stand for the
-	// person's Allow on it (proxy/chat_submit.go), which is taken in the confirmation window.
+	// person's Allow on it (proxy/chat/submit.go), which is taken in the confirmation window.
 	submit := `.card[data-card=submit][data-state=pending]`
 	pf.waitFor(t, 30*time.Second, "the card for Remove socks", `!!document.querySelector('`+submit+`')`)
 	if got := e2etest.Eval[string](tab, `String(document.body.dataset.removed || '')`); got != "" {

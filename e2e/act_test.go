@@ -312,7 +312,7 @@ func TestActPageActions(t *testing.T) {
 	}
 }
 
-// TestActChatSafety: the rules kept per chat in Go (proxy/chat_act.go), through a whole chat with
+// TestActChatSafety: the rules kept per chat in Go (proxy/chat/act.go), through a whole chat with
 // the scripted model: a second click on "Create product" within 45 seconds is refused until the
 // model passes resubmit; done is refused while a dialog with unsaved input is open; and a click
 // that unexpectedly loads a new page is reported as such (the chat then follows the tab there).
@@ -419,7 +419,7 @@ document.body.dataset.pageScript = 'ran';
 		t.Errorf("traced tool calls: %s", got)
 	}
 	// The new page is of the same site and its request named the old page as Referer: the
-	// chat followed the tab there and the turn went on (proxy/chat_follow.go).
+	// chat followed the tab there and the turn went on (proxy/chat/follow.go).
 	if end := traces[0].Turns[0].End; end != "answer" {
 		t.Errorf("the turn ended %q, want answer (the chat follows the tab within the site)", end)
 	}

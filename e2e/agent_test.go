@@ -357,7 +357,7 @@ func TestAgentContainmentInChromium(t *testing.T) {
 	if err != nil || len(chats) != 1 {
 		t.Fatalf("chats = %v, %v", chats, err)
 	}
-	// The chat waits a few seconds for a next page of the same site (proxy/chat_follow.go), then
+	// The chat waits a few seconds for a next page of the same site (proxy/chat/follow.go), then
 	// stops: another site never takes it.
 	var all strings.Builder
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {

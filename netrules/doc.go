@@ -2,7 +2,7 @@
 // (rules.json): a documented subset of Chrome's declarativeNetRequest rule JSON.
 //
 // Where it sits: sandbox.CheckFiles calls Parse and Check when a remixlet is saved, so a rule that
-// breaks a limit is refused with its id, field and reason. The proxy (proxy/netrules.go) calls
+// breaks a limit is refused with its id, field and reason. The proxy (proxy/remixlet/netrules.go) calls
 // Compile for the active version of every enabled remixlet with the netrules permission (a rule
 // that breaks a limit is left out there too, and the proxy logs which and why), joins them in a
 // Set, and calls Set.Match on every request the browser sends through the pipeline, before it

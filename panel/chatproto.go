@@ -40,7 +40,7 @@ import (
 //	              window (it lets such actions go without asking); turning it off takes effect
 //	              at once. Only this message changes it.
 //	ActiveMessage {type:'active'}: the person typed or clicked in the panel (at most once a
-//	              second); the page then has the person's activation too (proxy/chat_navguard.go)
+//	              second); the page then has the person's activation too (proxy/chat/navguard.go)
 //	PlanMessage   {type:'plan', id, approve, steps}: the person's decision on a plan card, with
 //	              the steps as they edited them (approve only). A plan grants nothing beyond
 //	              Act, so the framed panel may decide it; no confirmation window.
@@ -255,7 +255,7 @@ type ActSubmitsMessage struct {
 // ActiveMessage says the person just typed or clicked in the panel (at most once a second).
 // Chromium gives the page around the panel the person's activation too, so a navigation the
 // page starts in the next seconds carries Sec-Fetch-User as if the person had clicked in the
-// page; the proxy does not take it as the person's then (proxy/chat_navguard.go). It can only
+// page; the proxy does not take it as the person's then (proxy/chat/navguard.go). It can only
 // make the proxy stricter, so it needs no check.
 type ActiveMessage struct {
 	Type string `json:"type"` // TypeActive

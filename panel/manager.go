@@ -7,7 +7,7 @@ import (
 )
 
 // The manager web UI (https://remix.proxy/manager): server-rendered pages, plain forms with POST,
-// no script. The proxy (proxy/manager.go) reads the store, checks every state-changing request
+// no script. The proxy (proxy/manager) reads the store, checks every state-changing request
 // (Origin and the per-install form token) and hands these views to the Render functions here.
 // Every page is served with "default-src 'none'; style-src 'unsafe-inline'; form-action 'self';
 // frame-ancestors 'none'; base-uri 'none'", so a page can neither run script nor be framed.

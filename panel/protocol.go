@@ -303,7 +303,7 @@ type Open struct {
 	Source string `json:"source"`
 }
 
-// The agent's redaction stage (issue 11; proxy/redact_sources.go). The page agent reports the
+// The agent's redaction stage (issue 11; proxy/chat/redaction.go). The page agent reports the
 // values of the page's password fields (the page's, its same-origin frames' and those in open
 // shadow roots) and its script-visible cookie values, so that the proxy can remove them from
 // everything the model is sent; the model never sees a report. It reports when a page tool

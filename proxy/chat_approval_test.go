@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -69,7 +70,7 @@ func (cf *chatFixture) confirmWindowItem(t *testing.T, id any) map[string]any {
 // decline clicks "Don't allow" / "Not now" on a card in the panel once it is armed.
 func (cf *chatFixture) decline(t *testing.T, id any) {
 	t.Helper()
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": id, "allow": false})
 }
 

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
-	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // pageAgentAt loads path through the proxy as a navigation with the given Referer ("" for none)
@@ -122,9 +120,7 @@ func TestChatStopsWhenTheTabLeavesTheSite(t *testing.T) {
 		{"tool_calls": [{"name": "capture_page"}]},
 		{"text": "should not be asked"}
 	]}`)
-	cf.srv.chats.follow.mu.Lock()
-	cf.srv.chats.follow.grace = 300 * time.Millisecond
-	cf.srv.chats.follow.mu.Unlock()
+	cf.srv.chats.SetFollowGrace(300 * time.Millisecond)
 	cf.toolMu.Lock()
 	cf.onTool = func() bool {
 		cf.page.Close(websocket.StatusNormalClosure, "navigating away")
@@ -168,41 +164,5 @@ func TestChatFollowsWhenTheNewPageConnectsFirst(t *testing.T) {
 	out := cf.waitItem(t, "outline answered", toolDone("outline"))
 	if out["status"] != "ok" || !strings.Contains(out["result"].(string), `"page":"second"`) {
 		t.Errorf("outline = %v, want it answered by the next page", out)
-	}
-}
-
-// TestChatNeverFollowsToAnotherOrigin: a page of another origin whose request names the chat's
-// last page as Referer does not take the chat; one of the same origin does.
-func TestChatNeverFollowsToAnotherOrigin(t *testing.T) {
-	srv := &Server{pages: page.New(page.Config{Secret: []byte("k")})}
-	srv.chats = newChatHub(srv, context.Background())
-	h := srv.chats
-	c := &chat{hub: h, origin: "https://shop.test"}
-	wait := make(chan struct{})
-	c.waiting = wait
-	h.orphan(c, wait, "https://shop.test/a")
-
-	nav := func(pageURL string) page.Info {
-		req, _ := http.NewRequest("GET", pageURL, nil)
-		req.Header.Set("Referer", "https://shop.test/a")
-		h.noteNavigation(pageURL, req)
-		u, _ := url.Parse(pageURL)
-		return page.Info{ID: httpx.RandomID(), URL: pageURL, Origin: httpx.OriginOf(u), Connected: true, Since: time.Now()}
-	}
-	evil := nav("https://evil.test/x")
-	h.pageOpened(evil)
-	h.mu.Lock()
-	_, took := h.bySession[evil.ID]
-	h.mu.Unlock()
-	if took {
-		t.Fatal("a page of another origin took the chat")
-	}
-	same := nav("https://shop.test/b")
-	h.pageOpened(same)
-	h.mu.Lock()
-	got := h.bySession[same.ID]
-	h.mu.Unlock()
-	if got != c {
-		t.Fatal("the next page of the same origin did not take the chat")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/proxy/chat"
 )
 
 // Plan before act (chat_plan.go), end to end below the browser.
@@ -60,7 +61,7 @@ func TestChatPlanApproved(t *testing.T) {
 	if e := <-cf.errs; !strings.Contains(e, "too quick") {
 		t.Errorf("early approval: %q", e)
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": true})
 	if e := <-cf.errs; !strings.Contains(e, "no longer open") {
 		t.Errorf("decide on a plan card: %q", e)
@@ -118,7 +119,7 @@ func TestChatPlanRejected(t *testing.T) {
 	cf.actMode(t)
 	cf.say(t, map[string]string{"type": "send", "text": "tidy up"})
 	card := cf.waitItem(t, "a plan card", func(it map[string]any) bool { return it["kind"] == "card" && it["card"] == "plan" })
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "plan", "id": card["id"], "approve": false})
 	cf.waitItem(t, "the notice", func(it map[string]any) bool {
 		return it["kind"] == "notice" && strings.Contains(textOf(it), "rejected the plan")
@@ -168,7 +169,7 @@ func TestChatPlanStopped(t *testing.T) {
 	cf.say(t, map[string]string{"type": "stop"})
 	cf.waitItem(t, "the card withdrawn", func(it map[string]any) bool { return it["id"] == card["id"] && it["state"] == "expired" })
 	cf.waitIdle(t)
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "plan", "id": card["id"], "approve": true, "steps": []string{"Click buy"}})
 	if e := <-cf.errs; !strings.Contains(e, "no longer open") {
 		t.Errorf("approving a withdrawn plan: %q", e)

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/chat"
 )
 
 // http_request and the API access switch (chat_request.go), end to end below the browser, in
@@ -201,7 +200,7 @@ func TestChatRequestMutating(t *testing.T) {
 		!strings.Contains(fmt.Sprint(card["rows"]), "Body: 23 bytes, application/json") {
 		t.Errorf("card = %v", card)
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": false})
 	if r := cf.waitItem(t, "the refused POST", toolDone("http_request")); r["status"] != "error" || !strings.Contains(resultOf(r), "Not now") {
 		t.Errorf("POST after Not now = %v", r["result"])
@@ -211,7 +210,7 @@ func TestChatRequestMutating(t *testing.T) {
 	}
 	card = cf.waitItem(t, "a second request card", func(it map[string]any) bool { return it["kind"] == "card" && it["state"] == "pending" })
 	// The framed panel cannot allow it.
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": true})
 	if e := <-cf.errs; !strings.Contains(e, "confirmed in the remixproxy window") {
 		t.Errorf("allow from the framed panel: %q", e)
@@ -226,16 +225,8 @@ func TestChatRequestMutating(t *testing.T) {
 		t.Errorf("the site got:\n%s", got)
 	}
 	// The switch is stored with the chat.
-	chats, _ := cf.st.ListChats(context.Background(), 5)
-	items, _ := cf.st.ChatItems(context.Background(), chats[0].ID)
-	var stored []chatItem
-	for _, it := range items {
-		var ci chatItem
-		json.Unmarshal(it.Body, &ci)
-		stored = append(stored, ci)
-	}
-	if !apiAccessIn(stored) {
-		t.Error("API access is not stored with the chat")
+	if got := storedSwitch(t, cf.st, "api-access"); got != "on" {
+		t.Errorf("the stored API access switch = %q, want on", got)
 	}
 	reqs := cf.model.Requests()
 	if !strings.Contains(reqs[0].System, "API access is off") || !strings.Contains(reqs[len(reqs)-1].System, "API access is on") {
@@ -243,69 +234,6 @@ func TestChatRequestMutating(t *testing.T) {
 	}
 	cf.say(t, map[string]any{"type": "api", "on": false})
 	cf.waitState(t, "API access off", func(c map[string]any) bool { return c["apiAccess"] == false })
-}
-
-// TestSameSiteRequestURL: http_request's and open_page's address is read against the page as
-// the browser reads it, checked in that reading, and sent as that reading.
-func TestSameSiteRequestURL(t *testing.T) {
-	page := mustWebURL(t, "https://www.shop.co.uk/cart/")
-	for _, tt := range []struct {
-		raw, want, err string
-	}{
-		{"/api/cart", "https://www.shop.co.uk/api/cart", ""},
-		{"https://api.shop.co.uk/v1#frag", "https://api.shop.co.uk/v1", ""},
-		{"https://SHOP.co.uk./x", "https://shop.co.uk/x", ""},
-		{"https://www.shop.co.uk:443/x", "https://www.shop.co.uk/x", ""},
-		{"https://\uff41\uff50\uff49.shop.co.uk/x", "https://api.shop.co.uk/x", ""},
-		{"https://api\u3002shop\u3002co.uk/x", "https://api.shop.co.uk/x", ""},
-		{"/a/../%2e%2e/x", "https://www.shop.co.uk/x", ""},
-		{"x/%2E./y", "https://www.shop.co.uk/cart/y", ""},
-		{"\\\\api.shop.co.uk\\v1", "https://api.shop.co.uk/v1", ""},
-		{"/v1\t/ca\nrt", "https://www.shop.co.uk/v1/cart", ""},
-		{"https:v1", "https://www.shop.co.uk/cart/v1", ""}, // no "//", same scheme: a path
-		{"https://www.shop.co.uk\\@witness.test/", "https://www.shop.co.uk/@witness.test/", ""},
-		{"https://witness.test\\@www.shop.co.uk/", "", "witness.test is not on this page's site"},
-		{"/\\witness.test/", "", "witness.test is not on this page's site"},
-		{"https:///witness.test/", "", "witness.test is not on this page's site"},
-		{"https://www.shop.co.uk\u3002witness.test/", "", "not on this page's site"},
-		{"https://\uff57itness.test/", "", "witness.test is not on this page's site"},
-		{"https://other.co.uk/x", "", "not on this page's site"},
-		{"https://co.uk/x", "", "not on this page's site"},
-		{"http://www.shop.co.uk/x", "", "not on this page's site"},
-		{"http:witness.test/x", "", "not on this page's site"},
-		{"https://0x7f.1/", "", "127.0.0.1 is not on this page's site"},
-		{"https://www.shop.co.uk:8443/x", "", "port 8443 refused"},
-		{"https://user:pw@www.shop.co.uk/x", "", "user name or password"},
-		{"https://www.shop.co.uk@witness.test/x", "", "user name or password"},
-		{"javascript:alert(1)", "", "only http and https"},
-		{"https://remix.proxy/x", "", "proxy's own host"},
-		{"https://REMIX.PROXY./x", "", "proxy's own host"},
-		{"https://sh op.co.uk/", "", "is not an address"},
-	} {
-		u, err := sameSiteRequestURL(page, tt.raw)
-		switch {
-		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-			t.Errorf("%q: %v, %v; want an error with %q", tt.raw, u, err, tt.err)
-		case tt.err == "" && (err != nil || u.String() != tt.want):
-			t.Errorf("%q: %v, %v; want %s", tt.raw, u, err, tt.want)
-		}
-	}
-	ip := mustWebURL(t, "https://192.0.2.1/")
-	if _, err := sameSiteRequestURL(ip, "https://192.0.2.2/"); err == nil {
-		t.Error("another IP address counted as the same site")
-	}
-	if u, err := sameSiteRequestURL(ip, "https://3221225985/x"); err != nil || u.String() != "https://192.0.2.1/x" {
-		t.Errorf("the page's IP address as one number: %v, %v; want https://192.0.2.1/x", u, err)
-	}
-}
-
-func mustWebURL(t *testing.T, raw string) *weburl.URL {
-	t.Helper()
-	u, err := weburl.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 // TestChatAPIAccessKept: the switch turned on before the first message is stored with the chat
@@ -322,8 +250,7 @@ func TestChatAPIAccessKept(t *testing.T) {
 	if len(chats) != 1 {
 		t.Fatalf("chats = %+v", chats)
 	}
-	cf.page.Close(1000, "reload")
-	time.Sleep(200 * time.Millisecond)
+	cf.closePage(t, "reload")
 	again := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	again.connectPage(t)
@@ -383,7 +310,7 @@ func TestChatRequestRedirects(t *testing.T) {
 	for i, st := range steps {
 		if st.card {
 			card := cf.waitItem(t, fmt.Sprintf("the card of request %d", i+1), func(it map[string]any) bool { return it["kind"] == "card" && it["state"] == "pending" })
-			time.Sleep(cardArmAfter)
+			time.Sleep(chat.CardArmAfter)
 			cf.confirm(t, card["id"], true)
 		}
 		r := cf.waitItem(t, fmt.Sprintf("request %d done", i+1), toolDone("http_request"))

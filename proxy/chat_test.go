@@ -22,6 +22,8 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -191,7 +193,7 @@ func (cf *chatFixture) connectPage(t *testing.T) {
 			if json.Unmarshal(b, &m) != nil || m.Type != "tool" {
 				continue
 			}
-			probe := bytes.Contains(m.Args, []byte(`"probe":true`)) // the chat asks what an action would activate (chat_submit.go)
+			probe := bytes.Contains(m.Args, []byte(`"probe":true`)) // the chat asks what an action would activate (chat/submit.go)
 			cf.toolMu.Lock()
 			if probe {
 				cf.tools = append(cf.tools, m.Tool+"(probe) "+string(m.Args))
@@ -272,7 +274,7 @@ func (cf *chatFixture) confirm(t *testing.T, id any, allow bool) {
 			break
 		}
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	send(t, c, map[string]any{"type": "decide", "id": id, "allow": allow})
 	time.Sleep(100 * time.Millisecond)
 }
@@ -294,6 +296,38 @@ func (cf *chatFixture) waitItem(t *testing.T, what string, ok func(map[string]an
 			seen = append(seen, "error: "+e)
 		case <-timeout:
 			t.Fatalf("no item: %s; saw:\n%s", what, strings.Join(seen, "\n"))
+		}
+	}
+}
+
+// closePage closes the page agent's socket and waits until its session is gone (the chats
+// heard of it before the session leaves the list).
+func (cf *chatFixture) closePage(t *testing.T, why string) {
+	t.Helper()
+	n := len(cf.srv.pages.List())
+	cf.page.Close(websocket.StatusNormalClosure, why)
+	for deadline := time.Now().Add(5 * time.Second); len(cf.srv.pages.List()) != n-1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed page's session did not end")
+		}
+	}
+}
+
+// fence returns once the panel's earlier messages were handled: the chat handles a panel's
+// messages in order and answers each through one queue, so the error answering a message sent
+// now (a model that is not in Settings) comes after whatever the earlier ones sent.
+func (cf *chatFixture) fence(t *testing.T) {
+	t.Helper()
+	cf.say(t, map[string]string{"type": "model", "provider": "fence-no-such-provider", "model": "none"})
+	timeout := time.After(15 * time.Second)
+	for {
+		select {
+		case e := <-cf.errs:
+			if strings.Contains(e, "that model is not in Settings") {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the panel's messages were not answered")
 		}
 	}
 }
@@ -415,7 +449,7 @@ func TestChatPermissionCard(t *testing.T) {
 	}
 	// The framed panel cannot allow, however long the card has been there: Allow is taken only
 	// from the confirmation window.
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": true})
 	select {
 	case e := <-cf.errs:
@@ -480,7 +514,7 @@ func TestChatContainment(t *testing.T) {
 	if rows := fmt.Sprint(card["rows"]); rows != "[Send requests to evil.test as you, with your cookies]" {
 		t.Errorf("rows = %s", rows)
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": card["id"], "allow": false})
 	perm := cf.waitItem(t, "request_permissions done", toolDone("request_permissions"))
 	if !strings.Contains(fmt.Sprint(perm["result"]), "nothing was granted") {
@@ -492,7 +526,7 @@ func TestChatContainment(t *testing.T) {
 	if rows := fmt.Sprint(act["rows"]); !strings.Contains(rows, "Run on every site") {
 		t.Errorf("activation rows = %s", rows)
 	}
-	time.Sleep(cardArmAfter)
+	time.Sleep(chat.CardArmAfter)
 	cf.say(t, map[string]any{"type": "decide", "id": act["id"], "allow": false})
 	w := cf.waitItem(t, "the second write_remixlet done", toolDone("write_remixlet"))
 	if !strings.Contains(fmt.Sprint(w["result"]), "Don't allow") {
@@ -535,7 +569,7 @@ func TestChatStopsWhenThePageGoes(t *testing.T) {
 		told = told || it["kind"] == "notice" && strings.Contains(textOf(it), "the agent stopped")
 		return withdrawn && told
 	})
-	time.Sleep(200 * time.Millisecond)
+	cf.waitIdle(t) // the turn has ended: no model request can follow
 	if n := len(cf.model.Requests()); n != 1 {
 		t.Errorf("%d model requests, want 1 (the turn must stop)", n)
 	}
@@ -648,14 +682,13 @@ func TestChatResumes(t *testing.T) {
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	other.connectPage(t)
 	other.say(t, map[string]string{"type": "resume", "chat": id})
-	time.Sleep(300 * time.Millisecond)
+	other.fence(t)
 	if strings.Contains(other.raw.String(), "first question") {
 		t.Fatal("a second tab resumed a chat another tab holds")
 	}
 
 	// The first tab reloads: its page session ends, a new one starts, and its panel resumes.
-	cf.page.Close(websocket.StatusNormalClosure, "reload")
-	time.Sleep(200 * time.Millisecond)
+	cf.closePage(t, "reload")
 	again := &chatFixture{fixture: cf.fixture, st: cf.st, model: cf.model, dir: cf.dir, logs: cf.logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	again.connectPage(t)
@@ -676,8 +709,29 @@ func TestChatResumes(t *testing.T) {
 	cf.st.PutChatItem(context.Background(), c.ID, "u1", []byte(`{"id":"u1","kind":"user","md":[{"t":"p","c":[{"t":"","x":"evil chat"}]}]}`))
 	cf.say(t, map[string]string{"type": "new"})
 	cf.say(t, map[string]string{"type": "resume", "chat": c.ID})
-	time.Sleep(300 * time.Millisecond)
+	cf.fence(t)
 	if strings.Contains(cf.raw.String(), "evil chat") {
 		t.Error("a chat of another origin was resumed")
 	}
+}
+
+// storedSwitch is the state ("on", "off") of the person's switch key ("api-access",
+// "act-submits") as stored with the only chat, "" when none is stored.
+func storedSwitch(t *testing.T, st *store.Store, key string) string {
+	t.Helper()
+	chats, err := st.ListChats(context.Background(), 5)
+	if err != nil || len(chats) != 1 {
+		t.Fatalf("stored chats: %d, %v; want 1", len(chats), err)
+	}
+	items, err := st.ChatItems(context.Background(), chats[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		var pi panel.Item
+		if json.Unmarshal(it.Body, &pi) == nil && pi.ID == key && pi.Kind == "setting" {
+			return pi.State
+		}
+	}
+	return ""
 }

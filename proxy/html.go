@@ -102,9 +102,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 	}
 
 	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies)
-	if s.chats != nil {
-		s.chats.noteNavigation(req.URL.String(), req)
-	}
+	s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
 	if len(policies) > 0 {
 		resp.Header.Del("Content-Security-Policy")
 		for _, p := range policies {

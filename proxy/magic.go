@@ -15,6 +15,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/manager"
 )
 
 // newMagicHost is the handler of remix.proxy, over http and https: the panel and its files, the
@@ -31,9 +32,10 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("GET /confirm.js", s.servePanelFile)
 	mux.HandleFunc("GET /agent/ws", s.pages.ServeAgentWS)
 	mux.HandleFunc("GET "+s.boot.path, s.serveAgentScript)
-	mux.HandleFunc("GET /panel/ws", s.servePanelWS)
+	mux.HandleFunc("GET /panel/ws", s.chats.ServePanelWS)
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
-	s.registerManager(mux)
+	mux.Handle("/manager", s.manager)
+	mux.Handle("/manager/", s.manager)
 	return mux
 }
 
@@ -155,8 +157,9 @@ func (s *Server) serveListenAddress(w http.ResponseWriter, r *http.Request) {
 	case "/status.json":
 		s.serveStatusJSON(w, r)
 	default:
-		if isManagerPath(r.URL.Path) {
-			s.serveManagerListen(w, r)
+		if manager.IsPath(r.URL.Path) {
+			// The magic host's mux routes /manager paths to the manager whatever the host.
+			s.magic.ServeHTTP(w, r)
 			return
 		}
 		http.NotFound(w, r)

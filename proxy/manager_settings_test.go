@@ -72,3 +72,7 @@ func TestManagerSettings(t *testing.T) {
 		t.Errorf("after removing: %+v", set)
 	}
 }
+
+// noEnv is an environment without variables: the settings as stored, without the keys the
+// environment may add.
+func noEnv(string) string { return "" }

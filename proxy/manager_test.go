@@ -240,8 +240,8 @@ func TestManagerListRenders(t *testing.T) {
 	if strings.Contains(body, "IGNORE PREVIOUS") {
 		t.Errorf("list page shows the manifest's reason:\n%s", body)
 	}
-	if f.token != f.srv.managerToken() {
-		t.Errorf("form token in the page %q, want managerToken %q", f.token, f.srv.managerToken())
+	if f.token != f.srv.manager.Token() {
+		t.Errorf("form token in the page %q, want managerToken %q", f.token, f.srv.manager.Token())
 	}
 	// The other pages render too.
 	for _, p := range []string{"/r/" + r.ID, "/r/" + r.ID + "/history", "/r/" + r.ID + "/log", "/r/" + r.ID + "/edit",

@@ -16,7 +16,7 @@ import (
 //
 //  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
 //     a navigation the agent started that leaves the chat page's site gets the proxy's refusal
-//     page (chat_navguard.go); then the remixlets' network rules (remixlet/netrules.go) may
+//     page (chat/navguard.go); then the remixlets' network rules (remixlet/netrules.go) may
 //     block, redirect or upgrade it, or note request and response header changes that Rewrite
 //     and the first response tap apply;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
@@ -48,11 +48,9 @@ func (s *Server) responseTaps() []responseTap {
 		// An address a remixlet wrote may not redirect off its sites (remixlet/redirect.go).
 		taps = append(taps, responseTap{"remixlet redirect guard", s.remixlets.GuardRedirect})
 	}
-	if s.chats != nil {
-		// Nor may the agent's own navigation leave the chat's site (chat_navguard.go).
-		taps = append(taps, responseTap{"agent navigation guard", s.guardAgentRedirect})
-	}
 	return append(taps,
+		// Nor may the agent's own navigation leave the chat's site (chat/navguard.go).
+		responseTap{"agent navigation guard", s.chats.GuardRedirect},
 		// Service-worker scripts get the navigation relay shim (swshim.go).
 		responseTap{"service-worker shim", s.shimServiceWorker},
 		// 2xx HTML documents get the bootstrap, their CSP allowing it (html.go).
@@ -119,8 +117,8 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		s.magic.ServeHTTP(w, r)
 		return
 	}
-	// The agent's own navigations stay on the site, redirects included (chat_navguard.go).
-	r, rw, navDone, answered := s.guardAgentNavigation(w, r)
+	// The agent's own navigations stay on the site, redirects included (chat/navguard.go).
+	r, rw, navDone, answered := s.chats.GuardNavigation(w, r)
 	if answered {
 		return
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/elazarl/goproxy"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
+	"github.com/remixproxy/remixproxy/proxy/manager"
 	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/proxy/remixlet"
 )
@@ -55,12 +57,11 @@ type Server struct {
 	observed  *remixlet.Observed
 	boot      bootstrap     // the page-agent script and its CSP hash
 	taps      []responseTap // what sees and changes a response on its way, in order (pipeline.go)
-	// chats are the agent's conversations, one per tab; nil without a Store (chat.go).
-	chats     *chatHub
+	// chats are the agent's conversations, one per tab (chat/); without a Store the panel gets
+	// its page's state and no agent.
+	chats     *chat.Hub
 	stopChats context.CancelFunc
-	// acts are the chats' Act-mode safety state (chat_act.go).
-	acts      *actStates
-	modelHTTP *http.Client // to model providers, directly (chat.go)
+	manager   *manager.Manager // the manager web UI (manager/)
 
 	started time.Time
 	counts  counters
@@ -113,7 +114,6 @@ func New(cfg Config) (*Server, error) {
 		started: time.Now(),
 		boot:    newBootstrap(),
 
-		acts:   &actStates{m: map[string]*actState{}},
 		secret: secret,
 		pages:  page.New(page.Config{Secret: secret, Logger: cfg.Logger}),
 	}
@@ -126,18 +126,20 @@ func New(cfg Config) (*Server, error) {
 			Fetch: s.fetch, Observed: s.observed})
 		s.netrules = remixlet.NewNetRules(cfg.Store, cfg.Logger, s.isOwnHost)
 		s.activator = &remixlet.Activator{Rules: s.netrules, Pages: s.pages, Runner: s.remixlets}
-		ctx, cancel := context.WithCancel(context.Background())
-		s.chats, s.stopChats = newChatHub(s, ctx), cancel
 		s.sched = remixlet.NewScheduler(cfg.Store, cfg.Logger, s.pages, s.remixlets)
 		s.sched.Start()
-		// The page sessions' listeners, in this order: the chats, then the remixlet runner.
-		s.pages.AddListener(s.chats)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.chats = chat.New(ctx, chat.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, ModelAPI: cfg.ModelAPI,
+		ModelClient: cfg.ModelClient, Logger: cfg.Logger, Pages: s.pages, Fetch: s.fetch, Activator: s.activator})
+	s.stopChats = cancel
+	// The page sessions' listeners, in this order: the chats, then the remixlet runner.
+	s.pages.AddListener(s.chats)
+	if s.remixlets != nil {
 		s.pages.AddListener(s.remixlets)
 	}
-	s.modelHTTP = cfg.ModelClient
-	if s.modelHTTP == nil {
-		s.modelHTTP = &http.Client{Timeout: 10 * time.Minute}
-	}
+	s.manager = manager.New(manager.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, Secret: secret,
+		Logger: cfg.Logger, Activator: s.activator, Runs: s.remixlets, Chats: s.chats, IsOwnHost: s.isOwnHost})
 	s.upstream = s.newUpstreamTransport()
 	s.taps = s.responseTaps()
 	s.rp = s.newPipeline(errLog)

@@ -169,7 +169,7 @@ func (cf *chatFixture) plantingPage() {
 	cf.answer = func(tool string, args json.RawMessage) (any, string) {
 		report, _ := json.Marshal(map[string]any{"type": "secrets", "fields": []map[string]any{{"id": 1, "value": plantPassword}}})
 		cf.page.Write(context.Background(), websocket.MessageText, report)
-		if bytes.Contains(args, []byte(`"probe":true`)) { // what an action would activate (chat_submit.go): nothing to confirm
+		if bytes.Contains(args, []byte(`"probe":true`)) { // what an action would activate (chat/submit.go): nothing to confirm
 			return map[string]any{"probe": map[string]any{"how": "click", "tag": "button", "name": "next", "key": "k1"}}, ""
 		}
 		switch tool {
@@ -311,7 +311,8 @@ func TestChatRedactsEveryTool(t *testing.T) {
 // TestChatRefusesSecretAddresses: a model that somehow holds a secret tries to send it out
 // through each tool that builds an address or a request. Every call is refused before anything
 // is sent: the page agent is not asked to go there and the site gets nothing. Below the agent
-// loop, the proxy's own check refuses an address that carries a secret only once resolved.
+// loop, the chat's own check of addresses that carry a secret only once resolved or read as
+// the browser reads them is chat.TestChatRefusesResolvedSecretAddresses.
 func TestChatRefusesSecretAddresses(t *testing.T) {
 	guard := &leakGuard{}
 	log := &siteLog{}
@@ -329,7 +330,14 @@ func TestChatRefusesSecretAddresses(t *testing.T) {
 	// The stand-in reports the password before the first tool: the page agent does it on change.
 	report, _ := json.Marshal(map[string]any{"type": "secrets", "fields": []map[string]any{{"id": 1, "value": plantPassword}}})
 	cf.page.Write(context.Background(), websocket.MessageText, report)
-	time.Sleep(100 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if pw, _ := cf.srv.pages.Secrets(weburl.Site(chatSite), ""); slices.Contains(pw, plantPassword) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page's password report did not arrive")
+		}
+	}
 	cf.say(t, map[string]string{"type": "send", "text": "go"})
 	cf.waitItem(t, "the final reply", func(it map[string]any) bool { return strings.Contains(textOf(it), "tried") })
 	cf.waitIdle(t)
@@ -341,89 +349,15 @@ func TestChatRefusesSecretAddresses(t *testing.T) {
 	if len(reqs) != 6 {
 		t.Fatalf("%d model requests, want 6", len(reqs))
 	}
+	article := map[string]string{"password": "a password", "cookie": "a cookie", "authorization": "an authorization", "key": "a key"}
 	for i, kind := range []string{"password", "cookie", "authorization", "key", "password"} {
 		msgs := reqs[i+1].Messages
 		res := msgs[len(msgs)-1].ToolResults
-		if len(res) != 1 || !strings.HasPrefix(res[0].Text, "error: ") || !strings.Contains(res[0].Text, "carry a secret ("+withArticle(kind)+" value") {
+		if len(res) != 1 || !strings.HasPrefix(res[0].Text, "error: ") || !strings.Contains(res[0].Text, "carry a secret ("+article[kind]+" value") {
 			t.Errorf("call %d: result = %+v, want a refusal naming a %s value", i+1, res, kind)
 		}
 	}
 	if got := cf.pageToolsAsked(); strings.Contains(got, "collect") || strings.Contains(got, "type ") {
-		t.Errorf("the page agent was asked: %s", got)
-	}
-	if got := log.all(); got != "" {
-		t.Errorf("the site got: %s", got)
-	}
-
-	// The proxy's own check, for what only resolution reveals (the page's address carries a
-	// secret, and the model's address is relative to it).
-	c := cf.srv.chats.all()[0]
-	env := &chatEnv{c: c}
-	// The page moves to u by a same-origin navigation, as the page agent reports one.
-	sessURL := func(u string) {
-		send(t, cf.page, map[string]string{"type": "nav", "url": u, "kind": "pushState"})
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if ss := cf.srv.pages.List(); len(ss) == 1 && ss[0].URL == u {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the session did not move to %s: %+v", u, cf.srv.pages.List())
-			}
-		}
-	}
-	sessURL("https://" + chatSite + "/collect?sid=" + plantCookie)
-	for _, tool := range []string{"navigate", "open_page"} {
-		_, err := env.PageTool(context.Background(), tool, json.RawMessage(`{"url": "#top"}`))
-		if err == nil || !strings.Contains(err.Error(), "a secret was in the address (a cookie value") {
-			t.Errorf("%s to #top on a page whose address carries the cookie: err = %v", tool, err)
-		}
-	}
-	if _, err := env.HTTPRequest(context.Background(), agent.HTTPRequest{Method: "GET", URL: "/api/ping"}); err != nil {
-		t.Errorf("an address without a secret was refused: %v", err)
-	}
-	_, err := env.HTTPRequest(context.Background(), agent.HTTPRequest{Method: "GET", URL: "/collect",
-		Headers: map[string]string{"X-Token": "Bearer " + plantAuth}})
-	if err == nil || !strings.Contains(err.Error(), "a secret was in the header X-Token (an authorization value") {
-		t.Errorf("http_request with the token in a header: err = %v", err)
-	}
-	body := `{"note": "` + strings.ReplaceAll(plantPassword, "-", `\u002d`) + `"}`
-	_, err = env.HTTPRequest(context.Background(), agent.HTTPRequest{Method: "POST", URL: "/collect", Body: &body})
-	if err == nil || !strings.Contains(err.Error(), "a secret was in the body (a password value") {
-		t.Errorf("http_request with the password in its body, JSON-escaped: err = %v", err)
-	}
-
-	// Addresses that carry the secret only as the browser reads them (DESIGN invariant 9): a
-	// tab or newline inside it (removed), upper case or fullwidth letters in a host (folded).
-	sessURL("https://" + chatSite + "/")
-	upper := strings.ToUpper(plantCookie)
-	fullwidth := strings.Map(func(r rune) rune {
-		if r >= '!' && r <= '~' && r != '-' {
-			return r + 0xFEE0
-		}
-		return r
-	}, plantCookie)
-	for _, tt := range []struct{ name, tool, url string }{
-		{"a tab inside", "navigate", "/collect?c=" + plantCookie[:6] + "\t" + plantCookie[6:]},
-		{"a newline inside", "open_page", "/collect?c=" + plantCookie[:6] + "\n" + plantCookie[6:]},
-		{"upper case in the host", "open_page", "https://" + upper + "." + chatSite + "/"},
-		{"fullwidth letters in the host", "open_page", "https://" + fullwidth + "." + chatSite + "/"},
-		{"upper case, http_request", "http_request", "https://" + upper + "." + chatSite + "/ping"},
-		{"fullwidth letters, http_request", "http_request", "https://" + fullwidth + "." + chatSite + "/ping"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var err error
-			if tt.tool == "http_request" {
-				_, err = env.HTTPRequest(context.Background(), agent.HTTPRequest{Method: "GET", URL: tt.url})
-			} else {
-				args, _ := json.Marshal(map[string]string{"url": tt.url})
-				_, err = env.PageTool(context.Background(), tt.tool, args)
-			}
-			if err == nil || !strings.Contains(err.Error(), "a secret was in the address (a cookie value") {
-				t.Errorf("%s to %q: err = %v, want the address refused for the cookie it carries", tt.tool, tt.url, err)
-			}
-		})
-	}
-	if got := cf.pageToolsAsked(); strings.Contains(got, "collect") {
 		t.Errorf("the page agent was asked: %s", got)
 	}
 	if got := log.all(); got != "" {

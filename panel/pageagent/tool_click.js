@@ -205,7 +205,7 @@ function hitOK(target, hit) {
 
 // recentClick refuses a click on a control the proxy says was just clicked on this page:
 // recent is the proxy's list of {name, seconds} of submit-like clicks in the last 45
-// seconds (proxy/chat_act.go keeps it, so the page cannot reset it), left out when the
+// seconds (proxy/chat/act.go keeps it, so the page cannot reset it), left out when the
 // model passed resubmit.
 function recentClick(recent, name, what) {
   if (recent === undefined || recent === null || !isArray(recent) || name === '') {
@@ -247,7 +247,7 @@ function submitName(form) {
 }
 
 // activationFacts describes what an action would activate, for the proxy's decision on
-// whether the person must allow it first (proxy/chat_submit.go decides; nothing here does):
+// whether the person must allow it first (proxy/chat/submit.go decides; nothing here does):
 // the control (the link or button node is in, else node), its names, the form it submits
 // with its method and target, the button's formmethod, a link's address. how is click,
 // submit (set_field) or enter (press_keys). key is the facts' fingerprint: the proxy sends

@@ -68,7 +68,7 @@ function toolFetch(args, done) {
 }
 
 // outline_html outlines a page of another origin of this site that the proxy fetched itself
-// (open_page, proxy/chat_open.go): the same inert parse and summary as fetch_page, without
+// (open_page, proxy/chat/open.go): the same inert parse and summary as fetch_page, without
 // fetching anything here. Only the proxy sends it; the model cannot name this tool.
 function toolOutlineHTML(args) {
   checkArgs(args, 'outline_html', allowed(['url', 'status', 'contentType', 'html', 'budget']));

@@ -39,7 +39,7 @@
  *      the person edited them (approve only)
  *   {type: 'active'}   the person typed or clicked in the panel (at most once a second): the
  *      page around us gets the person's activation from it, which the proxy must not take as a
- *      click in the page (proxy/chat_navguard.go)
+ *      click in the page (proxy/chat/navguard.go)
  *
  * Markdown arrives rendered by the proxy (panel.RenderMarkdown) as a tree of nodes
  * {t: tag or '' for text, x: text, h: href, c: [children]}. We build it with createElement and

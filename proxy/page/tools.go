@@ -73,11 +73,11 @@ import (
 //	  → {url, status, title, outline, truncated} for HTML (parsed inert: no refs), or
 //	    {url, status, contentType, text, truncated} for anything else.
 //	click also takes resubmit (ignored by the page) and recent: [{name, seconds}] (added by the
-//	  chat, proxy/chat_act.go: submit-like controls clicked on this page in the last 45 s; a
+//	  chat, proxy/chat/act.go: submit-like controls clicked on this page in the last 45 s; a
 //	  click on one of the same accessible name is refused), and its value has name (the
 //	  accessible name, normalised) and, for a link, href (its absolute address).
 //	click, set_field (with submit) and press_keys also take the chat's probe and expect
-//	  (proxy/chat_submit.go; never the model's): with probe: true the page agent runs every
+//	  (proxy/chat/submit.go; never the model's): with probe: true the page agent runs every
 //	  check of the action but does not act, and answers {probe: facts | null}, facts being
 //	  {how: click | submit | enter, tag, role, name, shown, labels: [text, value, title,
 //	  aria-label, name and id attributes], control: outline line, submits, method,

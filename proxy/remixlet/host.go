@@ -17,7 +17,7 @@ import (
 )
 
 // The Host of one remixlet's sandbox on one page: every call it makes arrives here and is
-// checked in Go before anything happens (DESIGN invariant 3). See remixlets.go for the flow.
+// checked in Go before anything happens (DESIGN invariant 3). See the package doc for the flow.
 
 // remixletHost answers one remixlet's calls on one page (sandbox.Host).
 type remixletHost struct {
@@ -103,7 +103,7 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 		if err != nil {
 			return nil, &httpx.Refusal{Why: err.Error()}
 		}
-		// Every address is guarded before the page agent may write it (remixlets_redirect.go).
+		// Every address is guarded before the page agent may write it (redirect.go).
 		if err := h.p.r.guard.add(h.p.pc.id, pageURL, h.id, h.manifest, call.addresses); err != nil {
 			return nil, &httpx.Refusal{Why: err.Error()}
 		}

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -25,9 +25,9 @@ import (
 // a card; permissions come only from "Allow" on a card.
 type chatEnv struct {
 	c *chat
-	// planOK: the person approved a plan in this turn (chat_plan.go); a chatEnv lives for one turn.
+	// planOK: the person approved a plan in this turn (plan.go); a chatEnv lives for one turn.
 	planOK atomic.Bool
-	// red is the turn's redactor (redact_sources.go): addresses carrying a secret are refused.
+	// red is the turn's redactor (redaction.go): addresses carrying a secret are refused.
 	red *chatRedactor
 }
 
@@ -37,7 +37,7 @@ var _ agent.Env = (*chatEnv)(nil)
 const grantLifetime = store.ApprovalLifetime
 
 func (e *chatEnv) session() (page.Info, error) {
-	// While the tab loads the next page of the site, tools wait for it (chat_follow.go).
+	// While the tab loads the next page of the site, tools wait for it (follow.go).
 	ctx, cancel := context.WithTimeout(e.c.hub.ctx, followGrace+time.Second)
 	defer cancel()
 	sess, err := e.c.waitPage(ctx)
@@ -47,12 +47,12 @@ func (e *chatEnv) session() (page.Info, error) {
 	return sess, nil
 }
 
-// PageTool runs a page tool in the chat's tab (pagetools.go): open_page is the page agent's
+// PageTool runs a page tool in the chat's tab (page/tools.go): open_page is the page agent's
 // fetch_page, checked there against the tab's own origin before anything is fetched, and
 // read_page_data gets the JSON responses the proxy saw.
 func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
 	if err := e.planGate(tool); err != nil {
-		return nil, err // plan review: no page action before an approved plan (chat_plan.go)
+		return nil, err // plan review: no page action before an approved plan (plan.go)
 	}
 	sess, err := e.session()
 	if err != nil {
@@ -60,21 +60,21 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 	}
 	if tool == "open_page" || tool == "navigate" {
 		if err := e.refuseSecretAddress(ctx, sess, tool, args); err != nil {
-			return nil, err // an address carrying a secret (redact_sources.go)
+			return nil, err // an address carrying a secret (redaction.go)
 		}
 	}
 	if tool == "open_page" {
 		if out, ok, err := e.openSameSite(ctx, sess, args); ok {
-			return out, err // another origin of the site, fetched by the proxy (chat_open.go)
+			return out, err // another origin of the site, fetched by the proxy (open.go)
 		}
 		tool = "fetch_page" // the page's own origin: fetched by the page agent, checked in Go first
 	}
-	return e.actPageTool(ctx, sess, tool, args) // Act checks: chat_act.go
+	return e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
 }
 
 // ReadLog returns the newest entries of a remixlet's log.
 func (e *chatEnv) ReadLog(ctx context.Context, name string) (string, error) {
-	st := e.c.hub.s.cfg.Store
+	st := e.c.hub.st
 	rx, err := st.Remixlet(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q", httpx.Clip(name, 100))}
@@ -151,14 +151,45 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 // (grantCovers), or shows the activation card, with the change of code, and waits.
 func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (string, error) {
 	c := e.c
-	s := c.hub.s
-	st := s.cfg.Store
+	h := c.hub
+	st := h.st
 	sess, err := e.session()
 	if err != nil {
 		return "", err
 	}
 	host := c.host
 
+	files, m, err := remixletFiles(w)
+	if err != nil {
+		return "", err
+	}
+	rx, oldManifest, err := remixletToSave(ctx, st, w.Name, m)
+	if err != nil {
+		return "", err
+	}
+	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorAgent, httpx.Clip(w.Note, 500))
+	if err != nil {
+		return "", err
+	}
+	link := "https://" + httpx.MagicHost + "/manager/r/" + rx.ID
+
+	// The store's policy decides, with the chat page's host, for every agent save: a change to
+	// code that runs on another site, or to code holding network permissions, needs the
+	// person (sandbox.NeedsApproval; DESIGN invariant 11).
+	err = st.ActivateFromChat(ctx, v.ID, host)
+	switch {
+	case err == nil:
+		e.reload(ctx, oldManifest, m)
+		return fmt.Sprintf("Saved version %d of %q and applied it (no approval needed: the change asks for nothing the person has not allowed). It now runs on this page; other open pages it matches were reloaded. Manager: %s", v.Number, rx.Name, link), nil
+	case !errors.Is(err, store.ErrApprovalRequired):
+		return "", err
+	}
+	return e.activateApproved(ctx, sess.ID, rx, v, files, oldManifest, m, link)
+}
+
+// remixletFiles are the files of a write_remixlet call, checked (sandbox.CheckFiles): a tool
+// error lists every problem, and nothing is saved.
+func remixletFiles(w agent.RemixletWrite) (store.Files, *sandbox.Manifest, error) {
 	files := store.Files{sandbox.ManifestFile: []byte(w.Manifest)}
 	if strings.TrimSpace(w.Script) != "" {
 		files[sandbox.ScriptFile] = []byte(w.Script)
@@ -178,50 +209,41 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 			b.WriteString(p.Error())
 			b.WriteString("\n")
 		}
-		return "", &agent.ToolError{Message: b.String()}
+		return nil, nil, &agent.ToolError{Message: b.String()}
 	}
+	return files, m, nil
+}
 
-	// The remixlet to save into: the one named, or a new one named by the manifest.
-	var rx store.Remixlet
-	var oldManifest *sandbox.Manifest
-	if w.Name != "" {
-		rx, err = st.Remixlet(ctx, w.Name)
+// remixletToSave is the remixlet a write_remixlet call saves into: the one named (with the
+// manifest of its active version, nil without one), or a new one named by the manifest m.
+func remixletToSave(ctx context.Context, st *store.Store, name string, m *sandbox.Manifest) (store.Remixlet, *sandbox.Manifest, error) {
+	if name != "" {
+		rx, err := st.Remixlet(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
-			return "", &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q; leave name out to create one", httpx.Clip(w.Name, 100))}
+			return rx, nil, &agent.ToolError{Message: fmt.Sprintf("there is no remixlet named %q; leave name out to create one", httpx.Clip(name, 100))}
 		}
 		if err != nil {
-			return "", err
+			return rx, nil, err
 		}
-		if _, oldManifest, err = remixlet.ActiveManifest(ctx, st, rx.ID); err != nil {
-			return "", err
-		}
-	} else {
-		rx, err = st.CreateRemixlet(ctx, m.Name)
-		if errors.Is(err, store.ErrDuplicateName) {
-			return "", &agent.ToolError{Message: fmt.Sprintf("a remixlet named %q already exists; pass \"name\": %q to change it, or choose another name", m.Name, m.Name)}
-		}
-		if err != nil {
-			return "", &agent.ToolError{Message: "manifest.json: name: " + err.Error()}
-		}
+		_, old, err := remixlet.ActiveManifest(ctx, st, rx.ID)
+		return rx, old, err
 	}
-	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorAgent, httpx.Clip(w.Note, 500))
+	rx, err := st.CreateRemixlet(ctx, m.Name)
+	if errors.Is(err, store.ErrDuplicateName) {
+		return rx, nil, &agent.ToolError{Message: fmt.Sprintf("a remixlet named %q already exists; pass \"name\": %q to change it, or choose another name", m.Name, m.Name)}
+	}
 	if err != nil {
-		return "", err
+		return rx, nil, &agent.ToolError{Message: "manifest.json: name: " + err.Error()}
 	}
-	link := "https://" + httpx.MagicHost + "/manager/r/" + rx.ID
+	return rx, nil, nil
+}
 
-	// The store's policy decides, with the chat page's host, for every agent save: a change to
-	// code that runs on another site, or to code holding network permissions, needs the
-	// person (sandbox.NeedsApproval; DESIGN invariant 11).
-	err = st.ActivateFromChat(ctx, v.ID, host)
-	switch {
-	case err == nil:
-		e.reload(ctx, oldManifest, m)
-		return fmt.Sprintf("Saved version %d of %q and applied it (no approval needed: the change asks for nothing the person has not allowed). It now runs on this page; other open pages it matches were reloaded. Manager: %s", v.Number, rx.Name, link), nil
-	case !errors.Is(err, store.ErrApprovalRequired):
-		return "", err
-	}
-
+// activateApproved applies a saved version v that needs the person: with the permissions
+// they granted on a card in this chat when those are all it needs (grantCovers), otherwise
+// after the activation card, which shows the change of code.
+func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx store.Remixlet, v store.Version, files store.Files,
+	oldManifest, m *sandbox.Manifest, link string) (string, error) {
+	c, st, host := e.c, e.c.hub.st, e.c.host
 	active, _, err := st.Active(ctx, rx.ID)
 	if err != nil {
 		return "", err
@@ -231,7 +253,7 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 		activeFiles = active.Files
 	}
 	reasons := sandbox.FilesApprovalReasons(activeFiles, files, host)
-	a, err := st.RequestApproval(ctx, v.ID, sess.ID)
+	a, err := st.RequestApproval(ctx, v.ID, sessionID)
 	if err != nil {
 		return "", err
 	}
@@ -307,7 +329,7 @@ func (e *chatEnv) useGrant(name string, m *sandbox.Manifest) {
 // which would end the chat's turn, but has its remixlets matched again, so the new version
 // starts there now.
 func (e *chatEnv) reload(ctx context.Context, old, next *sandbox.Manifest) {
-	e.c.hub.s.activator.Applied(ctx, e.c.sessionIDNow(), old, next)
+	e.c.hub.activator.Applied(ctx, e.c.sessionIDNow(), old, next)
 }
 
 // cardRemixlet names the remixlet a card is about.

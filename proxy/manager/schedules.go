@@ -1,4 +1,4 @@
-package proxy
+package manager
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/remixproxy/remixproxy/store"
 )
 
-// Schedules on a remixlet's manager page (rmx.schedule, schedule.go): what the proxy will do for
+// Schedules on a remixlet's manager page (rmx.schedule, remixlet/schedule.go): what the proxy will do for
 // it later, and a Cancel for each.
 
 // scheduleViews reads a remixlet's schedules and queued messages for its page.
@@ -35,7 +35,7 @@ func scheduleViews(ctx context.Context, st *store.Store, remixletID string) ([]p
 }
 
 // managerCancelSchedule is the person's Cancel on one of a remixlet's schedules.
-func (s *Server) managerCancelSchedule(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerCancelSchedule(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	rx, err := s.remixletFromPath(r.Context(), st, r)
 	if err != nil {
 		s.managerError(w, err)

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"bytes"
@@ -80,7 +80,7 @@ const (
 	maxNavURLs = 64
 )
 
-// navGuard is a chat hub's table of armed expectations (chatHub.nav).
+// navGuard is a chat hub's table of armed expectations (Hub.nav).
 type navGuard struct {
 	live atomic.Int32 // len(xs), read without the lock on every request
 	mu   sync.Mutex
@@ -119,7 +119,7 @@ type navExpect struct {
 	// the chat's agent loaded (navDoc): it pairs for as long as the chat's page is one of them.
 	doc *navDoc
 	// confirmPost asks the person about a form submission (a non-GET navigation) the action
-	// caused, and answers at once when "Act may submit forms" is on (chat_submit.go); nil:
+	// caused, and answers at once when "Act may submit forms" is on (submit.go); nil:
 	// such a navigation is not held.
 	confirmPost func(ctx context.Context, p postAsk) (bool, error)
 	// control names the action for the person ("select “Delete my data”"), for confirmPost.
@@ -422,13 +422,14 @@ func readNavRequest(r *http.Request) navRequest {
 	return nr
 }
 
-// guardAgentNavigation is the request side of the check, called for every proxied request
-// before the network rules (pipeline.go). It returns the request (with its mark in the context
-// when paired), a writer for the network rules' own answers (their redirects are checked too),
-// a function to call when the request is done, and true when the proxy has answered it.
-func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*http.Request, http.ResponseWriter, func(), bool) {
+// GuardNavigation is the request side of the check, called for every proxied request before
+// the network rules (the proxy's pipeline). It returns the request (with its mark in the
+// context when paired), a writer for the network rules' own answers (their redirects are
+// checked too), a function to call when the request is done, and true when the proxy has
+// answered it.
+func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Request, http.ResponseWriter, func(), bool) {
 	nothing := func() {}
-	if s.chats == nil || s.chats.nav.live.Load() == 0 {
+	if h.nav.live.Load() == 0 {
 		return r, w, nothing, false
 	}
 	top, frame := navigationKind(r)
@@ -436,7 +437,7 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 		return r, w, nothing, false
 	}
 	nr := readNavRequest(r)
-	g := &s.chats.nav
+	g := &h.nav
 	if nr.user && g.gestureRace(nr) {
 		// The person's activation may be one a panel gave the page: its report can trail the
 		// request by a moment (panelActive); look again after it.
@@ -490,7 +491,7 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 			x.refuse(why)
 			x.done()
 		}
-		s.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
+		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
 		writeNavRefusal(w, off[0].site, nr.url, "")
 		return r, w, nothing, true
 	}
@@ -499,10 +500,10 @@ func (s *Server) guardAgentNavigation(w http.ResponseWriter, r *http.Request) (*
 	}
 	mark := &navMark{xs: xs, from: nr.url, top: top}
 	if nr.method != http.MethodGet {
-		// A form submission the agent's action caused waits for the person (chat_submit.go).
+		// A form submission the agent's action caused waits for the person (submit.go).
 		if why, site := holdAgentPost(r.Context(), nr, xs); why != "" {
 			mark.answer()
-			s.log.Info("refused a form submission of the agent's", "site", site, "to", originShown(nr.url))
+			h.log.Info("refused a form submission of the agent's", "site", site, "to", originShown(nr.url))
 			writeSubmitRefusal(w, site, why)
 			return r, w, nothing, true
 		}
@@ -583,9 +584,9 @@ func (m *navMark) checkHop(from *weburl.URL, loc, kind string) (string, string) 
 	return "", ""
 }
 
-// guardAgentRedirect is the response side (ModifyResponse, pipeline.go): a redirect or Refresh
-// of a marked request that leaves the site is replaced by the refusal page.
-func (s *Server) guardAgentRedirect(resp *http.Response) {
+// GuardRedirect is the response side, a response tap of the pipeline: a redirect or Refresh of
+// a marked request that leaves the site is replaced by the refusal page.
+func (h *Hub) GuardRedirect(resp *http.Response) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
@@ -599,7 +600,7 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		why, site = mark.checkHop(from, loc, fmt.Sprintf("a redirect (%d)", resp.StatusCode))
 		if why == "" && resp.Request.Method != http.MethodGet && (resp.StatusCode == http.StatusTemporaryRedirect || resp.StatusCode == http.StatusPermanentRedirect) {
-			mark.carryAllowance(from, loc) // the same submission, sent on (chat_submit.go)
+			mark.carryAllowance(from, loc) // the same submission, sent on (submit.go)
 		}
 	}
 	if ref := httpx.RefreshURL(resp.Header.Get("Refresh")); why == "" && ref != "" {
@@ -611,12 +612,12 @@ func (s *Server) guardAgentRedirect(resp *http.Response) {
 		}
 		return
 	}
-	s.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", httpx.RedactURL(resp.Request))
+	h.log.Info("refused an agent navigation's redirect off the site", "site", site, "from", httpx.RedactURL(resp.Request))
 	var body bytes.Buffer
 	renderNavRefusal(&body, site, nil, why)
-	h := httpx.OwnPageHeader(body.Len())
-	h.Set(httpx.MarkerHeader, "error")
-	httpx.ReplaceResponse(resp, http.StatusForbidden, h, body.Bytes())
+	hdr := httpx.OwnPageHeader(body.Len())
+	hdr.Set(httpx.MarkerHeader, "error")
+	httpx.ReplaceResponse(resp, http.StatusForbidden, hdr, body.Bytes())
 }
 
 // navRuleWriter checks the redirects that a remixlet's network rule answers a marked request
@@ -865,7 +866,7 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL) {
 }
 
 // docOpened binds a lease waiting for the document at pageURL to its page session, whose
-// liveness alive reports (chat_follow.go: every page agent that connects).
+// liveness alive reports (follow.go: every page agent that connects).
 func (g *navGuard) docOpened(sessionID, pageURL string, alive func() bool) {
 	if g.live.Load() == 0 {
 		return

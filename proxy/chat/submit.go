@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // Act-mode actions that submit or destroy need the person's Allow (issue 11, hole 5; DESIGN
 // invariant 11), unless the person switched on "Act may submit forms" for the chat.
 //
-// The paths are those of the duplicate-submit guard (chat_act.go): click, set_field with
+// The paths are those of the duplicate-submit guard (act.go): click, set_field with
 // submit, and Enter (press_keys) in a form field. Before such an action the chat asks the page
 // agent for a probe: the same call with probe: true, which finds the target and runs every
 // check of the action (visibility, what is on top, other sites, the duplicate-submit list) but
@@ -34,7 +34,7 @@ import (
 //
 // The card's words are the proxy's; the control's name is quoted from the page as a name, and
 // the form's target is shown as an address. Allow is taken in the confirmation window as for
-// every card that lets something happen (chat_cards.go). Declined or withdrawn: nothing is done,
+// every card that lets something happen (cards.go). Declined or withdrawn: nothing is done,
 // and the tool result says so. Then the action is sent with expect: the probe's key, and the
 // page agent refuses it if what it would activate changed since (a re-render, or a page that
 // swaps the control while the card waits). The page agent runs in the page's world, so a page
@@ -276,7 +276,7 @@ func (c *chat) saveActSubmits() {
 	c.mu.Lock()
 	id, on := c.rec.ID, c.submits.on
 	c.mu.Unlock()
-	if id == "" || c.hub.s.cfg.Store == nil {
+	if id == "" || c.hub.st == nil {
 		return
 	}
 	state := "off"
@@ -284,8 +284,8 @@ func (c *chat) saveActSubmits() {
 		state = "on"
 	}
 	b, _ := json.Marshal(chatItem{ID: actSubmitsKey, Kind: "setting", State: state})
-	if err := c.hub.s.cfg.Store.PutChatItem(context.Background(), id, actSubmitsKey, b); err != nil {
-		c.hub.s.log.Warn("saving a chat's Act may submit forms switch", "err", err)
+	if err := c.hub.st.PutChatItem(context.Background(), id, actSubmitsKey, b); err != nil {
+		c.hub.log.Warn("saving a chat's Act may submit forms switch", "err", err)
 	}
 }
 
@@ -396,7 +396,7 @@ func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]js
 // on set_field's input events, on focus or blur, or on a click of a control that is no submit
 // button. Every such submission is a navigation of the tab (or of a frame) with a method other
 // than GET, and every navigation an action causes is paired with it by the navigation guard
-// (chat_navguard.go), which every proxied request passes. So that is where it is held: a paired
+// (navguard.go), which every proxied request passes. So that is where it is held: a paired
 // non-GET document request, while "Act may submit forms" is off, waits for the person's card
 // (holdAgentPost) — released upstream on Allow, answered with the proxy's page on Not now or
 // when the card goes (the page left, ten minutes), and the action's tool result says so. The

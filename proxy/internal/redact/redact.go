@@ -1,4 +1,4 @@
-package proxy
+package redact
 
 import (
 	"bytes"
@@ -15,48 +15,12 @@ import (
 	xhtml "golang.org/x/net/html"
 )
 
-// The redaction stage's text work (issue 11, DESIGN invariant 10). The agent loop passes every
-// tool result and every model request through agent.Config.Redactor (agent/redact.go); for a
-// chat that is a chatRedactor (redact_sources.go), which gathers the secrets the proxy knows for
-// the chat's page and site and compiles them into a redactor, defined here. What it removes:
-//
-//   - by known value: the page's password values (reported by the page agent), the cookie
-//     values the proxy has seen for the site, the Authorization, Proxy-Authorization, Cookie
-//     and Set-Cookie header values it has seen for the site, and the provider keys — each
-//     exactly, and in the encodings a result carries them in: JSON-escaped once or twice (with
-//     and without HTML escapes, and with "\/"), HTML-escaped, URL-encoded (query, path and
-//     encodeURIComponent spellings) and base64 of the whole value (standard and URL alphabets,
-//     without padding; base64 of a longer text that contains the value is not found). Inside
-//     JSON the text of every string literal is also decoded and checked, so a \u spelling does
-//     not hide a value;
-//   - by structure, whatever the value: the value attribute of <input type=password> (or
-//     autocomplete=current-password / new-password) in any HTML text, found with the HTML
-//     tokenizer of golang.org/x/net/html wherever "<input" occurs (inside scripts, comments and
-//     JSON-escaped HTML too); headers printed as text ("Authorization: Bearer …", "Cookie:
-//     a=b; c=d", "Set-Cookie: a=b; Path=/", JSON keys of those names, document.cookie = "…"):
-//     the credentials and cookie values go, names and attributes stay; in JSON, the "value" of
-//     an object whose "type" is "password", and the values of keys named like a password or a
-//     token (password, passwd, pwd, passphrase, access_token, refresh_token, id_token,
-//     client_secret);
-//   - a cut secret: a text (or JSON string) that ends, or stops at "…" or "[truncated", with
-//     the first characters of a known value (at least minCutPrefix of them) loses them, so a
-//     tool whose cut the model chooses (capture_page's maxChars) cannot reveal a value piece by
-//     piece.
-//
-// Each is replaced by a marker naming the kind, "[redacted: password]", so the model knows what
-// was there. Markers already in a text are left alone.
-//
-// Bounds (so ordinary words survive): a password counts from minPasswordLen characters; a
-// cookie value from minTokenLen characters and only when it looks like a token (a digit or a
-// sign other than - _ . , or a space in it, or minLongToken characters or more), so "accepted"
-// or "dark" are not secrets; a header credential or a key from minTokenLen characters.
-
 // Kinds of secret, as the markers name them.
 const (
-	kindPassword = "password"
-	kindCookie   = "cookie"
-	kindAuth     = "authorization"
-	kindKey      = "key"
+	KindPassword = "password"
+	KindCookie   = "cookie"
+	KindAuth     = "authorization"
+	KindKey      = "key"
 )
 
 const (
@@ -72,12 +36,12 @@ const (
 
 // minCutPrefix is how many first characters of a value at a cut are redacted, by kind:
 // passwords are short, so fewer of their characters show.
-var minCutPrefix = map[string]int{kindPassword: 3, kindCookie: 4, kindAuth: 4, kindKey: 4}
+var minCutPrefix = map[string]int{KindPassword: 3, KindCookie: 4, KindAuth: 4, KindKey: 4}
 
 // markers are the texts that replace a secret, by kind.
 var markers = map[string]string{
-	kindPassword: markerOpen + kindPassword + "]", kindCookie: markerOpen + kindCookie + "]",
-	kindAuth: markerOpen + kindAuth + "]", kindKey: markerOpen + kindKey + "]",
+	KindPassword: markerOpen + KindPassword + "]", KindCookie: markerOpen + KindCookie + "]",
+	KindAuth: markerOpen + KindAuth + "]", KindKey: markerOpen + KindKey + "]",
 }
 
 func marker(kind string) string { return markers[kind] }
@@ -91,22 +55,22 @@ func isMarker(s string) bool {
 	return ok && s[len(s)-1] == ']'
 }
 
-// secret is one known value.
-type secret struct {
-	value, kind string
+// Secret is one known value, of a kind (KindPassword, KindCookie, KindAuth, KindKey).
+type Secret struct {
+	Value, Kind string
 }
 
-// acceptSecret reports whether value is long and specific enough to be removed wherever it
+// Accept reports whether value is long and specific enough to be removed wherever it
 // appears (see the bounds above).
-func acceptSecret(value, kind string) bool {
+func Accept(value, kind string) bool {
 	if strings.TrimSpace(value) == "" || strings.Contains(value, markerOpen) {
 		return false
 	}
 	n := utf8.RuneCountInString(value)
 	switch kind {
-	case kindPassword:
+	case KindPassword:
 		return n >= minPasswordLen
-	case kindCookie:
+	case KindCookie:
 		return n >= minTokenLen && (n >= minLongToken || tokenLike(value))
 	}
 	return n >= minTokenLen
@@ -130,26 +94,26 @@ type variant struct {
 	text, kind string
 }
 
-// redactor is a compiled set of known values; the zero redactor (or nil) knows none but still
+// Redactor is a compiled set of known values; the zero Redactor (or nil) knows none but still
 // removes secrets by structure. It is immutable and safe for concurrent use.
 //
 // Matching: every spelling is at least four bytes long, so a text is scanned once, position by
 // position, through a bit set of the spellings' first two bytes and then a table of their first
 // three (BenchmarkRedactToolResult; strings.Replacer took 300 ms to build for 100 cookies'
 // spellings, and the set changes with every cookie the proxy sees).
-type redactor struct {
+type Redactor struct {
 	variants []variant            // longest first, for Secret
 	prefixes map[string][]variant // by their first three bytes, longest first
 	pairs    []uint64             // bit set of the spellings' first two bytes
 	maxLen   int                  // the longest spelling
 }
 
-// newRedactor compiles secrets (already accepted) into a redactor.
-func newRedactor(secrets []secret) *redactor {
-	r := &redactor{prefixes: map[string][]variant{}}
+// New compiles secrets (already accepted, Accept) into a redactor.
+func New(secrets []Secret) *Redactor {
+	r := &Redactor{prefixes: map[string][]variant{}}
 	seen := map[string]bool{}
 	for _, s := range secrets {
-		v := s.value
+		v := s.Value
 		if len(v) > maxSecretLen {
 			v = httpx.Clip(v, maxSecretLen)
 		}
@@ -158,7 +122,7 @@ func newRedactor(secrets []secret) *redactor {
 				continue
 			}
 			seen[sp] = true
-			r.variants = append(r.variants, variant{sp, s.kind})
+			r.variants = append(r.variants, variant{sp, s.Kind})
 		}
 	}
 	if len(r.variants) == 0 {
@@ -177,7 +141,7 @@ func newRedactor(secrets []secret) *redactor {
 }
 
 // first returns the kind of the first known spelling in s, or "".
-func (r *redactor) first(s string) string {
+func (r *Redactor) first(s string) string {
 	for i := 0; i+4 <= len(s); i++ {
 		p := uint16(s[i])<<8 | uint16(s[i+1])
 		if r.pairs[p/64]&(1<<(p%64)) == 0 {
@@ -193,11 +157,11 @@ func (r *redactor) first(s string) string {
 }
 
 // known reports whether r knows any value.
-func (r *redactor) known() bool { return r != nil && len(r.variants) > 0 }
+func (r *Redactor) known() bool { return r != nil && len(r.variants) > 0 }
 
 // replace replaces every known spelling in s by its marker, leftmost first, longest at a
 // position.
-func (r *redactor) replace(s string) string {
+func (r *Redactor) replace(s string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i+4 <= len(s); i++ {
@@ -281,11 +245,11 @@ func uriComponent(v string) string {
 }
 
 // Redact returns s with every secret removed (see the top of the file).
-func (r *redactor) Redact(s string) string {
+func (r *Redactor) Redact(s string) string {
 	return r.redact(s, 0)
 }
 
-func (r *redactor) redact(s string, depth int) string {
+func (r *Redactor) redact(s string, depth int) string {
 	if s == "" {
 		return s
 	}
@@ -309,11 +273,11 @@ func (r *redactor) redact(s string, depth int) string {
 
 // Secret returns the kind of the first known value s carries, also JSON-decoded and
 // URL-decoded, or "".
-func (r *redactor) Secret(s string) string {
+func (r *Redactor) Secret(s string) string {
 	return r.secret(s, 0)
 }
 
-func (r *redactor) secret(s string, depth int) string {
+func (r *Redactor) secret(s string, depth int) string {
 	if !r.known() || s == "" {
 		return ""
 	}
@@ -341,7 +305,7 @@ func (r *redactor) secret(s string, depth int) string {
 }
 
 // redactKnown replaces the known values outside markers, then cut values at the ends.
-func (r *redactor) redactKnown(s string) string {
+func (r *Redactor) redactKnown(s string) string {
 	if !r.known() {
 		return s
 	}
@@ -374,7 +338,7 @@ func outsideMarkers(s string, f func(string) string) string {
 
 // redactCuts removes the first characters of a known value where s ends, or stops at "…" or
 // "[truncated" (a cut).
-func (r *redactor) redactCuts(s string) string {
+func (r *Redactor) redactCuts(s string) string {
 	var ends []int
 	for _, mark := range []string{"…", "[truncated"} {
 		for off := 0; ; {
@@ -403,7 +367,7 @@ func (r *redactor) redactCuts(s string) string {
 
 // cutAt returns the length of the longest first part of a known spelling that s ends with at
 // end (a proper part, at least its kind's minimum), and the kind.
-func (r *redactor) cutAt(s string, end int) (int, string) {
+func (r *Redactor) cutAt(s string, end int) (int, string) {
 	best, kind := 0, ""
 	limit := min(end, maxCutPrefix, r.maxLen-1)
 	for k := 3; k <= limit; k++ {
@@ -431,7 +395,7 @@ func looksLikeJSON(s string) bool {
 }
 
 // redactJSON redacts the string literals of a JSON text (ok is false when s is not JSON).
-func (r *redactor) redactJSON(s string, depth int) (string, bool) {
+func (r *Redactor) redactJSON(s string, depth int) (string, bool) {
 	if !json.Valid([]byte(s)) {
 		return s, false
 	}
@@ -442,7 +406,7 @@ func (r *redactor) redactJSON(s string, depth int) (string, bool) {
 
 // redactEmbeddedJSON redacts JSON values that start a line of a text that is not JSON (an HTTP
 // answer's body after its status and headers).
-func (r *redactor) redactEmbeddedJSON(s string, depth int) string {
+func (r *Redactor) redactEmbeddedJSON(s string, depth int) string {
 	tried := 0
 	for off := 0; off < len(s) && tried < maxEmbedded; {
 		i := strings.IndexAny(s[off:], "{[")
@@ -478,15 +442,15 @@ var (
 )
 
 // jsonString redacts one decoded JSON string whose key (or the key of its array) is key.
-func (r *redactor) jsonString(v, key string, depth int) string {
+func (r *Redactor) jsonString(v, key string, depth int) string {
 	k := keyName(key)
 	switch {
 	case v == "" || isMarker(v):
 		return v
 	case passwordKeys[k]:
-		return marker(kindPassword)
+		return marker(KindPassword)
 	case tokenKeys[k]:
-		return marker(kindAuth)
+		return marker(KindAuth)
 	case k == "authorization" || k == "proxyauthorization":
 		v = redactHeaderValue("authorization", v)
 	case k == "cookie":
@@ -583,7 +547,7 @@ func walkJSON(s string, f func(lit, key string) string, secretValue func(string)
 			fr := stack[n-1]
 			stack = stack[:n-1]
 			if fr.obj && fr.password && fr.valueStart >= 0 && secretValue != nil && secretValue(fr.valueText) {
-				m := enc(marker(kindPassword))
+				m := enc(marker(KindPassword))
 				found := false
 				for j := range edits {
 					if edits[j].start == fr.valueStart {
@@ -718,7 +682,7 @@ func passwordInputTag(t string) (string, int, bool) {
 	changed := false
 	for i, a := range tok.Attr {
 		if v := strings.Trim(a.Val, " \t\n\\\"'"); a.Key == "value" && v != "" && !isMarker(v) {
-			tok.Attr[i].Val = marker(kindPassword)
+			tok.Attr[i].Val = marker(KindPassword)
 			changed = true
 		}
 	}
@@ -873,19 +837,19 @@ func redactHeaderValue(name, v string) string {
 			if !authSchemes[strings.ToLower(t[:sp])] || isMarker(strings.TrimSpace(t[sp:])) {
 				return v // words, not credentials
 			}
-			return t[:sp] + " " + marker(kindAuth)
+			return t[:sp] + " " + marker(KindAuth)
 		}
 		if utf8.RuneCountInString(t) < minTokenLen {
 			return v
 		}
-		return marker(kindAuth)
+		return marker(KindAuth)
 	case "cookie":
 		parts := strings.Split(v, ";")
 		changed := false
 		for i, p := range parts {
 			if eq := strings.IndexByte(p, '='); eq >= 0 {
 				if val := strings.TrimSpace(p[eq+1:]); val != "" && !isMarker(val) {
-					parts[i] = p[:eq+1] + marker(kindCookie)
+					parts[i] = p[:eq+1] + marker(KindCookie)
 					changed = true
 				}
 			}
@@ -900,7 +864,7 @@ func redactHeaderValue(name, v string) string {
 		if eq < 0 || strings.TrimSpace(first[eq+1:]) == "" || isMarker(strings.TrimSpace(first[eq+1:])) {
 			return v
 		}
-		out := first[:eq+1] + marker(kindCookie)
+		out := first[:eq+1] + marker(KindCookie)
 		if strings.Contains(v, ";") {
 			out += ";" + rest
 		}

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -23,13 +23,13 @@ import (
 // reach it.
 //
 // A plan card grants nothing beyond Act itself — without plan review the same actions run with
-// no card at all — so unlike the cards of chat_cards.go it is decided in the framed panel,
+// no card at all — so unlike the cards of cards.go it is decided in the framed panel,
 // with no confirmation window: a page that tricked the person into approving would gain only
 // what Act mode already allows. The proxy still takes each card's decision once, from this
-// chat's panels, no sooner than cardArmAfter after the card reached that panel.
+// chat's panels, no sooner than CardArmAfter after the card reached that panel.
 
 // planActions are the page tools plan review holds back (http_request is held back for its
-// mutating methods in chat_request.go); reading tools run freely.
+// mutating methods in request.go); reading tools run freely.
 var planActions = map[string]bool{
 	"click": true, "type": true, "set_field": true, "select": true, "press_keys": true,
 	"scroll": true, "hover": true, "navigate": true, "back": true, "forward": true,
@@ -66,7 +66,7 @@ func (e *chatEnv) planReview() bool {
 	if mode != string(agent.ModeAct) {
 		return false
 	}
-	settings, err := e.c.hub.s.chatSettings()
+	settings, err := e.c.hub.settings()
 	return err == nil && settings.PlanBeforeAct
 }
 
@@ -115,7 +115,7 @@ func (e *chatEnv) ProposePlan(ctx context.Context, p agent.Plan) (agent.PlanDeci
 // expired, the page left or the turn was stopped.
 func (c *chat) askPlan(ctx context.Context, it chatItem) (planDecision, error) {
 	pc := &planCard{decided: make(chan planDecision, 1), state: "pending"}
-	it.Kind, it.State, it.ArmAfterMs = panel.KindCard, panel.CardPending, int(cardArmAfter/time.Millisecond)
+	it.Kind, it.State, it.ArmAfterMs = panel.KindCard, panel.CardPending, int(CardArmAfter/time.Millisecond)
 	c.mu.Lock()
 	if c.sessionID == "" {
 		c.mu.Unlock()
@@ -132,7 +132,7 @@ func (c *chat) askPlan(ctx context.Context, it chatItem) (planDecision, error) {
 	timer := time.NewTimer(cardLifetime)
 	defer timer.Stop()
 	// Like every card, a plan card expires when its page goes (a chat that follows its tab
-	// to the next page does not carry cards over, chat_follow.go).
+	// to the next page does not carry cards over, follow.go).
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	var d planDecision
@@ -183,7 +183,7 @@ func (c *chat) decidePlan(p *panelConn, m *panel.PlanMessage) string {
 	p.shownMu.Lock()
 	shown, seen := p.shown[m.ID]
 	p.shownMu.Unlock()
-	if !seen || time.Since(shown) < cardArmAfter {
+	if !seen || time.Since(shown) < CardArmAfter {
 		return "too quick: read the plan, then decide"
 	}
 	pc.mu.Lock()

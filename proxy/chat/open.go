@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess page.Info, args json.Ra
 	if err != nil {
 		return nil, false, nil
 	}
-	n := e.c.hub.s.fetch
+	n := e.c.hub.fetch
 	if n == nil {
 		return nil, true, &agent.ToolError{Message: "open_page: this proxy cannot fetch other pages of the site"}
 	}
@@ -69,7 +69,7 @@ func (e *chatEnv) openSameSite(ctx context.Context, sess page.Info, args json.Ra
 		call["budget"] = *a.Budget
 	}
 	b, _ := json.Marshal(call)
-	out, err = e.c.hub.s.pages.Tool(ctx, sess.ID, "outline_html", b)
+	out, err = e.c.hub.pages.Tool(ctx, sess.ID, "outline_html", b)
 	if err == nil && truncated {
 		out = withField(out, "note", "the page was longer than the proxy reads; the outline covers its beginning")
 	}

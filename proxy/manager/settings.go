@@ -1,4 +1,4 @@
-package proxy
+package manager
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // deleting the stored chats. Keys are written to <data-dir>/providers.json (0600) and never
 // rendered: the page shows only whether a provider has one.
 
-func (s *Server) registerSettings(mux *http.ServeMux, post func(string, func(http.ResponseWriter, *http.Request, *store.Store))) {
+func (s *Manager) registerSettings(mux *http.ServeMux, post func(string, func(http.ResponseWriter, *http.Request, *store.Store))) {
 	mux.HandleFunc("GET /manager/settings", s.managerSettings)
 	post("/manager/settings/provider", s.managerSettingsProvider)
 	post("/manager/settings/provider/delete", s.managerSettingsDeleteProvider)
@@ -27,7 +27,7 @@ func (s *Server) registerSettings(mux *http.ServeMux, post func(string, func(htt
 
 func noEnv(string) string { return "" }
 
-func (s *Server) managerSettings(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerSettings(w http.ResponseWriter, r *http.Request) {
 	p := panel.ManagerSettings{ManagerBase: s.base(r), ModelURL: s.cfg.ModelURL, MaxSteps: agent.DefaultMaxSteps}
 	fileOnly, err := agent.LoadSettings(s.cfg.DataDir, noEnv)
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Server) managerSettings(w http.ResponseWriter, r *http.Request) {
 
 // editSettings loads the settings file alone (never the environment, whose keys must not be
 // written to it), applies f and saves; failures are shown to the person.
-func (s *Server) editSettings(w http.ResponseWriter, f func(*agent.Settings) error) {
+func (s *Manager) editSettings(w http.ResponseWriter, f func(*agent.Settings) error) {
 	if s.cfg.DataDir == "" {
 		s.managerFail(w, http.StatusConflict, "Not saved", "This proxy runs without a data folder, so settings cannot be kept.", "/manager/settings")
 		return
@@ -83,9 +83,7 @@ func (s *Server) editSettings(w http.ResponseWriter, f func(*agent.Settings) err
 		s.managerFail(w, http.StatusUnprocessableEntity, "Not saved", err.Error(), "/manager/settings")
 		return
 	}
-	if s.chats != nil {
-		s.chats.settingsChanged()
-	}
+	s.chats.SettingsChanged()
 	seeOther(w, "/manager/settings", "settings")
 }
 
@@ -93,7 +91,7 @@ type settingsError string
 
 func (e settingsError) Error() string { return string(e) }
 
-func (s *Server) managerSettingsProvider(w http.ResponseWriter, r *http.Request, _ *store.Store) {
+func (s *Manager) managerSettingsProvider(w http.ResponseWriter, r *http.Request, _ *store.Store) {
 	f := r.PostForm
 	name := strings.TrimSpace(f.Get("name"))
 	var models []string
@@ -138,7 +136,7 @@ func (s *Server) managerSettingsProvider(w http.ResponseWriter, r *http.Request,
 	})
 }
 
-func (s *Server) managerSettingsDeleteProvider(w http.ResponseWriter, r *http.Request, _ *store.Store) {
+func (s *Manager) managerSettingsDeleteProvider(w http.ResponseWriter, r *http.Request, _ *store.Store) {
 	name := r.PostForm.Get("name")
 	s.editSettings(w, func(set *agent.Settings) error {
 		for i := range set.Providers {
@@ -154,7 +152,7 @@ func (s *Server) managerSettingsDeleteProvider(w http.ResponseWriter, r *http.Re
 	})
 }
 
-func (s *Server) managerSettingsGeneral(w http.ResponseWriter, r *http.Request, _ *store.Store) {
+func (s *Manager) managerSettingsGeneral(w http.ResponseWriter, r *http.Request, _ *store.Store) {
 	f := r.PostForm
 	s.editSettings(w, func(set *agent.Settings) error {
 		n, err := strconv.Atoi(strings.TrimSpace(f.Get("max_steps")))
@@ -169,13 +167,11 @@ func (s *Server) managerSettingsGeneral(w http.ResponseWriter, r *http.Request, 
 	})
 }
 
-func (s *Server) managerDeleteChats(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerDeleteChats(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	if _, err := st.DeleteAllChats(r.Context()); err != nil {
 		s.managerError(w, err)
 		return
 	}
-	if s.chats != nil {
-		s.chats.forgetAll(context.Background())
-	}
+	s.chats.ForgetAll(context.Background())
 	seeOther(w, "/manager/settings", "chatsgone")
 }

@@ -1,4 +1,4 @@
-package proxy
+package redact
 
 import (
 	"encoding/base64"
@@ -19,9 +19,9 @@ const (
 	tKey      = "sk-test-0123456789abcdef"
 )
 
-func testSecrets() *redactor {
-	return newRedactor([]secret{
-		{tPassword, kindPassword}, {tCookie, kindCookie}, {tAuth, kindAuth}, {tKey, kindKey},
+func testSecrets() *Redactor {
+	return New([]Secret{
+		{tPassword, KindPassword}, {tCookie, KindCookie}, {tAuth, KindAuth}, {tKey, KindKey},
 	})
 }
 
@@ -82,28 +82,28 @@ func TestRedactBounds(t *testing.T) {
 		kind  string
 		want  bool
 	}{
-		{"password of 4", "abcd", kindPassword, true},
-		{"password of 3", "abc", kindPassword, false},
-		{"cookie word", "accepted", kindCookie, false},
-		{"cookie words with dashes", "light-theme-enabled", kindCookie, false},
-		{"cookie true", "true", kindCookie, false},
-		{"cookie token", "a1b2c3d4", kindCookie, true},
-		{"cookie long word", "abcdefghijklmnopqrstu", kindCookie, true},
-		{"cookie of 7", "a1b2c3d", kindCookie, false},
-		{"key of 8", "sk-12345", kindKey, true},
-		{"authorization of 7", "abc1234", kindAuth, false},
-		{"blank password", "      ", kindPassword, false},
-		{"a marker", "[redacted: key]", kindPassword, false},
+		{"password of 4", "abcd", KindPassword, true},
+		{"password of 3", "abc", KindPassword, false},
+		{"cookie word", "accepted", KindCookie, false},
+		{"cookie words with dashes", "light-theme-enabled", KindCookie, false},
+		{"cookie true", "true", KindCookie, false},
+		{"cookie token", "a1b2c3d4", KindCookie, true},
+		{"cookie long word", "abcdefghijklmnopqrstu", KindCookie, true},
+		{"cookie of 7", "a1b2c3d", KindCookie, false},
+		{"key of 8", "sk-12345", KindKey, true},
+		{"authorization of 7", "abc1234", KindAuth, false},
+		{"blank password", "      ", KindPassword, false},
+		{"a marker", "[redacted: key]", KindPassword, false},
 	}
 	for _, tt := range tests {
-		if got := acceptSecret(tt.value, tt.kind); got != tt.want {
+		if got := Accept(tt.value, tt.kind); got != tt.want {
 			t.Errorf("%s: acceptSecret(%q, %s) = %v, want %v", tt.name, tt.value, tt.kind, got, tt.want)
 		}
 	}
 }
 
 func TestRedactPasswordInputsByStructure(t *testing.T) {
-	var r *redactor // no known values: structure alone
+	var r *Redactor // no known values: structure alone
 	tests := []struct {
 		name, in, want string
 	}{
@@ -133,7 +133,7 @@ func TestRedactPasswordInputsByStructure(t *testing.T) {
 }
 
 func TestRedactHeadersByStructure(t *testing.T) {
-	var r *redactor
+	var r *Redactor
 	tests := []struct {
 		name, in, want string
 	}{
@@ -163,7 +163,7 @@ func TestRedactHeadersByStructure(t *testing.T) {
 }
 
 func TestRedactJSONStructure(t *testing.T) {
-	var r *redactor
+	var r *Redactor
 	tests := []struct {
 		name, in, want string
 	}{
@@ -190,7 +190,7 @@ func TestRedactJSONStructure(t *testing.T) {
 // TestRedactCutValues: a text cut inside a value keeps none of its first characters, so a cut
 // the model chooses cannot reveal a value piece by piece.
 func TestRedactCutValues(t *testing.T) {
-	r := newRedactor([]secret{{"hunter2!", kindPassword}, {tCookie, kindCookie}})
+	r := New([]Secret{{"hunter2!", KindPassword}, {tCookie, KindCookie}})
 	tests := []struct {
 		name, in, want string
 	}{
@@ -215,7 +215,7 @@ func TestRedactCutValues(t *testing.T) {
 // TestRedactKeepsMarkers: a value that is part of a marker ("password") does not break the
 // markers, and redacting twice changes nothing.
 func TestRedactKeepsMarkers(t *testing.T) {
-	r := newRedactor([]secret{{"password", kindPassword}, {"redacted", kindPassword}})
+	r := New([]Secret{{"password", KindPassword}, {"redacted", KindPassword}})
 	in := "my password, then [redacted: cookie] and [redacted: hunter]"
 	want := "my [redacted: password], then [redacted: cookie] and [[redacted: password]: hunter]"
 	got := r.Redact(in)
@@ -232,11 +232,11 @@ func TestRedactorSecret(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"in an address", `{"url":"/collect?c=` + tCookie + `"}`, kindCookie},
-		{"URL-encoded", `{"url":"/collect?p=` + url.QueryEscape(tPassword) + `"}`, kindPassword},
-		{"lower-case percent escapes", `{"url":"/c?p=pa%22ss%3cw%3erd%269"}`, kindPassword},
-		{"\\u-escaped in JSON", `{"url":` + unicodeJSON("/c?k="+tKey) + `}`, kindKey},
-		{"in a header", `{"headers":{"X-T":"` + tAuth + `"}}`, kindAuth},
+		{"in an address", `{"url":"/collect?c=` + tCookie + `"}`, KindCookie},
+		{"URL-encoded", `{"url":"/collect?p=` + url.QueryEscape(tPassword) + `"}`, KindPassword},
+		{"lower-case percent escapes", `{"url":"/c?p=pa%22ss%3cw%3erd%269"}`, KindPassword},
+		{"\\u-escaped in JSON", `{"url":` + unicodeJSON("/c?k="+tKey) + `}`, KindKey},
+		{"in a header", `{"headers":{"X-T":"` + tAuth + `"}}`, KindAuth},
 		{"none", `{"url":"/collect?c=nothing"}`, ""},
 	}
 	for _, tt := range tests {
@@ -244,25 +244,25 @@ func TestRedactorSecret(t *testing.T) {
 			t.Errorf("%s: Secret(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 	}
-	var none *redactor
+	var none *Redactor
 	if got := none.Secret(tCookie); got != "" {
 		t.Errorf("a redactor without values found %q", got)
 	}
 }
 
 func BenchmarkRedactToolResult(b *testing.B) {
-	var secrets []secret
+	var secrets []Secret
 	for i := 0; i < 100; i++ {
-		secrets = append(secrets, secret{fmt.Sprintf("cookie-value-%03d-x9", i), kindCookie})
+		secrets = append(secrets, Secret{fmt.Sprintf("cookie-value-%03d-x9", i), KindCookie})
 	}
 	page := strings.Repeat(`{"ref":"e12","tag":"div","text":"An ordinary line of page text … with some words","attrs":{"class":"row"}},`, 200)
 	in := `{"matches":[` + strings.TrimSuffix(page, ",") + `]}`
 	b.Run("compile", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			newRedactor(secrets)
+			New(secrets)
 		}
 	})
-	r := newRedactor(secrets)
+	r := New(secrets)
 	b.Run("json", func(b *testing.B) {
 		b.SetBytes(int64(len(in)))
 		for i := 0; i < b.N; i++ {
@@ -287,9 +287,9 @@ func FuzzRedact(f *testing.F) {
 	f.Add("<input type=\"password\" value=\"", "abcd")
 	f.Add("x…", "[redacted: key]")
 	f.Fuzz(func(t *testing.T, text, value string) {
-		r := newRedactor(nil)
-		if acceptSecret(value, kindPassword) {
-			r = newRedactor([]secret{{value, kindPassword}})
+		r := New(nil)
+		if Accept(value, KindPassword) {
+			r = New([]Secret{{value, KindPassword}})
 		}
 		out := r.Redact(text)
 		if r.known() && strings.Contains(out, value) && !strings.Contains(text, markerOpen) && !strings.Contains(value, "]") {

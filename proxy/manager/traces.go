@@ -1,4 +1,4 @@
-package proxy
+package manager
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 )
 
 // The manager's Traces pages (issue 6): the turns the recorder wrote to the store
-// (chat_traces.go) and the ones the chats keep in memory. Traces never leave the machine: the
+// (chat/traces.go) and the ones the chats keep in memory. Traces never leave the machine: the
 // pages show them and the exports are downloads.
 //
 // Routes: GET /manager/traces (list, compare form), /manager/traces/{id} (timeline),
@@ -30,7 +30,7 @@ import (
 // traceListRuns is how many stored runs the list shows and the export writes.
 const traceListRuns = store.MaxTraceRuns
 
-func (s *Server) registerTraces(mux *http.ServeMux, post func(string, func(http.ResponseWriter, *http.Request, *store.Store))) {
+func (s *Manager) registerTraces(mux *http.ServeMux, post func(string, func(http.ResponseWriter, *http.Request, *store.Store))) {
 	mux.HandleFunc("GET /manager/traces", s.managerTraceList)
 	mux.HandleFunc("GET /manager/traces/{$}", s.managerTraceList)
 	mux.HandleFunc("GET /manager/traces/compare", s.managerTraceCompare)
@@ -44,7 +44,7 @@ func (s *Server) registerTraces(mux *http.ServeMux, post func(string, func(http.
 
 // --- the Traces pages ---
 
-func (s *Server) tracesStore(w http.ResponseWriter) *store.Store {
+func (s *Manager) tracesStore(w http.ResponseWriter) *store.Store {
 	st := s.cfg.Store
 	if st == nil {
 		s.managerFail(w, http.StatusServiceUnavailable, "No store", "This proxy runs without a store, so it keeps no traces.", "/manager")
@@ -52,7 +52,7 @@ func (s *Server) tracesStore(w http.ResponseWriter) *store.Store {
 	return st
 }
 
-func (s *Server) managerTraceList(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerTraceList(w http.ResponseWriter, r *http.Request) {
 	p := panel.ManagerTraces{ManagerBase: s.base(r), Recording: s.recordingTraces(), Max: store.MaxTraceRuns}
 	if st := s.cfg.Store; st != nil {
 		runs, err := st.TraceRuns(r.Context(), traceListRuns)
@@ -71,7 +71,7 @@ func (s *Server) managerTraceList(w http.ResponseWriter, r *http.Request) {
 }
 
 // traceByID reads a run by its decimal ID (from the path or the query).
-func (s *Server) traceByID(ctx context.Context, st *store.Store, raw string) (store.TraceRun, error) {
+func (s *Manager) traceByID(ctx context.Context, st *store.Store, raw string) (store.TraceRun, error) {
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
 		return store.TraceRun{}, store.ErrNotFound
@@ -79,7 +79,7 @@ func (s *Server) traceByID(ctx context.Context, st *store.Store, raw string) (st
 	return st.TraceRun(ctx, id)
 }
 
-func (s *Server) traceFail(w http.ResponseWriter, err error) {
+func (s *Manager) traceFail(w http.ResponseWriter, err error) {
 	if errors.Is(err, store.ErrNotFound) {
 		s.managerFail(w, http.StatusNotFound, "Not found", "There is no such trace: it may have been deleted, or dropped as one of the oldest.", "/manager/traces")
 		return
@@ -87,7 +87,7 @@ func (s *Server) traceFail(w http.ResponseWriter, err error) {
 	s.managerError(w, err)
 }
 
-func (s *Server) managerTraceRun(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerTraceRun(w http.ResponseWriter, r *http.Request) {
 	st := s.tracesStore(w)
 	if st == nil {
 		return
@@ -101,7 +101,7 @@ func (s *Server) managerTraceRun(w http.ResponseWriter, r *http.Request) {
 	writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerTrace(b, p) })
 }
 
-func (s *Server) managerTraceCompare(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerTraceCompare(w http.ResponseWriter, r *http.Request) {
 	st := s.tracesStore(w)
 	if st == nil {
 		return
@@ -122,7 +122,7 @@ func (s *Server) managerTraceCompare(w http.ResponseWriter, r *http.Request) {
 	writeManager(w, http.StatusOK, func(buf *bytes.Buffer) error { return panel.RenderManagerTraceCompare(buf, p) })
 }
 
-func (s *Server) managerTraceDelete(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerTraceDelete(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	if _, err := st.DeleteAllTraceRuns(r.Context()); err != nil {
 		s.managerError(w, err)
 		return
@@ -131,7 +131,7 @@ func (s *Server) managerTraceDelete(w http.ResponseWriter, r *http.Request, st *
 }
 
 // managerSettingsTraces turns the recorder on or off (the Settings page's "Record agent traces").
-func (s *Server) managerSettingsTraces(w http.ResponseWriter, r *http.Request, _ *store.Store) {
+func (s *Manager) managerSettingsTraces(w http.ResponseWriter, r *http.Request, _ *store.Store) {
 	on := r.PostForm.Get("record_traces") == "on"
 	s.editSettings(w, func(set *agent.Settings) error {
 		if set.MaxSteps == 0 {
@@ -142,30 +142,10 @@ func (s *Server) managerSettingsTraces(w http.ResponseWriter, r *http.Request, _
 	})
 }
 
-// traceExport is the JSON the manager serves.
-type traceExport struct {
-	Chat  string            `json:"chat"`
-	Turns []agent.TurnTrace `json:"turns"`
-}
-
-// managerTraces serves the kept traces as a JSON download: every chat's, newest chat first,
-// or one chat's with ?chat=ID.
-func (s *Server) managerTraces(w http.ResponseWriter, r *http.Request) {
-	want := r.URL.Query().Get("chat")
-	out := []traceExport{}
-	if s.chats != nil {
-		k := &s.chats.traces
-		k.Lock()
-		for i := len(k.order) - 1; i >= 0; i-- {
-			id := k.order[i]
-			if want != "" && id != want {
-				continue
-			}
-			out = append(out, traceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), k.m[id]...)})
-		}
-		k.Unlock()
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
+// managerTraces serves the turns the chats keep in memory (chat.Hub.Traces) as a JSON download:
+// every chat's, newest chat first, or one chat's with ?chat=ID.
+func (s *Manager) managerTraces(w http.ResponseWriter, r *http.Request) {
+	b, err := json.MarshalIndent(s.chats.Traces(r.URL.Query().Get("chat")), "", "  ")
 	if err != nil {
 		http.Error(w, "the traces could not be encoded", http.StatusInternalServerError)
 		return
@@ -234,7 +214,7 @@ func downloadHeaders(w http.ResponseWriter, filename string) {
 	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 }
 
-func (s *Server) managerTraceExportRun(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerTraceExportRun(w http.ResponseWriter, r *http.Request) {
 	st := s.tracesStore(w)
 	if st == nil {
 		return
@@ -254,7 +234,7 @@ func (s *Server) managerTraceExportRun(w http.ResponseWriter, r *http.Request) {
 }
 
 // managerTraceExportAll writes every run, newest first, one at a time (a run may be large).
-func (s *Server) managerTraceExportAll(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerTraceExportAll(w http.ResponseWriter, r *http.Request) {
 	st := s.tracesStore(w)
 	if st == nil {
 		return
@@ -362,4 +342,14 @@ func compareRows(a, b panel.TraceRunView) []panel.CompareRow {
 		rows[i].Differs = rows[i].A != rows[i].B
 	}
 	return rows
+}
+
+// recordingTraces reports whether the person turned the recorder on (the settings file only;
+// the chats' recorder reads the same setting, chat/traces.go).
+func (s *Manager) recordingTraces() bool {
+	if s.cfg.DataDir == "" || s.cfg.Store == nil {
+		return false
+	}
+	set, err := agent.LoadSettings(s.cfg.DataDir, noEnv)
+	return err == nil && set.RecordTraces
 }

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -65,8 +65,16 @@ func newFollow() follow {
 	return follow{notes: map[string]navNote{}, orphans: map[*chat]orphan{}, arrivals: map[string]arrival{}, grace: followGrace}
 }
 
-// noteNavigation records the Referer of a document the proxy is injecting into (html.go).
-func (h *chatHub) noteNavigation(pageURL string, req *http.Request) {
+// SetFollowGrace changes how long a chat whose page went waits for its tab's next page
+// (followGrace by default); the proxy's integration tests shorten it.
+func (h *Hub) SetFollowGrace(d time.Duration) {
+	h.follow.mu.Lock()
+	defer h.follow.mu.Unlock()
+	h.follow.grace = d
+}
+
+// NoteNavigation records the Referer of a document the proxy is injecting into (html.go).
+func (h *Hub) NoteNavigation(pageURL string, req *http.Request) {
 	ref := req.Header.Get("Referer")
 	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" {
 		return
@@ -87,7 +95,7 @@ func (h *chatHub) noteNavigation(pageURL string, req *http.Request) {
 
 // orphan records c, whose c.waiting is ch, as waiting for its tab's next page; after the
 // grace it gives up.
-func (h *chatHub) orphan(c *chat, ch chan struct{}, lastURL string) {
+func (h *Hub) orphan(c *chat, ch chan struct{}, lastURL string) {
 	lastURL = httpx.WithoutFragment(lastURL) // a Referer never carries one
 	c.mu.Lock()
 	origin := c.origin
@@ -105,7 +113,7 @@ func (h *chatHub) orphan(c *chat, ch chan struct{}, lastURL string) {
 	grace := f.grace
 	f.mu.Unlock()
 	if arrived {
-		if sess, ok := h.s.pages.Get(a.sessionID); ok && h.adopt(c, sess) {
+		if sess, ok := h.pages.Get(a.sessionID); ok && h.adopt(c, sess) {
 			return
 		}
 		f.mu.Lock()
@@ -116,7 +124,7 @@ func (h *chatHub) orphan(c *chat, ch chan struct{}, lastURL string) {
 }
 
 // giveUp ends the wait of c if no page took it.
-func (h *chatHub) giveUp(c *chat, ch chan struct{}) {
+func (h *Hub) giveUp(c *chat, ch chan struct{}) {
 	f := &h.follow
 	f.mu.Lock()
 	delete(f.orphans, c)
@@ -129,24 +137,24 @@ func (h *chatHub) giveUp(c *chat, ch chan struct{}) {
 	}
 }
 
-// The hub is a pageListener (agentws.go): Opened is pageOpened, Gone is pageGone (chat.go).
+// The hub is a pageListener (page/channel.go): Opened is pageOpened, Gone is pageGone (chat.go).
 
 // Opened moves a waiting chat to the page that just connected (pageOpened).
-func (h *chatHub) Opened(ctx context.Context, sess *page.Session) { h.pageOpened(sess.Info()) }
+func (h *Hub) Opened(ctx context.Context, sess *page.Session) { h.pageOpened(sess.Info()) }
 
 // Navigated does nothing: a same-origin navigation keeps the page's chat.
-func (h *chatHub) Navigated(context.Context, *page.Session) {}
+func (h *Hub) Navigated(context.Context, *page.Session) {}
 
 // Message does nothing: the chats take no page-agent traffic.
-func (h *chatHub) Message(context.Context, *page.Session, string, json.RawMessage) {}
+func (h *Hub) Message(context.Context, *page.Session, string, json.RawMessage) {}
 
 // Gone lets the page's chat wait for the tab's next page (pageGone).
-func (h *chatHub) Gone(sess *page.Session) { h.pageGone(sess.ID()) }
+func (h *Hub) Gone(sess *page.Session) { h.pageGone(sess.ID()) }
 
 // pageOpened runs when a page agent connects: a chat whose page was this document's Referer
 // moves to it (or will, if that page is reported gone in the next moments).
-func (h *chatHub) pageOpened(snap page.Info) {
-	h.nav.docOpened(snap.ID, snap.URL, func() bool { _, ok := h.s.pages.Get(snap.ID); return ok }) // chat_navguard.go
+func (h *Hub) pageOpened(snap page.Info) {
+	h.nav.docOpened(snap.ID, snap.URL, func() bool { _, ok := h.pages.Get(snap.ID); return ok }) // navguard.go
 	f := &h.follow
 	f.mu.Lock()
 	note, ok := f.notes[snap.URL]
@@ -182,7 +190,7 @@ func (h *chatHub) pageOpened(snap page.Info) {
 }
 
 // adopt moves chat c to the page session snap; false if that page already has a chat.
-func (h *chatHub) adopt(c *chat, snap page.Info) bool {
+func (h *Hub) adopt(c *chat, snap page.Info) bool {
 	h.mu.Lock()
 	if _, taken := h.bySession[snap.ID]; taken {
 		h.mu.Unlock()
@@ -210,12 +218,12 @@ func (c *chat) waitPage(ctx context.Context) (page.Info, error) {
 		id, ch := c.sessionID, c.waiting
 		c.mu.Unlock()
 		if id != "" {
-			if sess, ok := c.hub.s.pages.Get(id); ok {
+			if sess, ok := c.hub.pages.Get(id); ok {
 				return sess, nil
 			}
 		}
 		if ch == nil {
-			return page.Info{}, c.pageLeftError() // chat_navguard.go
+			return page.Info{}, c.pageLeftError() // navguard.go
 		}
 		select {
 		case <-ch:

@@ -1,11 +1,9 @@
-package proxy
+package chat
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -223,46 +221,6 @@ func TestChatActNavigation(t *testing.T) {
 	if _, err := newActState(time.Now).run(ctx, gone, "type", json.RawMessage(`{"ref":"e3","text":"x"}`)); err == nil ||
 		!strings.Contains(err.Error(), "type: the page went away before answering") {
 		t.Errorf("type on a page that went: %v", err)
-	}
-}
-
-func TestChatActTraces(t *testing.T) {
-	srv := &Server{}
-	srv.chats = newChatHub(srv, context.Background())
-	c := &chat{hub: srv.chats}
-	c.rec.ID = "trace-chat-1"
-	obs := &chatObserver{c: c}
-	for i := 0; i < maxTraceTurns+2; i++ {
-		obs.Trace(agent.TurnTrace{UserText: fmt.Sprint("turn ", i), End: "answer",
-			Steps: []agent.TraceStep{{Kind: "tool", Tool: "click", URLBefore: "https://a.test/1", URLAfter: "https://a.test/2"}}})
-	}
-	rec := httptest.NewRecorder()
-	srv.managerTraces(rec, httptest.NewRequest("GET", "https://remix.proxy/manager/traces.json?chat=trace-chat-1", nil))
-	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") || rec.Header().Get("X-Content-Type-Options") != "nosniff" ||
-		!strings.HasPrefix(rec.Header().Get("Content-Disposition"), "attachment") {
-		t.Errorf("headers = %v", rec.Header())
-	}
-	var got []traceExport
-	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
-		t.Fatalf("%v: %s", err, rec.Body)
-	}
-	if len(got) != 1 || got[0].Chat != "trace-chat-1" || len(got[0].Turns) != maxTraceTurns || got[0].Turns[0].UserText != "turn 2" ||
-		got[0].Turns[0].Steps[0].URLAfter != "https://a.test/2" {
-		t.Errorf("traces = %+v", got)
-	}
-}
-
-// TestChatActTracesArePerProxy: one proxy's traces never show in another's download.
-func TestChatActTracesArePerProxy(t *testing.T) {
-	a, b := &Server{}, &Server{}
-	a.chats, b.chats = newChatHub(a, context.Background()), newChatHub(b, context.Background())
-	c := &chat{hub: a.chats}
-	c.rec.ID = "only-in-a"
-	(&chatObserver{c: c}).Trace(agent.TurnTrace{UserText: "x", End: "answer"})
-	rec := httptest.NewRecorder()
-	b.managerTraces(rec, httptest.NewRequest("GET", "https://remix.proxy/manager/traces.json", nil))
-	if strings.Contains(rec.Body.String(), "only-in-a") {
-		t.Errorf("proxy b serves proxy a's traces: %s", rec.Body)
 	}
 }
 

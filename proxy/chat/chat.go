@@ -1,10 +1,11 @@
-package proxy
+package chat
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"os"
@@ -18,16 +19,18 @@ import (
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
+	"github.com/remixproxy/remixproxy/proxy/remixlet"
 	"github.com/remixproxy/remixproxy/store"
 )
 
-// The chat: the panel's side of the agent (issue 4). A chat belongs to the tab (page page.Info)
+// The chat: the panel's side of the agent (issue 4). A chat belongs to the tab (page session)
 // it started on; the panel of that tab talks to it over wss://remix.proxy/panel/ws. The agent
 // loop (agent/) runs one turn at a time per chat; its tools reach the page, the store and the
-// person through chatEnv (chat_env.go), which holds every check that matters. The panel's
-// messages are the person's clicks and words: only they decide cards (chat_cards.go).
+// person through chatEnv (env.go), which holds every check that matters. The panel's
+// messages are the person's clicks and words: only they decide cards (cards.go).
 
 // Limits on what a panel may send.
 const (
@@ -37,26 +40,72 @@ const (
 	chatItemTextLimit = 4000 // characters of a tool line's arguments or result in the panel
 )
 
-// chatHub is the table of chats with a tab. A chat without a tab (its page left) stays in the
-// store and can be resumed on a page of the same origin.
-type chatHub struct {
-	s   *Server
-	ctx context.Context // ends when the proxy shuts down
+// Config is what the chats need.
+type Config struct {
+	// Store keeps the chats, their items and messages, the remixlets the agent writes and the
+	// approvals. Required.
+	Store *store.Store
+	// DataDir holds providers.json (the agent's settings). If empty, only the environment and
+	// ModelURL give providers.
+	DataDir string
+	// ModelURL and ModelAPI are proxy.Config's: a provider offered ahead of Settings' own.
+	ModelURL, ModelAPI string
+	// ModelClient is the HTTP client for model providers. If nil, a direct client with a
+	// ten-minute overall timeout.
+	ModelClient *http.Client
+	// Logger receives one line per notable event. If nil, slog.Default().
+	Logger *slog.Logger
+	// Pages are the page sessions: the chats' tabs and their page tools. Required.
+	Pages *page.Hub
+	// Fetch sends the agent's http_request and open_page on another origin as the person.
+	// Required.
+	Fetch *fetch.Client
+	// Activator applies a remixlet the agent saved to the open pages. Required.
+	Activator *remixlet.Activator
+}
+
+// Hub is the table of chats with a tab. A chat without a tab (its page left) stays in the
+// store and can be resumed on a page of the same origin. Use New.
+type Hub struct {
+	cfg       Config
+	ctx       context.Context // ends when the proxy shuts down
+	st        *store.Store
+	log       *slog.Logger
+	pages     *page.Hub
+	fetch     *fetch.Client
+	activator *remixlet.Activator
+	modelHTTP *http.Client // to model providers, directly: never through the proxy's pipeline
+	acts      actStates    // the chats' Act-mode safety state (act.go)
 
 	mu        sync.Mutex
 	bySession map[string]*chat
-	follow    follow    // chats waiting for their tab's next page of the site (chat_follow.go)
-	traces    traceKeep // the last turns' traces, for the manager's download (chat_traces.go)
-	nav       navGuard  // the agent's navigations, held to the chat's site (chat_navguard.go)
+	follow    follow    // chats waiting for their tab's next page of the site (follow.go)
+	traces    traceKeep // the last turns' traces, for the manager's download (traces.go)
+	nav       navGuard  // the agent's navigations, held to the chat's site (navguard.go)
 }
 
-func newChatHub(s *Server, ctx context.Context) *chatHub {
-	return &chatHub{s: s, ctx: ctx, bySession: map[string]*chat{}, follow: newFollow()}
+// New makes the chats' hub; ctx ends every turn when the proxy shuts down.
+func New(ctx context.Context, cfg Config) *Hub {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	h := newHub(cfg.Store, ctx)
+	h.cfg, h.log, h.pages, h.fetch, h.activator = cfg, cfg.Logger, cfg.Pages, cfg.Fetch, cfg.Activator
+	h.modelHTTP = cfg.ModelClient
+	if h.modelHTTP == nil {
+		h.modelHTTP = &http.Client{Timeout: 10 * time.Minute}
+	}
+	return h
+}
+
+func newHub(st *store.Store, ctx context.Context) *Hub {
+	return &Hub{st: st, ctx: ctx, log: slog.Default(), bySession: map[string]*chat{}, follow: newFollow(),
+		acts: actStates{m: map[string]*actState{}}}
 }
 
 // chat is one conversation attached to a tab.
 type chat struct {
-	hub *chatHub
+	hub *Hub
 
 	mu        sync.Mutex
 	rec       store.Chat // zero ID until the first message creates it
@@ -71,11 +120,11 @@ type chat struct {
 	grants    map[string]map[string]time.Time // remixlet name → permission → expiry
 	lastSend  map[string]time.Time            // assistant item ID → when it was last sent
 	steps     int                             // model calls in the running turn
-	waiting   chan struct{}                   // closed when the tab's next page takes the chat (chat_follow.go)
-	apiAccess bool                            // the person's API access switch, off by default (chat_request.go)
-	submits   submitSwitch                    // the person's "Act may submit forms" switch (chat_submit.go)
-	navStop   navStop                         // the last navigation of the agent the proxy refused (chat_navguard.go)
-	plans     map[string]*planCard            // pending plan cards (chat_plan.go)
+	waiting   chan struct{}                   // closed when the tab's next page takes the chat (follow.go)
+	apiAccess bool                            // the person's API access switch, off by default (request.go)
+	submits   submitSwitch                    // the person's "Act may submit forms" switch (submit.go)
+	navStop   navStop                         // the last navigation of the agent the proxy refused (navguard.go)
+	plans     map[string]*planCard            // pending plan cards (plan.go)
 }
 
 // panelState is what the panel is told about its page.
@@ -119,7 +168,7 @@ func (p *panelConn) send(v any) {
 func (p *panelConn) close() { p.once.Do(func() { close(p.gone) }) }
 
 // forSession returns the chat of a tab, creating an empty one (not yet stored) the first time.
-func (h *chatHub) forSession(sess page.Info) *chat {
+func (h *Hub) forSession(sess page.Info) *chat {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if c, ok := h.bySession[sess.ID]; ok {
@@ -145,9 +194,9 @@ func pageHost(pageURL string) string {
 
 // pageGone runs when a tab's page went (closed, reloaded, navigated): pending cards expire, and
 // permissions granted in the chat and approvals asked from that page are dropped. The chat then
-// waits a few seconds for the tab's next page of the same site (chat_follow.go); if none comes,
+// waits a few seconds for the tab's next page of the same site (follow.go); if none comes,
 // its turn stops at its next step. The conversation stays in the store.
-func (h *chatHub) pageGone(sessionID string) {
+func (h *Hub) pageGone(sessionID string) {
 	h.mu.Lock()
 	c, ok := h.bySession[sessionID]
 	delete(h.bySession, sessionID)
@@ -156,7 +205,7 @@ func (h *chatHub) pageGone(sessionID string) {
 		return
 	}
 	lastURL := ""
-	if sess, ok := h.s.pages.Get(sessionID); ok {
+	if sess, ok := h.pages.Get(sessionID); ok {
 		lastURL = sess.URL
 	}
 	c.mu.Lock()
@@ -176,23 +225,23 @@ func (h *chatHub) pageGone(sessionID string) {
 	if keep {
 		h.orphan(c, wait, lastURL)
 	}
-	if st := h.s.cfg.Store; st != nil {
+	if st := h.st; st != nil {
 		if err := st.DropApprovalsForSession(context.Background(), sessionID); err != nil {
-			h.s.log.Warn("dropping approvals of a closed page", "err", err)
+			h.log.Warn("dropping approvals of a closed page", "err", err)
 		}
 	}
 }
 
-// settingsChanged tells every open panel, whose model list may have changed.
-func (h *chatHub) settingsChanged() {
+// SettingsChanged tells every open panel, whose model list may have changed.
+func (h *Hub) SettingsChanged() {
 	for _, c := range h.all() {
 		c.broadcastState()
 	}
 }
 
-// forgetAll empties every open chat after the person deleted all chats: running turns stop
+// ForgetAll empties every open chat after the person deleted all chats: running turns stop
 // and each panel starts afresh.
-func (h *chatHub) forgetAll(ctx context.Context) {
+func (h *Hub) ForgetAll(ctx context.Context) {
 	for _, c := range h.all() {
 		c.mu.Lock()
 		if c.cancel != nil {
@@ -203,7 +252,7 @@ func (h *chatHub) forgetAll(ctx context.Context) {
 	}
 }
 
-func (h *chatHub) all() []*chat {
+func (h *Hub) all() []*chat {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := make([]*chat, 0, len(h.bySession))
@@ -270,8 +319,8 @@ func (c *chat) put(it chatItem, persist bool) {
 	}
 	if persist && chatID != "" {
 		if b, err := json.Marshal(it); err == nil {
-			if err := c.hub.s.cfg.Store.PutChatItem(context.Background(), chatID, it.ID, b); err != nil {
-				c.hub.s.log.Warn("saving a chat item", "err", err)
+			if err := c.hub.st.PutChatItem(context.Background(), chatID, it.ID, b); err != nil {
+				c.hub.log.Warn("saving a chat item", "err", err)
 			}
 		}
 	}
@@ -301,7 +350,7 @@ func (c *chat) broadcastState() {
 
 // state is the chat's header for the panel: mode, model, counts, the providers to pick from.
 func (c *chat) state() panel.ChatMessage {
-	settings, _ := c.hub.s.chatSettings()
+	settings, _ := c.hub.settings()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	rec := c.rec
@@ -335,19 +384,19 @@ func (c *chat) state() panel.ChatMessage {
 	}, Providers: providers, ManagerURL: "https://" + httpx.MagicHost + "/manager"}
 }
 
-// chatSettings loads the provider settings: the data dir's providers.json, the environment,
-// and --model-url.
-func (s *Server) chatSettings() (*agent.Settings, error) {
-	settings, err := agent.LoadSettings(s.cfg.DataDir, os.Getenv)
+// settings loads the provider settings: the data dir's providers.json, the environment, and
+// --model-url.
+func (h *Hub) settings() (*agent.Settings, error) {
+	settings, err := agent.LoadSettings(h.cfg.DataDir, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.ModelURL != "" {
-		kind := s.cfg.ModelAPI
+	if h.cfg.ModelURL != "" {
+		kind := h.cfg.ModelAPI
 		if kind == "" {
 			kind = "openai"
 		}
-		local := agent.ProviderConfig{Name: "local", Kind: kind, BaseURL: s.cfg.ModelURL, Models: []string{"scripted"}}
+		local := agent.ProviderConfig{Name: "local", Kind: kind, BaseURL: h.cfg.ModelURL, Models: []string{"scripted"}}
 		settings.Providers = append([]agent.ProviderConfig{local}, settings.Providers...)
 		settings.Default.Provider, settings.Default.Model = "local", "scripted"
 	}
@@ -360,10 +409,11 @@ func (s *Server) chatSettings() (*agent.Settings, error) {
 	return settings, nil
 }
 
-// servePanelWS is the panel's channel: wss://remix.proxy/panel/ws?t=PANELTOKEN, from the panel
+// ServePanelWS is the panel's channel: wss://remix.proxy/panel/ws?t=PANELTOKEN, from the panel
 // page on remix.proxy only. It sends the page's state and the chat, and takes the person's
-// messages, Stop, mode and model changes, and card decisions.
-func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
+// messages, Stop, mode and model changes, and card decisions. Without a store the panel gets
+// the page's state and is told the agent is not available.
+func (h *Hub) ServePanelWS(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked below
 	if err != nil {
 		return
@@ -377,7 +427,7 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changed := make(chan struct{}, 1)
-	sess, unwatch, ok := s.pages.Watch(r.URL.Query().Get("t"), changed)
+	sess, unwatch, ok := h.pages.Watch(r.URL.Query().Get("t"), changed)
 	if !ok {
 		c.Close(page.CloseBadToken, "unknown panel token")
 		return
@@ -411,8 +461,8 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 
 	snap := sess.Info()
 	var ch *chat
-	if s.chats != nil {
-		ch = s.chats.forSession(snap)
+	if h.st != nil {
+		ch = h.forSession(snap)
 		ch.attach(p)
 		defer ch.detach(p)
 	}
@@ -441,9 +491,7 @@ func (s *Server) servePanelWS(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if _, ok := m.(*panel.ActiveMessage); ok {
-			if s.chats != nil {
-				s.chats.nav.panelActive() // chat_navguard.go
-			}
+			h.nav.panelActive() // navguard.go
 			continue
 		}
 		if ch == nil {
@@ -477,7 +525,7 @@ func (c *chat) handle(p *panelConn, msg any) string {
 		}
 		return c.update(func(r *store.Chat) { r.Mode = string(mode) })
 	case *panel.ModelMessage:
-		settings, err := c.hub.s.chatSettings()
+		settings, err := c.hub.settings()
 		if err != nil {
 			return err.Error()
 		}
@@ -488,11 +536,11 @@ func (c *chat) handle(p *panelConn, msg any) string {
 	case *panel.DecideMessage:
 		return c.decide(p, m.ID, m.Allow)
 	case *panel.APIAccessMessage:
-		return c.setAPIAccess(m.On) // chat_request.go
+		return c.setAPIAccess(m.On) // request.go
 	case *panel.ActSubmitsMessage:
-		return c.setActSubmits(m.On) // chat_submit.go
+		return c.setActSubmits(m.On) // submit.go
 	case *panel.PlanMessage:
-		return c.decidePlan(p, m) // chat_plan.go
+		return c.decidePlan(p, m) // plan.go
 	case *panel.ResumeMessage:
 		return c.resume(p, m.Chat)
 	}
@@ -510,7 +558,7 @@ func (c *chat) update(f func(*store.Chat)) string {
 	rec := c.rec
 	c.mu.Unlock()
 	if rec.ID != "" {
-		if err := c.hub.s.cfg.Store.UpdateChat(context.Background(), rec); err != nil {
+		if err := c.hub.st.UpdateChat(context.Background(), rec); err != nil {
 			return "could not save the change: " + err.Error()
 		}
 	}
@@ -535,7 +583,7 @@ func (c *chat) forget() {
 	c.mu.Lock()
 	mode, prov, model := c.rec.Mode, c.rec.Provider, c.rec.Model
 	c.rec = store.Chat{Mode: mode, Provider: prov, Model: model}
-	c.submits = submitSwitch{} // a new chat's Act actions do not submit without asking (chat_submit.go)
+	c.submits = submitSwitch{} // a new chat's Act actions do not submit without asking (submit.go)
 	c.msgs, c.items = nil, nil
 	c.apiAccess = false // a new chat starts without API access
 	for _, cd := range c.cards {
@@ -554,7 +602,7 @@ func (c *chat) forget() {
 // sessionStorage (per tab, on remix.proxy), so a chat survives reloads and proxy restarts. Only
 // a chat of the same origin that no other tab holds can be resumed.
 func (c *chat) resume(p *panelConn, id string) string {
-	st := c.hub.s.cfg.Store
+	st := c.hub.st
 	c.mu.Lock()
 	busy := c.rec.ID != "" || c.cancel != nil
 	origin := c.origin
@@ -603,7 +651,7 @@ func (c *chat) resume(p *panelConn, id string) string {
 	}
 	c.mu.Lock()
 	c.rec, c.msgs, c.items = rec, msgs, items
-	c.apiAccess = apiAccessIn(items) // kept with the chat (chat_request.go)
+	c.apiAccess = apiAccessIn(items) // kept with the chat (request.go)
 	c.submits = submitSwitch{on: actSubmitsIn(items)}
 	panels := c.panelList()
 	c.mu.Unlock()
@@ -625,8 +673,8 @@ func (c *chat) send(text string) string {
 	if !utf8.ValidString(text) || utf8.RuneCountInString(text) > maxChatText {
 		return fmt.Sprintf("a message can be at most %d characters", maxChatText)
 	}
-	s := c.hub.s
-	settings, err := s.chatSettings()
+	h := c.hub
+	settings, err := h.settings()
 	if err != nil {
 		return "the model settings could not be read: " + err.Error()
 	}
@@ -651,23 +699,23 @@ func (c *chat) send(text string) string {
 		c.notice("No model is set up yet. Add a provider and key in [Settings](https://" + httpx.MagicHost + "/manager/settings), set `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `OLLAMA_HOST`, or start remixproxy with `--model-url`.")
 		return ""
 	}
-	prov, pcfg, err := settings.Provider(rec.Provider, s.modelClient())
+	prov, pcfg, err := settings.Provider(rec.Provider, h.modelHTTP)
 	if err != nil {
 		c.notice("The model could not be used: " + err.Error())
 		return ""
 	}
-	snap, ok := s.pages.Get(c.sessionIDNow())
+	snap, ok := h.pages.Get(c.sessionIDNow())
 	if !ok {
 		return "this page was closed; reload it to chat"
 	}
 	if rec.ID == "" {
 		rec.Origin, rec.URL, rec.Title = c.origin, snap.URL, httpx.Clip(snap.Title, 512)
-		created, err := s.cfg.Store.CreateChat(context.Background(), rec)
+		created, err := h.st.CreateChat(context.Background(), rec)
 		if err != nil {
 			return "could not save the chat: " + err.Error()
 		}
 		rec = created
-		defer c.saveAPIAccess() // the API access switch may predate the stored chat (chat_request.go)
+		defer c.saveAPIAccess() // the API access switch may predate the stored chat (request.go)
 		defer c.saveActSubmits()
 	} else {
 		rec.URL, rec.Title = snap.URL, httpx.Clip(snap.Title, 512)
@@ -683,16 +731,16 @@ func (c *chat) send(text string) string {
 	c.broadcastState()
 
 	mode, _ := agent.ParseMode(rec.Mode)
-	red := c.newRedactor(settings) // every tool result and model request passes through it (redact_sources.go)
+	red := c.newRedactor(settings) // every tool result and model request passes through it (redaction.go)
 	cfg := agent.Config{
 		Provider: prov, Model: rec.Model, Mode: mode,
 		System: agent.SystemPrompt(mode, agent.PageInfo{URL: snap.URL, Title: snap.Title}),
 		Env:    &chatEnv{c: c, red: red}, MaxSteps: settings.MaxSteps, Redactor: red,
-		// A turn goes on only while the tab is on the chat's site (chat_follow.go).
+		// A turn goes on only while the tab is on the chat's site (follow.go).
 		BeforeStep: c.beforeStep,
 	}
-	cfg.System += c.actNotes(mode, settings) // plan review and API access (chat_request.go)
-	cfg.System += c.submitNotes(mode)        // "Act may submit forms" (chat_submit.go)
+	cfg.System += c.actNotes(mode, settings) // plan review and API access (request.go)
+	cfg.System += c.submitNotes(mode)        // "Act may submit forms" (submit.go)
 	go c.run(ctx, cancel, cfg, pcfg, history, text)
 	return ""
 }
@@ -707,7 +755,7 @@ func (c *chat) sessionIDNow() string {
 func (c *chat) run(ctx context.Context, cancel context.CancelFunc, cfg agent.Config, pcfg agent.ProviderConfig, history []agent.Message, text string) {
 	defer func() {
 		if v := recover(); v != nil {
-			c.hub.s.log.Error("the agent turn panicked", "panic", v)
+			c.hub.log.Error("the agent turn panicked", "panic", v)
 			c.notice("The agent failed unexpectedly; the proxy keeps running. Try again.")
 		}
 		cancel()
@@ -752,7 +800,7 @@ func (o *chatObserver) Text(stepID, text string, final bool) {
 	if !due || strings.TrimSpace(text) == "" {
 		return
 	}
-	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderReply(text, c.linkOnSite)}, final) // links: chat_links.go
+	c.put(chatItem{ID: "a" + stepID, Kind: "assistant", MD: panel.RenderReply(text, c.linkOnSite)}, final) // links: links.go
 }
 
 func (o *chatObserver) Tool(call agent.ToolCall, status, result string) {
@@ -768,8 +816,8 @@ func (o *chatObserver) Append(msgs ...agent.Message) {
 	c.msgs = append(c.msgs, msgs...)
 	id := c.rec.ID
 	c.mu.Unlock()
-	if err := c.hub.s.cfg.Store.AppendChatMessages(context.Background(), id, agent.MarshalMessages(msgs...)...); err != nil {
-		c.hub.s.log.Warn("saving chat messages", "err", err)
+	if err := c.hub.st.AppendChatMessages(context.Background(), id, agent.MarshalMessages(msgs...)...); err != nil {
+		c.hub.log.Warn("saving chat messages", "err", err)
 	}
 }
 
@@ -779,8 +827,8 @@ func (o *chatObserver) Replace(msgs []agent.Message) {
 	c.msgs = append([]agent.Message(nil), msgs...)
 	id := c.rec.ID
 	c.mu.Unlock()
-	if err := c.hub.s.cfg.Store.ReplaceChatMessages(context.Background(), id, agent.MarshalMessages(msgs...)...); err != nil {
-		c.hub.s.log.Warn("saving compacted chat", "err", err)
+	if err := c.hub.st.ReplaceChatMessages(context.Background(), id, agent.MarshalMessages(msgs...)...); err != nil {
+		c.hub.log.Warn("saving compacted chat", "err", err)
 	}
 }
 
@@ -797,8 +845,8 @@ func (o *chatObserver) Usage(u agent.Usage) {
 	}
 	rec := c.rec
 	c.mu.Unlock()
-	if err := c.hub.s.cfg.Store.UpdateChat(context.Background(), rec); err != nil {
-		c.hub.s.log.Warn("saving chat counts", "err", err)
+	if err := c.hub.st.UpdateChat(context.Background(), rec); err != nil {
+		c.hub.log.Warn("saving chat counts", "err", err)
 	}
 	c.broadcastState()
 }
@@ -827,10 +875,4 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return string(b)
-}
-
-// modelClient is the HTTP client for model providers: direct, never through this proxy's own
-// pipeline (no remixlet rule or page ever sees the agent's model calls).
-func (s *Server) modelClient() *http.Client {
-	return s.modelHTTP
 }

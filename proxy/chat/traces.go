@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // The chat's traces. The agent hands each turn's trace to the chat's observer (agent.Tracer):
 // the proxy keeps the newest maxTraceTurns turns of the newest maxTraceChats chats in memory,
 // which the manager serves as JSON (GET /manager/traces.json, optionally ?chat=ID, in
-// manager_traces.go), and, when the person turned on "Record agent traces" in Settings
+// manager/traces.go), and, when the person turned on "Record agent traces" in Settings
 // (agent.Settings.RecordTraces, off by default), the recorder writes every finished turn to the
 // store: one run per message, with an event per model call (the messages sent, the reply's text
 // and tool calls) and per tool call (arguments, result, the page's address around it). The
@@ -34,7 +34,7 @@ const (
 	traceMessageText          = 8000 // characters of one message's text
 )
 
-// traceKeep holds the last turns' traces of the last chats of one proxy (chatHub.traces).
+// traceKeep holds the last turns' traces of the last chats of one proxy (Hub.traces).
 type traceKeep struct {
 	sync.Mutex
 	order []string // chat IDs, oldest first
@@ -84,23 +84,25 @@ func (e *chatEnv) PageURL() string {
 }
 
 // recordingTraces reports whether the person turned the recorder on (the settings file only).
-func (s *Server) recordingTraces() bool {
-	if s.cfg.DataDir == "" || s.cfg.Store == nil {
+func (h *Hub) recordingTraces() bool {
+	if h.cfg.DataDir == "" || h.st == nil {
 		return false
 	}
-	set, err := agent.LoadSettings(s.cfg.DataDir, noEnv)
+	set, err := agent.LoadSettings(h.cfg.DataDir, noEnv)
 	return err == nil && set.RecordTraces
 }
+
+func noEnv(string) string { return "" }
 
 // storeTrace writes a finished turn to the store when the recorder is on (the hook in
 // chatObserver.Trace). A failure is logged; the chat goes on.
 func (o *chatObserver) storeTrace(t agent.TurnTrace) {
 	c := o.c
-	if c == nil || c.hub == nil || c.hub.s == nil {
+	if c == nil || c.hub == nil {
 		return
 	}
-	s := c.hub.s
-	if !s.recordingTraces() {
+	h := c.hub
+	if !h.recordingTraces() {
 		return
 	}
 	c.mu.Lock()
@@ -111,17 +113,17 @@ func (o *chatObserver) storeTrace(t agent.TurnTrace) {
 		return
 	}
 	run := traceRun(rec, o.pcfg.Name, t, msgs)
-	redactRun(&run, s.traceSecrets(o.pcfg))
-	if _, err := s.cfg.Store.AddTraceRun(context.Background(), run); err != nil {
-		s.log.Warn("saving an agent trace", "err", err)
+	redactRun(&run, h.traceSecrets(o.pcfg))
+	if _, err := h.st.AddTraceRun(context.Background(), run); err != nil {
+		h.log.Warn("saving an agent trace", "err", err)
 	}
 }
 
 // traceSecrets are the API keys a trace must never hold: the turn's provider's and every
 // configured one (file and environment).
-func (s *Server) traceSecrets(pcfg agent.ProviderConfig) []string {
+func (h *Hub) traceSecrets(pcfg agent.ProviderConfig) []string {
 	keys := []string{pcfg.APIKey}
-	if set, err := agent.LoadSettings(s.cfg.DataDir, os.Getenv); err == nil {
+	if set, err := agent.LoadSettings(h.cfg.DataDir, os.Getenv); err == nil {
 		for _, p := range set.Providers {
 			keys = append(keys, p.APIKey)
 		}
@@ -291,4 +293,27 @@ func traceJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// TraceExport is one chat's kept turns, as the manager's traces.json serves them.
+type TraceExport struct {
+	Chat  string            `json:"chat"`
+	Turns []agent.TurnTrace `json:"turns"`
+}
+
+// Traces returns the turns the chats keep in memory: every chat's, newest chat first, or the
+// one chat's whose stored ID is chatID when it is not "".
+func (h *Hub) Traces(chatID string) []TraceExport {
+	out := []TraceExport{}
+	k := &h.traces
+	k.Lock()
+	defer k.Unlock()
+	for i := len(k.order) - 1; i >= 0; i-- {
+		id := k.order[i]
+		if chatID != "" && id != chatID {
+			continue
+		}
+		out = append(out, TraceExport{Chat: id, Turns: append([]agent.TurnTrace(nil), k.m[id]...)})
+	}
+	return out
 }

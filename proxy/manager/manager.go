@@ -1,4 +1,4 @@
-package proxy
+package manager
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -18,27 +19,12 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/remixlet"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
-
-// The manager web UI: https://remix.proxy/manager and http://remix.proxy/manager, and /manager on
-// the listen address (behind its Host check). Pages are rendered by panel (html/template, no
-// script); every state-changing route is POST and passes checkManagerPost first:
-//
-//   - the Origin header must be present and equal the origin the manager is served from
-//     (https://remix.proxy, http://remix.proxy or http://LISTEN-ADDRESS, see managerOrigin); a
-//     missing or "null" Origin is refused, since browsers send Origin on every POST;
-//   - the form field "csrf" must equal the per-install form token (managerToken), an HMAC of a
-//     fixed label under the per-install secret, compared in constant time.
-//
-// No manager response carries CORS headers; every one carries managerHeaders (strict CSP,
-// frame-ancestors 'none', X-Frame-Options DENY, no-store). GET routes only read. Refusals are 403
-// and change nothing (DESIGN invariant 6). Permissions are described with sandbox.PermissionText
-// only; a manifest's reason is shown only on the Restore confirmation, labelled as the author's
-// words (invariant 1).
 
 // managerCSP lets a manager page use its inline <style> and post forms to itself, and nothing
 // else: no script, no frames, no other loads.
@@ -56,31 +42,68 @@ const maxManagerForm = 2 << 20
 // managerTokenLabel is what the per-install secret signs to make the form token.
 const managerTokenLabel = "remixproxy manager form token v1"
 
-// registerManager adds the manager web UI's routes to the magic host's mux.
-func (s *Server) registerManager(mux *http.ServeMux) {
-	h := s.managerHandler()
-	mux.Handle("/manager", h)
-	mux.Handle("/manager/", h)
+// Config is what the manager needs.
+type Config struct {
+	// Store holds the remixlets, their versions, approvals, logs, chats and traces. If nil,
+	// the manager shows that there is no store and changes nothing.
+	Store *store.Store
+	// DataDir holds providers.json (the agent's settings, edited on the Settings page) and
+	// the site data of rmx.storage.
+	DataDir string
+	// ModelURL is proxy.Config's: Settings shows that it is offered ahead of its providers.
+	ModelURL string
+	// Secret is the per-install secret; the form token is an HMAC under it. Required.
+	Secret []byte
+	// Logger receives one line per refusal and store error. If nil, slog.Default().
+	Logger *slog.Logger
+	// Activator applies the person's changes to the open pages; nil without a Store.
+	Activator *remixlet.Activator
+	// Runs gives each remixlet's last run for its row; nil without a Store.
+	Runs *remixlet.Runner
+	// Chats are told of a change of the agent's settings, forget every chat on "delete all
+	// chats", and hold the in-memory traces served as traces.json. Required.
+	Chats *chat.Hub
+	// IsOwnHost reports whether a Host header names the proxy's listen address, where the
+	// manager is also served (as http://HOST:PORT). Required.
+	IsOwnHost func(host string) bool
 }
 
-// isManagerPath reports whether path is served by the manager.
-func isManagerPath(path string) bool {
+// Manager serves the manager web UI. Use New.
+type Manager struct {
+	cfg       Config
+	log       *slog.Logger
+	secret    []byte
+	activator *remixlet.Activator
+	remixlets *remixlet.Runner
+	chats     *chat.Hub
+	isOwnHost func(host string) bool
+	handler   http.Handler
+}
+
+// New makes the manager.
+func New(cfg Config) *Manager {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Manager{cfg: cfg, log: cfg.Logger, secret: cfg.Secret, activator: cfg.Activator, remixlets: cfg.Runs,
+		chats: cfg.Chats, isOwnHost: cfg.IsOwnHost}
+	s.handler = s.managerHandler()
+	return s
+}
+
+// ServeHTTP serves the manager's paths (IsPath); the caller routes only those here.
+func (s *Manager) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// IsPath reports whether path is served by the manager.
+func IsPath(path string) bool {
 	return path == "/manager" || strings.HasPrefix(path, "/manager/")
 }
 
-// serveManagerListen serves the manager on the listen address; serveListenAddress has already
-// checked that the Host header names the proxy. The magic host's mux routes /manager paths to
-// the same handler whatever the host.
-func (s *Server) serveManagerListen(w http.ResponseWriter, r *http.Request) {
-	if !isManagerPath(r.URL.Path) {
-		http.NotFound(w, r)
-		return
-	}
-	s.magic.ServeHTTP(w, r)
-}
+// Token is the per-install form token the manager's forms carry (managerToken).
+func (s *Manager) Token() string { return s.managerToken() }
 
 // managerHandler routes the manager's pages. Every response gets managerHeaders.
-func (s *Server) managerHandler() http.Handler {
+func (s *Manager) managerHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /manager", s.managerList)
 	mux.HandleFunc("GET /manager/{$}", s.managerList)
@@ -119,7 +142,7 @@ func (s *Server) managerHandler() http.Handler {
 	post("/manager/sites/resume", s.managerResumeSite)
 	s.registerSettings(mux, post)
 	post("/manager/r/{id}/schedule/cancel", s.managerCancelSchedule)
-	s.registerTraces(mux, post) // the Traces pages and the recorder's setting (manager_traces.go)
+	s.registerTraces(mux, post) // the Traces pages and the recorder's setting (traces.go)
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		managerHeaders(w.Header())
@@ -141,7 +164,7 @@ func managerHeaders(h http.Header) {
 // managerToken is the per-install form token: HMAC-SHA256(secret, managerTokenLabel). It is
 // stable across restarts (the secret is in the data dir), so an open manager tab keeps working,
 // and no web page can compute it.
-func (s *Server) managerToken() string {
+func (s *Manager) managerToken() string {
 	m := hmac.New(sha256.New, s.secret)
 	m.Write([]byte(managerTokenLabel))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
@@ -150,7 +173,7 @@ func (s *Server) managerToken() string {
 // managerOrigin is the origin the manager is served from for r: https://remix.proxy or
 // http://remix.proxy on the magic host, http://HOST:PORT on the listen address. ok is false for
 // any other host.
-func (s *Server) managerOrigin(r *http.Request) (string, bool) {
+func (s *Manager) managerOrigin(r *http.Request) (string, bool) {
 	host := r.Host
 	if host == "" && r.URL != nil {
 		host = r.URL.Host
@@ -173,7 +196,7 @@ func (s *Server) managerOrigin(r *http.Request) (string, bool) {
 
 // checkManagerPost refuses a state-changing request that does not come from the manager's own
 // pages: a missing or foreign Origin, or a missing or wrong form token. It writes the 403 itself.
-func (s *Server) checkManagerPost(w http.ResponseWriter, r *http.Request) bool {
+func (s *Manager) checkManagerPost(w http.ResponseWriter, r *http.Request) bool {
 	refuse := func(why string) bool {
 		s.log.Warn("manager: refused a request", "path", r.URL.Path, "why", why)
 		http.Error(w, "remixproxy: refused: "+why, http.StatusForbidden)
@@ -218,7 +241,7 @@ var managerFlashes = map[string]string{
 	"tracesgone":   "Every trace was deleted.",
 }
 
-func (s *Server) base(r *http.Request) panel.ManagerBase {
+func (s *Manager) base(r *http.Request) panel.ManagerBase {
 	return panel.ManagerBase{Token: s.managerToken(), Flash: managerFlashes[r.URL.Query().Get("m")], NoStore: s.cfg.Store == nil}
 }
 
@@ -235,7 +258,7 @@ func writeManager(w http.ResponseWriter, status int, render func(*bytes.Buffer) 
 	w.Write(buf.Bytes())
 }
 
-func (s *Server) managerFail(w http.ResponseWriter, status int, title, msg, back string) {
+func (s *Manager) managerFail(w http.ResponseWriter, status int, title, msg, back string) {
 	writeManager(w, status, func(b *bytes.Buffer) error {
 		return panel.RenderManagerMessage(b, panel.ManagerMessage{ManagerBase: panel.ManagerBase{Token: s.managerToken()},
 			Title: title, Message: msg, Back: back})
@@ -243,7 +266,7 @@ func (s *Server) managerFail(w http.ResponseWriter, status int, title, msg, back
 }
 
 // managerError answers a store error: 404 for what does not exist, 500 otherwise.
-func (s *Server) managerError(w http.ResponseWriter, err error) {
+func (s *Manager) managerError(w http.ResponseWriter, err error) {
 	if errors.Is(err, store.ErrNotFound) {
 		s.managerFail(w, http.StatusNotFound, "Not found", "There is no such remixlet, version or request.", "/manager")
 		return
@@ -261,7 +284,7 @@ func seeOther(w http.ResponseWriter, path, flash string) {
 }
 
 // remixletFromPath reads the {id} path value, which must be a remixlet ID (never a name).
-func (s *Server) remixletFromPath(ctx context.Context, st *store.Store, r *http.Request) (store.Remixlet, error) {
+func (s *Manager) remixletFromPath(ctx context.Context, st *store.Store, r *http.Request) (store.Remixlet, error) {
 	id := r.PathValue("id")
 	if !strings.HasPrefix(id, "rx_") {
 		return store.Remixlet{}, store.ErrNotFound
@@ -322,7 +345,7 @@ func fileViews(f store.Files) []panel.FileView {
 	return out
 }
 
-func (s *Server) row(ctx context.Context, st *store.Store, r store.Remixlet) (panel.ManagerRow, error) {
+func (s *Manager) row(ctx context.Context, st *store.Store, r store.Remixlet) (panel.ManagerRow, error) {
 	v, m, err := remixlet.ActiveManifest(ctx, st, r.ID)
 	if err != nil {
 		return panel.ManagerRow{}, err
@@ -361,7 +384,7 @@ func (s *Server) row(ctx context.Context, st *store.Store, r store.Remixlet) (pa
 
 // --- GET pages ---
 
-func (s *Server) managerList(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerList(w http.ResponseWriter, r *http.Request) {
 	p := panel.ManagerList{ManagerBase: s.base(r)}
 	if st := s.cfg.Store; st != nil {
 		ctx := r.Context()
@@ -387,7 +410,7 @@ func (s *Server) managerList(w http.ResponseWriter, r *http.Request) {
 }
 
 // withRemixlet runs a GET page that needs the store and the {id} remixlet.
-func (s *Server) withRemixlet(w http.ResponseWriter, r *http.Request, f func(st *store.Store, rx store.Remixlet)) {
+func (s *Manager) withRemixlet(w http.ResponseWriter, r *http.Request, f func(st *store.Store, rx store.Remixlet)) {
 	st := s.cfg.Store
 	if st == nil {
 		s.managerFail(w, http.StatusNotFound, "No store", "This proxy runs without a remixlet store.", "/manager")
@@ -401,7 +424,7 @@ func (s *Server) withRemixlet(w http.ResponseWriter, r *http.Request, f func(st 
 	f(st, rx)
 }
 
-func (s *Server) managerRemixlet(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerRemixlet(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		ctx := r.Context()
 		row, err := s.row(ctx, st, rx)
@@ -421,7 +444,7 @@ func (s *Server) managerRemixlet(w http.ResponseWriter, r *http.Request) {
 		}
 		p := panel.ManagerRemixlet{ManagerBase: s.base(r), ManagerRow: row, Enabled: rx.Enabled, Archived: rx.Archived,
 			Files: fileViews(v.Files), Log: logLines(es)}
-		p.Rules, p.RulesNote = ruleViews(v.Files) // the network rules as a table (netrules.go)
+		p.Rules, p.RulesNote = ruleViews(v.Files) // the network rules as a table (netrules/)
 		if p.Schedules, p.QueuedMessages, err = scheduleViews(ctx, st, rx.ID); err != nil {
 			s.managerError(w, err)
 			return
@@ -430,7 +453,7 @@ func (s *Server) managerRemixlet(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) managerHistory(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerHistory(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		vs, err := st.Versions(r.Context(), rx.ID)
 		if err != nil {
@@ -474,7 +497,7 @@ func versionFromPath(ctx context.Context, st *store.Store, r *http.Request, rx s
 	return v, nil
 }
 
-func (s *Server) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		v, err := versionFromPath(r.Context(), st, r, rx)
 		if err != nil {
@@ -495,7 +518,7 @@ func (s *Server) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) managerLog(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerLog(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		es, err := st.Log(r.Context(), rx.ID, 0)
 		if err != nil {
@@ -507,7 +530,7 @@ func (s *Server) managerLog(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) managerDeleteConfirm(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerDeleteConfirm(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		p := panel.ManagerDelete{ManagerBase: s.base(r), ID: rx.ID, Name: rx.Name}
 		writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerDelete(b, p) })
@@ -524,12 +547,12 @@ const newManifest = `{
 }
 `
 
-func (s *Server) managerNew(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerNew(w http.ResponseWriter, r *http.Request) {
 	p := panel.ManagerEdit{ManagerBase: s.base(r), Manifest: newManifest}
 	writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerEdit(b, p) })
 }
 
-func (s *Server) managerEdit(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerEdit(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		ctx := r.Context()
 		// Start from the active version, or the newest saved one when none is active.
@@ -551,7 +574,7 @@ func (s *Server) managerEdit(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) managerApproval(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerApproval(w http.ResponseWriter, r *http.Request) {
 	st := s.cfg.Store
 	if st == nil {
 		s.managerFail(w, http.StatusNotFound, "No store", "This proxy runs without a remixlet store.", "/manager")
@@ -595,7 +618,7 @@ func (s *Server) managerApproval(w http.ResponseWriter, r *http.Request) {
 	writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerApproval(b, p) })
 }
 
-func (s *Server) managerData(w http.ResponseWriter, r *http.Request) {
+func (s *Manager) managerData(w http.ResponseWriter, r *http.Request) {
 	p := panel.ManagerData{ManagerBase: s.base(r), DataDir: s.cfg.DataDir, DBSize: -1}
 	if s.cfg.DataDir != "" {
 		var total int64
@@ -659,7 +682,7 @@ func (s *Server) managerData(w http.ResponseWriter, r *http.Request) {
 // managerSave creates a remixlet (form field id empty) or saves a new version of one, with the
 // same checks and activation as the CLI: CheckFiles, SaveVersion, Activate, and on
 // ErrApprovalRequired a pending approval and the approval page.
-func (s *Server) managerSave(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerSave(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	ctx := r.Context()
 	form := panel.ManagerEdit{ManagerBase: panel.ManagerBase{Token: s.managerToken()},
 		ID:       r.PostForm.Get("id"),
@@ -728,7 +751,7 @@ func (s *Server) managerSave(w http.ResponseWriter, r *http.Request, st *store.S
 }
 
 // activate activates v, or asks for the person's approval when it needs one.
-func (s *Server) activate(w http.ResponseWriter, r *http.Request, st *store.Store, rx store.Remixlet, v store.Version, m *sandbox.Manifest, flash string) {
+func (s *Manager) activate(w http.ResponseWriter, r *http.Request, st *store.Store, rx store.Remixlet, v store.Version, m *sandbox.Manifest, flash string) {
 	ctx := r.Context()
 	_, old, _ := remixlet.ActiveManifest(ctx, st, rx.ID)
 	err := st.Activate(ctx, v.ID)
@@ -764,7 +787,7 @@ func problemView(p sandbox.Problem) panel.ProblemView {
 }
 
 // managerDecide is the person's click on "Allow and apply" (decision=allow) or "Don't allow".
-func (s *Server) managerDecide(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerDecide(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	ctx := r.Context()
 	a, err := st.Approval(ctx, r.PathValue("aid"))
 	if err != nil {
@@ -796,7 +819,7 @@ func (s *Server) managerDecide(w http.ResponseWriter, r *http.Request, st *store
 	}
 }
 
-func (s *Server) approvalFailed(w http.ResponseWriter, a store.Approval, err error) {
+func (s *Manager) approvalFailed(w http.ResponseWriter, a store.Approval, err error) {
 	msg := "This request can no longer be used."
 	switch {
 	case errors.Is(err, store.ErrApprovalExpired):
@@ -815,7 +838,7 @@ func (s *Server) approvalFailed(w http.ResponseWriter, a store.Approval, err err
 }
 
 // withPostRemixlet reads the {id} remixlet of a POST and its active manifest.
-func (s *Server) withPostRemixlet(w http.ResponseWriter, r *http.Request, st *store.Store, f func(rx store.Remixlet, m *sandbox.Manifest)) {
+func (s *Manager) withPostRemixlet(w http.ResponseWriter, r *http.Request, st *store.Store, f func(rx store.Remixlet, m *sandbox.Manifest)) {
 	rx, err := s.remixletFromPath(r.Context(), st, r)
 	if err != nil {
 		s.managerError(w, err)
@@ -829,7 +852,7 @@ func (s *Server) withPostRemixlet(w http.ResponseWriter, r *http.Request, st *st
 	f(rx, m)
 }
 
-func (s *Server) managerSwitch(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerSwitch(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, m *sandbox.Manifest) {
 		on := r.PostForm.Get("on") == "1"
 		if err := st.SetEnabled(r.Context(), rx.ID, on); err != nil {
@@ -841,7 +864,7 @@ func (s *Server) managerSwitch(w http.ResponseWriter, r *http.Request, st *store
 	})
 }
 
-func (s *Server) managerArchive(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerArchive(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, m *sandbox.Manifest) {
 		archived := r.PostForm.Get("archived") == "1"
 		if err := st.SetArchived(r.Context(), rx.ID, archived); err != nil {
@@ -853,7 +876,7 @@ func (s *Server) managerArchive(w http.ResponseWriter, r *http.Request, st *stor
 	})
 }
 
-func (s *Server) managerDelete(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerDelete(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, m *sandbox.Manifest) {
 		if err := st.DeleteRemixlet(r.Context(), rx.ID); err != nil {
 			s.managerError(w, err)
@@ -864,7 +887,7 @@ func (s *Server) managerDelete(w http.ResponseWriter, r *http.Request, st *store
 	})
 }
 
-func (s *Server) managerRestore(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerRestore(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, _ *sandbox.Manifest) {
 		ctx := r.Context()
 		old, err := versionFromPath(ctx, st, r, rx)
@@ -882,7 +905,7 @@ func (s *Server) managerRestore(w http.ResponseWriter, r *http.Request, st *stor
 	})
 }
 
-func (s *Server) managerDeleteData(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerDeleteData(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, _ *sandbox.Manifest) {
 		ctx := r.Context()
 		keys, err := st.StorageKeys(ctx, rx.ID)
@@ -900,7 +923,7 @@ func (s *Server) managerDeleteData(w http.ResponseWriter, r *http.Request, st *s
 	})
 }
 
-func (s *Server) managerPauseSite(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerPauseSite(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	host, err := store.NormalizeHost(r.PostForm.Get("host"))
 	if err == nil {
 		err = st.PauseSite(r.Context(), host)
@@ -917,7 +940,7 @@ func (s *Server) managerPauseSite(w http.ResponseWriter, r *http.Request, st *st
 	seeOther(w, "/manager", "paused")
 }
 
-func (s *Server) managerResumeSite(w http.ResponseWriter, r *http.Request, st *store.Store) {
+func (s *Manager) managerResumeSite(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	if err := st.ResumeSite(r.Context(), r.PostForm.Get("host")); err != nil {
 		if errors.Is(err, store.ErrInvalid) {
 			s.managerFail(w, http.StatusBadRequest, "Not a host name", "Write a bare host name such as news.example.com.", "/manager")

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -26,11 +26,12 @@ import (
 // only connection whose allow counts. Declining is harmless and is taken from the panel. Both
 // surfaces arm their buttons only after a delay and a pointer movement (the panel also waits for
 // IntersectionObserver v2 to report it visible, which catches opacity, transforms and filters),
-// and the proxy repeats the delay: a decision sooner than cardArmAfter after the card reached
+// and the proxy repeats the delay: a decision sooner than CardArmAfter after the card reached
 // that connection is refused.
 
-// cardArmAfter is how long a card must have been on a panel before its decision counts.
-const cardArmAfter = 800 * time.Millisecond
+// CardArmAfter is how long a card must have been on a panel before its decision counts
+// (exported for the proxy's integration tests, which wait it out before deciding).
+const CardArmAfter = 800 * time.Millisecond
 
 // cardLifetime is how long a card waits for the person (the approvals it stands for expire
 // after the same time, store.ApprovalLifetime).
@@ -60,7 +61,7 @@ func (cd *card) expire() {
 // errCardGone when the card expired, the page left or the turn was stopped.
 func (c *chat) ask(ctx context.Context, it chatItem) (bool, error) {
 	cd := &card{id: it.ID, decided: make(chan bool, 1), state: "pending"}
-	it.Kind, it.State, it.ArmAfterMs = "card", "pending", int(cardArmAfter/time.Millisecond)
+	it.Kind, it.State, it.ArmAfterMs = "card", "pending", int(CardArmAfter/time.Millisecond)
 	c.mu.Lock()
 	if c.sessionID == "" {
 		c.mu.Unlock()
@@ -111,7 +112,7 @@ func (c *chat) decide(p *panelConn, id string, allow bool) string {
 	p.shownMu.Lock()
 	shown, seen := p.shown[id]
 	p.shownMu.Unlock()
-	if !seen || time.Since(shown) < cardArmAfter {
+	if !seen || time.Since(shown) < CardArmAfter {
 		return "too quick: read the card, then decide"
 	}
 	cd.mu.Lock()

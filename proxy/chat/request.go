@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -38,8 +38,8 @@ import (
 // chat (the panel's switch, a panel message: no tool, no page message can), and then each
 // waits for the person on a card whose text the proxy writes ("Send a POST request to
 // shop.test/api/cart", the body's size, its first bytes as data), allowed only from the
-// confirmation window like every card that grants something (chat_cards.go). With plan review
-// on, a mutating request is a page action and waits for an approved plan (chat_plan.go).
+// confirmation window like every card that grants something (cards.go). With plan review
+// on, a mutating request is a page action and waits for an approved plan (plan.go).
 //
 // Redirects of a mutating request. The card allows one request to one address, so the method
 // and body go there once and nowhere else (sendMutating): a redirect that would repeat them —
@@ -81,7 +81,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if err != nil {
 		return "", &agent.ToolError{Message: "http_request refused: " + err.Error()}
 	}
-	n := c.hub.s.fetch
+	n := c.hub.fetch
 	if n == nil {
 		return "", &agent.ToolError{Message: "http_request is not available in this proxy"}
 	}
@@ -93,7 +93,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	if r.Body != nil && len(*r.Body) > fetch.MaxRequestBody {
 		return "", &agent.ToolError{Message: fmt.Sprintf("http_request refused: the body is more than %d bytes", fetch.MaxRequestBody)}
 	}
-	// Nothing that carries a secret is sent, nor shown on a card (redact_sources.go).
+	// Nothing that carries a secret is sent, nor shown on a card (redaction.go).
 	e.refreshSecrets(ctx, sess.ID)
 	if err := e.refuseSecret("http_request", "address", r.URL, target.String()); err != nil {
 		return "", err
@@ -424,7 +424,7 @@ func (c *chat) saveAPIAccess() {
 	c.mu.Lock()
 	id, on := c.rec.ID, c.apiAccess
 	c.mu.Unlock()
-	if id == "" || c.hub.s.cfg.Store == nil {
+	if id == "" || c.hub.st == nil {
 		return
 	}
 	state := "off"
@@ -432,8 +432,8 @@ func (c *chat) saveAPIAccess() {
 		state = "on"
 	}
 	b, _ := json.Marshal(chatItem{ID: apiAccessKey, Kind: "setting", State: state})
-	if err := c.hub.s.cfg.Store.PutChatItem(context.Background(), id, apiAccessKey, b); err != nil {
-		c.hub.s.log.Warn("saving a chat's API access", "err", err)
+	if err := c.hub.st.PutChatItem(context.Background(), id, apiAccessKey, b); err != nil {
+		c.hub.log.Warn("saving a chat's API access", "err", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -99,7 +99,7 @@ func actStateFor(c *chat) *actState {
 		key = fmt.Sprintf("chat %p", c)
 	}
 	now := time.Now()
-	acts := c.hub.s.acts
+	acts := &c.hub.acts
 	acts.Lock()
 	defer acts.Unlock()
 	for k, st := range acts.m {
@@ -127,16 +127,16 @@ func newActState(now func() time.Time) *actState {
 
 // sessionActPage is a page session as an actPage.
 type sessionActPage struct {
-	s  *Server
-	id string
+	pages *page.Hub
+	id    string
 }
 
 func (p sessionActPage) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
-	return p.s.pages.Tool(ctx, p.id, tool, args)
+	return p.pages.Tool(ctx, p.id, tool, args)
 }
 
 func (p sessionActPage) url() (string, bool) {
-	sess, ok := p.s.pages.Get(p.id)
+	sess, ok := p.pages.Get(p.id)
 	if !ok || !sess.Connected {
 		return "", false
 	}
@@ -144,8 +144,8 @@ func (p sessionActPage) url() (string, bool) {
 }
 
 // chatActPage is the chat's page as the act checks see it, with the chat's own checks: the
-// proxy's hold on the agent's navigations (chat_navguard.go) and the card for actions that
-// submit or destroy (chat_submit.go).
+// proxy's hold on the agent's navigations (navguard.go) and the card for actions that
+// submit or destroy (submit.go).
 type chatActPage struct {
 	sessionActPage
 	c    *chat
@@ -180,7 +180,7 @@ func (e *chatEnv) actPageTool(ctx context.Context, sess page.Info, tool string, 
 			return json.RawMessage(`{"accepted":true}`), nil
 		}
 	}
-	return actStateFor(e.c).run(ctx, chatActPage{sessionActPage: sessionActPage{s: e.c.hub.s, id: sess.ID}, c: e.c, sess: sess}, tool, args)
+	return actStateFor(e.c).run(ctx, chatActPage{sessionActPage: sessionActPage{pages: e.c.hub.pages, id: sess.ID}, c: e.c, sess: sess}, tool, args)
 }
 
 // run runs one page tool with the checks that concern it.
@@ -195,7 +195,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 	case "select":
 		// Enter, a submission or a change handler may navigate too.
 		before, _ := pg.url()
-		nav := armFor(pg, tool, args) // chat_navguard.go
+		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			Navigated bool   `json:"navigated"`
@@ -210,7 +210,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		}
 		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	default:
-		nav := armFor(pg, tool, args) // chat_navguard.go
+		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			MayLeave bool `json:"mayLeave"`
@@ -230,7 +230,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		st.noteEdits(pg, tool, args, out)
 	}
 	if errors.Is(err, page.ErrGone) {
-		if why := navStopOf(pg); why != "" { // chat_navguard.go
+		if why := navStopOf(pg); why != "" { // navguard.go
 			return nil, &agent.ToolError{Message: tool + ": the page went away before answering; the proxy had just stopped it: " + why + ". Nothing was sent; the tab shows the proxy's page. Do not try another way; tell the person what you found instead."}
 		}
 		return nil, &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
@@ -258,7 +258,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	delete(args, "resubmit")
 	delete(args, "recent")
-	delete(args, "probe")  // the proxy's own, never the model's (chat_submit.go)
+	delete(args, "probe")  // the proxy's own, never the model's (submit.go)
 	delete(args, "expect") // likewise
 	before, _ := pg.url()
 	if !resubmit {
@@ -268,7 +268,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		}
 	}
 	// An action that submits a form with POST or presses a destructive control waits for the
-	// person's Allow unless the chat's switch is on (chat_submit.go).
+	// person's Allow unless the chat's switch is on (submit.go).
 	expect, withExpect, allowed, err := gateSubmit(ctx, pg, tool, args)
 	if err != nil {
 		return nil, err
@@ -278,9 +278,9 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		args["expect"] = b
 	}
 	sent, _ := json.Marshal(args)
-	nav := armFor(pg, tool, sent) // chat_navguard.go
+	nav := armFor(pg, tool, sent) // navguard.go
 	if allowed != nil {
-		nav.allowPost(allowed.Action) // asked once: its submission is not held again (chat_submit.go)
+		nav.allowPost(allowed.Action) // asked once: its submission is not held again (submit.go)
 	}
 	out, err := pg.call(ctx, tool, sent)
 	if err != nil {
@@ -348,7 +348,7 @@ func watchNavigation(ctx context.Context, pg actPage, action, before, after stri
 }
 
 // waitLeft waits, up to max, for page's session to end after an action that loads a new
-// document; the chat then follows the tab (chat_follow.go) before its next step. A change of
+// document; the chat then follows the tab (follow.go) before its next step. A change of
 // the page's address while it stays (a history step within the document) ends the wait too.
 func waitLeft(ctx context.Context, pg actPage, max time.Duration) {
 	before, _ := pg.url()

@@ -1,4 +1,4 @@
-package proxy
+package chat
 
 import (
 	"context"
@@ -12,11 +12,13 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/redact"
 	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
-// Where the redaction stage's known values come from (redact.go has what it does with them),
-// gathered per chat by a chatRedactor, the agent.Redactor the proxy always gives a turn:
+// Where the redaction stage's known values come from (proxy/internal/redact has what it does
+// with them), gathered per chat by a chatRedactor, the agent.Redactor the proxy always gives a
+// turn:
 //
 //   - the page's password values: the page agent reports them on its own channel
 //     ({type:"secrets", fields:[{id, value}], cookies:[…]}, sent before each tool's answer and
@@ -44,8 +46,8 @@ type chatRedactor struct {
 
 	mu      sync.Mutex
 	lastKey redactorKey // what the compiled set was gathered for
-	last    []secret
-	comp    *redactor
+	last    []redact.Secret
+	comp    *redact.Redactor
 }
 
 // redactorKey names the state a set of secrets was gathered from: when none of it changed, the
@@ -77,16 +79,16 @@ func (r *chatRedactor) Redact(text string) string { return r.current().Redact(te
 func (r *chatRedactor) Secret(text string) string { return r.current().Secret(text) }
 
 // current is the compiled set of the secrets known now.
-func (r *chatRedactor) current() *redactor {
-	s := r.c.hub.s
+func (r *chatRedactor) current() *redact.Redactor {
+	h := r.c.hub
 	r.c.mu.Lock()
 	key := redactorKey{sessionID: r.c.sessionID, host: r.c.host}
 	r.c.mu.Unlock()
 	// Read before gathering: a change made meanwhile makes the next use gather again.
-	key.reports = s.pages.SecretsGeneration()
-	key.creds = s.fetch.Credentials().Generation()
-	key.view = s.fetch.Cookies().Generation()
-	if sess, ok := s.pages.Get(key.sessionID); ok {
+	key.reports = h.pages.SecretsGeneration()
+	key.creds = h.fetch.Credentials().Generation()
+	key.view = h.fetch.Cookies().Generation()
+	if sess, ok := h.pages.Get(key.sessionID); ok {
 		key.host = sess.URL // the page's address decides its site
 	}
 	r.mu.Lock()
@@ -99,55 +101,55 @@ func (r *chatRedactor) current() *redactor {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.comp == nil || !slices.Equal(list, r.last) {
-		r.comp, r.last = newRedactor(list), list
+		r.comp, r.last = redact.New(list), list
 	}
 	r.lastKey = key
 	return r.comp
 }
 
 // collect gathers the accepted secrets for the chat now, sorted.
-func (r *chatRedactor) collect() []secret {
+func (r *chatRedactor) collect() []redact.Secret {
 	c := r.c
-	s := c.hub.s
+	h := c.hub
 	c.mu.Lock()
 	sessionID, host := c.sessionID, c.host
 	c.mu.Unlock()
 	site := ""
-	if sess, ok := s.pages.Get(sessionID); ok {
+	if sess, ok := h.pages.Get(sessionID); ok {
 		site = siteOfURL(sess.URL)
 	}
 	if site == "" && host != "" {
 		site = weburl.Site(strings.TrimSuffix(strings.ToLower(host), "."))
 	}
-	var out []secret
+	var out []redact.Secret
 	add := func(kind string, values ...string) {
 		for _, v := range values {
-			if acceptSecret(v, kind) {
-				out = append(out, secret{v, kind})
+			if redact.Accept(v, kind) {
+				out = append(out, redact.Secret{Value: v, Kind: kind})
 			}
-			if kind == kindCookie {
+			if kind == redact.KindCookie {
 				// A cookie value is often percent-encoded; pages show it decoded.
-				if d, err := url.QueryUnescape(v); err == nil && d != v && acceptSecret(d, kind) {
-					out = append(out, secret{d, kind})
+				if d, err := url.QueryUnescape(v); err == nil && d != v && redact.Accept(d, kind) {
+					out = append(out, redact.Secret{Value: d, Kind: kind})
 				}
 			}
 		}
 	}
-	passwords, cookies := s.pages.Secrets(site, sessionID)
-	add(kindPassword, passwords...)
-	add(kindCookie, cookies...)
-	auth, seen := s.fetch.Credentials().Site(site)
-	add(kindCookie, seen...)
-	add(kindCookie, s.fetch.Cookies().SiteValues(site)...)
-	add(kindAuth, auth...)
-	add(kindKey, r.keys...)
-	slices.SortFunc(out, func(a, b secret) int {
-		if c := strings.Compare(a.value, b.value); c != 0 {
+	passwords, cookies := h.pages.Secrets(site, sessionID)
+	add(redact.KindPassword, passwords...)
+	add(redact.KindCookie, cookies...)
+	auth, seen := h.fetch.Credentials().Site(site)
+	add(redact.KindCookie, seen...)
+	add(redact.KindCookie, h.fetch.Cookies().SiteValues(site)...)
+	add(redact.KindAuth, auth...)
+	add(redact.KindKey, r.keys...)
+	slices.SortFunc(out, func(a, b redact.Secret) int {
+		if c := strings.Compare(a.Value, b.Value); c != 0 {
 			return c
 		}
-		return strings.Compare(a.kind, b.kind)
+		return strings.Compare(a.Kind, b.Kind)
 	})
-	return slices.CompactFunc(out, func(a, b secret) bool { return a.value == b.value })
+	return slices.CompactFunc(out, func(a, b redact.Secret) bool { return a.Value == b.Value })
 }
 
 // withArticle is a kind of secret with its indefinite article: "a password", "an authorization".
@@ -161,7 +163,7 @@ func withArticle(kind string) string {
 // redactor is the turn's redactor; a chatEnv made without one gets one (never none).
 func (e *chatEnv) redactor() *chatRedactor {
 	if e.red == nil {
-		settings, _ := e.c.hub.s.chatSettings()
+		settings, _ := e.c.hub.settings()
 		e.red = e.c.newRedactor(settings)
 	}
 	return e.red
@@ -174,7 +176,7 @@ func (e *chatEnv) redactor() *chatRedactor {
 func (e *chatEnv) refreshSecrets(ctx context.Context, sessionID string) {
 	ctx, cancel := context.WithTimeout(ctx, secretsRefreshTimeout)
 	defer cancel()
-	e.c.hub.s.pages.Tool(ctx, sessionID, "report_secrets", nil)
+	e.c.hub.pages.Tool(ctx, sessionID, "report_secrets", nil)
 }
 
 // secretsRefreshTimeout bounds refreshSecrets.

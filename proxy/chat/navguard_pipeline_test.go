@@ -1,0 +1,371 @@
+package chat
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// guardPipeline is the part of the proxy's pipeline the agent's navigation guard lives in: its
+// request side (GuardNavigation) before a request leaves, its response side (GuardRedirect) on
+// the answer, around a reverse proxy to a test site that answers for example.com and its
+// subdomains.
+type guardPipeline struct {
+	h  *Hub
+	rp *httputil.ReverseProxy
+	t  *testing.T
+}
+
+func newGuardPipeline(t *testing.T, site http.Handler) *guardPipeline {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(site)
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes of hosts it has no certificate for
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	roots := x509.NewCertPool()
+	roots.AddCert(ts.Certificate())
+	var d net.Dialer
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots},
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, ts.Listener.Addr().String())
+		}}
+	t.Cleanup(tr.CloseIdleConnections)
+	h := newHub(nil, context.Background())
+	h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = "https", pr.In.Host, pr.In.Host
+		},
+		Transport:      tr,
+		ModifyResponse: func(resp *http.Response) error { h.GuardRedirect(resp); return nil },
+		ErrorLog:       log.New(io.Discard, "", 0),
+	}
+	return &guardPipeline{h: h, rp: rp, t: t}
+}
+
+// get sends a GET for rawURL with the headers hdr (name, value, …) as the browser sends it in
+// an intercepted connection, and returns the answer.
+func (p *guardPipeline) get(rawURL string, hdr ...string) (*http.Response, []byte) {
+	p.t.Helper()
+	return p.do("GET", rawURL, nil, hdr...)
+}
+
+// post sends a form's submission to rawURL as Chromium does for a navigation (hdr: the
+// navigation's headers), and returns the answer.
+func (p *guardPipeline) post(rawURL string, hdr ...string) (*http.Response, string) {
+	p.t.Helper()
+	resp, body := p.do("POST", rawURL, strings.NewReader("do=delete"), append([]string{"Content-Type", "application/x-www-form-urlencoded"}, hdr...)...)
+	return resp, string(body)
+}
+
+// do sends a request for rawURL with the payload and the headers hdr (name, value, …) as the
+// browser sends it in an intercepted connection, and returns the answer.
+func (p *guardPipeline) do(method, rawURL string, payload io.Reader, hdr ...string) (*http.Response, []byte) {
+	p.t.Helper()
+	req := httptest.NewRequest(method, rawURL, payload)
+	req.RequestURI = req.URL.RequestURI()
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	r, w, done, answered := p.h.GuardNavigation(rec, req)
+	if !answered {
+		p.rp.ServeHTTP(w, r)
+		done()
+	}
+	resp := rec.Result()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, body
+}
+
+// navHeaders are the headers Chromium sends with a navigation started in a page of from
+// (fetchSite as it computes it); referer "" leaves the Referer out.
+func navHeaders(fetchSite, referer string) []string {
+	h := []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", fetchSite, "Upgrade-Insecure-Requests", "1"}
+	if referer != "" {
+		h = append(h, "Referer", referer)
+	}
+	return h
+}
+
+// navSite is a site with an open redirect, a same-site redirect into it, a page that refreshes
+// off the site, and a page; it records what it answered.
+type navSite struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *navSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.seen = append(s.seen, r.Method+" "+r.Host+r.URL.RequestURI())
+	s.mu.Unlock()
+	switch r.URL.Path {
+	case "/out":
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	case "/hop":
+		http.Redirect(w, r, "https://www.example.com/out?to="+url.QueryEscape(r.URL.Query().Get("to")), http.StatusMovedPermanently)
+	case "/refresh":
+		w.Header().Set("Refresh", "0; url=https://witness.test/r")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><title>R</title>`)
+	case "/post307":
+		http.Redirect(w, r, "/account2", http.StatusTemporaryRedirect)
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, `<!doctype html><title>Shop</title><p>shop</p>`)
+	}
+}
+
+func (s *navSite) requests() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.seen, "\n")
+}
+
+// TestAgentNavigationGuard: through the guard's two sides in a pipeline as the proxy's (its whole
+// wiring is tested in proxy/chat_navguard_test.go and e2e), with an expectation armed as the chat arms
+// it before an action: the site's open redirect off the site is replaced by the refusal page, and
+// so is a same-site redirect into it, a Refresh header off the site and a first hop off the site
+// (answered without going upstream); a redirect within the site goes through. The person's own
+// navigation (Sec-Fetch-Site: none) and any navigation once the window is over are left alone.
+func TestAgentNavigationGuard(t *testing.T) {
+	site := &navSite{}
+	cf := newGuardPipeline(t, site)
+	g := &cf.h.nav
+	var mu sync.Mutex
+	var told []string
+	arm := func() *navExpect {
+		return g.arm("click", "https://example.com/", "https://example.com", nil, func(why string) {
+			mu.Lock()
+			told = append(told, why)
+			mu.Unlock()
+		})
+	}
+	pageURL := "https://example.com/"
+	exfil := url.QueryEscape("https://witness.test/?d=secret")
+
+	x := arm()
+	resp, body := cf.get("https://example.com/out?to="+exfil, navHeaders("same-origin", pageURL)...)
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Location") != "" || !strings.Contains(string(body), "remixproxy stopped the agent&#39;s navigation") ||
+		!strings.Contains(string(body), "would have left example.com") || strings.Contains(string(body), "secret") {
+		t.Errorf("open redirect: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	if why := x.refusal(); !strings.Contains(why, "a redirect (302) to https://witness.test/?…") {
+		t.Errorf("refusal = %q", why)
+	}
+	x.settle()
+
+	// A redirect within the site is followed; the hop it leads to is the agent's too.
+	x = arm()
+	resp, _ = cf.get("https://example.com/hop?to="+exfil, navHeaders("same-origin", pageURL)...)
+	if resp.StatusCode != http.StatusMovedPermanently || !strings.HasPrefix(resp.Header.Get("Location"), "https://www.example.com/out?") {
+		t.Fatalf("same-site redirect: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	x.settle()
+	resp, _ = cf.get(resp.Header.Get("Location"), navHeaders("same-site", pageURL)...)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the hop's own redirect off the site: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if x.refusal() == "" {
+		t.Error("the hop's refusal was not recorded")
+	}
+
+	// A Refresh header off the site, and a first hop off the site.
+	x = arm()
+	if resp, _ := cf.get("https://example.com/refresh", navHeaders("same-origin", pageURL)...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
+		t.Errorf("Refresh off the site: %d %q", resp.StatusCode, resp.Header.Get("Refresh"))
+	}
+	if resp, body := cf.get("https://witness.test/?d=secret", navHeaders("cross-site", pageURL)...); resp.StatusCode != http.StatusForbidden ||
+		!strings.Contains(string(body), "would have left the site example.com for https://witness.test/?…") {
+		t.Errorf("first hop off the site: %d\n%s", resp.StatusCode, body)
+	}
+	x.settle()
+
+	// A frame of the page: loading another site is its own (a widget); a redirect off the site
+	// of a frame's address on the site is held like the tab's.
+	x = arm()
+	frameHdr := []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin", "Referer", pageURL}
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, frameHdr...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a frame's redirect off the site: %d, want 403", resp.StatusCode)
+	}
+	frameHdr[5] = "cross-site"
+	if resp, body := cf.get("https://witness.test/widget", frameHdr...); resp.StatusCode == http.StatusForbidden {
+		t.Errorf("a frame loading another site was refused: %d\n%s", resp.StatusCode, body)
+	}
+	x.settle()
+
+	// Not the agent's: the address bar, and another site's page.
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, navHeaders("none", "")...); resp.StatusCode != http.StatusFound {
+		t.Errorf("the person's own navigation through the open redirect: %d, want 302", resp.StatusCode)
+	}
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, navHeaders("cross-site", "https://news.test/")...); resp.StatusCode != http.StatusFound {
+		t.Errorf("another site's navigation: %d, want 302", resp.StatusCode)
+	}
+	// A subresource is never a navigation.
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, "Sec-Fetch-Dest", "image", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-origin", "Referer", pageURL); resp.StatusCode != http.StatusFound {
+		t.Errorf("an image through the open redirect: %d, want 302 (not the guard's)", resp.StatusCode)
+	}
+
+	// After the window, the page's own navigations are its own.
+	g.mu.Lock()
+	for _, e := range g.xs {
+		e.until = time.Now().Add(-time.Second)
+		e.pending = 0
+	}
+	g.mu.Unlock()
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, navHeaders("same-origin", pageURL)...); resp.StatusCode != http.StatusFound {
+		t.Errorf("after the window: %d, want 302", resp.StatusCode)
+	}
+	if n := g.live.Load(); n != 0 {
+		t.Errorf("%d expectations live after their windows", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) < 3 {
+		t.Errorf("the chat was told of %d refusals, want at least 3: %q", len(told), told)
+	}
+}
+
+// leaseClock is a navGuard clock a test moves on.
+type leaseClock struct{ off atomic.Int64 }
+
+func (c *leaseClock) now() time.Time       { return time.Now().Add(time.Duration(c.off.Load())) }
+func (c *leaseClock) skip(d time.Duration) { c.off.Add(int64(d)) }
+
+// TestNavDocLease: through the guard's two sides in a pipeline as the proxy's (the whole wiring:
+// e2e's TestRedteamAgentLeavingPage*). The agent's navigate loads a page of the site; once
+// the action's window is over, that document's own navigations off the site (a meta refresh, a
+// timer's location assignment: no user activation, with or without a Referer) are still held,
+// and so are those of a page of the site it went on to by itself, and a Refresh header there.
+// The person's own click (Sec-Fetch-User: ?1) goes where it goes — unless the person has just
+// typed in the panel, whose activation the page shares. When the tab leaves the document (its
+// page session goes), the lease ends; a document whose page agent never connects keeps it for
+// navDocLoading.
+func TestNavDocLease(t *testing.T) {
+	site := &navSite{}
+	cf := newGuardPipeline(t, site)
+	g := &cf.h.nav
+	clk := &leaseClock{}
+	g.mu.Lock()
+	g.now = clk.now
+	g.mu.Unlock()
+	var mu sync.Mutex
+	var told []string
+	owner := new(int)
+	page := "https://example.com/"
+	navigate := func(to string) *navExpect {
+		x := g.armAs(navOwner{owner: owner}, "navigate", page, "https://example.com", []string{to}, func(why string) {
+			mu.Lock()
+			told = append(told, why)
+			mu.Unlock()
+		})
+		if resp, _ := cf.get(to, navHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
+			t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
+		}
+		x.settle()
+		clk.skip(navAfter + time.Second) // the action's own window is over
+		return x
+	}
+	var alive1, alive2, alive3 atomic.Bool
+	leaving := "https://example.com/leaving?to=x"
+	navigate(leaving)
+	alive1.Store(true)
+	g.docOpened("s1", leaving, alive1.Load)
+
+	// witness.test is dialed to the test site, whose certificate is not for it: a navigation the
+	// guard lets go is answered by the reverse proxy's error (502), one it holds by its refusal
+	// (403).
+	const passed = http.StatusBadGateway
+	user := func(h []string) []string { return append(h, "Sec-Fetch-User", "?1") }
+	for _, tt := range []struct {
+		name string
+		hdr  []string
+		want int
+	}{
+		{"meta refresh with data in the address", navHeaders("cross-site", page), http.StatusForbidden},
+		{"a timer's location, no-referrer policy", navHeaders("cross-site", ""), http.StatusForbidden},
+		{"plain http: no Fetch metadata", []string{"Upgrade-Insecure-Requests", "1", "Referer", page}, http.StatusForbidden},
+		{"the person's own click", user(navHeaders("cross-site", page)), passed},
+		{"the address bar", navHeaders("none", ""), passed},
+		{"another site's tab", navHeaders("cross-site", "https://news.test/"), passed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := cf.get("https://witness.test/meta?d=4711", tt.hdr...)
+			if resp.StatusCode != tt.want && (tt.want != passed || resp.StatusCode == http.StatusForbidden) {
+				t.Fatalf("status = %d, want %d\n%s", resp.StatusCode, tt.want, body)
+			}
+			if tt.want == http.StatusForbidden && (!strings.Contains(string(body), "would have left the site example.com for https://witness.test/meta?…") || strings.Contains(string(body), "4711")) {
+				t.Errorf("refusal page:\n%s", body)
+			}
+		})
+	}
+	if why := g.stopFor(owner); !strings.Contains(why, "would have left the site example.com") {
+		t.Errorf("stopFor = %q", why)
+	}
+
+	// The person typed in the panel a moment ago: the page has their activation from it.
+	g.panelActive()
+	if resp, _ := cf.get("https://witness.test/typed", user(navHeaders("cross-site", page))...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a navigation with the panel's activation: %d, want 403", resp.StatusCode)
+	}
+	clk.skip(panelTaint)
+	if resp, _ := cf.get("https://witness.test/clicked", user(navHeaders("cross-site", page))...); resp.StatusCode != passed {
+		t.Errorf("the person's click after the panel's activation ran out: %d, want 502 (let go)", resp.StatusCode)
+	}
+
+	// The tab left the document (the person's own navigation): the lease ends.
+	alive1.Store(false)
+	if resp, _ := cf.get("https://witness.test/later", navHeaders("cross-site", page)...); resp.StatusCode != passed {
+		t.Errorf("after the agent's document went: %d, want 502 (let go)", resp.StatusCode)
+	}
+	if n := g.live.Load(); n != 0 {
+		t.Errorf("%d expectations live after the document went, want 0", n)
+	}
+
+	// A chain: the document goes on to a page of the site by itself; that page is held too,
+	// and so is its Refresh header.
+	navigate(leaving)
+	alive2.Store(true)
+	g.docOpened("s2", leaving, alive2.Load)
+	if resp, _ := cf.get("https://example.com/next", navHeaders("same-origin", leaving)...); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the document's own navigation within the site: %d", resp.StatusCode)
+	}
+	alive2.Store(false)
+	alive3.Store(true)
+	g.docOpened("s3", "https://example.com/next", alive3.Load)
+	if resp, _ := cf.get("https://witness.test/chain", navHeaders("cross-site", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the next page's forward off the site: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := cf.get("https://example.com/refresh", navHeaders("same-origin", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
+		t.Errorf("a Refresh header off the site: %d %q", resp.StatusCode, resp.Header.Get("Refresh"))
+	}
+	alive3.Store(false)
+
+	// A document whose page agent never connects keeps the lease for navDocLoading.
+	navigate("https://example.com/plain")
+	if resp, _ := cf.get("https://witness.test/unconnected", navHeaders("cross-site", page)...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("an unconnected document's forward: %d, want 403", resp.StatusCode)
+	}
+	clk.skip(navDocLoading)
+	if resp, _ := cf.get("https://witness.test/unconnected2", navHeaders("cross-site", page)...); resp.StatusCode != passed {
+		t.Errorf("after navDocLoading: %d, want 502 (let go)", resp.StatusCode)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) < 3 {
+		t.Errorf("the chat was told of %d refusals, want at least 3: %q", len(told), told)
+	}
+}
