@@ -79,6 +79,7 @@ type Runner struct {
 	supCfg      sandbox.SupervisorConfig
 	opTimeout   time.Duration
 	standingTTL time.Duration
+	idleGrace   time.Duration // document_idle's wait for load after DOMContentLoaded (runat.go)
 
 	guard    redirectGuard // addresses remixlets wrote, by page session, checked on redirects (redirect.go)
 	net      *fetch.Client // rmx.fetch's client (rmx_fetch.go); nil: rmx.fetch is refused
@@ -135,7 +136,7 @@ func newRunner(st *store.Store, cfg sandbox.SupervisorConfig, log *slog.Logger) 
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{
 		st: st, log: log, supCfg: cfg,
-		opTimeout: defaultOpTimeout, standingTTL: defaultStandingTTL,
+		opTimeout: defaultOpTimeout, standingTTL: defaultStandingTTL, idleGrace: sandbox.IdleGrace,
 		logs: newRemixletLogWriter(st, log).start(), ctx: ctx, stop: cancel,
 		pages: map[string]*pageRun{},
 	}
@@ -339,6 +340,7 @@ func (p *pageRun) sync(ctx context.Context) {
 		// No longer a candidate (out of its matches, paused, switched off, deleted), or another
 		// version is active now: stopped, and released in the page; a new version starts below.
 		delete(p.matched, id)
+		delete(p.waiting, id)
 		gone[id] = true
 		released = append(released, id)
 		if rr := p.running[id]; rr != nil {
@@ -371,7 +373,11 @@ func (p *pageRun) sync(ctx context.Context) {
 			styles = append(styles, c)
 		}
 		if c.hasScript {
-			scripts = append(scripts, c)
+			if p.due(c.manifest.RunAt) {
+				scripts = append(scripts, c)
+			} else {
+				p.waiting[c.id] = c // started when the page reaches its run time (runat.go)
+			}
 		}
 	}
 	p.mu.Unlock()
@@ -398,17 +404,7 @@ func (p *pageRun) sync(ctx context.Context) {
 			r.ran(c.id, pc.url()) // a style-only remixlet runs by being inserted
 		}
 	}
-	if len(scripts) == 0 {
-		return
-	}
-	sup, err := r.supervisor()
-	if err != nil {
-		r.log.Error("remixlets not started: the sandbox is not running", "err", err)
-		return
-	}
-	for _, c := range scripts {
-		p.start(sup, c)
-	}
+	p.startScripts(scripts)
 }
 
 // sendStyle checks a remixlet's style.css again, for this insertion, and sends what passes to
@@ -497,6 +493,12 @@ type pageRun struct {
 	running map[string]*runningRemixlet // by remixlet ID
 	matched map[string]int64            // remixlets taken on for the page's current URL: their version
 	styled  map[string]bool             // remixlets whose stylesheet the page has
+	// Run times (runat.go): how far the document is, whether document_idle's point is reached,
+	// its grace timer, and the scripts taken on that wait for their point, by remixlet ID.
+	ready     readiness
+	idle      bool
+	idleTimer *time.Timer
+	waiting   map[string]candidate
 }
 
 type pendingOp struct {
@@ -521,7 +523,7 @@ type runningRemixlet struct {
 
 func (r *Runner) newPageRun(pc pageConn) *pageRun {
 	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{},
-		matched: map[string]int64{}, styled: map[string]bool{}}
+		matched: map[string]int64{}, styled: map[string]bool{}, waiting: map[string]candidate{}}
 }
 
 func (p *pageRun) isEnded() bool {
@@ -577,6 +579,10 @@ func (p *pageRun) end() {
 		return
 	}
 	p.ended = true
+	if p.idleTimer != nil {
+		p.idleTimer.Stop()
+	}
+	p.waiting = map[string]candidate{}
 	running := p.running
 	p.running = map[string]*runningRemixlet{}
 	pending := p.pending
@@ -595,6 +601,8 @@ func (p *pageRun) end() {
 // receive handles one page-agent message for the remixlets.
 func (p *pageRun) receive(typ string, raw json.RawMessage) {
 	switch typ {
+	case panel.TypeHello, panel.TypeReady:
+		p.readinessMessage(typ, raw)
 	case panel.TypeResult:
 		var m struct {
 			ID    uint64          `json:"id"`
@@ -664,7 +672,11 @@ func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, call do
 	for i, a := range call.args {
 		anyArgs[i] = a
 	}
-	return p.ask(ctx, h, func(id uint64) any {
+	wait := p.r.opTimeout
+	if call.wait > 0 {
+		wait = call.wait + waitForRelayMargin
+	}
+	return p.askWithin(ctx, h, wait, func(id uint64) any {
 		return panel.Op{Type: panel.TypeOp, ID: id, Remixlet: h.id, Op: op, Args: anyArgs,
 			Hosts: call.hosts, Relative: call.relative, Addrs: call.opAddrs()}
 	})

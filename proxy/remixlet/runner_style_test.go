@@ -49,13 +49,13 @@ func (f *fakePage) sentStyles() []panel.Style {
 	return append([]panel.Style(nil), f.styles...)
 }
 
-// connectFakePage runs the runner's pageConnected for a fake page at pageURL with session id.
+// connectFakePage connects a fake page at pageURL with session id, its document loaded.
 func connectFakePage(r *Runner, id, pageURL string) *fakePage {
 	f := &fakePage{url: pageURL}
 	pc := f.conn()
 	pc.id = id
 	f.deliver = func(typ string, raw json.RawMessage) { r.pageMessage(id, typ, raw) }
-	r.pageConnected(context.Background(), pc)
+	connectLoaded(r, pc)
 	return f
 }
 

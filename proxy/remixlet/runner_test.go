@@ -395,7 +395,7 @@ func TestRemixletEventsReachOnlyTheirListener(t *testing.T) {
 	t.Cleanup(r.Close)
 	f := &fakePage{url: "https://shop.test/"}
 	f.deliver = func(typ string, raw json.RawMessage) { r.pageMessage("sess-test", typ, raw) }
-	r.pageConnected(context.Background(), f.conn())
+	connectLoaded(r, f.conn())
 	waitLog(t, st, b.id, "b runs")
 	var listener int64
 	deadline := time.Now().Add(5 * time.Second)
