@@ -133,6 +133,7 @@ func New(cfg Config) (*Server, error) {
 		// The page sessions' listeners, in this order: the chats, then the remixlet runner.
 		s.pages.AddListener(s.chats)
 		s.pages.AddListener(s.remixlets)
+		s.remixlets.Warm() // the sandbox host starts with the proxy when a remixlet with a script is on
 	}
 	s.modelHTTP = cfg.ModelClient
 	if s.modelHTTP == nil {

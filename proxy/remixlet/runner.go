@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
@@ -71,8 +72,8 @@ const (
 	defaultStandingTTL = 250 * time.Millisecond
 )
 
-// Runner runs the remixlets of every connected page. It starts the sandbox supervisor on first
-// use and stops it on Close. Use NewRunner.
+// Runner runs the remixlets of every connected page. It starts the sandbox supervisor ahead of
+// the first page that needs it (warm.go), or on first use, and stops it on Close. Use NewRunner.
 type Runner struct {
 	st          *store.Store
 	log         *slog.Logger
@@ -96,19 +97,24 @@ type Runner struct {
 	ctx  context.Context
 	stop context.CancelFunc
 
-	mu     sync.Mutex
-	sup    *sandbox.Supervisor
-	supErr error
-	pages  map[string]*pageRun // by session ID
-	closed bool
+	// The warm sandbox (warm.go): whether the supervisor has started, and a Warm in progress.
+	supStarted atomic.Bool
+	warming    atomic.Bool
+
+	mu       sync.Mutex
+	sup      *sandbox.Supervisor
+	supErr   error
+	supErrAt time.Time           // when supErr happened: the start is tried again supervisorRetry later
+	pages    map[string]*pageRun // by session ID
+	closed   bool
 }
 
 // Config is what the runner needs.
 type Config struct {
 	// Store holds the remixlets, their versions, logs, storage and schedules. Required.
 	Store *store.Store
-	// Sandbox configures the sandbox supervisor, started when the first page with a matching
-	// remixlet connects. If Sandbox.Log is nil, the supervisor's lines go to Logger.
+	// Sandbox configures the sandbox supervisor, started ahead of the first page that needs it
+	// (Warm, Prepare) or by it. If Sandbox.Log is nil, the supervisor's lines go to Logger.
 	Sandbox sandbox.SupervisorConfig
 	// Logger receives the runner's own lines (each remixlet's go to its log in the store). If
 	// nil, slog.Default().
@@ -169,22 +175,27 @@ func (r *Runner) ran(remixlet, pageURL string) {
 	r.logs.ran(remixlet, site)
 }
 
-// supervisor returns the running supervisor, starting it on first use.
+// supervisor returns the running supervisor, starting it on first use (or ahead of it: Warm).
+// A supervisor that could not start is tried again supervisorRetry after the failure.
 func (r *Runner) supervisor() (*sandbox.Supervisor, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, sandbox.ErrSupervisorClosed
 	}
-	if r.sup == nil && r.supErr == nil {
+	if r.sup == nil && (r.supErr == nil || time.Since(r.supErrAt) >= supervisorRetry) {
 		sup := sandbox.NewSupervisor(r.supCfg)
 		if err := sup.Start(r.ctx); err != nil {
-			r.supErr = err
+			r.supErr, r.supErrAt = err, time.Now()
 		} else {
-			r.sup = sup
+			r.sup, r.supErr = sup, nil
+			r.supStarted.Store(true)
 		}
 	}
-	return r.sup, r.supErr
+	if r.sup != nil {
+		return r.sup, nil
+	}
+	return nil, r.supErr
 }
 
 // Close stops every sandbox and the supervisor, and writes the last log lines.
