@@ -14,7 +14,9 @@ import (
 )
 
 // lateSite streams a page as a slow network would: the head and a first part at once, its
-// <h1 id="late"> after ?late= ms (default 800), the rest after ?hold= ms more (default 100).
+// <h1 id="late"> after ?late= ms (default 800), the rest after ?hold= ms more (default 100); with
+// ?cache=1 without no-store, so the back/forward cache may keep it (data-shows counts its
+// pageshow events and says "persisted" after a restore).
 // The page records, at its own DOMContentLoaded, the classes of <html> and of the heading
 // (data-at-dcl, data-late-at-dcl on <html>), and 300 ms after load it adds <div id="added">.
 // With ?bounce=URL it goes there itself 300 ms after it started, mid-stream.
@@ -27,7 +29,9 @@ func lateSite() http.Handler {
 			return time.Duration(def) * time.Millisecond
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
+		if r.URL.Query().Get("cache") == "" {
+			w.Header().Set("Cache-Control", "no-store") // a no-store page is never kept in the back/forward cache
+		}
 		fl, _ := w.(http.Flusher)
 		write := func(s string) {
 			fmt.Fprint(w, s)
@@ -46,6 +50,7 @@ func lateSite() http.Handler {
   const late = document.getElementById('late');
   d.lateAtDcl = late ? late.className : 'missing';
 });
+addEventListener('pageshow', (e) => { document.documentElement.dataset.shows = (+(document.documentElement.dataset.shows || 0) + 1) + (e.persisted ? ' persisted' : ''); });
 addEventListener('load', () => setTimeout(() => {
   const el = document.createElement('div');
   el.id = 'added';
@@ -122,6 +127,23 @@ if (h === null) { rmx.log("no h1 yet"); } else { await dom.hide(h); rmx.log("hid
 	waitFor("the log does not say it hid the heading after the bounce", func() bool { return countLog(t, st, rx.ID, "hid the h1") == loads+1 })
 	if n := countLog(t, st, rx.ID, "no h1 yet"); n != 0 {
 		t.Fatalf("the abandoned page started the script before it was parsed\n%s", diagnose())
+	}
+
+	// A page restored from the back/forward cache reconnects, complete: its script runs again at
+	// once (the heading is hidden already; it says so again).
+	first := "https://late.test/?n=bf&cache=1&late=0"
+	tab.Navigate(first)
+	waitFor("the heading of the cacheable page was not hidden", func() bool { return countLog(t, st, rx.ID, "hid the h1") == loads+2 })
+	tab.Navigate("https://late.test/?n=next&cache=1&late=0")
+	waitFor("the heading of the next page was not hidden", func() bool { return countLog(t, st, rx.ID, "hid the h1") == loads+3 })
+	e2etest.Eval[bool](tab, `history.back(), true`)
+	if err := waitTrue(tab, 10*time.Second, `location.href === '`+first+`' && document.documentElement.dataset.shows === '2 persisted'`); err != nil {
+		t.Fatalf("going back did not restore the page from the back/forward cache: %v (shows: %q)\n%s", err,
+			e2etest.Eval[string](tab, `document.documentElement.dataset.shows || ''`), diagnose())
+	}
+	waitFor("the script did not run again on the page restored from the back/forward cache", func() bool { return countLog(t, st, rx.ID, "hid the h1") == loads+4 })
+	if n := countLog(t, st, rx.ID, "no h1 yet"); n != 0 {
+		t.Fatalf("a script ran before its page was parsed\n%s", diagnose())
 	}
 }
 
