@@ -580,6 +580,12 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 	rr.handle = h
 	p.mu.Unlock()
 	p.r.ran(id, p.pc.url())
+	// Read the remixlet's standing now, while the sandbox starts the script, so that its first
+	// call finds it cached (standingTTL) instead of waiting for the store.
+	go func() {
+		defer httpx.Recovered(p.r.log, "reading a remixlet's standing")
+		host.checkStanding(p.r.ctx)
+	}()
 }
 
 // end stops every remixlet of the page and fails their waiting operations.

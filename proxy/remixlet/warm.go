@@ -2,6 +2,7 @@ package remixlet
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -35,7 +36,9 @@ func (r *Runner) Warm() {
 			return
 		}
 		if _, err := r.supervisor(); err != nil {
-			r.log.Warn("the sandbox host could not start ahead of the first page", "err", err)
+			if !errors.Is(err, sandbox.ErrSupervisorClosed) { // the proxy is closing
+				r.log.Warn("the sandbox host could not start ahead of the first page", "err", err)
+			}
 			return
 		}
 		r.log.Debug("sandbox host started ahead of the first page")
