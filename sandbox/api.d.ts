@@ -7,8 +7,8 @@
 // JSON data (strings, numbers, booleans, null, arrays, plain objects); the only exception is the
 // listener of dom.on. Handles stand for page elements; pass them back as you got them.
 //
-// When script.js starts is set by "run_at" in manifest.json (its stylesheet, style.css, is in
-// place before the page is first painted whatever run_at says):
+// When script.js starts is set by "run_at" in manifest.json (style.css never waits for it: it is
+// inserted as soon as the page's agent can take it):
 //   "document_end" (the default, also when run_at is absent): after DOMContentLoaded — the whole
 //       document is parsed, so dom.query finds every element the HTML has; images and frames
 //       may still be loading.
