@@ -34,7 +34,7 @@ type testRemixlet struct {
 	manifest  *sandbox.Manifest
 }
 
-func openTestStore(t *testing.T) *store.Store {
+func openTestStore(t testing.TB) *store.Store {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "remixproxy.db"), store.Options{})
 	if err != nil {
