@@ -11,6 +11,7 @@ function start() {
   watchPasswordFields();
   watchRevealedPasswords();
   startNavigationReports();
+  startReadinessReports();
   startBackForwardCache();
   startLauncher();
   connect();
