@@ -231,6 +231,23 @@ type Style struct {
 	CSS      string `json:"css"`
 }
 
+// FirstSheet is one remixlet stylesheet the proxy put into the bootstrap tag of a page it
+// injected into (the data-remixproxy-sheets attribute: a JSON array of these, ASCII, HTML-escaped),
+// so the page agent adopts it before the page's first paint, as Style would. CSS is exactly what
+// the runner would send as Style for that remixlet and version (rewrite.CheckStylesheet's output,
+// only for a stylesheet with no refused part). The page agent reports the sheets it still holds
+// as adopted from the bootstrap, untouched by any Style or Release since, in its socket's address
+// (FirstSheetsParam), so the runner does not send them a second time.
+type FirstSheet struct {
+	Remixlet string `json:"remixlet"` // the remixlet's ID
+	Version  int64  `json:"version"`  // the active version whose stylesheet this is
+	CSS      string `json:"css"`
+}
+
+// FirstSheetsParam is the query parameter of the page agent's socket address that lists the
+// first-frame sheets it holds: "ID:VERSION" pairs joined by commas.
+const FirstSheetsParam = "s"
+
 // Release tells the page agent that the proxy stopped a remixlet on this page (an SPA navigation
 // out of its matches, a pause, a switch-off, a new version): the page agent drops that
 // remixlet's handle table, removes its dom.on listeners and empties its stylesheet (style.css and

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"html"
@@ -34,8 +35,9 @@ func newBootstrap() bootstrap {
 // policies, and what those policies must allow for it. The page agent is loaded as an external
 // script from remix.proxy — a few bytes per page, the script itself cached by the browser —
 // unless a policy uses 'strict-dynamic' without a nonce the tag can reuse; then it is inlined
-// and allowed by its hash.
-func (s *Server) bootstrapFor(pageURL *url.URL, policies []string) ([]byte, rewrite.CSPNeeds) {
+// and allowed by its hash. The tag carries the stylesheets of the remixlets that match the page
+// (firstframe.go), which the page agent adopts before the first paint.
+func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []string) ([]byte, rewrite.CSPNeeds) {
 	nonce := rewrite.PageNonce(policies)
 	needs := rewrite.CSPNeeds{
 		Nonce:   nonce,
@@ -43,13 +45,14 @@ func (s *Server) bootstrapFor(pageURL *url.URL, policies []string) ([]byte, rewr
 		Frame:   magicSources(pageURL.Scheme, false),
 	}
 	token := s.pages.Mint(pageURL, time.Now())
+	sheets := s.firstFrameSheets(ctx, pageURL)
 	if rewrite.ExternalAllowed(policies, nonce) {
 		origin := magicSources(pageURL.Scheme, false)[0]
 		needs.ScriptSrc = []string{origin}
-		return externalTag(token, nonce, origin+s.boot.path), needs
+		return externalTag(token, nonce, sheets, origin+s.boot.path), needs
 	}
 	needs.ScriptHash = s.boot.hash
-	return inlineTag(token, nonce, s.boot.script), needs
+	return inlineTag(token, nonce, sheets, s.boot.script), needs
 }
 
 // shouldInject reports whether resp is an HTML document the bootstrap goes into: a 2xx text/html
@@ -101,7 +104,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 	if s.remixlets != nil {
 		s.remixlets.Prepare() // no sandbox host yet: start one now, before the page agent connects
 	}
-	tag, needs := s.bootstrapFor(req.URL, policies)
+	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies)
 	s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
 	if len(policies) > 0 {
 		resp.Header.Del("Content-Security-Policy")
@@ -146,11 +149,16 @@ func magicSources(scheme string, ws bool) []string {
 	return []string{"https://" + httpx.MagicHost}
 }
 
-// externalTag is the element inserted into a page that loads the page agent from src.
-func externalTag(token, nonce, src string) []byte {
-	b := make([]byte, 0, 128+len(token)+len(nonce)+len(src))
+// externalTag is the element inserted into a page that loads the page agent from src; sheets
+// is the first-frame sheets attribute's value (firstSheetsAttr), if any.
+func externalTag(token, nonce, sheets, src string) []byte {
+	b := make([]byte, 0, 128+len(token)+len(nonce)+len(sheets)+len(src))
 	b = append(b, `<script data-remixproxy="`...)
 	b = append(b, html.EscapeString(token)...)
+	if sheets != "" {
+		b = append(b, `" data-remixproxy-sheets="`...)
+		b = append(b, sheets...)
+	}
 	b = append(b, `" src="`...)
 	b = append(b, html.EscapeString(src)...)
 	if nonce != "" {
@@ -161,13 +169,17 @@ func externalTag(token, nonce, src string) []byte {
 }
 
 // inlineTag is the element inserted into a page that carries the page agent inline, built
-// with a single allocation.
-func inlineTag(token, nonce string, script []byte) []byte {
+// with a single allocation; sheets as for externalTag.
+func inlineTag(token, nonce, sheets string, script []byte) []byte {
 	token, nonce = html.EscapeString(token), html.EscapeString(nonce)
-	const open, nonceAttr, close = `<script data-remixproxy="`, `" nonce="`, "</script>"
-	b := make([]byte, 0, len(open)+len(token)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))
+	const open, nonceAttr, sheetsAttr, close = `<script data-remixproxy="`, `" nonce="`, `" data-remixproxy-sheets="`, "</script>"
+	b := make([]byte, 0, len(open)+len(token)+len(sheetsAttr)+len(sheets)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))
 	b = append(b, open...)
 	b = append(b, token...)
+	if sheets != "" {
+		b = append(b, sheetsAttr...)
+		b = append(b, sheets...)
+	}
 	if nonce != "" {
 		b = append(b, nonceAttr...)
 		b = append(b, nonce...)

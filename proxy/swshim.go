@@ -113,7 +113,7 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: the page's policy forbids the bootstrap", http.StatusConflict)
 		return
 	}
-	tag, needs := s.bootstrapFor(pageURL, policies)
+	tag, needs := s.bootstrapFor(r.Context(), pageURL, policies)
 	adjusted := make([]string, 0, len(policies))
 	for _, p := range policies {
 		adjusted = append(adjusted, rewrite.AdjustCSP(p, needs))

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -62,7 +63,14 @@ type Store struct {
 	// in Go instead of sleeping in SQLite's busy handler. Other processes are held off
 	// by SQLite's lock, busy_timeout and the retry in write.
 	writeMu sync.Mutex
+	// gen counts this process's committed write transactions (Generation).
+	gen atomic.Uint64
 }
+
+// Generation is a number that changes after every write transaction this process commits
+// (and only then): a cache of what the store holds is current while it is unchanged, as far as
+// this process's writes go. Another process's writes (the CLI's) do not change it.
+func (s *Store) Generation() uint64 { return s.gen.Load() }
 
 // Open opens (creating if needed) the database at path and brings its schema up to date.
 //
@@ -153,6 +161,7 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 	for attempt := 0; ; attempt++ {
 		err = s.writeOnce(ctx, fn)
 		if err == nil {
+			s.gen.Add(1)
 			return nil
 		}
 		if !isBusy(err) || attempt == busyRetries {

@@ -73,7 +73,7 @@ function connect() {
   retryTimer = 0;
   var s;
   try {
-    s = new WS(SOCKET_URL);
+    s = new WS(SOCKET_URL + firstSheetsQuery());
   } catch (e) {
     scheduleReconnect();
     return;

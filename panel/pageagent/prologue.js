@@ -100,17 +100,23 @@
 
 var doc = document;
 var win = window;
+var firstSheetsText = ''; // the tag's data-remixproxy-sheets, until rx_sheets.js adopts them
 var token = takeToken();
 
-// takeToken reads the token and removes our own <script> element before anything else happens.
-// It returns '' when there is none, or when this is not the top-level frame (only the top-level
-// frame talks to the proxy for now); then the agent does not start (start.js).
+// takeToken reads the token and the first-frame sheets, and removes our own <script> element
+// before anything else happens. It returns '' when there is none, or when this is not the
+// top-level frame (only the top-level frame talks to the proxy for now); then the agent does not
+// start (start.js).
 function takeToken() {
   var script = doc.currentScript;
   if (!script) {
     return '';
   }
   var t = script.getAttribute('data-remixproxy');
+  var sheets = script.getAttribute('data-remixproxy-sheets');
+  if (typeof sheets === 'string') {
+    firstSheetsText = sheets;
+  }
   if (script.parentNode) {
     script.parentNode.removeChild(script);
   }

@@ -16,9 +16,17 @@
 // (a comment, a string, a block) can reach into the next (DESIGN invariant 9). A remixlet may
 // add at most MAX_STYLE_PIECES pieces and 256 KiB per page; more is refused. A release
 // empties its sheets (they are reused, in order, if it starts again).
+//
+// First-frame sheets: the bootstrap tag carries the style.css of the remixlets that match the
+// page, checked by the proxy exactly as for a style message (panel.FirstSheet), read by the
+// prologue with the token. adoptFirstSheets puts each into its remixlet's sheet at start, so
+// the page's first frame has them; firstSheets remembers their versions until a style message
+// or a release for that remixlet, and the socket's address lists them (firstSheetsQuery), so
+// the proxy does not send them again.
 
 var MAX_STYLE_PIECES = 256;
-var styleSheets = null; // remixlet ID -> {base: style.css sheet, pieces: addStyle sheets, used, size}
+var styleSheets = null; // remixlet ID -> {id, base: style.css sheet, pieces: addStyle sheets, used, size}
+var firstSheets = null; // remixlet ID -> version of the first-frame sheet in its base, untouched since
 
 function sheetsFor(rx) {
   if (!styleSheets) {
@@ -27,6 +35,7 @@ function sheetsFor(rx) {
   var rec = apply(mapGet, styleSheets, [rx]);
   if (!rec) {
     rec = dict();
+    rec.id = rx;
     rec.base = new Sheet();
     rec.pieces = list();
     rec.used = 0;
@@ -46,6 +55,7 @@ function applyStyle(req) {
     warn('this browser cannot apply remixlet stylesheets');
     return;
   }
+  forgetFirstSheet(rx);
   try {
     var rec = sheetsFor(rx);
     apply(replaceSync, rec.base, [css]);
@@ -53,6 +63,64 @@ function applyStyle(req) {
   } catch (e) {
     warn('a remixlet stylesheet could not be applied');
   }
+}
+
+// adoptFirstSheets adopts the bootstrap's first-frame sheets, at start, before any page script
+// has run; a malformed list or entry is left out (the proxy then sends the sheet on connect).
+function adoptFirstSheets() {
+  var text = firstSheetsText;
+  firstSheetsText = '';
+  if (text === '' || typeof Sheet !== 'function' || !replaceSync || !documentAdopted) {
+    return;
+  }
+  var l;
+  try {
+    l = apply(jsonParse, null, [text]);
+  } catch (e) {
+    return;
+  }
+  var n = l !== null && typeof l === 'object' ? own(l, 'length') : 0;
+  var i;
+  for (i = 0; typeof n === 'number' && i < n; i++) {
+    var e = own(l, i);
+    var rx = e !== null && typeof e === 'object' ? own(e, 'remixlet') : undefined;
+    var version = rx ? own(e, 'version') : undefined;
+    var css = rx ? own(e, 'css') : undefined;
+    if (shortID(rx) === '' || typeof version !== 'number' || typeof css !== 'string') {
+      continue;
+    }
+    try {
+      var rec = sheetsFor(rx);
+      apply(replaceSync, rec.base, [css]);
+      adoptAll(rec);
+    } catch (err) {
+      continue;
+    }
+    if (!firstSheets) {
+      firstSheets = new MapCtor();
+    }
+    apply(mapSet, firstSheets, [rx, version]);
+  }
+}
+
+// forgetFirstSheet drops rx's first-frame sheet from the list the socket's address carries: its
+// sheet now holds what a style message or a release made of it.
+function forgetFirstSheet(rx) {
+  if (firstSheets) {
+    apply(mapDelete, firstSheets, [rx]);
+  }
+}
+
+// firstSheetsQuery is the part of the socket's address that lists the first-frame sheets still
+// held ('&s=ID:VERSION,...'), or ''.
+function firstSheetsQuery() {
+  var q = '';
+  if (firstSheets) {
+    apply(mapForEach, firstSheets, [function (version, rx) {
+      q = q + (q === '' ? '' : ',') + rx + ':' + version;
+    }]);
+  }
+  return q === '' ? '' : '&s=' + encode(q);
 }
 
 function addStyle(rx, css) {
@@ -81,6 +149,7 @@ function addStyle(rx, css) {
 
 // emptySheets empties a remixlet's sheets (a release); they stay adopted, in order, for reuse.
 function emptySheets(rec) {
+  forgetFirstSheet(rec.id);
   var i;
   try {
     apply(replaceSync, rec.base, ['']);

@@ -7,6 +7,7 @@ function start() {
   if (token === '' || !capturesComplete()) {
     return;
   }
+  adoptFirstSheets();
   useToken();
   watchPasswordFields();
   watchRevealedPasswords();

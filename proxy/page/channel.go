@@ -74,7 +74,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sess := h.open(pageURL, c)
+	sess := h.open(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
 	defer h.ended(sess.id) // after close: waiting page tool calls fail, the page's records go
 	h.opened(sess)
 	h.connections.Add(1)

@@ -93,6 +93,8 @@ type Session struct {
 	id         string
 	panelToken string
 	conn       *websocket.Conn
+	// firstSheets are the first-frame sheets the page agent holds (firstsheets.go); set at open.
+	firstSheets map[string]int64
 
 	// Guarded by h.mu.
 	info     Info
@@ -162,7 +164,7 @@ func (h *Hub) Verify(token string) (*url.URL, error) {
 }
 
 // open starts a session for a connected page agent.
-func (h *Hub) open(pageURL *url.URL, conn *websocket.Conn) *Session {
+func (h *Hub) open(pageURL *url.URL, conn *websocket.Conn, firstSheets map[string]int64) *Session {
 	s := &Session{
 		h:          h,
 		id:         httpx.RandomID(),
@@ -170,6 +172,7 @@ func (h *Hub) open(pageURL *url.URL, conn *websocket.Conn) *Session {
 		conn:       conn,
 		watchers:   map[chan struct{}]struct{}{},
 	}
+	s.firstSheets = firstSheets
 	s.info = Info{ID: s.id, URL: pageURL.String(), Origin: pageOrigin(pageURL), Connected: true, Since: time.Now()}
 	h.mu.Lock()
 	h.byID[s.id] = s

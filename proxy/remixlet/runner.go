@@ -14,7 +14,6 @@ import (
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
-	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -52,6 +51,8 @@ func (r *Runner) pageConnOf(sess *page.Session) pageConn {
 		url:   func() string { return sess.Info().URL },
 		title: func() string { return sess.Info().Title },
 		send:  sess.Send,
+
+		firstSheets: sess.FirstSheets(),
 	}
 }
 
@@ -61,6 +62,8 @@ type pageConn struct {
 	url   func() string                          // the page's current URL
 	title func() string                          // its current title
 	send  func(ctx context.Context, v any) error // writes one message to the page agent
+
+	firstSheets map[string]int64 // the first-frame sheets the page agent holds (firstframe.go)
 }
 
 // Defaults of the runner's timings.
@@ -92,6 +95,8 @@ type Runner struct {
 	fetches     fetchSlots      // rmx.fetch's running fetches (rmx_fetch.go)
 	notifyRates notifyRates     // rmx.notify's rate (rmx_notify.go)
 	watchers    storageWatching // rmx.storage.onChange's callbacks (rmx_storage_events.go)
+	styles      styleChecks     // checked stylesheets by version (firstframe.go)
+	standingC   standingCache   // the remixlets' standing for the injection (firstframe.go)
 
 	logs *remixletLogWriter // log lines and runs, batched to the store (logs.go)
 	ctx  context.Context
@@ -233,14 +238,20 @@ type candidate struct {
 // remixletsFor lists the remixlets that should run on pageURL: enabled, not archived, with an
 // active version whose manifest matches the page, on a site that is not paused.
 func (r *Runner) remixletsFor(ctx context.Context, pageURL string) ([]candidate, error) {
+	return r.remixletsFrom(ctx, r.st, pageURL)
+}
+
+// remixletsFrom is remixletsFor reading the remixlets' standing from src: the store, or a
+// recent copy of it (firstframe.go).
+func (r *Runner) remixletsFrom(ctx context.Context, src remixletSource, pageURL string) ([]candidate, error) {
 	u, err := url.Parse(pageURL)
 	if err != nil {
 		return nil, fmt.Errorf("parsing page URL: %w", err)
 	}
-	if paused, err := r.st.IsSitePaused(ctx, u.Hostname()); err != nil || paused {
+	if paused, err := src.IsSitePaused(ctx, u.Hostname()); err != nil || paused {
 		return nil, err
 	}
-	list, err := r.st.ListRemixlets(ctx)
+	list, err := src.ListRemixlets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +260,11 @@ func (r *Runner) remixletsFor(ctx context.Context, pageURL string) ([]candidate,
 		if !rx.Enabled || rx.Archived || rx.ActiveVersionID == 0 {
 			continue
 		}
-		v, ok, err := r.st.Active(ctx, rx.ID)
+		v, ok, err := src.Active(ctx, rx.ID)
 		if err != nil || !ok {
 			continue
 		}
-		m, problems := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
+		m, problems := r.manifestOf(v)
 		if len(problems) > 0 || m == nil {
 			r.logf(rx.ID, "error", "not started: its stored manifest.json does not parse: %v", problems[0].Error())
 			continue
@@ -343,6 +354,10 @@ func (p *pageRun) sync(ctx context.Context) {
 		p.mu.Unlock()
 		return
 	}
+	// On the first sync, the first-frame sheets the page holds count as sent (firstframe.go).
+	firstKept, firstEmpty := r.acceptFirstSheets(p.firstSheets, cands)
+	p.firstSheets = nil
+	clear = append(clear, firstEmpty...)
 	gone := map[string]bool{}
 	for id, version := range p.matched {
 		if want[id] == version {
@@ -381,7 +396,13 @@ func (p *pageRun) sync(ctx context.Context) {
 		p.matched[c.id] = c.versionID
 		if c.hasStyle {
 			p.styled[c.id] = true
-			styles = append(styles, c)
+			if firstKept[c.id] {
+				if !c.hasScript {
+					r.ran(c.id, pc.url()) // in the page since its first frame
+				}
+			} else {
+				styles = append(styles, c)
+			}
 		}
 		if c.hasScript {
 			if p.due(c.manifest.RunAt) {
@@ -422,7 +443,8 @@ func (p *pageRun) sync(ctx context.Context) {
 // the page. Each refused part goes to the remixlet's log; this runs once each time the
 // remixlet starts matching the page (on connect, or after a navigation into its matches).
 func (r *Runner) sendStyle(ctx context.Context, pc pageConn, c candidate) {
-	clean, problems := rewrite.CheckStylesheet(c.style, c.manifest.StyleHostAllowed)
+	cs := r.checkedStyle(c)
+	clean, problems := cs.clean, cs.problems
 	for _, p := range problems {
 		r.logf(c.id, "warn", "refused: %s %d:%d: %s; left out of the stylesheet", sandbox.StyleFile, p.Line, p.Column, p.Reason)
 	}
@@ -510,6 +532,9 @@ type pageRun struct {
 	idle      bool
 	idleTimer *time.Timer
 	waiting   map[string]candidate
+	// firstSheets are the first-frame sheets the page agent held when it connected, until the
+	// first sync takes them (firstframe.go).
+	firstSheets map[string]int64
 }
 
 type pendingOp struct {
@@ -534,7 +559,7 @@ type runningRemixlet struct {
 
 func (r *Runner) newPageRun(pc pageConn) *pageRun {
 	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{},
-		matched: map[string]int64{}, styled: map[string]bool{}, waiting: map[string]candidate{}}
+		matched: map[string]int64{}, styled: map[string]bool{}, waiting: map[string]candidate{}, firstSheets: pc.firstSheets}
 }
 
 func (p *pageRun) isEnded() bool {
