@@ -390,6 +390,13 @@ func TestSystemPrompt(t *testing.T) {
 	if strings.Contains(SystemPrompt(ModeAsk, PageInfo{}), "declare namespace dom") {
 		t.Error("the Ask prompt carries the API reference it does not need")
 	}
+	// The run times and dom.waitFor are told in the guide, not only in the API reference.
+	guide, _, _ := strings.Cut(p, "The remixlet script API")
+	for _, want := range []string{`run_at`, `"document_end" (the default`, `"document_start"`, `"document_idle"`, "dom.waitFor(selector"} {
+		if !strings.Contains(guide, want) {
+			t.Errorf("the Build prompt's guide lacks %q", want)
+		}
+	}
 }
 
 // TestSystemPromptTellsTheRules: each mode's prompt tells the model, briefly, the rules the

@@ -71,6 +71,9 @@ type ManagerRow struct {
 	Sites         string // "every site", a list of hosts, or empty with no active version
 	Permissions   []PermissionView
 	ActiveVersion int // 0: none
+	// RunAt says when its script starts on a page (sandbox.RunAt.Describe); empty with no
+	// active version.
+	RunAt string
 	// Errors are up to three of the newest error lines among its recent log lines; ErrorCount
 	// counts all the error lines among them.
 	Errors     []LogLine

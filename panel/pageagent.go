@@ -42,6 +42,8 @@ var agentParts = []string{
 	"rx_layout.js",
 	"rx_click.js",
 	"rx_sheets.js",
+	"rx_ready.js", // the document's readiness, for the remixlets' run times
+	"rx_wait.js",  // dom.waitFor
 	// The AI agent's page tools.
 	"tool_capture.js",
 	"tool_helpers.js",

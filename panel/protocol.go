@@ -54,6 +54,30 @@ type Hello struct {
 	URL   string `json:"url"`  // location.href
 	Title string `json:"title"`
 	Top   bool   `json:"top"` // always true for now: subframes do not connect
+	// Ready is the document's readiness when the agent (re)connects: ReadyLoading,
+	// ReadyInteractive or ReadyComplete (see Ready). Absent from page agents older than the
+	// remixlets' run times; the proxy then takes the document as complete.
+	Ready string `json:"ready,omitempty"`
+}
+
+// TypeReady is a page agent → proxy message: Ready.
+const TypeReady = "ready"
+
+// The document's readiness as the page agent reports it (Hello.Ready, Ready.State). The
+// remixlet runner starts each script at its manifest's run_at from these (sandbox.RunAt).
+const (
+	ReadyLoading     = "loading"     // the parser is still running: DOMContentLoaded has not fired
+	ReadyInteractive = "interactive" // DOMContentLoaded fired; the window's load has not
+	ReadyComplete    = "complete"    // the window's load fired (or the document was complete at start)
+)
+
+// Ready reports that the document moved forward: State is ReadyInteractive when
+// DOMContentLoaded fired, ReadyComplete when the window's load fired. The page agent sends each
+// at most once per document and never backwards; an event that document.readyState contradicts
+// (one the page dispatched itself) is not reported. A reconnection reports the state in its Hello.
+type Ready struct {
+	Type  string `json:"type"` // TypeReady
+	State string `json:"state"`
 }
 
 // Nav reports a same-document navigation. It is sent once per distinct URL; URL is re-read from
@@ -132,7 +156,8 @@ const (
 
 // Op asks the page agent to run one dom operation for a remixlet. Args are the call's arguments
 // as the remixlet passed them (JSON data; handles as {"$h": N}, a dom.on listener as
-// {"$listener": N}). The operations are sandbox.DOMMethods: query, queryAll, text, attr, value,
+// {"$listener": N}). The operations are sandbox.DOMMethods: query, queryAll, waitFor (answered
+// when an element matches or its timeout, args [selector, {"timeout": ms}], ends), text, attr, value,
 // rect, style, create, setText, setAttr, addClass, removeClass, setStyle, insert, remove, clone,
 // hide, show, on, click, focus, scrollIntoView, addStyle (appends checked CSS to the remixlet's
 // stylesheet, see Style) and setHTML.

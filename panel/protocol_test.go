@@ -57,6 +57,11 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 		{"agent marks", agent, "'" + MarkPrefix + "'"},
 		{"agent hides", agent, "'" + HiddenAttr + "'"},
 		{"agent reports secrets", agent, "message('" + TypeSecrets + "')"},
+		{"agent reports readiness", agent, "message('" + TypeReady + "')"},
+		{"agent: loading", agent, "'" + ReadyLoading + "'"},
+		{"agent: DOMContentLoaded is interactive", agent, "advanceReady('" + ReadyInteractive + "')"},
+		{"agent: load is complete", agent, "advanceReady('" + ReadyComplete + "')"},
+		{"agent waits for elements", agent, "own(req, 'op') === 'waitFor'"},
 	}
 	for _, tt := range tests {
 		if !strings.Contains(tt.js, tt.want) {
@@ -80,7 +85,7 @@ func jsonFields(v any) []string {
 
 func TestAgentSendsEveryField(t *testing.T) {
 	agent := readStatic(t, "agent.js")
-	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}, Result{}, Event{}, Secrets{}} {
+	for _, v := range []any{Hello{}, Nav{}, PanelTokenMessage{}, Result{}, Event{}, Secrets{}, Ready{}} {
 		for _, f := range jsonFields(v) {
 			if !strings.Contains(agent, "m."+f+" = ") {
 				t.Errorf("%T.%s: agent.js never sets m.%s", v, f, f)

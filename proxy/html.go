@@ -101,6 +101,9 @@ func (s *Server) injectHTML(resp *http.Response) {
 		return
 	}
 
+	if s.remixlets != nil {
+		s.remixlets.Prepare() // no sandbox host yet: start one now, before the page agent connects
+	}
 	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies)
 	s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
 	if len(policies) > 0 {

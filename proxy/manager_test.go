@@ -248,6 +248,19 @@ func TestManagerListRenders(t *testing.T) {
 		"/r/" + r.ID + "/delete", "/new", "/data"} {
 		f.page(managerURL + p)
 	}
+	// The remixlet's page says when its script starts (no run_at: document_end); the editor
+	// explains run_at and dom.waitFor.
+	if body := f.page(managerURL + "/r/" + r.ID); !strings.Contains(body, "<dt>Script starts</dt><dd>after the page is parsed (document_end)</dd>") {
+		t.Errorf("the remixlet's page does not say when its script starts:\n%s", body)
+	}
+	for _, p := range []string{"/r/" + r.ID + "/edit", "/new"} {
+		body := f.page(managerURL + p)
+		for _, want := range []string{`<code>"run_at"</code>`, `<code>"document_start"</code>`, `<code>"document_idle"</code>`, "dom.waitFor("} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the editor %s lacks %q", p, want)
+			}
+		}
+	}
 	if body := f.page("http://remix.proxy/manager"); !strings.Contains(body, "Hide promoted") {
 		t.Errorf("http://remix.proxy/manager lacks the remixlet")
 	}

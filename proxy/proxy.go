@@ -137,6 +137,7 @@ func New(cfg Config) (*Server, error) {
 	s.pages.AddListener(s.chats)
 	if s.remixlets != nil {
 		s.pages.AddListener(s.remixlets)
+		s.remixlets.Warm() // the sandbox host starts with the proxy when a remixlet with a script is on
 	}
 	s.manager = manager.New(manager.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, Secret: secret,
 		Logger: cfg.Logger, Activator: s.activator, Runs: s.remixlets, Chats: s.chats, IsOwnHost: s.isOwnHost})

@@ -6,6 +6,20 @@
 // Every dom.* call is relayed to the page as JSON data and returns a Promise. Arguments must be
 // JSON data (strings, numbers, booleans, null, arrays, plain objects); the only exception is the
 // listener of dom.on. Handles stand for page elements; pass them back as you got them.
+//
+// When script.js starts is set by "run_at" in manifest.json (style.css never waits for it: it is
+// inserted as soon as the page's agent can take it):
+//   "document_end" (the default, also when run_at is absent): after DOMContentLoaded — the whole
+//       document is parsed, so dom.query finds every element the HTML has; images and frames
+//       may still be loading.
+//   "document_start": as soon as the page's agent connects, usually while the page is still
+//       being parsed; dom.query may find nothing yet, so wait with dom.waitFor.
+//   "document_idle": after DOMContentLoaded, at the window's load event or 200 ms after
+//       DOMContentLoaded, whichever comes first (as Chrome extensions define it).
+// A page already past that point (a script switched on while the page is open, a page restored
+// from the back/forward cache, a same-page navigation into the remixlet's matches) starts it at
+// once. Content the site adds later (infinite scroll, a single-page app) needs dom.waitFor or
+// rmx.keep whatever the run time.
 
 /** An opaque reference to a page element, valid for this page session. */
 interface Handle {
@@ -112,6 +126,15 @@ declare namespace dom {
   function query(selector: string, within?: Handle): Promise<Handle | null>;
   /** Every element matching a CSS selector. Example: `for (const el of await dom.queryAll(".ad")) await dom.hide(el)` */
   function queryAll(selector: string, within?: Handle): Promise<Handle[]>;
+  /**
+   * Waits until an element matches a CSS selector and resolves with the first one, at once when one matches
+   * already (a page change the page itself makes is seen within a frame). The selector is checked as
+   * dom.query's, each time it is tried. options.timeout is in milliseconds: 10000 by default, at most 60000;
+   * when nothing matched by then it rejects with an Error saying so. A remixlet may have at most 32 waits
+   * pending on a page. Waiting ends when the page goes or the remixlet is paused or stopped.
+   * Example: `const feed = await dom.waitFor("#feed .post", { timeout: 5000 })`
+   */
+  function waitFor(selector: string, options?: { timeout?: number }): Promise<Handle>;
   /** The element's text content. Example: `const t = await dom.text(h)` */
   function text(el: Handle): Promise<string>;
   /** An attribute's value, or null. Example: `const href = await dom.attr(link, "href")` */

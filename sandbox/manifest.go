@@ -33,6 +33,9 @@ type Manifest struct {
 	// ExcludeMatches are match patterns for pages it must not run on, even when Matches cover
 	// them. Empty by default.
 	ExcludeMatches []string
+	// RunAt is when script.js starts on a page (see RunAt). Default RunDocumentEnd, also when
+	// the field is absent (manifests written before it existed).
+	RunAt RunAt
 	// Permissions are the capabilities the remixlet asks for, each with the model's or
 	// person's reason. The reason is stored and shown on restore only; a permission is always
 	// described to the person with PermissionText.
@@ -87,7 +90,7 @@ func (p Problem) Error() string {
 // manifestFields are the keys manifest.json may contain.
 var manifestFields = map[string]bool{
 	"name": true, "description": true, "api": true, "matches": true,
-	"exclude_matches": true, "permissions": true,
+	"exclude_matches": true, "permissions": true, "run_at": true,
 }
 
 // ParseManifest parses and validates manifest.json. The JSON is read strictly: a syntax error,
@@ -108,7 +111,7 @@ func ParseManifest(b []byte) (*Manifest, []Problem) {
 	}
 	for k := range top {
 		if !manifestFields[k] {
-			add(k, "unknown field", "remove it; the fields are name, description, api, matches, exclude_matches and permissions")
+			add(k, "unknown field", "remove it; the fields are name, description, api, matches, exclude_matches, permissions and run_at")
 		}
 	}
 	m := &Manifest{}
@@ -161,6 +164,19 @@ func ParseManifest(b []byte) (*Manifest, []Problem) {
 	}
 	if decode("exclude_matches", &m.ExcludeMatches, "a list of match patterns") {
 		m.excludes = parsePatterns("exclude_matches", m.ExcludeMatches, add)
+	}
+
+	// run_at
+	m.RunAt = RunDocumentEnd
+	if _, ok := top["run_at"]; ok {
+		var s string
+		if decode("run_at", &s, "a string: "+runAtList()) {
+			if r, err := ParseRunAt(s); err != nil {
+				add("run_at", err.Error(), `use "document_end" (the default: after the page is parsed), "document_start" or "document_idle"`)
+			} else {
+				m.RunAt = r
+			}
+		}
 	}
 
 	// permissions

@@ -55,7 +55,11 @@ func TestParseManifestProblems(t *testing.T) {
 		{"array", `[]`, "", "must be a JSON object", 0, 0},
 		{"unclosed", "{\"name\": \"x\",\n", "", "unexpected end", 2, 1},
 		{"empty", ``, "", "empty", 0, 0},
-		{"unknown field", `{"name":"x","api":1,"matches":["<all_urls>"],"run_at":"start"}`, "run_at", "unknown field", 0, 0},
+		{"unknown field", `{"name":"x","api":1,"matches":["<all_urls>"],"runAt":"document_start"}`, "runAt", "unknown field", 0, 0},
+		{"unknown run time", `{"name":"x","api":1,"matches":["<all_urls>"],"run_at":"start"}`, "run_at", `"start" is not a run time (allowed: document_start, document_end, document_idle)`, 0, 0},
+		{"run time in another case", `{"name":"x","api":1,"matches":["<all_urls>"],"run_at":"Document_End"}`, "run_at", "is not a run time", 0, 0},
+		{"run time not a string", `{"name":"x","api":1,"matches":["<all_urls>"],"run_at":1}`, "run_at", "must be a string: document_start, document_end, document_idle", 0, 0},
+		{"run time null", `{"name":"x","api":1,"matches":["<all_urls>"],"run_at":null}`, "run_at", "is not a run time", 0, 0},
 		{"missing name", `{"api":1,"matches":["<all_urls>"]}`, "name", "missing", 0, 0},
 		{"empty name", `{"name":"  ","api":1,"matches":["<all_urls>"]}`, "name", "1 to 80", 0, 0},
 		{"long name", `{"name":"` + strings.Repeat("x", 81) + `","api":1,"matches":["<all_urls>"]}`, "name", "1 to 80", 0, 0},
@@ -98,6 +102,35 @@ func TestParseManifestProblems(t *testing.T) {
 			}
 			t.Errorf("got %v, want a problem on %q containing %q", probs, tt.field, tt.msg)
 		})
+	}
+}
+
+// TestParseManifestRunAt: run_at takes the three run times; absent (every manifest written
+// before the field existed) it is document_end.
+func TestParseManifestRunAt(t *testing.T) {
+	tests := []struct {
+		name  string
+		field string // the run_at member, or "" for none
+		want  RunAt
+	}{
+		{"absent", ``, RunDocumentEnd},
+		{"document_start", `,"run_at":"document_start"`, RunDocumentStart},
+		{"document_end", `,"run_at":"document_end"`, RunDocumentEnd},
+		{"document_idle", `,"run_at":"document_idle"`, RunDocumentIdle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, probs := ParseManifest([]byte(`{"name":"x","api":1,"matches":["<all_urls>"]` + tt.field + `}`))
+			if len(probs) > 0 {
+				t.Fatalf("got problems %v, want none", probs)
+			}
+			if m.RunAt != tt.want {
+				t.Errorf("got run_at %q, want %q", m.RunAt, tt.want)
+			}
+		})
+	}
+	if m, _ := ParseManifest([]byte(validManifest)); m == nil || m.RunAt != RunDocumentEnd {
+		t.Errorf("a manifest without run_at: got %+v, want run_at %q", m, RunDocumentEnd)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 // DOMMethods is the allow-list of dom.* calls, relayed to the page agent through the Host. It
 // must equal the dom namespace of api.d.ts (a test checks).
 var DOMMethods = []string{
-	"query", "queryAll", "text", "attr", "value", "rect", "style",
+	"query", "queryAll", "waitFor", "text", "attr", "value", "rect", "style",
 	"create", "setText", "setAttr", "addClass", "removeClass", "setStyle",
 	"insert", "remove", "clone", "hide", "show", "on", "click", "focus",
 	"scrollIntoView", "addStyle", "setHTML",

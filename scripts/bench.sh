@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 command -v mitmdump >/dev/null 2>&1 || echo "bench.sh: mitmdump not installed (apt-get install -y mitmproxy); measuring without it" >&2
 go run ./e2e/bench --goproxy-bare "$@"  # throughput and CPU per request (issue 14: injection adds ≤ 15% to the relay's CPU)
 go test -run '^$' -bench . -benchmem ./rewrite/ ./certs/ ./sandbox/
+go test -run '^$' -bench RunAtReadyToOps ./proxy/remixlet/  # issue 14: the proxy's and sandbox's share of a document_end script's start
 go test -run '^$' -bench CorpusPageLoad -benchtime 1x ./e2e/  # corpus page loads in Chromium, direct vs through the proxy
 go run ./e2e/firstframe  # issue 14: when remixlets take effect (built-in page, <h1> after 25 KiB, streamed and whole)
 go run ./e2e/firstframe --only script --delivery stream --h1-at 61  # the same script remixlet with the <h1> at the corpus's upper quartile

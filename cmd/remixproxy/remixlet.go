@@ -232,6 +232,9 @@ func listRemixlets(ctx context.Context, st *store.Store, io cliIO) error {
 				if len(perms) > 0 {
 					line += "  [" + strings.Join(perms, ", ") + "]"
 				}
+				if m.RunAt != sandbox.RunDocumentEnd { // the default goes unsaid
+					line += "  run_at " + string(m.RunAt)
+				}
 			}
 		} else {
 			line += " (no active version)"

@@ -60,6 +60,9 @@ func TestRemixletAddAsksWithFixedTexts(t *testing.T) {
 	if !strings.Contains(out, "hide promoted") || !strings.Contains(out, "v2") || !strings.Contains(out, "[storage]") {
 		t.Errorf("list:\n%s", out)
 	}
+	if strings.Contains(out, "run_at") {
+		t.Errorf("list names the default run time:\n%s", out)
+	}
 
 	// A script-only change needs nothing new: it activates at once.
 	os.WriteFile(filepath.Join(dir, "script.js"), []byte("dom.queryAll('.ad');\n"), 0o644)
@@ -70,6 +73,21 @@ func TestRemixletAddAsksWithFixedTexts(t *testing.T) {
 	out, _, _ = run(t, data, "", remixletCommand, "show", "hide promoted")
 	if !strings.Contains(out, "* v3") || !strings.Contains(out, "dom.queryAll('.ad')") {
 		t.Errorf("show:\n%s", out)
+	}
+
+	// A run time other than the default is listed; an unknown one is refused, naming the allowed.
+	early := strings.Replace(hideManifest, `"api":1,`, `"api":1,"run_at":"document_start",`, 1)
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(early), 0o644)
+	if out, _, err = run(t, data, "", remixletCommand, "add", dir); err != nil || !strings.Contains(out, "version 4 is active") {
+		t.Fatalf("a run_at change: %v\n%s", err, out)
+	}
+	if out, _, _ = run(t, data, "", remixletCommand, "list"); !strings.Contains(out, "run_at document_start") {
+		t.Errorf("list does not name the run time:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(strings.Replace(early, "document_start", "soon", 1)), 0o644)
+	_, errOut, err := run(t, data, "", remixletCommand, "add", dir)
+	if err == nil || !strings.Contains(errOut, `run_at: "soon" is not a run time (allowed: document_start, document_end, document_idle)`) {
+		t.Errorf("an unknown run time: %v\n%s", err, errOut)
 	}
 }
 

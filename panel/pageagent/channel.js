@@ -55,6 +55,7 @@ function sendHello() {
   m.url = href();
   m.title = title();
   m.top = true;
+  m.ready = readiness(); // the document's state now, for the remixlets' run times (rx_ready.js)
   lastURL = m.url;
   send(m);
 }

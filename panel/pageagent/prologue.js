@@ -60,6 +60,8 @@
  *   rx_layout.js     dom.rect and dom.style
  *   rx_click.js      dom.click and what it may activate
  *   rx_sheets.js     remixlet stylesheets (style.css, dom.addStyle)
+ *   rx_ready.js      the document's readiness, reported for the remixlets' run times
+ *   rx_wait.js       dom.waitFor: a MutationObserver for elements that appear later
  *   tool_capture.js  the AI agent's page tools: their captures and bounds
  *   tool_helpers.js  text, argument and URL helpers of the page tools
  *   tool_geometry.js boxes and visibility

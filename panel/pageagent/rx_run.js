@@ -85,6 +85,7 @@ function release(req) {
     apply(mapDelete, tables, [rx]);
   }
   menuRelease(rx);
+  waitRelease(rx);
   var rec = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
   if (rec) {
     emptySheets(rec);
@@ -196,9 +197,12 @@ function runOp(req) {
     opHosts = own(req, 'hosts');
     opRelative = own(req, 'rel') === true;
     opAddrs = addressSet(own(req, 'op'), own(req, 'addrs'));
-    var v = op(tableFor(rx), own(req, 'op'), own(req, 'args'));
+    var v = own(req, 'op') === 'waitFor' ? waitFor(tableFor(rx), req) : op(tableFor(rx), own(req, 'op'), own(req, 'args'));
     opHosts = null;
     opAddrs = null;
+    if (v === WAITING) {
+      return; // answered when an element matches or the wait ends (rx_wait.js)
+    }
     m.ok = true;
     m.value = v === undefined ? null : v;
   } catch (e) {

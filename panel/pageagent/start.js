@@ -12,6 +12,7 @@ function start() {
   watchPasswordFields();
   watchRevealedPasswords();
   startNavigationReports();
+  startReadinessReports();
   startBackForwardCache();
   startLauncher();
   connect();

@@ -723,7 +723,7 @@ scenario('sends hello on every open, handles welcome, ignores junk', () => {
   const p = page();
   p.T.title = 'Shop <Home>';
   p.open();
-  assert.deepStrictEqual(p.sent(), [{ type: 'hello', url: ORIGIN + '/start', title: 'Shop <Home>', top: true }]);
+  assert.deepStrictEqual(p.sent(), [{ type: 'hello', url: ORIGIN + '/start', title: 'Shop <Home>', top: true, ready: 'loading' }]);
   p.serverSend('not json');
   p.serverSend('null');
   p.serverSend({ type: 'mystery', x: 1 });
@@ -1017,7 +1017,7 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
   assert.deepStrictEqual(leaks.map((l) => l[0]), [], 'the agent called replaced built-ins');
   const sent = Array.from(s._sent).map((d) => JSON.parse(d));
   assert.deepStrictEqual(sent, [
-    { type: 'hello', url: ORIGIN + '/start', title: 'Shop', top: true },
+    { type: 'hello', url: ORIGIN + '/start', title: 'Shop', top: true, ready: 'interactive' },
     { type: 'nav', url: ORIGIN + '/moved', kind: 'pop' },
   ]);
   assert.strictEqual(T.shadowInits[0].serializable, undefined);
@@ -1032,8 +1032,8 @@ const RX_A = 'rx_0123abcd' + '0'.repeat(24);
 const RX_B = 'rx_feedbeef' + '1'.repeat(24);
 
 // opsPage is a connected page with some content in <body> for the remixlet operations.
-function opsPage() {
-  const p = page({ readyState: 'interactive' });
+function opsPage(options) {
+  const p = page(Object.assign({ readyState: 'interactive' }, options || {}));
   p.open();
   p.welcome('pt');
   const doc = p.ctx.document;
@@ -1928,6 +1928,173 @@ scenario('open: navigates within the page origin only, focuses when already ther
   assert.strictEqual(p.T.windowFocused, 1);
   assert.deepStrictEqual(Array.from(p.T.assigned), [ORIGIN + '/cart']);
   assert.strictEqual(p.toasts()[0][0], 'reminder');
+});
+
+scenario('readiness: hello says where the document is; DOMContentLoaded and load reported once each, forward only', () => {
+  const p = page();
+  const C = p.T.classes;
+  const ready = () => p.sent().filter((m) => m.type === 'ready');
+  p.open();
+  assert.strictEqual(p.sent()[0].ready, 'loading');
+  // A DOMContentLoaded the page dispatches itself while the parser runs is not taken.
+  p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
+  assert.deepStrictEqual(ready(), []);
+  p.ready();
+  p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
+  // Nor a load before the document is complete.
+  p.T.fire(p.T.global, 'load', new C.Event(true));
+  assert.deepStrictEqual(ready(), [{ type: 'ready', state: 'interactive' }]);
+  p.T.readyState = 'complete';
+  p.T.fire(p.T.global, 'load', new C.Event(true));
+  p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
+  assert.deepStrictEqual(ready(), [{ type: 'ready', state: 'interactive' }, { type: 'ready', state: 'complete' }]);
+  // A new connection (a reconnect, a page back from the back/forward cache) says it in its hello.
+  const first = p.socket();
+  p.serverClose(1006, first);
+  p.T.advance(1000);
+  assert.notStrictEqual(p.socket(), first);
+  p.open();
+  assert.deepStrictEqual(p.sent()[0], { type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete' });
+});
+
+scenario('readiness: a document already complete when the agent starts says so in its hello', () => {
+  const p = page({ readyState: 'complete' });
+  p.open();
+  assert.strictEqual(p.sent()[0].ready, 'complete');
+});
+
+// waitPage is an ops page that counts the document's querySelectorAll calls (T.queries).
+function waitPage() {
+  const p = opsPage({
+    before: (T) => {
+      const q = Document.prototype.querySelectorAll;
+      T.queries = 0;
+      Document.prototype.querySelectorAll = function (sel) {
+        T.queries++;
+        return q.call(this, sel);
+      };
+    },
+  });
+  let nextID = 1000;
+  // wait sends a waitFor op and returns a function that lists its results so far.
+  p.wait = (remixlet, sel, opts) => {
+    const id = nextID++;
+    p.serverSend({ type: 'op', id, remixlet, op: 'waitFor', args: [sel, opts] });
+    return (s) => p.sent(s).filter((m) => m.type === 'result' && m.id === id);
+  };
+  // observing counts the observers watching something; the first op starts the page-change
+  // reporter (rx_run.js), so it is done here and that one is counted in the baseline.
+  p.ok(RX_A, 'queryAll', 'nothing-here');
+  p.observing = () => p.T.observers.filter((o) => !o._disconnected && o._targets.length > 0).length;
+  p.baseline = p.observing();
+  return p;
+}
+
+scenario('dom.waitFor: at once when an element matches, else when one appears; the observer goes when nothing waits', () => {
+  const p = waitPage();
+  const h1 = p.add('h1', {});
+  const now = p.wait(RX_A, 'h1', { timeout: 1000 });
+  assert.deepStrictEqual(now(), [{ type: 'result', id: 1000, ok: true, value: { $h: 1 } }]);
+  const late = p.wait(RX_A, '.late', { timeout: 1000 });
+  assert.deepStrictEqual(late(), [], 'answered before the element exists');
+  p.add('div', { class: 'other' });
+  p.T.flushMutations();
+  assert.deepStrictEqual(late(), []);
+  p.T.advance(20);
+  const el = p.add('div', { class: 'late' });
+  p.T.flushMutations();
+  assert.deepStrictEqual(late(), [{ type: 'result', id: 1001, ok: true, value: { $h: 2 } }]);
+  assert.deepStrictEqual(p.ok(RX_A, 'query', '.late'), { $h: 2 }, 'the handle is the remixlet\'s handle of that element');
+  assert.notStrictEqual(el, h1);
+  p.T.advance(2000);
+  assert.strictEqual(late().length, 1, 'answered twice');
+  assert.strictEqual(p.observing(), p.baseline, 'an observer is left after the waits ended');
+});
+
+scenario('dom.waitFor: times out with a clear error; bad options and too many waits are refused', () => {
+  const p = waitPage();
+  const never = p.wait(RX_A, '.never', { timeout: 500 });
+  p.T.advance(499);
+  assert.deepStrictEqual(never(), []);
+  p.T.advance(1);
+  assert.deepStrictEqual(never(), [{ type: 'result', id: 1000, ok: false, error: 'no element matched ".never" within 500 ms' }]);
+  for (const opts of [undefined, null, {}, { timeout: 0 }, { timeout: 60001 }, { timeout: '5' }]) {
+    const r = p.wait(RX_A, 'h2', opts)();
+    assert.strictEqual(r.length, 1);
+    assert.strictEqual(r[0].ok, false);
+    assert.match(r[0].error, /timeout must be a number of milliseconds from 1 to 60000/);
+  }
+  const bad = p.wait(RX_A, 'div[', { timeout: 100 })();
+  assert.match(bad[0].error, /invalid selector/);
+  const waiting = [];
+  for (let i = 0; i < 32; i++) {
+    waiting.push(p.wait(RX_A, '.w' + i, { timeout: 1000 }));
+  }
+  assert.ok(waiting.every((w) => w().length === 0));
+  const over = p.wait(RX_A, '.w32', { timeout: 1000 })();
+  assert.match(over[0].error, /more than 32 dom\.waitFor calls are waiting/);
+  assert.deepStrictEqual(p.wait(RX_B, '.b', { timeout: 1000 })(), [], 'another remixlet counts its own waits');
+});
+
+scenario('dom.waitFor: a page that changes constantly costs one try per waiting selector per 16 ms', () => {
+  const p = waitPage();
+  const waits = [];
+  for (let i = 0; i < 4; i++) {
+    waits.push(p.wait(RX_A, '.never' + i, { timeout: 10000 }));
+  }
+  const before = p.T.queries;
+  // 1000 changes in 160 ms: one each 0.16 ms.
+  for (let i = 0; i < 1000; i++) {
+    p.add('span', {});
+    p.T.flushMutations();
+    if (i % 100 === 99) {
+      p.T.advance(16);
+    }
+  }
+  p.T.advance(16);
+  const tries = (p.T.queries - before) / 4;
+  assert.ok(tries >= 10 && tries <= 22, 'tried each selector ' + tries + ' times for 1000 changes in 160 ms, want about 11');
+  assert.ok(waits.every((w) => w().length === 0));
+});
+
+scenario('dom.waitFor: the selector is checked as dom.query\'s each time it is tried', () => {
+  const p = waitPage();
+  // Allowed while the page has no password field …
+  const v = p.wait(RX_A, 'input[value^="a"]', { timeout: 1000 });
+  assert.deepStrictEqual(v(), []);
+  // … refused once one appears, with dom.query's words.
+  p.add('input', { type: 'password' });
+  p.T.flushMutations();
+  assert.strictEqual(v().length, 1);
+  assert.strictEqual(v()[0].ok, false);
+  assert.match(v()[0].error, /selectors that mention value .* are refused while the page has a password field/);
+  p.refused(/are refused while the page has a password field/, RX_A, 'query', 'input[value^="a"]');
+  assert.match(p.wait(RX_A, 'input[value^="a"]', { timeout: 1000 })()[0].error, /refused while the page has a password field/);
+});
+
+scenario('dom.waitFor: a released remixlet\'s waits and those of an earlier connection end unanswered', () => {
+  const p = waitPage();
+  const a = p.wait(RX_A, '.x', { timeout: 1000 });
+  const b = p.wait(RX_B, '.x', { timeout: 1000 });
+  p.serverSend({ type: 'release', remixlet: RX_A });
+  p.add('div', { class: 'x' });
+  p.T.flushMutations();
+  assert.deepStrictEqual(a(), [], 'a released remixlet\'s wait was answered');
+  assert.strictEqual(b().length, 1);
+  assert.strictEqual(b()[0].ok, true);
+  // A wait of the connection before a reconnect is never answered on the new one.
+  const old = p.socket();
+  const c = p.wait(RX_A, '.y', { timeout: 1000 });
+  p.serverClose(1006, old);
+  p.T.advance(1000);
+  p.open();
+  p.welcome('pt2');
+  p.add('div', { class: 'y' });
+  p.T.flushMutations();
+  p.T.advance(2000);
+  assert.deepStrictEqual(c(old), []);
+  assert.deepStrictEqual(c(), []);
+  assert.strictEqual(p.observing(), p.baseline, 'an observer is left after the waits ended');
 });
 
 (async () => {

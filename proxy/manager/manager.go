@@ -352,6 +352,9 @@ func (s *Manager) row(ctx context.Context, st *store.Store, r store.Remixlet) (p
 	}
 	row := panel.ManagerRow{ID: r.ID, Name: r.Name, State: stateOf(r), Sites: sitesText(m),
 		Permissions: permissionViews(m), ActiveVersion: v.Number}
+	if m != nil {
+		row.RunAt = m.RunAt.Describe()
+	}
 	es, err := st.Log(ctx, r.ID, 50)
 	if err != nil {
 		return panel.ManagerRow{}, err

@@ -39,7 +39,8 @@ const MaxMessage = 260 << 10
 // Listener hears of every page session's life: the chats and the remixlet runner (proxy.New
 // adds them, in that order). Opened is told once the page agent is welcomed, Navigated after a
 // same-origin navigation updated the session's URL, Message of every message the channel does
-// not handle itself (remixlet traffic: results, events, mutation notices), and Gone when the
+// not handle itself (remixlet traffic: results, events, mutation notices, readiness reports) and
+// of each hello (it carries the document's readiness), and Gone when the
 // page agent disconnected, before the session is closed (its record is still there); each in
 // the order the listeners were added. A listener must not block: the page's messages wait.
 type Listener interface {
@@ -105,6 +106,11 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 		switch m.Type {
 		case "hello":
 			h.update(sess, func(x *Info) { x.Title = httpx.Clip(m.Title, 512) })
+			// The listeners hear the hello too: it says how far the document is (the
+			// remixlets' run times, panel.Hello.Ready).
+			for _, l := range h.listeners {
+				l.Message(ctx, sess, m.Type, raw)
+			}
 		case "title":
 			h.update(sess, func(x *Info) { x.Title = httpx.Clip(m.Title, 512) })
 		case "nav":

@@ -42,6 +42,9 @@ func (a *Activator) Applied(ctx context.Context, keep string, old, next *sandbox
 	if a.Runner != nil && keep != "" {
 		a.Runner.Rematch(ctx, keep)
 	}
+	if a.Runner != nil {
+		a.Runner.Warm() // the first remixlet with a script switched on: its sandbox host starts now (warm.go)
+	}
 }
 
 // SitePaused is told that remixlets were paused on host (store.NormalizeHost's form): its open

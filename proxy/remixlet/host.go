@@ -31,6 +31,7 @@ type remixletHost struct {
 	standing   error // cached result of checkStanding
 	checked    time.Time
 	lastLogged string // the last standing refusal logged
+	waits      int    // dom.waitFor calls waiting in the page (waitfor.go)
 
 	// menu is the remixlet's rmx.menu commands on this page (rmx_menu.go).
 	menu menuState
@@ -106,6 +107,13 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 		// Every address is guarded before the page agent may write it (redirect.go).
 		if err := h.p.r.guard.add(h.p.pc.id, pageURL, h.id, h.manifest, call.addresses); err != nil {
 			return nil, &httpx.Refusal{Why: err.Error()}
+		}
+		if call.wait > 0 {
+			release, err := h.waitSlot()
+			if err != nil {
+				return nil, &httpx.Refusal{Why: err.Error()}
+			}
+			defer release()
 		}
 		res, err := h.p.relay(ctx, h, method, call)
 		if err == nil && method == "setHTML" {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -24,7 +25,7 @@ import (
 // domOps are the dom.* operations the page agent implements, with their minimum and maximum
 // number of arguments. It must equal sandbox.DOMMethods (a test checks).
 var domOps = map[string][2]int{
-	"query": {1, 2}, "queryAll": {1, 2}, "text": {1, 1}, "attr": {2, 2}, "value": {1, 1},
+	"query": {1, 2}, "queryAll": {1, 2}, "waitFor": {1, 2}, "text": {1, 1}, "attr": {2, 2}, "value": {1, 1},
 	"rect": {1, 1}, "style": {2, 2}, "create": {1, 1}, "setText": {2, 2}, "setAttr": {3, 3},
 	"addClass": {2, 2}, "removeClass": {2, 2}, "setStyle": {2, 2}, "insert": {2, 3},
 	"remove": {1, 1}, "clone": {1, 2}, "hide": {1, 1}, "show": {1, 1}, "on": {3, 3},
@@ -151,8 +152,9 @@ type domCall struct {
 	listener  int64
 	hosts     []string
 	relative  bool
-	addresses []string // the http(s) addresses the call writes, as the browser requests them (redirectGuard, Op.Addrs)
-	addrBytes int      // their length, bounded by maxOpAddressBytes
+	addresses []string      // the http(s) addresses the call writes, as the browser requests them (redirectGuard, Op.Addrs)
+	addrBytes int           // their length, bounded by maxOpAddressBytes
+	wait      time.Duration // dom.waitFor: its timeout, which the relay waits out (waitfor.go)
 }
 
 // opAddrs is the Op.Addrs of the call: its addresses, each once.
@@ -198,12 +200,8 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 	call.args = args
 	switch method {
 	case "query", "queryAll":
-		sel, err := stringArg(args, 0, "selector", maxSelectorLen)
-		if err != nil {
+		if err := checkSelector(args); err != nil {
 			return call, err
-		}
-		if strings.TrimSpace(sel) == "" {
-			return call, errors.New("the selector is empty")
 		}
 		if len(args) == 2 && string(args[1]) != "null" {
 			if err := handleArg(args, 1); err != nil {
@@ -211,6 +209,8 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 			}
 		}
 		return call, nil
+	case "waitFor":
+		return call, checkWaitFor(&call)
 	case "create":
 		return call, pol.checkCreate(&call)
 	case "addStyle":

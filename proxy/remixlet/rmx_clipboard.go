@@ -62,6 +62,11 @@ func rmxString(args []json.RawMessage, i int, what string, max int, optional boo
 // ask sends the message build makes (with a fresh operation ID) to the page agent for h, and
 // waits for the page agent's Result with that ID, as relay does for dom operations.
 func (p *pageRun) ask(ctx context.Context, h *remixletHost, build func(id uint64) any) (json.RawMessage, error) {
+	return p.askWithin(ctx, h, p.r.opTimeout, build)
+}
+
+// askWithin is ask with its own wait for the answer (dom.waitFor's is its timeout and more).
+func (p *pageRun) askWithin(ctx context.Context, h *remixletHost, wait time.Duration, build func(id uint64) any) (json.RawMessage, error) {
 	ch := make(chan opResult, 1)
 	p.mu.Lock()
 	if p.ended {
@@ -81,7 +86,7 @@ func (p *pageRun) ask(ctx context.Context, h *remixletHost, build func(id uint64
 		delete(p.pending, id)
 		p.mu.Unlock()
 	}
-	ctx, cancel := context.WithTimeout(ctx, p.r.opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := p.pc.send(ctx, build(id)); err != nil {
 		drop()
@@ -101,7 +106,7 @@ func (p *pageRun) ask(ctx context.Context, h *remixletHost, build func(id uint64
 		return res.value, nil
 	case <-ctx.Done():
 		drop()
-		return nil, fmt.Errorf("the page did not answer within %v", p.r.opTimeout)
+		return nil, fmt.Errorf("the page did not answer within %v", wait)
 	}
 }
 

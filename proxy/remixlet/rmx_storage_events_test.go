@@ -24,10 +24,10 @@ func TestStorageChangeReachesTheOtherPages(t *testing.T) {
 	r := newRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(r.Close)
 	a := &servicePage{id: "sess-a", url: "https://shop.test/a"}
-	r.pageConnected(ctx, a.conn())
+	connectLoaded(r, a.conn())
 	waitLog(t, st, rx.id, "ready https://shop.test/a")
 	b := &servicePage{id: "sess-b", url: "https://shop.test/b"}
-	r.pageConnected(ctx, b.conn())
+	connectLoaded(r, b.conn())
 	waitLog(t, st, rx.id, `change on https://shop.test/a theme {"dark":true}`)
 	waitLog(t, st, rx.id, `change on https://shop.test/a theme null`)
 	waitLog(t, st, rx.id, "b done")

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
@@ -74,14 +75,15 @@ const (
 	defaultStandingTTL = 250 * time.Millisecond
 )
 
-// Runner runs the remixlets of every connected page. It starts the sandbox supervisor on first
-// use and stops it on Close. Use NewRunner.
+// Runner runs the remixlets of every connected page. It starts the sandbox supervisor ahead of
+// the first page that needs it (warm.go), or on first use, and stops it on Close. Use NewRunner.
 type Runner struct {
 	st          *store.Store
 	log         *slog.Logger
 	supCfg      sandbox.SupervisorConfig
 	opTimeout   time.Duration
 	standingTTL time.Duration
+	idleGrace   time.Duration // document_idle's wait for load after DOMContentLoaded (runat.go)
 
 	guard    redirectGuard // addresses remixlets wrote, by page session, checked on redirects (redirect.go)
 	net      *fetch.Client // rmx.fetch's client (rmx_fetch.go); nil: rmx.fetch is refused
@@ -100,19 +102,24 @@ type Runner struct {
 	ctx  context.Context
 	stop context.CancelFunc
 
-	mu     sync.Mutex
-	sup    *sandbox.Supervisor
-	supErr error
-	pages  map[string]*pageRun // by session ID
-	closed bool
+	// The warm sandbox (warm.go): whether the supervisor has started, and a Warm in progress.
+	supStarted atomic.Bool
+	warming    atomic.Bool
+
+	mu       sync.Mutex
+	sup      *sandbox.Supervisor
+	supErr   error
+	supErrAt time.Time           // when supErr happened: the start is tried again supervisorRetry later
+	pages    map[string]*pageRun // by session ID
+	closed   bool
 }
 
 // Config is what the runner needs.
 type Config struct {
 	// Store holds the remixlets, their versions, logs, storage and schedules. Required.
 	Store *store.Store
-	// Sandbox configures the sandbox supervisor, started when the first page with a matching
-	// remixlet connects. If Sandbox.Log is nil, the supervisor's lines go to Logger.
+	// Sandbox configures the sandbox supervisor, started ahead of the first page that needs it
+	// (Warm, Prepare) or by it. If Sandbox.Log is nil, the supervisor's lines go to Logger.
 	Sandbox sandbox.SupervisorConfig
 	// Logger receives the runner's own lines (each remixlet's go to its log in the store). If
 	// nil, slog.Default().
@@ -140,7 +147,7 @@ func newRunner(st *store.Store, cfg sandbox.SupervisorConfig, log *slog.Logger) 
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{
 		st: st, log: log, supCfg: cfg,
-		opTimeout: defaultOpTimeout, standingTTL: defaultStandingTTL,
+		opTimeout: defaultOpTimeout, standingTTL: defaultStandingTTL, idleGrace: sandbox.IdleGrace,
 		logs: newRemixletLogWriter(st, log).start(), ctx: ctx, stop: cancel,
 		pages: map[string]*pageRun{},
 	}
@@ -173,22 +180,27 @@ func (r *Runner) ran(remixlet, pageURL string) {
 	r.logs.ran(remixlet, site)
 }
 
-// supervisor returns the running supervisor, starting it on first use.
+// supervisor returns the running supervisor, starting it on first use (or ahead of it: Warm).
+// A supervisor that could not start is tried again supervisorRetry after the failure.
 func (r *Runner) supervisor() (*sandbox.Supervisor, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, sandbox.ErrSupervisorClosed
 	}
-	if r.sup == nil && r.supErr == nil {
+	if r.sup == nil && (r.supErr == nil || time.Since(r.supErrAt) >= supervisorRetry) {
 		sup := sandbox.NewSupervisor(r.supCfg)
 		if err := sup.Start(r.ctx); err != nil {
-			r.supErr = err
+			r.supErr, r.supErrAt = err, time.Now()
 		} else {
-			r.sup = sup
+			r.sup, r.supErr = sup, nil
+			r.supStarted.Store(true)
 		}
 	}
-	return r.sup, r.supErr
+	if r.sup != nil {
+		return r.sup, nil
+	}
+	return nil, r.supErr
 }
 
 // Close stops every sandbox and the supervisor, and writes the last log lines.
@@ -354,6 +366,7 @@ func (p *pageRun) sync(ctx context.Context) {
 		// No longer a candidate (out of its matches, paused, switched off, deleted), or another
 		// version is active now: stopped, and released in the page; a new version starts below.
 		delete(p.matched, id)
+		delete(p.waiting, id)
 		gone[id] = true
 		released = append(released, id)
 		if rr := p.running[id]; rr != nil {
@@ -392,7 +405,11 @@ func (p *pageRun) sync(ctx context.Context) {
 			}
 		}
 		if c.hasScript {
-			scripts = append(scripts, c)
+			if p.due(c.manifest.RunAt) {
+				scripts = append(scripts, c)
+			} else {
+				p.waiting[c.id] = c // started when the page reaches its run time (runat.go)
+			}
 		}
 	}
 	p.mu.Unlock()
@@ -419,17 +436,7 @@ func (p *pageRun) sync(ctx context.Context) {
 			r.ran(c.id, pc.url()) // a style-only remixlet runs by being inserted
 		}
 	}
-	if len(scripts) == 0 {
-		return
-	}
-	sup, err := r.supervisor()
-	if err != nil {
-		r.log.Error("remixlets not started: the sandbox is not running", "err", err)
-		return
-	}
-	for _, c := range scripts {
-		p.start(sup, c)
-	}
+	p.startScripts(scripts)
 }
 
 // sendStyle checks a remixlet's style.css again, for this insertion, and sends what passes to
@@ -519,6 +526,12 @@ type pageRun struct {
 	running map[string]*runningRemixlet // by remixlet ID
 	matched map[string]int64            // remixlets taken on for the page's current URL: their version
 	styled  map[string]bool             // remixlets whose stylesheet the page has
+	// Run times (runat.go): how far the document is, whether document_idle's point is reached,
+	// its grace timer, and the scripts taken on that wait for their point, by remixlet ID.
+	ready     readiness
+	idle      bool
+	idleTimer *time.Timer
+	waiting   map[string]candidate
 	// firstSheets are the first-frame sheets the page agent held when it connected, until the
 	// first sync takes them (firstframe.go).
 	firstSheets map[string]int64
@@ -546,7 +559,7 @@ type runningRemixlet struct {
 
 func (r *Runner) newPageRun(pc pageConn) *pageRun {
 	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{},
-		matched: map[string]int64{}, styled: map[string]bool{}, firstSheets: pc.firstSheets}
+		matched: map[string]int64{}, styled: map[string]bool{}, waiting: map[string]candidate{}, firstSheets: pc.firstSheets}
 }
 
 func (p *pageRun) isEnded() bool {
@@ -592,6 +605,12 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 	rr.handle = h
 	p.mu.Unlock()
 	p.r.ran(id, p.pc.url())
+	// Read the remixlet's standing now, while the sandbox starts the script, so that its first
+	// call finds it cached (standingTTL) instead of waiting for the store.
+	go func() {
+		defer httpx.Recovered(p.r.log, "reading a remixlet's standing")
+		host.checkStanding(p.r.ctx)
+	}()
 }
 
 // end stops every remixlet of the page and fails their waiting operations.
@@ -602,6 +621,10 @@ func (p *pageRun) end() {
 		return
 	}
 	p.ended = true
+	if p.idleTimer != nil {
+		p.idleTimer.Stop()
+	}
+	p.waiting = map[string]candidate{}
 	running := p.running
 	p.running = map[string]*runningRemixlet{}
 	pending := p.pending
@@ -620,6 +643,8 @@ func (p *pageRun) end() {
 // receive handles one page-agent message for the remixlets.
 func (p *pageRun) receive(typ string, raw json.RawMessage) {
 	switch typ {
+	case panel.TypeHello, panel.TypeReady:
+		p.readinessMessage(typ, raw)
 	case panel.TypeResult:
 		var m struct {
 			ID    uint64          `json:"id"`
@@ -689,7 +714,11 @@ func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, call do
 	for i, a := range call.args {
 		anyArgs[i] = a
 	}
-	return p.ask(ctx, h, func(id uint64) any {
+	wait := p.r.opTimeout
+	if call.wait > 0 {
+		wait = call.wait + waitForRelayMargin
+	}
+	return p.askWithin(ctx, h, wait, func(id uint64) any {
 		return panel.Op{Type: panel.TypeOp, ID: id, Remixlet: h.id, Op: op, Args: anyArgs,
 			Hosts: call.hosts, Relative: call.relative, Addrs: call.opAddrs()}
 	})

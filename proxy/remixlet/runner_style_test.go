@@ -18,7 +18,7 @@ import (
 // addStyledRemixlet saves files (manifest.json made from name and matches) and activates them.
 // It writes the store directly, without the save-time checks, as a version stored by an older
 // release or a stylesheet whose allowed hosts changed would be: the insertion must check again.
-func addStyledRemixlet(t *testing.T, st *store.Store, name, matches string, files store.Files) string {
+func addStyledRemixlet(t testing.TB, st *store.Store, name, matches string, files store.Files) string {
 	t.Helper()
 	ctx := context.Background()
 	files[sandbox.ManifestFile] = []byte(fmt.Sprintf(`{"name": %q, "description": "test", "api": 1, "matches": [%s], "permissions": []}`, name, matches))
@@ -49,17 +49,17 @@ func (f *fakePage) sentStyles() []panel.Style {
 	return append([]panel.Style(nil), f.styles...)
 }
 
-// connectFakePage runs the runner's pageConnected for a fake page at pageURL with session id.
+// connectFakePage connects a fake page at pageURL with session id, its document loaded.
 func connectFakePage(r *Runner, id, pageURL string) *fakePage {
 	f := &fakePage{url: pageURL}
 	pc := f.conn()
 	pc.id = id
 	f.deliver = func(typ string, raw json.RawMessage) { r.pageMessage(id, typ, raw) }
-	r.pageConnected(context.Background(), pc)
+	connectLoaded(r, pc)
 	return f
 }
 
-func newTestRunner(t *testing.T, st *store.Store) *Runner {
+func newTestRunner(t testing.TB, st *store.Store) *Runner {
 	t.Helper()
 	r := newRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(r.Close)

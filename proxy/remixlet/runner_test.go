@@ -34,7 +34,7 @@ type testRemixlet struct {
 	manifest  *sandbox.Manifest
 }
 
-func openTestStore(t *testing.T) *store.Store {
+func openTestStore(t testing.TB) *store.Store {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "remixproxy.db"), store.Options{})
 	if err != nil {
@@ -395,7 +395,7 @@ func TestRemixletEventsReachOnlyTheirListener(t *testing.T) {
 	t.Cleanup(r.Close)
 	f := &fakePage{url: "https://shop.test/"}
 	f.deliver = func(typ string, raw json.RawMessage) { r.pageMessage("sess-test", typ, raw) }
-	r.pageConnected(context.Background(), f.conn())
+	connectLoaded(r, f.conn())
 	waitLog(t, st, b.id, "b runs")
 	var listener int64
 	deadline := time.Now().Add(5 * time.Second)

@@ -352,7 +352,7 @@ func TestOnMessageAndMenuCallbacksInTheSandbox(t *testing.T) {
 	r := newRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(r.Close)
 	f := &servicePage{url: "https://shop.test/"}
-	r.pageConnected(ctx, f.conn())
+	connectLoaded(r, f.conn())
 	waitLog(t, st, rx.id, `got poll {"n":1} number`)
 	waitLog(t, st, rx.id, `got poll "two" number`)
 	waitLog(t, st, rx.id, "ready")
