@@ -2,7 +2,9 @@ package remixlet
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,5 +91,62 @@ func TestRunnerRetriesASandboxThatCouldNotStart(t *testing.T) {
 	r.mu.Unlock()
 	if sup, err := r.supervisor(); err != nil || sup == nil {
 		t.Fatalf("after supervisorRetry: got %v, %v; want the host started", sup, err)
+	}
+}
+
+// TestPrepareLooksInTheStoreRarely: with no remixlet that has a script (no host to start),
+// every injected page calls Prepare, yet the store is read again only after this process wrote
+// to it or prepareRecheck passed; a remixlet another process (the CLI) switched on is still
+// found within prepareRecheck, and one this process saved at the next page.
+func TestPrepareLooksInTheStoreRarely(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "remixproxy.db")
+	st, err := store.Open(path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cli, err := store.Open(path, store.Options{}) // another process's handle: its writes do not change st's generation
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	r := newTestRunner(t, st)
+	var nowMu sync.Mutex
+	now := time.Unix(1800000000, 0)
+	r.now = func() time.Time { nowMu.Lock(); defer nowMu.Unlock(); return now }
+	skip := func(d time.Duration) { nowMu.Lock(); now = now.Add(d); nowMu.Unlock() }
+
+	pages := func(n int) {
+		for i := 0; i < n; i++ {
+			r.Prepare()
+			warmDone(t, r)
+		}
+	}
+	pages(200)
+	if got := r.warmChecks.Load(); got != 1 {
+		t.Fatalf("200 pages with no remixlet read the store %d times, want 1", got)
+	}
+	addStyledRemixlet(t, cli, "switched on by the CLI", `"https://shop.test/*"`, store.Files{sandbox.ScriptFile: []byte(`rmx.log(1)`)})
+	pages(50)
+	if hostRunning(r) || r.warmChecks.Load() != 1 {
+		t.Fatalf("within prepareRecheck and with no write of this process: host %v, %d reads; want none, 1", hostRunning(r), r.warmChecks.Load())
+	}
+	skip(prepareRecheck)
+	pages(1)
+	if !hostRunning(r) {
+		t.Fatalf("the CLI's remixlet was not found after prepareRecheck (%d reads)", r.warmChecks.Load())
+	}
+
+	// A write of this process is seen at the next page, with no wait.
+	st2 := openTestStore(t)
+	r2 := newTestRunner(t, st2)
+	r2.now = r.now
+	r2.Prepare()
+	warmDone(t, r2)
+	addStyledRemixlet(t, st2, "saved here", `"https://shop.test/*"`, store.Files{sandbox.ScriptFile: []byte(`rmx.log(1)`)})
+	r2.Prepare()
+	warmDone(t, r2)
+	if !hostRunning(r2) || r2.warmChecks.Load() != 2 {
+		t.Fatalf("after this process saved a script remixlet: host %v after %d reads, want started after 2", hostRunning(r2), r2.warmChecks.Load())
 	}
 }
