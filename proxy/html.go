@@ -69,18 +69,40 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 	default:
 		return false // subresources, iframes, workers: not a page the person is looking at
 	}
-	mediaType, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if err != nil || mediaType != "text/html" {
+	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))
+	if !ok || mediaType != "text/html" {
 		return false
 	}
-	if cs := strings.ToLower(params["charset"]); strings.HasPrefix(cs, "utf-16") || strings.HasPrefix(cs, "utf-32") ||
+	if cs := strings.ToLower(charset); strings.HasPrefix(cs, "utf-16") || strings.HasPrefix(cs, "utf-32") ||
 		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") {
 		return false
 	}
-	if d, _, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil && d == "attachment" {
-		return false
+	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
+		if d, _, err := mime.ParseMediaType(cd); err == nil && d == "attachment" {
+			return false
+		}
 	}
 	return true
+}
+
+// contentType is a Content-Type value's media type and charset parameter as mime.ParseMediaType
+// reads them; ok is false where it refuses the value. The few spellings nearly every HTML page
+// is sent with are answered without it: every response the pipeline looks at passes here, and
+// parsing is most of what deciding costs.
+func contentType(v string) (mediaType, charset string, ok bool) {
+	switch v {
+	case "text/html":
+		return "text/html", "", true
+	case "text/html; charset=utf-8", "text/html;charset=utf-8":
+		return "text/html", "utf-8", true
+	case "text/html; charset=UTF-8", "text/html;charset=UTF-8":
+		return "text/html", "UTF-8", true
+	}
+	mt, params, err := mime.ParseMediaType(v)
+	if err != nil {
+		return "", "", false
+	}
+	return mt, params["charset"], true
 }
 
 // injectHTML streams an HTML document through the injector: decoded from its Content-Encoding,
@@ -127,11 +149,8 @@ func (s *Server) injectHTML(resp *http.Response) {
 
 // headerCharset is the charset parameter of the response's Content-Type, if any.
 func headerCharset(h http.Header) string {
-	_, params, err := mime.ParseMediaType(h.Get("Content-Type"))
-	if err != nil {
-		return ""
-	}
-	return params["charset"]
+	_, charset, _ := contentType(h.Get("Content-Type"))
+	return charset
 }
 
 // magicSources are the CSP sources the page agent needs on a page of the given scheme: the
@@ -154,24 +173,33 @@ func magicSources(scheme string, ws bool) []string {
 func externalTag(token, nonce, sheets, src string) []byte {
 	b := make([]byte, 0, 128+len(token)+len(nonce)+len(sheets)+len(src))
 	b = append(b, `<script data-remixproxy="`...)
-	b = append(b, html.EscapeString(token)...)
+	b = append(b, escapeAttr(token)...)
 	if sheets != "" {
 		b = append(b, `" data-remixproxy-sheets="`...)
 		b = append(b, sheets...)
 	}
 	b = append(b, `" src="`...)
-	b = append(b, html.EscapeString(src)...)
+	b = append(b, escapeAttr(src)...)
 	if nonce != "" {
 		b = append(b, `" nonce="`...)
-		b = append(b, html.EscapeString(nonce)...)
+		b = append(b, escapeAttr(nonce)...)
 	}
 	return append(b, `"></script>`...)
+}
+
+// escapeAttr is html.EscapeString of s, without its work for the values that need none (a
+// page token is base64url, the agent's address fixed, most nonces base64).
+func escapeAttr(s string) string {
+	if !strings.ContainsAny(s, `<>&'"`) {
+		return s
+	}
+	return html.EscapeString(s)
 }
 
 // inlineTag is the element inserted into a page that carries the page agent inline, built
 // with a single allocation; sheets as for externalTag.
 func inlineTag(token, nonce, sheets string, script []byte) []byte {
-	token, nonce = html.EscapeString(token), html.EscapeString(nonce)
+	token, nonce = escapeAttr(token), escapeAttr(nonce)
 	const open, nonceAttr, sheetsAttr, close = `<script data-remixproxy="`, `" nonce="`, `" data-remixproxy-sheets="`, "</script>"
 	b := make([]byte, 0, len(open)+len(token)+len(sheetsAttr)+len(sheets)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))
 	b = append(b, open...)
