@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -408,7 +409,10 @@ func TestLinuxSystemStoreCommands(t *testing.T) {
 func TestLinuxAnchorNameFollowsTruststoreLayout(t *testing.T) {
 	// On this machine truststore detected a layout (or none); the name must fit its pattern.
 	if truststore.SystemTrustFilename == "" {
-		t.Skip("truststore found no system trust directory here")
+		if runtime.GOOS == "linux" {
+			t.Fatal("truststore found no system trust directory on this Linux machine: `remixproxy trust` could not install the CA here either (install ca-certificates)")
+		}
+		t.Skipf("the system trust directory layout is Linux's; this is %s", runtime.GOOS)
 	}
 	ca := newTestCA(t)
 	e := &trustEnv{anchorPattern: truststore.SystemTrustFilename}

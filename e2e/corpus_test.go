@@ -90,7 +90,7 @@ func normalizeText(s string) string {
 func TestCorpus(t *testing.T) {
 	names, err := filepath.Glob(filepath.Join(corpusDir, "*.html"))
 	if err != nil || len(names) == 0 {
-		t.Skipf("no corpus pages in %s (the shared corpus is not checked out here; see ../shared/corpus/README.md)", corpusDir)
+		noCorpus(t, "no corpus pages in %s (the shared corpus is not checked out here; see ../shared/corpus/README.md)", corpusDir)
 	}
 	dtab, ptab := world.DirectTab(t), world.ProxiedTab(t)
 	for _, tab := range []*e2etest.Tab{dtab, ptab} {

@@ -45,7 +45,11 @@ import (
 // sharedCorpusFile is the path of a file of ../shared/corpus/ (beside the repository): it is
 // ../../shared/corpus from e2e/ in a checkout, and one level further up from a git worktree kept
 // in a folder of worktrees. The first that exists wins; the checkout's path otherwise.
+// REMIXPROXY_CORPUS, when set (scripts/test.sh sets it), names the corpus folder outright.
 func sharedCorpusFile(rel string) string {
+	if dir := os.Getenv("REMIXPROXY_CORPUS"); dir != "" {
+		return filepath.Join(dir, rel)
+	}
 	for _, up := range []string{"../..", "../../.."} {
 		p := filepath.Join(up, "shared", "corpus", rel)
 		if _, err := os.Stat(p); err == nil {
@@ -53,6 +57,18 @@ func sharedCorpusFile(rel string) string {
 		}
 	}
 	return filepath.Join("../..", "shared", "corpus", rel)
+}
+
+// noCorpus ends a test whose corpus input is missing: skipped with the reason where the shared
+// corpus is not on the machine (a clone elsewhere), failed where scripts/test.sh found it and set
+// REMIXPROXY_REQUIRE_CORPUS — there a missing file is a broken path, not an absent corpus, and a
+// skip would hide the sweep.
+func noCorpus(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("REMIXPROXY_REQUIRE_CORPUS") != "" {
+		t.Fatalf("the corpus is required (REMIXPROXY_REQUIRE_CORPUS) but: "+format, args...)
+	}
+	t.Skipf(format+" (set REMIXPROXY_CORPUS to the shared corpus folder to run this test)", args...)
 }
 
 // sweepSinks are the dom.* sinks each item goes through; each counted op of a sink is one
@@ -133,7 +149,7 @@ func loadSweepCorpora(t *testing.T) []sweepCorpus {
 	var out []sweepCorpus
 	raw, err := os.ReadFile(xssVectorsFile)
 	if err != nil {
-		t.Skipf("no XSS vectors at %s (the shared corpus is not checked out here; see ../shared/corpus/README.md): %v", xssVectorsFile, err)
+		noCorpus(t, "no XSS vectors at %s (the shared corpus is not checked out here; see ../shared/corpus/README.md): %v", xssVectorsFile, err)
 	}
 	var vectors []xssVector
 	if err := json.Unmarshal(raw, &vectors); err != nil {

@@ -61,7 +61,7 @@ for (const name of ['alert', 'confirm', 'prompt', 'print']) {
 func TestRemixletSetHTMLWithEveryDOMPurifyVector(t *testing.T) {
 	raw, err := os.ReadFile(xssVectorsFile)
 	if err != nil {
-		t.Skipf("no XSS vectors at %s (the shared corpus is not checked out here; see ../shared/corpus/README.md): %v", xssVectorsFile, err)
+		noCorpus(t, "no XSS vectors at %s (the shared corpus is not checked out here; see ../shared/corpus/README.md): %v", xssVectorsFile, err)
 	}
 	var vectors []xssVector
 	if err := json.Unmarshal(raw, &vectors); err != nil {

@@ -22,6 +22,16 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 
+# The shared test corpus (../shared/corpus, never copied into this tree: see its README). Where it
+# is on the machine the corpus tests must run — a test that cannot read it fails instead of
+# skipping; where it is not, they skip and say so here.
+corpus=$(cd .. && pwd)/shared/corpus
+if [ -d "$corpus" ]; then
+  export REMIXPROXY_CORPUS="$corpus" REMIXPROXY_REQUIRE_CORPUS=1
+else
+  echo "test.sh: no shared corpus at $corpus: TestCorpus, TestHostileSweep's XSS part and TestRemixletSetHTMLWithEveryDOMPurifyVector will skip" >&2
+fi
+
 # Unit and integration packages with the race detector; the browser suite without it (it is
 # dominated by Chromium, and the race detector would double its time on two cores).
 go test -race -count=1 $(go list ./... | grep -v '/e2e')
