@@ -352,14 +352,20 @@ func watchNavigation(ctx context.Context, pg actPage, action, before, after stri
 // the page's address while it stays (a history step within the document) ends the wait too.
 func waitLeft(ctx context.Context, pg actPage, max time.Duration) {
 	before, _ := pg.url()
+	pollUntil(ctx, max, func() bool {
+		now, ok := pg.url()
+		return !ok || now != before
+	})
+}
+
+// pollUntil checks done every 25 ms until it is true, max has passed or ctx ends: for states
+// the page or the pipeline changes with no event to wait on.
+func pollUntil(ctx context.Context, max time.Duration, done func() bool) {
 	deadline := time.NewTimer(max)
 	defer deadline.Stop()
 	tick := time.NewTicker(25 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		if now, ok := pg.url(); !ok || now != before {
-			return
-		}
+	for !done() {
 		select {
 		case <-ctx.Done():
 			return

@@ -288,25 +288,11 @@ func (x *navExpect) waitOutcome(ctx context.Context, max time.Duration) {
 
 // waitStart waits, up to max, for the action's first navigation request (or a refusal).
 func (x *navExpect) waitStart(ctx context.Context, max time.Duration) {
-	deadline := time.NewTimer(max)
-	defer deadline.Stop()
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	pollUntil(ctx, max, func() bool {
 		x.g.mu.Lock()
-		started := x.paired > 0 || len(x.refusals) > 0
-		x.g.mu.Unlock()
-		if started {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-deadline.C:
-			return
-		case <-tick.C:
-		}
-	}
+		defer x.g.mu.Unlock()
+		return x.paired > 0 || len(x.refusals) > 0
+	})
 }
 
 // finish ends an action's expectation after its page call and watch: when a hop of its
