@@ -203,6 +203,7 @@ func (r *Runner) standing(ctx context.Context) (*standingCopy, error) {
 	if cur != nil && cur.gen == gen && now.Sub(cur.at) < standingMaxAge && now.Sub(cur.at) >= 0 {
 		return cur, nil
 	}
+	r.standingReads.Add(1)
 	paused, err := r.st.PausedSites(ctx)
 	if err != nil {
 		return nil, err
@@ -231,6 +232,17 @@ func (r *Runner) standing(ctx context.Context) (*standingCopy, error) {
 	r.standingC.cur = c
 	r.standingC.mu.Unlock()
 	return c, nil
+}
+
+// anyScript reports whether an enabled remixlet's active version has a script: a sandbox host
+// is needed (warm.go).
+func (c *standingCopy) anyScript() bool {
+	for _, v := range c.active {
+		if _, ok := v.Files[sandbox.ScriptFile]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // IsSitePaused is store.Store's, on the copy.

@@ -103,10 +103,9 @@ type Runner struct {
 	stop context.CancelFunc
 
 	// The warm sandbox (warm.go): whether the supervisor has started, and a Warm in progress.
-	supStarted atomic.Bool
-	warming    atomic.Bool
-	prepared   preparedCheck // Prepare's last look in the store
-	warmChecks atomic.Int64  // how many times Warm looked in the store (tests, debugging)
+	supStarted    atomic.Bool
+	warming       atomic.Bool
+	standingReads atomic.Int64 // how many times standing read the store (tests, debugging)
 
 	mu       sync.Mutex
 	sup      *sandbox.Supervisor

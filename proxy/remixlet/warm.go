@@ -3,7 +3,6 @@ package remixlet
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -33,7 +32,6 @@ func (r *Runner) Warm() {
 		defer httpx.Recovered(r.log, "starting the sandbox host ahead of the first page")
 		ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
 		defer cancel()
-		r.warmChecks.Add(1)
 		if !r.anyScriptEnabled(ctx) {
 			return
 		}
@@ -47,37 +45,20 @@ func (r *Runner) Warm() {
 	}()
 }
 
-// prepareRecheck bounds how often Prepare looks in the store while no sandbox host runs and
-// this process has written nothing since: a remixlet switched on by another process (the CLI)
-// is seen within it.
-const prepareRecheck = time.Second
-
 // Prepare is told that the proxy is injecting the page agent into a page; if no sandbox host
 // runs, it warms one (Warm) so it is ready when the page agent connects. It costs one atomic
 // load when the host runs. When none runs (no remixlet with a script is on: the common case for
-// a person with only stylesheets, or none), it looks in the store again only after this
-// process wrote to it or prepareRecheck passed — not on every page: a store read per injected
-// page nearly doubled the proxy's CPU per small page (e2e/bench).
+// a person with only stylesheets, or none), it asks the injection's copy of the remixlets'
+// standing (firstframe.go), which the same page's first-frame sheets read next: the store is
+// read again only after this process wrote to it or standingMaxAge passed, not for every page
+// (a store read per injected page nearly doubled the proxy's CPU per small page, e2e/bench).
 func (r *Runner) Prepare() {
 	if r.warmRunning() {
 		return
 	}
-	now, gen := r.clock().UnixNano(), r.st.Generation()
-	last := r.prepared.at.Load()
-	if last != 0 && gen == r.prepared.gen.Load() && now-last < int64(prepareRecheck) && now >= last {
-		return
+	if c, err := r.standing(r.ctx); err == nil && c.anyScript() {
+		r.Warm()
 	}
-	if !r.prepared.at.CompareAndSwap(last, now) {
-		return // another page is checking right now
-	}
-	r.prepared.gen.Store(gen)
-	r.Warm()
-}
-
-// preparedCheck is when Prepare last had Warm look in the store, and the store's generation then.
-type preparedCheck struct {
-	at  atomic.Int64 // the runner's clock, Unix ns; 0: never
-	gen atomic.Uint64
 }
 
 // warmRunning reports whether the supervisor has started (its child may be restarting).
@@ -86,22 +67,10 @@ func (r *Runner) warmRunning() bool { return r.supStarted.Load() }
 // anyScriptEnabled reports whether some remixlet is enabled, not archived, and has an active
 // version with a script.
 func (r *Runner) anyScriptEnabled(ctx context.Context) bool {
-	list, err := r.st.ListRemixlets(ctx)
+	c, err := r.standing(ctx)
 	if err != nil {
 		r.log.Warn("listing remixlets to warm the sandbox", "err", err)
 		return false
 	}
-	for _, rx := range list {
-		if !rx.Enabled || rx.Archived || rx.ActiveVersionID == 0 {
-			continue
-		}
-		v, ok, err := r.st.Active(ctx, rx.ID)
-		if err != nil || !ok {
-			continue
-		}
-		if _, has := v.Files[sandbox.ScriptFile]; has {
-			return true
-		}
-	}
-	return false
+	return c.anyScript()
 }

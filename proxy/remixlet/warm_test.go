@@ -96,8 +96,8 @@ func TestRunnerRetriesASandboxThatCouldNotStart(t *testing.T) {
 
 // TestPrepareLooksInTheStoreRarely: with no remixlet that has a script (no host to start),
 // every injected page calls Prepare, yet the store is read again only after this process wrote
-// to it or prepareRecheck passed; a remixlet another process (the CLI) switched on is still
-// found within prepareRecheck, and one this process saved at the next page.
+// to it or standingMaxAge passed; a remixlet another process (the CLI) switched on is still
+// found within standingMaxAge, and one this process saved at the next page.
 func TestPrepareLooksInTheStoreRarely(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "remixproxy.db")
 	st, err := store.Open(path, store.Options{})
@@ -123,18 +123,18 @@ func TestPrepareLooksInTheStoreRarely(t *testing.T) {
 		}
 	}
 	pages(200)
-	if got := r.warmChecks.Load(); got != 1 {
+	if got := r.standingReads.Load(); got != 1 {
 		t.Fatalf("200 pages with no remixlet read the store %d times, want 1", got)
 	}
 	addStyledRemixlet(t, cli, "switched on by the CLI", `"https://shop.test/*"`, store.Files{sandbox.ScriptFile: []byte(`rmx.log(1)`)})
 	pages(50)
-	if hostRunning(r) || r.warmChecks.Load() != 1 {
-		t.Fatalf("within prepareRecheck and with no write of this process: host %v, %d reads; want none, 1", hostRunning(r), r.warmChecks.Load())
+	if hostRunning(r) || r.standingReads.Load() != 1 {
+		t.Fatalf("within standingMaxAge and with no write of this process: host %v, %d reads; want none, 1", hostRunning(r), r.standingReads.Load())
 	}
-	skip(prepareRecheck)
+	skip(standingMaxAge)
 	pages(1)
 	if !hostRunning(r) {
-		t.Fatalf("the CLI's remixlet was not found after prepareRecheck (%d reads)", r.warmChecks.Load())
+		t.Fatalf("the CLI's remixlet was not found after standingMaxAge (%d reads)", r.standingReads.Load())
 	}
 
 	// A write of this process is seen at the next page, with no wait.
@@ -146,7 +146,7 @@ func TestPrepareLooksInTheStoreRarely(t *testing.T) {
 	addStyledRemixlet(t, st2, "saved here", `"https://shop.test/*"`, store.Files{sandbox.ScriptFile: []byte(`rmx.log(1)`)})
 	r2.Prepare()
 	warmDone(t, r2)
-	if !hostRunning(r2) || r2.warmChecks.Load() != 2 {
-		t.Fatalf("after this process saved a script remixlet: host %v after %d reads, want started after 2", hostRunning(r2), r2.warmChecks.Load())
+	if !hostRunning(r2) || r2.standingReads.Load() != 2 {
+		t.Fatalf("after this process saved a script remixlet: host %v after %d reads, want started after 2", hostRunning(r2), r2.standingReads.Load())
 	}
 }
