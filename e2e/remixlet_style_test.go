@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // styledSite is a page whose CSP is style-src 'self': a <style> element (its own, as a control)
@@ -82,29 +82,7 @@ h2 { background: \75rl(https://witness.test/y) }
 // the proxy must check the stylesheet again when it inserts it.
 func saveUnchecked(t *testing.T, st *store.Store, name string, files store.Files) store.Remixlet {
 	t.Helper()
-	ctx := context.Background()
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorPerson, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Activate(ctx, v.ID)
-	if errors.Is(err, store.ErrApprovalRequired) {
-		a, aerr := st.RequestApproval(ctx, v.ID, "")
-		if aerr != nil {
-			t.Fatal(aerr)
-		}
-		if aerr := st.Approve(ctx, a.ID); aerr != nil {
-			t.Fatal(aerr)
-		}
-		err = st.ActivateApproved(ctx, a.ID)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	rx, _ := storetest.Create(t, st, name, files)
 	return rx
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // managerFixture is a running proxy with a real store in a temporary data dir, opened with the
@@ -170,27 +171,8 @@ func (f *managerFixture) seed(name string, perms ...string) store.Remixlet {
 
 func (f *managerFixture) seedManifest(name, manifest string) store.Remixlet {
 	f.t.Helper()
-	ctx := context.Background()
-	r, err := f.st.CreateRemixlet(ctx, name)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	v, err := f.st.SaveVersion(ctx, r.ID, store.Files{"manifest.json": []byte(manifest),
-		"script.js": []byte(testScript)}, store.AuthorPerson, "seed")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	a, err := f.st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if err := f.st.Approve(ctx, a.ID); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := f.st.ActivateApproved(ctx, a.ID); err != nil {
-		f.t.Fatal(err)
-	}
-	r, _ = f.st.Remixlet(ctx, r.ID)
+	r, _ := storetest.Create(f.t, f.st, name, store.Files{"manifest.json": []byte(manifest), "script.js": []byte(testScript)})
+	r, _ = f.st.Remixlet(context.Background(), r.ID)
 	return r
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // warmProxy starts a proxy on st and returns a client through it and a channel of the sandbox
@@ -57,26 +58,8 @@ func warmProxy(t *testing.T, st *store.Store, resolve map[string]string, roots *
 // addScriptRemixlet saves and activates a remixlet with a script on siteHost.
 func addScriptRemixlet(t *testing.T, st *store.Store, name string) *sandbox.Manifest {
 	t.Helper()
-	ctx := context.Background()
 	manifest := `{"name": "` + name + `", "description": "t", "api": 1, "matches": ["https://` + siteHost + `/*"], "permissions": []}`
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(`rmx.log(1)`)}, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Create(t, st, name, store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(`rmx.log(1)`)})
 	m, _ := sandbox.ParseManifest([]byte(manifest))
 	return m
 }
