@@ -36,6 +36,8 @@ type fixtureOpts struct {
 	noMITM       []string
 	onlyResolved bool
 	headerWait   time.Duration
+	// benchNoInject sets Config.BenchNoInject (html_benchnoinject_test.go).
+	benchNoInject bool
 }
 
 func newFixture(t testing.TB, o fixtureOpts) *fixture {
@@ -54,6 +56,7 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 		OnlyResolved: o.onlyResolved, NoMITM: o.noMITM, Version: "test",
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 		ResponseHeaderTimeout: o.headerWait,
+		BenchNoInject:         o.benchNoInject,
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)
