@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,26 +34,39 @@ type agentWorld struct {
 	witness *witness
 }
 
+// newAgentWorld starts the model playing script, the sites of handlers and a witness at
+// witness.test, the proxy and a tab.
 func newAgentWorld(t *testing.T, script string, handlers map[string]http.Handler) *agentWorld {
+	t.Helper()
+	return newGuardedAgentWorld(t, script, handlers, nil)
+}
+
+// newGuardedAgentWorld is newAgentWorld with the model served behind guard(model), which sees
+// every model request first (the secret guards); a nil guard serves the model as it is.
+func newGuardedAgentWorld(t *testing.T, script string, handlers map[string]http.Handler, guard func(model *scripted.Server) http.Handler) *agentWorld {
 	t.Helper()
 	sc, err := scripted.ParseScript([]byte(script))
 	if err != nil {
 		t.Fatalf("script: %v", err)
 	}
 	model := scripted.New(sc)
-	modelURL, stop, err := model.Start("")
-	if err != nil {
-		t.Fatal(err)
+	var modelURL string
+	var stop func()
+	if guard == nil {
+		if modelURL, stop, err = model.Start(""); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		ms := httptest.NewServer(guard(model))
+		modelURL, stop = ms.URL, ms.Close
 	}
 	t.Cleanup(stop)
-	sites := e2etest.StartSites(t)
 	w := &witness{}
-	sites.Handle("witness.test", w)
+	hosts := map[string]http.Handler{"witness.test": w}
 	for host, h := range handlers {
-		sites.Handle(host, h)
+		hosts[host] = h
 	}
-	p := e2etest.StartProxy(t, sites, e2etest.WithModel(modelURL+"/v1", "openai"))
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	sites, p, tab := e2etest.StartProxied(t, hosts, e2etest.WithModel(modelURL+"/v1", "openai"))
 	return &agentWorld{sites: sites, model: model, stop: stop, proxy: p, tab: tab, witness: w}
 }
 
@@ -79,16 +93,24 @@ func openPanel(t *testing.T, tab *e2etest.Tab) (*frameEval, childFrame) {
 }
 
 // chat sends text from the panel's composer.
-// actChat loads url in tab, waits for its own script and the page agent, opens the panel, turns
-// Act mode on and sends text; it returns the panel and its frame.
+// actChat loads url in tab, opens the panel in Act mode (openActPanel) and sends text; it
+// returns the panel and its frame.
 func actChat(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
+	t.Helper()
+	pf, f := openActPanel(t, tab, url)
+	chat(t, pf, text)
+	return pf, f
+}
+
+// openActPanel loads url in tab, waits for its own script and the page agent, opens the panel
+// and turns Act mode on; it returns the panel and its frame.
+func openActPanel(t *testing.T, tab *e2etest.Tab, url string) (*frameEval, childFrame) {
 	t.Helper()
 	tab.Navigate(url)
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, f := openPanel(t, tab)
 	actMode(t, pf)
-	chat(t, pf, text)
 	return pf, f
 }
 
@@ -287,7 +309,7 @@ func waitConfirmWindow(t *testing.T, tab *e2etest.Tab) context.Context {
 			if info.Type == "page" && strings.HasPrefix(info.URL, "https://remix.proxy/panel/confirm") {
 				cctx, ccancel := chromedp.NewContext(tab.Context(), chromedp.WithTargetID(info.TargetID))
 				t.Cleanup(ccancel)
-				if err := chromedpWithin(cdpTimeout, func() error {
+				if err := e2etest.Within(cdpTimeout, func() error {
 					_, err := chromedp.Call(cctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 					return err
 				}); err != nil {
