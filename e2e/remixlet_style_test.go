@@ -89,12 +89,12 @@ func saveUnchecked(t *testing.T, st *store.Store, name string, files store.Files
 const visibleStyledPromoted = `[...document.querySelectorAll('#list .promoted')].filter((e) => getComputedStyle(e).display !== 'none').length`
 
 func TestRemixletStylesheetHidesUnderStrictStyleCSP(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("styled.test", styledSite())
-	sites.Handle("witness.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"styled.test": styledSite(),
+		"witness.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+		}),
+	}, e2etest.WithStore())
 	st := p.Store
 	files := store.Files{
 		sandbox.ManifestFile: []byte(styleOnlyManifest),
@@ -105,7 +105,6 @@ func TestRemixletStylesheetHidesUnderStrictStyleCSP(t *testing.T) {
 		t.Fatalf("the save-time checks found %d problems in the test stylesheet, want 2: %v", len(problems), problems)
 	}
 	rx := saveUnchecked(t, st, "hide promoted by stylesheet", files)
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	diagnose := func() string {
 		return fmt.Sprintf("remixlet log:\n%s\nproxy log tail:\n%s\n%s", remixletLog(t, st, rx.ID), tail(p.Logs(), 3000), tab.Diagnose())
 	}
