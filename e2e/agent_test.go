@@ -93,6 +93,17 @@ func openPanel(t *testing.T, tab *e2etest.Tab) (*frameEval, childFrame) {
 }
 
 // chat sends text from the panel's composer.
+// askChat loads url in tab, waits for the page agent, opens the panel (in Ask mode, as it
+// opens) and sends text; it returns the panel and its frame.
+func askChat(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
+	t.Helper()
+	tab.Navigate(url)
+	tab.WaitConnected()
+	pf, f := openPanel(t, tab)
+	chat(t, pf, text)
+	return pf, f
+}
+
 // actChat loads url in tab, opens the panel in Act mode (openActPanel) and sends text; it
 // returns the panel and its frame.
 func actChat(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
@@ -174,10 +185,7 @@ const agentFeedScript = `{"turns": [
 func TestAgentBuildsRemixletInChromium(t *testing.T) {
 	aw := newAgentWorld(t, agentFeedScript, map[string]http.Handler{"feed.test": feedSite()})
 	tab := aw.tab
-	tab.Navigate("https://feed.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "hide the promoted posts")
+	pf, _ := askChat(t, tab, "https://feed.test/", "hide the promoted posts")
 	pf.waitFor(t, 30*time.Second, "the agent's final reply", `document.getElementById('log').innerText.includes('promoted posts are hidden')`)
 	text := pf.eval(t, `document.getElementById('log').innerText`)
 	for _, want := range []string{"hide the promoted posts", "outline", "query", "write_remixlet"} {
@@ -242,10 +250,7 @@ func TestAgentPermissionCardResistsCovering(t *testing.T) {
 		{"text": "Saved."}
 	]}`, map[string]http.Handler{"shop.test": shopPage()})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, f := openPanel(t, tab)
-	chat(t, pf, "show prices from the shop's API")
+	pf, f := askChat(t, tab, "https://shop.test/", "show prices from the shop's API")
 	pf.waitFor(t, 20*time.Second, "a pending permission card", `!!document.querySelector('.card[data-state=pending]')`)
 	if rows := pf.eval(t, `document.querySelector('.card .card-rows').innerText`); rows != "Send requests to api.shop.test as you, with your cookies" {
 		t.Errorf("card rows = %q", rows)
@@ -339,10 +344,7 @@ func TestAgentContainmentInChromium(t *testing.T) {
 		{"text": "should not be reached"}
 	]}`, map[string]http.Handler{"shop.test": shopPage(), "away.test": plainSite()})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "what does this page say?")
+	pf, _ := askChat(t, tab, "https://shop.test/", "what does this page say?")
 	pf.waitFor(t, 20*time.Second, "a pending card", `!!document.querySelector('.card[data-state=pending]')`)
 
 	reqs := aw.model.Requests()
@@ -455,10 +457,7 @@ func TestAgentBadModelOutputInChromium(t *testing.T) {
 	]}`
 	aw := newAgentWorld(t, script, map[string]http.Handler{"shop.test": shopPage()})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "look around")
+	pf, _ := askChat(t, tab, "https://shop.test/", "look around")
 	pf.waitFor(t, 60*time.Second, "the final reply", `document.getElementById('log').innerText.includes('All handled.')`)
 
 	reqs := aw.model.Requests()
@@ -524,10 +523,7 @@ func TestAgentOpenPageOnAnotherOriginOfTheSite(t *testing.T) {
 		{"text": "Read the help page."}
 	]}`, map[string]http.Handler{"shop.test": shop, "help.shop.test": help})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "what does the help page say?")
+	pf, _ := askChat(t, tab, "https://shop.test/", "what does the help page say?")
 	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('Read the help page.')`)
 	reqs := aw.model.Requests()
 	if len(reqs) != 3 {
