@@ -63,166 +63,261 @@ type Config struct {
 // provider failure ends the turn with its error (a *ProviderError); every tool failure goes
 // back to the model as the call's result.
 func Run(ctx context.Context, cfg Config, history []Message, userText string, obs Observer) ([]Message, error) {
-	maxSteps := cfg.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = DefaultMaxSteps
-	}
-	budget := cfg.ContextBudget
-	if budget <= 0 {
-		budget = DefaultContextBudget
-	}
-	cfg = withRedaction(cfg) // every request to the model, compaction's too, is redacted (redact.go)
-	msgs := append([]Message(nil), history...)
-	msgs = append(msgs, Message{Role: RoleUser, Text: userText})
-	obs.Append(msgs[len(msgs)-1])
-
-	loops := &loopDetector{}            // repeated calls and A-B-A-B patterns in this turn (loopdetect.go)
-	tr := newTracer(cfg, userText, obs) // nil unless obs is a Tracer (trace.go)
-	// ctxm trims the context past its thresholds, and harder on a context-overflow error (compact.go).
-	ctxm := summariser{cfg: cfg, obs: obs, tr: tr}
-	end := "answer"
-	defer func() { tr.finish(end) }()
+	t := newTurn(cfg, history, userText, obs)
+	defer func() { t.tr.finish(t.end) }()
 	for step := 1; ; step++ {
-		if cfg.BeforeStep != nil && ctx.Err() == nil {
-			if err := cfg.BeforeStep(ctx); err != nil {
-				obs.Notice(err.Error())
-				return msgs, nil
-			}
+		if t.stopsBefore(ctx, step) {
+			return t.msgs, nil
 		}
-		if err := ctx.Err(); err != nil {
-			obs.Notice("Stopped.")
-			end = "stopped"
-			return msgs, nil
-		}
-		if step > maxSteps {
-			end = "step limit"
-			obs.Notice(fmt.Sprintf("Stopped after %d steps, the step limit (change it in Settings). Send a message to go on.", maxSteps))
-			return msgs, nil
-		}
-		msgs, _ = ctxm.manageContext(ctx, msgs, budget, false)
-		stepID := newStepID()
-		var text strings.Builder
-		modelStart := time.Now()
-		stream := func() (*Response, error) {
-			text.Reset()
-			return cfg.Provider.Stream(ctx, Request{
-				Model: cfg.Model, System: cfg.System, Messages: msgs, Tools: ToolSpecs(cfg.Mode),
-			}, func(ev Event) {
-				if ev.Kind == EventText {
-					text.WriteString(ev.Text)
-					obs.Text(stepID, text.String(), false)
-				}
-			})
-		}
-		resp, err := stream()
-		if tooLong(err) && ctx.Err() == nil {
-			// Emergency trim: a summary and the last few messages, then one more try.
-			tr.model(modelStart, nil)
-			var changed bool
-			if msgs, changed = ctxm.manageContext(ctx, msgs, budget, true); changed {
-				modelStart = time.Now()
-				if resp, err = stream(); tooLong(err) {
-					tr.model(modelStart, nil)
-				}
-			}
-			if tooLong(err) {
-				obs.Notice(noticeStillTooLong)
-				end = "context too long"
-				return msgs, nil
-			}
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				if text.Len() > 0 {
-					msgs = append(msgs, Message{Role: RoleAssistant, Text: text.String()})
-					obs.Append(msgs[len(msgs)-1])
-					obs.Text(stepID, text.String(), true)
-				}
-				obs.Notice("Stopped.")
-				end = "stopped"
-				return msgs, nil
-			}
-			tr.model(modelStart, nil)
-			end = "error: " + err.Error()
-			return msgs, err
-		}
-		tr.model(modelStart, resp)
-		obs.Usage(resp.Usage)
-		if resp.Text != "" || text.Len() > 0 {
-			t := resp.Text
-			if t == "" {
-				t = text.String()
-			}
-			obs.Text(stepID, t, true)
-		}
-		calls := resp.ToolCalls
-		for i := range calls {
-			if calls[i].ID == "" {
-				calls[i].ID = "call_" + stepID + "_" + strconv.Itoa(i)
-			}
-		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: redactCalls(cfg.Redactor, keptCalls(calls))})
-		obs.Append(msgs[len(msgs)-1])
-		if len(calls) == 0 {
-			if resp.StopReason == "max_tokens" {
-				obs.Notice("The reply was cut off at the model's output limit.")
-			}
-			return msgs, nil
-		}
-		var stop, summary string
-		var pins []Message // an approved plan, pinned after the reply's tool results (tools_plan.go)
-		finished := false
-		for i, call := range calls {
-			var result string
-			var isErr bool
-			switch {
-			case ctx.Err() != nil:
-				result, isErr = "not run: the person stopped the agent", true
-			case finished:
-				result, isErr = "not run: the turn ended before this call", true
-			case i >= MaxCallsPerReply:
-				result, isErr = fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true
-			default:
-				obs.Tool(redactCall(cfg.Redactor, call), "running", "")
-				urlBefore, toolStart := tr.url(call), time.Now()
-				result, isErr = execute(ctx, cfg, call)
-				tr.tool(call, toolStart, result, isErr, urlBefore)
-				if v := loops.observe(call, result); v.Stop != "" {
-					stop = v.Stop
-				} else if v.Warning != "" {
-					result += "\n\n" + v.Warning
-				}
-				summary, finished = doneSummary(call, result, isErr)
-				if pin, ok := planPin(call, result, isErr); ok {
-					pins = append(pins, pin)
-				}
-			}
-			status := "ok"
-			if isErr {
-				status = "error"
-			}
-			obs.Tool(redactCall(cfg.Redactor, call), status, result)
-			msgs = append(msgs, Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
-			obs.Append(msgs[len(msgs)-1])
-		}
-		if len(pins) > 0 {
-			msgs = append(msgs, pins...)
-			obs.Append(pins...)
-		}
-		if finished {
-			// done's summary is the turn's answer.
-			msgs = append(msgs, Message{Role: RoleAssistant, Text: summary})
-			obs.Append(msgs[len(msgs)-1])
-			obs.Text(newStepID(), summary, true)
-			end = "done"
-			return msgs, nil
-		}
-		if stop != "" {
-			obs.Notice(stop)
-			end = "loop"
-			return msgs, nil
+		if ended, err := t.step(ctx); ended || err != nil {
+			return t.msgs, err
 		}
 	}
+}
+
+// turn is one Run's state: the context so far and what watches it. Its methods are the
+// loop's steps, in the order Run calls them.
+type turn struct {
+	cfg      Config
+	obs      Observer
+	maxSteps int
+	budget   int
+	msgs     []Message
+	loops    *loopDetector // repeated calls and A-B-A-B patterns in this turn (loopdetect.go)
+	tr       *tracer       // nil unless obs is a Tracer (trace.go)
+	// ctxm trims the context past its thresholds, and harder on a context-overflow error (compact.go).
+	ctxm summariser
+	// end is how the turn ended, for the trace: "answer", "done", "stopped", "step limit",
+	// "loop", "context too long" or "error: …".
+	end string
+}
+
+// newTurn starts a turn: Config's defaults filled in, the redaction stage wired in front of
+// the model, and the person's message appended.
+func newTurn(cfg Config, history []Message, userText string, obs Observer) *turn {
+	t := &turn{cfg: cfg, obs: obs, maxSteps: cfg.MaxSteps, budget: cfg.ContextBudget, end: "answer"}
+	if t.maxSteps <= 0 {
+		t.maxSteps = DefaultMaxSteps
+	}
+	if t.budget <= 0 {
+		t.budget = DefaultContextBudget
+	}
+	t.cfg = withRedaction(cfg) // every request to the model, compaction's too, is redacted (redact.go)
+	t.msgs = append([]Message(nil), history...)
+	t.append(Message{Role: RoleUser, Text: userText})
+	t.loops = &loopDetector{}
+	t.tr = newTracer(t.cfg, userText, obs)
+	t.ctxm = summariser{cfg: t.cfg, obs: obs, tr: t.tr}
+	return t
+}
+
+// append adds complete messages to the context and tells the observer.
+func (t *turn) append(msgs ...Message) {
+	t.msgs = append(t.msgs, msgs...)
+	t.obs.Append(msgs...)
+}
+
+// stopsBefore reports whether the turn ends before model call number step: BeforeStep
+// refused, the person stopped the agent, or the step cap is reached. Each says why in a notice.
+func (t *turn) stopsBefore(ctx context.Context, step int) bool {
+	if t.cfg.BeforeStep != nil && ctx.Err() == nil {
+		if err := t.cfg.BeforeStep(ctx); err != nil {
+			t.obs.Notice(err.Error())
+			return true
+		}
+	}
+	if ctx.Err() != nil {
+		t.obs.Notice("Stopped.")
+		t.end = "stopped"
+		return true
+	}
+	if step > t.maxSteps {
+		t.end = "step limit"
+		t.obs.Notice(fmt.Sprintf("Stopped after %d steps, the step limit (change it in Settings). Send a message to go on.", t.maxSteps))
+		return true
+	}
+	return false
+}
+
+// step is one model call and the tool calls of its reply. ended is true when the turn ends
+// here: an answer without calls, done, a loop, a stop, or a provider error (err).
+func (t *turn) step(ctx context.Context) (ended bool, err error) {
+	t.msgs, _ = t.ctxm.manageContext(ctx, t.msgs, t.budget, false)
+	stepID := newStepID()
+	resp, ended, err := t.callModel(ctx, stepID)
+	if ended {
+		return true, err
+	}
+	calls := resp.ToolCalls
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = "call_" + stepID + "_" + strconv.Itoa(i)
+		}
+	}
+	t.append(Message{Role: RoleAssistant, Text: resp.Text, ToolCalls: redactCalls(t.cfg.Redactor, keptCalls(calls))})
+	if len(calls) == 0 {
+		if resp.StopReason == "max_tokens" {
+			t.obs.Notice("The reply was cut off at the model's output limit.")
+		}
+		return true, nil
+	}
+	return t.runCalls(ctx, calls), nil
+}
+
+// callModel asks the model for the next reply, streaming its text to the observer, and on a
+// context-overflow error trims the context hard and asks once more. ended is true when the
+// turn ends here instead: the context still does not fit, the person stopped the agent (the
+// text streamed so far is kept), or the provider failed (err).
+func (t *turn) callModel(ctx context.Context, stepID string) (resp *Response, ended bool, err error) {
+	var text strings.Builder
+	modelStart := time.Now()
+	stream := func() (*Response, error) {
+		text.Reset()
+		return t.cfg.Provider.Stream(ctx, Request{
+			Model: t.cfg.Model, System: t.cfg.System, Messages: t.msgs, Tools: ToolSpecs(t.cfg.Mode),
+		}, func(ev Event) {
+			if ev.Kind == EventText {
+				text.WriteString(ev.Text)
+				t.obs.Text(stepID, text.String(), false)
+			}
+		})
+	}
+	resp, err = stream()
+	if tooLong(err) && ctx.Err() == nil {
+		if resp, modelStart, err = t.retryTrimmed(ctx, stream, modelStart, err); tooLong(err) {
+			t.obs.Notice(noticeStillTooLong)
+			t.end = "context too long"
+			return nil, true, nil
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			if text.Len() > 0 {
+				t.append(Message{Role: RoleAssistant, Text: text.String()})
+				t.obs.Text(stepID, text.String(), true)
+			}
+			t.obs.Notice("Stopped.")
+			t.end = "stopped"
+			return nil, true, nil
+		}
+		t.tr.model(modelStart, nil)
+		t.end = "error: " + err.Error()
+		return nil, true, err
+	}
+	t.tr.model(modelStart, resp)
+	t.obs.Usage(resp.Usage)
+	if resp.Text != "" || text.Len() > 0 {
+		final := resp.Text
+		if final == "" {
+			final = text.String()
+		}
+		t.obs.Text(stepID, final, true)
+	}
+	return resp, false, nil
+}
+
+// retryTrimmed answers a context-overflow error (err, from the call started at start): an
+// emergency trim to a summary and the last few messages, then one more try if the trim
+// changed anything. It returns the try's reply, start and error, or err again.
+func (t *turn) retryTrimmed(ctx context.Context, stream func() (*Response, error), start time.Time, err error) (*Response, time.Time, error) {
+	t.tr.model(start, nil)
+	var changed bool
+	if t.msgs, changed = t.ctxm.manageContext(ctx, t.msgs, t.budget, true); !changed {
+		return nil, start, err
+	}
+	start = time.Now()
+	resp, err := stream()
+	if tooLong(err) {
+		t.tr.model(start, nil)
+	}
+	return resp, start, err
+}
+
+// runCalls runs one reply's tool calls in order, each with a result in the context, then
+// pins an approved plan. It reports whether the turn ends: done was called (its summary is
+// the answer) or the loop detector stopped the turn.
+func (t *turn) runCalls(ctx context.Context, calls []ToolCall) (ended bool) {
+	var stop, summary string
+	var pins []Message // an approved plan, pinned after the reply's tool results (tools_plan.go)
+	finished := false
+	for i, call := range calls {
+		result, isErr, skipped := notRun(ctx, i, finished)
+		if !skipped {
+			var o callOutcome
+			result, isErr, o = t.runCall(ctx, call)
+			if o.stop != "" {
+				stop = o.stop
+			}
+			summary, finished = o.summary, o.finished
+			if o.pin != nil {
+				pins = append(pins, *o.pin)
+			}
+		}
+		status := "ok"
+		if isErr {
+			status = "error"
+		}
+		t.obs.Tool(redactCall(t.cfg.Redactor, call), status, result)
+		t.append(Message{Role: RoleTool, ToolCallID: call.ID, ToolName: call.Name, Text: result, IsError: isErr})
+	}
+	if len(pins) > 0 {
+		t.append(pins...)
+	}
+	if finished {
+		// done's summary is the turn's answer.
+		t.append(Message{Role: RoleAssistant, Text: summary})
+		t.obs.Text(newStepID(), summary, true)
+		t.end = "done"
+		return true
+	}
+	if stop != "" {
+		t.obs.Notice(stop)
+		t.end = "loop"
+		return true
+	}
+	return false
+}
+
+// notRun gives the result of call number i of a reply that is not run, and skipped true: the
+// person stopped the agent, done ended the turn earlier in the reply, or the reply has more
+// calls than MaxCallsPerReply.
+func notRun(ctx context.Context, i int, finished bool) (result string, isErr, skipped bool) {
+	switch {
+	case ctx.Err() != nil:
+		return "not run: the person stopped the agent", true, true
+	case finished:
+		return "not run: the turn ended before this call", true, true
+	case i >= MaxCallsPerReply:
+		return fmt.Sprintf("not run: at most %d tool calls are run from one reply; call the rest after these results", MaxCallsPerReply), true, true
+	}
+	return "", false, false
+}
+
+// callOutcome is what one run call means for the turn besides its result.
+type callOutcome struct {
+	stop     string   // the loop detector's reason to end the turn, if any
+	summary  string   // done's summary, when finished
+	finished bool     // done was accepted: the turn ends after this reply
+	pin      *Message // an approved plan to pin, if any
+}
+
+// runCall runs one call: the observer sees it running, the tracer times it, the loop detector
+// judges it (a warning is added to the result).
+func (t *turn) runCall(ctx context.Context, call ToolCall) (result string, isErr bool, o callOutcome) {
+	t.obs.Tool(redactCall(t.cfg.Redactor, call), "running", "")
+	urlBefore, toolStart := t.tr.url(call), time.Now()
+	result, isErr = execute(ctx, t.cfg, call)
+	t.tr.tool(call, toolStart, result, isErr, urlBefore)
+	if v := t.loops.observe(call, result); v.Stop != "" {
+		o.stop = v.Stop
+	} else if v.Warning != "" {
+		result += "\n\n" + v.Warning
+	}
+	o.summary, o.finished = doneSummary(call, result, isErr)
+	if pin, ok := planPin(call, result, isErr); ok {
+		o.pin = &pin
+	}
+	return result, isErr, o
 }
 
 // tooLong reports whether err is a provider's "the context does not fit" error.

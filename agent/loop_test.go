@@ -453,3 +453,135 @@ func TestOversizedArgumentsAreNotKept(t *testing.T) {
 		t.Errorf("result = %q", msgs[2].Text)
 	}
 }
+
+// providerFunc is a Provider written inline, for one test's odd reply.
+type providerFunc func(ctx context.Context, req Request, onEvent func(Event)) (*Response, error)
+
+func (f providerFunc) Stream(ctx context.Context, req Request, onEvent func(Event)) (*Response, error) {
+	return f(ctx, req, onEvent)
+}
+
+// TestRunBeforeStepRefuses: an error from BeforeStep ends the turn before the model is asked,
+// with the error's text as the notice and no error from Run.
+func TestRunBeforeStepRefuses(t *testing.T) {
+	p := &fakeProvider{}
+	obs := &recorder{}
+	cfg := Config{Provider: p, Mode: ModeAsk, Env: &fakeEnv{}, BeforeStep: func(context.Context) error {
+		return errors.New("the tab left the site")
+	}}
+	msgs, err := Run(context.Background(), cfg, nil, "go", obs)
+	if err != nil {
+		t.Fatalf("Run: got error %v, want none", err)
+	}
+	if len(p.requests) != 0 {
+		t.Errorf("got %d model calls, want 0", len(p.requests))
+	}
+	if len(msgs) != 1 || msgs[0].Role != RoleUser {
+		t.Errorf("got msgs %+v, want only the person's message", msgs)
+	}
+	if got := strings.Join(obs.notices, "|"); got != "the tab left the site" {
+		t.Errorf("got notices %q, want the BeforeStep error", got)
+	}
+}
+
+// TestRunCutOffReply: a reply stopped at the model's output limit ends the turn with a notice
+// saying so.
+func TestRunCutOffReply(t *testing.T) {
+	p := &fakeProvider{replies: []Response{{Text: "A long answer that", StopReason: "max_tokens"}}}
+	obs := &recorder{}
+	msgs, err := Run(context.Background(), Config{Provider: p, Mode: ModeAsk, Env: &fakeEnv{}}, nil, "go", obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := msgs[len(msgs)-1]; last.Role != RoleAssistant || last.Text != "A long answer that" {
+		t.Errorf("got last message %+v, want the cut reply", last)
+	}
+	if got := strings.Join(obs.notices, "|"); !strings.Contains(got, "cut off at the model's output limit") {
+		t.Errorf("got notices %q, want the cut-off notice", got)
+	}
+}
+
+// TestRunNamesUnnamedCalls: a call the provider sent without an ID gets one, and its result
+// carries the same ID, so the pair stays valid for every wire format.
+func TestRunNamesUnnamedCalls(t *testing.T) {
+	p := &fakeProvider{replies: []Response{{ToolCalls: []ToolCall{call("", "capture_page", `{}`), call("given", "outline", `{}`)}}}}
+	msgs, err := Run(context.Background(), Config{Provider: p, Mode: ModeAsk, Env: &fakeEnv{}}, nil, "go", &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := msgs[1]
+	if len(reply.ToolCalls) != 2 {
+		t.Fatalf("got reply %+v, want two calls", reply)
+	}
+	id := reply.ToolCalls[0].ID
+	if !strings.HasPrefix(id, "call_s") || !strings.HasSuffix(id, "_0") {
+		t.Errorf("got ID %q for the unnamed call, want call_<step>_0", id)
+	}
+	if got := reply.ToolCalls[1].ID; got != "given" {
+		t.Errorf("got ID %q for the named call, want it kept", got)
+	}
+	if got := msgs[2].ToolCallID; got != id {
+		t.Errorf("got result for %q, want %q", got, id)
+	}
+	checkPairs(t, msgs)
+}
+
+// TestRunStopKeepsStreamedText: when the person stops the agent while a reply streams, the
+// text streamed so far is kept as the assistant's message and shown as final.
+func TestRunStopKeepsStreamedText(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := providerFunc(func(ctx context.Context, req Request, onEvent func(Event)) (*Response, error) {
+		onEvent(Event{Kind: EventText, Text: "Half an "})
+		onEvent(Event{Kind: EventText, Text: "answer"})
+		cancel()
+		return nil, ctx.Err()
+	})
+	obs := &recorder{}
+	msgs, err := Run(ctx, Config{Provider: p, Mode: ModeAsk, Env: &fakeEnv{}}, nil, "go", obs)
+	if err != nil {
+		t.Fatalf("Run: got error %v, want none after Stop", err)
+	}
+	if len(msgs) != 2 || msgs[1].Role != RoleAssistant || msgs[1].Text != "Half an answer" {
+		t.Errorf("got msgs %+v, want the streamed text kept", msgs)
+	}
+	if len(obs.appended) != 2 {
+		t.Errorf("got %d appended messages, want 2", len(obs.appended))
+	}
+	if got := strings.Join(obs.notices, "|"); got != "Stopped." {
+		t.Errorf("got notices %q, want Stopped.", got)
+	}
+}
+
+// TestNotRun: which calls of a reply are not run, and the result each gets instead.
+func TestNotRun(t *testing.T) {
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		i        int
+		finished bool
+		want     string // "" when the call runs
+	}{
+		{"first call runs", context.Background(), 0, false, ""},
+		{"last call under the cap runs", context.Background(), MaxCallsPerReply - 1, false, ""},
+		{"past the cap", context.Background(), MaxCallsPerReply, false, fmt.Sprintf("at most %d tool calls", MaxCallsPerReply)},
+		{"after done", context.Background(), 1, true, "the turn ended before this call"},
+		{"after Stop", stopped, 0, false, "the person stopped the agent"},
+		{"Stop wins over done", stopped, 1, true, "the person stopped the agent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			result, isErr, skipped := notRun(tt.ctx, tt.i, tt.finished)
+			if tt.want == "" {
+				if skipped || isErr || result != "" {
+					t.Errorf("got (%q, %v, %v), want the call run", result, isErr, skipped)
+				}
+				return
+			}
+			if !skipped || !isErr || !strings.HasPrefix(result, "not run: ") || !strings.Contains(result, tt.want) {
+				t.Errorf("got (%q, %v, %v), want a not-run error containing %q", result, isErr, skipped, tt.want)
+			}
+		})
+	}
+}

@@ -77,17 +77,16 @@ document.body.dataset.ready = 'yes';
 const otherSiteSecret = "OTHER-SITE-CONTENT-7731"
 
 func TestActIframe(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { htmlPage(w, frameOuterPage) })
 	mux.HandleFunc("/inner", func(w http.ResponseWriter, r *http.Request) { htmlPage(w, frameInnerPage) })
-	sites.Handle("frame.test", mux)
-	sites.Handle("other.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Offers</title></head><body><p>`+otherSiteSecret+
-			`</p><button>Buy now</button><input type="password" value="other-site-password"></body></html>`)
-	}))
-	p := e2etest.StartProxy(t, sites)
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"frame.test": mux,
+		"other.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Offers</title></head><body><p>`+otherSiteSecret+
+				`</p><button>Buy now</button><input type="password" value="other-site-password"></body></html>`)
+		}),
+	})
 
 	tab.Navigate("https://frame.test/")
 	tab.WaitConnected()

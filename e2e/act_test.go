@@ -123,12 +123,8 @@ func actSite() http.Handler {
 }
 
 func TestActPageActions(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	w := &witness{}
-	sites.Handle("act.test", actSite())
-	sites.Handle("witness.test", w)
-	p := e2etest.StartProxy(t, sites)
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"act.test": actSite(), "witness.test": w})
 
 	tab.Navigate("https://act.test/")
 	tab.WaitConnected()

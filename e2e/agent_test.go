@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,26 +34,39 @@ type agentWorld struct {
 	witness *witness
 }
 
+// newAgentWorld starts the model playing script, the sites of handlers and a witness at
+// witness.test, the proxy and a tab.
 func newAgentWorld(t *testing.T, script string, handlers map[string]http.Handler) *agentWorld {
+	t.Helper()
+	return newGuardedAgentWorld(t, script, handlers, nil)
+}
+
+// newGuardedAgentWorld is newAgentWorld with the model served behind guard(model), which sees
+// every model request first (the secret guards); a nil guard serves the model as it is.
+func newGuardedAgentWorld(t *testing.T, script string, handlers map[string]http.Handler, guard func(model *scripted.Server) http.Handler) *agentWorld {
 	t.Helper()
 	sc, err := scripted.ParseScript([]byte(script))
 	if err != nil {
 		t.Fatalf("script: %v", err)
 	}
 	model := scripted.New(sc)
-	modelURL, stop, err := model.Start("")
-	if err != nil {
-		t.Fatal(err)
+	var modelURL string
+	var stop func()
+	if guard == nil {
+		if modelURL, stop, err = model.Start(""); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		ms := httptest.NewServer(guard(model))
+		modelURL, stop = ms.URL, ms.Close
 	}
 	t.Cleanup(stop)
-	sites := e2etest.StartSites(t)
 	w := &witness{}
-	sites.Handle("witness.test", w)
+	hosts := map[string]http.Handler{"witness.test": w}
 	for host, h := range handlers {
-		sites.Handle(host, h)
+		hosts[host] = h
 	}
-	p := e2etest.StartProxy(t, sites, e2etest.WithModel(modelURL+"/v1", "openai"))
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	sites, p, tab := e2etest.StartProxied(t, hosts, e2etest.WithModel(modelURL+"/v1", "openai"))
 	return &agentWorld{sites: sites, model: model, stop: stop, proxy: p, tab: tab, witness: w}
 }
 
@@ -79,16 +93,35 @@ func openPanel(t *testing.T, tab *e2etest.Tab) (*frameEval, childFrame) {
 }
 
 // chat sends text from the panel's composer.
-// actChat loads url in tab, waits for its own script and the page agent, opens the panel, turns
-// Act mode on and sends text; it returns the panel and its frame.
+// askChat loads url in tab, waits for the page agent, opens the panel (in Ask mode, as it
+// opens) and sends text; it returns the panel and its frame.
+func askChat(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
+	t.Helper()
+	tab.Navigate(url)
+	tab.WaitConnected()
+	pf, f := openPanel(t, tab)
+	chat(t, pf, text)
+	return pf, f
+}
+
+// actChat loads url in tab, opens the panel in Act mode (openActPanel) and sends text; it
+// returns the panel and its frame.
 func actChat(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
+	t.Helper()
+	pf, f := openActPanel(t, tab, url)
+	chat(t, pf, text)
+	return pf, f
+}
+
+// openActPanel loads url in tab, waits for its own script and the page agent, opens the panel
+// and turns Act mode on; it returns the panel and its frame.
+func openActPanel(t *testing.T, tab *e2etest.Tab, url string) (*frameEval, childFrame) {
 	t.Helper()
 	tab.Navigate(url)
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, f := openPanel(t, tab)
 	actMode(t, pf)
-	chat(t, pf, text)
 	return pf, f
 }
 
@@ -152,10 +185,7 @@ const agentFeedScript = `{"turns": [
 func TestAgentBuildsRemixletInChromium(t *testing.T) {
 	aw := newAgentWorld(t, agentFeedScript, map[string]http.Handler{"feed.test": feedSite()})
 	tab := aw.tab
-	tab.Navigate("https://feed.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "hide the promoted posts")
+	pf, _ := askChat(t, tab, "https://feed.test/", "hide the promoted posts")
 	pf.waitFor(t, 30*time.Second, "the agent's final reply", `document.getElementById('log').innerText.includes('promoted posts are hidden')`)
 	text := pf.eval(t, `document.getElementById('log').innerText`)
 	for _, want := range []string{"hide the promoted posts", "outline", "query", "write_remixlet"} {
@@ -220,10 +250,7 @@ func TestAgentPermissionCardResistsCovering(t *testing.T) {
 		{"text": "Saved."}
 	]}`, map[string]http.Handler{"shop.test": shopPage()})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, f := openPanel(t, tab)
-	chat(t, pf, "show prices from the shop's API")
+	pf, f := askChat(t, tab, "https://shop.test/", "show prices from the shop's API")
 	pf.waitFor(t, 20*time.Second, "a pending permission card", `!!document.querySelector('.card[data-state=pending]')`)
 	if rows := pf.eval(t, `document.querySelector('.card .card-rows').innerText`); rows != "Send requests to api.shop.test as you, with your cookies" {
 		t.Errorf("card rows = %q", rows)
@@ -287,7 +314,7 @@ func waitConfirmWindow(t *testing.T, tab *e2etest.Tab) context.Context {
 			if info.Type == "page" && strings.HasPrefix(info.URL, "https://remix.proxy/panel/confirm") {
 				cctx, ccancel := chromedp.NewContext(tab.Context(), chromedp.WithTargetID(info.TargetID))
 				t.Cleanup(ccancel)
-				if err := chromedpWithin(cdpTimeout, func() error {
+				if err := e2etest.Within(cdpTimeout, func() error {
 					_, err := chromedp.Call(cctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 					return err
 				}); err != nil {
@@ -317,10 +344,7 @@ func TestAgentContainmentInChromium(t *testing.T) {
 		{"text": "should not be reached"}
 	]}`, map[string]http.Handler{"shop.test": shopPage(), "away.test": plainSite()})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "what does this page say?")
+	pf, _ := askChat(t, tab, "https://shop.test/", "what does this page say?")
 	pf.waitFor(t, 20*time.Second, "a pending card", `!!document.querySelector('.card[data-state=pending]')`)
 
 	reqs := aw.model.Requests()
@@ -433,10 +457,7 @@ func TestAgentBadModelOutputInChromium(t *testing.T) {
 	]}`
 	aw := newAgentWorld(t, script, map[string]http.Handler{"shop.test": shopPage()})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "look around")
+	pf, _ := askChat(t, tab, "https://shop.test/", "look around")
 	pf.waitFor(t, 60*time.Second, "the final reply", `document.getElementById('log').innerText.includes('All handled.')`)
 
 	reqs := aw.model.Requests()
@@ -502,10 +523,7 @@ func TestAgentOpenPageOnAnotherOriginOfTheSite(t *testing.T) {
 		{"text": "Read the help page."}
 	]}`, map[string]http.Handler{"shop.test": shop, "help.shop.test": help})
 	tab := aw.tab
-	tab.Navigate("https://shop.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "what does the help page say?")
+	pf, _ := askChat(t, tab, "https://shop.test/", "what does the help page say?")
 	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('Read the help page.')`)
 	reqs := aw.model.Requests()
 	if len(reqs) != 3 {

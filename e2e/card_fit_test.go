@@ -67,11 +67,7 @@ func TestTallCardArmsAndIsAllowed(t *testing.T) {
 	site := &notesSite{}
 	aw := newAgentWorld(t, script, map[string]http.Handler{"notes.test": site})
 	tab := aw.tab
-	tab.Navigate("https://notes.test/")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, f := openPanel(t, tab)
-	actMode(t, pf)
+	pf, f := openActPanel(t, tab, "https://notes.test/")
 	// API access on, as the person does it (it grants nothing by itself: each request has a card).
 	x, y := pointAt(t, tab, pf, f, "#api-access")
 	clickAt(t, tab, x, y)
@@ -99,7 +95,7 @@ func TestTallCardArmsAndIsAllowed(t *testing.T) {
 	pf.waitFor(t, 20*time.Second, "the first reply", `document.getElementById('log').innerText.includes('Sent once.')`)
 
 	// A short window, as on a small laptop screen: even bounded, the card cannot fit the log.
-	if err := chromedpWithin(cdpTimeout, func() error {
+	if err := e2etest.Within(cdpTimeout, func() error {
 		_, err := chromedp.Call(tab.Context(), emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1000, Height: 480, DeviceScaleFactor: 1})
 		return err
 	}); err != nil {

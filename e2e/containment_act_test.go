@@ -285,11 +285,7 @@ func TestContainmentActSubmitsWithSwitchOn(t *testing.T) {
 // window.
 func actChatSubmitting(t *testing.T, tab *e2etest.Tab, url, text string) (*frameEval, childFrame) {
 	t.Helper()
-	tab.Navigate(url)
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, f := openPanel(t, tab)
-	actMode(t, pf)
+	pf, f := openActPanel(t, tab, url)
 	allowActSubmits(t, tab, pf, f)
 	chat(t, pf, text)
 	return pf, f

@@ -244,10 +244,7 @@ func TestContainmentSameSiteRewriteTakesNoClick(t *testing.T) {
 	tab := aw.tab
 	st := aw.proxy.Store
 	rx := saveAndActivate(t, st, "hide promoted", store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(`rmx.log('v1')`)})
-	tab.Navigate("https://feed.test/")
-	tab.WaitConnected()
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "hide the promoted posts")
+	pf, _ := askChat(t, tab, "https://feed.test/", "hide the promoted posts")
 	pf.waitFor(t, 30*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('promoted posts are hidden')`)
 	if n := pf.eval(t, `String(document.querySelectorAll('.card').length)`); n != "0" {
 		t.Errorf("%s cards shown, want none (same site, no network permission)", n)

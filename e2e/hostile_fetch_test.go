@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,18 +93,16 @@ var hostileFetchCaseCount = len(hostileFetchCases)
 // startHostileFetch is the shop, its APIs and the witness (also under the IDN look-alike name),
 // behind the proxy, with a browser tab.
 func startHostileFetch(t *testing.T) (*hostileWorld, *shopAPI, *shopAPI) {
-	sites := e2etest.StartSites(t)
 	wit := &witness{}
 	api, api2 := &shopAPI{}, &shopAPI{}
-	sites.Handle("shop.test", shopSite())
-	sites.Handle("api.shop.test", api)
-	sites.Handle("api2.shop.test", api2)
-	sites.Handle("witness.test", wit)
-	sites.Handle(idnLookalike, wit)
-	sites.Handle("api.shop.test.witness.test", wit) // the approved host, then a full stop, then the witness
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
-	h := &hostileWorld{t: t, sites: sites, wit: wit, p: p, st: p.Store}
-	h.tab = e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	h := startHostileWorld(t, wit, map[string]http.Handler{
+		"shop.test":                  shopSite(),
+		"api.shop.test":              api,
+		"api2.shop.test":             api2,
+		"witness.test":               wit,
+		idnLookalike:                 wit,
+		"api.shop.test.witness.test": wit, // the approved host, then a full stop, then the witness
+	})
 	return h, api, api2
 }
 

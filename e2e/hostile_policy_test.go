@@ -222,14 +222,8 @@ document.body.dataset.pageScript = 'ran';
 }
 
 func startPolicy(t *testing.T) *hostileWorld {
-	sites := e2etest.StartSites(t)
 	wit := &witness{}
-	sites.Handle("policy.test", policySite())
-	sites.Handle("witness.test", wit)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
-	h := &hostileWorld{t: t, sites: sites, wit: wit, p: p, st: p.Store}
-	h.tab = e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
-	return h
+	return startHostileWorld(t, wit, map[string]http.Handler{"policy.test": policySite(), "witness.test": wit})
 }
 
 // addPolicy stores and activates the cases for pages matching matches, without the save-time
@@ -297,11 +291,7 @@ func TestHostilePolicyLoaders(t *testing.T) {
 	if v := e2etest.Eval[string](tab, `[document.getElementById('refresh').className, document.getElementById('ifr').title, document.getElementById('form').getAttribute('aria-label'), document.getElementById('lnk').getAttribute('media'), document.getElementById('setter').getAttribute('to')].join('|')`); v != "seen|A frame|Search||/pic.png" {
 		t.Errorf("loader attributes after the cases: %q, want the harmless ones set and no other change", v)
 	}
-	h.checkNoWitness("after the loader cases")
-	if t.Failed() {
-		return
-	}
-	h.checkWitnessReachable()
+	h.checkNoWitnessThenControl("after the loader cases")
 }
 
 // TestHostilePolicyStylesheetPieces: a style.css or an addStyle piece that ends inside a comment,
@@ -324,11 +314,7 @@ func TestHostilePolicyStylesheetPieces(t *testing.T) {
 		t.Errorf("%d animations run on the page, want 0", n)
 	}
 	time.Sleep(500 * time.Millisecond)
-	h.checkNoWitness("after the stylesheet cases")
-	if t.Failed() {
-		return
-	}
-	h.checkWitnessReachable()
+	h.checkNoWitnessThenControl("after the stylesheet cases")
 }
 
 // TestHostilePolicyPasswordSideChannels: no selector tests a password's value or emptiness, no

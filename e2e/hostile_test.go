@@ -323,14 +323,15 @@ type hostileWorld struct {
 }
 
 func startHostile(t *testing.T) *hostileWorld {
-	sites := e2etest.StartSites(t)
 	wit := &witness{}
-	sites.Handle("target.test", remixletTargetSite())
-	sites.Handle("witness.test", wit)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
-	h := &hostileWorld{t: t, sites: sites, wit: wit, p: p, st: p.Store}
-	h.tab = e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
-	return h
+	return startHostileWorld(t, wit, map[string]http.Handler{"target.test": remixletTargetSite(), "witness.test": wit})
+}
+
+// startHostileWorld starts hosts behind a proxy with a store, and a tab through it; wit is the
+// witness among the hosts.
+func startHostileWorld(t *testing.T, wit *witness, hosts map[string]http.Handler) *hostileWorld {
+	sites, p, tab := e2etest.StartProxied(t, hosts, e2etest.WithStore())
+	return &hostileWorld{t: t, sites: sites, wit: wit, p: p, st: p.Store, tab: tab}
 }
 
 // add stores and activates the cases for pages matching matches, without the save-time checks.
@@ -385,6 +386,17 @@ func (h *hostileWorld) checkNoWitness(when string) {
 	if n, seen := h.witnessed(); n != 0 || len(seen) != 0 {
 		h.t.Errorf("%s: the witness received %d requests:\n  %s", when, n, strings.Join(seen, "\n  "))
 	}
+}
+
+// checkNoWitnessThenControl is checkNoWitness and then, unless the test has failed by now, the
+// positive control (checkWitnessReachable).
+func (h *hostileWorld) checkNoWitnessThenControl(when string) {
+	h.t.Helper()
+	h.checkNoWitness(when)
+	if h.t.Failed() {
+		return
+	}
+	h.checkWitnessReachable()
 }
 
 // checkWitnessReachable shows the witness does record what reaches it through this proxy from
@@ -507,11 +519,7 @@ func TestHostileRemixletsCannotReachTheWitnessOrReadPasswords(t *testing.T) {
 	// Anything a refused change could have loaded would have been requested by now; give the
 	// page a moment more, then check.
 	time.Sleep(500 * time.Millisecond)
-	h.checkNoWitness("after the hostile remixlets ran on /main")
-	if t.Failed() {
-		return
-	}
-	h.checkWitnessReachable()
+	h.checkNoWitnessThenControl("after the hostile remixlets ran on /main")
 }
 
 func TestHostileRemixletAddressesOnABasePage(t *testing.T) {
@@ -536,11 +544,7 @@ func TestHostileRemixletAddressesOnABasePage(t *testing.T) {
 		t.Errorf("%d base elements in the page, want the page's own 1", n)
 	}
 	time.Sleep(500 * time.Millisecond)
-	h.checkNoWitness("after the remixlets ran on /based")
-	if t.Failed() {
-		return
-	}
-	h.checkWitnessReachable()
+	h.checkNoWitnessThenControl("after the remixlets ran on /based")
 }
 
 // TestHostileRemixletDetachedPasswordBySelector: a remixlet removes the only form with a

@@ -43,12 +43,11 @@ func hostileSite(target func() string) http.Handler {
 // the approval page with a real click, sees it listed; then a hostile site's auto-submitting
 // forms try to create and delete remixlets through the manager, and the store shows they did not.
 func TestManagerCreateAndRefuseCrossSite(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	var mu sync.Mutex
 	var targetID string
-	sites.Handle("hostile.test", hostileSite(func() string { mu.Lock(); defer mu.Unlock(); return targetID }))
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"hostile.test": hostileSite(func() string { mu.Lock(); defer mu.Unlock(); return targetID }),
+	}, e2etest.WithStore())
 	ctx := context.Background()
 
 	resp := tab.Navigate("https://remix.proxy/manager/new")

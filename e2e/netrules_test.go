@@ -53,21 +53,16 @@ func netrulesManifest(name, matches string) string {
 }
 
 func TestNetRulesBlockAPageImage(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("ads.test", imageSite())
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		htmlPage(w, imagesPage("", "https://ads.test/banner.png", "https://ads.test/logo.png"))
 	})
-	sites.Handle("shop.test", page)
-	sites.Handle("other.test", page)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"ads.test": imageSite(), "shop.test": page, "other.test": page}, e2etest.WithStore())
 	rx := saveAndActivate(t, p.Store, "ad blocker", store.Files{
 		sandbox.ManifestFile: []byte(netrulesManifest("ad blocker", `"https://shop.test/*"`)),
 		sandbox.ScriptFile:   []byte("rmx.log('on');\n"),
 		sandbox.RulesFile:    []byte(`[{"id": 1, "action": {"type": "block"}, "condition": {"urlFilter": "||ads.test/banner", "resourceTypes": ["image"]}}]`),
 	})
 	p.Server.InvalidateNetRules()
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 
 	tab.Navigate("https://shop.test/")
 	tab.WaitFor(10*time.Second, "the images settled", `document.body.dataset.done === '1'`)
@@ -116,28 +111,28 @@ func TestNetRulesHostileRulesRefusedAndLeftOut(t *testing.T) {
 		}
 	}
 
-	sites := e2etest.StartSites(t)
 	wit := &witness{}
-	sites.Handle("witness.test", wit)
-	sites.Handle("cdn.test", imageSite())
-	sites.Handle("shop.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			htmlPage(w, imagesPage(`<script>fetch('https://cdn.test/post-me', {method: 'POST', mode: 'no-cors', body: 'x'})
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"witness.test": wit,
+		"cdn.test":     imageSite(),
+		"shop.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/":
+				htmlPage(w, imagesPage(`<script>fetch('https://cdn.test/post-me', {method: 'POST', mode: 'no-cors', body: 'x'})
   .then(() => document.body.dataset.posted = 'ok', () => document.body.dataset.posted = 'failed');</script>`,
-				"https://cdn.test/blocked.png", "https://cdn.test/http.png", "https://cdn.test/steal.png"))
-		case "/csp":
-			// With its policy intact, this page cannot load the witness's image.
-			w.Header().Set("Content-Security-Policy", "img-src 'self'")
-			htmlPage(w, imagesPage("", "https://witness.test/csp-probe.png"))
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	sites.Handle("other.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		htmlPage(w, imagesPage("", "https://cdn.test/other-img.png", "https://cdn.test/plain-img.png"))
-	}))
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+					"https://cdn.test/blocked.png", "https://cdn.test/http.png", "https://cdn.test/steal.png"))
+			case "/csp":
+				// With its policy intact, this page cannot load the witness's image.
+				w.Header().Set("Content-Security-Policy", "img-src 'self'")
+				htmlPage(w, imagesPage("", "https://witness.test/csp-probe.png"))
+			default:
+				http.NotFound(w, r)
+			}
+		}),
+		"other.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, imagesPage("", "https://cdn.test/other-img.png", "https://cdn.test/plain-img.png"))
+		}),
+	}, e2etest.WithStore())
 
 	// Forced into the store around the checks: the good rules 1 and 7 and every hostile one.
 	rules := []string{
@@ -153,7 +148,6 @@ func TestNetRulesHostileRulesRefusedAndLeftOut(t *testing.T) {
 		sandbox.RulesFile:    []byte("[" + strings.Join(rules, ",\n") + "]"),
 	})
 	p.Server.InvalidateNetRules()
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	diagnose := func() string {
 		return fmt.Sprintf("remixlet log:\n%s\nproxy log tail:\n%s", remixletLog(t, p.Store, rx.ID), tail(p.Logs(), 2000))
 	}

@@ -178,12 +178,8 @@ func refOf(t *testing.T, outline, part string) string {
 }
 
 func TestPageTools(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	w := &witness{}
-	sites.Handle("tools.test", toolsSite())
-	sites.Handle("witness.test", w)
-	p := e2etest.StartProxy(t, sites)
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"tools.test": toolsSite(), "witness.test": w})
 
 	tab.Navigate("https://tools.test/")
 	tab.WaitConnected()
@@ -506,22 +502,21 @@ document.body.dataset.pageScript = 'ran';
 </body></html>`
 
 func TestPageToolsOnAHostilePage(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	w := &witness{}
-	sites.Handle("hostile-tools.test", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/":
-			htmlPage(rw, hostileToolsPage)
-		case "/tt":
-			rw.Header().Set("Content-Security-Policy", "require-trusted-types-for 'script'")
-			htmlPage(rw, `<!doctype html><title>TT</title><h1>Trusted Types</h1><script>document.body.dataset.pageScript = 'ran';</script>`)
-		default:
-			htmlPage(rw, `<!doctype html><title>Next</title><h1>Next page</h1>`)
-		}
-	}))
-	sites.Handle("witness.test", w)
-	p := e2etest.StartProxy(t, sites)
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"hostile-tools.test": http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/":
+				htmlPage(rw, hostileToolsPage)
+			case "/tt":
+				rw.Header().Set("Content-Security-Policy", "require-trusted-types-for 'script'")
+				htmlPage(rw, `<!doctype html><title>TT</title><h1>Trusted Types</h1><script>document.body.dataset.pageScript = 'ran';</script>`)
+			default:
+				htmlPage(rw, `<!doctype html><title>Next</title><h1>Next page</h1>`)
+			}
+		}),
+		"witness.test": w,
+	})
 
 	tab.Navigate("https://hostile-tools.test/")
 	tab.WaitConnected()

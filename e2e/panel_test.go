@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -284,7 +283,7 @@ func attachFrame(t *testing.T, tab *e2etest.Tab, f childFrame) *frameEval {
 			chromedp.WithListener(fe.onEvent))
 		t.Cleanup(fcancel)
 		fe.ctx = fctx
-		if err := chromedpWithin(cdpTimeout, func() error { return chromedp.Do(fctx) }); err != nil {
+		if err := e2etest.Within(cdpTimeout, func() error { return chromedp.Do(fctx) }); err != nil {
 			t.Fatalf("attaching to the panel frame's target %s: %v", f.Target, err)
 		}
 		return fe
@@ -372,18 +371,5 @@ func (fe *frameEval) waitFor(t *testing.T, d time.Duration, what, cond string) {
 				what, d, last, text, fe.consoleLog(), fe.tab.Diagnose())
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// chromedpWithin runs f, waiting at most d: a Run that attaches a target must not get a
-// deadline of its own (the deadline would end the attachment).
-func chromedpWithin(d time.Duration, f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(d):
-		return errors.New("timed out after " + d.String())
 	}
 }

@@ -86,12 +86,12 @@ func guardManifest(name, match string) []byte {
 }
 
 func TestRedirectGuardStopsEverySpellingInChromium(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	wit := &witness{}
-	sites.Handle("guard.test", guardSite())
-	sites.Handle("witness.test", wit)
-	sites.Handle("cdn.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"guard.test":   guardSite(),
+		"witness.test": wit,
+		"cdn.test":     http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }),
+	}, e2etest.WithStore())
 	sj, _ := json.Marshal(guardSpellings)
 	rx := saveUnchecked(t, p.Store, "guard spellings", store.Files{
 		sandbox.ManifestFile: guardManifest("guard spellings", "https://guard.test/main*"),
@@ -105,7 +105,6 @@ func TestRedirectGuardStopsEverySpellingInChromium(t *testing.T) {
 		sandbox.ManifestFile: guardManifest("guard click", "https://guard.test/click*"),
 		sandbox.ScriptFile:   []byte(guardClickScript),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	tab.Navigate("https://guard.test/main")
 	tab.WaitConnected()
 	if err := waitTrue(tab, 30*time.Second, `document.getElementById('done').textContent !== ''`); err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -292,21 +291,12 @@ func TestRedteamAgentRevealedSecrets(t *testing.T) {
 		{"tool_calls": [{"name": "find", "arguments": {"text": "password"}}]},
 		{"text": "Read it all."}
 	]}`
-	sc, err := scripted.ParseScript([]byte(script))
-	if err != nil {
-		t.Fatalf("script: %v", err)
-	}
-	model := scripted.New(sc)
-	guard := &rtGuard{next: model, secrets: []string{rtShownPw, rtTypedShown, rtTextareaKey, rtShadowTyped, rtFrameTyped, rtOTP, rtCard}}
-	ms := httptest.NewServer(guard)
-	t.Cleanup(ms.Close)
-	sites := e2etest.StartSites(t)
-	w := &witness{}
-	sites.Handle("witness.test", w)
-	sites.Handle("vault.test", rtVault())
-	p := e2etest.StartProxy(t, sites, e2etest.WithModel(ms.URL+"/v1", "openai"))
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
-	aw := &agentWorld{sites: sites, model: model, stop: ms.Close, proxy: p, tab: tab, witness: w}
+	var guard *rtGuard
+	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"vault.test": rtVault()}, func(model *scripted.Server) http.Handler {
+		guard = &rtGuard{next: model, secrets: []string{rtShownPw, rtTypedShown, rtTextareaKey, rtShadowTyped, rtFrameTyped, rtOTP, rtCard}}
+		return guard
+	})
+	tab, model := aw.tab, aw.model
 
 	tab.Navigate("https://vault.test/vault")
 	tab.WaitConnected()
@@ -412,11 +402,7 @@ type heldChat struct {
 
 func actChatHeld(t *testing.T, tab *e2etest.Tab, url, text string) heldChat {
 	t.Helper()
-	tab.Navigate(url)
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, f := openPanel(t, tab)
-	actMode(t, pf)
+	pf, f := openActPanel(t, tab, url)
 	fx, fy := frameOrigin(t, tab, f)
 	chat(t, pf, text)
 	return heldChat{pf: pf, fx: fx, fy: fy}

@@ -172,14 +172,8 @@ document.body.dataset.pageScript = 'ran';
 }
 
 func startRedteamPolicy(t *testing.T) *hostileWorld {
-	sites := e2etest.StartSites(t)
 	wit := &witness{}
-	sites.Handle("rt.test", rtPolicySite())
-	sites.Handle("witness.test", wit)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
-	h := &hostileWorld{t: t, sites: sites, wit: wit, p: p, st: p.Store}
-	h.tab = e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
-	return h
+	return startHostileWorld(t, wit, map[string]http.Handler{"rt.test": rtPolicySite(), "witness.test": wit})
 }
 
 // TestRedteamPolicyClickActivation: a click a remixlet makes is judged by everything it would

@@ -112,17 +112,13 @@ await dom.setText(out, JSON.stringify(R));
 `
 
 func TestRemixletDOMSurface(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("dom.test", domSite())
 	wit := &witness{}
-	sites.Handle("witness.test", wit)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"dom.test": domSite(), "witness.test": wit}, e2etest.WithStore())
 	st := p.Store
 	rx := saveUnchecked(t, st, "dom surface", store.Files{
 		sandbox.ManifestFile: []byte(domManifest),
 		sandbox.ScriptFile:   []byte(domScript),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	diagnose := func() string {
 		return fmt.Sprintf("remixlet log:\n%s\nproxy log tail:\n%s\n%s", remixletLog(t, st, rx.ID), tail(p.Logs(), 2000), tab.Diagnose())
 	}

@@ -36,15 +36,12 @@ await dom.setText(await dom.query('#st'), 'ready ' + (await rmx.page()).url);
 `
 
 func TestRemixletReleasedOnSPANavigation(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("spa.test", spaSite())
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"spa.test": spaSite()}, e2etest.WithStore())
 	st := p.Store
 	rx := saveAndActivate(t, st, "release", store.Files{
 		sandbox.ManifestFile: []byte(`{"name": "release", "description": "Counts clicks.", "api": 1, "matches": ["https://spa.test/app*"], "permissions": []}`),
 		sandbox.ScriptFile:   []byte(releaseScript),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	clicks := func() int { return strings.Count(remixletLog(t, st, rx.ID), "info clicked") }
 	click := func() {
 		ctx, cancel := context.WithTimeout(tab.Context(), 10*time.Second)

@@ -73,13 +73,12 @@ func TestRemixletSetHTMLWithEveryDOMPurifyVector(t *testing.T) {
 	}
 	pj, _ := json.Marshal(payloads)
 
-	sites := e2etest.StartSites(t)
-	sites.Handle("xss.test", xssSite(len(vectors)))
 	wit := &witness{}
+	hosts := map[string]http.Handler{"xss.test": xssSite(len(vectors))}
 	for _, h := range xssHosts {
-		sites.Handle(h, wit)
+		hosts[h] = wit
 	}
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	sites, p, tab := e2etest.StartProxied(t, hosts, e2etest.WithStore())
 	st := p.Store
 	script := `const P = ` + string(pj) + `;
 const errs = [];
@@ -93,7 +92,6 @@ await dom.setText(await dom.query('#done'), JSON.stringify(errs));
 		sandbox.ManifestFile: []byte(`{"name": "xss vectors", "description": "setHTML with every DOMPurify vector.", "api": 1, "matches": ["https://xss.test/*"], "permissions": []}`),
 		sandbox.ScriptFile:   []byte(script),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	tab.Navigate("https://xss.test/xss")
 	tab.WaitConnected()
 	if err := waitTrue(tab, 60*time.Second, `document.getElementById('done').textContent !== ''`); err != nil {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // styledSite is a page whose CSP is style-src 'self': a <style> element (its own, as a control)
@@ -82,41 +82,19 @@ h2 { background: \75rl(https://witness.test/y) }
 // the proxy must check the stylesheet again when it inserts it.
 func saveUnchecked(t *testing.T, st *store.Store, name string, files store.Files) store.Remixlet {
 	t.Helper()
-	ctx := context.Background()
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorPerson, "e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Activate(ctx, v.ID)
-	if errors.Is(err, store.ErrApprovalRequired) {
-		a, aerr := st.RequestApproval(ctx, v.ID, "")
-		if aerr != nil {
-			t.Fatal(aerr)
-		}
-		if aerr := st.Approve(ctx, a.ID); aerr != nil {
-			t.Fatal(aerr)
-		}
-		err = st.ActivateApproved(ctx, a.ID)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	rx, _ := storetest.Create(t, st, name, files)
 	return rx
 }
 
 const visibleStyledPromoted = `[...document.querySelectorAll('#list .promoted')].filter((e) => getComputedStyle(e).display !== 'none').length`
 
 func TestRemixletStylesheetHidesUnderStrictStyleCSP(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("styled.test", styledSite())
-	sites.Handle("witness.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"styled.test": styledSite(),
+		"witness.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusNoContent)
+		}),
+	}, e2etest.WithStore())
 	st := p.Store
 	files := store.Files{
 		sandbox.ManifestFile: []byte(styleOnlyManifest),
@@ -127,7 +105,6 @@ func TestRemixletStylesheetHidesUnderStrictStyleCSP(t *testing.T) {
 		t.Fatalf("the save-time checks found %d problems in the test stylesheet, want 2: %v", len(problems), problems)
 	}
 	rx := saveUnchecked(t, st, "hide promoted by stylesheet", files)
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	diagnose := func() string {
 		return fmt.Sprintf("remixlet log:\n%s\nproxy log tail:\n%s\n%s", remixletLog(t, st, rx.ID), tail(p.Logs(), 3000), tab.Diagnose())
 	}

@@ -112,15 +112,12 @@ func remixletLog(t *testing.T, st *store.Store, id string) string {
 }
 
 func TestRemixletKeepsPromotedHiddenWhileTheSiteRedraws(t *testing.T) {
-	sites := e2etest.StartSites(t)
-	sites.Handle("feed.test", feedSite())
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"feed.test": feedSite()}, e2etest.WithStore())
 	st := p.Store
 	rx := saveAndActivate(t, st, "hide promoted", store.Files{
 		sandbox.ManifestFile: []byte(hidePromotedManifest),
 		sandbox.ScriptFile:   []byte(hidePromotedScript),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	diagnose := func() string {
 		return fmt.Sprintf("remixlet log:\n%s\nproxy log tail:\n%s\n%s", remixletLog(t, st, rx.ID), tail(p.Logs(), 3000), tab.Diagnose())
 	}

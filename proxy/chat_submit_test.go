@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/chat"
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
 // TestChatSubmitCard: through a whole chat (the page stand-in answers the probe with a POST
@@ -123,7 +124,7 @@ func postNav(t *testing.T, cf *chatFixture, rawURL string, hdr ...string) (*http
 // select, then the browser's POST arrives); the submission waits for the person's card, Not now
 // answers the proxy's page without reaching the site, and the tool result says so.
 func TestChatSelectSubmitHeld(t *testing.T) {
-	site := &navSite{}
+	site := &testsite.NavSite{}
 	cf := newChatFixtureWith(t, `{"turns": [
 		{"tool_calls": [{"name": "select", "arguments": {"ref": "e4", "option": "Delete my data"}}]},
 		{"text": "Chosen."}
@@ -136,14 +137,14 @@ func TestChatSelectSubmitHeld(t *testing.T) {
 		}
 		go func() { // the change handler's requestSubmit, a moment after
 			time.Sleep(30 * time.Millisecond)
-			resp, _ := postNav(t, cf, "https://example.com/account", navHeaders("same-origin", "https://example.com/")...)
+			resp, _ := postNav(t, cf, "https://example.com/account", testsite.NavHeaders("same-origin", "https://example.com/")...)
 			posted <- resp.StatusCode
 		}()
 		return map[string]any{"selected": "Delete my data", "navigated": false, "mayLeave": false, "url": "https://example.com/"}
 	}
 	cf.toolMu.Unlock()
 	cf.actMode(t)
-	before := len(site.requests())
+	before := len(site.Requests())
 	cf.say(t, map[string]string{"type": "send", "text": "do what the page says"})
 	card := cf.pendingCard(t, "submit")
 	if card["title"] != "Let the agent's action submit a form?" || !strings.Contains(fmt.Sprint(card["rows"]), "The agent's select “Delete my data” made the page send a form: POST https://example.com/account") {
@@ -158,7 +159,7 @@ func TestChatSelectSubmitHeld(t *testing.T) {
 		t.Errorf("select = %v", r["result"])
 	}
 	cf.waitIdle(t)
-	if got := site.requests()[before:]; strings.Contains(got, "POST") {
+	if got := site.Requests()[before:]; strings.Contains(got, "POST") {
 		t.Errorf("the site got %q", got)
 	}
 	reqs := cf.model.Requests()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/agent/scripted"
-	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/chat"
 	"github.com/remixproxy/remixproxy/sandbox"
@@ -127,38 +125,15 @@ func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture
 	for _, h := range o.alsoHosts {
 		resolve[h+":443"] = resolve[chatSite+":443"]
 	}
-	dir := t.TempDir()
-	ca, _, err := certs.LoadOrCreate(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
-		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
-			return sandbox.FilesNeedApproval(active, next, chatHost)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openApprovalStore(t)
 	logs := &syncBuffer{}
-	srv, err := New(Config{
-		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
-		Store: st, Version: "test", ModelURL: map[string]string{"openai": modelURL + "/v1", "anthropic": modelURL}[o.api], ModelAPI: o.api,
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca}
-	f.client = f.newClient(false)
-	cf := &chatFixture{fixture: f, st: st, model: model, dir: dir, logs: logs, raw: &syncBuffer{},
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots, onlyResolved: true, config: func(c *Config) {
+		c.Store = st
+		c.ModelURL = map[string]string{"openai": modelURL + "/v1", "anthropic": modelURL}[o.api]
+		c.ModelAPI = o.api
+		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}})
+	cf := &chatFixture{fixture: f, st: st, model: model, dir: f.dir, logs: logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}
 	cf.connectPage(t)
 	return cf

@@ -34,6 +34,8 @@
 //
 // Layers, each importing only those below it (layers_test.go enforces the table): proxy →
 // manager → chat → remixlet → page, fetch → internal/httpx; internal/redact sits under chat.
+// proxy/internal/testsite holds test sites shared by several packages' tests; only tests
+// import it.
 //
 // It must never: trust an upstream certificate that does not verify, buffer a non-HTML body,
 // change a byte of a response body it does not inject into, let a page's claim decide which page a

@@ -3,17 +3,10 @@ package proxy
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/tls"
-	"crypto/x509"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
 	"testing"
-	"time"
 
-	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
@@ -51,7 +44,7 @@ func TestBenchNoInject(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			client := benchNoInjectProxy(t, c.noInject, resolve, roots)
+			client := newFixture(t, fixtureOpts{resolve: resolve, roots: roots, benchNoInject: c.noInject}).client
 			req, _ := http.NewRequest("GET", "https://"+siteHost+c.path, nil)
 			req.Header.Set("Accept-Encoding", "gzip")
 			resp, err := client.Do(req)
@@ -87,34 +80,4 @@ func TestBenchNoInject(t *testing.T) {
 			}
 		})
 	}
-}
-
-// benchNoInjectProxy starts a proxy with BenchNoInject set as given and returns a client using it.
-func benchNoInjectProxy(t *testing.T, noInject bool, resolve map[string]string, roots *x509.CertPool) *http.Client {
-	t.Helper()
-	dir := t.TempDir()
-	ca, _, err := certs.LoadOrCreate(dir)
-	if err != nil {
-		t.Fatalf("LoadOrCreate: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := New(Config{
-		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve,
-		Version: "test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		BenchNoInject: noInject,
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca.CertPEM)
-	proxyURL, _ := url.Parse("http://" + ln.Addr().String())
-	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: pool}, DisableCompression: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
 }

@@ -13,7 +13,9 @@ import (
 
 // The layers of proxy/ (doc.go): each package may import only the proxy packages listed for
 // it, all of them below it, so no package reaches up into one that uses it. A new package
-// under proxy/ must be added here.
+// under proxy/ must be added here. The test-fixture packages (testOnlyLayers) sit outside the
+// order: they import no proxy package, every package's tests may import them, and no
+// package's own code may.
 
 const modulePath = "github.com/remixproxy/remixproxy/"
 
@@ -28,7 +30,13 @@ var proxyLayers = map[string][]string{
 	"proxy/fetch":           {"proxy/internal/httpx"},
 	"proxy/internal/redact": {"proxy/internal/httpx"},
 	"proxy/internal/httpx":  {},
+	// test fixtures (testOnlyLayers)
+	"proxy/internal/testsite": {},
 }
+
+// testOnlyLayers are the packages of test fixtures shared between the proxy packages' tests
+// (proxy/internal/testsite): allowed in every package's test imports, refused in its code.
+var testOnlyLayers = []string{"proxy/internal/testsite"}
 
 // listedPackage is what go list -json says of a package that the layering reads.
 type listedPackage struct {
@@ -47,10 +55,16 @@ func layerViolations(pkgs []listedPackage, layers map[string][]string) []string 
 			bad = append(bad, fmt.Sprintf("%s is not in the layer table (proxyLayers)", name))
 			continue
 		}
-		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+		for i, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
 			dep, ok := strings.CutPrefix(imp, modulePath)
 			if !ok || dep == name || (dep != "proxy" && !strings.HasPrefix(dep, "proxy/")) {
 				continue // outside proxy/, or an external test of the package itself
+			}
+			if slices.Contains(testOnlyLayers, dep) {
+				if i < len(p.Imports) {
+					bad = append(bad, fmt.Sprintf("%s imports %s in its code; only tests may import test fixtures", name, dep))
+				}
+				continue
 			}
 			if !slices.Contains(allowed, dep) {
 				bad = append(bad, fmt.Sprintf("%s imports %s, which its layer may not import (allowed: %v)", name, dep, allowed))
@@ -107,6 +121,8 @@ func TestLayerViolationsCatches(t *testing.T) {
 		{"beside", pkg("proxy/fetch", "proxy/page"), "proxy/fetch imports proxy/page"},
 		{"in a test", listedPackage{ImportPath: modulePath + "proxy/page", TestImports: []string{modulePath + "proxy/remixlet"}}, "proxy/page imports proxy/remixlet"},
 		{"unknown package", pkg("proxy/dev", "proxy/internal/httpx"), "proxy/dev is not in the layer table"},
+		{"test fixtures in code", pkg("proxy/chat", "proxy/internal/testsite"), "proxy/chat imports proxy/internal/testsite in its code"},
+		{"test fixtures importing up", listedPackage{ImportPath: modulePath + "proxy/internal/testsite", TestImports: []string{modulePath + "proxy/fetch"}}, "proxy/internal/testsite imports proxy/fetch"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := layerViolations([]listedPackage{tt.pkg}, proxyLayers)
@@ -117,5 +133,10 @@ func TestLayerViolationsCatches(t *testing.T) {
 	}
 	if got := layerViolations([]listedPackage{pkg("proxy/chat", "proxy/page", "store", "proxy/internal/redact")}, proxyLayers); len(got) != 0 {
 		t.Errorf("allowed imports: got %q, want none", got)
+	}
+	fixtures := listedPackage{ImportPath: modulePath + "proxy/page",
+		TestImports: []string{modulePath + "proxy/internal/testsite"}, XTestImports: []string{modulePath + "proxy/internal/testsite"}}
+	if got := layerViolations([]listedPackage{fixtures}, proxyLayers); len(got) != 0 {
+		t.Errorf("test fixtures in tests: got %q, want none", got)
 	}
 }

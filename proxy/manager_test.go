@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,10 +15,10 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // managerFixture is a running proxy with a real store in a temporary data dir, opened with the
@@ -35,40 +32,13 @@ type managerFixture struct {
 
 func newManagerFixture(t *testing.T, opts ...fixtureOpts) *managerFixture {
 	t.Helper()
-	dir := t.TempDir()
-	ca, _, err := certs.LoadOrCreate(dir)
-	if err != nil {
-		t.Fatalf("LoadOrCreate: %v", err)
-	}
-	st, err := store.Open(filepath.Join(dir, "remixproxy.db"), store.Options{
-		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
-			return sandbox.FilesNeedApproval(active, next, chatHost)
-		},
-	})
-	if err != nil {
-		t.Fatalf("store.Open: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openApprovalStore(t)
 	var o fixtureOpts
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	srv, err := New(Config{
-		Listen: ln.Addr().String(), DataDir: dir, CA: ca, OnlyResolved: true, Store: st, Version: "test",
-		Resolve: o.resolve, UpstreamRoots: o.roots,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca}
-	f.client = f.newClient(false)
+	f := newFixture(t, fixtureOpts{resolve: o.resolve, roots: o.roots, onlyResolved: true,
+		config: func(c *Config) { c.Store = st }})
 	mf := &managerFixture{fixture: f, st: st}
 	mf.token = mf.formToken()
 	return mf
@@ -170,27 +140,8 @@ func (f *managerFixture) seed(name string, perms ...string) store.Remixlet {
 
 func (f *managerFixture) seedManifest(name, manifest string) store.Remixlet {
 	f.t.Helper()
-	ctx := context.Background()
-	r, err := f.st.CreateRemixlet(ctx, name)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	v, err := f.st.SaveVersion(ctx, r.ID, store.Files{"manifest.json": []byte(manifest),
-		"script.js": []byte(testScript)}, store.AuthorPerson, "seed")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	a, err := f.st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if err := f.st.Approve(ctx, a.ID); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := f.st.ActivateApproved(ctx, a.ID); err != nil {
-		f.t.Fatal(err)
-	}
-	r, _ = f.st.Remixlet(ctx, r.ID)
+	r, _ := storetest.Create(f.t, f.st, name, store.Files{"manifest.json": []byte(manifest), "script.js": []byte(testScript)})
+	r, _ = f.st.Remixlet(context.Background(), r.ID)
 	return r
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // rulesWorld is a proxy with a store in front of one HTTPS upstream answering for
@@ -51,27 +52,9 @@ func (w *rulesWorld) requests() []string {
 // the save-time checks (as a hostile or damaged store would), then invalidates the rules.
 func (w *rulesWorld) seedRules(name, matches, rules string) store.Remixlet {
 	w.t.Helper()
-	ctx := context.Background()
-	r, err := w.st.CreateRemixlet(ctx, name)
-	if err != nil {
-		w.t.Fatal(err)
-	}
 	manifest := fmt.Sprintf(`{"name": %q, "api": 1, "matches": [%s], "permissions": [{"name": "netrules", "reason": "r"}]}`, name, matches)
-	v, err := w.st.SaveVersion(ctx, r.ID, store.Files{"manifest.json": []byte(manifest), "script.js": []byte(testScript),
-		"rules.json": []byte(rules)}, store.AuthorPerson, "seed")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	a, err := w.st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	if err := w.st.Approve(ctx, a.ID); err != nil {
-		w.t.Fatal(err)
-	}
-	if err := w.st.ActivateApproved(ctx, a.ID); err != nil {
-		w.t.Fatal(err)
-	}
+	r, _ := storetest.Create(w.t, w.st, name, store.Files{"manifest.json": []byte(manifest), "script.js": []byte(testScript),
+		"rules.json": []byte(rules)})
 	w.srv.InvalidateNetRules()
 	return r
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,8 @@ import (
 	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // fixture is a running proxy in front of test upstreams, and a client that trusts its CA.
@@ -27,6 +30,7 @@ type fixture struct {
 	srv    *Server
 	addr   string
 	ca     *certs.CA
+	dir    string // the proxy's data directory
 	client *http.Client
 }
 
@@ -36,6 +40,11 @@ type fixtureOpts struct {
 	noMITM       []string
 	onlyResolved bool
 	headerWait   time.Duration
+	// benchNoInject sets Config.BenchNoInject (html_benchnoinject_test.go).
+	benchNoInject bool
+	// config, if set, completes the proxy's Config before it starts (a store, a model, a
+	// logger, sandbox events).
+	config func(*Config)
 }
 
 func newFixture(t testing.TB, o fixtureOpts) *fixture {
@@ -49,20 +58,41 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(Config{
+	cfg := Config{
 		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: o.roots, Resolve: o.resolve,
 		OnlyResolved: o.onlyResolved, NoMITM: o.noMITM, Version: "test",
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 		ResponseHeaderTimeout: o.headerWait,
-	})
+		BenchNoInject:         o.benchNoInject,
+	}
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	srv, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca}
+	f := &fixture{t: t, srv: srv, addr: ln.Addr().String(), ca: ca, dir: dir}
 	f.client = f.newClient(false)
 	return f
+}
+
+// openApprovalStore opens a store in a temporary directory that asks, as the proxy's does,
+// sandbox.FilesNeedApproval whether a change needs the person's approval.
+func openApprovalStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "remixproxy.db"), store.Options{
+		NeedsApproval: func(active, next store.Files, chatHost string) (bool, string) {
+			return sandbox.FilesNeedApproval(active, next, chatHost)
+		},
+	})
+	if err != nil {
+		t.Fatalf("store.Open: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // newClient is a browser stand-in: it uses the proxy and trusts the proxy's CA.

@@ -2,81 +2,39 @@ package proxy
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // warmProxy starts a proxy on st and returns a client through it and a channel of the sandbox
 // hosts it starts (their pids).
 func warmProxy(t *testing.T, st *store.Store, resolve map[string]string, roots *x509.CertPool) (*Server, *http.Client, <-chan int) {
 	t.Helper()
-	dir := t.TempDir()
-	ca, _, err := certs.LoadOrCreate(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	started := make(chan int, 10)
-	srv, err := New(Config{
-		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: roots, Resolve: resolve, OnlyResolved: true,
-		Store: st, Version: "test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Sandbox: sandbox.SupervisorConfig{Events: func(e sandbox.Event) {
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots, onlyResolved: true, config: func(c *Config) {
+		c.Store = st
+		c.Sandbox = sandbox.SupervisorConfig{Events: func(e sandbox.Event) {
 			if e.Kind == sandbox.EventHostStarted {
 				started <- e.PID
 			}
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca.CertPEM)
-	proxyURL, _ := url.Parse("http://" + ln.Addr().String())
-	tr := &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: pool}}
-	t.Cleanup(tr.CloseIdleConnections)
-	return srv, &http.Client{Transport: tr, Timeout: 20 * time.Second}, started
+		}}
+	}})
+	return f.srv, f.client, started
 }
 
 // addScriptRemixlet saves and activates a remixlet with a script on siteHost.
 func addScriptRemixlet(t *testing.T, st *store.Store, name string) *sandbox.Manifest {
 	t.Helper()
-	ctx := context.Background()
 	manifest := `{"name": "` + name + `", "description": "t", "api": 1, "matches": ["https://` + siteHost + `/*"], "permissions": []}`
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(`rmx.log(1)`)}, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Create(t, st, name, store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(`rmx.log(1)`)})
 	m, _ := sandbox.ParseManifest([]byte(manifest))
 	return m
 }

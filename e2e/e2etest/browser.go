@@ -100,7 +100,7 @@ func NewChromium(opts BrowserOptions) (*Chromium, error) {
 	c.ctx = ctx
 	c.cancel = func() { cancel(); allocCancel() }
 	// The first Run starts the browser and binds it to ctx, so it gets no deadline of its own.
-	if err := within(startTimeout, func() error { return chromedp.Do(ctx) }); err != nil {
+	if err := Within(startTimeout, func() error { return chromedp.Do(ctx) }); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("starting %s chromium: %w\nchromium output:\n%s", opts.Name, err, c.out)
 	}
@@ -131,9 +131,10 @@ func (c *Chromium) status() string {
 
 var errTimeout = errors.New("timed out")
 
-// within runs f and waits at most d for it. A chromedp Run that creates a browser or tab must
-// not get a deadline (the deadline would end the browser or tab too), so it is bounded here.
-func within(d time.Duration, f func() error) error {
+// Within runs f and waits at most d for it. A chromedp Run that creates a browser or tab, or
+// attaches a target, must not get a deadline (the deadline would end the browser, tab or
+// attachment too), so it is bounded here.
+func Within(d time.Duration, f func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	select {

@@ -104,7 +104,7 @@ func (c *Chromium) NewTab(t testing.TB) *Tab {
 	tab.ctx = ctx
 	t.Cleanup(cancel)
 	// The first Run attaches the tab and binds it to ctx, so it gets no deadline of its own.
-	err := within(startTimeout, func() error {
+	err := Within(startTimeout, func() error {
 		return chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tt *chromedp.Target) error {
 			if _, err := cdp.Call(ctx, tt, runtime.AddBinding, runtime.AddBindingParams{Name: watchBinding, ExecutionContextName: watchWorld}); err != nil {
 				return fmt.Errorf("adding the violation binding: %w", err)

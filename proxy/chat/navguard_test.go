@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
 func navRequestFor(t *testing.T, method, rawURL string, hdr ...string) *http.Request {
@@ -51,7 +52,7 @@ func TestNavExpectPairs(t *testing.T) {
 		{"no Referer, same-site of another site", "https://a.news.test/b", "same-site", "", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := navRequestFor(t, "GET", tt.url, navHeaders(tt.fetchSite, tt.referer)...)
+			r := navRequestFor(t, "GET", tt.url, testsite.NavHeaders(tt.fetchSite, tt.referer)...)
 			if tt.fetchSite == "" {
 				r.Header.Del("Sec-Fetch-Dest")
 				r.Header.Del("Sec-Fetch-Mode")

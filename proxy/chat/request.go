@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -419,30 +418,7 @@ func (c *chat) setAPIAccess(on bool) string {
 // ignores the item (its kind is not one it shows).
 const apiAccessKey = "api-access"
 
-// saveAPIAccess stores the switch with the chat, once the chat is stored.
+// saveAPIAccess stores the switch with the chat, once the chat is stored (switches.go).
 func (c *chat) saveAPIAccess() {
-	c.mu.Lock()
-	id, on := c.rec.ID, c.apiAccess
-	c.mu.Unlock()
-	if id == "" || c.hub.st == nil {
-		return
-	}
-	state := "off"
-	if on {
-		state = "on"
-	}
-	b, _ := json.Marshal(chatItem{ID: apiAccessKey, Kind: "setting", State: state})
-	if err := c.hub.st.PutChatItem(context.Background(), id, apiAccessKey, b); err != nil {
-		c.hub.log.Warn("saving a chat's API access", "err", err)
-	}
-}
-
-// apiAccessIn reads the switch from a stored chat's items (off when there is none).
-func apiAccessIn(items []chatItem) bool {
-	for _, it := range items {
-		if it.ID == apiAccessKey && it.Kind == "setting" {
-			return it.State == "on"
-		}
-	}
-	return false
+	c.saveSwitch(apiAccessKey, "API access", func() bool { return c.apiAccess })
 }

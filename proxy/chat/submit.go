@@ -271,32 +271,9 @@ func (c *chat) setActSubmits(on bool) string {
 // item (its kind is not one it shows).
 const actSubmitsKey = "act-submits"
 
-// saveActSubmits stores the switch with the chat, once the chat is stored.
+// saveActSubmits stores the switch with the chat, once the chat is stored (switches.go).
 func (c *chat) saveActSubmits() {
-	c.mu.Lock()
-	id, on := c.rec.ID, c.submits.on
-	c.mu.Unlock()
-	if id == "" || c.hub.st == nil {
-		return
-	}
-	state := "off"
-	if on {
-		state = "on"
-	}
-	b, _ := json.Marshal(chatItem{ID: actSubmitsKey, Kind: "setting", State: state})
-	if err := c.hub.st.PutChatItem(context.Background(), id, actSubmitsKey, b); err != nil {
-		c.hub.log.Warn("saving a chat's Act may submit forms switch", "err", err)
-	}
-}
-
-// actSubmitsIn reads the switch from a stored chat's items (off when there is none).
-func actSubmitsIn(items []chatItem) bool {
-	for _, it := range items {
-		if it.ID == actSubmitsKey && it.Kind == "setting" {
-			return it.State == "on"
-		}
-	}
-	return false
+	c.saveSwitch(actSubmitsKey, "Act may submit forms switch", func() bool { return c.submits.on })
 }
 
 // submitNotes is what the system prompt of an Act turn says about the switch; it informs only.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
 func TestDestructiveName(t *testing.T) {
@@ -245,21 +246,21 @@ func TestHoldAgentPost(t *testing.T) {
 		wantSent   string // what the site must have received ("" nothing)
 		wantResult string // in the action's tool error ("" none)
 	}{
-		{"Not now", false, nil, "-", "POST", "/account", navHeaders("same-origin", page), http.StatusForbidden, 1, "",
+		{"Not now", false, nil, "-", "POST", "/account", testsite.NavHeaders("same-origin", page), http.StatusForbidden, 1, "",
 			"select: stopped by the proxy: the select “Delete my data” made the page send a form (POST https://example.com/account) and the person chose “Not now”, so it was not sent"},
-		{"the card went", false, errCardGone, "-", "POST", "/account", navHeaders("same-origin", page), http.StatusForbidden, 1, "",
+		{"the card went", false, errCardGone, "-", "POST", "/account", testsite.NavHeaders("same-origin", page), http.StatusForbidden, 1, "",
 			"the person did not decide (the card was withdrawn"},
-		{"Allow", true, nil, "-", "POST", "/account", navHeaders("same-origin", page), http.StatusOK, 1, "POST example.com/account", ""},
-		{"the probe's card allowed it", false, nil, "https://example.com/account", "POST", "/account", navHeaders("same-origin", page), http.StatusOK, 0, "POST example.com/account", ""},
-		{"the probe allowed another target", false, nil, "https://example.com/other", "POST", "/account", navHeaders("same-origin", page), http.StatusForbidden, 1, "", "Not now"},
-		{"a 307 of an allowed submission", true, nil, "-", "POST", "/post307", navHeaders("same-origin", page), http.StatusTemporaryRedirect, 1, "POST example.com/post307", ""},
-		{"a GET form", false, nil, "-", "GET", "/search?q=1", navHeaders("same-origin", page), http.StatusOK, 0, "GET example.com/search?q=1", ""},
+		{"Allow", true, nil, "-", "POST", "/account", testsite.NavHeaders("same-origin", page), http.StatusOK, 1, "POST example.com/account", ""},
+		{"the probe's card allowed it", false, nil, "https://example.com/account", "POST", "/account", testsite.NavHeaders("same-origin", page), http.StatusOK, 0, "POST example.com/account", ""},
+		{"the probe allowed another target", false, nil, "https://example.com/other", "POST", "/account", testsite.NavHeaders("same-origin", page), http.StatusForbidden, 1, "", "Not now"},
+		{"a 307 of an allowed submission", true, nil, "-", "POST", "/post307", testsite.NavHeaders("same-origin", page), http.StatusTemporaryRedirect, 1, "POST example.com/post307", ""},
+		{"a GET form", false, nil, "-", "GET", "/search?q=1", testsite.NavHeaders("same-origin", page), http.StatusOK, 0, "GET example.com/search?q=1", ""},
 		{"plain http: no Fetch metadata", false, nil, "-", "POST", "/account", []string{"Upgrade-Insecure-Requests", "1", "Referer", page}, http.StatusForbidden, 1, "", "Not now"},
 		{"a frame's POST to another site", false, nil, "-", "POST", "https://witness.test/collect", []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "cross-site", "Referer", page}, http.StatusForbidden, 0, "",
 			"would have left the site example.com"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			site := &navSite{}
+			site := &testsite.NavSite{}
 			cf := newGuardPipeline(t, site)
 			g := &cf.h.nav
 			var asked []postAsk
@@ -274,7 +275,7 @@ func TestHoldAgentPost(t *testing.T) {
 			if tt.allowProbe != "-" {
 				x.allowPost(tt.allowProbe)
 			}
-			before := len(site.requests())
+			before := len(site.Requests())
 			target := tt.path
 			if strings.HasPrefix(target, "/") {
 				target = "https://example.com" + target
@@ -292,7 +293,7 @@ func TestHoldAgentPost(t *testing.T) {
 				t.Fatalf("status = %d, want %d\n%s", resp.StatusCode, tt.wantStatus, body)
 			}
 			if tt.name == "a 307 of an allowed submission" { // the browser sends it on
-				resp, body = cf.post("https://example.com/account2", navHeaders("same-origin", page)...)
+				resp, body = cf.post("https://example.com/account2", testsite.NavHeaders("same-origin", page)...)
 				if resp.StatusCode != http.StatusOK {
 					t.Fatalf("the 307's hop: %d\n%s", resp.StatusCode, body)
 				}
@@ -307,7 +308,7 @@ func TestHoldAgentPost(t *testing.T) {
 			if n > 0 && (asked[0].control != `select “Delete my data”` || asked[0].method != "POST" || asked[0].site != "example.com") {
 				t.Errorf("asked %+v", asked[0])
 			}
-			if got := strings.TrimPrefix(site.requests()[before:], "\n"); got != tt.wantSent {
+			if got := strings.TrimPrefix(site.Requests()[before:], "\n"); got != tt.wantSent {
 				t.Errorf("the site got %q, want %q", got, tt.wantSent)
 			}
 			if tt.wantStatus == http.StatusForbidden && tt.wantAsked > 0 && !strings.Contains(body, "remixproxy held back a form the agent&#39;s action sent") {

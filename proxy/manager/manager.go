@@ -858,36 +858,33 @@ func (s *Manager) withPostRemixlet(w http.ResponseWriter, r *http.Request, st *s
 func (s *Manager) managerSwitch(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, m *sandbox.Manifest) {
 		on := r.PostForm.Get("on") == "1"
-		if err := st.SetEnabled(r.Context(), rx.ID, on); err != nil {
-			s.managerError(w, err)
-			return
-		}
-		s.activator.Applied(r.Context(), "", m, nil)
-		seeOther(w, "/manager/r/"+rx.ID, map[bool]string{true: "on", false: "off"}[on])
+		s.standingChanged(w, r, m, st.SetEnabled(r.Context(), rx.ID, on), "/manager/r/"+rx.ID, map[bool]string{true: "on", false: "off"}[on])
 	})
 }
 
 func (s *Manager) managerArchive(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, m *sandbox.Manifest) {
 		archived := r.PostForm.Get("archived") == "1"
-		if err := st.SetArchived(r.Context(), rx.ID, archived); err != nil {
-			s.managerError(w, err)
-			return
-		}
-		s.activator.Applied(r.Context(), "", m, nil)
-		seeOther(w, "/manager/r/"+rx.ID, map[bool]string{true: "archived", false: "unarchived"}[archived])
+		s.standingChanged(w, r, m, st.SetArchived(r.Context(), rx.ID, archived), "/manager/r/"+rx.ID, map[bool]string{true: "archived", false: "unarchived"}[archived])
 	})
 }
 
 func (s *Manager) managerDelete(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, m *sandbox.Manifest) {
-		if err := st.DeleteRemixlet(r.Context(), rx.ID); err != nil {
-			s.managerError(w, err)
-			return
-		}
-		s.activator.Applied(r.Context(), "", m, nil)
-		seeOther(w, "/manager", "deleted")
+		s.standingChanged(w, r, m, st.DeleteRemixlet(r.Context(), rx.ID), "/manager", "deleted")
 	})
+}
+
+// standingChanged ends a change of a remixlet's standing (switched, archived, deleted) whose
+// store write returned err: on an error, the error page; else the activator hears of it (so
+// pages running the remixlet match again) and the person is sent to where with notice.
+func (s *Manager) standingChanged(w http.ResponseWriter, r *http.Request, m *sandbox.Manifest, err error, where, notice string) {
+	if err != nil {
+		s.managerError(w, err)
+		return
+	}
+	s.activator.Applied(r.Context(), "", m, nil)
+	seeOther(w, where, notice)
 }
 
 func (s *Manager) managerRestore(w http.ResponseWriter, r *http.Request, st *store.Store) {

@@ -87,14 +87,24 @@ func (s *Manager) traceFail(w http.ResponseWriter, err error) {
 	s.managerError(w, err)
 }
 
-func (s *Manager) managerTraceRun(w http.ResponseWriter, r *http.Request) {
+// pathTrace reads the trace the request's path names ({id}); when there is none (no store, a
+// bad or unknown ID) it answers the request with the reason and ok is false.
+func (s *Manager) pathTrace(w http.ResponseWriter, r *http.Request) (run store.TraceRun, ok bool) {
 	st := s.tracesStore(w)
 	if st == nil {
-		return
+		return run, false
 	}
 	run, err := s.traceByID(r.Context(), st, r.PathValue("id"))
 	if err != nil {
 		s.traceFail(w, err)
+		return run, false
+	}
+	return run, true
+}
+
+func (s *Manager) managerTraceRun(w http.ResponseWriter, r *http.Request) {
+	run, ok := s.pathTrace(w, r)
+	if !ok {
 		return
 	}
 	p := panel.ManagerTrace{ManagerBase: s.base(r), Run: traceRunView(run)}
@@ -215,13 +225,8 @@ func downloadHeaders(w http.ResponseWriter, filename string) {
 }
 
 func (s *Manager) managerTraceExportRun(w http.ResponseWriter, r *http.Request) {
-	st := s.tracesStore(w)
-	if st == nil {
-		return
-	}
-	run, err := s.traceByID(r.Context(), st, r.PathValue("id"))
-	if err != nil {
-		s.traceFail(w, err)
+	run, ok := s.pathTrace(w, r)
+	if !ok {
 		return
 	}
 	b, err := json.MarshalIndent(runJSON(run), "", "  ")

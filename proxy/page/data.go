@@ -120,21 +120,7 @@ func (r *sessionRecord) add(rec RecordedResponse) {
 // attach files a finished response under its page session, or keeps it waiting.
 func (h *Hub) attach(referer *url.URL, rec RecordedResponse) {
 	ref := httpx.WithoutFragment(referer.String())
-	originOnly := (referer.Path == "" || referer.Path == "/") && referer.RawQuery == ""
-	origin := httpx.OriginOf(referer)
-	var exact, sameOrigin string
-	for _, ss := range h.List() { // oldest first: the last match is the newest
-		if httpx.WithoutFragment(ss.URL) == ref {
-			exact = ss.ID
-		}
-		if ss.Origin == origin {
-			sameOrigin = ss.ID
-		}
-	}
-	id := exact
-	if id == "" && originOnly {
-		id = sameOrigin
-	}
+	id := RefererSession(referer, h.List())
 	pd := &h.data
 	pd.mu.Lock()
 	defer pd.mu.Unlock()

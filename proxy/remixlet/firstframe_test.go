@@ -9,6 +9,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // connectHolding connects a fake page that says it holds the first-frame sheets held.
@@ -119,27 +120,12 @@ func TestFirstFrameSheetsNewVersion(t *testing.T) {
 // manifest; it returns the version's ID.
 func activateNewStyle(t *testing.T, st *store.Store, id, css string) int64 {
 	t.Helper()
-	ctx := context.Background()
-	old, _, err := st.Active(ctx, id)
+	old, _, err := st.Active(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := store.Files{sandbox.ManifestFile: old.Files[sandbox.ManifestFile], sandbox.StyleFile: []byte(css)}
-	v, err := st.SaveVersion(ctx, id, files, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	return v.ID
+	return storetest.Activate(t, st, id, files).ID
 }
 
 func TestFirstSheetsHeldAreNotSentAgain(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -36,41 +37,7 @@ func newFetchWorld(t *testing.T, permissions string) *fetchWorld {
 	t.Helper()
 	w := &fetchWorld{}
 	mux := http.NewServeMux()
-	echo := func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Type", "application/json")
-		rw.Header().Set("Set-Cookie", "fromfetch=1")
-		body, _ := io.ReadAll(r.Body)
-		json.NewEncoder(rw).Encode(map[string]string{
-			"host": r.Host, "method": r.Method, "cookie": r.Header.Get("Cookie"),
-			"authorization": r.Header.Get("Authorization"), "body": string(body), "x": r.Header.Get("X-Test"),
-		})
-	}
-	mux.HandleFunc("api.example.com/echo", echo)
-	mux.HandleFunc("api2.example.com/echo", echo)
-	mux.HandleFunc("api.example.com/same", func(rw http.ResponseWriter, r *http.Request) {
-		http.Redirect(rw, r, "/echo", http.StatusFound)
-	})
-	mux.HandleFunc("api.example.com/cross", func(rw http.ResponseWriter, r *http.Request) {
-		http.Redirect(rw, r, "https://api2.example.com/echo", http.StatusTemporaryRedirect)
-	})
-	mux.HandleFunc("api.example.com/to-witness", func(rw http.ResponseWriter, r *http.Request) {
-		http.Redirect(rw, r, "https://witness.example.com/steal", http.StatusFound)
-	})
-	mux.HandleFunc("api.example.com/loop", func(rw http.ResponseWriter, r *http.Request) {
-		http.Redirect(rw, r, "/loop", http.StatusFound)
-	})
-	mux.HandleFunc("api.example.com/big", func(rw http.ResponseWriter, r *http.Request) {
-		rw.Write([]byte(strings.Repeat("x", fetch.MaxResponseBody+1)))
-	})
-	mux.HandleFunc("api.example.com/300k", func(rw http.ResponseWriter, r *http.Request) {
-		rw.Write([]byte(strings.Repeat("x", 300<<10)))
-	})
-	mux.HandleFunc("api.example.com/bytes", func(rw http.ResponseWriter, r *http.Request) {
-		rw.Write([]byte{0, 1, 2, 255})
-	})
-	mux.HandleFunc("witness.example.com/", func(rw http.ResponseWriter, r *http.Request) {
-		w.witness.Add(1)
-	})
+	testsite.AddFetchAPI(mux, fetch.MaxResponseBody+1, &w.witness)
 	ts := httptest.NewTLSServer(mux) // its certificate names example.com and its subdomains
 	t.Cleanup(ts.Close)
 	roots := x509.NewCertPool()

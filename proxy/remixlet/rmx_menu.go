@@ -33,10 +33,7 @@ type menuState struct {
 }
 
 func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
-	if !h.manifest.HasPermission(sandbox.PermMenu) {
-		return nil, &httpx.Refusal{Why: "rmx.menu needs the menu permission in manifest.json"}
-	}
-	id, err := menuID(args)
+	id, err := menuID(h, args)
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +71,7 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 }
 
 func rmxMenuRemove(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
-	if !h.manifest.HasPermission(sandbox.PermMenu) {
-		return nil, &httpx.Refusal{Why: "rmx.menu needs the menu permission in manifest.json"}
-	}
-	id, err := menuID(args)
+	id, err := menuID(h, args)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +87,12 @@ func rmxMenuRemove(ctx context.Context, h *remixletHost, args []json.RawMessage)
 	return nil, h.sendMenu(ctx, m.cmds)
 }
 
-func menuID(args []json.RawMessage) (string, error) {
+// menuID checks that h may use rmx.menu (the menu permission) and reads the command's ID, the
+// call's first argument; both of rmx.menu's calls start with it.
+func menuID(h *remixletHost, args []json.RawMessage) (string, error) {
+	if !h.manifest.HasPermission(sandbox.PermMenu) {
+		return "", &httpx.Refusal{Why: "rmx.menu needs the menu permission in manifest.json"}
+	}
 	id, err := rmxString(args, 0, "the command id", maxMenuID, false)
 	if err != nil {
 		return "", err

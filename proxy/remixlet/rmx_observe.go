@@ -220,22 +220,12 @@ func observedTextType(mt string) bool {
 // attach files a finished response under its page session, or keeps it waiting for one.
 func (o *Observed) attach(referer *url.URL, rec ObservedResponse) {
 	ref := httpx.WithoutFragment(referer.String())
-	originOnly := (referer.Path == "" || referer.Path == "/") && referer.RawQuery == ""
-	refOrigin := httpx.OriginOf(referer)
-	var exact, sameOrigin string
-	live := map[string]bool{}
-	for _, ss := range o.pages.List() { // oldest first: the last match is the newest
+	originOnly := page.RefererIsOrigin(referer)
+	sessions := o.pages.List()
+	id := page.RefererSession(referer, sessions)
+	live := make(map[string]bool, len(sessions))
+	for _, ss := range sessions {
 		live[ss.ID] = true
-		if httpx.WithoutFragment(ss.URL) == ref {
-			exact = ss.ID
-		}
-		if ss.Origin == refOrigin {
-			sameOrigin = ss.ID
-		}
-	}
-	id := exact
-	if id == "" && originOnly {
-		id = sameOrigin
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // connectLoaded connects a page whose agent then says hello from a loaded document, as the page
@@ -54,21 +55,7 @@ func addRunAtRemixlet(t *testing.T, st *store.Store, name, runAt string) string 
 // activate saves files as a new version of remixlet id and makes it active.
 func activate(t *testing.T, st *store.Store, id string, files store.Files) {
 	t.Helper()
-	ctx := context.Background()
-	v, err := st.SaveVersion(ctx, id, files, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Activate(t, st, id, files)
 }
 
 // started lists, sorted, the names (by ids) of the remixlets the runner started on the page.

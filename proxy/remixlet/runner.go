@@ -327,69 +327,95 @@ func (r *Runner) pageNavigated(ctx context.Context, sessionID string) {
 func (p *pageRun) sync(ctx context.Context) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
-	r, pc := p.r, p.pc
 	if p.isEnded() {
 		return
 	}
-	cands, err := r.remixletsFor(ctx, pc.url())
+	cands, err := p.r.remixletsFor(ctx, p.pc.url())
 	if err != nil {
 		// Keep what runs: the Host checks every call against the page's URL anyway.
-		r.log.Warn("listing remixlets for a page", "err", err)
+		p.r.log.Warn("listing remixlets for a page", "err", err)
 		return
 	}
+	plan, ok := p.planSync(cands)
+	if !ok {
+		return
+	}
+	p.applySync(ctx, plan)
+}
+
+// syncPlan is what one sync does once the page's state is updated, in the order applySync
+// does it.
+type syncPlan struct {
+	stopped  []*runningRemixlet // sandboxes to stop
+	failed   []pendingOp        // their operations in flight, to fail
+	clear    []string           // stylesheets to empty
+	released []string           // remixlets to release in the page
+	styles   []candidate        // stylesheets to send
+	scripts  []candidate        // scripts to start now
+}
+
+// planSync updates the page's state for cands, the remixlets that match it now, and returns
+// what is left to do outside the lock; ok is false when the page has ended.
+func (p *pageRun) planSync(cands []candidate) (plan syncPlan, ok bool) {
 	want := make(map[string]int64, len(cands))
 	for _, c := range cands {
 		want[c.id] = c.versionID
 	}
-
-	var (
-		stopped  []*runningRemixlet
-		released []string
-		clear    []string
-		failed   []pendingOp
-		styles   []candidate
-		scripts  []candidate
-	)
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.ended {
-		p.mu.Unlock()
-		return
+		return plan, false
 	}
 	// On the first sync, the first-frame sheets the page holds count as sent (firstframe.go).
-	firstKept, firstEmpty := r.acceptFirstSheets(p.firstSheets, cands)
+	firstKept, firstEmpty := p.r.acceptFirstSheets(p.firstSheets, cands)
 	p.firstSheets = nil
-	clear = append(clear, firstEmpty...)
+	plan.clear = append(plan.clear, firstEmpty...)
+	p.dropUnwanted(want, &plan)
+	p.takeOn(cands, firstKept, &plan)
+	return plan, true
+}
+
+// dropUnwanted lets go of the remixlets the page took on whose version is not in want: no
+// longer a candidate (out of its matches, paused, switched off, deleted), or another version
+// is active now. Each is stopped and released in the page, its operations in flight fail, and
+// its stylesheet is emptied unless a new version takes it over (takeOn). p.mu is held.
+func (p *pageRun) dropUnwanted(want map[string]int64, plan *syncPlan) {
 	gone := map[string]bool{}
 	for id, version := range p.matched {
 		if want[id] == version {
 			continue
 		}
-		// No longer a candidate (out of its matches, paused, switched off, deleted), or another
-		// version is active now: stopped, and released in the page; a new version starts below.
 		delete(p.matched, id)
 		delete(p.waiting, id)
 		gone[id] = true
-		released = append(released, id)
+		plan.released = append(plan.released, id)
 		if rr := p.running[id]; rr != nil {
 			rr.host.stopped = true
 			delete(p.running, id)
-			stopped = append(stopped, rr)
+			plan.stopped = append(plan.stopped, rr)
 		}
 		if p.styled[id] {
 			delete(p.styled, id)
 			if want[id] == 0 {
-				clear = append(clear, id)
+				plan.clear = append(plan.clear, id)
 			}
 		}
 	}
-	if len(stopped) > 0 {
+	if len(plan.stopped) > 0 {
 		for opID, op := range p.pending {
 			if gone[op.remixlet] {
 				delete(p.pending, opID)
-				failed = append(failed, op)
+				plan.failed = append(plan.failed, op)
 			}
 		}
 	}
+}
+
+// takeOn takes on the candidates the page does not run yet: a stylesheet to send unless the
+// page holds it since its first frame (firstKept), a script to start now or when the page
+// reaches its run time (runat.go). Candidates already taken on are left as they run. p.mu is
+// held.
+func (p *pageRun) takeOn(cands []candidate, firstKept map[string]bool, plan *syncPlan) {
 	for _, c := range cands {
 		if _, ok := p.matched[c.id]; ok {
 			continue // still matches, same version: left running as it is
@@ -399,45 +425,48 @@ func (p *pageRun) sync(ctx context.Context) {
 			p.styled[c.id] = true
 			if firstKept[c.id] {
 				if !c.hasScript {
-					r.ran(c.id, pc.url()) // in the page since its first frame
+					p.r.ran(c.id, p.pc.url()) // in the page since its first frame
 				}
 			} else {
-				styles = append(styles, c)
+				plan.styles = append(plan.styles, c)
 			}
 		}
 		if c.hasScript {
 			if p.due(c.manifest.RunAt) {
-				scripts = append(scripts, c)
+				plan.scripts = append(plan.scripts, c)
 			} else {
 				p.waiting[c.id] = c // started when the page reaches its run time (runat.go)
 			}
 		}
 	}
-	p.mu.Unlock()
+}
 
-	for _, rr := range stopped {
+// applySync does what planSync left to do: stops, failures and releases first, then the
+// stylesheets (they need no sandbox, and they hide what they hide before any script has
+// started), then the scripts.
+func (p *pageRun) applySync(ctx context.Context, plan syncPlan) {
+	r, pc := p.r, p.pc
+	for _, rr := range plan.stopped {
 		if rr.handle != nil {
 			rr.handle.Stop()
 		}
 	}
-	for _, op := range failed {
+	for _, op := range plan.failed {
 		op.ch <- opResult{err: "the page no longer matches the remixlet"}
 	}
-	for _, id := range clear {
+	for _, id := range plan.clear {
 		r.sendCSS(ctx, pc, id, "")
 	}
-	for _, id := range released {
+	for _, id := range plan.released {
 		r.sendRelease(ctx, pc, id)
 	}
-	// Stylesheets first: they need no sandbox, and they hide what they hide before any script
-	// has started.
-	for _, c := range styles {
+	for _, c := range plan.styles {
 		r.sendStyle(ctx, pc, c)
 		if !c.hasScript {
 			r.ran(c.id, pc.url()) // a style-only remixlet runs by being inserted
 		}
 	}
-	p.startScripts(scripts)
+	p.startScripts(plan.scripts)
 }
 
 // sendStyle checks a remixlet's style.css again, for this insertion, and sends what passes to

@@ -7,6 +7,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 func (f *fakePage) released(remixlet string) int {
@@ -19,26 +20,6 @@ func (f *fakePage) released(remixlet string) int {
 		}
 	}
 	return n
-}
-
-// activateNewVersion saves files as a new version of remixlet id and activates it.
-func activateNewVersion(t *testing.T, st *store.Store, id string, files store.Files) {
-	t.Helper()
-	ctx := context.Background()
-	v, err := st.SaveVersion(ctx, id, files, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestRemixletReleasedWhenStoppedAndRestartedOnANewVersion(t *testing.T) {
@@ -69,7 +50,7 @@ func TestRemixletReleasedWhenStoppedAndRestartedOnANewVersion(t *testing.T) {
 
 	// A new version activated while running: released, and the new version started.
 	h1 := runningHandle(r, "sess-1", updated)
-	activateNewVersion(t, st, updated, store.Files{
+	storetest.Activate(t, st, updated, store.Files{
 		sandbox.ManifestFile: []byte(`{"name": "updated later", "description": "test", "api": 1, "matches": ["https://shop.test/*"], "permissions": []}`),
 		sandbox.ScriptFile:   script("2"),
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // addStyledRemixlet saves files (manifest.json made from name and matches) and activates them.
@@ -20,26 +21,8 @@ import (
 // release or a stylesheet whose allowed hosts changed would be: the insertion must check again.
 func addStyledRemixlet(t testing.TB, st *store.Store, name, matches string, files store.Files) string {
 	t.Helper()
-	ctx := context.Background()
 	files[sandbox.ManifestFile] = []byte(fmt.Sprintf(`{"name": %q, "description": "test", "api": 1, "matches": [%s], "permissions": []}`, name, matches))
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, files, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	rx, _ := storetest.Create(t, st, name, files)
 	return rx.ID
 }
 

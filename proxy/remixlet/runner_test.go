@@ -16,6 +16,7 @@ import (
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // init makes this test binary act as the sandbox host when the supervisor starts it the way it
@@ -47,30 +48,12 @@ func openTestStore(t testing.TB) *store.Store {
 // addTestRemixlet saves name with the given matches and permissions and activates it.
 func addTestRemixlet(t *testing.T, st *store.Store, name, matches, permissions, script string) testRemixlet {
 	t.Helper()
-	ctx := context.Background()
 	manifest := fmt.Sprintf(`{"name": %q, "description": "test", "api": 1, "matches": [%s], "permissions": [%s]}`, name, matches, permissions)
 	m, problems := sandbox.ParseManifest([]byte(manifest))
 	if len(problems) > 0 {
 		t.Fatalf("manifest: %v", problems)
 	}
-	rx, err := st.CreateRemixlet(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := st.SaveVersion(ctx, rx.ID, store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(script)}, store.AuthorPerson, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := st.RequestApproval(ctx, v.ID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Approve(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
+	rx, v := storetest.Create(t, st, name, store.Files{sandbox.ManifestFile: []byte(manifest), sandbox.ScriptFile: []byte(script)})
 	return testRemixlet{id: rx.ID, versionID: v.ID, manifest: m}
 }
 
