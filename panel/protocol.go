@@ -58,6 +58,11 @@ type Hello struct {
 	// ReadyInteractive or ReadyComplete (see Ready). Absent from page agents older than the
 	// remixlets' run times; the proxy then takes the document as complete.
 	Ready string `json:"ready,omitempty"`
+	// Holds says the page agent holds an Op whose After it has not reached yet and runs it
+	// then (a document_end script may start while the page is parsing, its dom calls wait in
+	// the page). Absent from older page agents: their document_end scripts start once the
+	// page reports ReadyInteractive.
+	Holds bool `json:"holds,omitempty"`
 }
 
 // TypeReady is a page agent → proxy message: Ready.
@@ -183,6 +188,11 @@ type Op struct {
 	// parser did not see, is left out rather than written unchecked. Absent when the op has no
 	// http(s) address: those ops then write none.
 	Addrs []string `json:"addrs,omitempty"`
+	// After, when ReadyInteractive, says the op runs only once the document is parsed: the
+	// page agent holds it while its document is loading and runs it, in order, right after it
+	// reports DOMContentLoaded (Hello.Holds). Set on every op of a script that does not run at
+	// document_start.
+	After string `json:"after,omitempty"`
 }
 
 // Result answers the Op with the same ID. Ok false means refused or failed; Error says why, in

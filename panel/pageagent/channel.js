@@ -56,6 +56,7 @@ function sendHello() {
   m.title = title();
   m.top = true;
   m.ready = readiness(); // the document's state now, for the remixlets' run times (rx_ready.js)
+  m.holds = true;        // ops marked after: 'interactive' wait for the parsed document (rx_ready.js)
   lastURL = m.url;
   send(m);
 }

@@ -34,6 +34,7 @@ function advanceReady(state) {
   var m = message('ready');
   m.state = state;
   send(m);
+  runHeldOps();
 }
 
 // startReadinessReports listens for DOMContentLoaded and load, in the capture phase on window,
@@ -48,4 +49,60 @@ function startReadinessReports() {
   } catch (e) { /* keep 'loading' */ }
   on(win, 'DOMContentLoaded', function () { advanceReady('interactive'); }, true);
   on(win, 'load', function () { advanceReady('complete'); }, true);
+}
+
+// ---- Ops held until the document is parsed. ----
+//
+// A script whose run time is not document_start may start in the proxy while the page is still
+// parsing (proxy/remixlet/hold.go); its dom calls come marked after: 'interactive'. While the
+// document is loading they wait here, in arrival order, and run right after the DOMContentLoaded
+// report, in the same task: they see the parsed document, as if the script had started then, one
+// round trip sooner. A held op is dropped unanswered when its remixlet is released or its
+// connection ends (the proxy fails it itself; a restored page is a new session).
+
+var heldOps = null; // a list of {req, sock}, in arrival order; null when none
+
+// holdOp holds req when it must wait for the parsed document; true when held.
+function holdOp(req) {
+  if (own(req, 'after') !== 'interactive' || docReady !== 'loading') {
+    return false;
+  }
+  if (!heldOps) {
+    heldOps = list();
+  }
+  var h = dict();
+  h.req = req;
+  h.sock = sock;
+  put(heldOps, heldOps.length, h);
+  return true;
+}
+
+// runHeldOps runs the held ops of the current connection, in order, once the document is parsed.
+function runHeldOps() {
+  var ops = heldOps;
+  heldOps = null;
+  var i;
+  for (i = 0; ops && i < ops.length; i++) {
+    if (ops[i].sock === sock && sock) {
+      runOp(ops[i].req);
+    }
+  }
+}
+
+// dropHeldOps forgets the held ops of remixlet rx (released).
+function dropHeldOps(rx) {
+  var ops = heldOps;
+  if (!ops) {
+    return;
+  }
+  heldOps = null;
+  var i;
+  for (i = 0; i < ops.length; i++) {
+    if (own(ops[i].req, 'remixlet') !== rx) {
+      if (!heldOps) {
+        heldOps = list();
+      }
+      put(heldOps, heldOps.length, ops[i]);
+    }
+  }
 }

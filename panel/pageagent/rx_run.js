@@ -86,6 +86,7 @@ function release(req) {
   }
   menuRelease(rx);
   waitRelease(rx);
+  dropHeldOps(rx);
   var rec = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
   if (rec) {
     emptySheets(rec);
@@ -184,6 +185,9 @@ function op(t, name, args) {
 }
 
 function runOp(req) {
+  if (holdOp(req)) {
+    return; // run once the document is parsed (rx_ready.js)
+  }
   var m = message('result');
   m.id = own(req, 'id');
   var rx = own(req, 'remixlet');

@@ -723,7 +723,7 @@ scenario('sends hello on every open, handles welcome, ignores junk', () => {
   const p = page();
   p.T.title = 'Shop <Home>';
   p.open();
-  assert.deepStrictEqual(p.sent(), [{ type: 'hello', url: ORIGIN + '/start', title: 'Shop <Home>', top: true, ready: 'loading' }]);
+  assert.deepStrictEqual(p.sent(), [{ type: 'hello', url: ORIGIN + '/start', title: 'Shop <Home>', top: true, ready: 'loading', holds: true }]);
   p.serverSend('not json');
   p.serverSend('null');
   p.serverSend({ type: 'mystery', x: 1 });
@@ -1017,7 +1017,7 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
   assert.deepStrictEqual(leaks.map((l) => l[0]), [], 'the agent called replaced built-ins');
   const sent = Array.from(s._sent).map((d) => JSON.parse(d));
   assert.deepStrictEqual(sent, [
-    { type: 'hello', url: ORIGIN + '/start', title: 'Shop', top: true, ready: 'interactive' },
+    { type: 'hello', url: ORIGIN + '/start', title: 'Shop', top: true, ready: 'interactive', holds: true },
     { type: 'nav', url: ORIGIN + '/moved', kind: 'pop' },
   ]);
   assert.strictEqual(T.shadowInits[0].serializable, undefined);
@@ -1954,13 +1954,65 @@ scenario('readiness: hello says where the document is; DOMContentLoaded and load
   p.T.advance(1000);
   assert.notStrictEqual(p.socket(), first);
   p.open();
-  assert.deepStrictEqual(p.sent()[0], { type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete' });
+  assert.deepStrictEqual(p.sent()[0], { type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete', holds: true });
 });
 
 scenario('readiness: a document already complete when the agent starts says so in its hello', () => {
   const p = page({ readyState: 'complete' });
   p.open();
   assert.strictEqual(p.sent()[0].ready, 'complete');
+});
+
+scenario('held ops: an op marked after interactive waits while the document loads, then runs in order right after the DOMContentLoaded report', () => {
+  const p = page();
+  const C = p.T.classes;
+  p.open();
+  p.welcome('pt');
+  assert.strictEqual(p.sent()[0].holds, true, 'the hello says the agent holds ops');
+  const doc = p.ctx.document;
+  const body = p.T.html._children[1];
+  const results = () => p.sent().filter((m) => m.type === 'result');
+  // Held while loading: a query, a hide of its handle, and a query of another remixlet.
+  p.serverSend({ type: 'op', id: 1, remixlet: RX_A, op: 'query', args: ['h1'], after: 'interactive' });
+  p.serverSend({ type: 'op', id: 2, remixlet: RX_B, op: 'query', args: ['h1'], after: 'interactive' });
+  p.serverSend({ type: 'op', id: 3, remixlet: RX_A, op: 'queryAll', args: ['h1'], after: 'interactive' });
+  // An op without the mark (document_start) runs at once, while the document loads.
+  p.serverSend({ type: 'op', id: 4, remixlet: RX_A, op: 'query', args: ['h1'] });
+  assert.deepStrictEqual(results(), [{ type: 'result', id: 4, ok: true, value: null }]);
+  // The parser reaches the heading; a DOMContentLoaded the page dispatches while it still parses
+  // releases nothing.
+  const h1 = doc.createElement('h1');
+  p.T.attach(body, h1);
+  p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
+  assert.strictEqual(results().length, 1, 'a forged DOMContentLoaded ran held ops');
+  // A released remixlet's held ops are dropped unanswered.
+  p.serverSend({ type: 'release', remixlet: RX_B });
+  p.ready();
+  const sent = p.sent();
+  const readyAt = sent.findIndex((m) => m.type === 'ready' && m.state === 'interactive');
+  assert.ok(readyAt > 0, 'no ready report');
+  assert.deepStrictEqual(sent.slice(readyAt + 1).filter((m) => m.type === 'result'), [
+    { type: 'result', id: 1, ok: true, value: { $h: 1 } },
+    { type: 'result', id: 3, ok: true, value: [{ $h: 1 }] },
+  ], 'the held ops ran in order after the report, and saw the parsed document');
+  // Once parsed, a marked op runs at once.
+  p.serverSend({ type: 'op', id: 5, remixlet: RX_A, op: 'hide', args: [{ $h: 1 }], after: 'interactive' });
+  assert.deepStrictEqual(results().pop(), { type: 'result', id: 5, ok: true, value: null });
+});
+
+scenario('held ops: ops held for a connection that closed are dropped, not answered on the next one', () => {
+  const p = page();
+  p.open();
+  p.welcome('pt');
+  const first = p.socket();
+  p.serverSend({ type: 'op', id: 1, remixlet: RX_A, op: 'query', args: ['h1'], after: 'interactive' });
+  p.serverClose(1006, first);
+  p.T.advance(1000);
+  assert.notStrictEqual(p.socket(), first);
+  p.open();
+  p.ready();
+  assert.deepStrictEqual(p.sent().filter((m) => m.type === 'result'), [], 'an op of the old session was answered on the new one');
+  assert.deepStrictEqual(p.sent(first).filter((m) => m.type === 'result'), []);
 });
 
 // waitPage is an ops page that counts the document's querySelectorAll calls (T.queries).

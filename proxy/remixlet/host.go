@@ -26,12 +26,16 @@ type remixletHost struct {
 	versionID int64
 	manifest  *sandbox.Manifest
 	stopped   bool // stopped by a navigation out of its matches; guarded by pageRun.mu
+	early     bool // started while its page was parsing: its calls wait for the parse (hold.go)
 
 	mu         sync.Mutex
 	standing   error // cached result of checkStanding
 	checked    time.Time
 	lastLogged string // the last standing refusal logged
 	waits      int    // dom.waitFor calls waiting in the page (waitfor.go)
+
+	// heldLog: the log lines of a script that started early, until its page is parsed (hold.go).
+	heldLog []heldLine
 
 	// menu is the remixlet's rmx.menu commands on this page (rmx_menu.go).
 	menu menuState
@@ -79,6 +83,13 @@ func (h *remixletHost) shouldLog(ref *httpx.Refusal) bool {
 }
 
 func (h *remixletHost) call(ctx context.Context, ns, method string, args json.RawMessage) (json.RawMessage, error) {
+	if ns == "rmx" {
+		// A script started while its page is parsing does nothing outside its sandbox before
+		// the page is parsed (hold.go); its dom calls wait in the page.
+		if err := h.waitParsed(ctx); err != nil {
+			return nil, fmt.Errorf("waiting for the page to be parsed: %w", err)
+		}
+	}
 	if ns == "rmx" && method == "log" {
 		var vals []any
 		if err := json.Unmarshal(args, &vals); err != nil {

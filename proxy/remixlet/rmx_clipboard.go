@@ -86,12 +86,29 @@ func (p *pageRun) askWithin(ctx context.Context, h *remixletHost, wait time.Dura
 		delete(p.pending, id)
 		p.mu.Unlock()
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	if err := p.pc.send(ctx, build(id)); err != nil {
+	msg := build(id)
+	var held <-chan struct{} // an op the page holds until it is parsed: its wait starts then (hold.go)
+	if op, ok := msg.(panel.Op); ok && op.After != "" {
+		held = h.notParsed()
+	}
+	sendCtx, cancelSend := context.WithTimeout(ctx, wait)
+	defer cancelSend()
+	if err := p.pc.send(sendCtx, msg); err != nil {
 		drop()
 		return nil, errors.New("the page is not connected")
 	}
+	if held != nil {
+		select {
+		case <-held:
+		case res := <-ch:
+			ch <- res // answered before the report reached us: taken below
+		case <-ctx.Done():
+			drop()
+			return nil, fmt.Errorf("waiting for the page to be parsed: %w", ctx.Err())
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	select {
 	case res := <-ch:
 		if !res.ok {

@@ -49,7 +49,8 @@ func (p *pageRun) due(at sandbox.RunAt) bool {
 	case sandbox.RunDocumentIdle:
 		return p.idle
 	default:
-		return p.ready >= readyInteractive
+		// document_end; on a page agent that holds ops, from its hello on (hold.go).
+		return p.ready >= readyInteractive || (p.holds && p.ready >= readyLoading)
 	}
 }
 
@@ -57,6 +58,7 @@ func (p *pageRun) due(at sandbox.RunAt) bool {
 func (p *pageRun) readinessMessage(typ string, raw json.RawMessage) {
 	var m struct {
 		Ready string `json:"ready"` // hello
+		Holds bool   `json:"holds"` // hello
 		State string `json:"state"` // ready
 	}
 	if json.Unmarshal(raw, &m) != nil {
@@ -65,6 +67,9 @@ func (p *pageRun) readinessMessage(typ string, raw json.RawMessage) {
 	s := m.State
 	if typ == panel.TypeHello {
 		s = m.Ready
+		p.mu.Lock()
+		p.holds = m.Holds
+		p.mu.Unlock()
 	} else if s == "" {
 		return // a ready report always names its state
 	}
@@ -82,6 +87,7 @@ func (p *pageRun) advance(to readiness) {
 		p.mu.Unlock()
 		return
 	}
+	early := p.markParsedLocked(p.ready, to)
 	p.ready = to
 	switch {
 	case to >= readyComplete:
@@ -94,6 +100,10 @@ func (p *pageRun) advance(to readiness) {
 	}
 	due := p.takeDueLocked()
 	p.mu.Unlock()
+	for _, rr := range early {
+		rr.host.flushHeldLog()
+		p.r.ran(rr.host.id, p.pc.url())
+	}
 	p.startScripts(due)
 }
 

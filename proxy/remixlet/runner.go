@@ -533,6 +533,11 @@ type pageRun struct {
 	idle      bool
 	idleTimer *time.Timer
 	waiting   map[string]candidate
+	// holds: the page agent holds ops until its document is parsed (panel.Hello.Holds), so
+	// document_end scripts start at its hello; parsed is closed when the page reports
+	// DOMContentLoaded (hold.go).
+	holds  bool
+	parsed chan struct{}
 	// firstSheets are the first-frame sheets the page agent held when it connected, until the
 	// first sync takes them (firstframe.go).
 	firstSheets map[string]int64
@@ -556,11 +561,14 @@ type runningRemixlet struct {
 	// started is closed when the sandbox's start is over, with handle set or not (start); nil
 	// when there was nothing to wait for.
 	started chan struct{}
+	// early: started before the page was parsed (hold.go); its run is recorded when it is.
+	early bool
 }
 
 func (r *Runner) newPageRun(pc pageConn) *pageRun {
 	return &pageRun{r: r, pc: pc, pending: map[uint64]pendingOp{}, running: map[string]*runningRemixlet{},
-		matched: map[string]int64{}, styled: map[string]bool{}, waiting: map[string]candidate{}, firstSheets: pc.firstSheets}
+		matched: map[string]int64{}, styled: map[string]bool{}, waiting: map[string]candidate{}, firstSheets: pc.firstSheets,
+		parsed: make(chan struct{})}
 }
 
 func (p *pageRun) isEnded() bool {
@@ -579,6 +587,10 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 		return
 	}
 	p.running[c.id] = rr
+	// Started while the page parses: its calls wait for the parse (hold.go). Set before the
+	// script runs, never changed.
+	host.early = holdsUntilParsed(c.manifest) && p.ready < readyInteractive
+	rr.early = host.early
 	p.mu.Unlock()
 	defer close(rr.started) // after handle is set, or the start failed
 	id := c.id
@@ -588,7 +600,7 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 		Script:     c.script,
 		Page:       sandbox.PageInfo{URL: p.pc.url(), Title: p.pc.title()},
 		Host:       host,
-		Log:        func(level, msg string) { p.r.logf(id, level, "%s", msg) },
+		Log:        host.logLine,
 	})
 	if err != nil {
 		p.r.logf(id, "error", "not started: %v", err)
@@ -604,8 +616,11 @@ func (p *pageRun) start(sup *sandbox.Supervisor, c candidate) {
 		return
 	}
 	rr.handle = h
+	early := rr.early
 	p.mu.Unlock()
-	p.r.ran(id, p.pc.url())
+	if !early {
+		p.r.ran(id, p.pc.url())
+	}
 	// Read the remixlet's standing now, while the sandbox starts the script, so that its first
 	// call finds it cached (standingTTL) instead of waiting for the store.
 	go func() {
@@ -721,6 +736,6 @@ func (p *pageRun) relay(ctx context.Context, h *remixletHost, op string, call do
 	}
 	return p.askWithin(ctx, h, wait, func(id uint64) any {
 		return panel.Op{Type: panel.TypeOp, ID: id, Remixlet: h.id, Op: op, Args: anyArgs,
-			Hosts: call.hosts, Relative: call.relative, Addrs: call.opAddrs()}
+			Hosts: call.hosts, Relative: call.relative, Addrs: call.opAddrs(), After: opAfter(h.manifest)}
 	})
 }
