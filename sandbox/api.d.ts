@@ -11,7 +11,9 @@
 // inserted as soon as the page's agent can take it):
 //   "document_end" (the default, also when run_at is absent): after DOMContentLoaded — the whole
 //       document is parsed, so dom.query finds every element the HTML has; images and frames
-//       may still be loading.
+//       may still be loading. (The proxy may start the script a little earlier, while the page
+//       is parsed, to save a round trip; its dom and rmx calls are answered only after
+//       DOMContentLoaded, so only its clock can tell.)
 //   "document_start": as soon as the page's agent connects, usually while the page is still
 //       being parsed; dom.query may find nothing yet, so wait with dom.waitFor.
 //   "document_idle": after DOMContentLoaded, at the window's load event or 200 ms after

@@ -44,6 +44,13 @@
 // agent's WebSocket (Network.webSocketFrameReceived, stamped when the renderer takes it) with
 // Page.domContentEventFired; both are the browser's monotonic clock. The built-in page has no
 // deferred or module scripts, so its DOMContentLoaded follows the end of parsing at once.
+// Since a page agent holds a document_end script's ops until DOMContentLoaded
+// (proxy/remixlet/hold.go), an op may reach the page before it and still run after: "ran in the
+// page before DOMContentLoaded" compares the op's result frame (Network.webSocketFrameSent)
+// with domContentLoadedEventStart, the DevTools clock moved onto the page's clock at
+// Page.domContentEventFired, which Chromium sends once the DOMContentLoaded listeners are done
+// (domContentLoadedEventEnd). The same clock gives the script's timeline: the page agent's
+// 'interactive' report sent, the first two ops received and answered, the visible change.
 //
 // # The page
 //
