@@ -71,7 +71,7 @@ func TestTimeline(t *testing.T) {
 	l := &cdpLog{}
 	l.reset()
 	l.dcl = 100.000 // DOMContentLoaded's listeners done, DevTools clock
-	l.readySent = 99.9985
+	l.readySent, l.helloSent = 99.9985, 99.7
 	l.ops = []wsOp{{at: 99.800, id: 1, op: "query"}, {at: 100.020, id: 2, op: "hide"}}
 	l.answered[1], l.answered[2] = 99.999, 100.021
 	f := loadFigures{DCLDuration: 2}
@@ -80,6 +80,7 @@ func TestTimeline(t *testing.T) {
 		name      string
 		got, want float64
 	}{
+		{"hello sent", f.HelloSent, -298},
 		{"ready sent", f.ReadySent, 0.5},
 		{"op 1 received", f.Op1Received, -198},
 		{"op 1 answered", f.Op1Answered, 1},

@@ -434,19 +434,22 @@ type loadFigures struct {
 	WSCreatedAfterDCL float64 `json:"wsCreatedAfterDcl"` // handshake request sent
 	WSOpenAfterDCL    float64 `json:"wsOpenAfterDcl"`    // handshake answered
 	FirstOpAfterDCL   float64 `json:"firstOpAfterDcl"`   // the first remixlet op received
+	QueryNull         bool    `json:"queryNull"`         // some dom.query result was null
+	Ops               int     `json:"ops"`               // remixlet ops received
+	StyleAfterPaint   float64 `json:"styleAfterPaint"`   // the style message's arrival, ms after first contentful paint by Page lifecycle (NaN: none)
+	LogErrors         int     `json:"logErrors"`         // error lines the load added to the remixlet's log
+
 	// The script's timeline, ms after domContentLoadedEventStart on the page's clock (the DevTools
-	// clock moved onto it at DOMContentLoaded's end, timeline): the page agent's 'interactive'
-	// report sent, each of the first two ops received and answered. NaN: not seen.
-	ReadySent       float64 `json:"readySent"`
-	Op1Received     float64 `json:"op1Received"`
-	Op1Answered     float64 `json:"op1Answered"`
-	Op2Received     float64 `json:"op2Received"`
-	Op2Answered     float64 `json:"op2Answered"`
-	DCLDuration     float64 `json:"dclDuration"`     // domContentLoadedEventEnd − Start: the DOMContentLoaded listeners' time
-	QueryNull       bool    `json:"queryNull"`       // some dom.query result was null
-	Ops             int     `json:"ops"`             // remixlet ops received
-	StyleAfterPaint float64 `json:"styleAfterPaint"` // the style message's arrival, ms after first contentful paint by Page lifecycle (NaN: none)
-	LogErrors       int     `json:"logErrors"`       // error lines the load added to the remixlet's log
+	// clock moved onto it at DOMContentLoaded's end, timeline): the page agent's hello (it
+	// leaves from the socket's open event) and 'interactive' report sent, each of the first two
+	// ops received and answered. NaN: not seen.
+	HelloSent   float64 `json:"helloSent"`
+	ReadySent   float64 `json:"readySent"`
+	Op1Received float64 `json:"op1Received"`
+	Op1Answered float64 `json:"op1Answered"`
+	Op2Received float64 `json:"op2Received"`
+	Op2Answered float64 `json:"op2Answered"`
+	DCLDuration float64 `json:"dclDuration"` // domContentLoadedEventEnd − Start: the DOMContentLoaded listeners' time
 
 	Probe *probeData `json:"probe"` // the probe's record: every frame sampled, the paint entries
 }
@@ -493,6 +496,7 @@ type cdpLog struct {
 	results    map[uint64]json.RawMessage
 	answered   map[uint64]float64 // result frames sent, by op id
 	readySent  float64            // the 'interactive' report sent
+	helloSent  float64            // the first hello sent
 	styles     []float64
 	dcl, paint float64 // DOMContentLoaded, first contentful paint
 	wsCreated  float64 // the page agent's WebSocket: created, handshake answered
@@ -509,7 +513,7 @@ func (l *cdpLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ops, l.results, l.styles, l.dcl, l.paint = nil, map[uint64]json.RawMessage{}, nil, 0, 0
-	l.answered, l.readySent = map[uint64]float64{}, 0
+	l.answered, l.readySent, l.helloSent = map[uint64]float64{}, 0, 0
 	l.wsCreated, l.wsOpen = 0, 0
 }
 
@@ -546,6 +550,8 @@ func (l *cdpLog) listen(ev any) {
 			}
 		case m.Type == "ready" && m.State == "interactive" && l.readySent == 0:
 			l.readySent = ev.Timestamp.Float64()
+		case m.Type == "hello" && l.helloSent == 0:
+			l.helloSent = ev.Timestamp.Float64()
 		}
 	case *network.EventWebSocketWillSendHandshakeRequest:
 		if l.wsCreated == 0 {
@@ -597,14 +603,14 @@ func (l *cdpLog) figures(f *loadFigures) {
 // once the DOMContentLoaded listeners are done) is moved onto the page's clock at that point:
 // a DevTools time t is t − dcl + DCLDuration ms after domContentLoadedEventStart.
 func (l *cdpLog) timeline(f *loadFigures) {
-	f.ReadySent, f.Op1Received, f.Op1Answered, f.Op2Received, f.Op2Answered = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	f.HelloSent, f.ReadySent, f.Op1Received, f.Op1Answered, f.Op2Received, f.Op2Answered = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	at := func(t float64) float64 {
 		if t == 0 || l.dcl == 0 || math.IsNaN(f.DCLDuration) {
 			return math.NaN()
 		}
 		return (t-l.dcl)*1000 + f.DCLDuration
 	}
-	f.ReadySent = at(l.readySent)
+	f.HelloSent, f.ReadySent = at(l.helloSent), at(l.readySent)
 	if len(l.ops) > 0 {
 		f.Op1Received, f.Op1Answered = at(l.ops[0].at), at(l.answered[l.ops[0].id])
 	}
@@ -779,8 +785,8 @@ func (b *bench) loadsOf(t *tab, url string, w, n int, logName string) ([]loadFig
 			f.LogErrors, before = now-before, now
 		}
 		out = append(out, f)
-		fmt.Fprintf(os.Stderr, "firstframe: %s: painted %d, without effect %d, effect at %+.1f ms after DCL, first op %+.1f ms after DCL, query null %v; timeline after DCL: ready %+.1f, op1 %+.1f → %+.1f, op2 %+.1f → %+.1f, DCL listeners %.1f ms\n",
-			f.URL, f.Painted, f.Without, f.EffectAt-f.DCL, f.FirstOpAfterDCL, f.QueryNull, f.ReadySent, f.Op1Received, f.Op1Answered, f.Op2Received, f.Op2Answered, f.DCLDuration)
+		fmt.Fprintf(os.Stderr, "firstframe: %s: painted %d, without effect %d, effect at %+.1f ms after DCL, first op %+.1f ms after DCL, query null %v; timeline after DCL: socket open %+.1f, hello %+.1f, ready %+.1f, op1 %+.1f → %+.1f, op2 %+.1f → %+.1f, DCL listeners %.1f ms\n",
+			f.URL, f.Painted, f.Without, f.EffectAt-f.DCL, f.FirstOpAfterDCL, f.QueryNull, f.WSOpenAfterDCL, f.HelloSent, f.ReadySent, f.Op1Received, f.Op1Answered, f.Op2Received, f.Op2Answered, f.DCLDuration)
 	}
 	return out, nil
 }
