@@ -7,7 +7,8 @@
 // it is), and {type:'ready', state} when DOMContentLoaded and the window's load happen. Reports
 // only go forward, and an event that document.readyState contradicts (a DOMContentLoaded the
 // page dispatches itself while the parser still runs, a load before the document is complete)
-// is not taken.
+// is not taken. A document_end script may start earlier (the hello says holds: true); its ops
+// then wait here until that DOMContentLoaded report (below).
 
 var docReady = 'loading'; // 'loading' | 'interactive' (DOMContentLoaded fired) | 'complete' (load fired)
 
