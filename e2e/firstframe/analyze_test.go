@@ -63,3 +63,38 @@ func TestAnalyze(t *testing.T) {
 }
 
 func same(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+// TestTimeline: the script's timeline moves the DevTools clock (seconds) onto the page's, ms
+// after domContentLoadedEventStart, at Page.domContentEventFired = domContentLoadedEventEnd; an
+// op held in the page arrives before DOMContentLoaded and is answered after it.
+func TestTimeline(t *testing.T) {
+	l := &cdpLog{}
+	l.reset()
+	l.dcl = 100.000 // DOMContentLoaded's listeners done, DevTools clock
+	l.readySent, l.helloSent = 99.9985, 99.7
+	l.ops = []wsOp{{at: 99.800, id: 1, op: "query"}, {at: 100.020, id: 2, op: "hide"}}
+	l.answered[1], l.answered[2] = 99.999, 100.021
+	f := loadFigures{DCLDuration: 2}
+	l.timeline(&f)
+	cases := []struct {
+		name      string
+		got, want float64
+	}{
+		{"hello sent", f.HelloSent, -298},
+		{"ready sent", f.ReadySent, 0.5},
+		{"op 1 received", f.Op1Received, -198},
+		{"op 1 answered", f.Op1Answered, 1},
+		{"op 2 received", f.Op2Received, 22},
+		{"op 2 answered", f.Op2Answered, 23},
+	}
+	for _, c := range cases {
+		if math.Abs(c.got-c.want) > 1e-6 {
+			t.Errorf("%s: got %v ms after DOMContentLoaded, want %v", c.name, c.got, c.want)
+		}
+	}
+	f = loadFigures{DCLDuration: math.NaN()}
+	l.timeline(&f)
+	if !math.IsNaN(f.Op1Answered) {
+		t.Errorf("without DOMContentLoaded's duration: got op 1 answered %v, want NaN", f.Op1Answered)
+	}
+}

@@ -44,6 +44,13 @@
 // agent's WebSocket (Network.webSocketFrameReceived, stamped when the renderer takes it) with
 // Page.domContentEventFired; both are the browser's monotonic clock. The built-in page has no
 // deferred or module scripts, so its DOMContentLoaded follows the end of parsing at once.
+// Where a page agent holds a script's ops until DOMContentLoaded (tried on branch firstchange,
+// not in main), an op may reach the page before it and still run after: "ran in the
+// page before DOMContentLoaded" compares the op's result frame (Network.webSocketFrameSent)
+// with domContentLoadedEventStart, the DevTools clock moved onto the page's clock at
+// Page.domContentEventFired, which Chromium sends once the DOMContentLoaded listeners are done
+// (domContentLoadedEventEnd). The same clock gives the script's timeline: the page agent's
+// 'interactive' report sent, the first two ops received and answered, the visible change.
 //
 // # The page
 //
@@ -432,6 +439,18 @@ type loadFigures struct {
 	StyleAfterPaint   float64 `json:"styleAfterPaint"`   // the style message's arrival, ms after first contentful paint by Page lifecycle (NaN: none)
 	LogErrors         int     `json:"logErrors"`         // error lines the load added to the remixlet's log
 
+	// The script's timeline, ms after domContentLoadedEventStart on the page's clock (the DevTools
+	// clock moved onto it at DOMContentLoaded's end, timeline): the page agent's hello (it
+	// leaves from the socket's open event) and 'interactive' report sent, each of the first two
+	// ops received and answered. NaN: not seen.
+	HelloSent   float64 `json:"helloSent"`
+	ReadySent   float64 `json:"readySent"`
+	Op1Received float64 `json:"op1Received"`
+	Op1Answered float64 `json:"op1Answered"`
+	Op2Received float64 `json:"op2Received"`
+	Op2Answered float64 `json:"op2Answered"`
+	DCLDuration float64 `json:"dclDuration"` // domContentLoadedEventEnd − Start: the DOMContentLoaded listeners' time
+
 	Probe *probeData `json:"probe"` // the probe's record: every frame sampled, the paint entries
 }
 
@@ -475,6 +494,9 @@ type cdpLog struct {
 	mu         sync.Mutex
 	ops        []wsOp
 	results    map[uint64]json.RawMessage
+	answered   map[uint64]float64 // result frames sent, by op id
+	readySent  float64            // the 'interactive' report sent
+	helloSent  float64            // the first hello sent
 	styles     []float64
 	dcl, paint float64 // DOMContentLoaded, first contentful paint
 	wsCreated  float64 // the page agent's WebSocket: created, handshake answered
@@ -491,6 +513,7 @@ func (l *cdpLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ops, l.results, l.styles, l.dcl, l.paint = nil, map[uint64]json.RawMessage{}, nil, 0, 0
+	l.answered, l.readySent, l.helloSent = map[uint64]float64{}, 0, 0
 	l.wsCreated, l.wsOpen = 0, 0
 }
 
@@ -499,6 +522,7 @@ func (l *cdpLog) listen(ev any) {
 	defer l.mu.Unlock()
 	var m struct {
 		Type  string          `json:"type"`
+		State string          `json:"state"`
 		Op    string          `json:"op"`
 		ID    uint64          `json:"id"`
 		Value json.RawMessage `json:"value"`
@@ -515,8 +539,19 @@ func (l *cdpLog) listen(ev any) {
 			l.styles = append(l.styles, ev.Timestamp.Float64())
 		}
 	case *network.EventWebSocketFrameSent:
-		if json.Unmarshal([]byte(ev.Response.PayloadData), &m) == nil && m.Type == "result" && l.results != nil {
+		if json.Unmarshal([]byte(ev.Response.PayloadData), &m) != nil {
+			return
+		}
+		switch {
+		case m.Type == "result" && l.results != nil:
 			l.results[m.ID] = m.Value
+			if _, ok := l.answered[m.ID]; !ok {
+				l.answered[m.ID] = ev.Timestamp.Float64()
+			}
+		case m.Type == "ready" && m.State == "interactive" && l.readySent == 0:
+			l.readySent = ev.Timestamp.Float64()
+		case m.Type == "hello" && l.helloSent == 0:
+			l.helloSent = ev.Timestamp.Float64()
 		}
 	case *network.EventWebSocketWillSendHandshakeRequest:
 		if l.wsCreated == 0 {
@@ -560,6 +595,27 @@ func (l *cdpLog) figures(f *loadFigures) {
 	}
 	if len(l.styles) > 0 && l.paint > 0 {
 		f.StyleAfterPaint = (l.styles[0] - l.paint) * 1000
+	}
+	l.timeline(f)
+}
+
+// timeline fills the script's timeline. The DevTools clock (Page.domContentEventFired is sent
+// once the DOMContentLoaded listeners are done) is moved onto the page's clock at that point:
+// a DevTools time t is t − dcl + DCLDuration ms after domContentLoadedEventStart.
+func (l *cdpLog) timeline(f *loadFigures) {
+	f.HelloSent, f.ReadySent, f.Op1Received, f.Op1Answered, f.Op2Received, f.Op2Answered = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	at := func(t float64) float64 {
+		if t == 0 || l.dcl == 0 || math.IsNaN(f.DCLDuration) {
+			return math.NaN()
+		}
+		return (t-l.dcl)*1000 + f.DCLDuration
+	}
+	f.HelloSent, f.ReadySent = at(l.helloSent), at(l.readySent)
+	if len(l.ops) > 0 {
+		f.Op1Received, f.Op1Answered = at(l.ops[0].at), at(l.answered[l.ops[0].id])
+	}
+	if len(l.ops) > 1 {
+		f.Op2Received, f.Op2Answered = at(l.ops[1].at), at(l.answered[l.ops[1].id])
 	}
 }
 
@@ -623,6 +679,11 @@ func (t *tab) load(url string) (loadFigures, error) {
 		return loadFigures{}, fmt.Errorf("%s: %w", url, err)
 	}
 	f.URL, f.Probe = url, &pd
+	f.DCLDuration = math.NaN()
+	if d, err := benchkit.Eval[float64](t.ctx, `(() => { const n = performance.getEntriesByType('navigation')[0];
+		return n ? n.domContentLoadedEventEnd - n.domContentLoadedEventStart : -1; })()`); err == nil && d >= 0 {
+		f.DCLDuration = d
+	}
 	t.log.figures(&f)
 	return f, nil
 }
@@ -724,8 +785,8 @@ func (b *bench) loadsOf(t *tab, url string, w, n int, logName string) ([]loadFig
 			f.LogErrors, before = now-before, now
 		}
 		out = append(out, f)
-		fmt.Fprintf(os.Stderr, "firstframe: %s: painted %d, without effect %d, effect at %+.1f ms after DCL, first op %+.1f ms after DCL, query null %v\n",
-			f.URL, f.Painted, f.Without, f.EffectAt-f.DCL, f.FirstOpAfterDCL, f.QueryNull)
+		fmt.Fprintf(os.Stderr, "firstframe: %s: painted %d, without effect %d, effect at %+.1f ms after DCL, first op %+.1f ms after DCL, query null %v; timeline after DCL: socket open %+.1f, hello %+.1f, ready %+.1f, op1 %+.1f → %+.1f, op2 %+.1f → %+.1f, DCL listeners %.1f ms\n",
+			f.URL, f.Painted, f.Without, f.EffectAt-f.DCL, f.FirstOpAfterDCL, f.QueryNull, f.WSOpenAfterDCL, f.HelloSent, f.ReadySent, f.Op1Received, f.Op1Answered, f.Op2Received, f.Op2Answered, f.DCLDuration)
 	}
 	return out, nil
 }
@@ -783,12 +844,18 @@ func (b *bench) measureScript(delivery string) (partResult, error) {
 		return partResult{}, err
 	}
 	time.Sleep(500 * time.Millisecond)
-	var early, null, nothing, logErr, frames int
+	var early, ranEarly, null, nothing, logErr, frames int
 	var after, frameCounts, shown []float64
+	var ready, op1, ans1, op2, ans2 []float64
 	for _, l := range ls {
 		if l.FirstOpAfterDCL < 0 {
 			early++
 		}
+		if l.Op1Answered < 0 {
+			ranEarly++
+		}
+		ready, op1, ans1 = appendNum(ready, l.ReadySent), appendNum(op1, l.Op1Received), appendNum(ans1, l.Op1Answered)
+		op2, ans2 = appendNum(op2, l.Op2Received), appendNum(ans2, l.Op2Answered)
 		if l.QueryNull {
 			null++
 		}
@@ -812,11 +879,13 @@ func (b *bench) measureScript(delivery string) (partResult, error) {
 		title: fmt.Sprintf("Script remixlet (hides the `<h1>`), %s delivered %s, %d loads after %d warm-up:", pageLabel, deliveryWords[delivery], len(ls), *warmups),
 		rows: []row{
 			{"loads whose first dom call reached the page before DOMContentLoaded", fmt.Sprintf("%d of %d", early, len(ls)), "0 (default run time)", "page agent's WebSocket frame vs Page.domContentEventFired"},
+			{"loads whose first dom call ran in the page before DOMContentLoaded", fmt.Sprintf("%d of %d", ranEarly, len(ls)), "0 (default run time)", "its result frame sent vs domContentLoadedEventStart"},
 			{"loads where dom.query answered null", fmt.Sprintf("%d of %d", null, len(ls)), "—", "the remixlet ran before the `<h1>` was parsed"},
 			{"loads where the remixlet did nothing (`<h1>` never hidden)", fmt.Sprintf("%d of %d", nothing, len(ls)), "0", fmt.Sprintf("within %v of the load event; error lines in its log: %d", *settle, logErr)},
 			{"first visible change after DOMContentLoaded, p50 / p95", ms(pct(after, 50)) + " / " + ms(pct(after, 95)), "≤ 50 ms / ≤ 150 ms", fmt.Sprintf("%d loads that acted; min %s, max %s", len(after), ms(pct(after, 0)), ms(pct(after, 100)))},
 			{"painted frames of the unremixed page before the change", fmt.Sprintf("%d", frames), "—", fmt.Sprintf("per load: median %s, max %s", num(pct(frameCounts, 50)), num(pct(frameCounts, 100)))},
 			{"time the unremixed `<h1>` was on screen, median / p95", ms(pct(shown, 50)) + " / " + ms(pct(shown, 95)), "—", "first painted frame showing it → first frame without it; 0 when it never showed"},
+			{"timeline after DOMContentLoaded, medians: ready report sent / first op received → answered / second op received → answered / visible", fmt.Sprintf("%s / %s → %s / %s → %s / %s", ms(pct(ready, 50)), ms(pct(op1, 50)), ms(pct(ans1, 50)), ms(pct(op2, 50)), ms(pct(ans2, 50)), ms(pct(after, 50))), "—", "the page agent's WebSocket frames (DevTools), moved onto the page's clock at DOMContentLoaded's end"},
 		}}, nil
 }
 
