@@ -66,9 +66,11 @@ type Options struct {
 // It is not safe for concurrent use.
 type Injector struct {
 	opt   Options
-	rec   recorder
-	z     *html.Tokenizer
+	src   io.Reader
+	rec   *recorder       // the held bytes; nil once the scratch is back in its pool
+	z     *html.Tokenizer // nil once the tokens are no longer read
 	phase phase
+	s     *scratch // buffers and tokenizer borrowed from scratchPool (inject_pool.go) until the head is behind
 
 	out    []byte // output ready to be read
 	outPos int
@@ -147,7 +149,13 @@ func NewInjector(src io.Reader, opt Options) *Injector {
 	if opt.MaxPrefix <= 0 {
 		opt.MaxPrefix = defaultMaxPrefix
 	}
-	return &Injector{opt: opt, rec: recorder{src: src}}
+	return newInjector(src, opt, scratchPool.Get().(*scratch))
+}
+
+// newInjector is NewInjector with the scratch it works in.
+func newInjector(src io.Reader, opt Options, s *scratch) *Injector {
+	s.rec = recorder{src: src, buf: s.rec.buf[:0]}
+	return &Injector{opt: opt, src: src, s: s, rec: &s.rec, out: s.out[:0], edits: s.edits[:0]}
 }
 
 // Injected reports whether the tag has been inserted so far.
@@ -178,12 +186,14 @@ func (in *Injector) Read(p []byte) (int, error) {
 		case phaseScan, phaseHead:
 			in.step()
 		case phaseRaw:
-			n, err := in.rec.src.Read(p)
+			in.releaseScratch()
+			n, err := in.src.Read(p)
 			if err != nil && err != io.EOF {
 				err = readError(err)
 			}
 			return n, err
 		case phaseDone:
+			in.releaseScratch()
 			return 0, in.err
 		}
 	}
@@ -228,7 +238,7 @@ func (in *Injector) begin() {
 		return
 	}
 	in.rec.limit = in.opt.MaxPrefix
-	in.z = html.NewTokenizer(&in.rec)
+	in.z = in.s.tokenizer()
 	in.phase = phaseScan
 }
 
