@@ -347,7 +347,7 @@ func (in *Injector) endOfTokens(err error) {
 	if in.phase == phaseScan {
 		if err != io.EOF {
 			// Cap or read error before a decision: the held bytes go out as they came.
-			in.edits = nil
+			in.edits = in.edits[:0]
 			in.passThrough(in.rec.base)
 			return
 		}
@@ -391,7 +391,7 @@ func (in *Injector) decideWith(tag []byte, pos, upTo int64) {
 	}
 	in.out = append(in.out, in.rec.bytes(cur, upTo)...)
 	in.rec.discard(upTo)
-	in.edits = nil
+	in.edits = in.edits[:0]
 	in.injected = true
 	in.phase = phaseHead
 	in.staleWindow = true
@@ -534,7 +534,7 @@ func (in *Injector) notePolicy(policy string) {
 func (in *Injector) decideAfterCharsetMeta(t *token) {
 	switch in.metaVerdict {
 	case tagForbidden:
-		in.edits = nil
+		in.edits = in.edits[:0]
 		in.passThrough(in.rec.base)
 	case tagBlocked:
 		tag := in.opt.Tag
@@ -650,8 +650,7 @@ func (in *Injector) classify(tt html.TokenType, start, end int64) token {
 		}
 		t.kind = kindBody
 	case html.StartTagToken, html.SelfClosingTagToken:
-		name, hasAttr := in.z.TagName()
-		t.name = string(name)
+		t.name = in.tagName(in.rec.bytes(start, end))
 		in.rawText = rawTextElements[t.name]
 		if in.templateDepth > 0 {
 			switch t.name {
@@ -662,10 +661,14 @@ func (in *Injector) classify(tt html.TokenType, start, end int64) token {
 			}
 			return t
 		}
-		if hasAttr && (t.name == "meta" || t.name == "script") {
+		if t.name == "meta" || t.name == "script" {
+			// TagAttr returns a nil key for a tag without attributes: the tokenizer keeps no
+			// attribute with an empty name.
 			for more := true; more; {
 				var k, v []byte
-				k, v, more = in.z.TagAttr()
+				if k, v, more = in.z.TagAttr(); k == nil && !more {
+					break
+				}
 				t.attrs = append(t.attrs, attr{string(k), string(v)})
 			}
 		}
@@ -694,8 +697,7 @@ func (in *Injector) classify(tt html.TokenType, start, end int64) token {
 			t.kind = kindBody
 		}
 	case html.EndTagToken:
-		name, _ := in.z.TagName()
-		t.name = string(name)
+		t.name = in.tagName(in.rec.bytes(start, end))
 		if in.templateDepth > 0 {
 			if t.name == "template" {
 				in.templateDepth--
@@ -882,9 +884,10 @@ type recorder struct {
 	buf   []byte // buf[off:] holds the document bytes [base, end())
 	off   int
 	base  int64
-	pos   int64 // next document offset to hand to the tokenizer
-	limit int   // cap on the recorded length while tokenizing; 0 means none
-	err   error // error from src, returned once the recorded bytes are handed out
+	pos   int64    // next document offset to hand to the tokenizer
+	limit int      // cap on the recorded length while tokenizing; 0 means none
+	err   error    // error from src, returned once the recorded bytes are handed out
+	chunk [16]byte // fill's reads (a local array would escape to the heap through src.Read)
 }
 
 func (r *recorder) len() int   { return len(r.buf) - r.off }
@@ -947,7 +950,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 // fill reads from src until n bytes are recorded or src fails. It never reads more than n
 // bytes, so the prefix cap holds.
 func (r *recorder) fill(n int) {
-	var chunk [16]byte
+	chunk := r.chunk[:]
 	for empty := 0; r.len() < n && r.err == nil; {
 		m, err := r.src.Read(chunk[:min(n-r.len(), len(chunk))])
 		r.record(chunk[:m])
