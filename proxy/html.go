@@ -210,10 +210,13 @@ func externalTag(token, nonce, sheets, src string) []byte {
 // escapeAttr is html.EscapeString of s, without its work for the values that need none (a
 // page token is base64url, the agent's address fixed, most nonces base64).
 func escapeAttr(s string) string {
-	if !strings.ContainsAny(s, `<>&'"`) {
-		return s
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<', '>', '&', '\'', '"':
+			return html.EscapeString(s)
+		}
 	}
-	return html.EscapeString(s)
+	return s
 }
 
 // inlineTag is the element inserted into a page that carries the page agent inline, built
