@@ -36,6 +36,7 @@ type fixtureOpts struct {
 	noMITM       []string
 	onlyResolved bool
 	headerWait   time.Duration
+	noInject     bool // Config.BenchNoInject
 }
 
 func newFixture(t testing.TB, o fixtureOpts) *fixture {
@@ -53,7 +54,7 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 		Listen: ln.Addr().String(), DataDir: dir, CA: ca, UpstreamRoots: o.roots, Resolve: o.resolve,
 		OnlyResolved: o.onlyResolved, NoMITM: o.noMITM, Version: "test",
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
-		ResponseHeaderTimeout: o.headerWait,
+		ResponseHeaderTimeout: o.headerWait, BenchNoInject: o.noInject,
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -72,6 +72,8 @@ type Injector struct {
 	phase phase
 	s     *scratch // buffers and tokenizer borrowed from scratchPool (inject_pool.go) until the head is behind
 
+	slowOnly bool // tests: the tokenizer's walk alone, without fastScan, to compare the two
+
 	out    []byte // output ready to be read
 	outPos int
 	err    error // returned by Read in phaseDone, once out is drained
@@ -238,6 +240,9 @@ func (in *Injector) begin() {
 		return
 	}
 	in.rec.limit = in.opt.MaxPrefix
+	if in.fastScan() { // the usual head, decided without the tokenizer (inject_fastscan.go)
+		return
+	}
 	in.z = in.s.tokenizer()
 	in.phase = phaseScan
 }
