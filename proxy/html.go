@@ -117,7 +117,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 	if rewrite.BlocksInjection(policies) {
 		return // the page forbids any script of ours: it works unmodified
 	}
-	body, err := httpx.DecodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
+	body, err := decodedHTML(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
 		s.log.Debug("not injecting", "url", httpx.RedactURL(req), "err", err)
 		return
@@ -141,10 +141,30 @@ func (s *Server) injectHTML(resp *http.Response) {
 	})
 	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
 	resp.ContentLength = -1
-	for _, h := range []string{"Content-Length", "Content-Encoding", "Content-MD5", "Digest", "Content-Digest", "Repr-Digest", "Accept-Ranges"} {
-		resp.Header.Del(h)
+	deleteBodyHeaders(resp.Header)
+	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
+}
+
+// bodyHeaders are the headers that describe the upstream's bytes, not the injected body, in
+// their canonical spelling (TestBodyHeadersCanonical): the keys http.Header.Del would delete.
+var bodyHeaders = [...]string{"Content-Length", "Content-Encoding", "Content-Md5", "Digest", "Content-Digest", "Repr-Digest", "Accept-Ranges"}
+
+// deleteBodyHeaders removes bodyHeaders from h: Header.Del for each, without canonicalizing
+// names that already are.
+func deleteBodyHeaders(h http.Header) {
+	for _, k := range bodyHeaders {
+		delete(h, k)
 	}
-	resp.Header.Set(httpx.MarkerHeader, "injected")
+}
+
+// decodedHTML is httpx.DecodeBody's decoded body, or body itself when it has no
+// Content-Encoding: most pages come plain from a local upstream or the cache of a CDN, and
+// there is nothing to decode.
+func decodedHTML(body io.ReadCloser, contentEncoding string) (io.ReadCloser, error) {
+	if contentEncoding == "" {
+		return body, nil
+	}
+	return httpx.DecodeBody(body, contentEncoding)
 }
 
 // headerCharset is the charset parameter of the response's Content-Type, if any.
@@ -190,10 +210,13 @@ func externalTag(token, nonce, sheets, src string) []byte {
 // escapeAttr is html.EscapeString of s, without its work for the values that need none (a
 // page token is base64url, the agent's address fixed, most nonces base64).
 func escapeAttr(s string) string {
-	if !strings.ContainsAny(s, `<>&'"`) {
-		return s
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<', '>', '&', '\'', '"':
+			return html.EscapeString(s)
+		}
 	}
-	return html.EscapeString(s)
+	return s
 }
 
 // inlineTag is the element inserted into a page that carries the page agent inline, built

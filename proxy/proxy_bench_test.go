@@ -17,6 +17,12 @@ func BenchmarkSmallPage(b *testing.B) {
 	benchGet(b, htmlHandler("<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>"+smallBody+"</body></html>"))
 }
 
+// BenchmarkSmallPageNoInject is BenchmarkSmallPage with injection switched off
+// (--bench-no-inject): the difference is what injection adds to the whole request.
+func BenchmarkSmallPageNoInject(b *testing.B) {
+	benchGetWith(b, fixtureOpts{benchNoInject: true}, htmlHandler("<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>"+smallBody+"</body></html>"))
+}
+
 // BenchmarkSmallNonHTML is the same request for a body that passes through untouched.
 func BenchmarkSmallNonHTML(b *testing.B) {
 	benchGet(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -25,9 +31,13 @@ func BenchmarkSmallNonHTML(b *testing.B) {
 	}))
 }
 
-func benchGet(b *testing.B, h http.Handler) {
+func benchGet(b *testing.B, h http.Handler) { benchGetWith(b, fixtureOpts{}, h) }
+
+func benchGetWith(b *testing.B, o fixtureOpts, h http.Handler) {
 	resolve, roots := tlsSite(b, siteHost, h)
-	f := newFixture(b, fixtureOpts{resolve: resolve, roots: roots})
+	o.resolve, o.roots = resolve, roots
+	f := newFixture(b, o)
+	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -36,7 +36,7 @@ func PageNonce(headerValues []string) string {
 	var common []string
 	seen := false
 	for _, v := range headerValues {
-		for _, p := range parsePolicies(v) {
+		for _, p := range parsedPolicies(v) {
 			d := p.effective("script-src-elem", "script-src", "default-src")
 			if d == nil {
 				continue
@@ -78,7 +78,7 @@ func PageNonce(headerValues []string) string {
 // allow-scripts.
 func BlocksInjection(headerValues []string) bool {
 	for _, v := range headerValues {
-		for _, p := range parsePolicies(v) {
+		for _, p := range parsedPolicies(v) {
 			if d := p.effective("script-src-elem", "script-src", "default-src"); d != nil && d.matchesNothing(v) {
 				return true
 			}
@@ -97,7 +97,7 @@ func BlocksInjection(headerValues []string) bool {
 // bootstrap is inlined and allowed by its hash.
 func ExternalAllowed(headerValues []string, nonce string) bool {
 	for _, v := range headerValues {
-		for _, p := range parsePolicies(v) {
+		for _, p := range parsedPolicies(v) {
 			d := p.effective("script-src-elem", "script-src", "default-src")
 			if d == nil || !d.has(v, "'strict-dynamic'") {
 				continue
@@ -110,8 +110,9 @@ func ExternalAllowed(headerValues []string, nonce string) bool {
 	return true
 }
 
-// AdjustCSP returns value (one header value or meta content, possibly several comma-separated
-// policies) changed so the bootstrap can run and connect. For each policy:
+// adjustCSP, which AdjustCSP answers with (csp_cache.go), returns value (one header value or
+// meta content, possibly several comma-separated policies) changed so the bootstrap can run and
+// connect. For each policy:
 //
 //   - Script, external bootstrap (n.ScriptSrc): the effective directive gets the missing
 //     n.ScriptSrc sources unless it carries 'nonce-<n.Nonce>'; when default-src is the
@@ -131,9 +132,9 @@ func ExternalAllowed(headerValues []string, nonce string) bool {
 // Everything else is kept byte for byte: other directives, their order and spelling, later
 // duplicates of a directive (which browsers ignore), and 'unsafe-inline' is never added.
 // A value with nothing to change, empty or garbage, is returned unchanged.
-func AdjustCSP(value string, n CSPNeeds) string {
+func adjustCSP(value string, n CSPNeeds) string {
 	var edits []cspEdit
-	for _, p := range parsePolicies(value) {
+	for _, p := range parsedPolicies(value) {
 		var added []string // new directives, appended at the end of the policy
 		if d := p.effective("script-src-elem", "script-src", "default-src"); d != nil && !d.matchesNothing(value) {
 			switch {
@@ -545,7 +546,7 @@ func policyVerdict(value string, b bootTag) tagVerdict {
 		return tagAllowed
 	}
 	worst := tagAllowed
-	for _, p := range parsePolicies(value) {
+	for _, p := range parsedPolicies(value) {
 		d := p.effective("script-src-elem", "script-src", "default-src")
 		switch {
 		case d == nil:

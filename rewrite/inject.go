@@ -66,9 +66,13 @@ type Options struct {
 // It is not safe for concurrent use.
 type Injector struct {
 	opt   Options
-	rec   recorder
-	z     *html.Tokenizer
+	src   io.Reader
+	rec   *recorder       // the held bytes; nil once the scratch is back in its pool
+	z     *html.Tokenizer // nil once the tokens are no longer read
 	phase phase
+	s     *scratch // buffers and tokenizer borrowed from scratchPool (inject_pool.go) until the head is behind
+
+	slowOnly bool // tests: the tokenizer's walk alone, without fastScan, to compare the two
 
 	out    []byte // output ready to be read
 	outPos int
@@ -147,7 +151,13 @@ func NewInjector(src io.Reader, opt Options) *Injector {
 	if opt.MaxPrefix <= 0 {
 		opt.MaxPrefix = defaultMaxPrefix
 	}
-	return &Injector{opt: opt, rec: recorder{src: src}}
+	return newInjector(src, opt, scratchPool.Get().(*scratch))
+}
+
+// newInjector is NewInjector with the scratch it works in.
+func newInjector(src io.Reader, opt Options, s *scratch) *Injector {
+	s.rec = recorder{src: src, buf: s.rec.buf[:0]}
+	return &Injector{opt: opt, src: src, s: s, rec: &s.rec, out: s.out[:0], edits: s.edits[:0]}
 }
 
 // Injected reports whether the tag has been inserted so far.
@@ -178,12 +188,14 @@ func (in *Injector) Read(p []byte) (int, error) {
 		case phaseScan, phaseHead:
 			in.step()
 		case phaseRaw:
-			n, err := in.rec.src.Read(p)
+			in.releaseScratch()
+			n, err := in.src.Read(p)
 			if err != nil && err != io.EOF {
 				err = readError(err)
 			}
 			return n, err
 		case phaseDone:
+			in.releaseScratch()
 			return 0, in.err
 		}
 	}
@@ -228,7 +240,10 @@ func (in *Injector) begin() {
 		return
 	}
 	in.rec.limit = in.opt.MaxPrefix
-	in.z = html.NewTokenizer(&in.rec)
+	if in.fastScan() { // the usual head, decided without the tokenizer (inject_fastscan.go)
+		return
+	}
+	in.z = in.s.tokenizer()
 	in.phase = phaseScan
 }
 
@@ -337,7 +352,7 @@ func (in *Injector) endOfTokens(err error) {
 	if in.phase == phaseScan {
 		if err != io.EOF {
 			// Cap or read error before a decision: the held bytes go out as they came.
-			in.edits = nil
+			in.edits = in.edits[:0]
 			in.passThrough(in.rec.base)
 			return
 		}
@@ -381,7 +396,7 @@ func (in *Injector) decideWith(tag []byte, pos, upTo int64) {
 	}
 	in.out = append(in.out, in.rec.bytes(cur, upTo)...)
 	in.rec.discard(upTo)
-	in.edits = nil
+	in.edits = in.edits[:0]
 	in.injected = true
 	in.phase = phaseHead
 	in.staleWindow = true
@@ -524,7 +539,7 @@ func (in *Injector) notePolicy(policy string) {
 func (in *Injector) decideAfterCharsetMeta(t *token) {
 	switch in.metaVerdict {
 	case tagForbidden:
-		in.edits = nil
+		in.edits = in.edits[:0]
 		in.passThrough(in.rec.base)
 	case tagBlocked:
 		tag := in.opt.Tag
@@ -640,8 +655,7 @@ func (in *Injector) classify(tt html.TokenType, start, end int64) token {
 		}
 		t.kind = kindBody
 	case html.StartTagToken, html.SelfClosingTagToken:
-		name, hasAttr := in.z.TagName()
-		t.name = string(name)
+		t.name = in.tagName(in.rec.bytes(start, end))
 		in.rawText = rawTextElements[t.name]
 		if in.templateDepth > 0 {
 			switch t.name {
@@ -652,10 +666,14 @@ func (in *Injector) classify(tt html.TokenType, start, end int64) token {
 			}
 			return t
 		}
-		if hasAttr && (t.name == "meta" || t.name == "script") {
+		if t.name == "meta" || t.name == "script" {
+			// TagAttr returns a nil key for a tag without attributes: the tokenizer keeps no
+			// attribute with an empty name.
 			for more := true; more; {
 				var k, v []byte
-				k, v, more = in.z.TagAttr()
+				if k, v, more = in.z.TagAttr(); k == nil && !more {
+					break
+				}
 				t.attrs = append(t.attrs, attr{string(k), string(v)})
 			}
 		}
@@ -684,8 +702,7 @@ func (in *Injector) classify(tt html.TokenType, start, end int64) token {
 			t.kind = kindBody
 		}
 	case html.EndTagToken:
-		name, _ := in.z.TagName()
-		t.name = string(name)
+		t.name = in.tagName(in.rec.bytes(start, end))
 		if in.templateDepth > 0 {
 			if t.name == "template" {
 				in.templateDepth--
@@ -872,9 +889,10 @@ type recorder struct {
 	buf   []byte // buf[off:] holds the document bytes [base, end())
 	off   int
 	base  int64
-	pos   int64 // next document offset to hand to the tokenizer
-	limit int   // cap on the recorded length while tokenizing; 0 means none
-	err   error // error from src, returned once the recorded bytes are handed out
+	pos   int64    // next document offset to hand to the tokenizer
+	limit int      // cap on the recorded length while tokenizing; 0 means none
+	err   error    // error from src, returned once the recorded bytes are handed out
+	chunk [16]byte // fill's reads (a local array would escape to the heap through src.Read)
 }
 
 func (r *recorder) len() int   { return len(r.buf) - r.off }
@@ -937,7 +955,7 @@ func (r *recorder) Read(p []byte) (int, error) {
 // fill reads from src until n bytes are recorded or src fails. It never reads more than n
 // bytes, so the prefix cap holds.
 func (r *recorder) fill(n int) {
-	var chunk [16]byte
+	chunk := r.chunk[:]
 	for empty := 0; r.len() < n && r.err == nil; {
 		m, err := r.src.Read(chunk[:min(n-r.len(), len(chunk))])
 		r.record(chunk[:m])

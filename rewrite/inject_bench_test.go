@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -129,5 +130,24 @@ func BenchmarkAdjustCSP(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// smallPage is e2e/bench's small page: a plain head, then 40 short paragraphs.
+var smallPage = []byte("<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" +
+	strings.Repeat("<p>A small page with a little text.</p>", 40) + "</body></html>")
+
+// BenchmarkInjectSmall streams the small page through the injector as the proxy does (MetaCSP
+// set, charset known from the header), read to the end with io.Copy.
+func BenchmarkInjectSmall(b *testing.B) {
+	needs := CSPNeeds{ScriptHash: ScriptHash([]byte("boot()")), Connect: []string{"wss://remix.proxy"}}
+	opt := Options{Tag: []byte(testTag), MetaCSP: func(s string) string { return AdjustCSP(s, needs) }, CharsetKnown: true}
+	b.SetBytes(int64(len(smallPage)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in := NewInjector(bytes.NewReader(smallPage), opt)
+		if _, err := io.Copy(io.Discard, in); err != nil {
+			b.Fatalf("copying the page: %v", err)
+		}
 	}
 }

@@ -9,16 +9,34 @@ import (
 	"testing"
 )
 
-// corpusDir holds real-world page captures (see ../../shared/corpus/README.md), relative to
-// this package's directory.
-const corpusDir = "../../shared/corpus/pages"
+// corpusDir is the folder of real-world page captures (see ../shared/corpus/README.md beside
+// the repository): REMIXPROXY_CORPUS's pages when set (scripts/test.sh sets it), else
+// ../../shared/corpus/pages from this package in a checkout, or one level further up from a git
+// worktree kept in a folder of worktrees; the first that exists.
+func corpusDir() string {
+	if dir := os.Getenv("REMIXPROXY_CORPUS"); dir != "" {
+		return filepath.Join(dir, "pages")
+	}
+	for _, up := range []string{"../..", "../../.."} {
+		p := filepath.Join(up, "shared", "corpus", "pages")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join("../..", "shared", "corpus", "pages")
+}
 
-// corpusPages returns the corpus pages by file name, or skips the test when the corpus is absent.
+// corpusPages returns the corpus pages by file name. It skips the test when the corpus is
+// absent, and fails instead where scripts/test.sh found it (REMIXPROXY_REQUIRE_CORPUS).
 func corpusPages(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.html"))
+	dir := corpusDir()
+	files, err := filepath.Glob(filepath.Join(dir, "*.html"))
 	if err != nil || len(files) == 0 {
-		tb.Skipf("corpus of real pages not found at %s (repository root ../shared/corpus/pages): skipping", corpusDir)
+		if os.Getenv("REMIXPROXY_REQUIRE_CORPUS") != "" {
+			tb.Fatalf("corpus of real pages required (REMIXPROXY_REQUIRE_CORPUS) but not found at %s", dir)
+		}
+		tb.Skipf("corpus of real pages not found at %s (repository root ../shared/corpus/pages): skipping", dir)
 	}
 	pages := make(map[string][]byte, len(files))
 	for _, f := range files {

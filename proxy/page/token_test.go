@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"sync"
@@ -84,5 +85,39 @@ func BenchmarkMint(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		h.Mint(page, now)
+	}
+}
+
+// TestMintTokenAgreesWithJSON: the token written in one buffer is, byte for byte, the format's
+// spelling — "v1." base64url(json.Marshal(claims)) "." base64url(HMAC) — for addresses
+// json.Marshal copies as they are and for those it escapes (HTML characters, quotes,
+// backslashes, control characters, non-ASCII, invalid UTF-8).
+func TestMintTokenAgreesWithJSON(t *testing.T) {
+	h := New(Config{Secret: []byte("install secret")})
+	for _, u := range []string{
+		"https://shop.example/cart?id=7",
+		"http://site.test/",
+		"https://a.example/p?q=<script>&x=\"y\"",
+		"https://a.example/p\\q",
+		"https://a.example/\x01\x7f",
+		"https://ü.example/päth",
+		"https://a.example/\xff\xfe",
+		"https://a.example/\u2028",
+		"https://a.example/" + strings.Repeat("long-", 500),
+		"",
+	} {
+		for _, issued := range []int64{0, 1700000000, -5} {
+			payload, err := json.Marshal(tokenClaims{URL: u, Issued: issued})
+			if err != nil {
+				t.Fatalf("json.Marshal: %v", err)
+			}
+			p := base64.RawURLEncoding.EncodeToString(payload)
+			m := hmac.New(sha256.New, []byte("install secret"))
+			m.Write([]byte(tokenVersion + "." + p))
+			want := tokenVersion + "." + p + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+			if got := h.mintToken(u, issued); got != want {
+				t.Errorf("mintToken(%q, %d) = %q, want %q", u, issued, got, want)
+			}
+		}
 	}
 }

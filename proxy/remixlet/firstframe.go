@@ -114,6 +114,9 @@ func (r *Runner) FirstFrameSheets(ctx context.Context, pageURL string) []panel.F
 		r.log.Debug("reading the remixlets for a page's first frame", "err", err)
 		return nil
 	}
+	if len(src.active) == 0 {
+		return nil // no remixlet on: none is a candidate, on any page (no address to parse)
+	}
 	cands, err := r.remixletsFrom(ctx, src, pageURL)
 	if err != nil {
 		r.log.Debug("listing remixlets for a page's first frame", "err", err)

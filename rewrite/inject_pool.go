@@ -1,0 +1,63 @@
+package rewrite
+
+import (
+	"sync"
+
+	"golang.org/x/net/html"
+)
+
+// Every injected page used to allocate its own tokenizer (a 4 KiB buffer), recorder buffer and
+// output buffer, most of the injection's cost on a small page once the garbage collector's share
+// is counted. An Injector borrows them from scratchPool instead and gives them back once its
+// output is drained and it only copies src (phaseRaw) or has ended (phaseDone): from then on it
+// never looks at them again, and it drops its pointers so that a mistaken later use fails loudly
+// instead of reading another document's bytes.
+
+// maxPooledBuffer is the largest buffer kept for the next document; a page whose head needed
+// more (up to Options.MaxPrefix) lets its buffer go to the garbage collector.
+const maxPooledBuffer = 32 << 10
+
+// scratch is what an Injector needs while it holds back and tokenizes the head of a document.
+type scratch struct {
+	rec   recorder
+	z     html.Tokenizer // reset from fresh for every document
+	fresh html.Tokenizer // a new tokenizer reading rec, as html.NewTokenizer made it
+	out   []byte
+	edits []edit
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	s := &scratch{}
+	s.fresh = *html.NewTokenizer(&s.rec)
+	return s
+}}
+
+// tokenizer returns the scratch's tokenizer reset to a new one reading the recorder. The html
+// package has no Reset; a copy of the tokenizer as NewTokenizer made it is one (its buffer
+// empty, its state at the start of a document), and reuses the buffer NewTokenizer allocated.
+func (s *scratch) tokenizer() *html.Tokenizer {
+	s.z = s.fresh
+	return &s.z
+}
+
+// releaseScratch gives the scratch back to the pool once nothing of it is in use: the output
+// drained, the tokens no longer read. Safe to call more than once.
+func (in *Injector) releaseScratch() {
+	s := in.s
+	if s == nil || in.outPos < len(in.out) || (in.phase != phaseRaw && in.phase != phaseDone) {
+		return
+	}
+	in.s, in.rec, in.z = nil, nil, nil
+	clear(in.edits[:cap(in.edits)]) // no tag or rewritten meta kept alive by the pool
+	s.out, s.edits = in.out[:0], in.edits[:0]
+	in.out, in.edits = nil, nil
+	if cap(s.out) > maxPooledBuffer {
+		s.out = nil
+	}
+	if cap(s.rec.buf) > maxPooledBuffer {
+		s.rec.buf = nil
+	}
+	s.rec.src, s.rec.err = nil, nil
+	s.z = html.Tokenizer{} // drop what the tokenizer read
+	scratchPool.Put(s)
+}
