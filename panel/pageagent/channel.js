@@ -12,10 +12,9 @@ var PANEL_URL = '';
 // exists only inside SOCKET_URL.
 function useToken() {
   var secure = apply(locationProtocol, loc, []) === 'https:';
-  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(token);
+  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(takeBootToken());
   PANEL_ORIGIN = (secure ? 'https' : 'http') + '://remix.proxy';
   PANEL_URL = PANEL_ORIGIN + '/panel';
-  token = null;
 }
 
 var CLOSE_TOKEN_UNKNOWN = 4401;
@@ -48,6 +47,13 @@ function send(m) {
   try {
     apply(wsSend, s, [apply(jsonStringify, null, [m])]);
   } catch (e) { /* closing; the close handler reconnects */ }
+}
+
+// sendReady reports the document's new state (rx_ready.js advanceReady).
+function sendReady(state) {
+  var m = message('ready');
+  m.state = state;
+  send(m);
 }
 
 function sendHello() {
@@ -177,7 +183,7 @@ function receive(ev) {
 // startBackForwardCache: an open socket keeps Chromium from caching the page (back/forward
 // cache), so close it on pagehide and reconnect at once when the page comes back.
 function startBackForwardCache() {
-  on(win, 'pagehide', function () {
+  onEarly('pagehide', function () {
     suspended = true;
     cancel(retryTimer);
     retryTimer = 0;
@@ -188,8 +194,8 @@ function startBackForwardCache() {
         apply(wsClose, s, [1000, 'pagehide']);
       } catch (e) { /* already closing */ }
     }
-  }, true);
-  on(win, 'pageshow', function (ev) {
+  });
+  onEarly('pageshow', function (ev) {
     var persisted = false;
     try {
       persisted = pagePersisted ? apply(pagePersisted, ev, []) === true : false;
@@ -200,5 +206,5 @@ function startBackForwardCache() {
     suspended = false;
     retryDelay = RECONNECT_FIRST_MS;
     connect();
-  }, true);
+  });
 }

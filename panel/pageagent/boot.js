@@ -1,0 +1,104 @@
+// ---- The boot's start, and the hand-over to the rest. ---------------------------------------
+//
+// The boot is inlined as the first script and runs before any page script: by now every file of
+// the boot has captured what the whole agent uses. startBoot adopts the first-frame stylesheets
+// and starts what must come before the page's scripts; then loadRest creates a <script> for the
+// rest of the page agent (panel/pageagent.go restParts), which the browser fetches, usually
+// from its cache, without pausing the parser, and runs when it has it.
+//
+// The rest receives the boot's names through one window property, defined here non-writable and
+// non-configurable (a page cannot replace, delete or shadow it: a page's global let/const/class
+// of that name throws). It answers once, and only while the captured document.currentScript is
+// the element created here; any other caller, before or after, gets null. Only the browser
+// makes our element the current script, and only while running the text it fetched for it,
+// which it checks against the rest's SRI hash: a page's service worker, which may answer the
+// request, cannot make its own script run as our element. Its src, integrity and crossorigin
+// are set before it is inserted (the browser reads them then; later changes count for nothing).
+// The element carries the boot tag's nonce; a page's policy allows it by that nonce, by the
+// magic origin, or by 'strict-dynamic' (the proxy adjusts the policy, proxy/html.go). On a page
+// that enforces Trusted Types the address is made a TrustedScriptURL by a policy of our own
+// ("remixproxy"), created at this point, before any page script could create its default policy.
+
+// startBoot starts the boot's part of the agent; it reports whether the rest should load.
+// Nothing starts without a token, in a frame, or in a browser that lacks what the agent needs.
+function startBoot() {
+  if (token === '' || !capturesComplete()) {
+    return false;
+  }
+  adoptFirstSheets();
+  watchRevealedPasswords();
+  listenEarly();
+  watchNavigation();
+  startReadinessReports();
+  return true;
+}
+
+// loadRest defines the hand-over property name of window, answering with handOver(), and
+// inserts the rest's <script> for path on the magic origin, checked against integrity.
+function loadRest(name, path, integrity, handOver) {
+  var el;
+  try {
+    el = apply(createElement, doc, ['script']);
+  } catch (e) {
+    return;
+  }
+  var handed = false;
+  var d = dict();
+  d.value = function () {
+    var current = null;
+    try {
+      current = apply(currentScriptG, doc, []);
+    } catch (e) {
+      return null;
+    }
+    if (handed || current !== el) {
+      return null;
+    }
+    handed = true;
+    try {
+      apply(removeChildFn, apply(parentNodeOf, el, []), [el]);
+    } catch (e) { /* already out of the document */ }
+    return handOver();
+  };
+  d.writable = false;
+  d.enumerable = false;
+  d.configurable = false;
+  try {
+    defineProperty(win, name, d);
+  } catch (e) {
+    return; // a second boot in this window (document.open): the first one's rest is the agent
+  }
+  var origin = apply(locationProtocol, loc, []) === 'https:' ? 'https://remix.proxy' : 'http://remix.proxy';
+  try {
+    apply(setAttribute, el, ['integrity', integrity]);
+    apply(setAttribute, el, ['crossorigin', 'anonymous']);
+    if (bootNonce !== '') {
+      apply(setAttribute, el, ['nonce', bootNonce]);
+    }
+    apply(setAttribute, el, ['src', scriptURL(origin + path)]);
+    on(el, 'error', function () {
+      warn('the page agent could not load its rest from ' + origin + path);
+    });
+    apply(appendChild, apply(documentElement, doc, []), [el]);
+  } catch (e) {
+    warn('the page agent could not load its rest');
+  }
+}
+
+// scriptURL is u as a TrustedScriptURL of our own policy where the browser has Trusted Types,
+// else u.
+function scriptURL(u) {
+  if (!ttFactory || !ttCreatePolicy || !ttCreateScriptURL) {
+    return u;
+  }
+  try {
+    var rules = dict();
+    rules.createScriptURL = function (s) {
+      return s === u ? s : '';
+    };
+    var policy = apply(ttCreatePolicy, ttFactory, ['remixproxy', rules]);
+    return apply(ttCreateScriptURL, policy, [u]);
+  } catch (e) {
+    return u; // no policy allowed: the string works where Trusted Types are not enforced
+  }
+}
