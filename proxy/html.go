@@ -2,7 +2,7 @@ package proxy
 
 import (
 	"context"
-		"html"
+	"html"
 	"io"
 	"mime"
 	"net/http"

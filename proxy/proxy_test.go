@@ -1,13 +1,13 @@
 package proxy
 
 import (
-	"crypto/sha512"
-	"encoding/base64"
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha512"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"net"
