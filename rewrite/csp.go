@@ -95,26 +95,6 @@ func BlocksInjection(headerValues []string) bool {
 	return false
 }
 
-// ExternalAllowed reports whether an external bootstrap (<script src> from the proxy's own
-// origin, carrying nonce when not empty) can be allowed by every enforced policy in
-// headerValues by adding a host-source: true unless a policy's script directive has
-// 'strict-dynamic' (which makes host-sources inert) and not the nonce. When false, the
-// bootstrap is inlined and allowed by its hash.
-func ExternalAllowed(headerValues []string, nonce string) bool {
-	for _, v := range headerValues {
-		for _, p := range parsePolicies(v) {
-			d := p.effective("script-src-elem", "script-src", "default-src")
-			if d == nil || !d.has(v, "'strict-dynamic'") {
-				continue
-			}
-			if nonce == "" || !d.has(v, "'nonce-"+nonce+"'") {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // AdjustCSP returns value (one header value or meta content, possibly several comma-separated
 // policies) changed so the bootstrap can run and connect. For each policy:
 //

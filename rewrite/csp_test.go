@@ -477,7 +477,7 @@ func checkAdjustProperties(t *testing.T, value string, needs CSPNeeds) {
 	}
 	// The result serves the bootstrap, unless the page forbids all scripts (or, for an
 	// external bootstrap, uses 'strict-dynamic' without our nonce: ExternalAllowed says so).
-	external := len(needs.ScriptSrc) > 0 && needs.ScriptHash == "" && ExternalAllowed([]string{value}, needs.Nonce)
+	external := len(needs.ScriptSrc) > 0 && needs.ScriptHash == "" && externalAllowed([]string{value}, needs.Nonce)
 	for _, p := range parsePolicies(got) {
 		d := p.effective("script-src-elem", "script-src", "default-src")
 		if d != nil && needs.ScriptHash != "" && !d.matchesNothing(got) && !d.allowsBootstrap(got, needs) {
@@ -624,7 +624,7 @@ func TestBlocksInjection(t *testing.T) {
 	}
 }
 
-func TestExternalAllowed(t *testing.T) {
+func TestExternalAllowedHelper(t *testing.T) {
 	cases := []struct {
 		name     string
 		policies []string
@@ -643,8 +643,8 @@ func TestExternalAllowed(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := ExternalAllowed(c.policies, c.nonce); got != c.want {
-				t.Errorf("ExternalAllowed(%q, %q) = %v, want %v", c.policies, c.nonce, got, c.want)
+			if got := externalAllowed(c.policies, c.nonce); got != c.want {
+				t.Errorf("externalAllowed(%q, %q) = %v, want %v", c.policies, c.nonce, got, c.want)
 			}
 		})
 	}
@@ -714,4 +714,26 @@ func TestPolicyVerdict(t *testing.T) {
 			t.Errorf("%s: policyVerdict(%q) = %d, want %d", tc.name, tc.policy, got, tc.want)
 		}
 	}
+}
+
+// (The proxy no longer loads the page agent with an external tag; AdjustCSP still takes
+// ScriptSrc alone, and the property tests check that mode with this.)
+// externalAllowed reports whether an external bootstrap (<script src> from the proxy's own
+// origin, carrying nonce when not empty) can be allowed by every enforced policy in
+// headerValues by adding a host-source: true unless a policy's script directive has
+// 'strict-dynamic' (which makes host-sources inert) and not the nonce. When false, the
+// bootstrap is inlined and allowed by its hash.
+func externalAllowed(headerValues []string, nonce string) bool {
+	for _, v := range headerValues {
+		for _, p := range parsePolicies(v) {
+			d := p.effective("script-src-elem", "script-src", "default-src")
+			if d == nil || !d.has(v, "'strict-dynamic'") {
+				continue
+			}
+			if nonce == "" || !d.has(v, "'nonce-"+nonce+"'") {
+				return false
+			}
+		}
+	}
+	return true
 }
