@@ -19,7 +19,8 @@
 // that enforces Trusted Types the address is made a TrustedScriptURL by a policy of our own
 // ("remixproxy"), created at this point, before any page script could create its default policy.
 
-// startBoot starts the boot's part of the agent; it reports whether the rest should load.
+// startBoot starts the boot's part of the agent, the first socket included; it reports whether
+// the rest should load.
 // Nothing starts without a token, in a frame, or in a browser that lacks what the agent needs.
 function startBoot() {
   if (token === '' || !capturesComplete()) {
@@ -30,7 +31,62 @@ function startBoot() {
   listenEarly();
   watchNavigation();
   startReadinessReports();
+  openEarlySocket();
   return true;
+}
+
+// ---- The first socket, opened by the boot. ----
+//
+// The proxy hears of the page (and starts its remixlets) while the rest is still on its way:
+// the boot opens the first socket and keeps its events until the rest's channel takes it
+// (channel.js connect), which then handles them in order, the ones that came before first.
+
+var earlySock = null;   // the boot's socket, until the rest takes it
+var earlyEvents = null; // its events before the rest listens: {type, ev}
+var earlyTaker = null;  // the rest's handler, once it listens
+
+function openEarlySocket() {
+  var secure = apply(locationProtocol, loc, []) === 'https:';
+  try {
+    earlySock = new WS((secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(token) + firstSheetsQuery());
+  } catch (e) {
+    earlySock = null; // the rest's channel connects itself
+    return;
+  }
+  earlyEvents = list();
+  on(earlySock, 'open', function (ev) { earlyEvent('open', ev); });
+  on(earlySock, 'message', function (ev) { earlyEvent('message', ev); });
+  on(earlySock, 'close', function (ev) { earlyEvent('close', ev); });
+}
+
+function earlyEvent(type, ev) {
+  if (earlyTaker) {
+    earlyTaker(type, ev);
+    return;
+  }
+  var e = dict();
+  e.type = type;
+  e.ev = ev;
+  put(earlyEvents, earlyEvents.length, e);
+}
+
+// takeEarlySocket hands the boot's socket to the rest's channel, once; null when there is none.
+function takeEarlySocket() {
+  var s = earlySock;
+  earlySock = null;
+  return s;
+}
+
+// listenEarlySocket makes fn(type, ev) the handler of the boot's socket's events: first the
+// ones that came before, in order, then each as it comes.
+function listenEarlySocket(fn) {
+  var q = earlyEvents;
+  earlyEvents = null;
+  earlyTaker = fn;
+  var i;
+  for (i = 0; q && i < q.length; i++) {
+    fn(q[i].type, q[i].ev);
+  }
 }
 
 // loadRest defines the hand-over property name of window, answering with handOver(), and

@@ -1,6 +1,7 @@
 // ---- The channel to the proxy. ----------------------------------------------------------------
 //
-// One WebSocket to wss://remix.proxy/agent/ws?t=TOKEN: reconnects with backoff unless the proxy
+// One WebSocket to wss://remix.proxy/agent/ws?t=TOKEN (the first one opened by the boot, boot.js
+// openEarlySocket, and taken over here): reconnects with backoff unless the proxy
 // refused the token (4401, 4403), closed on pagehide so that the back/forward cache can keep the
 // page, and opened again at once on pageshow.
 
@@ -77,44 +78,55 @@ function connect() {
   }
   cancel(retryTimer);
   retryTimer = 0;
-  var s;
-  try {
-    s = new WS(SOCKET_URL + firstSheetsQuery());
-  } catch (e) {
-    scheduleReconnect();
-    return;
+  var s = takeEarlySocket(); // the first one the boot opened (boot.js), if any
+  var early = s !== null;
+  if (!early) {
+    try {
+      s = new WS(SOCKET_URL + firstSheetsQuery());
+    } catch (e) {
+      scheduleReconnect();
+      return;
+    }
   }
   sock = s;
   setState('connecting');
-  on(s, 'open', function () {
-    if (sock === s) {
-      sendHello();
-    }
-  });
-  on(s, 'message', function (ev) {
-    if (sock === s) {
-      receive(ev);
-    }
-  });
-  on(s, 'close', function (ev) {
+  var handle = function (type, ev) {
     if (sock !== s) {
       return;
     }
-    sock = null;
-    var code = 0;
-    try {
-      code = apply(closeCode, ev, []);
-    } catch (e) { /* keep 0 */ }
-    if (code === CLOSE_TOKEN_UNKNOWN || code === CLOSE_REFUSED) {
-      stopped = true;
-      cancel(retryTimer);
-      retryTimer = 0;
-      setState('closed');
-      return;
+    if (type === 'open') {
+      sendHello();
+    } else if (type === 'message') {
+      receive(ev);
+    } else if (type === 'close') {
+      closed(ev);
     }
-    scheduleReconnect();
-  });
+  };
+  if (early) {
+    listenEarlySocket(handle);
+    return;
+  }
+  on(s, 'open', function (ev) { handle('open', ev); });
+  on(s, 'message', function (ev) { handle('message', ev); });
+  on(s, 'close', function (ev) { handle('close', ev); });
   // 'error' is always followed by 'close'; nothing to do there.
+}
+
+// closed handles the close of the live socket: never again after 4401/4403, else reconnect.
+function closed(ev) {
+  sock = null;
+  var code = 0;
+  try {
+    code = apply(closeCode, ev, []);
+  } catch (e) { /* keep 0 */ }
+  if (code === CLOSE_TOKEN_UNKNOWN || code === CLOSE_REFUSED) {
+    stopped = true;
+    cancel(retryTimer);
+    retryTimer = 0;
+    setState('closed');
+    return;
+  }
+  scheduleReconnect();
 }
 
 function scheduleReconnect() {
