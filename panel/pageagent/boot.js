@@ -38,12 +38,97 @@ function startBoot() {
 // ---- The first socket, opened by the boot. ----
 //
 // The proxy hears of the page (and starts its remixlets) while the rest is still on its way:
-// the boot opens the first socket and keeps its events until the rest's channel takes it
-// (channel.js connect), which then handles them in order, the ones that came before first.
+// the boot opens the first socket and sends the hello itself as soon as it opens, and the
+// readiness reports and same-document navigations after it, while the rest has not taken the
+// socket; it keeps the socket's events until the rest's channel takes it (channel.js connect),
+// which then handles them in order, the ones that came before first, and sends no second hello
+// for that socket (its reconnects send their own). The socket, the token and what is sent stay
+// inside the closure.
 
-var earlySock = null;   // the boot's socket, until the rest takes it
-var earlyEvents = null; // its events before the rest listens: {type, ev}
-var earlyTaker = null;  // the rest's handler, once it listens
+var earlySock = null;      // the boot's socket, until the rest takes it
+var earlyEvents = null;    // its events before the rest listens: {type, ev}
+var earlyTaker = null;     // the rest's handler, once it listens
+var earlyHelloSent = false; // the boot's socket has opened and the hello went out on it
+var reported = dict();     // reported.url: the last URL reported to the proxy (hello or nav)
+
+// reportedURL is the last URL the proxy was told of; setReportedURL records one.
+function reportedURL() {
+  return own(reported, 'url') || '';
+}
+function setReportedURL(u) {
+  reported.url = u;
+}
+
+// bootMessage is a message of type for the proxy, as channel.js message.
+function bootMessage(type) {
+  var m = dict();
+  m.type = type;
+  return m;
+}
+
+// helloMessage is the hello for a socket that just opened: the page's URL (recorded as
+// reported), title and readiness (rx_ready.js).
+function helloMessage() {
+  var m = bootMessage('hello');
+  m.url = href();
+  m.title = title();
+  m.top = true;
+  m.ready = readiness(); // the document's state now, for the remixlets' run times
+  setReportedURL(m.url);
+  return m;
+}
+
+// earlySend sends m on the boot's socket while the boot still holds it and has said hello on
+// it; false when it did not.
+function earlySend(m) {
+  var s = earlySock;
+  if (!s || !earlyHelloSent || apply(wsReadyState, s, []) !== 1) {
+    return false;
+  }
+  try {
+    apply(wsSend, s, [apply(jsonStringify, null, [m])]);
+  } catch (e) {
+    return false; // closing; the rest's channel reconnects
+  }
+  return true;
+}
+
+// earlyOpened sends the hello on the boot's socket s, taken over by the rest or not.
+function earlyOpened(s) {
+  try {
+    apply(wsSend, s, [apply(jsonStringify, null, [helloMessage()])]);
+    earlyHelloSent = true;
+  } catch (e) { /* closing; the rest's channel reconnects */ }
+}
+
+// earlyReady reports the document's new state while the boot holds the socket (afterwards the
+// rest's channel.js sendReady does); before the hello there is nothing to do: the hello carries
+// the state.
+function earlyReady(state) {
+  var m = bootMessage('ready');
+  m.state = state;
+  earlySend(m);
+}
+
+// earlyNav reports a same-document navigation while the boot holds the socket, as the rest's
+// navigation.js reportNav does after; before the hello, the hello reads the URL.
+function earlyNav(kind) {
+  if (!earlySock || !earlyHelloSent) {
+    return;
+  }
+  try {
+    var url = href();
+    if (url === reportedURL()) {
+      return;
+    }
+    var m = bootMessage('nav');
+    m.url = url;
+    m.kind = kind;
+    if (earlySend(m)) {
+      setReportedURL(url);
+    }
+  } catch (e) { /* never break the page's navigation */ }
+}
 
 function openEarlySocket() {
   var secure = apply(locationProtocol, loc, []) === 'https:';
@@ -54,7 +139,13 @@ function openEarlySocket() {
     return;
   }
   earlyEvents = list();
-  on(earlySock, 'open', function (ev) { earlyEvent('open', ev); });
+  var s = earlySock;
+  onEarly('ready', earlyReady);
+  onEarly('nav', earlyNav);
+  on(s, 'open', function (ev) {
+    earlyOpened(s);
+    earlyEvent('open', ev);
+  });
   on(earlySock, 'message', function (ev) { earlyEvent('message', ev); });
   on(earlySock, 'close', function (ev) { earlyEvent('close', ev); });
 }

@@ -32,7 +32,8 @@ var suspended = false;    // true between pagehide and pageshow (back/forward ca
 var retryTimer = 0;
 var retryDelay = RECONNECT_FIRST_MS;
 var panelToken = '';      // from welcome; only ever posted to the panel iframe
-var lastURL = '';         // last URL reported to the proxy
+// The last URL reported to the proxy is the boot's (boot.js reportedURL), which sends the
+// first socket's hello.
 
 function message(type) {
   var m = dict();
@@ -57,14 +58,9 @@ function sendReady(state) {
   send(m);
 }
 
+// sendHello says hello on a socket the rest opened (the boot says it on its own: boot.js).
 function sendHello() {
-  var m = message('hello');
-  m.url = href();
-  m.title = title();
-  m.top = true;
-  m.ready = readiness(); // the document's state now, for the remixlets' run times (rx_ready.js)
-  lastURL = m.url;
-  send(m);
+  send(helloMessage());
 }
 
 function setState(next) {
@@ -95,7 +91,9 @@ function connect() {
       return;
     }
     if (type === 'open') {
-      sendHello();
+      if (!early) {
+        sendHello(); // the boot's socket had its hello from the boot (boot.js earlyOpened)
+      }
     } else if (type === 'message') {
       receive(ev);
     } else if (type === 'close') {

@@ -5,8 +5,9 @@
 // place before a page script saves the originals. The rest of the page agent arrives after page
 // scripts have run, so the boot registers one listener for each window event the rest needs
 // (EARLY_EVENTS) and the navigation watch, and the rest hooks its handlers into them (onEarly).
-// What happens before the rest arrives finds no handler: the rest reads it at its start (the
-// hello's URL and readiness, the document's state for the launcher).
+// What happens before the rest arrives finds no handler of the rest: the boot's socket reports
+// navigations and readiness itself (boot.js earlyNav, earlyReady), and the rest reads the rest at
+// its start (the document's state for the launcher).
 
 var EARLY_EVENTS = ['click', 'input', 'change', 'pagehide', 'pageshow', 'DOMContentLoaded'];
 var earlyHandlers = dict(); // event type, or 'nav' and 'ready' -> the rest's handlers

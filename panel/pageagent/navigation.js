@@ -5,10 +5,10 @@
 function reportNav(kind) {
   try {
     var url = href();
-    if (url === lastURL) {
+    if (url === reportedURL()) {
       return;
     }
-    lastURL = url;
+    setReportedURL(url);
     var m = message('nav');
     m.url = url;
     m.kind = kind;

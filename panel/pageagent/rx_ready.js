@@ -32,7 +32,7 @@ function advanceReady(state) {
     return;
   }
   docReady = state;
-  fireEarly('ready', state); // the rest's channel sends it (channel.js sendReady)
+  fireEarly('ready', state); // sent by the boot (boot.js earlyReady), after the take-over by the rest (channel.js sendReady)
 }
 
 // startReadinessReports listens for DOMContentLoaded and load, in the capture phase on window,
