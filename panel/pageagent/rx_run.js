@@ -86,10 +86,7 @@ function release(req) {
   }
   menuRelease(rx);
   waitRelease(rx);
-  var rec = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
-  if (rec) {
-    emptySheets(rec);
-  }
+  emptyRemixletSheets(rx);
   dropOwnMutations();
 }
 

@@ -124,6 +124,70 @@ var builtinGlobals = dict();
   }
 })();
 
+// Same-origin frames' (tool_frames.js).
+var contentDocumentG = getter(proto(win.HTMLIFrameElement), 'contentDocument');
+var ownerDocumentG = getter(Node.prototype, 'ownerDocument');
+var clientLeftG = getter(Element.prototype, 'clientLeft');
+var clientTopG = getter(Element.prototype, 'clientTop');
+
+// Act mode's (tool_act.js).
+var EventCtor = win.Event;
+var InputEventCtor = win.InputEvent;
+var KeyboardEventCtor = win.KeyboardEvent;
+var MouseEventCtor = win.MouseEvent;
+var PointerEventCtor = win.PointerEvent;
+var dispatchEventFn = EventTarget.prototype.dispatchEvent;
+var defaultPreventedG = getter(Event.prototype, 'defaultPrevented');
+var activeElementDoc = getter(Document.prototype, 'activeElement');
+var activeElementRoot = getter(proto(win.ShadowRoot), 'activeElement');
+var textareaSetValue = setter(textareaProto, 'value');
+var selectFn = dict();
+selectFn.input = inputProto && inputProto.select;
+selectFn.textarea = textareaProto && textareaProto.select;
+var setRangeFn = dict();
+setRangeFn.input = inputProto && inputProto.setSelectionRange;
+setRangeFn.textarea = textareaProto && textareaProto.setSelectionRange;
+var selStartG = dict();
+selStartG.input = getter(inputProto, 'selectionStart');
+selStartG.textarea = getter(textareaProto, 'selectionStart');
+var selEndG = dict();
+selEndG.input = getter(inputProto, 'selectionEnd');
+selEndG.textarea = getter(textareaProto, 'selectionEnd');
+var selectedIndexS = setter(selectProto, 'selectedIndex');
+var optionProto = proto(win.HTMLOptionElement);
+var optionValueG = getter(optionProto, 'value');
+var optionSelectedG = getter(optionProto, 'selected');
+var optionDefaultSelectedG = getter(optionProto, 'defaultSelected');
+var inputDefaultValueG = getter(inputProto, 'defaultValue');
+var textareaDefaultValueG = getter(textareaProto, 'defaultValue');
+var defaultCheckedG = getter(inputProto, 'defaultChecked');
+var isContentEditableG = getter(proto(win.HTMLElement), 'isContentEditable');
+var execCommandFn = Document.prototype.execCommand;
+var requestSubmitFn = formProto && formProto.requestSubmit;
+var winScrollBy = win.scrollBy;
+var winScrollTo = win.scrollTo;
+var elScrollBy = Element.prototype.scrollBy;
+var scrollTopG = getter(Element.prototype, 'scrollTop');
+var scrollLeftG = getter(Element.prototype, 'scrollLeft');
+var clientHeightG = getter(Element.prototype, 'clientHeight');
+var clientWidthG = getter(Element.prototype, 'clientWidth');
+var scrollWidthG = getter(Element.prototype, 'scrollWidth');
+var histProto = proto(win.History);
+var historyBack = histProto && histProto.back;
+var historyForward = histProto && histProto.forward;
+var navProto = proto(win.Navigation);
+var navEntries = navProto && navProto.entries;
+var navCurrentEntryG = getter(navProto, 'currentEntry');
+var entryProto = proto(win.NavigationHistoryEntry);
+var entryIndexG = getter(entryProto, 'index');
+var entryUrlG = getter(entryProto, 'url');
+
+// The secrets report's (tool_secrets.js).
+var fragQSA = fragProto && fragProto.querySelectorAll;
+var eventProto = proto(win.Event);
+var composedPathFn = eventProto && eventProto.composedPath;
+var eventTargetG = getter(eventProto, 'target');
+
 // Bounds.
 var MAX_ANSWER_BYTES = 250000;      // the proxy reads at most 260 KiB per message
 var MAX_NODES = 20000;              // elements and text nodes an outline visits
