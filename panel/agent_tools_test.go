@@ -17,9 +17,8 @@ func TestAgentToolsBehaviour(t *testing.T) {
 	if out, err := exec.Command(node, "--check", "testdata/agent_tools_harness.js").CombinedOutput(); err != nil {
 		t.Fatalf("node --check agent_tools_harness.js: %v\n%s", err, out)
 	}
-	// (the boot and the rest joined, as agentSource, minified as the two parts are).
 	minified := filepath.Join(t.TempDir(), "agent.min.js")
-	if err := os.WriteFile(minified, minifyAgent(agentSource), 0o644); err != nil {
+	if err := os.WriteFile(minified, Bootstrap(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, script := range []string{assembledAgent(t), minified} {

@@ -115,11 +115,6 @@ type agentPart struct {
 	top map[string]bool
 }
 
-// boot reports whether the file is one of the boot's.
-func (p agentPart) boot() bool {
-	return p.index < len(bootParts)
-}
-
 func parseParts(t *testing.T) []agentPart {
 	t.Helper()
 	var parts []agentPart
@@ -141,14 +136,12 @@ func parseParts(t *testing.T) []agentPart {
 	return parts
 }
 
-// TestPageAgentNames checks the names of the page agent's two closures (the boot's files, then
-// the rest's, which receives the boot's names through the hand-over): each top-level name is
-// declared in one file only (in one closure a second declaration silently replaces the first,
-// and a rest name would hide a boot name); every name a file uses is declared by some file or
-// is a global of startGlobals; a global is read only at top level of a boot file, never inside
-// a function (a page script may have replaced it by then) and never by the rest, which runs
-// after page scripts; a boot file uses no name of the rest; a top-level statement uses only vars
-// of its own file or of files before it (later ones are still undefined then).
+// TestPageAgentNames checks the names of the joined closure: each top-level name is declared in
+// one file only (in one closure a second declaration silently replaces the first); every name a
+// file uses is declared by some file or is a global of startGlobals; a global is read only at
+// top level, never inside a function (a page script may have replaced it by then); a top-level
+// statement uses only vars of its own file or of files before it (later ones are still
+// undefined then).
 func TestPageAgentNames(t *testing.T) {
 	parts := parseParts(t)
 	declaredIn := map[string]agentPart{}
@@ -173,309 +166,16 @@ func TestPageAgentNames(t *testing.T) {
 		for _, r := range w.refs {
 			q, inClosure := declaredIn[r.name]
 			switch {
-			case inClosure && p.boot() && !q.boot():
-				t.Errorf("%s: the boot uses %s of %s, which is in the rest", p.name, r.name, q.name)
 			case inClosure && r.fn == "" && q.index > p.index && q.top[r.name]:
 				t.Errorf("%s: a top-level statement uses %s of %s, which runs later", p.name, r.name, q.name)
 			case inClosure:
 			case anyTimeGlobals[r.name]:
 			case !startGlobals[r.name]:
 				t.Errorf("%s: %s is neither declared by a page agent file nor a known global (add it to startGlobals if it is one)", p.name, r.name)
-			case !p.boot():
-				t.Errorf("%s: the rest reads the global %s; it runs after page scripts: capture it in the boot", p.name, r.name)
 			case r.fn != "":
 				t.Errorf("%s: %s reads the global %s after start-up; capture it at top level", p.name, r.fn, r.name)
 			}
 		}
-	}
-}
-
-// captureFuncs are the boot's functions that read a built-in's property when called: the rest
-// may not call them at its top level.
-var captureFuncs = map[string]bool{"getter": true, "setter": true, "proto": true}
-
-// TestPageAgentRestCapturesNothing checks that the rest's files capture nothing while they start:
-// their top-level code (with the functions it calls at once) reads no property of a boot name
-// (win.X, a prototype's method) and calls none of the boot's functions but dict and list. By the
-// time the rest runs, page scripts have run and may have replaced any of it.
-func TestPageAgentRestCapturesNothing(t *testing.T) {
-	parts := parseParts(t)
-	boot := map[string]bool{}
-	for _, p := range parts {
-		if p.boot() {
-			for name := range p.top {
-				boot[name] = true
-			}
-		}
-	}
-	rest := 0
-	for _, p := range parts {
-		if p.boot() {
-			continue
-		}
-		rest++
-		for _, f := range restStartFindings(p.ast, boot) {
-			t.Errorf("%s: %s", p.name, f)
-		}
-	}
-	if rest < 20 {
-		t.Fatalf("only %d rest files", rest)
-	}
-}
-
-// restStartFindings lists what the top-level code of a rest file (ast) reads from the boot's
-// names at start: a property of one, or a call of one other than dict and list.
-func restStartFindings(ast *js.AST, boot map[string]bool) []string {
-	w := &startWalker{boot: boot, funcs: map[string]*js.FuncDecl{}, walked: map[string]bool{}}
-	for _, st := range ast.List {
-		if f, ok := st.(*js.FuncDecl); ok && f.Name != nil {
-			w.funcs[string(f.Name.Data)] = f
-		}
-	}
-	for _, st := range ast.List {
-		js.Walk(w, st)
-	}
-	return w.findings
-}
-
-// startWalker walks code that runs when a file starts: top-level statements, the bodies of
-// functions called at once (IIFEs, the file's own functions called at top level), never the
-// bodies of functions that run later.
-type startWalker struct {
-	boot     map[string]bool
-	funcs    map[string]*js.FuncDecl
-	walked   map[string]bool
-	findings []string
-}
-
-// bootName is the name of v when it is a boot name seen from the rest (undeclared here).
-func (w *startWalker) bootName(e js.IExpr) string {
-	v, ok := e.(*js.Var)
-	if !ok {
-		return ""
-	}
-	for v.Link != nil {
-		v = v.Link
-	}
-	if v.Decl == js.NoDecl && w.boot[string(v.Data)] {
-		return string(v.Data)
-	}
-	return ""
-}
-
-func (w *startWalker) Enter(n js.INode) js.IVisitor {
-	switch n := n.(type) {
-	case *js.FuncDecl, *js.ArrowFunc, *js.MethodDecl:
-		return nil // runs later
-	case *js.CallExpr:
-		callee := n.X
-		for {
-			g, ok := callee.(*js.GroupExpr)
-			if !ok {
-				break
-			}
-			callee = g.X
-		}
-		if f, ok := callee.(*js.FuncDecl); ok {
-			js.Walk(w, &f.Body) // an IIFE runs now
-		} else if name := w.bootName(callee); name != "" && name != "dict" && name != "list" {
-			w.findings = append(w.findings, "calls the boot's "+name+" at start-up: "+n.String())
-		} else if v, ok := callee.(*js.Var); ok {
-			if f := w.funcs[string(v.Data)]; f != nil && !w.walked[string(v.Data)] {
-				w.walked[string(v.Data)] = true
-				js.Walk(w, &f.Body)
-			}
-		}
-		js.Walk(w, n.Args)
-		if _, ok := callee.(*js.FuncDecl); !ok {
-			js.Walk(w, n.X)
-		}
-		return nil
-	case *js.DotExpr:
-		if name := w.bootName(n.X); name != "" {
-			w.findings = append(w.findings, "reads a property of the boot's "+name+" at start-up: "+n.String())
-		}
-	case *js.IndexExpr:
-		if name := w.bootName(n.X); name != "" {
-			w.findings = append(w.findings, "reads a property of the boot's "+name+" at start-up: "+n.String())
-		}
-	}
-	return w
-}
-
-func (w *startWalker) Exit(js.INode) {}
-
-// TestRestCaptureCheckCatches runs TestPageAgentRestCapturesNothing's check on small rest files
-// with the mistakes it is for.
-func TestRestCaptureCheckCatches(t *testing.T) {
-	boot := map[string]bool{"win": true, "getter": true, "dict": true, "ElementProto": true, "apply": true}
-	tests := []struct {
-		name, src string
-		want      int
-	}{
-		{"a global's property", "var f = win.fetch;", 1},
-		{"a getter", "var g = getter(ElementProto, 'id');", 1},
-		{"a prototype's method", "var s = ElementProto.setAttribute;", 1},
-		{"an index", "var s = ElementProto['setAttribute'];", 1},
-		{"in an IIFE", "var t = dict(); (function () { t.a = win.alert; })();", 1},
-		{"in a function called at once", "function mk() { return getter(ElementProto, 'x'); } var x = mk();", 1},
-		{"a table", "var t = dict(); t.a = 1; function f() { return win.x; }", 0},
-		{"later, in a function", "function f() { return apply(getter(ElementProto, 'x'), win, []); }", 0},
-		{"a table of functions", "var T = dict(); T.go = function () { return win.location; };", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ast, err := js.Parse(parse.NewInputString(tt.src), js.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := restStartFindings(ast, boot); len(got) != tt.want {
-				t.Errorf("got %d findings %q, want %d", len(got), got, tt.want)
-			}
-		})
-	}
-}
-
-// TestPageAgentHandOver checks the names the rest receives from the boot: each is a function or
-// a value no file assigns after its declaration (the rest gets a copy when it starts, so a
-// later assignment would leave the two closures with different values); and the names are
-// exactly the boot's names the rest's files use.
-func TestPageAgentHandOver(t *testing.T) {
-	parts := parseParts(t)
-	handed := map[string]bool{}
-	for _, n := range handOverNames {
-		handed[n] = true
-	}
-	if len(handed) < 100 {
-		t.Fatalf("only %d names handed over: %q", len(handed), handOverNames)
-	}
-	used := map[string]bool{}
-	boot := map[string]bool{}
-	for _, p := range parts {
-		if p.boot() {
-			for name := range p.top {
-				boot[name] = true
-			}
-			continue
-		}
-		w := &refWalker{}
-		js.Walk(w, p.ast)
-		for _, r := range w.refs {
-			if boot[r.name] {
-				used[r.name] = true
-			}
-		}
-	}
-	for n := range used {
-		if !handed[n] {
-			t.Errorf("the rest uses the boot's %s, which is not handed over", n)
-		}
-	}
-	for n := range handed {
-		if !used[n] {
-			t.Errorf("%s is handed over but the rest does not use it", n)
-		}
-	}
-	for _, p := range parts {
-		for _, a := range assignedNames(p.ast, !p.boot()) {
-			if handed[a] {
-				t.Errorf("%s assigns %s, which the rest receives as a copy; hand over a function instead", p.name, a)
-			}
-		}
-	}
-}
-
-// assignedNames lists the top-level names (of this file or another) that ast assigns to after
-// their declaration: x = …, x += …, x++; in functions only, unless withTop (the boot's top-level
-// statements run before the hand-over).
-func assignedNames(ast *js.AST, withTop bool) []string {
-	w := &assignWalker{top: map[*js.Var]bool{}, withTop: withTop}
-	for _, v := range ast.Scope.Declared {
-		w.top[v] = true
-	}
-	js.Walk(w, ast)
-	return w.names
-}
-
-type assignWalker struct {
-	top     map[*js.Var]bool
-	withTop bool
-	inFn    int
-	names   []string
-}
-
-func (w *assignWalker) target(e js.IExpr) {
-	v, ok := e.(*js.Var)
-	if !ok || (w.inFn == 0 && !w.withTop) {
-		return
-	}
-	for v.Link != nil {
-		v = v.Link
-	}
-	if v.Decl == js.NoDecl || w.top[v] {
-		w.names = append(w.names, string(v.Data))
-	}
-}
-
-func (w *assignWalker) Enter(n js.INode) js.IVisitor {
-	switch n := n.(type) {
-	case *js.FuncDecl, *js.ArrowFunc, *js.MethodDecl:
-		w.inFn++
-	case *js.BinaryExpr:
-		switch n.Op {
-		case js.EqToken, js.AddEqToken, js.SubEqToken, js.MulEqToken, js.DivEqToken, js.ModEqToken,
-			js.ExpEqToken, js.LtLtEqToken, js.GtGtEqToken, js.GtGtGtEqToken, js.BitAndEqToken,
-			js.BitOrEqToken, js.BitXorEqToken, js.AndEqToken, js.OrEqToken, js.NullishEqToken:
-			w.target(n.X)
-		}
-	case *js.UnaryExpr:
-		switch n.Op {
-		case js.PreIncrToken, js.PreDecrToken, js.PostIncrToken, js.PostDecrToken:
-			w.target(n.X)
-		}
-	}
-	return w
-}
-
-func (w *assignWalker) Exit(n js.INode) {
-	switch n.(type) {
-	case *js.FuncDecl, *js.ArrowFunc, *js.MethodDecl:
-		w.inFn--
-	}
-}
-
-// TestAssignCheckCatches runs TestPageAgentHandOver's assignment check on small scripts.
-func TestAssignCheckCatches(t *testing.T) {
-	tests := []struct {
-		name, src string
-		want      []string
-	}{
-		{"own top-level", "var a = 1; function f() { a = 2; }", []string{"a"}},
-		{"another file's", "function f() { b += 1; c++; }", []string{"b", "c"}},
-		{"a local", "function f() { var a; a = 2; }", nil},
-		{"a parameter", "function f(a) { a = 2; }", nil},
-		{"a property", "var a = {}; a.x = 1;", nil},
-		{"top level, with it", "var a = 1; a = 2;", []string{"a"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ast, err := js.Parse(parse.NewInputString(tt.src), js.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := assignedNames(ast, true)
-			sort.Strings(got)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-	ast, err := js.Parse(parse.NewInputString("var a = 1; a = 2; try { a = 3; } catch (e) {} function f() { b = 1; }"), js.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := assignedNames(ast, false); !slices.Equal(got, []string{"b"}) {
-		t.Errorf("without the top level: got %q, want [b]", got)
 	}
 }
 

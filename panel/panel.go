@@ -3,10 +3,8 @@ package panel
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/sha512"
 	"embed"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"github.com/tdewolff/minify/v2"
 	"github.com/tdewolff/minify/v2/js"
@@ -15,25 +13,11 @@ import (
 	"unicode/utf8"
 )
 
-// restJS and bootJS are the page agent's two parts (pageagent.go), minified once at start:
-// the boot is inlined into every page, and the documented source is two and a half times the
-// size of what runs. The boot names the rest's address and SRI hash, so the rest is built
-// first. tdewolff/minify is the minifier of tdewolff/parse, which the project already uses
-// for CSS; a failure (only an edit to a page agent file that the tests would also catch) falls
-// back to the source.
-var (
-	restJS        = minifyAgent(restSource)
-	restSum       = sha256.Sum256(restJS)
-	restPath      = "/agent/" + hex.EncodeToString(restSum[:8]) + ".js"
-	restIntegrity = sriOf(restJS)
-	bootJS        = minifyAgent(assembleBoot(agentFiles, handOverNames, restPath, restIntegrity))
-)
-
-// sriOf is the Subresource Integrity metadata of b: "sha384-BASE64".
-func sriOf(b []byte) string {
-	sum := sha512.Sum384(b)
-	return "sha384-" + base64.StdEncoding.EncodeToString(sum[:])
-}
+// agentJS is agentSource minified once at start: the page agent is inlined into every page, and
+// its documented source is two and a half times the size of what runs. tdewolff/minify is the
+// minifier of tdewolff/parse, which the project already uses for CSS; a failure (only an edit to
+// a page agent file that the tests would also catch) falls back to the source.
+var agentJS = minifyAgent(agentSource)
 
 func minifyAgent(src []byte) []byte {
 	var out bytes.Buffer
@@ -81,8 +65,8 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
-// Bootstrap returns the page agent's boot (pageagent.go) that the rewriter inlines as the first
-// script in <head>:
+// Bootstrap returns the page-agent script (panel/pageagent, see pageagent.go) that the rewriter inlines as
+// the first script in <head>:
 //
 //	<script data-remixproxy="TOKEN" nonce="...">BOOTSTRAP</script>
 //
@@ -94,44 +78,17 @@ func mustSub(fsys fs.FS, dir string) fs.FS {
 // can still learn a token it can fetch: inject (with a token) only into responses to top-level
 // navigations (Sec-Fetch-Dest: document), never into what a page script fetches, and accept
 // each token on AgentSocketPath once, from the page's own Origin.
-//
-// The boot loads the rest of the page agent (Rest) from RestPath on the page's magic origin
-// (https://remix.proxy, or http:// on an http page) with a created <script> that carries the
-// rest's SRI integrity, crossorigin="anonymous", and the boot tag's nonce: the page's policy
-// must allow that element too (its nonce, the origin as a host-source, or 'strict-dynamic'),
-// and a page's Trusted Types policy the name "remixproxy" (TrustedTypesPolicy).
 func Bootstrap() []byte {
-	return bytes.Clone(bootJS)
+	return bytes.Clone(agentJS)
 }
 
 // BootstrapHash returns the CSP source expression for the inlined Bootstrap text,
 // "'sha256-BASE64'", for policies that allow scripts by hash. It matches only when the script
 // element's content is exactly Bootstrap().
 func BootstrapHash() string {
-	sum := sha256.Sum256(bootJS)
+	sum := sha256.Sum256(agentJS)
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
-
-// Rest returns the rest of the page agent, which the boot loads from RestPath; each call
-// returns a fresh copy. Its address names its content, so it may be cached for good.
-func Rest() []byte {
-	return bytes.Clone(restJS)
-}
-
-// RestPath is the path on the magic host the boot loads Rest from: "/agent/<version>.js".
-func RestPath() string {
-	return restPath
-}
-
-// RestIntegrity is Rest's Subresource Integrity metadata, "sha384-BASE64", as the boot's
-// created <script> carries it.
-func RestIntegrity() string {
-	return restIntegrity
-}
-
-// TrustedTypesPolicy is the name of the Trusted Types policy the boot creates for the rest's
-// address: a page's trusted-types directive must allow it.
-const TrustedTypesPolicy = "remixproxy"
 
 // Files returns the static files the proxy serves on https://remix.proxy/:
 //

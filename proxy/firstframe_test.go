@@ -98,8 +98,8 @@ func TestBootstrapCarriesFirstFrameSheets(t *testing.T) {
 		csp  string
 		tag  string // what the tag must contain
 	}{
-		{"no policy", "", string(panel.Bootstrap()[:20])},
-		{"hash-only strict-dynamic", "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'", string(panel.Bootstrap()[:20])},
+		{"external tag", "", ` src="https://remix.proxy/agent/`},
+		{"inline tag", "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'", string(panel.Bootstrap()[:20])},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var hdr []string

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"html"
 	"io"
 	"mime"
@@ -15,39 +17,41 @@ import (
 	"github.com/remixproxy/remixproxy/rewrite"
 )
 
-// bootstrap is the page agent's boot, inlined into pages with its CSP hash, and the rest it
-// loads from remix.proxy (panel.Bootstrap, panel.Rest).
+// bootstrap is the page-agent script: served at path on remix.proxy for pages that load it
+// (cached by the browser), or inlined with its CSP hash where a page's policy allows only that.
 type bootstrap struct {
-	script []byte // the boot
+	script []byte
 	hash   string // CSP hash-source of script
-	rest   []byte // the rest, served at path
 	path   string // "/agent/<version>.js", versioned by content so it can be cached for good
 }
 
 func newBootstrap() bootstrap {
 	js := panel.Bootstrap()
-	return bootstrap{script: js, hash: rewrite.ScriptHash(js), rest: panel.Rest(), path: panel.RestPath()}
+	sum := sha256.Sum256(js)
+	return bootstrap{script: js, hash: rewrite.ScriptHash(js), path: "/agent/" + hex.EncodeToString(sum[:8]) + ".js"}
 }
 
 // bootstrapFor is the tag to insert into a page from pageURL whose enforced policies are
-// policies, and what those policies must allow for it. The tag carries the page agent's boot
-// inline, allowed by the page's nonce or its hash; the boot loads the rest from remix.proxy
-// with a created <script> (cached by the browser), which the policies must allow by the nonce,
-// the origin or 'strict-dynamic', and a Trusted Types policy of the name
-// panel.TrustedTypesPolicy. The tag carries the stylesheets of the remixlets that match the
-// page (firstframe.go), which the boot adopts before the first paint.
+// policies, and what those policies must allow for it. The page agent is loaded as an external
+// script from remix.proxy — a few bytes per page, the script itself cached by the browser —
+// unless a policy uses 'strict-dynamic' without a nonce the tag can reuse; then it is inlined
+// and allowed by its hash. The tag carries the stylesheets of the remixlets that match the page
+// (firstframe.go), which the page agent adopts before the first paint.
 func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []string) ([]byte, rewrite.CSPNeeds) {
 	nonce := rewrite.PageNonce(policies)
 	needs := rewrite.CSPNeeds{
-		ScriptHash:   s.boot.hash,
-		ScriptSrc:    magicSources(pageURL.Scheme, false),
-		Nonce:        nonce,
-		Connect:      magicSources(pageURL.Scheme, true),
-		Frame:        magicSources(pageURL.Scheme, false),
-		TrustedTypes: panel.TrustedTypesPolicy,
+		Nonce:   nonce,
+		Connect: magicSources(pageURL.Scheme, true),
+		Frame:   magicSources(pageURL.Scheme, false),
 	}
 	token := s.pages.Mint(pageURL, time.Now())
 	sheets := s.firstFrameSheets(ctx, pageURL)
+	if rewrite.ExternalAllowed(policies, nonce) {
+		origin := magicSources(pageURL.Scheme, false)[0]
+		needs.ScriptSrc = []string{origin}
+		return externalTag(token, nonce, sheets, origin+s.boot.path), needs
+	}
+	needs.ScriptHash = s.boot.hash
 	return inlineTag(token, nonce, sheets, s.boot.script), needs
 }
 
@@ -184,8 +188,27 @@ func magicSources(scheme string, ws bool) []string {
 	return []string{"https://" + httpx.MagicHost}
 }
 
+// externalTag is the element inserted into a page that loads the page agent from src; sheets
+// is the first-frame sheets attribute's value (firstSheetsAttr), if any.
+func externalTag(token, nonce, sheets, src string) []byte {
+	b := make([]byte, 0, 128+len(token)+len(nonce)+len(sheets)+len(src))
+	b = append(b, `<script data-remixproxy="`...)
+	b = append(b, escapeAttr(token)...)
+	if sheets != "" {
+		b = append(b, `" data-remixproxy-sheets="`...)
+		b = append(b, sheets...)
+	}
+	b = append(b, `" src="`...)
+	b = append(b, escapeAttr(src)...)
+	if nonce != "" {
+		b = append(b, `" nonce="`...)
+		b = append(b, escapeAttr(nonce)...)
+	}
+	return append(b, `"></script>`...)
+}
+
 // escapeAttr is html.EscapeString of s, without its work for the values that need none (a
-// page token is base64url, most nonces base64).
+// page token is base64url, the agent's address fixed, most nonces base64).
 func escapeAttr(s string) string {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
@@ -196,9 +219,8 @@ func escapeAttr(s string) string {
 	return s
 }
 
-// inlineTag is the element inserted into a page: the page agent's boot inline, built with a
-// single allocation; sheets is the first-frame sheets attribute's value (firstSheetsAttr), if
-// any.
+// inlineTag is the element inserted into a page that carries the page agent inline, built
+// with a single allocation; sheets as for externalTag.
 func inlineTag(token, nonce, sheets string, script []byte) []byte {
 	token, nonce = escapeAttr(token), escapeAttr(nonce)
 	const open, nonceAttr, sheetsAttr, close = `<script data-remixproxy="`, `" nonce="`, `" data-remixproxy-sheets="`, "</script>"

@@ -39,18 +39,17 @@ func (s *Server) newMagicHost() http.Handler {
 	return mux
 }
 
-// serveAgentScript serves the rest of the page agent, which the boot loads with a created
-// <script> checked by its SRI hash (crossorigin, hence Access-Control-Allow-Origin). Its path
+// serveAgentScript serves the page agent for pages that load it with <script src>. Its path
 // names its content, so browsers may cache it for good; any site may load it (it is the same
-// public code in every page, and runs as the agent only for the boot's own element).
+// public code in every page).
 func (s *Server) serveAgentScript(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	httpx.SetType(h, "text/javascript; charset=utf-8")
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-	h.Set("Content-Length", strconv.Itoa(len(s.boot.rest)))
-	w.Write(s.boot.rest)
+	h.Set("Content-Length", strconv.Itoa(len(s.boot.script)))
+	w.Write(s.boot.script)
 }
 
 // servePanelFile serves one of the panel's own files under the panel's policy.

@@ -9,9 +9,8 @@ import (
 	"time"
 )
 
-// An injected page whose upstream sent a Content-Length is written through the server's buffer:
-// the page agent's boot alone (inline, panel.Bootstrap) is larger than that buffer, so net/http
-// sends even a small page chunked, in full buffers, and it arrives whole; a streamed one
+// An injected page whose upstream sent a Content-Length is written through the server's buffer
+// (one write for a small page: net/http gives it a Content-Length of its own); a streamed one
 // (chunked upstream) still reaches the browser piece by piece as the upstream flushes.
 func TestInjectedBodyFlushing(t *testing.T) {
 	release := make(chan struct{})
@@ -33,6 +32,10 @@ func TestInjectedBodyFlushing(t *testing.T) {
 	resp, body := f.get("https://" + siteHost + "/known")
 	if rest, _ := stripTag(t, body); string(rest) != plainPage {
 		t.Errorf("known length: page minus tag = %q", rest)
+	}
+	if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 {
+		t.Errorf("known length: Content-Length %d, Transfer-Encoding %v for %d bytes; want the small page written at once, with a length",
+			resp.ContentLength, resp.TransferEncoding, len(body))
 	}
 
 	resp, err := f.client.Get("https://" + siteHost + "/stream")

@@ -11,20 +11,15 @@ import (
 
 // CSPNeeds is what the bootstrap needs from a page's policies.
 type CSPNeeds struct {
-	// ScriptHash is the hash-source of the inline bootstrap's text, with quotes: 'sha256-…'
-	// (see ScriptHash); "" for none.
+	// ScriptHash is the hash-source of an inline bootstrap's text, with quotes: 'sha256-…'
+	// (see ScriptHash).
 	ScriptHash string
-	// ScriptSrc lists the sources of the <script src> elements the bootstrap creates (the rest
-	// of the page agent), e.g. "https://remix.proxy": added unless the script directive lets
-	// those elements run already, by Nonce (they carry it) or 'strict-dynamic' (the
-	// bootstrap that creates them runs by its nonce or hash). With neither ScriptHash nor
-	// ScriptSrc, script directives are left alone.
+	// ScriptSrc lists the sources an external bootstrap (<script src>) loads from, e.g.
+	// "https://remix.proxy". Set either ScriptHash or ScriptSrc; with neither, script
+	// directives are left alone.
 	ScriptSrc []string
-	// Nonce is the nonce the bootstrap tag, and the elements it creates, carry; "" when none.
+	// Nonce is the nonce the bootstrap tag carries, "" when none.
 	Nonce string
-	// TrustedTypes is the name of the Trusted Types policy the bootstrap creates, added to a
-	// trusted-types directive that does not allow it; "" for none.
-	TrustedTypes string
 	// Connect lists the sources the page agent connects to, e.g. "https://remix.proxy",
 	// "wss://remix.proxy".
 	Connect []string
@@ -95,20 +90,39 @@ func BlocksInjection(headerValues []string) bool {
 	return false
 }
 
+// ExternalAllowed reports whether an external bootstrap (<script src> from the proxy's own
+// origin, carrying nonce when not empty) can be allowed by every enforced policy in
+// headerValues by adding a host-source: true unless a policy's script directive has
+// 'strict-dynamic' (which makes host-sources inert) and not the nonce. When false, the
+// bootstrap is inlined and allowed by its hash.
+func ExternalAllowed(headerValues []string, nonce string) bool {
+	for _, v := range headerValues {
+		for _, p := range parsedPolicies(v) {
+			d := p.effective("script-src-elem", "script-src", "default-src")
+			if d == nil || !d.has(v, "'strict-dynamic'") {
+				continue
+			}
+			if nonce == "" || !d.has(v, "'nonce-"+nonce+"'") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // adjustCSP, which AdjustCSP answers with (csp_cache.go), returns value (one header value or
 // meta content, possibly several comma-separated policies) changed so the bootstrap can run and
 // connect. For each policy:
 //
-//   - Script: the effective directive (script-src-elem, else script-src, else default-src)
-//     gets n.ScriptHash unless it already allows the inline bootstrap (it carries
-//     'nonce-<n.Nonce>', or the hash, or 'unsafe-inline' with no nonce, hash or
-//     'strict-dynamic' to disable it), and the missing n.ScriptSrc sources unless it already
-//     allows the scripts the bootstrap creates ('nonce-<n.Nonce>' or 'strict-dynamic'); a
-//     directive that allows nothing is left alone (see BlocksInjection). When default-src is
-//     the effective one, a new script-src with default-src's sources plus ours is appended
-//     instead (without 'unsafe-inline' when the hash is added, which would disable it anyway).
-//   - Trusted Types: a trusted-types directive gets n.TrustedTypes unless it allows it (by
-//     name or `*`).
+//   - Script, external bootstrap (n.ScriptSrc): the effective directive gets the missing
+//     n.ScriptSrc sources unless it carries 'nonce-<n.Nonce>'; when default-src is the
+//     effective one, a new script-src with all of default-src's sources (its 'unsafe-inline'
+//     included, which script-src inherited anyway) plus ours is appended instead.
+//   - Script, inline bootstrap (n.ScriptHash): the effective directive (script-src-elem, else
+//     script-src, else default-src) gets n.ScriptHash unless it already allows the bootstrap (it carries 'nonce-<n.Nonce>',
+//     or the hash, or 'unsafe-inline' with no nonce, hash or 'strict-dynamic' to disable it)
+//     or it allows nothing (see BlocksInjection). When default-src is the effective one, a new
+//     script-src with default-src's sources plus the hash is appended instead.
 //   - Connect: the effective connect-src (else default-src) gets the missing n.Connect sources;
 //     a lone 'none' is replaced by them; an inherited default-src is copied into a new
 //     connect-src.
@@ -123,30 +137,28 @@ func adjustCSP(value string, n CSPNeeds) string {
 	for _, p := range parsedPolicies(value) {
 		var added []string // new directives, appended at the end of the policy
 		if d := p.effective("script-src-elem", "script-src", "default-src"); d != nil && !d.matchesNothing(value) {
-			var want []string
-			hashAdded := n.ScriptHash != "" && !d.allowsBootstrap(value, n)
-			if hashAdded {
-				want = append(want, n.ScriptHash)
-			}
-			if len(n.ScriptSrc) > 0 && !d.allowsCreated(value, n) {
-				for _, src := range n.ScriptSrc {
-					if src != "" && !d.has(value, src) && !containsFold(want, src) {
-						want = append(want, src)
+			switch {
+			case n.ScriptHash != "" && !d.allowsBootstrap(value, n):
+				if d.name == "default-src" {
+					added = append(added, "script-src "+joinSources(d.inheritedSources(value, true), n.ScriptHash))
+				} else {
+					edits = append(edits, cspEdit{at: d.end, ins: " " + n.ScriptHash})
+				}
+			case n.ScriptHash == "" && len(n.ScriptSrc) > 0 && !(n.Nonce != "" && d.has(value, "'nonce-"+n.Nonce+"'")):
+				if d.name == "default-src" {
+					var missing []string
+					for _, src := range n.ScriptSrc {
+						if !d.has(value, src) {
+							missing = append(missing, src)
+						}
 					}
+					if len(missing) > 0 {
+						added = append(added, "script-src "+joinSources(d.allSources(value), missing...))
+					}
+				} else {
+					edits, added = adjustSources(value, edits, added, d, d.name, n.ScriptSrc)
 				}
 			}
-			switch {
-			case len(want) == 0:
-			case d.name == "default-src" && hashAdded:
-				added = append(added, "script-src "+joinSources(d.inheritedSources(value, true), want...))
-			case d.name == "default-src":
-				added = append(added, "script-src "+joinSources(d.allSources(value), want...))
-			default:
-				edits = append(edits, cspEdit{at: d.end, ins: " " + strings.Join(want, " ")})
-			}
-		}
-		if d := p.find("trusted-types"); d != nil && n.TrustedTypes != "" && !d.has(value, n.TrustedTypes) && !d.has(value, "*") {
-			edits = append(edits, cspEdit{at: d.end, ins: " " + n.TrustedTypes})
 		}
 		edits, added = adjustSources(value, edits, added, p.effective("connect-src", "default-src"), "connect-src", n.Connect)
 		edits, added = adjustSources(value, edits, added, p.effective("frame-src", "child-src", "default-src"), "frame-src", n.Frame)
@@ -397,14 +409,6 @@ func isScriptKeyword(tok string) bool {
 		}
 	}
 	return false
-}
-
-// allowsCreated reports whether a script directive lets a <script src> that the bootstrap
-// creates run without a host-source: it carries the directive's nonce, or the directive has
-// 'strict-dynamic' (trust passes from the bootstrap, which runs by its nonce or hash, to the
-// scripts it creates).
-func (d *cspDirective) allowsCreated(v string, n CSPNeeds) bool {
-	return d.has(v, "'strict-dynamic'") || (n.Nonce != "" && d.has(v, "'nonce-"+n.Nonce+"'"))
 }
 
 // allowsBootstrap reports whether a script directive already lets the bootstrap run.

@@ -51,7 +51,6 @@ func parsedPolicies(v string) []cspPolicy {
 // with more sources than it holds are not cached.
 type adjustKey struct {
 	value, hash, nonce    string
-	trustedTypes          string
 	src, connect, frame   [2]string
 	nsrc, nconnect, nfrme uint8
 }
@@ -61,7 +60,7 @@ func makeAdjustKey(value string, n CSPNeeds) (k adjustKey, ok bool) {
 	if len(value) > maxCachedPolicyLen || len(n.ScriptSrc) > 2 || len(n.Connect) > 2 || len(n.Frame) > 2 {
 		return adjustKey{}, false
 	}
-	k = adjustKey{value: value, hash: n.ScriptHash, nonce: n.Nonce, trustedTypes: n.TrustedTypes,
+	k = adjustKey{value: value, hash: n.ScriptHash, nonce: n.Nonce,
 		nsrc: uint8(len(n.ScriptSrc)), nconnect: uint8(len(n.Connect)), nfrme: uint8(len(n.Frame))}
 	copy(k.src[:], n.ScriptSrc)
 	copy(k.connect[:], n.Connect)

@@ -22,16 +22,6 @@ var (
 	}
 )
 
-// splitNeeds is for the page agent as it is loaded: the boot inline (by its hash), and the rest
-// from remix.proxy by a <script> the boot creates, through a Trusted Types policy of its own.
-var splitNeeds = CSPNeeds{
-	ScriptHash:   testHash,
-	ScriptSrc:    []string{"https://remix.proxy"},
-	Connect:      testNeeds.Connect,
-	Frame:        testNeeds.Frame,
-	TrustedTypes: "remixproxy",
-}
-
 func withNonce(n CSPNeeds, nonce string) CSPNeeds {
 	n.Nonce = nonce
 	return n
@@ -302,72 +292,6 @@ var adjustCases = []struct {
 		needs: CSPNeeds{},
 		want:  "default-src 'self'",
 	},
-	{
-		name:  "split: host policy gets the hash and our origin",
-		value: "script-src 'self'; object-src 'none'",
-		needs: splitNeeds,
-		want:  "script-src 'self' " + testHash + " https://remix.proxy; object-src 'none'",
-	},
-	{
-		name:  "split: the nonce allows both",
-		value: "script-src 'nonce-abc'; object-src 'none'",
-		needs: withNonce(splitNeeds, "abc"),
-		want:  "script-src 'nonce-abc'; object-src 'none'",
-	},
-	{
-		name:  "split: a nonce and strict-dynamic allow both",
-		value: "script-src 'nonce-abc' 'strict-dynamic'",
-		needs: withNonce(splitNeeds, "abc"),
-		want:  "script-src 'nonce-abc' 'strict-dynamic'",
-	},
-	{
-		name:  "split: hash-only strict-dynamic gets the hash, not the inert origin",
-		value: "script-src 'sha256-AAAA' 'strict-dynamic'; object-src 'none'",
-		needs: splitNeeds,
-		want:  "script-src 'sha256-AAAA' 'strict-dynamic' " + testHash + "; object-src 'none'",
-	},
-	{
-		name:  "split: a nonce the tag does not carry",
-		value: "script-src 'nonce-other'",
-		needs: splitNeeds,
-		want:  "script-src 'nonce-other' " + testHash + " https://remix.proxy",
-	},
-	{
-		name:  "split: default-src",
-		value: "default-src 'self'",
-		needs: splitNeeds,
-		want:  "default-src 'self'; script-src 'self' " + testHash + " https://remix.proxy; connect-src 'self' " + ours + "; frame-src 'self' https://remix.proxy",
-	},
-	{
-		name:  "split: unsafe-inline lets the boot run, the origin is added",
-		value: "default-src 'self' 'unsafe-inline'",
-		needs: splitNeeds,
-		want:  "default-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' https://remix.proxy; connect-src 'self' " + ours + "; frame-src 'self' https://remix.proxy",
-	},
-	{
-		name:  "split: our origin already there",
-		value: "script-src https://remix.proxy 'unsafe-inline'",
-		needs: splitNeeds,
-		want:  "script-src https://remix.proxy 'unsafe-inline'",
-	},
-	{
-		name:  "split: trusted types get our policy's name",
-		value: "require-trusted-types-for 'script'; trusted-types default",
-		needs: splitNeeds,
-		want:  "require-trusted-types-for 'script'; trusted-types default remixproxy",
-	},
-	{
-		name:  "split: trusted types that allow any name",
-		value: "require-trusted-types-for 'script'; trusted-types * 'allow-duplicates'",
-		needs: splitNeeds,
-		want:  "require-trusted-types-for 'script'; trusted-types * 'allow-duplicates'",
-	},
-	{
-		name:  "split: trusted types with no names",
-		value: "trusted-types",
-		needs: splitNeeds,
-		want:  "trusted-types remixproxy",
-	},
 	{name: "empty", value: "", needs: testNeeds, want: ""},
 	{name: "garbage", value: ";;; ,,, \x00 \xff\xfe", needs: testNeeds, want: ";;; ,,, \x00 \xff\xfe"},
 	{name: "only commas", value: ",", needs: testNeeds, want: ","},
@@ -407,7 +331,7 @@ func TestAdjustCSP(t *testing.T) {
 // result lets the bootstrap run and connect; and that adjusting twice changes nothing more.
 func TestAdjustCSPProperties(t *testing.T) {
 	for _, tc := range adjustCases {
-		for _, needs := range []CSPNeeds{tc.needs, testNeeds, withNonce(testNeeds, "abc"), externalNeeds, withNonce(externalNeeds, "abc"), splitNeeds, withNonce(splitNeeds, "abc"), {}} {
+		for _, needs := range []CSPNeeds{tc.needs, testNeeds, withNonce(testNeeds, "abc"), externalNeeds, withNonce(externalNeeds, "abc"), {}} {
 			t.Run(tc.name, func(t *testing.T) {
 				checkAdjustProperties(t, tc.value, needs)
 			})
@@ -423,7 +347,6 @@ func FuzzAdjustCSP(f *testing.F) {
 	f.Fuzz(func(t *testing.T, value, nonce string) {
 		checkAdjustProperties(t, value, withNonce(testNeeds, nonce))
 		checkAdjustProperties(t, value, withNonce(externalNeeds, nonce))
-		checkAdjustProperties(t, value, withNonce(splitNeeds, nonce))
 	})
 }
 
@@ -477,18 +400,11 @@ func checkAdjustProperties(t *testing.T, value string, needs CSPNeeds) {
 	}
 	// The result serves the bootstrap, unless the page forbids all scripts (or, for an
 	// external bootstrap, uses 'strict-dynamic' without our nonce: ExternalAllowed says so).
-	external := len(needs.ScriptSrc) > 0 && needs.ScriptHash == "" && externalAllowed([]string{value}, needs.Nonce)
+	external := len(needs.ScriptSrc) > 0 && needs.ScriptHash == "" && ExternalAllowed([]string{value}, needs.Nonce)
 	for _, p := range parsePolicies(got) {
 		d := p.effective("script-src-elem", "script-src", "default-src")
 		if d != nil && needs.ScriptHash != "" && !d.matchesNothing(got) && !d.allowsBootstrap(got, needs) {
 			t.Errorf("AdjustCSP(%q) = %q: script directive %q does not allow the bootstrap", value, got, d.name)
-		}
-		if d != nil && len(needs.ScriptSrc) > 0 && needs.ScriptHash != "" && !d.matchesNothing(got) &&
-			!d.allowsCreated(got, needs) && !d.has(got, needs.ScriptSrc[0]) {
-			t.Errorf("AdjustCSP(%q) = %q: script directive %q does not allow the scripts the bootstrap creates", value, got, d.name)
-		}
-		if d := p.find("trusted-types"); d != nil && needs.TrustedTypes != "" && !d.has(got, needs.TrustedTypes) && !d.has(got, "*") {
-			t.Errorf("AdjustCSP(%q) = %q: trusted-types does not allow %s", value, got, needs.TrustedTypes)
 		}
 		if d != nil && external && !d.matchesNothing(got) &&
 			!(needs.Nonce != "" && d.has(got, "'nonce-"+needs.Nonce+"'")) && !d.has(got, needs.ScriptSrc[0]) {
@@ -624,7 +540,7 @@ func TestBlocksInjection(t *testing.T) {
 	}
 }
 
-func TestExternalAllowedHelper(t *testing.T) {
+func TestExternalAllowed(t *testing.T) {
 	cases := []struct {
 		name     string
 		policies []string
@@ -643,8 +559,8 @@ func TestExternalAllowedHelper(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := externalAllowed(c.policies, c.nonce); got != c.want {
-				t.Errorf("externalAllowed(%q, %q) = %v, want %v", c.policies, c.nonce, got, c.want)
+			if got := ExternalAllowed(c.policies, c.nonce); got != c.want {
+				t.Errorf("ExternalAllowed(%q, %q) = %v, want %v", c.policies, c.nonce, got, c.want)
 			}
 		})
 	}
@@ -714,26 +630,4 @@ func TestPolicyVerdict(t *testing.T) {
 			t.Errorf("%s: policyVerdict(%q) = %d, want %d", tc.name, tc.policy, got, tc.want)
 		}
 	}
-}
-
-// (The proxy no longer loads the page agent with an external tag; AdjustCSP still takes
-// ScriptSrc alone, and the property tests check that mode with this.)
-// externalAllowed reports whether an external bootstrap (<script src> from the proxy's own
-// origin, carrying nonce when not empty) can be allowed by every enforced policy in
-// headerValues by adding a host-source: true unless a policy's script directive has
-// 'strict-dynamic' (which makes host-sources inert) and not the nonce. When false, the
-// bootstrap is inlined and allowed by its hash.
-func externalAllowed(headerValues []string, nonce string) bool {
-	for _, v := range headerValues {
-		for _, p := range parsePolicies(v) {
-			d := p.effective("script-src-elem", "script-src", "default-src")
-			if d == nil || !d.has(v, "'strict-dynamic'") {
-				continue
-			}
-			if nonce == "" || !d.has(v, "'nonce-"+nonce+"'") {
-				return false
-			}
-		}
-	}
-	return true
 }

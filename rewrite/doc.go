@@ -6,9 +6,9 @@
 //
 // Data flow: proxy/ decides that a response is an HTML document, decodes its Content-Encoding and
 // hands the body here as an io.Reader; what comes out goes to the browser. For the headers, proxy/
-// asks BlocksInjection and PageNonce about the Content-Security-Policy header values, builds the
-// tag (the page agent's boot inline, allowed by the page's nonce or its ScriptHash; the boot
-// loads the rest from remix.proxy, ScriptSrc), rewrites each header value with AdjustCSP and passes AdjustCSP as the injector's
+// asks BlocksInjection, PageNonce and ExternalAllowed about the Content-Security-Policy header
+// values, builds the tag (an external <script src> from remix.proxy, or the inline agent with its
+// ScriptHash), rewrites each header value with AdjustCSP and passes AdjustCSP as the injector's
 // MetaCSP hook for <meta> policies. A <meta> policy that comes before the insertion point is in
 // force when the tag runs, so the injector checks the tag against it as adjusted: the tag goes in
 // front of a policy that would still block it, and a policy that allows no script at all leaves

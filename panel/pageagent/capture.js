@@ -182,42 +182,11 @@ var promiseThen = Promise.prototype.then;
 var locationAssign = loc.assign;
 var dateNow = Date.now;
 
-// The page policy's (rx_policy.js): the form owner of the other form-associated elements.
-var selectForm = getter(proto(win.HTMLSelectElement), 'form');
-var textareaForm = getter(proto(win.HTMLTextAreaElement), 'form');
-var fieldsetForm = getter(proto(win.HTMLFieldSetElement), 'form');
-var outputForm = getter(proto(win.HTMLOutputElement), 'form');
-var objectForm = getter(proto(win.HTMLObjectElement), 'form');
-var formMethodOf = getter(proto(win.HTMLFormElement), 'method');
-
-// The rmx services' (services.js).
-var nav = win.navigator;
-var clipboardObj = null;
-try {
-  clipboardObj = nav ? nav.clipboard : null;
-} catch (e) { /* no clipboard here (an insecure page) */ }
-var clipboardWriteText = proto(win.Clipboard) && win.Clipboard.prototype.writeText;
-var userActivation = null;
-try {
-  userActivation = nav ? nav.userActivation : null;
-} catch (e) { /* an old browser */ }
-var activationIsActive = getter(proto(win.UserActivation), 'isActive');
-var NotificationCtor = win.Notification;
-var notificationPermission = getter(NotificationCtor, 'permission');
-var windowFocus = win.focus;
-var shadowActiveElement = getter(proto(win.ShadowRoot), 'activeElement');
-
-// The boot's (boot.js): the current script, and Trusted Types for the rest's address.
-var currentScriptG = getter(Document.prototype, 'currentScript');
-var ttFactory = win.trustedTypes;
-var ttCreatePolicy = ttFactory && ttFactory.createPolicy;
-var ttCreateScriptURL = proto(win.TrustedTypePolicy) && win.TrustedTypePolicy.prototype.createScriptURL;
-
 // capturesComplete reports whether the browser has what the agent cannot run safely without;
 // with too old a browser the agent stays out of the way (start.js).
 function capturesComplete() {
   return !(typeof WS !== 'function' || !wsSend || !wsClose || !wsReadyState || !messageData ||
       !closeCode || !addEventListener || !createElement || !appendChild || !setAttribute ||
       !documentElement || !readyState || !locationHref || !locationProtocol ||
-      typeof setTimeoutFn !== 'function' || !currentScriptG || !parentNodeOf || !removeChildFn);
+      typeof setTimeoutFn !== 'function');
 }

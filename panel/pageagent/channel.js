@@ -1,7 +1,6 @@
 // ---- The channel to the proxy. ----------------------------------------------------------------
 //
-// One WebSocket to wss://remix.proxy/agent/ws?t=TOKEN (the first one opened by the boot, boot.js
-// openEarlySocket, and taken over here): reconnects with backoff unless the proxy
+// One WebSocket to wss://remix.proxy/agent/ws?t=TOKEN: reconnects with backoff unless the proxy
 // refused the token (4401, 4403), closed on pagehide so that the back/forward cache can keep the
 // page, and opened again at once on pageshow.
 
@@ -13,9 +12,10 @@ var PANEL_URL = '';
 // exists only inside SOCKET_URL.
 function useToken() {
   var secure = apply(locationProtocol, loc, []) === 'https:';
-  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(takeBootToken());
+  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(token);
   PANEL_ORIGIN = (secure ? 'https' : 'http') + '://remix.proxy';
   PANEL_URL = PANEL_ORIGIN + '/panel';
+  token = null;
 }
 
 var CLOSE_TOKEN_UNKNOWN = 4401;
@@ -32,8 +32,7 @@ var suspended = false;    // true between pagehide and pageshow (back/forward ca
 var retryTimer = 0;
 var retryDelay = RECONNECT_FIRST_MS;
 var panelToken = '';      // from welcome; only ever posted to the panel iframe
-// The last URL reported to the proxy is the boot's (boot.js reportedURL), which sends the
-// first socket's hello.
+var lastURL = '';         // last URL reported to the proxy
 
 function message(type) {
   var m = dict();
@@ -51,16 +50,14 @@ function send(m) {
   } catch (e) { /* closing; the close handler reconnects */ }
 }
 
-// sendReady reports the document's new state (rx_ready.js advanceReady).
-function sendReady(state) {
-  var m = message('ready');
-  m.state = state;
-  send(m);
-}
-
-// sendHello says hello on a socket the rest opened (the boot says it on its own: boot.js).
 function sendHello() {
-  send(helloMessage());
+  var m = message('hello');
+  m.url = href();
+  m.title = title();
+  m.top = true;
+  m.ready = readiness(); // the document's state now, for the remixlets' run times (rx_ready.js)
+  lastURL = m.url;
+  send(m);
 }
 
 function setState(next) {
@@ -74,57 +71,44 @@ function connect() {
   }
   cancel(retryTimer);
   retryTimer = 0;
-  var s = takeEarlySocket(); // the first one the boot opened (boot.js), if any
-  var early = s !== null;
-  if (!early) {
-    try {
-      s = new WS(SOCKET_URL + firstSheetsQuery());
-    } catch (e) {
-      scheduleReconnect();
-      return;
-    }
+  var s;
+  try {
+    s = new WS(SOCKET_URL + firstSheetsQuery());
+  } catch (e) {
+    scheduleReconnect();
+    return;
   }
   sock = s;
   setState('connecting');
-  var handle = function (type, ev) {
+  on(s, 'open', function () {
+    if (sock === s) {
+      sendHello();
+    }
+  });
+  on(s, 'message', function (ev) {
+    if (sock === s) {
+      receive(ev);
+    }
+  });
+  on(s, 'close', function (ev) {
     if (sock !== s) {
       return;
     }
-    if (type === 'open') {
-      if (!early) {
-        sendHello(); // the boot's socket had its hello from the boot (boot.js earlyOpened)
-      }
-    } else if (type === 'message') {
-      receive(ev);
-    } else if (type === 'close') {
-      closed(ev);
+    sock = null;
+    var code = 0;
+    try {
+      code = apply(closeCode, ev, []);
+    } catch (e) { /* keep 0 */ }
+    if (code === CLOSE_TOKEN_UNKNOWN || code === CLOSE_REFUSED) {
+      stopped = true;
+      cancel(retryTimer);
+      retryTimer = 0;
+      setState('closed');
+      return;
     }
-  };
-  if (early) {
-    listenEarlySocket(handle);
-    return;
-  }
-  on(s, 'open', function (ev) { handle('open', ev); });
-  on(s, 'message', function (ev) { handle('message', ev); });
-  on(s, 'close', function (ev) { handle('close', ev); });
+    scheduleReconnect();
+  });
   // 'error' is always followed by 'close'; nothing to do there.
-}
-
-// closed handles the close of the live socket: never again after 4401/4403, else reconnect.
-function closed(ev) {
-  sock = null;
-  var code = 0;
-  try {
-    code = apply(closeCode, ev, []);
-  } catch (e) { /* keep 0 */ }
-  if (code === CLOSE_TOKEN_UNKNOWN || code === CLOSE_REFUSED) {
-    stopped = true;
-    cancel(retryTimer);
-    retryTimer = 0;
-    setState('closed');
-    return;
-  }
-  scheduleReconnect();
 }
 
 function scheduleReconnect() {
@@ -193,7 +177,7 @@ function receive(ev) {
 // startBackForwardCache: an open socket keeps Chromium from caching the page (back/forward
 // cache), so close it on pagehide and reconnect at once when the page comes back.
 function startBackForwardCache() {
-  onEarly('pagehide', function () {
+  on(win, 'pagehide', function () {
     suspended = true;
     cancel(retryTimer);
     retryTimer = 0;
@@ -204,8 +188,8 @@ function startBackForwardCache() {
         apply(wsClose, s, [1000, 'pagehide']);
       } catch (e) { /* already closing */ }
     }
-  });
-  onEarly('pageshow', function (ev) {
+  }, true);
+  on(win, 'pageshow', function (ev) {
     var persisted = false;
     try {
       persisted = pagePersisted ? apply(pagePersisted, ev, []) === true : false;
@@ -216,5 +200,5 @@ function startBackForwardCache() {
     suspended = false;
     retryDelay = RECONNECT_FIRST_MS;
     connect();
-  });
+  }, true);
 }

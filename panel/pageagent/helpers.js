@@ -99,18 +99,3 @@ function nextSibling(node) {
 function nodeType(node) {
   return apply(nodeTypeOf, node, []);
 }
-// shortID checks a remixlet ID ("rx_" and 32 lowercase hex digits) and returns the 8 digits
-// that name its mark.
-function shortID(rx) {
-  if (typeof rx !== 'string' || rx.length !== 35 || apply(strSlice, rx, [0, 3]) !== 'rx_') {
-    return '';
-  }
-  var i;
-  for (i = 3; i < 35; i++) {
-    var c = apply(charCodeAt, rx, [i]);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) {
-      return '';
-    }
-  }
-  return apply(strSlice, rx, [3, 11]);
-}

@@ -219,9 +219,9 @@ function toggle() {
 
 // startLauncher shows the launcher once the DOM is ready and takes clicks on it.
 function startLauncher() {
-  // Clicks are taken at window, capture phase, registered by the boot before any page script
-  // (early.js): the page cannot stop them reaching us, and inside a closed shadow root the event's target there is the host.
-  onEarly('click', function (ev) {
+  // Clicks are taken at window, capture phase, registered before any page script: the page cannot
+  // stop them reaching us, and inside a closed shadow root the event's target there is the host.
+  on(win, 'click', function (ev) {
     if (!host || ev.isTrusted !== true) {
       return;
     }
@@ -232,10 +232,10 @@ function startLauncher() {
     if (t === host) {
       toggle();
     }
-  });
+  }, true);
 
   if (apply(readyState, doc, []) === 'loading') {
-    onEarly('DOMContentLoaded', whenReady);
+    on(win, 'DOMContentLoaded', whenReady, true);
   } else {
     whenReady();
   }

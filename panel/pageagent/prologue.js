@@ -1,11 +1,11 @@
 /*
  * remixproxy page agent.
  *
- * The proxy inlines the page agent's boot as the first script in <head> of every HTML document:
+ * The proxy inlines the page agent as the first script in <head> of every HTML document:
  *
- *   <script data-remixproxy="TOKEN" nonce="..."> the boot </ script>   (without the space)
+ *   <script data-remixproxy="TOKEN" nonce="..."> the page agent </ script>   (without the space)
  *
- * so it runs before any script of the page; the boot loads the rest (see Source files). It keeps a WebSocket to the proxy
+ * so it runs before any script of the page. It keeps a WebSocket to the proxy
  * (wss://remix.proxy/agent/ws) and shows a launcher button that opens the panel iframe
  * (https://remix.proxy/panel), handing it the panel token with postMessage.
  *
@@ -40,25 +40,14 @@
  * It cannot reach the panel iframe: it sits in a closed shadow root, and frames inside shadow
  * trees are not listed in window.frames.
  *
- * Source files. At run time the page agent is two closures: the boot, inlined as the first
- * script, which captures the built-ins before page scripts run, and the rest, loaded by the boot
- * from the browser's cache with a <script async> checked by its SRI hash, which receives the
- * boot's names through a one-time hand-over (boot.js). Their source is this ordered list of
- * files, one concern each, which panel/pageagent.go joins in the order of its bootParts and
- * restParts lists (as the content scripts of an extension's manifest) between
- * "(function () { 'use strict';" and "})();", and minifies once. A file's top-level names are
- * names of its closure (a boot name the rest uses is handed over): never globals.
- * The boot:
+ * Source files. At run time the page agent is one closure (the capture of built-ins before page
+ * scripts run needs it); its source is this ordered list of files, one concern each, which
+ * panel/pageagent.go joins in the order of its agentParts list (as the content scripts of an
+ * extension's manifest) between "(function () { 'use strict';" and "})();", and minifies once.
+ * A file's top-level names are names of that one closure: never globals, seen by every file.
  *   prologue.js      the token, read and removed before anything else
  *   capture.js       the built-ins and DOM functions everything else calls
  *   helpers.js       small helpers over the captures; refusals
- *   tool_capture.js  the AI agent's page tools: their captures and bounds
- *   rx_revealed.js   password fields the page reveals, watched from the start
- *   rx_sheets.js     remixlet stylesheets (style.css, dom.addStyle); the first-frame ones
- *   rx_ready.js      the document's readiness, reported for the remixlets' run times
- *   early.js         window listeners and history wrappers the rest needs first
- *   boot.js          the boot's start; the rest's <script> and the hand-over
- * The rest:
  *   channel.js       the WebSocket to the proxy: messages, reconnects, back/forward cache
  *   navigation.js    reports of same-document navigations
  *   rx_run.js        remixlet operations: the overview, the dispatcher, page-change reports
@@ -70,7 +59,10 @@
  *   rx_build.js      dom.create, insert, clone, setHTML
  *   rx_layout.js     dom.rect and dom.style
  *   rx_click.js      dom.click and what it may activate
+ *   rx_sheets.js     remixlet stylesheets (style.css, dom.addStyle)
+ *   rx_ready.js      the document's readiness, reported for the remixlets' run times
  *   rx_wait.js       dom.waitFor: a MutationObserver for elements that appear later
+ *   tool_capture.js  the AI agent's page tools: their captures and bounds
  *   tool_helpers.js  text, argument and URL helpers of the page tools
  *   tool_geometry.js boxes and visibility
  *   tool_frames.js   same-origin frames
@@ -92,19 +84,15 @@
  *   tool_table.js    the tools table and the answers
  *   services.js      rmx services: clipboard, notifications, the menu of commands, open
  *   launcher.js      the launcher button and the panel iframe
- *   start.js         the one place the rest starts
+ *   start.js         the one place the agent starts
  * Rules for the files, on top of the ones above (panel/pageagent_test.go checks them):
  *   - each file is a valid script on its own (node parses each one): top-level var and function
  *     declarations, tables filled at start-up, no top-level return; what starts the agent
  *     (listeners, the socket, the launcher) is in functions that start.js calls;
  *   - a top-level name is declared in one file only: a second declaration of a name would
  *     silently replace the first in the closure;
- *   - a global (window, document, Element, JSON ...) is read only at top level of a boot file,
- *     i.e. at start-up before page scripts run; a function uses captures, never a global;
- *   - a rest file reads no global at all, and its top level captures nothing (no property read
- *     of a boot name, no getter/setter/proto call): it runs after page scripts;
- *   - a boot file uses no name of the rest; the boot's names the rest uses are functions, or
- *     values never assigned after their declaration (the rest gets a copy);
+ *   - a global (window, document, Element, JSON ...) is read only at top level, i.e. at start-up
+ *     before page scripts run; a function uses captures, never a global;
  *   - a top-level statement uses only names of its own file or of files before it;
  *   - ASCII only (escape anything else as \uXXXX), so the inlined script is ASCII whatever the
  *     page's charset.
@@ -113,13 +101,12 @@
 var doc = document;
 var win = window;
 var firstSheetsText = ''; // the tag's data-remixproxy-sheets, until rx_sheets.js adopts them
-var bootNonce = '';       // the tag's nonce, for the rest's <script> (boot.js)
 var token = takeToken();
 
-// takeToken reads the token, the first-frame sheets and the nonce, and removes our own <script>
-// element before anything else happens. It returns '' when there is none, or when this is not
-// the top-level frame (only the top-level frame talks to the proxy for now); then the agent does
-// not start (boot.js).
+// takeToken reads the token and the first-frame sheets, and removes our own <script> element
+// before anything else happens. It returns '' when there is none, or when this is not the
+// top-level frame (only the top-level frame talks to the proxy for now); then the agent does not
+// start (start.js).
 function takeToken() {
   var script = doc.currentScript;
   if (!script) {
@@ -130,23 +117,11 @@ function takeToken() {
   if (typeof sheets === 'string') {
     firstSheetsText = sheets;
   }
-  var nonce = script.nonce; // the attribute reads '' once the browser hides it
-  if (typeof nonce === 'string') {
-    bootNonce = nonce;
-  }
   if (script.parentNode) {
     script.parentNode.removeChild(script);
   }
   if (typeof t !== 'string' || t === '' || win.top !== win) {
     return '';
   }
-  return t;
-}
-
-// takeBootToken hands the token to the rest's channel (channel.js useToken) once, and forgets
-// it here.
-function takeBootToken() {
-  var t = token;
-  token = '';
   return t;
 }

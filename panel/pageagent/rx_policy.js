@@ -130,11 +130,12 @@ var CLOBBER = dict();
 var FORM_OWNER = dict();
 FORM_OWNER.input = inputForm;
 FORM_OWNER.button = buttonForm;
-FORM_OWNER.select = selectForm;
-FORM_OWNER.textarea = textareaForm;
-FORM_OWNER.fieldset = fieldsetForm;
-FORM_OWNER.output = outputForm;
-FORM_OWNER.object = objectForm;
+FORM_OWNER.select = getter(proto(win.HTMLSelectElement), 'form');
+FORM_OWNER.textarea = getter(proto(win.HTMLTextAreaElement), 'form');
+FORM_OWNER.fieldset = getter(proto(win.HTMLFieldSetElement), 'form');
+FORM_OWNER.output = getter(proto(win.HTMLOutputElement), 'form');
+FORM_OWNER.object = getter(proto(win.HTMLObjectElement), 'form');
+var formMethodOf = getter(proto(win.HTMLFormElement), 'method');
 // offsiteFormAction returns where the form el belongs to is sent, when that is not the page's
 // origin; '' when el belongs to no form, or to one sent to the page's origin (or a dialog form,
 // which sends nothing). The form is el's form owner as the browser finds it: the nearest
@@ -208,6 +209,50 @@ function passwordAutocomplete(node) {
     return contains(ac, 'current-password') || contains(ac, 'new-password');
   }
   return false;
+}
+// revealedPasswords holds the inputs (as keys, value true) that were password fields when the
+// page changed their type or autocomplete (watchRevealedPasswords), and clones of them.
+var revealedPasswords = new WeakMapCtor();
+// watchRevealedPasswords starts an observer of the type and autocomplete attributes of the
+// document's elements: an input that stops being a password field (its old type was password,
+// or its old autocomplete named a password) stays one for the page policy and the page tools.
+// The observer's records arrive before the next operation: a remixlet that presses the page's
+// "show password" button reads the field back empty afterwards. Residual: fields inside shadow
+// roots (the observer does not see them), and a page that replaces the field with a new text
+// input holding the same value.
+function watchRevealedPasswords() {
+  if (typeof MO !== 'function' || !moObserve || !recordTarget || !recordOldValue) {
+    return;
+  }
+  var mo = new MO(function (records) {
+    var n = records.length;
+    var i;
+    for (i = 0; i < n; i++) {
+      try {
+        var old = apply(recordOldValue, records[i], []);
+        if (typeof old === 'string' && (lower(old) === 'password' || contains(lower(old), 'current-password') ||
+            contains(lower(old), 'new-password'))) {
+          rememberPassword(apply(recordTarget, records[i], []));
+        }
+      } catch (e) { /* not a record */ }
+    }
+  });
+  var opts = dict();
+  opts.attributes = true;
+  opts.attributeOldValue = true;
+  opts.subtree = true;
+  var names = list();
+  put(names, 0, 'type');
+  put(names, 1, 'autocomplete');
+  opts.attributeFilter = names;
+  try {
+    apply(moObserve, mo, [doc, opts]);
+  } catch (e) { /* no observer: nothing to remember */ }
+}
+function rememberPassword(node) {
+  if (localName(node) === 'input') {
+    apply(weakSet, revealedPasswords, [node, true]);
+  }
 }
 // carryPasswords marks the inputs of copy (a clone of src, the same shape) that were password
 // fields in src (revealedPasswords), so that scrub blanks them as it blanks password fields.

@@ -4,8 +4,7 @@
 // document_start at once, document_end after DOMContentLoaded, document_idle at load or a
 // grace after DOMContentLoaded). The page agent only reports what it saw: the state in every
 // hello (readiness(), so a page restored from the back/forward cache or reconnecting says where
-// it is), and {type:'ready', state} when DOMContentLoaded and the window's load happen. The
-// listeners are the boot's (the events may come before the rest does); the rest sends. Reports
+// it is), and {type:'ready', state} when DOMContentLoaded and the window's load happen. Reports
 // only go forward, and an event that document.readyState contradicts (a DOMContentLoaded the
 // page dispatches itself while the parser still runs, a load before the document is complete)
 // is not taken.
@@ -32,7 +31,9 @@ function advanceReady(state) {
     return;
   }
   docReady = state;
-  fireEarly('ready', state); // sent by the boot (boot.js earlyReady), after the take-over by the rest (channel.js sendReady)
+  var m = message('ready');
+  m.state = state;
+  send(m);
 }
 
 // startReadinessReports listens for DOMContentLoaded and load, in the capture phase on window,

@@ -86,7 +86,10 @@ function release(req) {
   }
   menuRelease(rx);
   waitRelease(rx);
-  emptyRemixletSheets(rx);
+  var rec = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
+  if (rec) {
+    emptySheets(rec);
+  }
   dropOwnMutations();
 }
 

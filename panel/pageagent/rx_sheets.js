@@ -147,14 +147,6 @@ function addStyle(rx, css) {
   adoptAll(rec);
 }
 
-// emptyRemixletSheets empties the sheets of remixlet rx, if it has any (a release).
-function emptyRemixletSheets(rx) {
-  var rec = styleSheets ? apply(mapGet, styleSheets, [rx]) : undefined;
-  if (rec) {
-    emptySheets(rec);
-  }
-}
-
 // emptySheets empties a remixlet's sheets (a release); they stay adopted, in order, for reuse.
 function emptySheets(rec) {
   forgetFirstSheet(rec.id);

@@ -20,7 +20,22 @@
 // buttons (a window capture listener that stops propagation); it cannot read it, fake a trusted
 // click, or make a remixlet's text run as HTML.
 
+var nav = win.navigator;
+var clipboardObj = null;
+try {
+  clipboardObj = nav ? nav.clipboard : null;
+} catch (e) { /* no clipboard here (an insecure page) */ }
+var clipboardWriteText = proto(win.Clipboard) && win.Clipboard.prototype.writeText;
+var userActivation = null;
+try {
+  userActivation = nav ? nav.userActivation : null;
+} catch (e) { /* an old browser */ }
+var activationIsActive = getter(proto(win.UserActivation), 'isActive');
+var NotificationCtor = win.Notification;
+var notificationPermission = getter(NotificationCtor, 'permission');
+var windowFocus = win.focus;
 var elementFocus = focus;
+var shadowActiveElement = getter(proto(win.ShadowRoot), 'activeElement');
 
 var NO_GESTURE = 'the clipboard can be written only right after you click or press a key on the page';
 var NOTIFY_PER_MINUTE = 5;

@@ -1,14 +1,20 @@
-// The one place the rest of the page agent starts, after every file of the rest has declared its
-// names; the boot has started (boot.js startBoot) and handed them over. The order is the order
-// of the original single file: the page tools' password watch, navigation and readiness reports,
-// the back/forward cache, the launcher, then the socket.
+// The one place the page agent starts, after every file has declared its names and captured what
+// it needs. Nothing starts without a token, in a frame, or in a browser that lacks what the agent
+// needs. The order is the order of the original single file: the page tools' password watch,
+// navigation reports, the back/forward cache, the launcher, then the socket.
 
-function startRest() {
+function start() {
+  if (token === '' || !capturesComplete()) {
+    return;
+  }
+  adoptFirstSheets();
   useToken();
   watchPasswordFields();
+  watchRevealedPasswords();
   startNavigationReports();
-  onEarly('ready', sendReady);
+  startReadinessReports();
   startBackForwardCache();
   startLauncher();
   connect();
 }
+start();

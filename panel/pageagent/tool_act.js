@@ -10,7 +10,56 @@
 // HTML or selectors. Password fields are never typed into. navigate and back/forward stay
 // on the page's origin (navigate's address is also checked by the proxy first).
 
-// (Its captures are in tool_capture.js: the page agent's later parts run after page scripts.)
+var EventCtor = win.Event;
+var InputEventCtor = win.InputEvent;
+var KeyboardEventCtor = win.KeyboardEvent;
+var MouseEventCtor = win.MouseEvent;
+var PointerEventCtor = win.PointerEvent;
+var dispatchEventFn = EventTarget.prototype.dispatchEvent;
+var defaultPreventedG = getter(Event.prototype, 'defaultPrevented');
+var activeElementDoc = getter(Document.prototype, 'activeElement');
+var activeElementRoot = getter(proto(win.ShadowRoot), 'activeElement');
+var textareaSetValue = setter(textareaProto, 'value');
+var selectFn = dict();
+selectFn.input = inputProto && inputProto.select;
+selectFn.textarea = textareaProto && textareaProto.select;
+var setRangeFn = dict();
+setRangeFn.input = inputProto && inputProto.setSelectionRange;
+setRangeFn.textarea = textareaProto && textareaProto.setSelectionRange;
+var selStartG = dict();
+selStartG.input = getter(inputProto, 'selectionStart');
+selStartG.textarea = getter(textareaProto, 'selectionStart');
+var selEndG = dict();
+selEndG.input = getter(inputProto, 'selectionEnd');
+selEndG.textarea = getter(textareaProto, 'selectionEnd');
+var selectedIndexS = setter(selectProto, 'selectedIndex');
+var optionProto = proto(win.HTMLOptionElement);
+var optionValueG = getter(optionProto, 'value');
+var optionSelectedG = getter(optionProto, 'selected');
+var optionDefaultSelectedG = getter(optionProto, 'defaultSelected');
+var inputDefaultValueG = getter(inputProto, 'defaultValue');
+var textareaDefaultValueG = getter(textareaProto, 'defaultValue');
+var defaultCheckedG = getter(inputProto, 'defaultChecked');
+var isContentEditableG = getter(proto(win.HTMLElement), 'isContentEditable');
+var execCommandFn = Document.prototype.execCommand;
+var requestSubmitFn = formProto && formProto.requestSubmit;
+var winScrollBy = win.scrollBy;
+var winScrollTo = win.scrollTo;
+var elScrollBy = Element.prototype.scrollBy;
+var scrollTopG = getter(Element.prototype, 'scrollTop');
+var scrollLeftG = getter(Element.prototype, 'scrollLeft');
+var clientHeightG = getter(Element.prototype, 'clientHeight');
+var clientWidthG = getter(Element.prototype, 'clientWidth');
+var scrollWidthG = getter(Element.prototype, 'scrollWidth');
+var histProto = proto(win.History);
+var historyBack = histProto && histProto.back;
+var historyForward = histProto && histProto.forward;
+var navProto = proto(win.Navigation);
+var navEntries = navProto && navProto.entries;
+var navCurrentEntryG = getter(navProto, 'currentEntry');
+var entryProto = proto(win.NavigationHistoryEntry);
+var entryIndexG = getter(entryProto, 'index');
+var entryUrlG = getter(entryProto, 'url');
 
 var MAX_TYPE = 10000;       // characters typed by one call
 var MAX_KEYS = 20;          // keys pressed by one call

@@ -10,6 +10,10 @@
 // tree is reached once an outline has met it (noteFrame); frames nested deeper than
 // MAX_FRAME_DEPTH, and more than MAX_FRAMES, are not.
 
+var contentDocumentG = getter(proto(win.HTMLIFrameElement), 'contentDocument');
+var ownerDocumentG = getter(Node.prototype, 'ownerDocument');
+var clientLeftG = getter(Element.prototype, 'clientLeft');
+var clientTopG = getter(Element.prototype, 'clientTop');
 var MAX_FRAMES = 50;
 var MAX_FRAME_DEPTH = 4;
 var FRAMES_FRESH_MS = 250; // geometry is measured again after this, or after a scroll

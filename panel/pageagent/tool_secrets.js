@@ -10,6 +10,10 @@
 // field" here is the page policy's isSensitive: a password input (also one the page turned
 // into text to show it), and an input or textarea the page marks as a password, a one-time
 // code or a card; the reading tools never read their values out either.
+var fragQSA = fragProto && fragProto.querySelectorAll;
+var eventProto = proto(win.Event);
+var composedPathFn = eventProto && eventProto.composedPath;
+var eventTargetG = getter(eventProto, 'target');
 var secretIds = new WeakMapC();
 var secretNext = 0;
 var lastReport = '';
@@ -168,8 +172,8 @@ function onPasswordChange(ev) {
 }
 // watchPasswordFields reports password fields as they change.
 function watchPasswordFields() {
-  onEarly('input', onPasswordChange);
-  onEarly('change', onPasswordChange);
+  on(win, 'input', onPasswordChange, true);
+  on(win, 'change', onPasswordChange, true);
 }
 
 // carriesSecret reports whether an address carries a password or cookie value of the page.

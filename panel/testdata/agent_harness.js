@@ -387,8 +387,7 @@ function installFakeDOM(opts) {
     set adoptedStyleSheets(v) { this._sheets = v; }
   }
   class Document extends Node {
-    constructor() { super(); this._currentScript = null; this._adopted = []; }
-    get currentScript() { return this._currentScript; }
+    constructor() { super(); this.currentScript = null; this._adopted = []; }
     // Like a browser's observable array: the getter hands out the live array (push works on it,
     // unless opts.frozenAdopted, as in browsers before observable arrays); the setter converts
     // what it is given with its iterator (which a page can replace).
@@ -572,7 +571,7 @@ function installFakeDOM(opts) {
     script.setAttribute('data-remixproxy', opts.token);
   }
   attach(head, script);
-  doc._currentScript = script;
+  doc.currentScript = script;
   T.global = g;
   T.html = html;
   T.head = head;

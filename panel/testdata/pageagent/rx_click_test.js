@@ -25,7 +25,7 @@ const setup = `(function () {
     HTMLInputElement, HTMLFormElement, HTMLLabelElement });
 })();`;
 
-const a = load(['helpers.js', 'rx_revealed.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js', 'rx_click.js'],
+const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js', 'rx_click.js'],
   ['checkClick'], 'https://shop.test/page', setup);
 
 // build makes elements from [tag, attrs, ...children], each linked to its parent, and returns

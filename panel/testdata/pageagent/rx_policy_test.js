@@ -5,7 +5,7 @@
 const assert = require('assert');
 const { load, test, refusal, done } = require('./load.js');
 
-const a = load(['helpers.js', 'rx_revealed.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
   ['isLoader', 'loaderWritable', 'isPassword', 'isSensitive', 'testsFieldContents', 'checkAttr'],
   'https://shop.test/');
 const { html, svg, mathml } = a.ns;
@@ -70,7 +70,7 @@ test('a textarea the page marks as a password is sensitive', () => {
 
 // A page whose "show password" button turns the field into a text field: the stub's
 // MutationObserver hands its callback to the test, which plays the records the browser would.
-const r = load(['helpers.js', 'rx_revealed.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
   ['isPassword', 'isSensitive', 'watchRevealedPasswords', 'carryPasswords'], 'https://shop.test/',
   `(function () {
     class MutationRecord {

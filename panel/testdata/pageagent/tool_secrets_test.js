@@ -6,7 +6,7 @@
 const assert = require('assert');
 const { load, test, plain, done } = require('./load.js');
 
-const a = load(['helpers.js', 'tool_capture.js', 'rx_revealed.js', 'tool_helpers.js', 'tool_frames.js', 'tool_secrets.js'],
+const a = load(['helpers.js', 'tool_capture.js', 'tool_helpers.js', 'tool_frames.js', 'tool_secrets.js'],
   ['scrubSecrets', 'secrets', 'carriesSecret', 'cookieValues', 'trimSpaces']);
 
 test('scrubSecrets replaces each secret as it appears inside JSON strings', () => {
