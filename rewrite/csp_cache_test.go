@@ -40,6 +40,11 @@ func TestAdjustCSPCache(t *testing.T) {
 	oneField[5].Frame = []string{"https://other.proxy"}
 	oneField[6].ScriptSrc, oneField[6].ScriptHash = nil, testHash
 	oneField[7].ScriptSrc, oneField[7].ScriptHash = nil, ScriptHash([]byte("other()"))
+	// Every field of CSPNeeds must be in adjustKey and have its case above: a field the key
+	// misses would hand one page the policy adjusted for another's needs.
+	if got, want := reflect.TypeOf(CSPNeeds{}).NumField(), 5; got != want {
+		t.Fatalf("CSPNeeds has %d fields, this test covers %d: add the new one to adjustKey (csp_cache.go) and a case here", got, want)
+	}
 	const everyField = "default-src 'self'; script-src 'self' 'nonce-abc123' 'strict-dynamic'"
 	answers := map[string]bool{}
 	for _, n := range oneField {
