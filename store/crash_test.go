@@ -46,7 +46,7 @@ func helperFiles(worker, i int) Files {
 // until killed when that is 0 — printing "saved NUMBER DIGEST" after each commit.
 func TestHelperSaver(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
-		t.Skip("child process of TestCrashDuringSave and TestConcurrentWriterProcesses")
+		t.Skip("only runs as the child process TestCrashDuringSave and TestConcurrentWriterProcesses start; those tests run it")
 	}
 	fail := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "helper error: "+format+"\n", args...)
@@ -205,7 +205,7 @@ func checkDB(t *testing.T, db, name string, reported map[int]string) int {
 // no version is lost or half-written.
 func TestCrashDuringSave(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts and kills child processes")
+		t.Skip("starts and kills child processes; run without -short to include it")
 	}
 	db := filepath.Join(t.TempDir(), "remixproxy.db")
 	seed := uint64(time.Now().UnixNano())
@@ -256,7 +256,7 @@ func TestCrashDuringSave(t *testing.T) {
 // "database is locked" error surfaces.
 func TestConcurrentWriterProcesses(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts child processes")
+		t.Skip("starts child processes; run without -short to include it")
 	}
 	db := filepath.Join(t.TempDir(), "remixproxy.db")
 	const perChild = 25
