@@ -99,6 +99,7 @@ func NewProxy(sites *Sites, opts ...ProxyOption) (*Proxy, error) {
 		ResponseHeaderTimeout: 20 * time.Second,
 		ModelURL:              o.modelURL,
 		ModelAPI:              o.modelAPI,
+		BenchNoInject:         o.noInject,
 	})
 	if err != nil {
 		ln.Close()
@@ -133,12 +134,20 @@ type proxyOptions struct {
 	store    bool
 	modelURL string
 	modelAPI string
+	noInject bool
 }
 
 // WithModel offers the agent the model endpoint at url (the scripted model server) as
 // provider "local", like `remixproxy run --model-url URL --model-api API`. It implies WithStore.
 func WithModel(url, api string) ProxyOption {
 	return func(o *proxyOptions) { o.store, o.modelURL, o.modelAPI = true, url, api }
+}
+
+// WithBenchNoInject starts the proxy in the benchmark-only relay mode (proxy.Config.BenchNoInject,
+// `remixproxy run --bench-no-inject`): the same pipeline relaying pages untouched, no page agent.
+// Benchmarks use it to split what the proxy adds into the relay's part and the page agent's.
+func WithBenchNoInject() ProxyOption {
+	return func(o *proxyOptions) { o.noInject = true }
 }
 
 // WithStore gives the proxy a remixlet store (remixproxy.db in its data dir, opened as
