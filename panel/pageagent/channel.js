@@ -143,6 +143,9 @@ function receive(ev) {
     return;
   }
   var type = own(m, 'type');
+  if (type === 'op' || type === 'tool') {
+    startRevealWatch(); // before anything reads or presses in the page (rx_policy.js)
+  }
   if (type === 'welcome') {
     var p = own(m, 'panel');
     panelToken = typeof p === 'string' ? p : '';

@@ -213,14 +213,46 @@ function passwordAutocomplete(node) {
 // revealedPasswords holds the inputs (as keys, value true) that were password fields when the
 // page changed their type or autocomplete (watchRevealedPasswords), and clones of them.
 var revealedPasswords = new WeakMapCtor();
-// watchRevealedPasswords starts an observer of the type and autocomplete attributes of the
+// watchRevealedPasswords arranges an observer of the type and autocomplete attributes of the
 // document's elements: an input that stops being a password field (its old type was password,
 // or its old autocomplete named a password) stays one for the page policy and the page tools.
 // The observer's records arrive before the next operation: a remixlet that presses the page's
-// "show password" button reads the field back empty afterwards. Residual: fields inside shadow
-// roots (the observer does not see them), and a page that replaces the field with a new text
-// input holding the same value.
+// "show password" button reads the field back empty afterwards.
+//
+// The observer starts at the first of: the load event; the first pointer, key, touch or focus
+// event anywhere in the page (window, capture phase, registered before any page script, so it
+// runs before the page's own handlers of that event: a "show password" button pressed by the
+// person is seen); the first message of the proxy that runs something in the page (a
+// remixlet's op, a tool; receive in channel.js). Not at start: a document-wide subtree observer
+// present while the page parses and loads cost +25 ms of DOMContentLoaded and load at the
+// median of the corpus pages (BenchmarkCorpusPageLoad, the variant measured in NOTES), on every
+// page. What the late start leaves: a field a page script turns from a password into text
+// before any of those, that is before the person has touched the page and before anything of
+// ours has read it - it can hold only what the page itself put there (or, at most, a value the
+// browser autofilled, which Chromium gives page scripts only after the person's first
+// interaction, when the observer has started). Residual as before: fields inside shadow roots
+// (the observer does not see them), and a page that replaces the field with a new text input
+// holding the same value.
+var REVEAL_TRIGGERS = ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin'];
+var revealWatchStarted = false;
 function watchRevealedPasswords() {
+  var i;
+  for (i = 0; i < REVEAL_TRIGGERS.length; i++) {
+    on(win, REVEAL_TRIGGERS[i], startRevealWatch, true);
+  }
+  try {
+    if (apply(readyState, doc, []) === 'complete') {
+      startRevealWatch();
+      return;
+    }
+  } catch (e) { /* start on load */ }
+  on(win, 'load', startRevealWatch, true);
+}
+function startRevealWatch() {
+  if (revealWatchStarted) {
+    return;
+  }
+  revealWatchStarted = true;
   if (typeof MO !== 'function' || !moObserve || !recordTarget || !recordOldValue) {
     return;
   }

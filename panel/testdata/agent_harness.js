@@ -454,6 +454,10 @@ function installFakeDOM(opts) {
     }
   }
 
+  class MutationRecord {
+    get target() { return this._target; }
+    get oldValue() { return this._oldValue; }
+  }
   class MutationObserver {
     constructor(cb) {
       this._cb = cb;
@@ -468,11 +472,14 @@ function installFakeDOM(opts) {
     }
     observe(target, options) {
       this._subtree = options.subtree === true;
+      this._revealWatch = !!options.attributeFilter; // rx_policy.js's observer of revealed passwords
       push(T.observeOptions, {
         proto: getPrototypeOf(options),
         childList: options.childList,
         subtree: options.subtree,
         attributes: options.attributes,
+        // The agent's lists may have no prototype (no toString): joined by hand.
+        attributeFilter: options.attributeFilter ? R(arraySlice, options.attributeFilter, []).map((x) => StringCtor(x)).join(',') : undefined,
       });
       push(this._targets, target);
     }
@@ -542,7 +549,7 @@ function installFakeDOM(opts) {
   const classes = {
     EventTarget, Event, MessageEvent, CloseEvent, PageTransitionEvent,
     NavigationCurrentEntryChangeEvent, Node, Element, HTMLElement, HTMLIFrameElement, ShadowRoot, Document, Location,
-    History, WebSocket, MutationObserver, CSSStyleSheet, NodeList, DOMTokenList, CSSStyleDeclaration,
+    History, WebSocket, MutationObserver, MutationRecord, CSSStyleSheet, NodeList, DOMTokenList, CSSStyleDeclaration,
     HTMLInputElement, KeyboardEvent,
   };
   const names = Object.keys(classes);
@@ -640,10 +647,18 @@ function page(options) {
     T.fire(s, 'close', new C.CloseEvent(code));
   };
   p.sent = (s) => Array.from((s || p.socket())._sent).map((d) => JSON.parse(d));
-  p.ready = () => {
+  // dcl: the document is parsed (DOMContentLoaded). ready: the page has loaded as well (the
+  // load event, then the tasks queued at 0 ms run: the launcher mounts after load).
+  p.dcl = () => {
     T.readyState = 'interactive';
     T.fire(ctx.document, 'DOMContentLoaded', new C.Event(true));
     T.fire(T.global, 'DOMContentLoaded', new C.Event(true));
+  };
+  p.ready = () => {
+    p.dcl();
+    T.readyState = 'complete';
+    T.fire(T.global, 'load', new C.Event(true));
+    T.advance(0);
   };
   p.host = () => {
     const kids = T.html._children;
@@ -787,12 +802,13 @@ scenario('sees pushState through the Navigation API even when the page bypasses 
 scenario('reconnects with backoff 1s, 2s, 4s ... 30s and resets after welcome', () => {
   const p = page();
   p.ready();
+  const before = p.T.delays.length; // the page's start-up timers (the launcher's) are not the reconnect's
   for (let i = 0; i < 7; i++) {
     p.serverClose(1006);
     assert.strictEqual(p.state(), 'connecting');
     p.T.advance(60000);
   }
-  assert.deepStrictEqual(Array.from(p.T.delays), [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  assert.deepStrictEqual(Array.from(p.T.delays).slice(before), [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   assert.strictEqual(p.T.sockets.length, 8);
   p.open();
   p.welcome('pt');
@@ -837,7 +853,12 @@ scenario('closes on pagehide and reconnects at once on a persisted pageshow', ()
 scenario('launcher: closed shadow root, disabled until welcome, toggles the panel', () => {
   const p = page();
   assert.strictEqual(p.host(), null, 'mounted before DOMContentLoaded');
-  p.ready();
+  p.dcl();
+  assert.strictEqual(p.host(), null, 'mounted at DOMContentLoaded, not after load');
+  p.T.readyState = 'complete';
+  p.T.fire(p.T.global, 'load', new p.T.classes.Event(true));
+  assert.strictEqual(p.host(), null, 'mounted inside the load event (load waits for it)');
+  p.T.advance(0);
   const host = p.host();
   assert.ok(host, 'no launcher host');
   assert.strictEqual(p.T.shadowInits.length, 1);
@@ -895,19 +916,35 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   assert.strictEqual(button.getAttribute('aria-disabled'), 'false');
 });
 
-scenario('launcher mounts at once when the document is already parsed', () => {
-  const p = page({ readyState: 'interactive' });
-  assert.ok(p.host(), 'launcher not mounted');
-  p.ready(); // a later DOMContentLoaded does not mount a second one
+scenario('launcher shows a second after DOMContentLoaded when the load event does not come', () => {
+  const p = page();
+  p.dcl();
+  p.T.advance(999);
+  assert.strictEqual(p.host(), null, 'mounted before the second was up');
+  p.T.advance(1);
+  assert.ok(p.host(), 'no launcher a second after DOMContentLoaded');
+  p.T.readyState = 'complete';
+  p.T.fire(p.T.global, 'load', new p.T.classes.Event(true));
+  p.T.advance(0);
   const hosts = p.T.html._children.filter((k) => k.hasAttribute && k.hasAttribute('data-remixproxy-launcher'));
-  assert.strictEqual(hosts.length, 1);
+  assert.strictEqual(hosts.length, 1, 'a later load mounted a second one');
+});
+
+scenario('launcher mounts at once when the page has already loaded, and a second after DOMContentLoaded when it is parsed', () => {
+  const done = page({ readyState: 'complete' });
+  assert.ok(done.host(), 'launcher not mounted on a loaded page');
+  const parsed = page({ readyState: 'interactive' });
+  assert.strictEqual(parsed.host(), null, 'mounted before the page loaded');
+  parsed.T.advance(1000);
+  assert.ok(parsed.host(), 'launcher not mounted a second after');
 });
 
 scenario('puts the launcher back once when the page removes it', () => {
   const p = page();
   p.ready();
   const host = p.host();
-  for (const o of p.T.observeOptions) {
+  // The launcher's observers (not the one of revealed passwords, which starts on load too).
+  for (const o of p.T.observeOptions.filter((x) => x.attributeFilter === undefined)) {
     assert.strictEqual(o.proto, null);
     assert.strictEqual(o.childList, true);
     assert.strictEqual(o.subtree, undefined);
@@ -919,7 +956,7 @@ scenario('puts the launcher back once when the page removes it', () => {
   p.T.detach(host);
   p.T.flushMutations();
   assert.strictEqual(p.host(), null, 'fought the page a second time');
-  assert.ok(p.T.observers.every((o) => o._disconnected), 'observer left running');
+  assert.ok(p.T.observers.filter((o) => !o._revealWatch).every((o) => o._disconnected), 'observer left running');
 });
 
 scenario('follows a replaced <html> element', () => {
@@ -997,6 +1034,7 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
   // The fake browser reads fields directly, never through the replaced prototypes.
   T.readyState = 'interactive';
   T.fire(T.global, 'DOMContentLoaded', new T.classes.Event(true));
+  T.advance(1000); // the launcher mounts a second after DOMContentLoaded (no load event here)
   const s = p.socket();
   s._readyState = 1;
   T.fire(s, 'open', new T.classes.Event(true));
@@ -1036,6 +1074,7 @@ function opsPage(options) {
   const p = page(Object.assign({ readyState: 'interactive' }, options || {}));
   p.open();
   p.welcome('pt');
+  p.T.advance(1000); // the launcher mounts, a second after DOMContentLoaded (the page has not loaded)
   const doc = p.ctx.document;
   const body = p.T.html._children[1];
   const add = (tag, attrs, parent) => {
@@ -1939,7 +1978,7 @@ scenario('readiness: hello says where the document is; DOMContentLoaded and load
   // A DOMContentLoaded the page dispatches itself while the parser runs is not taken.
   p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
   assert.deepStrictEqual(ready(), []);
-  p.ready();
+  p.dcl();
   p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
   // Nor a load before the document is complete.
   p.T.fire(p.T.global, 'load', new C.Event(true));
@@ -1955,6 +1994,34 @@ scenario('readiness: hello says where the document is; DOMContentLoaded and load
   assert.notStrictEqual(p.socket(), first);
   p.open();
   assert.deepStrictEqual(p.sent()[0], { type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete' });
+});
+
+scenario('the observer of revealed passwords is not there while the page loads; load, a key or a proxy message starts it', () => {
+  const watching = (p) => p.T.observeOptions.filter((o) => o.attributeFilter === 'type,autocomplete' && o.subtree === true).length;
+  const p = page();
+  p.open();
+  p.welcome('pt');
+  p.dcl();
+  p.T.advance(1000);
+  assert.strictEqual(watching(p), 0, 'a document-wide attribute observer while the page loads');
+  p.T.readyState = 'complete';
+  p.T.fire(p.T.global, 'load', new p.T.classes.Event(true));
+  assert.strictEqual(watching(p), 1, 'no observer after load');
+  p.T.fire(p.T.global, 'pointerdown', new p.T.classes.Event(true));
+  assert.strictEqual(watching(p), 1, 'a second observer');
+
+  const k = page();
+  k.T.fire(k.T.global, 'keydown', new k.T.classes.Event(true));
+  assert.strictEqual(watching(k), 1, 'no observer after the first key');
+
+  for (const type of ['op', 'tool']) {
+    const m = page();
+    m.open();
+    m.welcome('pt');
+    assert.strictEqual(watching(m), 0, type + ': an observer before the message');
+    m.serverSend({ type, id: 1, remixlet: RX_A, op: 'queryAll', args: ['h1'], name: 'find', args_json: '{}' });
+    assert.strictEqual(watching(m), 1, 'no observer once a ' + type + ' message came');
+  }
 });
 
 scenario('readiness: a document already complete when the agent starts says so in its hello', () => {

@@ -70,28 +70,59 @@ test('a textarea the page marks as a password is sensitive', () => {
 
 // A page whose "show password" button turns the field into a text field: the stub's
 // MutationObserver hands its callback to the test, which plays the records the browser would.
-const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
-  ['isPassword', 'isSensitive', 'watchRevealedPasswords', 'carryPasswords'], 'https://shop.test/',
-  `(function () {
+const setupObserver = `(function () {
     class MutationRecord {
       constructor(t, old) { this._t = t; this._old = old; }
       get target() { return this._t; }
       get oldValue() { return this._old; }
     }
     class MutationObserver {
-      constructor(cb) { globalThis.moCallback = cb; }
+      constructor(cb) { globalThis.moCallback = cb; globalThis.moCount = (globalThis.moCount || 0) + 1; }
       observe(node, opts) { globalThis.moOptions = opts; }
     }
+    // Listeners by type, so the test can fire the events that start the observer.
+    globalThis.listeners = {};
+    EventTarget.prototype.addEventListener = function (type, fn) { (globalThis.listeners[type] = globalThis.listeners[type] || []).push(fn); };
     Object.defineProperty(Node.prototype, 'firstChild', { get() { return this._kids && this._kids[0] || null; } });
     Object.defineProperty(Node.prototype, 'nextSibling', { get() {
       const k = this._parent && this._parent._kids; const i = k ? k.indexOf(this) : -1;
       return i >= 0 && i + 1 < k.length ? k[i + 1] : null; } });
     Object.defineProperty(Node.prototype, 'nodeType', { get() { return 1; } });
     Object.assign(globalThis, { MutationRecord, MutationObserver });
-  })();`);
+  })();`;
+const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+  ['isPassword', 'isSensitive', 'watchRevealedPasswords', 'carryPasswords'], 'https://shop.test/', setupObserver);
+
+test('the observer of revealed passwords starts on load, not while the page loads', () => {
+  r.watchRevealedPasswords();
+  assert.strictEqual(r.ctx.moOptions, undefined, 'no observer while the page loads');
+  for (const type of ['load', 'pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin']) {
+    assert.strictEqual((r.ctx.listeners[type] || []).length, 1, 'one listener for ' + type);
+  }
+  r.ctx.listeners.load[0]();
+  assert.ok(r.ctx.moOptions, 'the observer started on load');
+  r.ctx.listeners.pointerdown[0]();
+  r.ctx.listeners.load[0]();
+  assert.strictEqual(r.ctx.moCount, 1, 'one observer, however many triggers');
+});
+
+test('the observer starts at the first pointer, key, touch or focus event, or the first message that runs something', () => {
+  for (const type of ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin', 'message']) {
+    const q = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+      ['watchRevealedPasswords', 'startRevealWatch'], 'https://shop.test/', setupObserver);
+    q.watchRevealedPasswords();
+    assert.strictEqual(q.ctx.moOptions, undefined, type + ': no observer before it');
+    if (type === 'message') {
+      q.startRevealWatch(); // what channel.js's receive calls before an op, a tool, ...
+    } else {
+      q.ctx.listeners[type][0]();
+    }
+    assert.ok(q.ctx.moOptions, 'the observer started on ' + type);
+  }
+});
 
 test('a password field the page turns into a text field stays a password field', () => {
-  r.watchRevealedPasswords();
+  r.ctx.listeners.load[0]();
   const opts = r.ctx.moOptions;
   assert.ok(opts && opts.attributeOldValue === true && opts.subtree === true, 'the observer keeps old values, in the whole document');
   assert.deepStrictEqual(Array.from(opts.attributeFilter), ['type', 'autocomplete']);
