@@ -17,13 +17,16 @@ import (
 // The page cannot change the attribute first: the tag is the first script of the document, and
 // it is parsed from the proxy's bytes.
 
-// firstFrameSheets is the data-remixproxy-sheets attribute's value for a page from pageURL, or
-// "" when no remixlet stylesheet goes into it.
-func (s *Server) firstFrameSheets(ctx context.Context, pageURL *url.URL) string {
+// firstFrame is what the bootstrap tag of a page from pageURL carries for its remixlets: the
+// data-remixproxy-sheets attribute's value, "" when no remixlet stylesheet goes into it, and
+// whether remixlets run on the page (then the tag's data-remixproxy-now: the page agent
+// connects at once, rather than after the page's load).
+func (s *Server) firstFrame(ctx context.Context, pageURL *url.URL) (sheets string, run bool) {
 	if s.remixlets == nil {
-		return ""
+		return "", false
 	}
-	return firstSheetsAttr(s.remixlets.FirstFrameSheets(ctx, pageURL.String()))
+	list, run := s.remixlets.FirstFrame(ctx, pageURL.String())
+	return firstSheetsAttr(list), run
 }
 
 // firstSheetsAttr writes sheets as the attribute's value: JSON, ASCII only (every other

@@ -140,3 +140,56 @@ func TestBootstrapCarriesFirstFrameSheets(t *testing.T) {
 		})
 	}
 }
+
+// TestBootstrapSaysWhereRemixletsRun: the tag carries data-remixproxy-now exactly when a
+// remixlet would run on the page (or a chat may follow its tab there: follow_test.go) — a script-only one too, which has no first-frame sheet — so
+// the page agent connects at once there and after the page's load elsewhere (start.js).
+func TestBootstrapSaysWhereRemixletsRun(t *testing.T) {
+	ctx := context.Background()
+	manifest := func(name, host string) []byte {
+		return []byte(fmt.Sprintf(`{"name": %q, "description": "t", "api": 1, "matches": ["https://%s/*"], "permissions": []}`, name, host))
+	}
+	const attr = ` data-remixproxy-now=""`
+	for _, tc := range []struct {
+		name string
+		csp  string
+	}{
+		{"external tag", ""},
+		{"inline tag", "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hdr []string
+			if tc.csp != "" {
+				hdr = []string{"Content-Security-Policy", tc.csp}
+			}
+			resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, hdr...))
+			f := newManagerFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+			has := func() bool {
+				t.Helper()
+				_, body := f.get("https://" + siteHost + "/")
+				rest, tag := stripTag(t, body)
+				if string(rest) != plainPage {
+					t.Fatalf("page minus tag = %q", rest)
+				}
+				return strings.Contains(tag, attr)
+			}
+			if has() {
+				t.Error("no remixlet at all: the tag says remixlets run")
+			}
+			personRemixlet(t, f.st, "elsewhere", store.Files{sandbox.ManifestFile: manifest("elsewhere", "other.test"), sandbox.ScriptFile: []byte(`dom.hide(dom.query("h1"))`)})
+			if has() {
+				t.Error("a remixlet of another site only: the tag says remixlets run")
+			}
+			personRemixlet(t, f.st, "script only", store.Files{sandbox.ManifestFile: manifest("script only", siteHost), sandbox.ScriptFile: []byte(`dom.hide(dom.query("h1"))`)})
+			if !has() {
+				t.Error("a script remixlet matches the page: the tag does not say remixlets run")
+			}
+			if err := f.st.PauseSite(ctx, siteHost); err != nil {
+				t.Fatal(err)
+			}
+			if has() {
+				t.Error("paused site: the tag says remixlets run")
+			}
+		})
+	}
+}

@@ -36,8 +36,10 @@ func newBootstrap() bootstrap {
 // script from remix.proxy — a few bytes per page, the script itself cached by the browser —
 // unless a policy uses 'strict-dynamic' without a nonce the tag can reuse; then it is inlined
 // and allowed by its hash. The tag carries the stylesheets of the remixlets that match the page
-// (firstframe.go), which the page agent adopts before the first paint.
-func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []string) ([]byte, rewrite.CSPNeeds) {
+// (firstframe.go), which the page agent adopts before the first paint, and tells it to connect
+// at once where remixlets run on the page or a chat may follow its tab to it (followed);
+// elsewhere it connects after the page's load.
+func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []string, followed bool) ([]byte, rewrite.CSPNeeds) {
 	nonce := rewrite.PageNonce(policies)
 	needs := rewrite.CSPNeeds{
 		Nonce:   nonce,
@@ -45,14 +47,15 @@ func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []
 		Frame:   magicSources(pageURL.Scheme, false),
 	}
 	token := s.pages.Mint(pageURL, time.Now())
-	sheets := s.firstFrameSheets(ctx, pageURL)
+	sheets, run := s.firstFrame(ctx, pageURL)
+	now := run || followed
 	if rewrite.ExternalAllowed(policies, nonce) {
 		origin := magicSources(pageURL.Scheme, false)[0]
 		needs.ScriptSrc = []string{origin}
-		return externalTag(token, nonce, sheets, origin+s.boot.path), needs
+		return externalTag(token, nonce, sheets, now, origin+s.boot.path), needs
 	}
 	needs.ScriptHash = s.boot.hash
-	return inlineTag(token, nonce, sheets, s.boot.script), needs
+	return inlineTag(token, nonce, sheets, now, s.boot.script), needs
 }
 
 // shouldInject reports whether resp is an HTML document the bootstrap goes into: a 2xx text/html
@@ -126,8 +129,8 @@ func (s *Server) injectHTML(resp *http.Response) {
 	if s.remixlets != nil {
 		s.remixlets.Prepare() // no sandbox host yet: start one now, before the page agent connects
 	}
-	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies)
-	s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
+	followed := s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
+	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies, followed)
 	if len(policies) > 0 {
 		resp.Header.Del("Content-Security-Policy")
 		for _, p := range policies {
@@ -189,14 +192,18 @@ func magicSources(scheme string, ws bool) []string {
 }
 
 // externalTag is the element inserted into a page that loads the page agent from src; sheets
-// is the first-frame sheets attribute's value (firstSheetsAttr), if any.
-func externalTag(token, nonce, sheets, src string) []byte {
-	b := make([]byte, 0, 128+len(token)+len(nonce)+len(sheets)+len(src))
+// is the first-frame sheets attribute's value (firstSheetsAttr), if any, and now adds the
+// data-remixproxy-now attribute (the page agent connects at once, not after the page's load).
+func externalTag(token, nonce, sheets string, now bool, src string) []byte {
+	b := make([]byte, 0, 160+len(token)+len(nonce)+len(sheets)+len(src))
 	b = append(b, `<script data-remixproxy="`...)
 	b = append(b, escapeAttr(token)...)
 	if sheets != "" {
 		b = append(b, `" data-remixproxy-sheets="`...)
 		b = append(b, sheets...)
+	}
+	if now {
+		b = append(b, `" data-remixproxy-now="`...)
 	}
 	b = append(b, `" src="`...)
 	b = append(b, escapeAttr(src)...)
@@ -220,16 +227,19 @@ func escapeAttr(s string) string {
 }
 
 // inlineTag is the element inserted into a page that carries the page agent inline, built
-// with a single allocation; sheets as for externalTag.
-func inlineTag(token, nonce, sheets string, script []byte) []byte {
+// with a single allocation; sheets and now as for externalTag.
+func inlineTag(token, nonce, sheets string, now bool, script []byte) []byte {
 	token, nonce = escapeAttr(token), escapeAttr(nonce)
-	const open, nonceAttr, sheetsAttr, close = `<script data-remixproxy="`, `" nonce="`, `" data-remixproxy-sheets="`, "</script>"
-	b := make([]byte, 0, len(open)+len(token)+len(sheetsAttr)+len(sheets)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))
+	const open, nonceAttr, sheetsAttr, nowAttr, close = `<script data-remixproxy="`, `" nonce="`, `" data-remixproxy-sheets="`, `" data-remixproxy-now="`, "</script>"
+	b := make([]byte, 0, len(open)+len(token)+len(sheetsAttr)+len(sheets)+len(nowAttr)+len(nonceAttr)+len(nonce)+2+len(script)+len(close))
 	b = append(b, open...)
 	b = append(b, token...)
 	if sheets != "" {
 		b = append(b, sheetsAttr...)
 		b = append(b, sheets...)
+	}
+	if now {
+		b = append(b, nowAttr...)
 	}
 	if nonce != "" {
 		b = append(b, nonceAttr...)

@@ -113,7 +113,9 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: the page's policy forbids the bootstrap", http.StatusConflict)
 		return
 	}
-	tag, needs := s.bootstrapFor(r.Context(), pageURL, policies)
+	// The navigation is the service worker's to see, not the proxy's (no Referer to follow a
+	// chat by): the page agent connects at once, as it does where a chat follows.
+	tag, needs := s.bootstrapFor(r.Context(), pageURL, policies, true)
 	adjusted := make([]string, 0, len(policies))
 	for _, p := range policies {
 		adjusted = append(adjusted, rewrite.AdjustCSP(p, needs))

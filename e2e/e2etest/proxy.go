@@ -170,6 +170,21 @@ func ThroughProxy(p *Proxy) BrowserOptions {
 	}
 }
 
+// SharedBrowser is the options of one browser that loads the sites directly (as DirectTo) and
+// trusts the CA of each of proxies too, so that tabs opened with NewTabThrough reach the same
+// sites through each proxy: the direct and the proxied modes of a comparison then run in one
+// Chromium.
+func SharedBrowser(s *Sites, proxies ...*Proxy) BrowserOptions {
+	opts := DirectTo(s)
+	opts.Name = "shared"
+	// The sites' rules send every other name nowhere; the proxies are dialled by address.
+	opts.HostResolverRules += ", EXCLUDE 127.0.0.1"
+	for i, p := range proxies {
+		opts.Trust[fmt.Sprintf("remixproxy-e2e-%d", i)] = p.CA.CertPEM
+	}
+	return opts
+}
+
 // Status is the proxy's /status.json.
 type Status struct {
 	Version          string `json:"version"`

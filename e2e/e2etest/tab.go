@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -96,11 +97,28 @@ type Tab struct {
 	console  []string
 }
 
-// NewTab opens a tab; it closes when the test ends.
+// NewTab opens a tab in a browser context of its own; it closes when the test ends.
 func (c *Chromium) NewTab(t testing.TB) *Tab {
 	t.Helper()
+	return c.newTab(t)
+}
+
+// NewTabThrough opens a tab in a browser context of its own whose requests all go through the
+// proxy p (Target.createBrowserContext's proxyServer), whatever the browser's own proxy. The
+// browser must trust p's CA (see SharedBrowser). Tabs through different proxies in one
+// Chromium let a benchmark compare modes without each mode carrying its own browser
+// instance's bias.
+func (c *Chromium) NewTabThrough(t testing.TB, p *Proxy) *Tab {
+	t.Helper()
+	return c.newTab(t, func(params *target.CreateBrowserContextParams) {
+		params.ProxyServer = "http://" + p.Addr
+	})
+}
+
+func (c *Chromium) newTab(t testing.TB, opts ...chromedp.CreateBrowserContextOption) *Tab {
+	t.Helper()
 	tab := &Tab{t: t, c: c}
-	ctx, cancel := chromedp.NewContext(c.ctx, chromedp.WithNewBrowserContext(), chromedp.WithListener(tab.onEvent))
+	ctx, cancel := chromedp.NewContext(c.ctx, chromedp.WithNewBrowserContext(opts...), chromedp.WithListener(tab.onEvent))
 	tab.ctx = ctx
 	t.Cleanup(cancel)
 	// The first Run attaches the tab and binds it to ctx, so it gets no deadline of its own.

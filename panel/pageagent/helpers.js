@@ -17,6 +17,47 @@ function cancel(id) {
     apply(clearTimeoutFn, win, [id]);
   }
 }
+
+// How long after DOMContentLoaded afterLoad's work runs on a page whose load event has not come
+// (a subresource that never ends), and the latest it runs after the agent starts on a page that
+// is never even parsed (a document that streams forever).
+var AFTER_LOAD_LATE_MS = 1000;
+var AFTER_LOAD_MAX_MS = 5000;
+
+// afterLoad runs fn once: in a task after the load event, so that neither DOMContentLoaded nor
+// load waits for it; AFTER_LOAD_LATE_MS after DOMContentLoaded, or AFTER_LOAD_MAX_MS after now,
+// when the load does not come; at once on a page that has loaded already. The work the page
+// agent can leave until the page has loaded (the launcher, and the socket where no remixlet
+// runs) goes here, off the person's wait for the page.
+function afterLoad(fn) {
+  var done = false;
+  var late = 0;
+  var max = 0;
+  function run() {
+    cancel(late);
+    cancel(max);
+    if (!done) {
+      done = true;
+      fn();
+    }
+  }
+  var rs = apply(readyState, doc, []);
+  if (rs === 'complete') {
+    run();
+    return;
+  }
+  on(win, 'load', function () {
+    later(run, 0);
+  }, true);
+  if (rs === 'loading') {
+    on(win, 'DOMContentLoaded', function () {
+      late = later(run, AFTER_LOAD_LATE_MS);
+    }, true);
+    max = later(run, AFTER_LOAD_MAX_MS);
+  } else {
+    late = later(run, AFTER_LOAD_LATE_MS);
+  }
+}
 function warn(text) {
   if (consoleWarn) {
     try {

@@ -8,9 +8,6 @@
 // framework that rebuilds <html> once on hydration, without fighting a page that insists.
 var REATTACH_LIMIT = 1;
 
-// How long after DOMContentLoaded the launcher shows on a page whose load event has not come.
-var LAUNCHER_LATE_MS = 1000;
-
 // The host resets everything it inherits or the page could set on it (all: initial !important);
 // inside the closed shadow root no page rule reaches the button or the frame, so they set only
 // what the browser's own styles give them. Not all: initial there too: each `all` expands to
@@ -245,25 +242,10 @@ function startLauncher() {
     }
   }, true);
 
-  // Mounted in a task after the load event, so that neither DOMContentLoaded nor load waits for
-  // it (the mount and its sheet are about 6 ms of the page's main thread; NOTES, 2026-12-02);
-  // LAUNCHER_LATE_MS after DOMContentLoaded for a page whose load does not come (a subresource
-  // that never ends). A second call finds the launcher mounted and does nothing (mount).
-  var rs = apply(readyState, doc, []);
-  if (rs === 'complete') {
-    whenReady();
-    return;
-  }
-  var late = 0;
-  on(win, 'load', function () {
-    cancel(late);
-    later(whenReady, 0);
-  }, true);
-  if (rs === 'loading') {
-    on(win, 'DOMContentLoaded', function () { late = later(whenReady, LAUNCHER_LATE_MS); }, true);
-  } else {
-    late = later(whenReady, LAUNCHER_LATE_MS);
-  }
+  // Mounted after the load event (afterLoad), so that neither DOMContentLoaded nor load waits
+  // for it: the mount and its sheet are about 6 ms of the page's main thread (NOTES,
+  // 2026-12-02).
+  afterLoad(whenReady);
 }
 
 function whenReady() {

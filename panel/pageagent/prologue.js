@@ -6,7 +6,8 @@
  *   <script data-remixproxy="TOKEN" nonce="..."> the page agent </ script>   (without the space)
  *
  * so it runs before any script of the page. It keeps a WebSocket to the proxy
- * (wss://remix.proxy/agent/ws) and shows a launcher button that opens the panel iframe
+ * (wss://remix.proxy/agent/ws; opened at once where remixlets run or a chat follows the tab,
+ * after the page's load elsewhere) and shows a launcher button that opens the panel iframe
  * (https://remix.proxy/panel), handing it the panel token with postMessage.
  *
  * The page is hostile. Everything used after start-up is captured now, before page scripts run,
@@ -101,6 +102,7 @@
 var doc = document;
 var win = window;
 var firstSheetsText = ''; // the tag's data-remixproxy-sheets, until rx_sheets.js adopts them
+var connectNow = false;    // the tag's data-remixproxy-now: connect at once (start.js)
 var token = takeToken();
 
 // takeToken reads the token and the first-frame sheets, and removes our own <script> element
@@ -117,6 +119,7 @@ function takeToken() {
   if (typeof sheets === 'string') {
     firstSheetsText = sheets;
   }
+  connectNow = script.hasAttribute('data-remixproxy-now');
   if (script.parentNode) {
     script.parentNode.removeChild(script);
   }

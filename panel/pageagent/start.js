@@ -1,7 +1,8 @@
 // The one place the page agent starts, after every file has declared its names and captured what
 // it needs. Nothing starts without a token, in a frame, or in a browser that lacks what the agent
 // needs. The order is the order of the original single file: the page tools' password watch,
-// navigation reports, the back/forward cache, the launcher, then the socket.
+// navigation reports, the back/forward cache, the launcher, then the socket (at once where
+// remixlets run or a chat follows the tab, after the page's load elsewhere).
 
 function start() {
   if (token === '' || !capturesComplete()) {
@@ -15,6 +16,16 @@ function start() {
   startReadinessReports();
   startBackForwardCache();
   startLauncher();
-  connect();
+  // Where remixlets run or a chat follows the tab to this page (the proxy says so in the tag:
+  // data-remixproxy-now) the socket opens at once: the remixlets act while the page loads, the
+  // chat moves on without waiting for the load. Elsewhere it opens after the load, in a
+  // task after the launcher's: opening it while the page loads cost the page about 10 ms of its
+  // load (NOTES, 2026-12-02), and nothing needs it sooner there. A remixlet switched on for the
+  // page meanwhile reaches it when it connects.
+  if (connectNow) {
+    connect();
+  } else {
+    afterLoad(connect);
+  }
 }
 start();

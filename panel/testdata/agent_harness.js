@@ -577,6 +577,9 @@ function installFakeDOM(opts) {
   if (opts.token !== null) {
     script.setAttribute('data-remixproxy', opts.token);
   }
+  if (opts.remixlets) {
+    script.setAttribute('data-remixproxy-now', '');
+  }
   attach(head, script);
   doc.currentScript = script;
   T.global = g;
@@ -597,6 +600,10 @@ function newPage(options) {
     subframe: false,
     navigationAPI: false,
     readyState: 'loading',
+    // The proxy's data-remixproxy-now (remixlets run on the page, or a chat follows the tab):
+    // the socket opens at once. Most scenarios test the channel, so they start with it; 'socket after load' tests
+    // the other pages.
+    remixlets: true,
   }, options || {});
   opts.protocol = new URL(opts.url).protocol;
   const ctx = vm.createContext({});
@@ -914,6 +921,57 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   p.serverClose(1006);
   assert.strictEqual(p.state(), 'connecting');
   assert.strictEqual(button.getAttribute('aria-disabled'), 'false');
+});
+
+scenario('socket after load: where no remixlet runs, the socket opens in a task after the load event, after the launcher', () => {
+  const p = page({ remixlets: false });
+  assert.strictEqual(p.T.sockets.length, 0, 'connected while the page loads');
+  p.dcl();
+  assert.strictEqual(p.T.sockets.length, 0, 'connected at DOMContentLoaded');
+  p.T.readyState = 'complete';
+  p.T.fire(p.T.global, 'load', new p.T.classes.Event(true));
+  assert.strictEqual(p.T.sockets.length, 0, 'connected inside the load event (load waits for it)');
+  p.T.advance(0);
+  assert.strictEqual(p.T.sockets.length, 1, 'no socket after load');
+  assert.ok(p.host(), 'no launcher');
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123');
+  p.open();
+  assert.deepStrictEqual(p.sent(), [{ type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete' }]);
+  p.welcome('pt');
+  assert.strictEqual(p.state(), 'connected');
+  p.T.advance(10000);
+  assert.strictEqual(p.T.sockets.length, 1, 'a late timer opened a second socket');
+});
+
+scenario('socket after load: a second after DOMContentLoaded when load does not come, five seconds after start when the page is never parsed, at once on a loaded page', () => {
+  const slow = page({ remixlets: false });
+  slow.dcl();
+  slow.T.advance(999);
+  assert.strictEqual(slow.T.sockets.length, 0, 'connected before the second was up');
+  slow.T.advance(1);
+  assert.strictEqual(slow.T.sockets.length, 1, 'no socket a second after DOMContentLoaded');
+  slow.T.readyState = 'complete';
+  slow.T.fire(slow.T.global, 'load', new slow.T.classes.Event(true));
+  slow.T.advance(0);
+  assert.strictEqual(slow.T.sockets.length, 1, 'the load opened a second socket');
+
+  const streaming = page({ remixlets: false });
+  streaming.T.advance(4999);
+  assert.strictEqual(streaming.T.sockets.length, 0, 'connected before five seconds');
+  streaming.T.advance(1);
+  assert.strictEqual(streaming.T.sockets.length, 1, 'no socket five seconds after start on a page never parsed');
+  assert.ok(streaming.host(), 'no launcher on a page never parsed');
+
+  const loaded = page({ remixlets: false, readyState: 'complete' });
+  assert.strictEqual(loaded.T.sockets.length, 1, 'no socket at once on a loaded page');
+});
+
+scenario('socket after load: the token is read and the script removed at once all the same', () => {
+  const p = page({ remixlets: false, token: 'a b' });
+  assert.strictEqual(p.T.head._children.indexOf(p.T.script), -1, 'script element still in <head>');
+  p.T.script.setAttribute('data-remixproxy', 'changed');
+  p.ready();
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=a%20b');
 });
 
 scenario('launcher shows a second after DOMContentLoaded when the load event does not come', () => {

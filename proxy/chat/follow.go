@@ -73,12 +73,17 @@ func (h *Hub) SetFollowGrace(d time.Duration) {
 	h.follow.grace = d
 }
 
-// NoteNavigation records the Referer of a document the proxy is injecting into (html.go).
-func (h *Hub) NoteNavigation(pageURL string, req *http.Request) {
+// NoteNavigation records the Referer of a document the proxy is injecting into (html.go), and
+// reports whether a chat may follow its tab to that document: a chat is on the page it came
+// from, or waits for its tab's next page from there. The proxy then has the document's page
+// agent connect at once rather than after the page's load, so that the chat moves on without
+// waiting for the load (and well within followGrace).
+func (h *Hub) NoteNavigation(pageURL string, req *http.Request) (followed bool) {
 	ref := req.Header.Get("Referer")
 	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		return
+		return false
 	}
+	followed = h.chatFrom(ref)
 	f := &h.follow
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -91,6 +96,33 @@ func (h *Hub) NoteNavigation(pageURL string, req *http.Request) {
 		}
 	}
 	f.notes[pageURL] = navNote{referer: ref, at: now}
+	return followed
+}
+
+// chatFrom reports whether a chat is on the page at ref (a Referer: no fragment) or waits for
+// its tab's next page from it.
+func (h *Hub) chatFrom(ref string) bool {
+	f := &h.follow
+	f.mu.Lock()
+	for _, o := range f.orphans {
+		if o.lastURL == ref {
+			f.mu.Unlock()
+			return true
+		}
+	}
+	f.mu.Unlock()
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.bySession))
+	for id := range h.bySession {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	for _, id := range ids {
+		if sess, ok := h.pages.Get(id); ok && httpx.WithoutFragment(sess.URL) == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // orphan records c, whose c.waiting is ch, as waiting for its tab's next page; after the

@@ -101,26 +101,41 @@ func (r *Runner) firstFrameable(c candidate) (checkedStyle, bool) {
 	return cs, len(cs.problems) == 0 && len(cs.clean) > 0
 }
 
-// FirstFrameSheets lists the stylesheets for the bootstrap of a page served from pageURL: for
-// each remixlet that would run on it, its checked stylesheet, exactly as the runner would send
-// it, unless the check refused part of it; at most maxFirstFrameCSS bytes in all. Nil when the
-// runner is nil, or on a store error (the runner sends the stylesheets on connect then).
+// FirstFrameSheets is FirstFrame's stylesheets.
 func (r *Runner) FirstFrameSheets(ctx context.Context, pageURL string) []panel.FirstSheet {
+	sheets, _ := r.FirstFrame(ctx, pageURL)
+	return sheets
+}
+
+// FirstFrame tells the bootstrap of a page served from pageURL what the remixlets need of it.
+//
+// sheets lists, for each remixlet that would run on the page, its checked stylesheet, exactly as
+// the runner would send it, unless the check refused part of it; at most maxFirstFrameCSS bytes
+// in all. Nil when the runner is nil, or on a store error (the runner sends the stylesheets on
+// connect then).
+//
+// run reports whether any remixlet would run on the page, or the store could not say: the page
+// agent then connects at once, so that the remixlets act while the page loads; on other pages
+// it connects after the load (page agent, start.js), off the person's wait.
+func (r *Runner) FirstFrame(ctx context.Context, pageURL string) (sheets []panel.FirstSheet, run bool) {
 	if r == nil {
-		return nil
+		return nil, false
 	}
 	src, err := r.standing(ctx)
 	if err != nil {
 		r.log.Debug("reading the remixlets for a page's first frame", "err", err)
-		return nil
+		return nil, true
 	}
 	if len(src.active) == 0 {
-		return nil // no remixlet on: none is a candidate, on any page (no address to parse)
+		return nil, false // no remixlet on: none is a candidate, on any page (no address to parse)
 	}
 	cands, err := r.remixletsFrom(ctx, src, pageURL)
 	if err != nil {
 		r.log.Debug("listing remixlets for a page's first frame", "err", err)
-		return nil
+		return nil, true
+	}
+	if len(cands) == 0 {
+		return nil, false
 	}
 	var out []panel.FirstSheet
 	size := 0
@@ -132,7 +147,7 @@ func (r *Runner) FirstFrameSheets(ctx context.Context, pageURL string) []panel.F
 		size += len(cs.clean)
 		out = append(out, panel.FirstSheet{Remixlet: c.id, Version: c.versionID, CSS: string(cs.clean)})
 	}
-	return out
+	return out, true
 }
 
 // acceptFirstSheets decides, on a page's first sync, which of the first-frame sheets the page
