@@ -25,37 +25,55 @@ var AFTER_LOAD_LATE_MS = 1000;
 var AFTER_LOAD_MAX_MS = 5000;
 
 // afterLoad runs fn once: in a task after the load event, so that neither DOMContentLoaded nor
-// load waits for it; AFTER_LOAD_LATE_MS after DOMContentLoaded, or AFTER_LOAD_MAX_MS after now,
-// when the load does not come; at once on a page that has loaded already. The work the page
-// agent can leave until the page has loaded (the launcher, and the socket where no remixlet
-// runs) goes here, off the person's wait for the page.
+// load waits for it; AFTER_LOAD_LATE_MS after DOMContentLoaded, or AFTER_LOAD_MAX_MS after the
+// first call, when the load does not come; at once on a page that has loaded already. The work
+// the page agent can leave until the page has loaded (the launcher, and the socket where it need
+// not connect at once) goes here, off the person's wait for the page. All of it shares one set of
+// listeners and timers, and each function runs in a task of its own, in the order given.
+var afterLoadQueue = null; // the functions waiting for the load; null before the first call
+var afterLoadDone = false;
+var afterLoadLate = 0;
+var afterLoadMax = 0;
+
 function afterLoad(fn) {
-  var done = false;
-  var late = 0;
-  var max = 0;
-  function run() {
-    cancel(late);
-    cancel(max);
-    if (!done) {
-      done = true;
-      fn();
-    }
-  }
-  var rs = apply(readyState, doc, []);
-  if (rs === 'complete') {
-    run();
+  if (afterLoadDone) {
+    fn();
     return;
   }
-  on(win, 'load', function () {
-    later(run, 0);
-  }, true);
-  if (rs === 'loading') {
-    on(win, 'DOMContentLoaded', function () {
-      late = later(run, AFTER_LOAD_LATE_MS);
+  if (afterLoadQueue === null) {
+    var rs = apply(readyState, doc, []);
+    if (rs === 'complete') {
+      fn();
+      return;
+    }
+    afterLoadQueue = [];
+    on(win, 'load', function () {
+      later(flushAfterLoad, 0);
     }, true);
-    max = later(run, AFTER_LOAD_MAX_MS);
-  } else {
-    late = later(run, AFTER_LOAD_LATE_MS);
+    if (rs === 'loading') {
+      on(win, 'DOMContentLoaded', function () {
+        afterLoadLate = later(flushAfterLoad, AFTER_LOAD_LATE_MS);
+      }, true);
+      afterLoadMax = later(flushAfterLoad, AFTER_LOAD_MAX_MS);
+    } else {
+      afterLoadLate = later(flushAfterLoad, AFTER_LOAD_LATE_MS);
+    }
+  }
+  afterLoadQueue[afterLoadQueue.length] = fn;
+}
+
+function flushAfterLoad() {
+  cancel(afterLoadLate);
+  cancel(afterLoadMax);
+  if (afterLoadDone) {
+    return;
+  }
+  afterLoadDone = true;
+  var q = afterLoadQueue;
+  afterLoadQueue = null;
+  var i;
+  for (i = 0; i < q.length; i++) {
+    later(q[i], 0);
   }
 }
 function warn(text) {
