@@ -21,10 +21,9 @@ import (
 )
 
 // TestAgentConnectsAfterLoadWhereNoRemixletRuns: on a page where no remixlet runs, the page
-// agent opens its socket only after the page's load event, off the person's wait (opening it
-// while the page loaded cost about 10 ms of load), or a second after DOMContentLoaded when the
-// load is slow to come; on a page where one runs it opens it at once, while the page is still
-// being parsed, so the remixlet acts early. A remixlet switched on for a page while it loads
+// agent opens its socket only after the page's load event, off the person's wait, or a second
+// after DOMContentLoaded when the load is slow to come; on a page where one runs it opens it at
+// once, while the page is still being parsed, so the remixlet acts early. A remixlet switched on for a page while it loads
 // runs on it when its agent connects. The order is read from Chromium's own events (the
 // socket's handshake, DOMContentLoaded, load) on one clock; the pages are slow by seconds where
 // the order matters, so the cases are far apart.
