@@ -266,3 +266,34 @@ func TestFirstFrameSheetsSeeAnotherProcessWithinAMoment(t *testing.T) {
 		t.Errorf("after the copy's age: got %+v, want none (switched off by the other process)", got)
 	}
 }
+
+// TestFirstFrameRun: FirstFrame's run says whether a remixlet would run on the page — a
+// script-only one too, which has no sheet — and says yes when the store cannot answer, so
+// that the page agent connects at once rather than leave a remixlet waiting for the load.
+func TestFirstFrameRun(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(dir+"/remixproxy.db", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	r := newTestRunner(t, st)
+	r.now = func() time.Time { return now }
+	if _, run := r.FirstFrame(ctx, "https://shop.test/"); run {
+		t.Error("no remixlet at all: run")
+	}
+	addStyledRemixlet(t, st, "script only", `"https://shop.test/*"`, store.Files{sandbox.ScriptFile: []byte(`rmx.log("x")`)})
+	sheets, run := r.FirstFrame(ctx, "https://shop.test/")
+	if !run || len(sheets) != 0 {
+		t.Errorf("a script-only remixlet matches: sheets %+v, run %v; want none, true", sheets, run)
+	}
+	if _, run := r.FirstFrame(ctx, "https://bank.test/"); run {
+		t.Error("a remixlet of another site only: run")
+	}
+	st.Close()
+	now = now.Add(2 * standingMaxAge)
+	if _, run := r.FirstFrame(ctx, "https://bank.test/"); !run {
+		t.Error("the store cannot answer: not run (a remixlet would wait for the page's load)")
+	}
+}
