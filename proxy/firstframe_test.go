@@ -87,27 +87,38 @@ func sheetsAttrOf(t *testing.T, body []byte) []panel.FirstSheet {
 	return nil
 }
 
+// tagForm is one of the two forms of the bootstrap tag, and the page policy that gets it.
+type tagForm struct {
+	name string
+	csp  string // the page's Content-Security-Policy, if any
+	tag  string // what the tag must contain
+}
+
+var tagForms = []tagForm{
+	{"external tag", "", ` src="https://remix.proxy/agent/`},
+	{"inline tag", "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'", string(panel.Bootstrap()[:20])},
+}
+
+// tagFormFixture is a manager fixture whose site serves plainPage with tc's policy.
+func tagFormFixture(t *testing.T, tc tagForm) *managerFixture {
+	t.Helper()
+	var hdr []string
+	if tc.csp != "" {
+		hdr = []string{"Content-Security-Policy", tc.csp}
+	}
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, hdr...))
+	return newManagerFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+}
+
 func TestBootstrapCarriesFirstFrameSheets(t *testing.T) {
 	ctx := context.Background()
 	const css = `h1 { outline: 3px solid red } p::after { content: "\"</script>" }`
 	manifest := func(name string) []byte {
 		return []byte(fmt.Sprintf(`{"name": %q, "description": "t", "api": 1, "matches": ["https://%s/*"], "permissions": []}`, name, siteHost))
 	}
-	for _, tc := range []struct {
-		name string
-		csp  string
-		tag  string // what the tag must contain
-	}{
-		{"external tag", "", ` src="https://remix.proxy/agent/`},
-		{"inline tag", "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'", string(panel.Bootstrap()[:20])},
-	} {
+	for _, tc := range tagForms {
 		t.Run(tc.name, func(t *testing.T) {
-			var hdr []string
-			if tc.csp != "" {
-				hdr = []string{"Content-Security-Policy", tc.csp}
-			}
-			resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, hdr...))
-			f := newManagerFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+			f := tagFormFixture(t, tc)
 			rx := personRemixlet(t, f.st, "outline", store.Files{sandbox.ManifestFile: manifest("outline"), sandbox.StyleFile: []byte(css)})
 			personRemixlet(t, f.st, "evil", store.Files{sandbox.ManifestFile: manifest("evil"), sandbox.StyleFile: []byte(`h2 { background: url(https://evil.test/x) }`)})
 			v, _, err := f.st.Active(ctx, rx.ID)
@@ -150,26 +161,18 @@ func TestBootstrapSaysWhereRemixletsRun(t *testing.T) {
 		return []byte(fmt.Sprintf(`{"name": %q, "description": "t", "api": 1, "matches": ["https://%s/*"], "permissions": []}`, name, host))
 	}
 	const attr = ` data-remixproxy-now=""`
-	for _, tc := range []struct {
-		name string
-		csp  string
-	}{
-		{"external tag", ""},
-		{"inline tag", "script-src 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' 'strict-dynamic'"},
-	} {
+	for _, tc := range tagForms {
 		t.Run(tc.name, func(t *testing.T) {
-			var hdr []string
-			if tc.csp != "" {
-				hdr = []string{"Content-Security-Policy", tc.csp}
-			}
-			resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage, hdr...))
-			f := newManagerFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+			f := tagFormFixture(t, tc)
 			has := func() bool {
 				t.Helper()
 				_, body := f.get("https://" + siteHost + "/")
 				rest, tag := stripTag(t, body)
 				if string(rest) != plainPage {
 					t.Fatalf("page minus tag = %q", rest)
+				}
+				if !strings.Contains(tag, tc.tag) {
+					t.Fatalf("tag %q lacks %q", tag[:min(len(tag), 300)], tc.tag)
 				}
 				return strings.Contains(tag, attr)
 			}
