@@ -31,8 +31,11 @@ const (
 	maxRecordedPerPage = 50
 	maxRecordedBody    = 32 << 10
 	maxRecordedTotal   = 512 << 10
-	maxUnclaimed       = 32
-	unclaimedTTL       = 30 * time.Second
+	// maxUnclaimed bounds the responses waiting for their page's agent to connect, all pages
+	// together: a page's whole record, since most pages' agents connect only after their load
+	// (data-remixproxy-now), and a page can fetch that much JSON while it loads.
+	maxUnclaimed = maxRecordedPerPage
+	unclaimedTTL = 30 * time.Second
 )
 
 // RecordedResponse is one JSON response a page loaded, as read_page_data reports it.
