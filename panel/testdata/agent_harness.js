@@ -1835,6 +1835,9 @@ function installServices(T) {
   T.windowFocused = 0;
   class Clipboard {
     writeText(t) {
+      if (!(this instanceof Clipboard)) {
+        throw new TypeError('Illegal invocation'); // the browser's brand check
+      }
       T.clipboardWrites.push(String(t));
       return T.clipboardFails ? Promise.reject(new Error('denied')) : Promise.resolve();
     }
@@ -1849,7 +1852,17 @@ function installServices(T) {
   globalThis.Clipboard = Clipboard;
   globalThis.UserActivation = UserActivation;
   globalThis.Notification = Notification;
-  globalThis.navigator = { clipboard: new Clipboard(), userActivation: new UserActivation() };
+  // Like the browser's: the two objects come from getters on Navigator.prototype, made on first
+  // use (T.navReads counts the reads).
+  const clipboard = new Clipboard();
+  const activation = new UserActivation();
+  T.navReads = 0;
+  class Navigator {
+    get clipboard() { T.navReads++; return clipboard; }
+    get userActivation() { T.navReads++; return activation; }
+  }
+  globalThis.Navigator = Navigator;
+  globalThis.navigator = new Navigator();
   Object.defineProperty(globalThis.location, 'assign', { value: function (u) { T.assigned.push(String(u)); } });
   globalThis.focus = function () { T.windowFocused++; };
   globalThis.URL = globalThis.__URL;
@@ -1883,6 +1896,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 scenario('clipboard: writes text only during a user gesture, never reads', async () => {
   const p = servicesPage();
+  assert.strictEqual(p.T.navReads, 0, 'navigator.clipboard or userActivation read before any clipboard op');
   p.serverSend({ type: 'clipboard', id: 1, remixlet: RX_A, text: 'copy me' });
   await tick();
   let r = p.results().find((m) => m.id === 1);
@@ -1926,6 +1940,25 @@ scenario('clipboard: a page that replaces built-ins after start-up cannot fake a
   leaked = g.__leak || 0;
   assert.strictEqual(leaked, 0, 'the page saw the call');
   assert.strictEqual(p.results().find((m) => m.id === 1).ok, false, 'a replaced isActive getter faked a gesture');
+
+  // The clipboard and activation objects are read at the op, through the getters captured at
+  // start: a page that replaces them, or navigator, gets neither the text nor a faked gesture.
+  const q = servicesPage();
+  vm.runInContext(`
+    const fake = { writeText(t) { globalThis.__stolen = t; return Promise.resolve(); } };
+    Object.defineProperty(Navigator.prototype, 'clipboard', { get() { return fake; } });
+    Object.defineProperty(Navigator.prototype, 'userActivation', { get() { return { isActive: true }; } });
+    globalThis.navigator = { clipboard: fake, userActivation: { isActive: true } };
+  `, q.ctx);
+  q.serverSend({ type: 'clipboard', id: 1, remixlet: RX_A, text: 'secret' });
+  await tick();
+  assert.strictEqual(q.ctx.__stolen, undefined, 'the page\'s clipboard got the text');
+  assert.strictEqual(q.results().find((m) => m.id === 1).ok, false, 'a replaced userActivation getter faked a gesture');
+  q.T.active = true;
+  q.serverSend({ type: 'clipboard', id: 2, remixlet: RX_A, text: 'mine' });
+  await tick();
+  assert.strictEqual(q.ctx.__stolen, undefined, 'the page\'s clipboard got the text');
+  assert.deepStrictEqual(Array.from(q.T.clipboardWrites), ['mine'], 'the real clipboard was not written');
 });
 
 scenario('notifications: a toast shows HTML as text; system notification only when already granted; rate', () => {
