@@ -65,6 +65,10 @@ func TestPanelOpensAndShowsPage(t *testing.T) {
 	clickAt(t, tab, x, y)
 
 	pf := attachFrame(t, tab, waitPanelFrame(t, tab))
+	// The open panel is the launcher's 380 × 560 px card (its sheet, made on the first open).
+	if w, h := panelFrameSize(t, tab); w != 380 || h != 560 {
+		t.Errorf("the open panel is %v × %v px, want 380 × 560: the frame's stylesheet is missing", w, h)
+	}
 	pf.waitFor(t, panelTimeout, fmt.Sprintf("the panel to show Connected and the page URL %s", pageURL), fmt.Sprintf(`(() => {
 		const s = document.getElementById('status-text'), u = document.getElementById('page-url');
 		return !!s && !!u && s.textContent === 'Connected' && u.textContent === %q;
@@ -121,6 +125,19 @@ func launcherNode(t *testing.T, tab *e2etest.Tab) *cdp.Node {
 		t.Errorf("the launcher's shadow root is %q, want closed", typ)
 	}
 	return res.Node
+}
+
+// panelFrameSize is the border-box size of the panel iframe in the launcher's shadow root.
+func panelFrameSize(t *testing.T, tab *e2etest.Tab) (w, h float64) {
+	t.Helper()
+	for _, c := range launcherNode(t, tab).ShadowRoots[0].Children {
+		if c.NodeName == "IFRAME" {
+			box := cdpCall(t, tab, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: c.BackendNodeID})
+			return float64(box.Model.Width), float64(box.Model.Height)
+		}
+	}
+	t.Fatalf("the launcher's shadow root has no iframe")
+	return 0, 0
 }
 
 // launcherShadowChildren lists the node names of the launcher's shadow root's children.

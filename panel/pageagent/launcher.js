@@ -52,7 +52,13 @@ var CSS = [
   'button:hover { background: #1858c4; }',
   'button:focus-visible { outline: 3px solid #f2b705; outline-offset: 2px; }',
   'button[aria-disabled="true"] { background: #8c959f; cursor: default; }',
-  'button[aria-expanded="true"] { background: #0d419d; }',
+  'button[aria-expanded="true"] { background: #0d419d; }'
+];
+
+// FRAME_CSS styles the panel iframe: a sheet of its own, made when the panel first opens, so
+// that the pages where nobody opens it do not parse it (about 0.5 ms of the page's main thread,
+// NOTES 2026-12-02).
+var FRAME_CSS = [
   'iframe {',
   '  margin: 0;',
   '  padding: 0;',
@@ -78,6 +84,8 @@ var host = null;     // <div data-remixproxy-launcher>, in the page's DOM
 var shadow = null;   // its closed shadow root; never leaves this closure
 var button = null;
 var frame = null;    // the panel iframe, created on first open
+var launcherSheet = null; // CSS, adopted by the shadow root
+var frameSheet = null;    // FRAME_CSS, adopted beside it once the panel has opened
 var frameLoaded = false;
 var open = false;
 var reattachLeft = REATTACH_LIMIT;
@@ -104,11 +112,11 @@ function mount() {
   var init = dict();
   init.mode = 'closed';
   var sr = apply(attachShadow, h, [init]);
-  var sheet = new Sheet();
-  apply(replaceSync, sheet, [joinLines(CSS)]);
-  // The browser converts this array with the page's Array iterator; at worst the page sees our
-  // stylesheet object, which holds nothing secret and leads to nothing else.
-  apply(setAdoptedStyleSheets, sr, [[sheet]]);
+  if (!launcherSheet) {
+    launcherSheet = new Sheet();
+    apply(replaceSync, launcherSheet, [joinLines(CSS)]);
+  }
+  adoptSheets(sr);
 
   var b = el('button');
   attr(b, 'type', 'button');
@@ -174,7 +182,19 @@ function render() {
   }
 }
 
+// adoptSheets gives the shadow root sr the launcher's sheet, and the frame's once it exists. The
+// browser converts the array with the page's Array iterator; at worst the page sees our
+// stylesheet objects, which hold nothing secret and lead to nothing else.
+function adoptSheets(sr) {
+  apply(setAdoptedStyleSheets, sr, [frameSheet ? [launcherSheet, frameSheet] : [launcherSheet]]);
+}
+
 function createFrame() {
+  if (!frameSheet) {
+    frameSheet = new Sheet();
+    apply(replaceSync, frameSheet, [joinLines(FRAME_CSS)]);
+    adoptSheets(shadow);
+  }
   var f = el('iframe');
   attr(f, 'title', 'remixproxy panel');
   attr(f, 'allow', '');

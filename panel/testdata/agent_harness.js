@@ -873,6 +873,7 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   assert.strictEqual(p.T.shadowInits[0].proto, null);
   assert.ok(p.shadow()._sheets && p.shadow()._sheets.length === 1, 'stylesheet adopted');
   assert.match(p.shadow()._sheets[0]._text, /z-index: 2147483647/);
+  assert.doesNotMatch(p.shadow()._sheets[0]._text, /iframe/, 'the frame\'s rules parsed before the panel opens');
   const button = p.button();
   assert.strictEqual(button.getAttribute('aria-label'), 'Open remixproxy panel');
   assert.strictEqual(button.getAttribute('type'), 'button');
@@ -893,6 +894,9 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   p.click();
   const frame = p.frame();
   assert.ok(frame, 'no iframe after click');
+  assert.strictEqual(p.shadow()._sheets.length, 2, 'the frame\'s sheet not adopted on open');
+  assert.match(p.shadow()._sheets[1]._text, /iframe\[data-open\] \{ display: block; \}/);
+  assert.match(p.shadow()._sheets[0]._text, /z-index: 2147483647/);
   assert.strictEqual(frame.getAttribute('title'), 'remixproxy panel');
   assert.strictEqual(frame.getAttribute('allow'), '');
   assert.ok(frame.hasAttribute('data-open'));
