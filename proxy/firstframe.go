@@ -11,7 +11,7 @@ import (
 )
 
 // Stylesheets in the first frame: the bootstrap tag carries the checked stylesheets of the
-// remixlets that match the page (remixlet.Runner.FirstFrameSheets: the runner's own matching and
+// remixlets that match the page (remixlet.Runner.FirstFrame: the runner's own matching and
 // check), in its data-remixproxy-sheets attribute, which the page agent reads (and removes, with
 // the tag) before any page script runs and adopts as constructable sheets before the first paint.
 // The page cannot change the attribute first: the tag is the first script of the document, and

@@ -226,11 +226,11 @@ var revealedPasswords = new WeakMapCtor();
 // remixlet's op, a tool; receive in channel.js). Not at start: a document-wide subtree observer
 // present while the page parses and loads cost +13.9 ms of DOMContentLoaded and +15.5 ms of
 // load at the median of the 130 corpus pages, on every page (a same-run A/B in Chromium against
-// this lazy start; NOTES, 2026-12-02). What the late start leaves: a field a page script turns from a password into text
-// before any of those, that is before the person has touched the page and before anything of
-// ours has read it - it can hold only what the page itself put there (or, at most, a value the
-// browser autofilled, which Chromium gives page scripts only after the person's first
-// interaction, when the observer has started). Residual as before: fields inside shadow roots
+// this lazy start; NOTES, 2026-12-02). What the late start leaves: a field a page script turns
+// from a password into text before any of those, that is before the person has touched the
+// page and before anything of ours has read it - it can hold only what the page itself put
+// there (or, at most, a value the browser autofilled, which Chromium gives page scripts only
+// after the person's first interaction, when the observer has started). Residual as before: fields inside shadow roots
 // (the observer does not see them), and a page that replaces the field with a new text input
 // holding the same value.
 var REVEAL_TRIGGERS = ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin'];

@@ -13,7 +13,7 @@ import (
 )
 
 // Stylesheets in the first frame (issue 14). When the proxy injects the bootstrap into a page it
-// asks FirstFrameSheets for the stylesheets of the remixlets that match the page — the same
+// asks FirstFrame for the stylesheets of the remixlets that match the page — the same
 // candidates (remixletsFor) and the same check (checkedStyle) as the runner's insertion on
 // connect — and puts them into the bootstrap tag, so the page agent adopts them before the
 // first paint. The page agent then tells which it holds when it connects (page.Session's
@@ -99,12 +99,6 @@ func (r *Runner) firstFrameable(c candidate) (checkedStyle, bool) {
 	}
 	cs := r.checkedStyle(c)
 	return cs, len(cs.problems) == 0 && len(cs.clean) > 0
-}
-
-// FirstFrameSheets is FirstFrame's stylesheets.
-func (r *Runner) FirstFrameSheets(ctx context.Context, pageURL string) []panel.FirstSheet {
-	sheets, _ := r.FirstFrame(ctx, pageURL)
-	return sheets
 }
 
 // FirstFrame tells the bootstrap of a page served from pageURL what the remixlets need of it.

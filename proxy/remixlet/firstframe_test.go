@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 	"github.com/remixproxy/remixproxy/store/storetest"
@@ -32,7 +33,7 @@ func TestFirstFrameSheetsAreWhatTheRunnerSends(t *testing.T) {
 	addStyledRemixlet(t, st, "script only", `"https://shop.test/*"`, store.Files{sandbox.ScriptFile: []byte(`rmx.log("x")`)})
 	r := newTestRunner(t, st)
 
-	got := r.FirstFrameSheets(ctx, "https://shop.test/list")
+	got := firstSheets(ctx, r, "https://shop.test/list")
 	if len(got) != 1 || got[0].Remixlet != clean {
 		t.Fatalf("first-frame sheets: got %+v, want only %s's (the refused one, the other site's and the script-only one left out)", got, clean)
 	}
@@ -91,12 +92,12 @@ func TestFirstFrameSheetsFollowTheStore(t *testing.T) {
 			id := addStyledRemixlet(t, st, "style only", `"https://shop.test/*"`, store.Files{sandbox.StyleFile: css})
 			r := newTestRunner(t, st)
 			if tt.setup != nil {
-				if got := r.FirstFrameSheets(ctx, tt.url); len(got) != 1 {
+				if got := firstSheets(ctx, r, tt.url); len(got) != 1 {
 					t.Fatalf("before the change: got %+v, want one sheet", got)
 				}
 				tt.setup(t, st, id) // reflected on the next page load, with no wait
 			}
-			if got := r.FirstFrameSheets(ctx, tt.url); len(got) != tt.want {
+			if got := firstSheets(ctx, r, tt.url); len(got) != tt.want {
 				t.Errorf("got %d sheets (%+v), want %d", len(got), got, tt.want)
 			}
 		})
@@ -108,9 +109,9 @@ func TestFirstFrameSheetsNewVersion(t *testing.T) {
 	st := openTestStore(t)
 	id := addStyledRemixlet(t, st, "style", `"https://shop.test/*"`, store.Files{sandbox.StyleFile: []byte("h1 { color: red }")})
 	r := newTestRunner(t, st)
-	before := r.FirstFrameSheets(ctx, "https://shop.test/")
+	before := firstSheets(ctx, r, "https://shop.test/")
 	v2 := activateNewStyle(t, st, id, "h1 { color: blue }")
-	after := r.FirstFrameSheets(ctx, "https://shop.test/")
+	after := firstSheets(ctx, r, "https://shop.test/")
 	if len(before) != 1 || len(after) != 1 || after[0].Version != v2 || after[0].CSS != "h1 { color: blue }" || before[0].Version == v2 {
 		t.Fatalf("before %+v, after %+v: want the new version %d's stylesheet after", before, after, v2)
 	}
@@ -188,7 +189,7 @@ func TestCheckedStyleCachedByVersion(t *testing.T) {
 	st := openTestStore(t)
 	id := addStyledRemixlet(t, st, "style", `"https://shop.test/*"`, store.Files{sandbox.StyleFile: []byte("h1 { color: red }")})
 	r := newTestRunner(t, st)
-	first := r.FirstFrameSheets(ctx, "https://shop.test/")
+	first := firstSheets(ctx, r, "https://shop.test/")
 	r.styles.mu.Lock()
 	n := len(r.styles.byVersion)
 	var cached []byte
@@ -204,7 +205,7 @@ func TestCheckedStyleCachedByVersion(t *testing.T) {
 		t.Errorf("the second use of the version checked the stylesheet again")
 	}
 	v2 := activateNewStyle(t, st, id, "h1 { color: green }")
-	if got := r.FirstFrameSheets(ctx, "https://shop.test/"); len(got) != 1 || got[0].Version != v2 || got[0].CSS != "h1 { color: green }" {
+	if got := firstSheets(ctx, r, "https://shop.test/"); len(got) != 1 || got[0].Version != v2 || got[0].CSS != "h1 { color: green }" {
 		t.Errorf("after a new version: got %+v", got)
 	}
 }
@@ -227,7 +228,7 @@ func BenchmarkFirstFrameSheets(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		if got := r.FirstFrameSheets(ctx, "https://shop.test/list"); len(got) != 2 {
+		if got := firstSheets(ctx, r, "https://shop.test/list"); len(got) != 2 {
 			b.Fatalf("got %d sheets, want 2", len(got))
 		}
 	}
@@ -245,7 +246,7 @@ func TestFirstFrameSheetsSeeAnotherProcessWithinAMoment(t *testing.T) {
 	now := time.Unix(1000, 0)
 	r := newTestRunner(t, st)
 	r.now = func() time.Time { return now }
-	if got := r.FirstFrameSheets(ctx, "https://shop.test/"); len(got) != 1 {
+	if got := firstSheets(ctx, r, "https://shop.test/"); len(got) != 1 {
 		t.Fatalf("got %+v, want one sheet", got)
 	}
 	// The CLI, another process: its own handle on the same database.
@@ -258,11 +259,11 @@ func TestFirstFrameSheetsSeeAnotherProcessWithinAMoment(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = now.Add(standingMaxAge / 2)
-	if got := r.FirstFrameSheets(ctx, "https://shop.test/"); len(got) != 1 {
+	if got := firstSheets(ctx, r, "https://shop.test/"); len(got) != 1 {
 		t.Errorf("within the copy's age: got %+v, want the copy's one sheet", got)
 	}
 	now = now.Add(standingMaxAge)
-	if got := r.FirstFrameSheets(ctx, "https://shop.test/"); len(got) != 0 {
+	if got := firstSheets(ctx, r, "https://shop.test/"); len(got) != 0 {
 		t.Errorf("after the copy's age: got %+v, want none (switched off by the other process)", got)
 	}
 }
@@ -296,4 +297,10 @@ func TestFirstFrameRun(t *testing.T) {
 	if _, run := r.FirstFrame(ctx, "https://bank.test/"); !run {
 		t.Error("the store cannot answer: not run (a remixlet would wait for the page's load)")
 	}
+}
+
+// firstSheets is FirstFrame's stylesheets.
+func firstSheets(ctx context.Context, r *Runner, pageURL string) []panel.FirstSheet {
+	sheets, _ := r.FirstFrame(ctx, pageURL)
+	return sheets
 }
