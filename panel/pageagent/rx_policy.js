@@ -230,9 +230,9 @@ var revealedPasswords = new WeakMapCtor();
 // from a password into text before any of those, that is before the person has touched the
 // page and before anything of ours has read it - it can hold only what the page itself put
 // there (or, at most, a value the browser autofilled, which Chromium gives page scripts only
-// after the person's first interaction, when the observer has started). Residual as before: fields inside shadow roots
-// (the observer does not see them), and a page that replaces the field with a new text input
-// holding the same value.
+// after the person's first interaction, when the observer has started). Residual as before:
+// fields inside shadow roots (the observer does not see them), and a page that replaces the
+// field with a new text input holding the same value.
 var REVEAL_TRIGGERS = ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin'];
 var revealWatchStarted = false;
 function watchRevealedPasswords() {
