@@ -31,11 +31,14 @@ const (
 	maxRecordedPerPage = 50
 	maxRecordedBody    = 32 << 10
 	maxRecordedTotal   = 512 << 10
-	// maxUnclaimed bounds the responses waiting for their page's agent to connect, all pages
-	// together: a page's whole record, since most pages' agents connect only after their load
-	// (data-remixproxy-now), and a page can fetch that much JSON while it loads.
-	maxUnclaimed = maxRecordedPerPage
-	unclaimedTTL = 30 * time.Second
+	// The responses waiting for their page's agent to connect are bounded per page as a
+	// session's record is (maxRecordedPerPage, maxRecordedTotal): most pages' agents connect only
+	// after their load (data-remixproxy-now), and a page can fetch that much JSON while it loads,
+	// so one page loading must not push out another's. All pages together are bounded by
+	// maxUnclaimed responses and maxUnclaimedBytes, the oldest going first.
+	maxUnclaimed      = 4 * maxRecordedPerPage
+	maxUnclaimedBytes = 4 * maxRecordedTotal
+	unclaimedTTL      = 30 * time.Second
 )
 
 // RecordedResponse is one JSON response a page loaded, as read_page_data reports it.
@@ -51,9 +54,10 @@ type RecordedResponse struct {
 // records holds a hub's recorded responses of every connected session (by session ID) and the
 // ones waiting for their session.
 type records struct {
-	mu        sync.Mutex
-	bySession map[string]*sessionRecord
-	unclaimed []unclaimedResponse
+	mu             sync.Mutex
+	bySession      map[string]*sessionRecord
+	unclaimed      []unclaimedResponse // oldest first
+	unclaimedBytes int
 }
 
 type sessionRecord struct {
@@ -67,6 +71,9 @@ type unclaimedResponse struct {
 	rec     RecordedResponse
 }
 
+// size is what a recorded response counts against the byte bounds.
+func (r RecordedResponse) size() int { return len(r.Body) + len(r.URL) }
+
 // pageDataOpened starts the record of a new session and gives it the responses that were
 // waiting for its URL.
 func (h *Hub) dataOpened(sessionID, pageURL string) {
@@ -76,15 +83,24 @@ func (h *Hub) dataOpened(sessionID, pageURL string) {
 	defer pd.mu.Unlock()
 	r := &sessionRecord{}
 	pd.bySession[sessionID] = r
-	now := time.Now()
+	pd.keepUnclaimed(time.Now(), func(u unclaimedResponse) bool {
+		if u.referer == want {
+			r.add(u.rec)
+			return false
+		}
+		return true
+	})
+}
+
+// keepUnclaimed keeps, in order, the waiting responses that are not past unclaimedTTL at now and
+// that keep accepts. pd.mu is held.
+func (pd *records) keepUnclaimed(now time.Time, keep func(unclaimedResponse) bool) {
 	kept := pd.unclaimed[:0]
 	for _, u := range pd.unclaimed {
-		switch {
-		case now.Sub(u.at) > unclaimedTTL:
-		case u.referer == want:
-			r.add(u.rec)
-		default:
+		if now.Sub(u.at) <= unclaimedTTL && keep(u) {
 			kept = append(kept, u)
+		} else {
+			pd.unclaimedBytes -= u.rec.size()
 		}
 	}
 	clear(pd.unclaimed[len(kept):])
@@ -110,11 +126,10 @@ func (h *Hub) Responses(sessionID string) []RecordedResponse {
 }
 
 func (r *sessionRecord) add(rec RecordedResponse) {
-	size := len(rec.Body) + len(rec.URL)
 	r.list = append(r.list, rec)
-	r.bytes += size
+	r.bytes += rec.size()
 	for len(r.list) > maxRecordedPerPage || (r.bytes > maxRecordedTotal && len(r.list) > 1) {
-		r.bytes -= len(r.list[0].Body) + len(r.list[0].URL)
+		r.bytes -= r.list[0].size()
 		r.list[0] = RecordedResponse{}
 		r.list = r.list[1:]
 	}
@@ -131,11 +146,34 @@ func (h *Hub) attach(referer *url.URL, rec RecordedResponse) {
 		r.add(rec)
 		return
 	}
-	if len(pd.unclaimed) >= maxUnclaimed {
+	pd.waitUnclaimed(unclaimedResponse{referer: ref, at: time.Now(), rec: rec})
+}
+
+// waitUnclaimed keeps u waiting for its page's session: first it drops what is past
+// unclaimedTTL, then the oldest of u's page beyond a session's bounds, then the oldest of any
+// page beyond maxUnclaimed and maxUnclaimedBytes. pd.mu is held.
+func (pd *records) waitUnclaimed(u unclaimedResponse) {
+	pd.keepUnclaimed(u.at, func(unclaimedResponse) bool { return true })
+	pd.unclaimed = append(pd.unclaimed, u)
+	pd.unclaimedBytes += u.rec.size()
+	n, bytes := 0, 0
+	for _, w := range pd.unclaimed {
+		if w.referer == u.referer {
+			n, bytes = n+1, bytes+w.rec.size()
+		}
+	}
+	pd.keepUnclaimed(u.at, func(w unclaimedResponse) bool {
+		if w.referer != u.referer || n <= 1 || (n <= maxRecordedPerPage && bytes <= maxRecordedTotal) {
+			return true
+		}
+		n, bytes = n-1, bytes-w.rec.size()
+		return false
+	})
+	for len(pd.unclaimed) > 1 && (len(pd.unclaimed) > maxUnclaimed || pd.unclaimedBytes > maxUnclaimedBytes) {
+		pd.unclaimedBytes -= pd.unclaimed[0].rec.size()
 		pd.unclaimed[0] = unclaimedResponse{}
 		pd.unclaimed = pd.unclaimed[1:]
 	}
-	pd.unclaimed = append(pd.unclaimed, unclaimedResponse{referer: ref, at: time.Now(), rec: rec})
 }
 
 // RecordResponse is a response tap of the pipeline: it arranges for resp (a response on its way

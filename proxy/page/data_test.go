@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSessionRecordBounds(t *testing.T) {
@@ -43,4 +44,87 @@ func TestResponsesBeforeConnectAreKept(t *testing.T) {
 		}
 		t.Errorf("the session got %d responses from before it connected, the first %q; want the last %d, from https://shop.test/api/5", len(got), first, maxRecordedPerPage)
 	}
+}
+
+// TestUnclaimedBoundsArePerPage: pages loading at once keep their waiting responses apart (one
+// page's many fetches do not push out another's), each within a session's bounds, all of them
+// within maxUnclaimed and maxUnclaimedBytes, and what is past unclaimedTTL goes.
+func TestUnclaimedBoundsArePerPage(t *testing.T) {
+	h := New(Config{Secret: []byte("k")})
+	a, _ := url.Parse("https://shop.test/a")
+	b, _ := url.Parse("https://news.test/b")
+	for i := 0; i < maxRecordedPerPage; i++ {
+		h.attach(a, RecordedResponse{URL: fmt.Sprint("https://shop.test/api/", i), Body: "{}"})
+		h.attach(b, RecordedResponse{URL: fmt.Sprint("https://news.test/api/", i), Body: "{}"})
+	}
+	for i := maxRecordedPerPage; i < maxRecordedPerPage+5; i++ {
+		h.attach(a, RecordedResponse{URL: fmt.Sprint("https://shop.test/api/", i), Body: "{}"})
+	}
+	if n := len(h.data.unclaimed); n != 2*maxRecordedPerPage {
+		t.Errorf("two pages fetched %d and %d responses: %d wait, want a session's %d each", maxRecordedPerPage+5, maxRecordedPerPage, n, maxRecordedPerPage)
+	}
+	h.dataOpened("b", "https://news.test/b")
+	h.dataOpened("a", "https://shop.test/a")
+	if got := h.Responses("b"); len(got) != maxRecordedPerPage || got[0].URL != "https://news.test/api/0" {
+		t.Errorf("page b got %d of its %d responses (first %v): page a's fetches pushed them out", len(got), maxRecordedPerPage, firstURL(got))
+	}
+	if got := h.Responses("a"); len(got) != maxRecordedPerPage || got[0].URL != "https://shop.test/api/5" {
+		t.Errorf("page a got %d responses, the first %v; want its last %d, from https://shop.test/api/5", len(got), firstURL(got), maxRecordedPerPage)
+	}
+	checkUnclaimedBytes(t, h)
+
+	// One page's bytes: a session's byte bound.
+	big := strings.Repeat("y", maxRecordedBody)
+	for i := 0; i < 40; i++ {
+		h.attach(a, RecordedResponse{URL: "u", Body: big})
+	}
+	if n := len(h.data.unclaimed); n != maxRecordedTotal/(maxRecordedBody+1) {
+		t.Errorf("one page's 40 responses of %d bytes: %d wait, want %d (maxRecordedTotal)", maxRecordedBody, n, maxRecordedTotal/(maxRecordedBody+1))
+	}
+	checkUnclaimedBytes(t, h)
+
+	// All pages: the oldest go first beyond maxUnclaimed.
+	h = New(Config{Secret: []byte("k")})
+	pages := maxUnclaimed/maxRecordedPerPage + 2
+	for p := 0; p < pages; p++ {
+		u, _ := url.Parse(fmt.Sprint("https://site", p, ".test/"))
+		for i := 0; i < maxRecordedPerPage; i++ {
+			h.attach(u, RecordedResponse{URL: fmt.Sprint("https://site", p, ".test/api/", i), Body: "{}"})
+		}
+	}
+	if n := len(h.data.unclaimed); n != maxUnclaimed || h.data.unclaimed[0].referer != "https://site2.test/" {
+		t.Errorf("%d pages of %d responses: %d wait, the oldest from %q; want %d, from https://site2.test/", pages, maxRecordedPerPage, n, h.data.unclaimed[0].referer, maxUnclaimed)
+	}
+	checkUnclaimedBytes(t, h)
+
+	// Past unclaimedTTL: gone at the next response.
+	for i := range h.data.unclaimed {
+		h.data.unclaimed[i].at = h.data.unclaimed[i].at.Add(-unclaimedTTL - time.Second)
+	}
+	h.attach(a, RecordedResponse{URL: "https://shop.test/api/late", Body: "{}"})
+	if n := len(h.data.unclaimed); n != 1 {
+		t.Errorf("after unclaimedTTL, %d responses still wait, want only the new one", n)
+	}
+	checkUnclaimedBytes(t, h)
+}
+
+func checkUnclaimedBytes(t *testing.T, h *Hub) {
+	t.Helper()
+	sum := 0
+	for _, u := range h.data.unclaimed {
+		sum += u.rec.size()
+	}
+	if sum != h.data.unclaimedBytes {
+		t.Errorf("unclaimedBytes = %d, the waiting responses hold %d", h.data.unclaimedBytes, sum)
+	}
+	if h.data.unclaimedBytes > maxUnclaimedBytes {
+		t.Errorf("%d bytes wait, over maxUnclaimedBytes (%d)", h.data.unclaimedBytes, maxUnclaimedBytes)
+	}
+}
+
+func firstURL(rs []RecordedResponse) string {
+	if len(rs) == 0 {
+		return "(none)"
+	}
+	return rs[0].URL
 }
