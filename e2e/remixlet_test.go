@@ -57,7 +57,10 @@ function render() {
   document.body.dataset.missed = missed;
 }
 render();
-setInterval(render, 100);
+// The feed redraws every 100 ms until a test stops it (stopRedraws) to redraw by hand (redraw).
+const timer = setInterval(render, 100);
+window.stopRedraws = () => clearInterval(timer);
+window.redraw = render;
 document.body.dataset.pageScript = 'ran';
 </script></body></html>`)
 	})
@@ -133,17 +136,32 @@ func TestRemixletKeepsPromotedHiddenWhileTheSiteRedraws(t *testing.T) {
 
 	// The site keeps redrawing; the promoted items stay hidden across redraws. The page itself
 	// counts, just before each redraw, whether the previous redraw's promoted items had been
-	// hidden. How fast a repair comes is a benchmark (e2e/benchremixlet), not an assertion: on a
-	// loaded machine one repair may miss the next redraw, so the test asks that the keep holds
-	// for nine in ten redraws — a keep that does not work misses them all.
-	r0, _, m0 := feedCounters(tab)
+	// hidden. How fast a repair comes is a benchmark (e2e/benchremixlet, keep repair), never an
+	// assertion here: on a loaded machine a repair may miss the next redraw 100 ms later, so
+	// while the site churns the test asks only that the keep held some redraws (a keep that does
+	// not work holds none). Then the redraws stop and every redraw by hand must be repaired,
+	// however long the machine takes (within a generous bound).
+	r0, h0, _ := feedCounters(tab)
 	time.Sleep(1500 * time.Millisecond)
-	r1, held, m1 := feedCounters(tab)
+	r1, h1, m1 := feedCounters(tab)
 	if r1-r0 < 5 {
 		t.Fatalf("the site redrew %d times in 1.5 s, want at least 5 (is its script running?)", r1-r0)
 	}
-	if missed, n := m1-m0, r1-r0; missed > n/10 {
-		t.Errorf("%d of the last %d redraws left promoted items visible until the next redraw (held: %d)\n%s", missed, n, held, diagnose())
+	if h1 == h0 {
+		t.Errorf("none of the last %d redraws had its promoted items hidden before the next (missed: %d)\n%s", r1-r0, m1, diagnose())
+	}
+	e2etest.Eval[bool](tab, `(stopRedraws(), true)`)
+	hiddenNow := func(what string) {
+		t.Helper()
+		cond := visiblePromoted + ` === 0 && document.querySelectorAll('#feed .promoted').length === 3 && document.body.dataset.renders === document.querySelector('#feed li').textContent.split(' ').pop()`
+		if err := waitTrue(tab, 10*time.Second, cond); err != nil {
+			t.Fatalf("%s: the promoted items were not hidden: %v\n%s", what, err, diagnose())
+		}
+	}
+	hiddenNow("the last redraw of the churn")
+	for i := 0; i < 3; i++ {
+		e2etest.Eval[bool](tab, `(redraw(), true)`)
+		hiddenNow(fmt.Sprintf("redraw %d by hand", i+1))
 	}
 	mark := "data-remixlet-" + strings.TrimPrefix(rx.ID, "rx_")[:8]
 	if err := waitTrue(tab, 2*time.Second, `((e) => e && e.getAttribute('`+mark+`') === '')(document.querySelector('#feed .promoted[data-remixlet-hidden]'))`); err != nil {
@@ -156,6 +174,7 @@ func TestRemixletKeepsPromotedHiddenWhileTheSiteRedraws(t *testing.T) {
 	if err := st.PauseSite(context.Background(), "feed.test"); err != nil {
 		t.Fatal(err)
 	}
+	e2etest.Eval[bool](tab, `(setInterval(redraw, 100), true)`)
 	if err := waitTrue(tab, 5*time.Second, visiblePromoted+` === 3`); err != nil {
 		t.Fatalf("after pausing the site, the promoted items of new redraws were still hidden: %v\n%s", err, diagnose())
 	}
