@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -55,7 +56,14 @@ func (l *logSink) has(substr string) bool {
 // waitFor waits until a line containing substr is logged.
 func (l *logSink) waitFor(t *testing.T, substr string) {
 	t.Helper()
-	deadline := time.After(waitLimit)
+	l.waitForWithin(t, substr, waitLimit)
+}
+
+// waitForWithin is waitFor with a hang guard of its own, for the tests whose work takes seconds
+// even on a quiet machine.
+func (l *logSink) waitForWithin(t *testing.T, substr string, limit time.Duration) {
+	t.Helper()
+	deadline := time.After(limit)
 	for !l.has(substr) {
 		select {
 		case <-l.added:
@@ -726,7 +734,8 @@ func TestHugeMessageRefused(t *testing.T) {
 		try { dom.setStyle({ $h: 1 }, Array(200000).fill({ a: 1 })); rmx.log('SENT') } catch (e) { rmx.log('OUT2', e.name) }
 		try { await dom.text({ $h: 1 }); rmx.log('RECEIVED') } catch (e) { rmx.log('IN', e.name, e.message) }
 	`, host, Limits{TaskBudget: time.Minute}) // goja's repeat of 100 MiB takes seconds
-	sink.waitFor(t, "IN ")
+	// Seconds on a quiet machine, over 20 under -race while other packages' tests run.
+	sink.waitForWithin(t, "IN ", 3*time.Minute)
 	if sink.has("SENT") || sink.has("RECEIVED") {
 		t.Errorf("a huge message crossed: %q", sink.snapshot())
 	}
@@ -791,3 +800,42 @@ func TestDeepRecursionStopped(t *testing.T) {
 }
 
 var _ Host = (*fakeHost)(nil)
+
+// Invariant 7, on a busy machine: the task budget counts the CPU a task used, so a task that
+// waits without using the CPU (here a log sink that blocks, as a descheduled thread would) is not
+// taken for an endless loop; a task that waits past taskWallCap budgets of wall-clock time is.
+func TestTaskBudgetCountsCPUNotWaiting(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("the thread CPU clock is read on Linux only; elsewhere the budget is wall-clock time")
+	}
+	const budget = 100 * time.Millisecond
+	start := func(script string) (*Runtime, *logSink) {
+		sink := newLogSink()
+		slow := func(level, msg string) {
+			if msg == "wait" {
+				time.Sleep(budget)
+			}
+			sink.log(level, msg)
+		}
+		r, err := NewRuntime(RuntimeConfig{RemixletID: "test", API: 1, Script: script, Log: slow, Limits: Limits{TaskBudget: budget}})
+		if err != nil {
+			t.Fatalf("NewRuntime: %v", err)
+		}
+		t.Cleanup(r.Stop)
+		return r, sink
+	}
+	r, sink := start(`for (let i = 0; i < 4; i++) rmx.log('wait'); rmx.log('done');`)
+	sink.waitFor(t, "done")
+	if err := r.Err(); err != nil {
+		t.Errorf("a task that waited 4 budgets without using the CPU was stopped: %v", err)
+	}
+	r, sink = start(fmt.Sprintf(`for (let i = 0; i < %d; i++) rmx.log('wait'); rmx.log('done');`, taskWallCap+4))
+	waitDone(t, r)
+	var ke *KilledError
+	if err := r.Err(); !errors.As(err, &ke) || !strings.Contains(ke.Reason, "budget") {
+		t.Fatalf("a task that waited %d budgets: got %v, want a budget KilledError", taskWallCap+4, err)
+	}
+	if sink.count("done") != 0 {
+		t.Error("the task that waited past the wall-clock cap ran to its end")
+	}
+}
