@@ -626,8 +626,7 @@ func TestHostileRemixletLimitsLeaveTheProxyUp(t *testing.T) {
 // TestHostileRemixletHostDeathBlamesTheCulprit: a remixlet whose built-in makes the shared
 // sandbox host die at once ('x'.repeat(2**40): a fatal out-of-memory in the child, not a stuck
 // task) runs beside a benign remixlet that is busy with short tasks well within its budget (20 ms
-// of a 250 ms wall-clock budget: at 50 ms, a machine at load 23 once stretched one past it). Only
-// the hostile one may be stopped.
+// of the 250 ms budget). Only the hostile one may be stopped.
 func TestHostileRemixletHostDeathBlamesTheCulprit(t *testing.T) {
 	h := startHostile(t)
 	busy := saveUnchecked(t, h.st, "busy benign", store.Files{
