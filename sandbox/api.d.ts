@@ -20,6 +20,11 @@
 // from the back/forward cache, a same-page navigation into the remixlet's matches) starts it at
 // once. Content the site adds later (infinite scroll, a single-page app) needs dom.waitFor or
 // rmx.keep whatever the run time.
+//
+// Each task (script.js's first run up to its first await, a timer or listener callback, a keep's
+// check or repair, with the microtasks it queues) may use 250 ms of CPU time; one that uses more
+// is taken for an endless loop, and the remixlet is stopped with a line in its log saying so.
+// Split long work with await or setTimeout.
 
 /** An opaque reference to a page element, valid for this page session. */
 interface Handle {
