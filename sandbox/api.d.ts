@@ -22,9 +22,9 @@
 // rmx.keep whatever the run time.
 //
 // Each task (script.js's first run up to its first await, a timer or listener callback, a keep's
-// check or repair, with the microtasks it queues) may use 250 ms of CPU time; one that uses more
-// is taken for an endless loop, and the remixlet is stopped with a line in its log saying so.
-// Split long work with await or setTimeout.
+// check or repair, with the microtasks it queues) may take 250 ms (more when the machine is busy
+// with other programs); one that takes longer is taken for an endless loop, and the remixlet is
+// stopped with a line in its log saying so. Split long work with await or setTimeout.
 
 /** An opaque reference to a page element, valid for this page session. */
 interface Handle {

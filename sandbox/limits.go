@@ -11,11 +11,12 @@ import "time"
 // with OS limits (see HostLimits), and a runtime that does not yield within StuckGrace after being
 // interrupted makes the child exit, which the Supervisor observes and attributes.
 type Limits struct {
-	// TaskBudget is the CPU time one macrotask (the script's first run, a timer callback, a
-	// promise settlement with its microtasks, an event listener, a keep check) may use before
-	// the runtime is interrupted and stopped, within taskWallCap times as much wall-clock time:
-	// on a busy machine a task that waits for the CPU is not taken for an endless loop. Where
-	// the thread's CPU clock cannot be read (off Linux) it is wall-clock time. Default 250ms.
+	// TaskBudget is the time one macrotask (the script's first run, a timer callback, a promise
+	// settlement with its microtasks, an event listener, a keep check) may take before the
+	// runtime is interrupted and stopped. It is wall-clock time, except that a task is given
+	// more (up to taskWallCap budgets) while the whole process has used less CPU than the budget
+	// since the task began: on a machine busy with other programs, a task that waits for the CPU
+	// is not taken for an endless loop. Default 250ms.
 	TaskBudget time.Duration `json:"task_budget,omitempty"`
 	// StuckGrace is how long an interrupted task may take to yield. goja's Interrupt does not stop
 	// long built-ins (regexp2 backtracking, huge String.prototype.repeat or Array.prototype.join);

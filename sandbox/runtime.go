@@ -111,8 +111,7 @@ type Runtime struct {
 	taskGen     uint64
 	interrupted bool
 	grace       *time.Timer
-	cpu         taskCPU       // the CPU clock of the thread running the current task
-	taskCPU0    time.Duration // the thread's CPU time when the current task began
+	taskCPU0    time.Duration // the process's CPU time when the current task began
 	taskWall0   time.Time     // and the wall-clock time
 
 	// Owned by the loop goroutine.
@@ -321,9 +320,7 @@ func (r *Runtime) runTask(t task) {
 	r.taskGen++
 	gen := r.taskGen
 	r.inTask, r.interrupted = true, false
-	r.cpu = startTaskCPU()
-	defer r.cpu.stop()
-	r.taskCPU0, _ = r.cpu.used()
+	r.taskCPU0, _ = processCPU()
 	r.taskWall0 = time.Now()
 	r.wdMu.Unlock()
 	if r.cfg.onTask != nil {
@@ -374,9 +371,11 @@ func (r *Runtime) watchdog(gen uint64) {
 	if !r.inTask || r.taskGen != gen {
 		return
 	}
-	// The budget is CPU time where the thread's clock can be read: a task the machine kept
-	// waiting gets the rest of its budget, up to taskWallCap budgets of wall-clock time.
-	if used, ok := r.cpu.used(); ok && time.Since(r.taskWall0) < taskWallCap*r.lim.TaskBudget {
+	// A task the machine kept waiting is not an endless loop: while the whole process has used
+	// less CPU than the budget since the task began (so the task has too), the task gets the rest
+	// of its budget, up to taskWallCap budgets of wall-clock time. When the process itself is
+	// busy (other runtimes), this proves nothing and the budget is wall-clock time as before.
+	if used, ok := processCPU(); ok && time.Since(r.taskWall0) < taskWallCap*r.lim.TaskBudget {
 		if spent := used - r.taskCPU0; spent < r.lim.TaskBudget {
 			time.AfterFunc(max(r.lim.TaskBudget-spent, time.Millisecond), func() { r.watchdog(gen) })
 			return
