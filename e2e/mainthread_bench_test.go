@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
@@ -31,22 +28,13 @@ const agentScriptPrefix = "https://remix.proxy/agent/"
 // (part of `make bench`). It prints a table and reports the page agent's main-thread time before
 // load as metrics. Timings are reported, never asserted.
 func BenchmarkCorpusMainThread(b *testing.B) {
-	names, err := filepath.Glob(filepath.Join(corpusDir, "*.html"))
-	if err != nil || len(names) == 0 {
-		b.Skipf("no corpus pages in %s (the shared corpus is not checked out here; see ../shared/corpus/README.md)", corpusDir)
-	}
+	names := corpusBenchPages(b)
 	sites, proxy := world.Sites(b), world.Proxy(b)
 	relay := e2etest.StartProxy(b, sites, e2etest.WithBenchNoInject())
 	shared := e2etest.Browser(b, e2etest.SharedBrowser(sites, proxy, relay))
 	ptab, rtab := shared.NewTabThrough(b, proxy), shared.NewTabThrough(b, relay)
-	for _, tab := range []*e2etest.Tab{ptab, rtab} {
-		tab.NavigateTimeout = corpusNavigateTimeout
-		ctx, cancel := context.WithTimeout(tab.Context(), 10*time.Second)
-		if err := chromedp.Do(ctx, onlyCorpus); err != nil {
-			b.Fatalf("blocking third-party requests: %v", err)
-		}
-		cancel()
-	}
+	readyCorpusTab(b, ptab)
+	readyCorpusTab(b, rtab)
 	modes := []struct {
 		name      string
 		tab       *e2etest.Tab

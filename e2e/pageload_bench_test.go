@@ -32,10 +32,7 @@ import (
 // the added time's p50 and p90 (load and DOMContentLoaded; issue 14's targets: load +2 ms p50,
 // +5 ms p90) as metrics. Timings are reported, never asserted.
 func BenchmarkCorpusPageLoad(b *testing.B) {
-	names, err := filepath.Glob(filepath.Join(corpusDir, "*.html"))
-	if err != nil || len(names) == 0 {
-		b.Skipf("no corpus pages in %s (the shared corpus is not checked out here; see ../shared/corpus/README.md)", corpusDir)
-	}
+	names := corpusBenchPages(b)
 	// The relay alone: a second proxy in the benchmark-only mode that relays pages untouched (no
 	// page agent, no CSP change), so the added time splits into the relay's part and the page
 	// agent's part.
@@ -47,11 +44,8 @@ func BenchmarkCorpusPageLoad(b *testing.B) {
 	shared := e2etest.Browser(b, e2etest.SharedBrowser(sites, proxy, relay))
 	dtab, ptab, rtab := shared.NewTab(b), shared.NewTabThrough(b, proxy), shared.NewTabThrough(b, relay)
 	for _, tab := range []*e2etest.Tab{dtab, ptab, rtab} {
-		tab.NavigateTimeout = corpusNavigateTimeout
+		readyCorpusTab(b, tab)
 		ctx, cancel := context.WithTimeout(tab.Context(), 10*time.Second)
-		if err := chromedp.Do(ctx, onlyCorpus); err != nil {
-			b.Fatalf("blocking third-party requests: %v", err)
-		}
 		if err := chromedp.Do(ctx, enableThreadMetrics); err != nil {
 			b.Fatalf("enabling the renderer's metrics: %v", err)
 		}
@@ -149,6 +143,27 @@ func BenchmarkCorpusPageLoad(b *testing.B) {
 	fmt.Println("Issue 14's target for the added load time: ≤ 2 ms at p50, ≤ 5 ms at p90 (reported, never asserted).")
 	for _, f := range failed {
 		fmt.Println("failed:", f)
+	}
+}
+
+// corpusBenchPages lists the corpus pages a benchmark loads, and skips b where the shared corpus
+// is not checked out.
+func corpusBenchPages(b *testing.B) []string {
+	names, err := filepath.Glob(filepath.Join(corpusDir, "*.html"))
+	if err != nil || len(names) == 0 {
+		b.Skipf("no corpus pages in %s (the shared corpus is not checked out here; see ../shared/corpus/README.md)", corpusDir)
+	}
+	return names
+}
+
+// readyCorpusTab gives a benchmark's tab the corpus pages' navigation timeout and blocks its
+// third-party requests, as TestCorpus does.
+func readyCorpusTab(b *testing.B, tab *e2etest.Tab) {
+	tab.NavigateTimeout = corpusNavigateTimeout
+	ctx, cancel := context.WithTimeout(tab.Context(), 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, onlyCorpus); err != nil {
+		b.Fatalf("blocking third-party requests: %v", err)
 	}
 }
 
