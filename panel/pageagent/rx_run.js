@@ -93,6 +93,16 @@ function release(req) {
   dropOwnMutations();
 }
 
+// WRITES are the operations that change the page (op() notes masked fields before them).
+var WRITES = dict();
+(function () {
+  var names = ['setText', 'setAttr', 'addClass', 'removeClass', 'setStyle', 'hide', 'remove', 'insert', 'setHTML'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    WRITES[names[i]] = true;
+  }
+})();
+
 // ops runs one operation and returns its JSON value (undefined for none).
 function op(t, name, args) {
   if (name === 'query' || name === 'queryAll') {
@@ -107,6 +117,14 @@ function op(t, name, args) {
     return undefined;
   }
   var node = element(t, arg(args, 0));
+  if (WRITES[name] === true) {
+    // A write may unmask a field the page's styles mask (a class, a removal): remember them
+    // first (rx_policy.js isMasked).
+    noteMasked(node);
+    if (name === 'insert') {
+      noteMasked(element(t, arg(args, 1)));
+    }
+  }
   if (name === 'text') {
     return isSensitive(node) ? '' : '' + apply(getTextContent, node, []);
   } else if (name === 'attr') {
