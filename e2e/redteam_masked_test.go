@@ -123,6 +123,12 @@ await rmx.storage.set('read', await dom.value(await dom.query('#pin5')));`},
 	{name: "unmask by taking it out of the document", body: `const f = await dom.query('#pin6');
 await dom.remove(f);
 await rmx.storage.set('read', await dom.value(f) + await dom.attr(f, 'value'));`},
+	{name: "text of the form around a masked textarea", body: `const out = [];
+for (const sel of ['form', 'body']) {
+  const t = await dom.text(await dom.query(sel));
+  out.push(t.includes('` + rtMaskedPIN + `') ? sel + ': ' + t.trim() : '');
+}
+await rmx.storage.set('read', out.join(''));`},
 	{name: "unmask a field the page adds after its load", body: `const f = await dom.waitFor('#pin7', { timeout: 20000 });
 await dom.removeClass(f, 'secret');
 await rmx.storage.set('read', await dom.value(f));`},
@@ -160,7 +166,7 @@ addEventListener('load', () => setTimeout(() => {
   const f = document.createElement('input');
   f.id = 'pin7';
   f.className = 'secret';
-  f.value = '`+rtMaskedPIN+`';
+  f.value = ['PIN-Masked', '8642'].join('-'); // not the PIN in the page's text
   document.forms[0].append(f);
 }, 300));
 document.body.dataset.pageScript = 'ran';
@@ -178,7 +184,7 @@ func TestRedteamMaskedFieldsReadBackEmpty(t *testing.T) {
 	h := startHostileWorld(t, wit, map[string]http.Handler{"bank.test": rtMaskedPolicySite(), "witness.test": wit})
 	rxs := h.addPolicy(rtMaskedCases, "https://bank.test/fields*")
 	h.runPolicy("https://bank.test/fields", rtMaskedCases, rxs)
-	want := []string{"", "refused", "refused", "refused", "", "", "", ""}
+	want := []string{"", "refused", "refused", "refused", "", "", "", "", ""}
 	for i, c := range rtMaskedCases {
 		got := h.storedString(rxs[i], "read")
 		if strings.Contains(got, "Masked") || got != want[i] && got != "" {

@@ -463,6 +463,46 @@ function testsFieldContents(l) {
   return false;
 }
 
+// opText is dom.text: the element's textContent, without the text of the sensitive textareas
+// inside it (a textarea's text is its default value: a key or answer the page prefilled reads
+// back empty through the element around it, as through the field itself).
+function opText(node) {
+  if (isSensitive(node)) {
+    return '';
+  }
+  var tas = apply(querySelectorAllEl, node, ['textarea']);
+  var n = apply(nodeListLength, tas, []);
+  var secret = false;
+  var i;
+  for (i = 0; i < n && !secret; i++) {
+    secret = isSensitive(apply(nodeListItem, tas, [i]));
+  }
+  if (!secret) {
+    return '' + apply(getTextContent, node, []);
+  }
+  // textContent's walk (Text and CDATA descendants, in order) without those textareas.
+  var out = '';
+  var stack = list();
+  var c = firstChild(node);
+  while (c || stack.length > 0) {
+    if (!c) {
+      c = nextSibling(stack[stack.length - 1]);
+      stack.length = stack.length - 1;
+      continue;
+    }
+    var type = nodeType(c);
+    if (type === 3 || type === 4) {
+      out = out + apply(nodeValueOf, c, []);
+    } else if (type === 1 && !(localName(c) === 'textarea' && isSensitive(c)) && firstChild(c)) {
+      put(stack, stack.length, c);
+      c = firstChild(c);
+      continue;
+    }
+    c = nextSibling(c);
+  }
+  return out;
+}
+
 function opValue(node) {
   if (isSensitive(node)) {
     return '';

@@ -126,7 +126,7 @@ function op(t, name, args) {
     }
   }
   if (name === 'text') {
-    return isSensitive(node) ? '' : '' + apply(getTextContent, node, []);
+    return opText(node);
   } else if (name === 'attr') {
     var an = lower(stringArg(args, 1, 'the attribute name'));
     if (an === 'value' && isSensitive(node)) {
