@@ -268,7 +268,35 @@ func (r *Redactor) redact(s string, depth int) string {
 	if strings.Contains(lower, "cookie") || strings.Contains(lower, "authorization") {
 		s = redactHeaderText(s)
 	}
+	if strings.Contains(lower, "token=") || strings.Contains(lower, "secret=") || strings.Contains(lower, "password=") ||
+		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") {
+		s = redactAddressParams(s)
+	}
 	return r.redactKnown(s)
+}
+
+// addressParamRE finds a parameter of an address or form body (after ?, &, # or ;, or at the
+// start) whose name is one of passwordKeys or tokenKeys (in any case, with - or _), and its
+// value up to the next separator; a value inside a JSON or HTML string stops at a quote,
+// backslash or angle bracket too.
+var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;])((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)=([^&#;\s"'\\<>]+)`)
+
+// redactAddressParams removes the values of credential parameters in addresses and form
+// bodies: an OAuth callback's #access_token=…, an API's ?access_token=…, a password=… sent in
+// a query, as the JSON keys of the same names are (jsonString).
+func redactAddressParams(s string) string {
+	return addressParamRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := addressParamRE.FindStringSubmatchIndex(m)
+		name, value := m[sub[2]:sub[3]], m[sub[4]:sub[5]]
+		if isMarker(value) || strings.HasPrefix(value, markerOpen) {
+			return m
+		}
+		kind := KindPassword
+		if tokenKeys[keyName(name)] {
+			kind = KindAuth
+		}
+		return m[:sub[4]] + marker(kind) + m[sub[5]:]
+	})
 }
 
 // Secret returns the kind of the first known value s carries, also JSON-decoded and
