@@ -129,6 +129,11 @@ for (const sel of ['form', 'body']) {
   out.push(t.includes('` + rtMaskedPIN + `') ? sel + ': ' + t.trim() : '');
 }
 await rmx.storage.set('read', out.join(''));`},
+	{name: "key events of a masked field", body: `const events = [];
+const report = (e) => { events.push([e.type, e.key === undefined ? '-' : e.key, e.value === undefined ? '-' : e.value]); rmx.storage.set('keys', JSON.stringify(events)); };
+const body = await dom.query('body');
+await dom.on(body, 'keydown', report);
+await dom.on(body, 'input', report);`},
 	{name: "unmask a field the page adds after its load", body: `const f = await dom.waitFor('#pin7', { timeout: 20000 });
 await dom.removeClass(f, 'secret');
 await rmx.storage.set('read', await dom.value(f));`},
@@ -158,6 +163,7 @@ func rtMaskedPolicySite() http.Handler {
 <input id="pin4" name="pin4" class="secret" value="`+rtMaskedPIN+`">
 <div id="box5" class="secure"><input id="pin5" name="pin5" value="`+rtMaskedPIN+`"></div>
 <input id="pin6" name="pin6" class="secret" value="`+rtMaskedPIN+`">
+<input id="plain" name="plain">
 </form>
 `+b.String()+`
 <script>
@@ -184,12 +190,39 @@ func TestRedteamMaskedFieldsReadBackEmpty(t *testing.T) {
 	h := startHostileWorld(t, wit, map[string]http.Handler{"bank.test": rtMaskedPolicySite(), "witness.test": wit})
 	rxs := h.addPolicy(rtMaskedCases, "https://bank.test/fields*")
 	h.runPolicy("https://bank.test/fields", rtMaskedCases, rxs)
-	want := []string{"", "refused", "refused", "refused", "", "", "", "", ""}
+	want := []string{"", "refused", "refused", "refused", "", "", "", "", "", ""}
 	for i, c := range rtMaskedCases {
 		got := h.storedString(rxs[i], "read")
 		if strings.Contains(got, "Masked") || got != want[i] && got != "" {
 			t.Errorf("%s: the remixlet read %q, want %q\n%s", c.name, got, want[i], h.diagnose(rxs[i]))
 		}
+	}
+	// The person types into a masked field, then into a plain one (the control).
+	for _, ty := range []struct{ focus, keys string }{
+		{`document.getElementById('word0').focus()`, "zq9"},
+		{`document.getElementById('plain').focus()`, "k"},
+	} {
+		e2etest.Eval[any](h.tab, ty.focus)
+		ctx, cancel := context.WithTimeout(h.tab.Context(), 15*time.Second)
+		err := chromedp.Do(ctx, chromedp.KeyEvent(ty.keys))
+		cancel()
+		if err != nil {
+			t.Fatalf("typing %q: %v", ty.keys, err)
+		}
+	}
+	keys := rxs[len(rtMaskedCases)-2]
+	var all string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		all = h.storedString(keys, "keys")
+		if strings.Contains(all, `["input","-","k"]`) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(all, `["keydown","k",`) || !strings.Contains(all, `["input","-","k"]`) {
+		t.Fatalf("the listener did not see the plain field's key and input (the case proves nothing): %s", all)
+	}
+	if strings.Contains(all, `"z"`) || strings.Contains(all, `"q"`) || strings.Contains(all, `"9"`) || strings.Contains(all, "zq") || strings.Contains(all, "Masked") {
+		t.Errorf("key events of the masked field reached the remixlet: %s", all)
 	}
 	h.checkNoWitness("after the masked-field cases")
 }
