@@ -268,11 +268,27 @@ func (r *Redactor) redact(s string, depth int) string {
 	if strings.Contains(lower, "cookie") || strings.Contains(lower, "authorization") {
 		s = redactHeaderText(s)
 	}
+	if strings.Contains(s, "@") && strings.Contains(s, "://") {
+		s = redactUserInfo(s)
+	}
 	if strings.Contains(lower, "token=") || strings.Contains(lower, "secret=") || strings.Contains(lower, "password=") ||
 		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") {
 		s = redactAddressParams(s)
 	}
 	return r.redactKnown(s)
+}
+
+// userInfoRE finds the password of an address's user-info (scheme://user:PASSWORD@host): a clone
+// address with its access token, a link with Basic credentials. The password stops at a slash,
+// white space, an @, a quote, a backslash or an angle bracket.
+var userInfoRE = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"'<>\\]*:([^/\s@"'<>\\]+)@`)
+
+// redactUserInfo removes the passwords of addresses' user-info.
+func redactUserInfo(s string) string {
+	return userInfoRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := userInfoRE.FindStringSubmatchIndex(m)
+		return m[:sub[2]] + marker(KindAuth) + m[sub[3]:]
+	})
 }
 
 // addressParamRE finds a parameter of an address or form body (after ?, &, # or ;, or at the

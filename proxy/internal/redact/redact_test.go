@@ -162,8 +162,9 @@ func TestRedactHeadersByStructure(t *testing.T) {
 	}
 }
 
-// TestRedactAddressParams: credential parameters in addresses and form bodies lose their
-// values, as the JSON keys of the same names do; other parameters and prose stay.
+// TestRedactAddressParams: credential parameters in addresses and form bodies, and the password
+// of an address's user-info, lose their values, as the JSON keys of the same names do; other
+// parameters, ports and prose stay.
 func TestRedactAddressParams(t *testing.T) {
 	var r *Redactor
 	tests := []struct {
@@ -184,6 +185,12 @@ func TestRedactAddressParams(t *testing.T) {
 		{"a name that only ends like one", "/x?csrf_access_token=abc", "/x?csrf_access_token=abc"},
 		{"prose", "set your password = something strong", "set your password = something strong"},
 		{"empty value", "/x?access_token=&a=1", "/x?access_token=&a=1"},
+		{"user-info token", "git clone https://x-access-token:ghs_abc123@github.com/o/r.git",
+			"git clone https://x-access-token:[redacted: authorization]@github.com/o/r.git"},
+		{"user-info in a link", `<a href="ftp://admin:hunter22@files.test/">`, `<a href="ftp://admin:[redacted: authorization]@files.test/">`},
+		{"user-info, no user", "https://:p4ss@h.test/", "https://:[redacted: authorization]@h.test/"},
+		{"a port is no password", "https://h.test:8443/a@b and mail ada@h.test", "https://h.test:8443/a@b and mail ada@h.test"},
+		{"user name only", "https://ada@h.test/", "https://ada@h.test/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
