@@ -292,9 +292,10 @@ func redactUserInfo(s string) string {
 }
 
 // addressParamRE finds a parameter of an address or form body (after ?, &, # or ;, or at the
-// start) whose name is one of passwordKeys or tokenKeys (in any case, with - or _), and its
-// value up to the next separator; a value inside a JSON or HTML string stops at a quote,
-// backslash or angle bracket too.
+// start) named like a password key or an OAuth token (access_token, refresh_token, id_token,
+// client_secret; in any case, with - or _), and its value up to the next separator; a value
+// inside a JSON or HTML string stops at a quote, backslash or angle bracket too. (Not the app
+// state names of tokenKeys: key= and the like are too common in addresses.)
 var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;])((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)=([^&#;\s"'\\<>]+)`)
 
 // redactAddressParams removes the values of credential parameters in addresses and form
@@ -482,7 +483,10 @@ func (r *Redactor) redactEmbeddedJSON(s string, depth int) string {
 var (
 	passwordKeys = map[string]bool{"password": true, "passwd": true, "pwd": true, "passphrase": true,
 		"currentpassword": true, "newpassword": true, "oldpassword": true}
-	tokenKeys = map[string]bool{"accesstoken": true, "refreshtoken": true, "idtoken": true, "clientsecret": true}
+	tokenKeys = map[string]bool{"accesstoken": true, "refreshtoken": true, "idtoken": true, "clientsecret": true,
+		// What apps name the session's bearer token and the service keys in their own state.
+		"authtoken": true, "sessiontoken": true, "bearertoken": true, "jwt": true, "apikey": true, "apisecret": true,
+		"secretkey": true, "privatekey": true, "secretaccesskey": true}
 )
 
 // jsonString redacts one decoded JSON string whose key (or the key of its array) is key.

@@ -211,6 +211,8 @@ func TestRedactJSONStructure(t *testing.T) {
 		{"a text field", `{"type":"text","value":"ada"}`, `{"type":"text","value":"ada"}`},
 		{"password key", `{"user":"ada","password":"hunter22"}`, `{"user":"ada","password":"[redacted: password]"}`},
 		{"token key", `{"access_token":"abc","expires":3600}`, `{"access_token":"[redacted: authorization]","expires":3600}`},
+		{"app state keys", `{"authToken":"a1","session_token":"s1","jwt":"j1","apiKey":"k1","secret-access-key":"x1","privateKey":"p1","accessKeyId":"AKID","theme":"dark"}`,
+			`{"authToken":"[redacted: authorization]","session_token":"[redacted: authorization]","jwt":"[redacted: authorization]","apiKey":"[redacted: authorization]","secret-access-key":"[redacted: authorization]","privateKey":"[redacted: authorization]","accessKeyId":"AKID","theme":"dark"}`},
 		{"order and spacing kept", "{\n  \"b\": 1,\n  \"password\" : \"x\"\n}", "{\n  \"b\": 1,\n  \"password\" : \"[redacted: password]\"\n}"},
 	}
 	for _, tt := range tests {
