@@ -93,10 +93,13 @@ function release(req) {
   dropOwnMutations();
 }
 
-// WRITES are the operations that change the page (op() notes masked fields before them).
+// WRITES are the operations that could unmask a field the page masks (op() notes the masked
+// fields they touch first): attributes and classes (selectors), and taking fields out of the
+// document or moving them. Not setStyle (it cannot set -webkit-text-security or all) nor hide
+// (display does not change the mask), the ops a keep repeats most.
 var WRITES = dict();
 (function () {
-  var names = ['setText', 'setAttr', 'addClass', 'removeClass', 'setStyle', 'hide', 'remove', 'insert', 'setHTML'];
+  var names = ['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML'];
   var i;
   for (i = 0; i < names.length; i++) {
     WRITES[names[i]] = true;
