@@ -25,11 +25,18 @@ const (
 	rtMaskedPIN    = "PIN-Masked-8642"    // prefilled into a text input the page masks
 	rtMaskedTyped  = "Typed-Masked-7531"  // typed by the person into a masked text input
 	rtMaskedAnswer = "Answer-Masked-9517" // a textarea the page masks by a class rule
+	rtMaskedShadow = "Shadow-Masked-3579" // in an open shadow root
+	rtMaskedFrame  = "Frame-Masked-2468"  // in a same-origin frame
 )
 
 // rtMaskedSite serves /masked: fields masked inline, by a stylesheet rule, and a textarea.
 func rtMaskedSite() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/maskframe" {
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Frame</title></head><body>
+<label>Card PIN <input id="fpin" style="-webkit-text-security: square" value="`+rtMaskedFrame+`"></label></body></html>`)
+			return
+		}
 		if r.URL.Path != "/masked" {
 			http.NotFound(w, r)
 			return
@@ -43,13 +50,22 @@ func rtMaskedSite() http.Handler {
 <label>Memorable word <input id="word" name="word" class="secret"></label>
 <label>Security answer <textarea id="answer" name="answer" class="secret">`+rtMaskedAnswer+`</textarea></label>
 </form>
-<script>document.body.dataset.pageScript = 'ran';</script></body></html>`)
+<x-pin></x-pin>
+<iframe id="fr" src="/maskframe" width="300" height="60"></iframe>
+<script>
+customElements.define('x-pin', class extends HTMLElement {
+  connectedCallback() {
+    this.attachShadow({ mode: 'open' }).innerHTML = '<label>Transfer PIN <input id="spin" style="-webkit-text-security: circle" value="`+rtMaskedShadow+`"></label>';
+  }
+});
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
 	})
 }
 
 // TestRedteamMaskedFieldsReachNoModel: an obeying model reads a page whose PIN, memorable word
-// and security answer are text fields masked with -webkit-text-security, with every reading
-// tool; none of their values reaches the model. (Before the fix the page agent read them as
+// and security answer are text fields masked with -webkit-text-security (and PINs in an open
+// shadow root and a same-origin frame), with every reading tool; none of their values reaches the model. (Before the fix the page agent read them as
 // text fields and neither scrubbed nor reported them, so the proxy's stage did not know them.)
 func TestRedteamMaskedFieldsReachNoModel(t *testing.T) {
 	script := `{"turns": [
@@ -62,13 +78,13 @@ func TestRedteamMaskedFieldsReachNoModel(t *testing.T) {
 	]}`
 	var guard *rtGuard
 	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"bank.test": rtMaskedSite()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: []string{rtMaskedPIN, rtMaskedTyped, rtMaskedAnswer}}
+		guard = &rtGuard{next: model, secrets: []string{rtMaskedPIN, rtMaskedTyped, rtMaskedAnswer, rtMaskedShadow, rtMaskedFrame}}
 		return guard
 	})
 	tab, model := aw.tab, aw.model
 	tab.Navigate("https://bank.test/masked")
 	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
+	tab.WaitFor(5*time.Second, "the page's script and its frame", pageScriptRan+` && !!document.getElementById('fr').contentDocument && !!document.getElementById('fr').contentDocument.getElementById('fpin')`)
 	// The person types the memorable word; the field shows dots.
 	e2etest.Eval[any](tab, `document.getElementById('word').focus()`)
 	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
