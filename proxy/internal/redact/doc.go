@@ -21,7 +21,7 @@
 //     the credentials and cookie values go, names and attributes stay; in JSON, the "value" of
 //     an object whose "type" is "password", and the values of keys named like a password or a
 //     token or a key (password, passwd, pwd, passphrase, access_token, refresh_token, id_token,
-//     client_secret, authToken, sessionToken, bearerToken, jwt, apiKey, apiSecret, secretKey,
+//     client_secret, token, authToken, sessionToken, bearerToken, jwt, apiKey, apiSecret, secretKey,
 //     privateKey, secretAccessKey); the password of an address's user-info, and address or
 //     form parameters named like the password and OAuth token keys (#access_token=…);
 //   - a cut secret: a text (or JSON string) that ends, or stops at "…" or "[truncated", with

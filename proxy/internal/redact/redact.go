@@ -484,8 +484,9 @@ var (
 	passwordKeys = map[string]bool{"password": true, "passwd": true, "pwd": true, "passphrase": true,
 		"currentpassword": true, "newpassword": true, "oldpassword": true}
 	tokenKeys = map[string]bool{"accesstoken": true, "refreshtoken": true, "idtoken": true, "clientsecret": true,
-		// What apps name the session's bearer token and the service keys in their own state.
-		"authtoken": true, "sessiontoken": true, "bearertoken": true, "jwt": true, "apikey": true, "apisecret": true,
+		// What apps name the session's bearer token and the service keys in their own state and
+		// sign-in answers ({"token": …}; nextPageToken, csrfToken and the like are other names).
+		"token": true, "authtoken": true, "sessiontoken": true, "bearertoken": true, "jwt": true, "apikey": true, "apisecret": true,
 		"secretkey": true, "privatekey": true, "secretaccesskey": true}
 )
 

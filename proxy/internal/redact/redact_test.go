@@ -213,6 +213,7 @@ func TestRedactJSONStructure(t *testing.T) {
 		{"token key", `{"access_token":"abc","expires":3600}`, `{"access_token":"[redacted: authorization]","expires":3600}`},
 		{"app state keys", `{"authToken":"a1","session_token":"s1","jwt":"j1","apiKey":"k1","secret-access-key":"x1","privateKey":"p1","accessKeyId":"AKID","theme":"dark"}`,
 			`{"authToken":"[redacted: authorization]","session_token":"[redacted: authorization]","jwt":"[redacted: authorization]","apiKey":"[redacted: authorization]","secret-access-key":"[redacted: authorization]","privateKey":"[redacted: authorization]","accessKeyId":"AKID","theme":"dark"}`},
+		{"sign-in answer", `{"token":"t1","nextPageToken":"n1","expires":3600}`, `{"token":"[redacted: authorization]","nextPageToken":"n1","expires":3600}`},
 		{"order and spacing kept", "{\n  \"b\": 1,\n  \"password\" : \"x\"\n}", "{\n  \"b\": 1,\n  \"password\" : \"[redacted: password]\"\n}"},
 	}
 	for _, tt := range tests {
