@@ -232,16 +232,52 @@ func childFrames(t *testing.T, tab *e2etest.Tab) []childFrame {
 	// Out-of-process frames can nest: keep the iframe targets whose parent is the page or one of
 	// the frames found so far.
 	ours := map[target.ID]bool{self: true}
+	// Chromium before about 150 leaves an iframe target's parentId empty; there an out-of-process
+	// frame is the page's when an iframe element of its DOM (shadow roots pierced) holds it: its
+	// frame id is the target's id.
+	inDOM := map[target.ID]bool{}
+	for _, info := range infos {
+		if info.Type == "iframe" && info.ParentID == "" {
+			inDOM = domFrameIDs(t, tab)
+			break
+		}
+	}
 	for added := true; added; {
 		added = false
 		for _, info := range infos {
-			if info.Type == "iframe" && ours[info.ParentID] && !ours[info.TargetID] {
+			if info.Type == "iframe" && (ours[info.ParentID] || (info.ParentID == "" && inDOM[info.TargetID])) && !ours[info.TargetID] {
 				ours[info.TargetID] = true
 				out = append(out, childFrame{URL: info.URL, Target: info.TargetID})
 				added = true
 			}
 		}
 	}
+	return out
+}
+
+// domFrameIDs are the frame ids of the frame elements in the tab's DOM, shadow roots included.
+func domFrameIDs(t *testing.T, tab *e2etest.Tab) map[target.ID]bool {
+	t.Helper()
+	depth, pierce := int64(-1), true
+	root := cdpCall(t, tab, dom.GetDocument, dom.GetDocumentParams{Depth: &depth, Pierce: &pierce})
+	out := map[target.ID]bool{}
+	var walk func(n *cdp.Node)
+	walk = func(n *cdp.Node) {
+		if n == nil {
+			return
+		}
+		if n.FrameID != "" {
+			out[target.ID(n.FrameID)] = true
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		for _, c := range n.ShadowRoots {
+			walk(c)
+		}
+		walk(n.ContentDocument)
+	}
+	walk(root.Root)
 	return out
 }
 

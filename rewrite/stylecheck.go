@@ -53,7 +53,9 @@ func (p StyleProblem) Error() string { return fmt.Sprintf("%d:%d: %s", p.Line, p
 // :placeholder-shown, :valid, :invalid, :user-valid, :user-invalid, :in-range, :out-of-range,
 // :autofill, :blank) is refused whole, whatever it declares: a width it sets could be read back
 // with dom.style or dom.rect without any request. The property field-sizing is refused too (it
-// makes a field's size follow its text, so a password's length would show in the layout).
+// makes a field's size follow its text, so a password's length would show in the layout), and
+// so are -webkit-text-security and all: a page masks PINs in text fields with the first, and
+// either could unmask one (the page agent reads a masked field back empty, as a password).
 //
 // Cost: a rule whose subject is every element or a bare element type (*, div, :hover, & on such
 // a rule …, see subjectBroad) may not start animations (animation and animation-name only as none
@@ -385,6 +387,9 @@ func (c *styleChecker) declaration(i, j int) int {
 		return j
 	case "field-sizing":
 		c.drop(i, fmt.Sprintf("the property %s is refused: it makes a field's size follow its text, so a password's length would show in the layout", name))
+		return j
+	case "text-security", "all":
+		c.drop(i, fmt.Sprintf("the property %s is refused: it could unmask a field the page shows as dots", name))
 		return j
 	case "animation", "animation-name", "animation-iteration-count":
 		if c.broad && c.keyframes == 0 {

@@ -460,7 +460,8 @@ func TestCheckStylesheetUnfinishedStatement(t *testing.T) {
 
 // TestCheckStylesheetFieldContents: no selector may test what is typed into a field, whatever
 // the rule declares (a width read back with dom.style tells a password apart without any
-// request), and field-sizing is refused.
+// request), and field-sizing is refused; so are -webkit-text-security and all, which could unmask
+// a field the page shows as dots.
 func TestCheckStylesheetFieldContents(t *testing.T) {
 	tests := []struct{ name, css, reason string }{
 		{"value prefix", `input[value^="h"]{width:11px}`, "value attribute"},
@@ -496,6 +497,11 @@ func TestCheckStylesheetFieldContents(t *testing.T) {
 		{"field-sizing", `input{field-sizing:content;width:11px}`, "field-sizing"},
 		{"field-sizing prefixed", `input{-webkit-field-sizing:content}`, "field-sizing"},
 		{"field-sizing escaped", `input{f\69 eld-sizing:content}`, "field-sizing"},
+		{"text-security unmasks", `#pin{-webkit-text-security:none;width:11px}`, "text-security"},
+		{"text-security unprefixed", `#pin{text-security:none}`, "text-security"},
+		{"text-security escaped", `#pin{-webkit-text-s\65 curity:none}`, "text-security"},
+		{"all resets the mask", `#pin{all:unset;width:11px}`, "property all"},
+		{"all escaped", `#pin{\61 ll:revert}`, "property all"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -503,7 +509,8 @@ func TestCheckStylesheetFieldContents(t *testing.T) {
 			if !mentions(probs, tt.reason) {
 				t.Fatalf("problems %v, want one mentioning %q", probs, tt.reason)
 			}
-			if strings.Contains(string(clean), "11px") && !strings.HasPrefix(tt.name, "field-sizing") || strings.Contains(string(clean), "field-sizing") {
+			if strings.Contains(string(clean), "11px") && !strings.Contains(tt.reason, "field-sizing") && !strings.Contains(tt.reason, "property") && !strings.Contains(tt.reason, "security") ||
+				strings.Contains(string(clean), "field-sizing") || strings.Contains(string(clean), "security") || strings.Contains(string(clean), "unset") {
 				t.Errorf("clean %q kept the refused part", clean)
 			}
 			if !strings.Contains(string(clean), "p{color:red}") {

@@ -176,7 +176,7 @@ declare namespace dom {
   function addClass(el: Handle, name: string): Promise<void>;
   /** Removes a class. Example: `await dom.removeClass(row, "cheap")` */
   function removeClass(el: Handle, name: string): Promise<void>;
-  /** Sets inline style properties (no url(), no field-sizing). Example: `await dom.setStyle(h, { color: "red", fontWeight: "bold" })` */
+  /** Sets inline style properties (no url(), no field-sizing, no -webkit-text-security or all). Example: `await dom.setStyle(h, { color: "red", fontWeight: "bold" })` */
   function setStyle(el: Handle, styles: { [property: string]: string }): Promise<void>;
   /** Puts node (created, cloned or from the page) before or after target, or first or last inside it (default "append"). Elements that load or run something (script, iframe ...) cannot be moved, nothing goes inside elements that load or navigate (a form excepted), and a password field stays in its form. Example: `await dom.insert(h, b, "after")` */
   function insert(target: Handle, node: Handle, position?: Position): Promise<void>;
@@ -196,7 +196,7 @@ declare namespace dom {
   function focus(el: Handle): Promise<void>;
   /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
   function scrollIntoView(el: Handle): Promise<void>;
-  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill ...; no field-sizing; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
+  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill ...; no field-sizing, -webkit-text-security or all; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
   function addStyle(css: string): Promise<void>;
   /** Replaces the element's content with HTML parsed inert in the page; only dom.create's elements and dom.setAttr's attributes are kept (no on*, style, script, iframe, svg use/animate/foreignObject, math; addresses checked as for setAttr); the rest is left out. It answers with a description of each part left out (also written to the log). Prefer dom.create. Example: `const leftOut = await dom.setHTML(h, "<b>Sale</b> ends <a href='/sale'>today</a>")` */
   function setHTML(el: Handle, html: string): Promise<string[]>;

@@ -104,6 +104,8 @@ func styleFix(reason string) string {
 		return "end style.css outside any comment, string, url( or block: close what is open there, or delete it"
 	case strings.Contains(reason, "value attribute"), strings.Contains(reason, "typed into a field"), strings.Contains(reason, "field-sizing"):
 		return "select and size fields by class, id or other attributes, never by what is typed into them"
+	case strings.Contains(reason, "unmask a field"):
+		return "leave the page's masked fields as they are; reset properties one by one instead of with all"
 	case strings.Contains(reason, "animations are refused"):
 		return "give the rule a class, id or attribute selector, so it animates only the elements it is for"
 	}

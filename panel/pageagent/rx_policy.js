@@ -253,6 +253,7 @@ function startRevealWatch() {
     return;
   }
   revealWatchStarted = true;
+  noteMasked(doc);
   if (typeof MO !== 'function' || !moObserve || !recordTarget || !recordOldValue) {
     return;
   }
@@ -282,19 +283,25 @@ function startRevealWatch() {
   } catch (e) { /* no observer: nothing to remember */ }
 }
 function rememberPassword(node) {
-  if (localName(node) === 'input') {
+  var name = localName(node);
+  if (name === 'input' || name === 'textarea') {
     apply(weakSet, revealedPasswords, [node, true]);
   }
 }
-// carryPasswords marks the inputs of copy (a clone of src, the same shape) that were password
-// fields in src (revealedPasswords), so that scrub blanks them as it blanks password fields.
+// carryPasswords marks the fields of copy (a clone of src, the same shape) that are sensitive
+// in src, so that scrub blanks them as it blanks password fields: fields that were password
+// fields (revealedPasswords) and fields the page's styles mask, which a clone outside the
+// document no longer shows masked (isMasked).
 function carryPasswords(src, copy, count) {
   count.n = count.n + 1;
   if (count.n > 20000) {
     refuse('the element is too large to clone');
   }
-  if (nodeType(src) === 1 && apply(weakGet, revealedPasswords, [src]) === true) {
-    rememberPassword(copy);
+  if (nodeType(src) === 1) {
+    var ln = localName(src);
+    if ((ln === 'input' || ln === 'textarea') && isSensitive(src)) {
+      rememberPassword(copy);
+    }
   }
   var a = firstChild(src);
   var b = firstChild(copy);
@@ -315,15 +322,83 @@ function isSensitive(node) {
   if (name !== 'input' && name !== 'textarea') {
     return false;
   }
-  if (name === 'textarea' && passwordAutocomplete(node)) {
-    return true; // a textarea the page marks as a password (a key, a passphrase)
+  if (name === 'textarea' && (passwordAutocomplete(node) || apply(weakGet, revealedPasswords, [node]) === true)) {
+    return true; // a textarea the page marks as a password (a key, a passphrase), or masked
   }
   var ac = attrOf(node, 'autocomplete');
-  if (typeof ac !== 'string') {
+  if (typeof ac === 'string') {
+    ac = lower(ac);
+    if (contains(ac, 'one-time-code') || contains(ac, 'cc-')) {
+      return true;
+    }
+  }
+  return isMasked(node, name);
+}
+// noteMasked remembers the masked fields (isMasked) of root (an element, itself included, or the
+// document) as sensitive before anything changes them: a remixlet's write may unmask a field
+// without touching the field itself (a class on an ancestor, its removal from the document,
+// where it has no computed style). op() calls it on the elements a write touches; the reveal
+// watch on the whole document, before the person's first interaction and at the load.
+function noteMasked(root) {
+  var all;
+  try {
+    if (nodeType(root) === 9) {
+      all = apply(querySelectorAllDoc, root, ['input,textarea']);
+    } else {
+      var ln = localName(root);
+      if (ln === 'input' || ln === 'textarea') {
+        isSensitive(root);
+        return;
+      }
+      all = apply(querySelectorAllEl, root, ['input,textarea']);
+    }
+  } catch (e) {
+    return;
+  }
+  var n = apply(nodeListLength, all, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    isSensitive(apply(nodeListItem, all, [i]));
+  }
+}
+// NOT_TYPED are the input types whose value is not text the person types (no mask applies;
+// tool_type.js refuses to type into them).
+var NOT_TYPED = dict();
+(function () {
+  var names = ['hidden', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'range', 'color'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    NOT_TYPED[names[i]] = true;
+  }
+})();
+// isMasked reports whether the text field node (an input or textarea, name its local name)
+// shows its text as dots because of the page's styles: -webkit-text-security other than none.
+// Banks and shops mask PINs and security answers this way in text inputs, to keep the browser's
+// password manager away; the person types a secret although nothing in the markup says so. A
+// field seen masked stays sensitive (revealedPasswords) when the page later unmasks it, as a
+// password field the page turns into text does; remixlets cannot unmask one (the property and
+// `all` are refused in their styles: rewrite/stylecheck.go, proxy/remixlet/policy.go).
+function isMasked(node, name) {
+  if (name === 'input') {
+    var type = attrOf(node, 'type');
+    if (typeof type === 'string' && NOT_TYPED[lower(type)] === true) {
+      return false;
+    }
+  }
+  if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
     return false;
   }
-  ac = lower(ac);
-  return contains(ac, 'one-time-code') || contains(ac, 'cc-');
+  var mask;
+  try {
+    mask = '' + apply(getPropertyValue, apply(getComputedStyleFn, win, [node]), ['-webkit-text-security']);
+  } catch (e) {
+    return false;
+  }
+  if (mask === '' || mask === 'none') {
+    return false;
+  }
+  apply(weakSet, revealedPasswords, [node, true]);
+  return true;
 }
 function pageHasPassword() {
   return inputsHavePassword(apply(querySelectorAllDoc, doc, ['input,textarea']));
@@ -386,6 +461,46 @@ function testsFieldContents(l) {
     }
   }
   return false;
+}
+
+// opText is dom.text: the element's textContent, without the text of the sensitive textareas
+// inside it (a textarea's text is its default value: a key or answer the page prefilled reads
+// back empty through the element around it, as through the field itself).
+function opText(node) {
+  if (isSensitive(node)) {
+    return '';
+  }
+  var tas = apply(querySelectorAllEl, node, ['textarea']);
+  var n = apply(nodeListLength, tas, []);
+  var secret = false;
+  var i;
+  for (i = 0; i < n && !secret; i++) {
+    secret = isSensitive(apply(nodeListItem, tas, [i]));
+  }
+  if (!secret) {
+    return '' + apply(getTextContent, node, []);
+  }
+  // textContent's walk (Text and CDATA descendants, in order) without those textareas.
+  var out = '';
+  var stack = list();
+  var c = firstChild(node);
+  while (c || stack.length > 0) {
+    if (!c) {
+      c = nextSibling(stack[stack.length - 1]);
+      stack.length = stack.length - 1;
+      continue;
+    }
+    var type = nodeType(c);
+    if (type === 3 || type === 4) {
+      out = out + apply(nodeValueOf, c, []);
+    } else if (type === 1 && !(localName(c) === 'textarea' && isSensitive(c)) && firstChild(c)) {
+      put(stack, stack.length, c);
+      c = firstChild(c);
+      continue;
+    }
+    c = nextSibling(c);
+  }
+  return out;
 }
 
 function opValue(node) {

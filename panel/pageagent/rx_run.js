@@ -93,6 +93,19 @@ function release(req) {
   dropOwnMutations();
 }
 
+// WRITES are the operations that could unmask a field the page masks (op() notes the masked
+// fields they touch first): attributes and classes (selectors), and taking fields out of the
+// document or moving them. Not setStyle (it cannot set -webkit-text-security or all) nor hide
+// (display does not change the mask), the ops a keep repeats most.
+var WRITES = dict();
+(function () {
+  var names = ['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML'];
+  var i;
+  for (i = 0; i < names.length; i++) {
+    WRITES[names[i]] = true;
+  }
+})();
+
 // ops runs one operation and returns its JSON value (undefined for none).
 function op(t, name, args) {
   if (name === 'query' || name === 'queryAll') {
@@ -107,8 +120,16 @@ function op(t, name, args) {
     return undefined;
   }
   var node = element(t, arg(args, 0));
+  if (WRITES[name] === true) {
+    // A write may unmask a field the page's styles mask (a class, a removal): remember them
+    // first (rx_policy.js isMasked).
+    noteMasked(node);
+    if (name === 'insert') {
+      noteMasked(element(t, arg(args, 1)));
+    }
+  }
   if (name === 'text') {
-    return isSensitive(node) ? '' : '' + apply(getTextContent, node, []);
+    return opText(node);
   } else if (name === 'attr') {
     var an = lower(stringArg(args, 1, 'the attribute name'));
     if (an === 'value' && isSensitive(node)) {

@@ -1,7 +1,5 @@
 // ---- type and set_field. ----
 
-var NOT_TYPED = allowed(['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'hidden', 'range', 'color']);
-
 // typeable returns 'input', 'textarea' or 'editable' for an element text can be typed into,
 // or refuses saying why not.
 function typeable(node) {

@@ -852,8 +852,11 @@ func checkSetStyle(raw json.RawMessage) error {
 		if why := refusedStyleProperty(name); why != "" {
 			return fmt.Errorf("style refused: %s", why)
 		}
-		if kebabCase(name) == "field-sizing" || kebabCase(name) == "-webkit-field-sizing" {
+		switch strings.TrimPrefix(strings.TrimPrefix(kebabCase(name), "-"), "webkit-") {
+		case "field-sizing":
 			return fmt.Errorf("style %s refused: it makes a field's size follow its text, so a password's length would show in the layout", name)
+		case "text-security", "all":
+			return fmt.Errorf("style %s refused: it could unmask a field the page shows as dots", name)
 		}
 		var v string
 		if err := json.Unmarshal(rv, &v); err != nil {

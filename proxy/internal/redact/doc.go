@@ -20,8 +20,10 @@
 //     a=b; c=d", "Set-Cookie: a=b; Path=/", JSON keys of those names, document.cookie = "…"):
 //     the credentials and cookie values go, names and attributes stay; in JSON, the "value" of
 //     an object whose "type" is "password", and the values of keys named like a password or a
-//     token (password, passwd, pwd, passphrase, access_token, refresh_token, id_token,
-//     client_secret);
+//     token or a key (password, passwd, pwd, passphrase, access_token, refresh_token, id_token,
+//     client_secret, token, authToken, sessionToken, bearerToken, jwt, apiKey, apiSecret, secretKey,
+//     privateKey, secretAccessKey); the password of an address's user-info, and address or
+//     form parameters named like the password and OAuth token keys (#access_token=…);
 //   - a cut secret: a text (or JSON string) that ends, or stops at "…" or "[truncated", with
 //     the first characters of a known value (at least minCutPrefix of them) loses them, so a
 //     tool whose cut the model chooses (capture_page's maxChars) cannot reveal a value piece by

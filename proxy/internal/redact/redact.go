@@ -268,7 +268,52 @@ func (r *Redactor) redact(s string, depth int) string {
 	if strings.Contains(lower, "cookie") || strings.Contains(lower, "authorization") {
 		s = redactHeaderText(s)
 	}
+	if strings.Contains(s, "@") && strings.Contains(s, "://") {
+		s = redactUserInfo(s)
+	}
+	if strings.Contains(lower, "token=") || strings.Contains(lower, "secret=") || strings.Contains(lower, "password=") ||
+		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") {
+		s = redactAddressParams(s)
+	}
 	return r.redactKnown(s)
+}
+
+// userInfoRE finds the password of an address's user-info (scheme://user:PASSWORD@host): a clone
+// address with its access token, a link with Basic credentials. The password stops at a slash,
+// white space, an @, a quote, a backslash or an angle bracket.
+var userInfoRE = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"'<>\\]*:([^/\s@"'<>\\]+)@`)
+
+// redactUserInfo removes the passwords of addresses' user-info.
+func redactUserInfo(s string) string {
+	return userInfoRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := userInfoRE.FindStringSubmatchIndex(m)
+		return m[:sub[2]] + marker(KindAuth) + m[sub[3]:]
+	})
+}
+
+// addressParamRE finds a parameter of an address or form body (after ?, &, # or ;, or at the
+// start) named like a password key or an OAuth token (access_token, refresh_token, id_token,
+// client_secret; in any case, with - or _), and its value up to the next separator; a value
+// inside a JSON or HTML string stops at a quote, backslash or angle bracket too. (Not the app
+// state names of tokenKeys: key= and the like are too common in addresses.)
+var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;])((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)=([^&#;\s"'\\<>]+)`)
+
+// redactAddressParams removes the values of credential parameters in addresses and form
+// bodies: an OAuth callback's #access_token=…, an API's ?access_token=…, a password=… sent in
+// a query, as the JSON keys of the same names are (jsonString).
+func redactAddressParams(s string) string {
+	return addressParamRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := addressParamRE.FindStringSubmatchIndex(m)
+		name, value := m[sub[2]:sub[3]], m[sub[4]:sub[5]]
+		if isMarker(value) || strings.HasPrefix(value, markerOpen) {
+			return m
+		}
+		kind := KindPassword
+		if tokenKeys[keyName(name)] {
+			kind = KindAuth
+		}
+		return m[:sub[4]] + marker(kind) + m[sub[5]:]
+	})
 }
 
 // Secret returns the kind of the first known value s carries, also JSON-decoded and
@@ -438,7 +483,11 @@ func (r *Redactor) redactEmbeddedJSON(s string, depth int) string {
 var (
 	passwordKeys = map[string]bool{"password": true, "passwd": true, "pwd": true, "passphrase": true,
 		"currentpassword": true, "newpassword": true, "oldpassword": true}
-	tokenKeys = map[string]bool{"accesstoken": true, "refreshtoken": true, "idtoken": true, "clientsecret": true}
+	tokenKeys = map[string]bool{"accesstoken": true, "refreshtoken": true, "idtoken": true, "clientsecret": true,
+		// What apps name the session's bearer token and the service keys in their own state and
+		// sign-in answers ({"token": …}; nextPageToken, csrfToken and the like are other names).
+		"token": true, "authtoken": true, "sessiontoken": true, "bearertoken": true, "jwt": true, "apikey": true, "apisecret": true,
+		"secretkey": true, "privatekey": true, "secretaccesskey": true}
 )
 
 // jsonString redacts one decoded JSON string whose key (or the key of its array) is key.

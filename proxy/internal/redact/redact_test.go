@@ -162,6 +162,45 @@ func TestRedactHeadersByStructure(t *testing.T) {
 	}
 }
 
+// TestRedactAddressParams: credential parameters in addresses and form bodies, and the password
+// of an address's user-info, lose their values, as the JSON keys of the same names do; other
+// parameters, ports and prose stay.
+func TestRedactAddressParams(t *testing.T) {
+	var r *Redactor
+	tests := []struct {
+		name, in, want string
+	}{
+		{"OAuth fragment", "https://app.test/cb#access_token=ya29.a0Af&token_type=Bearer&expires_in=3599",
+			"https://app.test/cb#access_token=[redacted: authorization]&token_type=Bearer&expires_in=3599"},
+		{"query", "/export?format=csv&access_token=ya29.Q", "/export?format=csv&access_token=[redacted: authorization]"},
+		{"refresh token", "/renew?refresh_token=1//0gX", "/renew?refresh_token=[redacted: authorization]"},
+		{"id token, upper case", "#ID_TOKEN=eyJhbGciOi.x.y", "#ID_TOKEN=[redacted: authorization]"},
+		{"client secret", "?client_id=a&client-secret=s3cr3t", "?client_id=a&client-secret=[redacted: authorization]"},
+		{"password in a query", "/login?user=ada&password=hunter22", "/login?user=ada&password=[redacted: password]"},
+		{"form body", "user=ada&new_password=hunter22&pwd=x9", "user=ada&new_password=[redacted: password]&pwd=[redacted: password]"},
+		{"HTML-escaped ampersand", `<a href="/x?a=1&amp;access_token=abc">`, `<a href="/x?a=1&amp;access_token=[redacted: authorization]">`},
+		{"ends at a quote", `{"url":"/x?access_token=abc","n":1}`, `{"url":"/x?access_token=[redacted: authorization]","n":1}`},
+		{"in an outline", `link "Export" href=/export?access_token=ya29.Q&format=csv`, `link "Export" href=/export?access_token=[redacted: authorization]&format=csv`},
+		{"other parameters", "/cb?code=4/0AX4&state=xyz&token_type=Bearer", "/cb?code=4/0AX4&state=xyz&token_type=Bearer"},
+		{"a name that only ends like one", "/x?csrf_access_token=abc", "/x?csrf_access_token=abc"},
+		{"prose", "set your password = something strong", "set your password = something strong"},
+		{"empty value", "/x?access_token=&a=1", "/x?access_token=&a=1"},
+		{"user-info token", "git clone https://x-access-token:ghs_abc123@github.com/o/r.git",
+			"git clone https://x-access-token:[redacted: authorization]@github.com/o/r.git"},
+		{"user-info in a link", `<a href="ftp://admin:hunter22@files.test/">`, `<a href="ftp://admin:[redacted: authorization]@files.test/">`},
+		{"user-info, no user", "https://:p4ss@h.test/", "https://:[redacted: authorization]@h.test/"},
+		{"a port is no password", "https://h.test:8443/a@b and mail ada@h.test", "https://h.test:8443/a@b and mail ada@h.test"},
+		{"user name only", "https://ada@h.test/", "https://ada@h.test/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestRedactJSONStructure(t *testing.T) {
 	var r *Redactor
 	tests := []struct {
@@ -172,6 +211,9 @@ func TestRedactJSONStructure(t *testing.T) {
 		{"a text field", `{"type":"text","value":"ada"}`, `{"type":"text","value":"ada"}`},
 		{"password key", `{"user":"ada","password":"hunter22"}`, `{"user":"ada","password":"[redacted: password]"}`},
 		{"token key", `{"access_token":"abc","expires":3600}`, `{"access_token":"[redacted: authorization]","expires":3600}`},
+		{"app state keys", `{"authToken":"a1","session_token":"s1","jwt":"j1","apiKey":"k1","secret-access-key":"x1","privateKey":"p1","accessKeyId":"AKID","theme":"dark"}`,
+			`{"authToken":"[redacted: authorization]","session_token":"[redacted: authorization]","jwt":"[redacted: authorization]","apiKey":"[redacted: authorization]","secret-access-key":"[redacted: authorization]","privateKey":"[redacted: authorization]","accessKeyId":"AKID","theme":"dark"}`},
+		{"sign-in answer", `{"token":"t1","nextPageToken":"n1","expires":3600}`, `{"token":"[redacted: authorization]","nextPageToken":"n1","expires":3600}`},
 		{"order and spacing kept", "{\n  \"b\": 1,\n  \"password\" : \"x\"\n}", "{\n  \"b\": 1,\n  \"password\" : \"[redacted: password]\"\n}"},
 	}
 	for _, tt := range tests {
