@@ -26,13 +26,19 @@ import (
 // witness records every request that reaches it (on https and http); HostRequests counts the
 // ones the sites answer for it before the handler (the favicon) as well.
 type witness struct {
-	mu   sync.Mutex
-	seen []string
+	mu      sync.Mutex
+	seen    []string
+	browser []string // the browser's own background requests (e2etest.BrowserOwn), not counted
 }
 
 func (w *witness) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	line := fmt.Sprintf("%s %s://%s%s (Referer %q)", r.Method, scheme(r), r.Host, r.URL.RequestURI(), r.Referer())
 	w.mu.Lock()
-	w.seen = append(w.seen, fmt.Sprintf("%s %s://%s%s (Referer %q)", r.Method, scheme(r), r.Host, r.URL.RequestURI(), r.Referer()))
+	if e2etest.BrowserOwn(r) {
+		w.browser = append(w.browser, line)
+	} else {
+		w.seen = append(w.seen, line)
+	}
 	w.mu.Unlock()
 	rw.Header().Set("Access-Control-Allow-Origin", "*")
 	rw.WriteHeader(http.StatusNoContent)
