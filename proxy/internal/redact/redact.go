@@ -272,7 +272,8 @@ func (r *Redactor) redact(s string, depth int) string {
 		s = redactUserInfo(s)
 	}
 	if strings.Contains(lower, "token=") || strings.Contains(lower, "secret=") || strings.Contains(lower, "password=") ||
-		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") {
+		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") ||
+		strings.Contains(lower, "%3d") {
 		s = redactAddressParams(s)
 	}
 	return r.redactKnown(s)
@@ -294,9 +295,12 @@ func redactUserInfo(s string) string {
 // addressParamRE finds a parameter of an address or form body (after ?, &, # or ;, or at the
 // start) named like a password key or an OAuth token (access_token, refresh_token, id_token,
 // client_secret; in any case, with - or _), and its value up to the next separator; a value
-// inside a JSON or HTML string stops at a quote, backslash or angle bracket too. (Not the app
-// state names of tokenKeys: key= and the like are too common in addresses.)
-var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;])((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)=([^&#;\s"'\\<>]+)`)
+// inside a JSON or HTML string stops at a quote, backslash or angle bracket too. The same once
+// percent-encoded, as in an address nested in another's parameter
+// (redirect_uri=https%3A%2F%2Fapp%2Fcb%23access_token%3D…): separators %26 %3F %23 %3B, = as
+// %3D, and the value stops at an encoded separator. (Not the app state names of tokenKeys: key=
+// and the like are too common in addresses. Not twice-encoded forms such as %2526.)
+var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;]|%26|%3f|%23|%3b)((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)(?:=|%3d)((?:[^&#;\s"'\\<>%]|%(?:[014-9a-f][0-9a-f]|2[0-24-57-9a-f]|3[0-9ac-f]))+)`)
 
 // redactAddressParams removes the values of credential parameters in addresses and form
 // bodies: an OAuth callback's #access_token=…, an API's ?access_token=…, a password=… sent in

@@ -191,6 +191,13 @@ func TestRedactAddressParams(t *testing.T) {
 		{"user-info, no user", "https://:p4ss@h.test/", "https://:[redacted: authorization]@h.test/"},
 		{"a port is no password", "https://h.test:8443/a@b and mail ada@h.test", "https://h.test:8443/a@b and mail ada@h.test"},
 		{"user name only", "https://ada@h.test/", "https://ada@h.test/"},
+		{"nested, percent-encoded", "/login?redirect_uri=https%3A%2F%2Fapp.test%2Fcb%23access_token%3Dya29.a0%2Bx%26state%3D1&x=2",
+			"/login?redirect_uri=https%3A%2F%2Fapp.test%2Fcb%23access_token%3D[redacted: authorization]%26state%3D1&x=2"},
+		{"nested query, lower-case hex", "?next=%2Fapi%3fa%3d1%26refresh_token%3dabc%3bq",
+			"?next=%2Fapi%3fa%3d1%26refresh_token%3d[redacted: authorization]%3bq"},
+		{"nested password", "?continue=%2Flogin%3Fuser%3Dada%26password%3Dhunter22", "?continue=%2Flogin%3Fuser%3Dada%26password%3D[redacted: password]"},
+		{"encoded, other parameters", "?r=%2Fcb%3Fcode%3D4%26state%3Dxyz", "?r=%2Fcb%3Fcode%3D4%26state%3Dxyz"},
+		{"encoded, a name that only ends like one", "?r=%2Fx%3Fcsrf_access_token%3Dabc", "?r=%2Fx%3Fcsrf_access_token%3Dabc"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
