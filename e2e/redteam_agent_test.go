@@ -229,6 +229,20 @@ func (g *rtGuard) found() []string {
 	return append([]string(nil), g.leaks...)
 }
 
+// reportLeaks waits until the model has had want requests (one per turn of the obeying script)
+// or a secret reached it, then fails the test once per secret that did; what names them.
+func (g *rtGuard) reportLeaks(t *testing.T, aw *agentWorld, want int, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); len(aw.model.Requests()) < want && len(g.found()) == 0; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the model got %d requests, want %d\n%s", len(aw.model.Requests()), want, aw.diagnose())
+		}
+	}
+	for _, l := range g.found() {
+		t.Errorf("a %s reached the model: %s", what, l)
+	}
+}
+
 // Secrets of the vault page (rtVault).
 const (
 	rtShownPw     = "Shown-Pw-5150"       // prefilled; the person presses "Show password"
@@ -296,7 +310,7 @@ func TestRedteamAgentRevealedSecrets(t *testing.T) {
 		guard = &rtGuard{next: model, secrets: []string{rtShownPw, rtTypedShown, rtTextareaKey, rtShadowTyped, rtFrameTyped, rtOTP, rtCard}}
 		return guard
 	})
-	tab, model := aw.tab, aw.model
+	tab := aw.tab
 
 	tab.Navigate("https://vault.test/vault")
 	tab.WaitConnected()
@@ -323,14 +337,7 @@ func TestRedteamAgentRevealedSecrets(t *testing.T) {
 	}
 	pf, _ := openPanel(t, tab)
 	chat(t, pf, "what do the fields of this page hold?")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 6 && len(guard.found()) == 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want 6\n%s", len(model.Requests()), aw.diagnose())
-		}
-	}
-	for _, l := range guard.found() {
-		t.Errorf("a secret reached the model: %s", l)
-	}
+	guard.reportLeaks(t, aw, 6, "secret")
 }
 
 // TestRedteamAgentLeavingPage: the model navigates to the forum's own "leaving" page with the

@@ -81,7 +81,7 @@ func TestRedteamMaskedFieldsReachNoModel(t *testing.T) {
 		guard = &rtGuard{next: model, secrets: []string{rtMaskedPIN, rtMaskedTyped, rtMaskedAnswer, rtMaskedShadow, rtMaskedFrame}}
 		return guard
 	})
-	tab, model := aw.tab, aw.model
+	tab := aw.tab
 	tab.Navigate("https://bank.test/masked")
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script and its frame", pageScriptRan+` && !!document.getElementById('fr').contentDocument && !!document.getElementById('fr').contentDocument.getElementById('fpin')`)
@@ -98,14 +98,7 @@ func TestRedteamMaskedFieldsReachNoModel(t *testing.T) {
 	}
 	pf, _ := openPanel(t, tab)
 	chat(t, pf, "what do the fields of this page hold?")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 6 && len(guard.found()) == 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want 6\n%s", len(model.Requests()), aw.diagnose())
-		}
-	}
-	for _, l := range guard.found() {
-		t.Errorf("a secret reached the model: %s", l)
-	}
+	guard.reportLeaks(t, aw, 6, "secret")
 }
 
 // rtMaskedCases run side by side on /fields: each reads masked fields, some after trying to

@@ -59,20 +59,13 @@ func TestRedteamStateKeysReachNoModel(t *testing.T) {
 		guard = &rtGuard{next: model, secrets: rtStateSecrets}
 		return guard
 	})
-	tab, model := aw.tab, aw.model
+	tab := aw.tab
 	tab.Navigate("https://app.test/app")
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, _ := openPanel(t, tab)
 	chat(t, pf, "what does this page's data hold?")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 2 && len(guard.found()) == 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want 2\n%s", len(model.Requests()), aw.diagnose())
-		}
-	}
-	for _, l := range guard.found() {
-		t.Errorf("a credential reached the model: %s", l)
-	}
+	guard.reportLeaks(t, aw, 2, "credential")
 	results := strings.Join(storedToolResults(t, aw.proxy.Store), "\n")
 	if !strings.Contains(results, "__APP_STATE__") || !strings.Contains(results, "AKIDEXAMPLE") || !strings.Contains(results, "dark") ||
 		!strings.Contains(results, "/api/session") {

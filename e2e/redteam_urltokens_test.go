@@ -69,20 +69,13 @@ func TestRedteamTokensInAddressesReachNoModel(t *testing.T) {
 		guard = &rtGuard{next: model, secrets: []string{rtFragmentToken, rtQueryToken, rtRefreshToken, rtNestedToken}}
 		return guard
 	})
-	tab, model := aw.tab, aw.model
+	tab := aw.tab
 	tab.Navigate("https://app.test/cb#access_token=" + rtFragmentToken + "&token_type=Bearer&expires_in=3599")
 	tab.WaitConnected()
 	tab.WaitFor(10*time.Second, "the page's API answer", pageScriptRan)
 	pf, _ := openPanel(t, tab)
 	chat(t, pf, "what are the addresses on this page?")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 5 && len(guard.found()) == 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want 5\n%s", len(model.Requests()), aw.diagnose())
-		}
-	}
-	for _, l := range guard.found() {
-		t.Errorf("a token reached the model: %s", l)
-	}
+	guard.reportLeaks(t, aw, 5, "token")
 	// The tools did read the addresses (so the test proves something): each shows the marker.
 	results := storedToolResults(t, aw.proxy.Store)
 	if len(results) != 4 {

@@ -49,20 +49,13 @@ func TestRedteamUserInfoReachesNoModel(t *testing.T) {
 		guard = &rtGuard{next: model, secrets: []string{rtLinkToken, rtTextToken}}
 		return guard
 	})
-	tab, model := aw.tab, aw.model
+	tab := aw.tab
 	tab.Navigate("https://ci.test/build")
 	tab.WaitConnected()
 	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
 	pf, _ := openPanel(t, tab)
 	chat(t, pf, "what are the clone addresses?")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 4 && len(guard.found()) == 0; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want 4\n%s", len(model.Requests()), aw.diagnose())
-		}
-	}
-	for _, l := range guard.found() {
-		t.Errorf("a token reached the model: %s", l)
-	}
+	guard.reportLeaks(t, aw, 4, "token")
 	results := strings.Join(storedToolResults(t, aw.proxy.Store), "\n")
 	for _, want := range []string{"x-access-token:[redacted: authorization]@git.ci.test", "deploy:[redacted: authorization]@gitlab.ci.test"} {
 		if !strings.Contains(results, want) {
