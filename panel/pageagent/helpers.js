@@ -6,6 +6,15 @@ function on(target, type, fn, capture) {
 function dict() {
   return create(null);
 }
+// allowed is a null-prototype set of names: allowed(['a', 'b']).a === true.
+function allowed(namesList) {
+  var d = dict();
+  var i;
+  for (i = 0; i < namesList.length; i++) {
+    d[namesList[i]] = true;
+  }
+  return d;
+}
 function own(obj, key) {
   return apply(hasOwnProperty, obj, [key]) ? obj[key] : undefined;
 }

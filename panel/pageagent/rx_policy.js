@@ -363,14 +363,8 @@ function noteMasked(root) {
 }
 // NOT_TYPED are the input types whose value is not text the person types (no mask applies;
 // tool_type.js refuses to type into them).
-var NOT_TYPED = dict();
-(function () {
-  var names = ['hidden', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'range', 'color'];
-  var i;
-  for (i = 0; i < names.length; i++) {
-    NOT_TYPED[names[i]] = true;
-  }
-})();
+var NOT_TYPED = allowed(['hidden', 'checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file',
+  'range', 'color']);
 // isMasked reports whether the text field node (an input or textarea, name its local name)
 // shows its text as dots because of the page's styles: -webkit-text-security other than none.
 // Banks and shops mask PINs and security answers this way in text inputs, to keep the browser's

@@ -97,14 +97,7 @@ function release(req) {
 // fields they touch first): attributes and classes (selectors), and taking fields out of the
 // document or moving them. Not setStyle (it cannot set -webkit-text-security or all) nor hide
 // (display does not change the mask), the ops a keep repeats most.
-var WRITES = dict();
-(function () {
-  var names = ['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML'];
-  var i;
-  for (i = 0; i < names.length; i++) {
-    WRITES[names[i]] = true;
-  }
-})();
+var WRITES = allowed(['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML']);
 
 // ops runs one operation and returns its JSON value (undefined for none).
 function op(t, name, args) {

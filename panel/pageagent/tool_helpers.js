@@ -169,14 +169,6 @@ function joinKeys(d) {
   }
   return out === '' ? 'none' : out;
 }
-function allowed(namesList) {
-  var d = dict();
-  var i;
-  for (i = 0; i < namesList.length; i++) {
-    d[namesList[i]] = true;
-  }
-  return d;
-}
 function intArg(args, name, def, min, max) {
   var v = own(args, name);
   if (v === undefined || v === null) {
