@@ -39,7 +39,7 @@ const (
 const (
 	TypeHello   = "hello"   // page agent → proxy, on every open: Hello
 	TypeNav     = "nav"     // page agent → proxy, on a same-document navigation: Nav
-	TypeWelcome = "welcome" // proxy → page agent, answer to hello: Welcome
+	TypeWelcome = "welcome" // proxy → page agent, on open: Welcome
 	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
 	TypeState   = "state"   // proxy → panel: State
 
@@ -99,6 +99,9 @@ type Welcome struct {
 	Session string `json:"session"`
 	URL     string `json:"url"`
 	Panel   string `json:"panel"`
+	// Resume is the key the page agent sends back (query parameter k) on every reconnection:
+	// a token opens one live session, and only its resume key reopens it (proxy/page/claims.go).
+	Resume string `json:"resume"`
 }
 
 // ErrorMessage carries a message to show or log: the page agent logs it with console.warn

@@ -100,7 +100,7 @@ func TestJavaScriptReadsOnlyKnownFields(t *testing.T) {
 		reads []string // what the JavaScript reads from a message
 		msg   any
 	}{
-		{"agent.js", []string{"panel"}, Welcome{}},
+		{"agent.js", []string{"panel", "resume"}, Welcome{}},
 		{"agent.js", []string{"message"}, ErrorMessage{}},
 		{"agent.js", []string{"id", "remixlet", "op", "args"}, Op{}},
 		{"agent.js", []string{"remixlet", "css"}, Style{}},

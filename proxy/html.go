@@ -67,10 +67,8 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
 		return false
 	}
-	switch req.Header.Get("Sec-Fetch-Dest") {
-	case "", "document":
-	default:
-		return false // subresources, iframes, workers: not a page the person is looking at
+	if !isNavigation(req) {
+		return false
 	}
 	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))
 	if !ok || mediaType != "text/html" {
@@ -87,6 +85,29 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 	}
 	return true
 }
+
+// isNavigation reports whether req is a browser's navigation to a document. Over https
+// Chromium says so in Sec-Fetch-Dest, which no page script can set; a page's own fetch or
+// XMLHttpRequest says "empty", an iframe "iframe". Over plain http browsers send no fetch
+// metadata, and a navigation is told by Upgrade-Insecure-Requests: 1, which every browser
+// sends on navigations and no fetch, XMLHttpRequest or pjax/Turbo-style page swap sends unless
+// its script adds it. That is not proof: a page that forges the header gets a document with a
+// token of its own (proxy/page/claims.go says what such a token is worth).
+func isNavigation(req *http.Request) bool {
+	switch req.Header.Get("Sec-Fetch-Dest") {
+	case "document":
+		return true
+	case "":
+		return req.Header.Get("Upgrade-Insecure-Requests") == "1"
+	}
+	return false // subresources, iframes, workers: not a page the person is looking at
+}
+
+// navigationVary is what an injected document's answer varies by: the headers isNavigation
+// reads. The browser's HTTP cache then serves the stored document (and its token) only to
+// another navigation, never to the page's own fetch(location.href, {cache: 'force-cache'}) —
+// which, with a cacheable page, otherwise reads the token of the document it runs in.
+var navigationVary = []string{"Sec-Fetch-Dest", "Upgrade-Insecure-Requests"}
 
 // contentType is a Content-Type value's media type and charset parameter as mime.ParseMediaType
 // reads them; ok is false where it refuses the value. The few spellings nearly every HTML page
@@ -146,6 +167,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 	resp.ContentLength = -1
 	deleteBodyHeaders(resp.Header)
 	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
+	resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary...)
 }
 
 // bodyHeaders are the headers that describe the upstream's bytes, not the injected body, in

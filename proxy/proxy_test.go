@@ -107,8 +107,23 @@ func (f *fixture) newClient(h2 bool) *http.Client {
 		ForceAttemptHTTP2:  h2,
 	}
 	f.t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 20 * time.Second,
+	return &http.Client{Transport: navigating{tr}, Timeout: 20 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// navigating sends a request as a browser's navigation over http does, with
+// Upgrade-Insecure-Requests: 1 (the proxy injects only into navigations: html.go), unless the
+// test says what kind of request it is (Sec-Fetch-Dest, or that header itself, even empty).
+type navigating struct{ rt http.RoundTripper }
+
+func (n navigating) RoundTrip(req *http.Request) (*http.Response, error) {
+	_, dest := req.Header["Sec-Fetch-Dest"]
+	_, uir := req.Header["Upgrade-Insecure-Requests"]
+	if !dest && !uir {
+		req = req.Clone(req.Context())
+		req.Header.Set("Upgrade-Insecure-Requests", "1")
+	}
+	return n.rt.RoundTrip(req)
 }
 
 func (f *fixture) get(rawURL string, hdr ...string) (*http.Response, []byte) {

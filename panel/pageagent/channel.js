@@ -32,6 +32,7 @@ var suspended = false;    // true between pagehide and pageshow (back/forward ca
 var retryTimer = 0;
 var retryDelay = RECONNECT_FIRST_MS;
 var panelToken = '';      // from welcome; only ever posted to the panel iframe
+var resumeKey = '';       // from welcome: the token's session opens again only with it (proxy/page/claims.go)
 var lastURL = '';         // last URL reported to the proxy
 
 function message(type) {
@@ -73,7 +74,7 @@ function connect() {
   retryTimer = 0;
   var s;
   try {
-    s = new WS(SOCKET_URL + firstSheetsQuery());
+    s = new WS(SOCKET_URL + (resumeKey ? '&k=' + encode(resumeKey) : '') + firstSheetsQuery());
   } catch (e) {
     scheduleReconnect();
     return;
@@ -149,6 +150,10 @@ function receive(ev) {
   if (type === 'welcome') {
     var p = own(m, 'panel');
     panelToken = typeof p === 'string' ? p : '';
+    var k = own(m, 'resume');
+    if (typeof k === 'string' && k !== '') {
+      resumeKey = k;
+    }
     retryDelay = RECONNECT_FIRST_MS;
     setState('connected');
     deliverPanelToken();

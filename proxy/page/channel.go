@@ -3,6 +3,7 @@ package page
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/coder/websocket"
@@ -63,7 +64,8 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(MaxMessage)
 
-	pageURL, err := h.Verify(r.URL.Query().Get("t"))
+	token := r.URL.Query().Get("t")
+	pageURL, err := h.Verify(token)
 	if err != nil {
 		c.Close(CloseBadToken, "unknown page token")
 		return
@@ -74,7 +76,24 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sess := h.open(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
+	sess := h.newSession(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
+	evicted, err := h.claim(token, r.URL.Query().Get("k"), sess) // claims.go
+	if evicted != nil {
+		if err != nil {
+			h.log.Warn("page agent refused: a second connection used the token of a connected page; both closed", "page", httpx.Clip(pageURL.String(), 200))
+			go evicted.conn.Close(CloseRefused, reasonTokenTwice) // Close waits for the peer's answer
+		} else {
+			go evicted.conn.Close(websocket.StatusNormalClosure, "the page agent reconnected")
+		}
+	}
+	if errors.Is(err, errBadResume) {
+		c.Close(CloseBadToken, err.Error())
+		return
+	}
+	if err != nil {
+		c.Close(CloseRefused, err.Error())
+		return
+	}
 	defer h.ended(sess.id) // after close: waiting page tool calls fail, the page's records go
 	h.opened(sess)
 	h.connections.Add(1)
@@ -82,7 +101,8 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 
 	ctx := r.Context()
 	info := sess.Info()
-	if err := writeJSON(ctx, c, map[string]string{"type": "welcome", "session": sess.id, "url": info.URL, "panel": sess.panelToken}); err != nil {
+	welcome := panel.Welcome{Type: panel.TypeWelcome, Session: sess.id, URL: info.URL, Panel: sess.panelToken, Resume: h.ResumeKey(token)}
+	if err := writeJSON(ctx, c, welcome); err != nil {
 		return
 	}
 	for _, l := range h.listeners {

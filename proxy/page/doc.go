@@ -1,6 +1,7 @@
 // Package page owns the page sessions: one per document the proxy injected its page agent
 // into. It holds the token authority (sessions.go: tokens signed with the per-install secret,
-// naming the URL of the response the proxy rewrote), the page agent's channel
+// naming the URL of the response the proxy rewrote; claims.go: one live session per token,
+// reopened only with its resume key), the page agent's channel
 // wss://remix.proxy/agent/ws (channel.go), the page tools' calls and their waiting answers
 // (tools.go), the JSON responses recorded for each page (data.go, fed by a response tap) and
 // the secrets pages report for the agent's redaction stage (secrets.go).

@@ -3,8 +3,10 @@ package page
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,9 +31,10 @@ import (
 // bootstrap tag. It is signed with the per-install secret and names the URL of the response the
 // proxy rewrote, so the page agent that presents it is bound to that page (and, by the WebSocket
 // Origin check, to that origin) whatever the page claims. Tokens are stateless: a page restored
-// from the browser's cache, or open across a proxy restart, still connects.
+// from the browser's cache, or open across a proxy restart, still connects. What the hub
+// remembers is which token holds a live session, so that one token opens one (claims.go).
 //
-// Format: "v1." base64url(JSON{u,t}) "." base64url(HMAC-SHA256(secret, payload)).
+// Format: "v1." base64url(JSON{u,t,n}) "." base64url(HMAC-SHA256(secret, payload)).
 
 const tokenVersion = "v1"
 
@@ -41,6 +44,9 @@ const maxTokenURL = 2048
 type tokenClaims struct {
 	URL    string `json:"u"`
 	Issued int64  `json:"t"`
+	// Serial tells apart two tokens for one URL in one second (two tabs opening it): each
+	// token opens one session (claims.go).
+	Serial uint64 `json:"n"`
 }
 
 // Config is what the page sessions need.
@@ -64,8 +70,10 @@ type Hub struct {
 	mu     sync.Mutex
 	byID   map[string]*Session
 	panels map[string]string // panel token → session ID
+	claims claimTable        // which token holds which live session (claims.go)
 
-	connections atomic.Int64 // page agents that connected since start
+	connections atomic.Int64  // page agents that connected since start
+	serial      atomic.Uint64 // the last token's serial; starts at a random value (New)
 	tools       toolCalls
 	data        records
 	secrets     reports
@@ -76,9 +84,13 @@ func New(cfg Config) *Hub {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Hub{secret: cfg.Secret, log: cfg.Logger, byID: map[string]*Session{}, panels: map[string]string{},
+	h := &Hub{secret: cfg.Secret, log: cfg.Logger, byID: map[string]*Session{}, panels: map[string]string{},
 		tools: toolCalls{pending: map[string]map[uint64]chan toolAnswer{}}, data: records{bySession: map[string]*sessionRecord{}},
-		secrets: reports{bySession: map[string]*pageReport{}}}
+		secrets: reports{bySession: map[string]*pageReport{}}, claims: newClaimTable()}
+	var seed [8]byte
+	rand.Read(seed[:])
+	h.serial.Store(binary.LittleEndian.Uint64(seed[:]) >> 1) // tokens minted after a restart differ from those before
+	return h
 }
 
 // Info is a page session's public facts at one moment: a copy, never the session's own state.
@@ -97,6 +109,7 @@ type Session struct {
 	id         string
 	panelToken string
 	conn       *websocket.Conn
+	tokenKey   string // the token it was opened with (claims.go); set by claim
 	// firstSheets are the first-frame sheets the page agent holds (firstsheets.go); set at open.
 	firstSheets map[string]int64
 
@@ -131,15 +144,15 @@ func (h *Hub) Mint(pageURL *url.URL, now time.Time) string {
 			u = pageURL.Scheme + "://" + pageURL.Host + "/"
 		}
 	}
-	return h.mintToken(u, now.Unix())
+	return h.mintToken(u, now.Unix(), h.serial.Add(1))
 }
 
-// mintToken writes the token of claims {u, issued} in one buffer: the payload is the JSON
+// mintToken writes the token of claims {u, issued, serial} in one buffer: the payload is the JSON
 // json.Marshal writes for tokenClaims (written directly when u holds no byte JSON escapes, the
 // usual case), and the MAC is taken over the token's own first bytes, "v1." and the payload.
 // Every injected page mints one; this is json.Marshal, two encodings and a join without their
 // allocations (TestMintTokenAgreesWithJSON).
-func (h *Hub) mintToken(u string, issued int64) string {
+func (h *Hub) mintToken(u string, issued int64, serial uint64) string {
 	var raw [512]byte
 	var payload []byte
 	if jsonPlain(u) {
@@ -147,9 +160,11 @@ func (h *Hub) mintToken(u string, issued int64) string {
 		payload = append(payload, u...)
 		payload = append(payload, `","t":`...)
 		payload = strconv.AppendInt(payload, issued, 10)
+		payload = append(payload, `,"n":`...)
+		payload = strconv.AppendUint(payload, serial, 10)
 		payload = append(payload, '}')
 	} else {
-		payload, _ = json.Marshal(tokenClaims{URL: u, Issued: issued})
+		payload, _ = json.Marshal(tokenClaims{URL: u, Issued: issued, Serial: serial})
 	}
 	enc := base64.RawURLEncoding
 	tok := make([]byte, 0, len(tokenVersion)+2+enc.EncodedLen(len(payload))+enc.EncodedLen(sha256.Size))
@@ -221,8 +236,8 @@ func (h *Hub) Verify(token string) (*url.URL, error) {
 	return u, nil
 }
 
-// open starts a session for a connected page agent.
-func (h *Hub) open(pageURL *url.URL, conn *websocket.Conn, firstSheets map[string]int64) *Session {
+// newSession is a session for a connected page agent; claim enters it into the table.
+func (h *Hub) newSession(pageURL *url.URL, conn *websocket.Conn, firstSheets map[string]int64) *Session {
 	s := &Session{
 		h:          h,
 		id:         httpx.RandomID(),
@@ -232,20 +247,13 @@ func (h *Hub) open(pageURL *url.URL, conn *websocket.Conn, firstSheets map[strin
 	}
 	s.firstSheets = firstSheets
 	s.info = Info{ID: s.id, URL: pageURL.String(), Origin: pageOrigin(pageURL), Connected: true, Since: time.Now()}
-	h.mu.Lock()
-	h.byID[s.id] = s
-	h.panels[s.panelToken] = s.id
-	h.mu.Unlock()
 	return s
 }
 
-// close ends a session when its page agent disconnects.
+// close ends a session when its page agent disconnects (or claim took it out already).
 func (h *Hub) close(s *Session) {
 	h.mu.Lock()
-	s.info.Connected = false
-	delete(h.byID, s.id)
-	delete(h.panels, s.panelToken)
-	h.notifyLocked(s)
+	h.dropLocked(s)
 	h.mu.Unlock()
 }
 

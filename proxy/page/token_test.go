@@ -106,8 +106,9 @@ func TestMintTokenAgreesWithJSON(t *testing.T) {
 		"https://a.example/" + strings.Repeat("long-", 500),
 		"",
 	} {
-		for _, issued := range []int64{0, 1700000000, -5} {
-			payload, err := json.Marshal(tokenClaims{URL: u, Issued: issued})
+		for i, issued := range []int64{0, 1700000000, -5} {
+			serial := []uint64{0, 7, 1<<64 - 1}[i]
+			payload, err := json.Marshal(tokenClaims{URL: u, Issued: issued, Serial: serial})
 			if err != nil {
 				t.Fatalf("json.Marshal: %v", err)
 			}
@@ -115,8 +116,8 @@ func TestMintTokenAgreesWithJSON(t *testing.T) {
 			m := hmac.New(sha256.New, []byte("install secret"))
 			m.Write([]byte(tokenVersion + "." + p))
 			want := tokenVersion + "." + p + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-			if got := h.mintToken(u, issued); got != want {
-				t.Errorf("mintToken(%q, %d) = %q, want %q", u, issued, got, want)
+			if got := h.mintToken(u, issued, serial); got != want {
+				t.Errorf("mintToken(%q, %d, %d) = %q, want %q", u, issued, serial, got, want)
 			}
 		}
 	}

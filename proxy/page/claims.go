@@ -1,0 +1,148 @@
+package page
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"strings"
+)
+
+// Claims: a page token opens at most one live session, and only the page agent that opened it
+// may open it again.
+//
+// A token is the key to a session, and a page script runs in the same origin as the document
+// it was minted for, so any copy of the document it can read is a way to that key: its own
+// address fetched again, the browser's HTTP cache, a same-origin popup's tag read while the
+// page agent's script loads. The proxy closes the ways it can (html.go: it injects only into
+// navigations, and a stored document answers only another navigation); claims make a token
+// that leaks anyway worth as little as possible:
+//
+//   - The first socket with a token opens its session, and its welcome carries a resume key
+//     (HMAC of the token under the install secret, so it survives a proxy restart) that the
+//     page agent keeps in its closure and sends with every reconnection (back/forward cache,
+//     a dropped connection). A reconnection with the key replaces the token's live session.
+//   - A second socket without the key while the token's session is live is a second party
+//     holding the same document's token. The proxy cannot tell which is the page agent, so
+//     both go: the live session is closed, the newcomer refused, and the token is burned
+//     (refused from then on, key or not). A page that steals its own token loses its agent;
+//     it gets no session that outlives the page agent's connection (at most AFTER_LOAD_MAX_MS
+//     after the document starts).
+//   - Once the token's session has gone, the token opens a new one without the key: that is a
+//     page restored from the browser's HTTP cache on a history navigation, a new document with
+//     the old token.
+//   - An origin has at most maxSessionsPerOrigin live sessions, so a page that mints tokens for
+//     itself (over plain http, by forging a navigation's headers: html.go) cannot start the
+//     remixlets of its site a thousand times over.
+
+// maxSessionsPerOrigin bounds the live sessions of one origin.
+const maxSessionsPerOrigin = 64
+
+// maxBurned bounds the burned tokens remembered; the oldest is forgotten first.
+const maxBurned = 4096
+
+// Close reasons of claims (the page agent stops reconnecting on CloseRefused).
+const (
+	reasonTokenTwice  = "this page's token was used by a second connection; reload the page"
+	reasonTooMany     = "too many pages of this site are connected"
+	reasonBadResume   = "wrong resume key"
+	reasonTokenBurned = "this page's token was used twice; reload the page"
+)
+
+var (
+	errTokenTwice  = errors.New(reasonTokenTwice)
+	errTooMany     = errors.New(reasonTooMany)
+	errTokenBurned = errors.New(reasonTokenBurned)
+	errBadResume   = errors.New(reasonBadResume)
+)
+
+// claimTable is the hub's record of live tokens; guarded by Hub.mu.
+type claimTable struct {
+	live      map[string]*Session // token's MAC → its live session
+	perOrigin map[string]int      // origin → live sessions
+	burned    map[string]struct{}
+	burnOrder []string
+}
+
+func newClaimTable() claimTable {
+	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}, burned: map[string]struct{}{}}
+}
+
+// tokenKey is the part of a verified token that names it: its MAC.
+func tokenKey(token string) string { return token[strings.LastIndexByte(token, '.')+1:] }
+
+// ResumeKey is the key a page agent presents to reopen its token's session: HMAC-SHA256 of
+// "resume." and the token under the install secret.
+func (h *Hub) ResumeKey(token string) string {
+	m := hmac.New(sha256.New, h.secret)
+	io.WriteString(m, "resume.")
+	io.WriteString(m, token)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// claim decides, atomically with the session's entry into the table, whether a socket with a
+// verified token (and resume key, "" for none) may open s. On success s is live for the token;
+// evicted, if not nil, is a session the caller must close (the token's previous session,
+// replaced or caught holding a token twice).
+func (h *Hub) claim(token, resume string, s *Session) (evicted *Session, err error) {
+	key := tokenKey(token)
+	withKey := resume != "" && hmac.Equal([]byte(resume), []byte(h.ResumeKey(token)))
+	if resume != "" && !withKey {
+		return nil, errBadResume
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := &h.claims
+	if _, ok := c.burned[key]; ok {
+		return nil, errTokenBurned
+	}
+	prev := c.live[key]
+	if prev != nil && !withKey {
+		h.burnLocked(key)
+		h.dropLocked(prev)
+		return prev, errTokenTwice
+	}
+	if prev == nil && c.perOrigin[s.info.Origin] >= maxSessionsPerOrigin {
+		return nil, errTooMany
+	}
+	if prev != nil {
+		h.dropLocked(prev)
+	}
+	s.tokenKey = key
+	c.live[key] = s
+	c.perOrigin[s.info.Origin]++
+	h.byID[s.id] = s
+	h.panels[s.panelToken] = s.id
+	return prev, nil
+}
+
+// burnLocked refuses the token from now on.
+func (h *Hub) burnLocked(key string) {
+	c := &h.claims
+	if len(c.burnOrder) >= maxBurned {
+		delete(c.burned, c.burnOrder[0])
+		c.burnOrder = c.burnOrder[1:]
+	}
+	c.burned[key] = struct{}{}
+	c.burnOrder = append(c.burnOrder, key)
+}
+
+// dropLocked takes s out of the table: it is no longer live for its token, its origin or its
+// panel. Its socket is the caller's to close.
+func (h *Hub) dropLocked(s *Session) {
+	if _, ok := h.byID[s.id]; !ok {
+		return
+	}
+	s.info.Connected = false
+	delete(h.byID, s.id)
+	delete(h.panels, s.panelToken)
+	c := &h.claims
+	if c.live[s.tokenKey] == s {
+		delete(c.live, s.tokenKey)
+	}
+	if c.perOrigin[s.info.Origin]--; c.perOrigin[s.info.Origin] <= 0 {
+		delete(c.perOrigin, s.info.Origin)
+	}
+	h.notifyLocked(s)
+}

@@ -1,0 +1,203 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// claimFixture serves a hub's page-agent channel and dials it as page agents do.
+type claimFixture struct {
+	t   *testing.T
+	h   *Hub
+	srv *httptest.Server
+}
+
+func newClaimFixture(t *testing.T) *claimFixture {
+	h := New(Config{Secret: []byte("install secret")})
+	srv := httptest.NewServer(http.HandlerFunc(h.ServeAgentWS))
+	t.Cleanup(srv.Close)
+	return &claimFixture{t: t, h: h, srv: srv}
+}
+
+func (f *claimFixture) mint(pageURL string) string {
+	u, _ := url.Parse(pageURL)
+	return f.h.Mint(u, time.Now())
+}
+
+// dial opens a socket with token and resume key (may be "") from the token's origin and
+// returns it with the first message (welcome) or the close that refused it.
+func (f *claimFixture) dial(token, resume string) (*websocket.Conn, map[string]string, websocket.CloseError) {
+	f.t.Helper()
+	u, err := f.h.Verify(token)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	q := url.Values{"t": {token}}
+	if resume != "" {
+		q.Set("k", resume)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws?"+q.Encode(),
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}})
+	if err != nil {
+		f.t.Fatalf("dial: %v", err)
+	}
+	f.t.Cleanup(func() { c.CloseNow() })
+	m, ce := readWelcome(c)
+	return c, m, ce
+}
+
+func readWelcome(c *websocket.Conn) (map[string]string, websocket.CloseError) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, b, err := c.Read(ctx)
+	var ce websocket.CloseError
+	if err != nil {
+		errors.As(err, &ce)
+		return nil, ce
+	}
+	var m map[string]string
+	json.Unmarshal(b, &m)
+	return m, ce
+}
+
+// closedWith waits for c to be closed by the hub and returns the close.
+func closedWith(t *testing.T, c *websocket.Conn) websocket.CloseError {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		_, _, err := c.Read(ctx)
+		if err == nil {
+			continue
+		}
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) {
+			t.Fatalf("the socket was not closed by the hub: %v", err)
+		}
+		return ce
+	}
+}
+
+func (f *claimFixture) live() int { return len(f.h.List()) }
+
+// TestTokenOpensOneSession: the first socket with a page token gets a session and a resume key;
+// a second socket without the key while that session is live closes both and burns the token
+// (the key no longer opens it); a wrong key is refused as a forgery.
+func TestTokenOpensOneSession(t *testing.T) {
+	f := newClaimFixture(t)
+	tok := f.mint("https://shop.test/cart")
+	first, welcome, ce := f.dial(tok, "")
+	if welcome["type"] != "welcome" || welcome["resume"] == "" {
+		t.Fatalf("first socket: %v %v, want a welcome with a resume key", welcome, ce)
+	}
+	if welcome["resume"] != f.h.ResumeKey(tok) {
+		t.Fatalf("resume key %q, want the hub's ResumeKey", welcome["resume"])
+	}
+
+	if _, m, ce := f.dial(tok, "not the key"); m != nil || ce.Code != CloseBadToken {
+		t.Errorf("a wrong resume key: %v %v, want close %d", m, ce, CloseBadToken)
+	}
+	if f.live() != 1 {
+		t.Fatalf("after a wrong key: %d sessions, want the first one still", f.live())
+	}
+
+	_, m, ce := f.dial(tok, "")
+	if m != nil || ce.Code != CloseRefused || !strings.Contains(ce.Reason, "second connection") {
+		t.Fatalf("a second socket with the token: %v %v, want refused (%d)", m, ce, CloseRefused)
+	}
+	if ce := closedWith(t, first); ce.Code != CloseRefused {
+		t.Errorf("the first session after the second socket: closed %v, want %d", ce, CloseRefused)
+	}
+	if f.live() != 0 {
+		t.Errorf("%d live sessions after the token was used twice, want 0", f.live())
+	}
+	if _, m, ce := f.dial(tok, welcome["resume"]); m != nil || ce.Code != CloseRefused {
+		t.Errorf("the burned token with its resume key: %v %v, want refused", m, ce)
+	}
+	if _, m, ce := f.dial(tok, ""); m != nil || ce.Code != CloseRefused {
+		t.Errorf("the burned token without the key: %v %v, want refused", m, ce)
+	}
+}
+
+// TestTokenReconnects: the page agent reconnects with its resume key while the hub still holds
+// its old socket (the new session replaces it, with no burn), and a token whose session has gone
+// opens a new one without the key (a document restored from the HTTP cache on a history
+// navigation). Two tokens minted for one URL in the same second are two tokens (two tabs).
+func TestTokenReconnects(t *testing.T) {
+	f := newClaimFixture(t)
+	tok := f.mint("https://shop.test/")
+	old, welcome, _ := f.dial(tok, "")
+	if welcome == nil {
+		t.Fatal("no welcome")
+	}
+	_, again, ce := f.dial(tok, welcome["resume"])
+	if again["type"] != "welcome" {
+		t.Fatalf("reconnection with the key: %v %v, want a welcome", again, ce)
+	}
+	if ce := closedWith(t, old); ce.Code != websocket.StatusNormalClosure {
+		t.Errorf("the replaced socket: %v, want a normal closure", ce)
+	}
+	if n := f.live(); n != 1 {
+		t.Fatalf("%d live sessions after the reconnection, want 1", n)
+	}
+
+	// The session goes; the same token, without the key, opens a new one.
+	c, _, _ := f.dial(f.mint("https://shop.test/other"), "")
+	c.Close(websocket.StatusNormalClosure, "pagehide")
+	tok2 := f.mint("https://shop.test/other")
+	c2, w2, _ := f.dial(tok2, "")
+	c2.Close(websocket.StatusNormalClosure, "pagehide")
+	for deadline := time.Now().Add(5 * time.Second); f.live() != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d live sessions, want 1 after two closed", f.live())
+		}
+	}
+	if _, m, ce := f.dial(tok2, ""); m["type"] != "welcome" || m["resume"] != w2["resume"] {
+		t.Errorf("a token whose session went, without the key: %v %v, want a welcome with the same resume key", m, ce)
+	}
+
+	if a, b := f.mint("https://shop.test/"), f.mint("https://shop.test/"); a == b {
+		t.Errorf("two tokens for one URL in one second are equal: %s", a)
+	}
+}
+
+// TestSessionsPerOriginBounded: an origin holds at most maxSessionsPerOrigin live sessions (a
+// page minting tokens for itself cannot start its site's remixlets without bound); another
+// origin is not affected, and a place frees when a session goes.
+func TestSessionsPerOriginBounded(t *testing.T) {
+	f := newClaimFixture(t)
+	var conns []*websocket.Conn
+	for i := 0; i < maxSessionsPerOrigin; i++ {
+		c, m, ce := f.dial(f.mint("http://flood.test/"), "")
+		if m == nil {
+			t.Fatalf("session %d refused: %v", i, ce)
+		}
+		conns = append(conns, c)
+	}
+	if _, m, ce := f.dial(f.mint("http://flood.test/"), ""); m != nil || ce.Code != CloseRefused || !strings.Contains(ce.Reason, "too many") {
+		t.Fatalf("session %d of one origin: %v %v, want refused as too many", maxSessionsPerOrigin+1, m, ce)
+	}
+	if _, m, ce := f.dial(f.mint("https://flood.test/"), ""); m == nil {
+		t.Fatalf("another origin (https) was refused: %v", ce)
+	}
+	conns[0].Close(websocket.StatusNormalClosure, "gone")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, m, _ := f.dial(f.mint("http://flood.test/"), ""); m != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a place did not free when a session went")
+		}
+	}
+}
