@@ -120,10 +120,20 @@ func redactCalls(red Redactor, calls []ToolCall) []ToolCall {
 	return out
 }
 
+// PageRedactor is a Redactor that also removes what a page may show but the person did not
+// write: a tool result passes through RedactPage instead of Redact (the proxy's removes payment
+// card numbers there, not from the person's own messages).
+type PageRedactor interface {
+	RedactPage(text string) string
+}
+
 // redactResult is a tool result (or error text) as it may enter the conversation.
 func redactResult(red Redactor, s string) string {
 	if red == nil {
 		return s
+	}
+	if p, ok := red.(PageRedactor); ok {
+		return p.RedactPage(s)
 	}
 	return red.Redact(s)
 }

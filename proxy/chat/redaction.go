@@ -57,7 +57,10 @@ type redactorKey struct {
 	reports, creds, view uint64
 }
 
-var _ agent.Redactor = (*chatRedactor)(nil)
+var (
+	_ agent.Redactor     = (*chatRedactor)(nil)
+	_ agent.PageRedactor = (*chatRedactor)(nil)
+)
 
 // newRedactor returns the redactor for a turn of c; settings give the provider keys.
 func (c *chat) newRedactor(settings *agent.Settings) *chatRedactor {
@@ -74,6 +77,9 @@ func (c *chat) newRedactor(settings *agent.Settings) *chatRedactor {
 
 // Redact implements agent.Redactor.
 func (r *chatRedactor) Redact(text string) string { return r.current().Redact(text) }
+
+// RedactPage implements agent.PageRedactor: a tool result loses payment card numbers too.
+func (r *chatRedactor) RedactPage(text string) string { return r.current().RedactPage(text) }
 
 // Secret implements agent.Redactor.
 func (r *chatRedactor) Secret(text string) string { return r.current().Secret(text) }

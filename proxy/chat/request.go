@@ -151,7 +151,7 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 	}
 	if res.Text != nil {
 		// Redacted whole, before requestResult cuts it: no cut leaves part of a secret.
-		body := e.redactor().Redact(*res.Text)
+		body := e.redactor().RedactPage(*res.Text)
 		res.Text = &body
 	}
 	out := requestResult(shown, res)

@@ -24,6 +24,9 @@
 //     client_secret, token, authToken, sessionToken, bearerToken, jwt, apiKey, apiSecret, secretKey,
 //     privateKey, secretAccessKey); the password of an address's user-info, and address or
 //     form parameters named like the password and OAuth token keys (#access_token=…);
+//   - in what a page shows (Redactor.RedactPage, for tool results), payment card numbers by
+//     structure: 13 to 19 digits with an issuer prefix that pass the Luhn check (cards.go); the
+//     person's own messages keep theirs;
 //   - a cut secret: a text (or JSON string) that ends, or stops at "…" or "[truncated", with
 //     the first characters of a known value (at least minCutPrefix of them) loses them, so a
 //     tool whose cut the model chooses (capture_page's maxChars) cannot reveal a value piece by

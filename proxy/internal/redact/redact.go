@@ -42,6 +42,7 @@ var minCutPrefix = map[string]int{KindPassword: 3, KindCookie: 4, KindAuth: 4, K
 var markers = map[string]string{
 	KindPassword: markerOpen + KindPassword + "]", KindCookie: markerOpen + KindCookie + "]",
 	KindAuth: markerOpen + KindAuth + "]", KindKey: markerOpen + KindKey + "]",
+	KindCard: markerOpen + KindCard + "]",
 }
 
 func marker(kind string) string { return markers[kind] }
@@ -247,6 +248,12 @@ func uriComponent(v string) string {
 // Redact returns s with every secret removed (see the top of the file).
 func (r *Redactor) Redact(s string) string {
 	return r.redact(s, 0)
+}
+
+// RedactPage is Redact for what a page shows (a tool's result): its payment card numbers go
+// too (cards.go).
+func (r *Redactor) RedactPage(s string) string {
+	return redactCards(r.redact(s, 0))
 }
 
 func (r *Redactor) redact(s string, depth int) string {

@@ -1,0 +1,175 @@
+package redact
+
+import "strings"
+
+// Payment card numbers on a page: a saved card shown in full, a checkout field the page did not
+// mark with autocomplete="cc-number" (the page agent treats marked ones as sensitive already),
+// an order confirmation. They are found by structure, whatever the page calls them: 13 to 19
+// digits, alone or in groups split by single spaces or hyphens, standing as a word of their own,
+// starting with a card network's issuer prefix and passing the Luhn check. A number that passes
+// is replaced whole by the card marker.
+//
+// This applies to what a page shows (tool results: Redactor.RedactPage), not to what the person
+// writes in the chat: a card number the person gives the agent is theirs to give.
+
+// KindCard names a payment card number.
+const KindCard = "card number"
+
+const (
+	minCardDigits = 13
+	maxCardDigits = 19
+)
+
+// redactCards replaces the card numbers in s (see the top of the file).
+func redactCards(s string) string {
+	if !mayHoldCard(s) {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) || (i > 0 && joins(s, i-1, -1)) {
+			i++
+			continue
+		}
+		groups := digitGroups(s, i)
+		end := groups[len(groups)-1].end
+		endsWord := end < len(s) && joins(s, end, 1)
+		for g := 0; g < len(groups); {
+			h, ok := cardAt(s, groups, g, endsWord)
+			if !ok {
+				g++
+				continue
+			}
+			b.WriteString(s[last:groups[g].start])
+			b.WriteString(marker(KindCard))
+			last = groups[h].end
+			g = h + 1
+		}
+		i = end
+		for i < len(s) && isWordByte(s[i]) { // the rest of a longer word is not a number's start
+			i++
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// span is a group of digits, s[start:end].
+type span struct{ start, end int }
+
+// digitGroups reads the groups of digits from s[i] on that single spaces or hyphens split:
+// "4111 1111 1111 1111" is four, two card numbers side by side eight.
+func digitGroups(s string, i int) []span {
+	var groups []span
+	start := i
+	for j := i; ; j++ {
+		if j < len(s) && isDigit(s[j]) {
+			continue
+		}
+		groups = append(groups, span{start, j})
+		if j+1 < len(s) && (s[j] == ' ' || s[j] == '-') && isDigit(s[j+1]) {
+			start = j + 1
+			continue
+		}
+		return groups
+	}
+}
+
+// cardAt looks for a card number made of the groups g..h, the longest first, and returns h.
+// The run's last group counts only if the run does not go on as a longer word (endsWord).
+func cardAt(s string, groups []span, g int, endsWord bool) (int, bool) {
+	var buf [maxCardDigits]byte
+	d := buf[:0]
+	h := g
+	for ; h < len(groups); h++ {
+		n := groups[h].end - groups[h].start
+		if len(d)+n > maxCardDigits {
+			break
+		}
+		d = append(d, s[groups[h].start:groups[h].end]...)
+	}
+	// d holds groups g..h-1; try the longest first.
+	for h--; h >= g; h-- {
+		if len(d) >= minCardDigits && !(h == len(groups)-1 && endsWord) && cardIssuer(d) && luhn(d) {
+			return h, true
+		}
+		d = d[:len(d)-(groups[h].end-groups[h].start)]
+	}
+	return 0, false
+}
+
+// mayHoldCard is a quick test: at least minCardDigits digits in s.
+func mayHoldCard(s string) bool {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			if n++; n >= minCardDigits {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cardIssuer reports whether d starts with the issuer prefix of a card network: Visa (4),
+// Mastercard (51–55, 2221–2720), American Express (34, 37), Diners Club (300–305, 36, 38, 39),
+// JCB (3528–3589), Discover (6011, 644–649, 65), UnionPay (62), Maestro (50, 56–58, 67).
+func cardIssuer(d []byte) bool {
+	p2 := int(d[0]-'0')*10 + int(d[1]-'0')
+	p3 := p2*10 + int(d[2]-'0')
+	p4 := p3*10 + int(d[3]-'0')
+	switch {
+	case d[0] == '4':
+		return true
+	case p2 >= 51 && p2 <= 55, p4 >= 2221 && p4 <= 2720:
+		return true
+	case p2 == 34 || p2 == 37 || p2 == 36 || p2 == 38 || p2 == 39, p3 >= 300 && p3 <= 305:
+		return true
+	case p4 >= 3528 && p4 <= 3589:
+		return true
+	case p4 == 6011, p3 >= 644 && p3 <= 649, p2 == 65, p2 == 62:
+		return true
+	case p2 == 50, p2 >= 56 && p2 <= 58, p2 == 67:
+		return true
+	}
+	return false
+}
+
+// luhn reports whether the digits pass the Luhn check.
+func luhn(d []byte) bool {
+	sum := 0
+	double := false
+	for i := len(d) - 1; i >= 0; i-- {
+		n := int(d[i] - '0')
+		if double {
+			if n *= 2; n > 9 {
+				n -= 9
+			}
+		}
+		sum += n
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// isWordByte reports whether c joins a number to a longer word (a hex string, an ID).
+func isWordByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+// joins reports whether s[j], next to a run of digits (dir -1: before it, 1: after it), makes
+// the run part of a longer word: a letter, a digit, an underscore, or a decimal point with a
+// digit beyond it (a full stop ending a sentence does not).
+func joins(s string, j, dir int) bool {
+	if isWordByte(s[j]) {
+		return true
+	}
+	k := j + dir
+	return s[j] == '.' && k >= 0 && k < len(s) && isDigit(s[k])
+}
