@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -55,6 +56,16 @@ type Listener interface {
 // the proxy serves.
 func (h *Hub) AddListener(l Listener) { h.listeners = append(h.listeners, l) }
 
+// pingTimeout bounds how long a session has to answer a ping (claims.go).
+const pingTimeout = 2 * time.Second
+
+// answers reports whether s's page agent answers a ping: its socket is still there.
+func (h *Hub) answers(s *Session) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	return s.conn.Ping(ctx) == nil
+}
+
 // ServeAgentWS is the page agent's channel (see the top of the file).
 func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin is checked below, against the token
@@ -77,7 +88,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	}
 
 	sess := h.newSession(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
-	evicted, err := h.claim(token, r.URL.Query().Get("k"), sess) // claims.go
+	evicted, err := h.claim(token, r.URL.Query().Get("k"), sess, h.answers) // claims.go
 	if evicted != nil {
 		if err != nil {
 			h.log.Warn("page agent refused: a second connection used the token of a connected page; both closed", "page", httpx.Clip(pageURL.String(), 200))

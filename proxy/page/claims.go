@@ -23,7 +23,8 @@ import (
 //     (HMAC of the token under the install secret, so it survives a proxy restart) that the
 //     page agent keeps in its closure and sends with every reconnection (back/forward cache,
 //     a dropped connection). A reconnection with the key replaces the token's live session.
-//   - A second socket without the key while the token's session is live is a second party
+//   - A second socket without the key while the token's session is live (it answers a ping)
+//     is a second party
 //     holding the same document's token. The proxy cannot tell which is the page agent, so
 //     both go: the live session is closed, the newcomer refused, and the token is burned
 //     (refused from then on, key or not). A page that steals its own token loses its agent;
@@ -84,37 +85,54 @@ func (h *Hub) ResumeKey(token string) string {
 // claim decides, atomically with the session's entry into the table, whether a socket with a
 // verified token (and resume key, "" for none) may open s. On success s is live for the token;
 // evicted, if not nil, is a session the caller must close (the token's previous session,
-// replaced or caught holding a token twice).
-func (h *Hub) claim(token, resume string, s *Session) (evicted *Session, err error) {
+// replaced or caught holding a token twice). A previous session met without the key is first
+// asked whether it is still there (alive, outside the lock: a ping): a page agent whose welcome
+// was lost with its connection reconnects without a key, and its old socket, dead but not yet
+// noticed, must not burn its token.
+func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool) (evicted *Session, err error) {
 	key := tokenKey(token)
 	withKey := resume != "" && hmac.Equal([]byte(resume), []byte(h.ResumeKey(token)))
 	if resume != "" && !withKey {
 		return nil, errBadResume
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c := &h.claims
-	if _, ok := c.burned[key]; ok {
-		return nil, errTokenBurned
+	var asked *Session // the previous session alive was asked about, and its answer
+	var answer bool
+	for {
+		h.mu.Lock()
+		c := &h.claims
+		if _, ok := c.burned[key]; ok {
+			h.mu.Unlock()
+			return nil, errTokenBurned
+		}
+		prev := c.live[key]
+		if prev != nil && !withKey {
+			if prev != asked {
+				h.mu.Unlock()
+				asked, answer = prev, alive(prev)
+				continue // the table may have changed meanwhile
+			}
+			if answer {
+				h.burnLocked(key)
+				h.dropLocked(prev)
+				h.mu.Unlock()
+				return prev, errTokenTwice
+			}
+		}
+		if prev == nil && c.perOrigin[s.info.Origin] >= maxSessionsPerOrigin {
+			h.mu.Unlock()
+			return nil, errTooMany
+		}
+		if prev != nil {
+			h.dropLocked(prev)
+		}
+		s.tokenKey = key
+		c.live[key] = s
+		c.perOrigin[s.info.Origin]++
+		h.byID[s.id] = s
+		h.panels[s.panelToken] = s.id
+		h.mu.Unlock()
+		return prev, nil
 	}
-	prev := c.live[key]
-	if prev != nil && !withKey {
-		h.burnLocked(key)
-		h.dropLocked(prev)
-		return prev, errTokenTwice
-	}
-	if prev == nil && c.perOrigin[s.info.Origin] >= maxSessionsPerOrigin {
-		return nil, errTooMany
-	}
-	if prev != nil {
-		h.dropLocked(prev)
-	}
-	s.tokenKey = key
-	c.live[key] = s
-	c.perOrigin[s.info.Origin]++
-	h.byID[s.id] = s
-	h.panels[s.panelToken] = s.id
-	return prev, nil
 }
 
 // burnLocked refuses the token from now on.

@@ -33,9 +33,16 @@ func (f *claimFixture) mint(pageURL string) string {
 	return f.h.Mint(u, time.Now())
 }
 
+// agentConn is a dialled page agent that keeps reading (so it answers pings, as a browser's
+// socket does); closed receives how the hub closed it.
+type agentConn struct {
+	*websocket.Conn
+	closed chan websocket.CloseError
+}
+
 // dial opens a socket with token and resume key (may be "") from the token's origin and
 // returns it with the first message (welcome) or the close that refused it.
-func (f *claimFixture) dial(token, resume string) (*websocket.Conn, map[string]string, websocket.CloseError) {
+func (f *claimFixture) dial(token, resume string) (*agentConn, map[string]string, websocket.CloseError) {
 	f.t.Helper()
 	u, err := f.h.Verify(token)
 	if err != nil {
@@ -53,39 +60,48 @@ func (f *claimFixture) dial(token, resume string) (*websocket.Conn, map[string]s
 		f.t.Fatalf("dial: %v", err)
 	}
 	f.t.Cleanup(func() { c.CloseNow() })
-	m, ce := readWelcome(c)
-	return c, m, ce
-}
-
-func readWelcome(c *websocket.Conn) (map[string]string, websocket.CloseError) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, b, err := c.Read(ctx)
-	var ce websocket.CloseError
-	if err != nil {
-		errors.As(err, &ce)
-		return nil, ce
+	a := &agentConn{Conn: c, closed: make(chan websocket.CloseError, 1)}
+	first := make(chan map[string]string, 1)
+	go func() {
+		for n := 0; ; n++ {
+			_, b, err := c.Read(context.Background())
+			if err != nil {
+				var ce websocket.CloseError
+				errors.As(err, &ce)
+				if n == 0 {
+					first <- nil
+				}
+				a.closed <- ce
+				return
+			}
+			if n == 0 {
+				var m map[string]string
+				json.Unmarshal(b, &m)
+				first <- m
+			}
+		}
+	}()
+	select {
+	case m := <-first:
+		if m == nil {
+			return a, nil, <-a.closed
+		}
+		return a, m, websocket.CloseError{}
+	case <-time.After(5 * time.Second):
+		f.t.Fatal("no first message within 5s")
+		return nil, nil, websocket.CloseError{}
 	}
-	var m map[string]string
-	json.Unmarshal(b, &m)
-	return m, ce
 }
 
 // closedWith waits for c to be closed by the hub and returns the close.
-func closedWith(t *testing.T, c *websocket.Conn) websocket.CloseError {
+func closedWith(t *testing.T, c *agentConn) websocket.CloseError {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for {
-		_, _, err := c.Read(ctx)
-		if err == nil {
-			continue
-		}
-		var ce websocket.CloseError
-		if !errors.As(err, &ce) {
-			t.Fatalf("the socket was not closed by the hub: %v", err)
-		}
+	select {
+	case ce := <-c.closed:
 		return ce
+	case <-time.After(5 * time.Second):
+		t.Fatal("the socket was not closed by the hub within 5s")
+		return websocket.CloseError{}
 	}
 }
 
@@ -172,12 +188,42 @@ func TestTokenReconnects(t *testing.T) {
 	}
 }
 
+// TestTokenAfterLostWelcome: a page agent whose first socket died unnoticed (it answers no ping)
+// reconnects without the key it never got; the hub replaces the dead session instead of burning
+// the token.
+func TestTokenAfterLostWelcome(t *testing.T) {
+	f := newClaimFixture(t)
+	tok := f.mint("https://shop.test/")
+	u, _ := f.h.Verify(tok)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// A socket that never reads again after its handshake: to the hub, a dead page agent.
+	dead, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws?t="+url.QueryEscape(tok),
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.CloseNow()
+	for deadline := time.Now().Add(5 * time.Second); f.live() != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first socket opened no session")
+		}
+	}
+	_, m, ce := f.dial(tok, "")
+	if m["type"] != "welcome" {
+		t.Fatalf("reconnection without the key after a dead socket: %v %v, want a welcome", m, ce)
+	}
+	if n := f.live(); n != 1 {
+		t.Errorf("%d live sessions, want 1 (the dead one replaced)", n)
+	}
+}
+
 // TestSessionsPerOriginBounded: an origin holds at most maxSessionsPerOrigin live sessions (a
 // page minting tokens for itself cannot start its site's remixlets without bound); another
 // origin is not affected, and a place frees when a session goes.
 func TestSessionsPerOriginBounded(t *testing.T) {
 	f := newClaimFixture(t)
-	var conns []*websocket.Conn
+	var conns []*agentConn
 	for i := 0; i < maxSessionsPerOrigin; i++ {
 		c, m, ce := f.dial(f.mint("http://flood.test/"), "")
 		if m == nil {
