@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"crypto/hmac"
 	_ "embed"
 	"encoding/json"
 	"io"
@@ -15,12 +16,22 @@ import (
 
 // Pages a service worker serves from its cache never reach the proxy, so they would miss the
 // bootstrap. The proxy therefore prepends a small shim to every service-worker script (requests
-// carrying "Service-Worker: script"). The shim wraps FetchEvent.respondWith for navigations: when
+// carrying "Service-Worker: script" and "Sec-Fetch-Dest: serviceworker", which no page script
+// can send). The shim wraps FetchEvent.respondWith for navigations: when
 // the worker answers with an HTML document that did not come through the proxy's injector, the
 // shim posts it to https://remix.proxy/sw/inject, which runs the same Go injector and CSP
 // adjustment as for network responses, and the page gets that instead. The worker's own logic,
 // caching and offline behaviour are unchanged; if the relay fails, the worker's response is used
 // as it was. The shim is one line with no newline, so the worker's line numbers do not move.
+//
+// sw/inject answers with a document holding a fresh page token, so it must not answer a page's
+// own script (which would then open an agent session of its own: proxy/page/claims.go). The
+// shim carries the origin's worker key (page.Hub.WorkerKey), written into it as it is served and
+// held in its closure; the shimmed script is never stored by the browser's HTTP cache
+// (no-store), so a page's fetch of the script finds neither the shim nor the key. What remains:
+// a site's own worker code runs in the shim's global and could hook the built-ins the shim's
+// answer passes through — the site's first-party code sees its navigations anyway.
+const swKeyPlaceholder = "__REMIXPROXY_SW_KEY__"
 
 //go:embed swshim.js
 var swShim []byte
@@ -28,7 +39,8 @@ var swShim []byte
 // shimServiceWorker prepends the shim to a service-worker script (a response tap).
 func (s *Server) shimServiceWorker(resp *http.Response) {
 	req := resp.Request
-	if req.Header.Get("Service-Worker") != "script" || resp.StatusCode < 200 || resp.StatusCode > 299 ||
+	if req.Header.Get("Service-Worker") != "script" || req.Header.Get("Sec-Fetch-Dest") != "serviceworker" ||
+		resp.StatusCode < 200 || resp.StatusCode > 299 ||
 		resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
@@ -43,10 +55,12 @@ func (s *Server) shimServiceWorker(resp *http.Response) {
 		s.log.Info("service worker not shimmed", "url", httpx.RedactURL(req), "err", err)
 		return
 	}
+	shim := bytes.Replace(swShim, []byte(swKeyPlaceholder), []byte(s.pages.WorkerKey(httpx.OriginOf(req.URL))), 1)
 	resp.Body = struct {
 		io.Reader
 		io.Closer
-	}{io.MultiReader(bytes.NewReader(swShim), body), body}
+	}{io.MultiReader(bytes.NewReader(shim), body), body}
+	resp.Header.Set("Cache-Control", "no-store") // the key is for the worker, not for a page's fetch of the script
 	resp.ContentLength = -1
 	for _, h := range []string{"Content-Length", "Content-Encoding", "Content-MD5", "Digest", "Content-Digest", "Repr-Digest", "ETag"} {
 		resp.Header.Del(h)
@@ -91,13 +105,17 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodOptions:
 		h.Set("Access-Control-Allow-Methods", "POST")
-		h.Set("Access-Control-Allow-Headers", "content-type, x-remixproxy-headers")
+		h.Set("Access-Control-Allow-Headers", "content-type, x-remixproxy-headers, x-remixproxy-sw")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return
 	case http.MethodPost:
 	default:
 		http.Error(w, "remixproxy: sw/inject takes POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if key := r.Header.Get("X-Remixproxy-Sw"); !hmac.Equal([]byte(key), []byte(s.pages.WorkerKey(origin))) {
+		http.Error(w, "remixproxy: sw/inject answers only the service-worker shim the proxy served", http.StatusForbidden)
 		return
 	}
 	var cached map[string]string

@@ -19,26 +19,39 @@ func TestServiceWorkerScriptGetsShim(t *testing.T) {
 		io.WriteString(w, sw)
 	}))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
-	_, body := f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script")
-	if !bytes.HasPrefix(body, swShim) || !bytes.HasSuffix(body, []byte(sw)) {
-		t.Errorf("service worker = %q, want shim + original", httpx.Clip(string(body), 200))
+	resp, body := f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script", "Sec-Fetch-Dest", "serviceworker")
+	key := f.srv.pages.WorkerKey("https://" + siteHost)
+	want := bytes.Replace(swShim, []byte(swKeyPlaceholder), []byte(key), 1)
+	if !bytes.HasPrefix(body, want) || !bytes.HasSuffix(body, []byte(sw)) || !bytes.Contains(want, []byte(`K="`+key+`"`)) {
+		t.Errorf("service worker = %q, want shim with the origin's worker key + original", httpx.Clip(string(body), 200))
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "no-store" {
+		t.Errorf("shimmed script Cache-Control = %q, want no-store (a page's fetch must not find the key in the cache)", got)
 	}
 	if bytes.Contains(swShim, []byte("\n")) && bytes.IndexByte(swShim, '\n') != len(swShim)-1 {
 		t.Errorf("shim spans lines: the worker's line numbers would move")
 	}
-	_, body = f.get("https://"+siteHost+"/sw.js", "Sec-Fetch-Dest", "script")
-	if string(body) != sw {
-		t.Errorf("ordinary script changed: %q", httpx.Clip(string(body), 100))
+	for _, hdr := range [][]string{
+		{"Sec-Fetch-Dest", "script"},
+		{"Service-Worker", "script", "Sec-Fetch-Dest", "empty"}, // a page's fetch that names the header
+		{"Service-Worker", "script"},
+	} {
+		_, body = f.get("https://"+siteHost+"/sw.js", hdr...)
+		if string(body) != sw {
+			t.Errorf("%v: script changed: %q", hdr, httpx.Clip(string(body), 100))
+		}
 	}
 }
 
 func TestSWInjectRelay(t *testing.T) {
 	f := newFixture(t, fixtureOpts{onlyResolved: true})
+	key := f.srv.pages.WorkerKey("https://sw.test")
 	post := func(origin, pageURL string, headers map[string]string) *http.Response {
 		hj, _ := json.Marshal(headers)
 		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape(pageURL), strings.NewReader(plainPage))
 		req.Header.Set("Origin", origin)
 		req.Header.Set("X-Remixproxy-Headers", string(hj))
+		req.Header.Set("X-Remixproxy-Sw", key)
 		resp, err := f.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -90,6 +103,33 @@ func TestSWInjectRelay(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != tt.status {
 			t.Errorf("claim %q with Origin https://sw.test: status %d, want %d", tt.claim, resp.StatusCode, tt.status)
+		}
+	}
+}
+
+// TestSWInjectNeedsTheWorkerKey: sw/inject answers a page's own fetch (right Origin, no worker
+// key, or another origin's key) with 403 and no document: it would hold a fresh page token.
+func TestSWInjectNeedsTheWorkerKey(t *testing.T) {
+	f := newFixture(t, fixtureOpts{onlyResolved: true})
+	for name, key := range map[string]string{
+		"no key":               "",
+		"another origin's key": f.srv.pages.WorkerKey("https://other.test"),
+		"a made-up key":        "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	} {
+		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape("https://sw.test/page.html"), strings.NewReader(plainPage))
+		req.Header.Set("Origin", "https://sw.test")
+		req.Header.Set("X-Remixproxy-Headers", `{"content-type": "text/html"}`)
+		if key != "" {
+			req.Header.Set("X-Remixproxy-Sw", key)
+		}
+		resp, err := f.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || bytes.Contains(body, []byte("data-remixproxy")) {
+			t.Errorf("%s: status %d, body %q; want 403 without a document", name, resp.StatusCode, httpx.Clip(string(body), 120))
 		}
 	}
 }

@@ -164,3 +164,13 @@ func (h *Hub) dropLocked(s *Session) {
 	}
 	h.notifyLocked(s)
 }
+
+// WorkerKey is the key the proxy gives the service-worker shim of origin (proxy/swshim.go), with
+// which it asks for a document to be injected: HMAC-SHA256 of "sw." and the origin under the
+// install secret. Only a service worker's own script request carries it, never a page's fetch.
+func (h *Hub) WorkerKey(origin string) string {
+	m := hmac.New(sha256.New, h.secret)
+	io.WriteString(m, "sw.")
+	io.WriteString(m, origin)
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
