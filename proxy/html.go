@@ -103,11 +103,21 @@ func isNavigation(req *http.Request) bool {
 	return false // subresources, iframes, workers: not a page the person is looking at
 }
 
-// navigationVary is what an injected document's answer varies by: the headers isNavigation
-// reads. The browser's HTTP cache then serves the stored document (and its token) only to
-// another navigation, never to the page's own fetch(location.href, {cache: 'force-cache'}) —
-// which, with a cacheable page, otherwise reads the token of the document it runs in.
+// navigationVary is what an HTML answer varies by: the headers isNavigation reads. The
+// browser's HTTP cache then serves a stored injected document (and its token) only to another
+// navigation, never to the page's own fetch(location.href, {cache: 'force-cache'}) — which,
+// with a cacheable page, otherwise reads the token of the document it runs in; and it serves a
+// plain copy a page fetched (pjax, Turbo, a hover prefetcher) never to a navigation.
 var navigationVary = []string{"Sec-Fetch-Dest", "Upgrade-Insecure-Requests"}
+
+// isHTML reports whether resp is a 2xx text/html answer.
+func isHTML(resp *http.Response) bool {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return false
+	}
+	mediaType, _, ok := contentType(resp.Header.Get("Content-Type"))
+	return ok && mediaType == "text/html"
+}
 
 // contentType is a Content-Type value's media type and charset parameter as mime.ParseMediaType
 // reads them; ok is false where it refuses the value. The few spellings nearly every HTML page
@@ -134,7 +144,18 @@ func contentType(v string) (mediaType, charset string, ok bool) {
 // remix.proxy (a response tap). Anything that is not an injectable document is left untouched.
 func (s *Server) injectHTML(resp *http.Response) {
 	req := resp.Request
-	if s.cfg.BenchNoInject || !shouldInject(req, resp) || httpx.IsMagicHost(req.URL.Hostname()) {
+	if s.cfg.BenchNoInject || httpx.IsMagicHost(req.URL.Hostname()) {
+		return
+	}
+	if !isNavigation(req) {
+		if isHTML(resp) {
+			// A copy the page fetched is stored apart from the navigations' (navigationVary):
+			// the HTTP cache must not give a later navigation this copy, without the page agent.
+			resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary...)
+		}
+		return
+	}
+	if !shouldInject(req, resp) {
 		return
 	}
 	policies := resp.Header.Values("Content-Security-Policy")

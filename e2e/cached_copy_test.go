@@ -1,0 +1,32 @@
+package e2e
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+)
+
+// TestFetchedCopyStaysOutOfNavigations: a page fetches another page of its site (as pjax, Turbo
+// and hover prefetchers do); the copy, cacheable and not injected (it is not a navigation), must
+// not be what the browser's HTTP cache gives the navigation to that page afterwards: there the
+// page agent runs, on https and on http.
+func TestFetchedCopyStaysOutOfNavigations(t *testing.T) {
+	_, _, tab := e2etest.StartProxied(t, map[string]http.Handler{"token.test": tokenSite{}})
+	for _, scheme := range []string{"https", "http"} {
+		t.Run(scheme, func(t *testing.T) {
+			tab.Navigate(scheme + "://token.test/from")
+			tab.WaitConnected()
+			next := scheme + "://token.test/next"
+			got, err := e2etest.EvalE[string](tab, `fetch(`+jsString(next)+`).then((r) => r.text()).then((t) => t.includes('data-remix' + 'proxy=') ? 'injected' : 'plain')`)
+			if err != nil || got != "plain" {
+				t.Fatalf("the page's fetch of %s: %q %v, want a plain copy", next, got, err)
+			}
+			tab.Navigate(next)
+			if err := tab.WaitConnectedErr(10 * time.Second); err != nil {
+				t.Fatalf("the navigation to %s after the page fetched it has no page agent: %v\n%s", next, err, tab.Diagnose())
+			}
+		})
+	}
+}
