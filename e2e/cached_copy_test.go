@@ -9,7 +9,7 @@ import (
 )
 
 // TestFetchedCopyStaysOutOfNavigations: a page fetches another page of its site (as pjax, Turbo
-// and hover prefetchers do); the copy, cacheable and not injected (it is not a navigation), must
+// and hover prefetchers do, with fetch or <link rel=prefetch>); the copy, cacheable and not injected (it is not a navigation), must
 // not be what the browser's HTTP cache gives the navigation to that page afterwards: there the
 // page agent runs, on https and on http.
 func TestFetchedCopyStaysOutOfNavigations(t *testing.T) {
@@ -26,6 +26,15 @@ func TestFetchedCopyStaysOutOfNavigations(t *testing.T) {
 			tab.Navigate(next)
 			if err := tab.WaitConnectedErr(10 * time.Second); err != nil {
 				t.Fatalf("the navigation to %s after the page fetched it has no page agent: %v\n%s", next, err, tab.Diagnose())
+			}
+
+			// The same with <link rel=prefetch>, whose answer Chromium keeps for the navigation.
+			later := scheme + "://token.test/later"
+			e2etest.Eval[bool](tab, `(() => { const l = document.createElement('link'); l.rel = 'prefetch'; l.href = `+jsString(later)+`; document.head.appendChild(l); return true; })()`)
+			time.Sleep(500 * time.Millisecond)
+			tab.Navigate(later)
+			if err := tab.WaitConnectedErr(10 * time.Second); err != nil {
+				t.Fatalf("the navigation to %s after the page prefetched it has no page agent: %v\n%s", later, err, tab.Diagnose())
 			}
 		})
 	}
