@@ -32,6 +32,7 @@ var addEventListener = EventTarget.prototype.addEventListener;
 var eventTarget = getter(Event.prototype, 'target');
 var messageData = getter(proto(win.MessageEvent), 'data');
 var closeCode = getter(proto(win.CloseEvent), 'code');
+var closeReason = getter(proto(win.CloseEvent), 'reason');
 var pagePersisted = getter(proto(win.PageTransitionEvent), 'persisted');
 
 var createElement = Document.prototype.createElement;

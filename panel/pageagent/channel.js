@@ -33,6 +33,7 @@ var retryTimer = 0;
 var retryDelay = RECONNECT_FIRST_MS;
 var panelToken = '';      // from welcome; only ever posted to the panel iframe
 var resumeKey = '';       // from welcome: the token's session opens again only with it (proxy/page/claims.go)
+var refusedWhy = '';      // the proxy's reason when it refused the channel (the launcher's title)
 var lastURL = '';         // last URL reported to the proxy
 
 function message(type) {
@@ -101,6 +102,9 @@ function connect() {
       code = apply(closeCode, ev, []);
     } catch (e) { /* keep 0 */ }
     if (code === CLOSE_TOKEN_UNKNOWN || code === CLOSE_REFUSED) {
+      try {
+        refusedWhy = closeReason ? '' + apply(closeReason, ev, []) : '';
+      } catch (e) { /* keep '' */ }
       stopped = true;
       cancel(retryTimer);
       retryTimer = 0;

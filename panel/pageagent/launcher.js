@@ -172,7 +172,8 @@ function render() {
   attr(button, 'aria-disabled', usable ? 'false' : 'true');
   attr(button, 'aria-expanded', open ? 'true' : 'false');
   attr(button, 'title', state === 'connected' ? (open ? 'Close remixproxy panel' : 'Open remixproxy panel')
-    : state === 'connecting' ? 'remixproxy: connecting\u2026' : 'remixproxy: not connected');
+    : state === 'connecting' ? 'remixproxy: connecting\u2026'
+      : 'remixproxy: not connected' + (refusedWhy ? ' (' + refusedWhy + ')' : ''));
   if (frame) {
     if (open) {
       attr(frame, 'data-open', '');
