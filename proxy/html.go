@@ -103,12 +103,28 @@ func isNavigation(req *http.Request) bool {
 	return false // subresources, iframes, workers: not a page the person is looking at
 }
 
-// navigationVary is what an HTML answer varies by: the headers isNavigation reads. The
-// browser's HTTP cache then serves a stored injected document (and its token) only to another
-// navigation, never to the page's own fetch(location.href, {cache: 'force-cache'}) — which,
-// with a cacheable page, otherwise reads the token of the document it runs in; and it serves a
-// plain copy a page fetched (pjax, Turbo, a hover prefetcher) never to a navigation.
-var navigationVary = []string{"Sec-Fetch-Dest", "Upgrade-Insecure-Requests"}
+// navigationVary is what an HTML answer to req varies by: the header isNavigation reads for
+// it. The browser's HTTP cache then serves a stored injected document (and its token) only to
+// another navigation, never to the page's own fetch(location.href, {cache: 'force-cache'}) —
+// which, with a cacheable page, otherwise reads the token of the document it runs in; and it
+// serves a plain copy a page fetched (pjax, Turbo, a prefetcher) never to a navigation.
+//
+// One header, not both. Over https it is Sec-Fetch-Dest, which the network stack adds and the
+// Cache API does not see (a Request object never holds it), so a service worker's cache still
+// matches what it stored however it asks (caches.match(url), or with the navigation's request);
+// Upgrade-Insecure-Requests is in a navigation's Request object and would make those differ.
+// Over http, where there is no fetch metadata and no Cache API, it is Upgrade-Insecure-Requests.
+func navigationVary(req *http.Request) []string {
+	if _, ok := req.Header["Sec-Fetch-Dest"]; ok {
+		return varySecFetchDest
+	}
+	return varyUpgradeInsecure
+}
+
+var (
+	varySecFetchDest    = []string{"Sec-Fetch-Dest"}
+	varyUpgradeInsecure = []string{"Upgrade-Insecure-Requests"}
+)
 
 // isHTML reports whether resp is a 2xx text/html answer.
 func isHTML(resp *http.Response) bool {
@@ -151,7 +167,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 		if isHTML(resp) {
 			// A copy the page fetched is stored apart from the navigations' (navigationVary):
 			// the HTTP cache must not give a later navigation this copy, without the page agent.
-			resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary...)
+			resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary(req)...)
 		}
 		return
 	}
@@ -188,7 +204,36 @@ func (s *Server) injectHTML(resp *http.Response) {
 	resp.ContentLength = -1
 	deleteBodyHeaders(resp.Header)
 	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
-	resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary...)
+	resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary(req)...)
+	cacheForHistoryOnly(resp.Header)
+}
+
+// unconditional removes a navigation's cache validators. A document the browser stores
+// carries none once injected (cacheForHistoryOnly), but a plain copy a page fetched does, and
+// when the navigation's headers do not match that copy's Vary (navigationVary) Chromium still
+// asks with the copy's validators: a 304 would have it render the copy, without the page agent.
+func unconditional(h http.Header) {
+	delete(h, "If-None-Match")
+	delete(h, "If-Modified-Since")
+}
+
+// cacheForHistoryOnly makes the browser keep an injected document for history navigations
+// (back and forward, a restored tab) but never answer a new navigation with it: every new
+// document gets a token of its own, and a token opens one session (proxy/page/claims.go) — a
+// second tab opening a cacheable page would otherwise be given the first tab's document and
+// token. no-cache keeps the document storable (the back/forward cache and history navigations
+// use it) but revalidated; the upstream's validators go (they describe the upstream's bytes,
+// not the injected ones), so a revalidation is a full request that the proxy injects anew. A
+// no-store answer stays no-store.
+func cacheForHistoryOnly(h http.Header) {
+	delete(h, "Etag")
+	delete(h, "Last-Modified")
+	for _, v := range h["Cache-Control"] {
+		if strings.Contains(strings.ToLower(v), "no-store") {
+			return
+		}
+	}
+	h["Cache-Control"] = []string{"private, no-cache"}
 }
 
 // bodyHeaders are the headers that describe the upstream's bytes, not the injected body, in

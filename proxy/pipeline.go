@@ -20,7 +20,8 @@ import (
 //     block, redirect or upgrade it, or note request and response header changes that Rewrite
 //     and the first response tap apply;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
-//     is never modified); no X-Forwarded-* headers are added;
+//     is never modified); no X-Forwarded-* headers are added; a navigation goes without cache
+//     validators, so the document comes whole, to be injected (html.go, unconditional);
 //  3. Transport: upstream.go dials (--resolve) and verifies TLS;
 //  4. ModifyResponse: the response taps, in the order responseTaps lists them;
 //  5. ErrorHandler: an upstream failure becomes an error page (errorpage.go).
@@ -74,6 +75,9 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			pr.Out.URL.Host = pr.In.Host
 			pr.Out.Host = pr.In.Host
 			remixlet.RequestHeaders(pr) // modifyHeaders rules (remixlet/netrules.go)
+			if isNavigation(pr.In) {
+				unconditional(pr.Out.Header) // html.go
+			}
 		},
 		Transport: s.upstream,
 		ModifyResponse: func(resp *http.Response) error {

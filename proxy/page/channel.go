@@ -90,12 +90,10 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	sess := h.newSession(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
 	evicted, err := h.claim(token, r.URL.Query().Get("k"), sess, h.answers) // claims.go
 	if evicted != nil {
-		if err != nil {
-			h.log.Warn("page agent refused: a second connection used the token of a connected page; both closed", "page", httpx.Clip(pageURL.String(), 200))
-			go evicted.conn.Close(CloseRefused, reasonTokenTwice) // Close waits for the peer's answer
-		} else {
-			go evicted.conn.Close(websocket.StatusNormalClosure, "the page agent reconnected")
-		}
+		go evicted.conn.Close(websocket.StatusNormalClosure, "the page agent reconnected") // Close waits for the peer's answer
+	}
+	if errors.Is(err, errTokenLive) {
+		h.log.Info("page agent refused: its token's page is connected already (a copy from the browser's cache, or a page that read the token)", "page", httpx.Clip(pageURL.String(), 200))
 	}
 	if errors.Is(err, errBadResume) {
 		c.Close(CloseBadToken, err.Error())

@@ -23,13 +23,13 @@ import (
 //     (HMAC of the token under the install secret, so it survives a proxy restart) that the
 //     page agent keeps in its closure and sends with every reconnection (back/forward cache,
 //     a dropped connection). A reconnection with the key replaces the token's live session.
-//   - A second socket without the key while the token's session is live (it answers a ping)
-//     is a second party
-//     holding the same document's token. The proxy cannot tell which is the page agent, so
-//     both go: the live session is closed, the newcomer refused, and the token is burned
-//     (refused from then on, key or not). A page that steals its own token loses its agent;
-//     it gets no session that outlives the page agent's connection (at most AFTER_LOAD_MAX_MS
-//     after the document starts).
+//   - A second socket without the key while the token's session is live (it answers a ping;
+//     a dead socket not yet noticed is replaced) is refused, and the live session stays. That
+//     is a second copy of one document: the browser gave a second tab the stored copy (a
+//     duplicated or restored tab; html.go keeps normal navigations from reusing it), or a page
+//     that read the token. The proxy cannot tell which socket is the page agent; the one that
+//     came first keeps the session, and the other page's launcher says to reload it, which
+//     brings a document with a token of its own.
 //   - Once the token's session has gone, the token opens a new one without the key: that is a
 //     page restored from the browser's HTTP cache on a history navigation, a new document with
 //     the old token.
@@ -40,34 +40,20 @@ import (
 // maxSessionsPerOrigin bounds the live sessions of one origin.
 const maxSessionsPerOrigin = 64
 
-// maxBurned bounds the burned tokens remembered; the oldest is forgotten first.
-const maxBurned = 4096
-
-// Close reasons of claims (the page agent stops reconnecting on CloseRefused).
-const (
-	reasonTokenTwice  = "this page's token was used by a second connection; reload the page"
-	reasonTooMany     = "too many pages of this site are connected"
-	reasonBadResume   = "wrong resume key"
-	reasonTokenBurned = "this page's token was used twice; reload the page"
-)
-
 var (
-	errTokenTwice  = errors.New(reasonTokenTwice)
-	errTooMany     = errors.New(reasonTooMany)
-	errTokenBurned = errors.New(reasonTokenBurned)
-	errBadResume   = errors.New(reasonBadResume)
+	errTokenLive = errors.New("this copy of the page came from the browser's cache while the page is open elsewhere; reload this tab")
+	errTooMany   = errors.New("too many pages of this site are connected")
+	errBadResume = errors.New("wrong resume key")
 )
 
 // claimTable is the hub's record of live tokens; guarded by Hub.mu.
 type claimTable struct {
 	live      map[string]*Session // token's MAC → its live session
 	perOrigin map[string]int      // origin → live sessions
-	burned    map[string]struct{}
-	burnOrder []string
 }
 
 func newClaimTable() claimTable {
-	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}, burned: map[string]struct{}{}}
+	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}}
 }
 
 // tokenKey is the part of a verified token that names it: its MAC.
@@ -84,11 +70,10 @@ func (h *Hub) ResumeKey(token string) string {
 
 // claim decides, atomically with the session's entry into the table, whether a socket with a
 // verified token (and resume key, "" for none) may open s. On success s is live for the token;
-// evicted, if not nil, is a session the caller must close (the token's previous session,
-// replaced or caught holding a token twice). A previous session met without the key is first
-// asked whether it is still there (alive, outside the lock: a ping): a page agent whose welcome
-// was lost with its connection reconnects without a key, and its old socket, dead but not yet
-// noticed, must not burn its token.
+// evicted, if not nil, is the token's previous session, replaced: the caller closes it. A
+// previous session met without the key is first asked whether it is still there (alive,
+// outside the lock: a ping): a page agent whose welcome was lost with its connection reconnects
+// without a key, and its old socket, dead but not yet noticed, must not keep it out.
 func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool) (evicted *Session, err error) {
 	key := tokenKey(token)
 	withKey := resume != "" && hmac.Equal([]byte(resume), []byte(h.ResumeKey(token)))
@@ -100,10 +85,6 @@ func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool)
 	for {
 		h.mu.Lock()
 		c := &h.claims
-		if _, ok := c.burned[key]; ok {
-			h.mu.Unlock()
-			return nil, errTokenBurned
-		}
 		prev := c.live[key]
 		if prev != nil && !withKey {
 			if prev != asked {
@@ -112,10 +93,8 @@ func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool)
 				continue // the table may have changed meanwhile
 			}
 			if answer {
-				h.burnLocked(key)
-				h.dropLocked(prev)
 				h.mu.Unlock()
-				return prev, errTokenTwice
+				return nil, errTokenLive
 			}
 		}
 		if prev == nil && c.perOrigin[s.info.Origin] >= maxSessionsPerOrigin {
@@ -133,17 +112,6 @@ func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool)
 		h.mu.Unlock()
 		return prev, nil
 	}
-}
-
-// burnLocked refuses the token from now on.
-func (h *Hub) burnLocked(key string) {
-	c := &h.claims
-	if len(c.burnOrder) >= maxBurned {
-		delete(c.burned, c.burnOrder[0])
-		c.burnOrder = c.burnOrder[1:]
-	}
-	c.burned[key] = struct{}{}
-	c.burnOrder = append(c.burnOrder, key)
 }
 
 // dropLocked takes s out of the table: it is no longer live for its token, its origin or its
