@@ -2,7 +2,10 @@ package proxy
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"mime"
@@ -25,13 +28,39 @@ import (
 //go:embed swshim.js
 var swShim []byte
 
+// The relay answers the worker's origin with CORS, so a page script of that origin could post
+// any HTML there and read a fresh page token from the answer: an agent session of its own, with
+// no navigation (e2e/redteam_swinject_test.go). So the relay serves only the shim: the shim
+// carries a key for its origin (swRelayKey), and the proxy puts it only into a script the
+// browser fetched as a service worker's (Sec-Fetch-Dest: serviceworker, which no script can
+// set; service workers exist only on https, where browsers send it), never into one the HTTP
+// cache could give a page's fetch (Vary). A worker's own code could still read what the relay
+// answers by patching built-ins before the shim uses them: the worker is the page's code, and a
+// token got that way is the "token got anyway" of proxy/page/claims.go (one session per
+// navigation the worker serves, 64 per origin).
+const swRelayKeyMark = "@RELAY_KEY@"
+
+// swRelayKey is the key the shim of origin's service workers sends to the relay:
+// HMAC-SHA256(the per-install secret, label and origin).
+func (s *Server) swRelayKey(origin string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte("remixproxy service-worker relay\x00"))
+	m.Write([]byte(origin))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
 // shimServiceWorker prepends the shim to a service-worker script (a response tap).
 func (s *Server) shimServiceWorker(resp *http.Response) {
 	req := resp.Request
-	if req.Header.Get("Service-Worker") != "script" || resp.StatusCode < 200 || resp.StatusCode > 299 ||
-		resp.Body == nil || resp.Body == http.NoBody {
+	if req.Header.Get("Service-Worker") != "script" || req.Header.Get("Sec-Fetch-Dest") != "serviceworker" ||
+		resp.StatusCode < 200 || resp.StatusCode > 299 || resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
+	origin, err := weburl.Parse(req.URL.String())
+	if err != nil || !origin.IsHTTP() {
+		return
+	}
+	shim := bytes.Replace(swShim, []byte(swRelayKeyMark), []byte(s.swRelayKey(origin.Origin())), 1)
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/javascript", "application/javascript", "application/x-javascript", "application/ecmascript", "text/ecmascript":
@@ -46,8 +75,10 @@ func (s *Server) shimServiceWorker(resp *http.Response) {
 	resp.Body = struct {
 		io.Reader
 		io.Closer
-	}{io.MultiReader(bytes.NewReader(swShim), body), body}
+	}{io.MultiReader(bytes.NewReader(shim), body), body}
 	resp.ContentLength = -1
+	// The HTTP cache must not give the shim (its key) to a page's fetch of the same script.
+	resp.Header.Add("Vary", "Sec-Fetch-Dest")
 	for _, h := range []string{"Content-Length", "Content-Encoding", "Content-MD5", "Digest", "Content-Digest", "Repr-Digest", "ETag"} {
 		resp.Header.Del(h)
 	}
@@ -91,13 +122,17 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodOptions:
 		h.Set("Access-Control-Allow-Methods", "POST")
-		h.Set("Access-Control-Allow-Headers", "content-type, x-remixproxy-headers")
+		h.Set("Access-Control-Allow-Headers", "content-type, x-remixproxy-headers, x-remixproxy-sw")
 		h.Set("Access-Control-Max-Age", "600")
 		w.WriteHeader(http.StatusNoContent)
 		return
 	case http.MethodPost:
 	default:
 		http.Error(w, "remixproxy: sw/inject takes POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if key := r.Header.Get("X-Remixproxy-Sw"); !hmac.Equal([]byte(key), []byte(s.swRelayKey(origin))) {
+		http.Error(w, "remixproxy: sw/inject is for the proxy's service-worker shim", http.StatusForbidden)
 		return
 	}
 	var cached map[string]string

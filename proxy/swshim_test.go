@@ -19,9 +19,19 @@ func TestServiceWorkerScriptGetsShim(t *testing.T) {
 		io.WriteString(w, sw)
 	}))
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
-	_, body := f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script")
-	if !bytes.HasPrefix(body, swShim) || !bytes.HasSuffix(body, []byte(sw)) {
-		t.Errorf("service worker = %q, want shim + original", httpx.Clip(string(body), 200))
+	resp, body := f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script", "Sec-Fetch-Dest", "serviceworker")
+	shim := bytes.Replace(swShim, []byte(swRelayKeyMark), []byte(f.srv.swRelayKey("https://"+siteHost)), 1)
+	if bytes.Equal(shim, swShim) || !bytes.HasPrefix(body, shim) || !bytes.HasSuffix(body, []byte(sw)) {
+		t.Errorf("service worker = %q, want shim with its origin's relay key + original", httpx.Clip(string(body), 200))
+	}
+	if !strings.Contains(strings.Join(resp.Header.Values("Vary"), ","), "Sec-Fetch-Dest") {
+		t.Errorf("Vary = %q: the HTTP cache could give the shim to a page's fetch", resp.Header.Values("Vary"))
+	}
+	// The shim's relay key goes only into what the browser fetched as a service worker: a page
+	// can set Service-Worker itself, not Sec-Fetch-Dest.
+	_, body = f.get("https://"+siteHost+"/sw.js", "Service-Worker", "script", "Sec-Fetch-Dest", "empty")
+	if string(body) != sw {
+		t.Errorf("a page's fetch with Service-Worker: script got %q, want the script unchanged", httpx.Clip(string(body), 100))
 	}
 	if bytes.Contains(swShim, []byte("\n")) && bytes.IndexByte(swShim, '\n') != len(swShim)-1 {
 		t.Errorf("shim spans lines: the worker's line numbers would move")
@@ -34,10 +44,14 @@ func TestServiceWorkerScriptGetsShim(t *testing.T) {
 
 func TestSWInjectRelay(t *testing.T) {
 	f := newFixture(t, fixtureOpts{onlyResolved: true})
+	key := f.srv.swRelayKey("https://sw.test")
 	post := func(origin, pageURL string, headers map[string]string) *http.Response {
 		hj, _ := json.Marshal(headers)
 		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape(pageURL), strings.NewReader(plainPage))
 		req.Header.Set("Origin", origin)
+		if key != "" {
+			req.Header.Set("X-Remixproxy-Sw", key)
+		}
 		req.Header.Set("X-Remixproxy-Headers", string(hj))
 		resp, err := f.client.Do(req)
 		if err != nil {
@@ -90,6 +104,18 @@ func TestSWInjectRelay(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != tt.status {
 			t.Errorf("claim %q with Origin https://sw.test: status %d, want %d", tt.claim, resp.StatusCode, tt.status)
+		}
+	}
+
+	// Only the shim may use the relay: no key, or another origin's, is refused (a page of the
+	// origin would read a fresh token from the answer).
+	for _, k := range []string{"", f.srv.swRelayKey("https://evil.test"), "AAAA"} {
+		key = k
+		resp := post("https://sw.test", "https://sw.test/page.html", map[string]string{"content-type": "text/html"})
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || bytes.Contains(body, []byte("data-remixproxy")) {
+			t.Errorf("relay key %q: status %d, want 403 and no token", k, resp.StatusCode)
 		}
 	}
 }
