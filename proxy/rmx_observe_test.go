@@ -126,11 +126,15 @@ func TestObserveOnlyObservedHosts(t *testing.T) {
 	pageURL := "https://" + siteHost + "/start"
 	p := connectToolPage(t, f, pageURL)
 	f.get("https://"+siteHost+"/api/data", "Referer", pageURL)
-	f.get("https://"+api+"/api/data", "Referer", pageURL)
-	// The observed host's response is recorded; the page's own host, observed by no remixlet,
-	// was passed over as it went by (the decision is made before the body streams).
-	if got := waitObserved(t, f.srv.observed, p.session, pageURL, api, 1); len(got) != 1 {
-		t.Errorf("recorded %d responses of the observed host, want 1", len(got))
+	// The observed host's answer to a no-cors request is opaque to the page: not recorded.
+	f.get("https://"+api+"/api/data", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-site")
+	f.get("https://"+api+"/api/cors", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-site",
+		"Origin", "https://"+siteHost)
+	// The observed host's response the page can read is recorded; the page's own host, observed
+	// by no remixlet, was passed over as it went by (the decision is made before the body
+	// streams).
+	if got := waitObserved(t, f.srv.observed, p.session, pageURL, api, 1); len(got) != 1 || !strings.HasSuffix(got[0].URL, "/api/cors") {
+		t.Errorf("recorded %+v of the observed host, want /api/cors alone", got)
 	}
 	if got := f.srv.observed.Responses(p.session, pageURL, siteHost, "", 0); len(got) != 0 {
 		t.Errorf("recorded %d responses of a host no remixlet observes", len(got))
