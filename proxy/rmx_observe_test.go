@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/remixlet"
 )
 
@@ -185,5 +186,33 @@ func TestObserveDoesNotHoldBackStreams(t *testing.T) {
 	rs := waitObserved(t, f.srv.observed, p.session, pageURL, siteHost, 1)
 	if len(rs) != 1 || rs[0].Body != `first,second` || rs[0].Truncated {
 		t.Errorf("recorded %+v", rs)
+	}
+}
+
+// TestObserveNeverRecordsTheShim: a remixlet observing its own site never reads a service
+// worker's script as the browser got it — with the proxy's shim and its relay key, which would
+// let the page read page tokens from the relay (swshim.go). The page's own script that follows
+// it is recorded as usual.
+func TestObserveNeverRecordsTheShim(t *testing.T) {
+	resolve, roots := tlsSite(t, siteHost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sw.js" || r.URL.Path == "/app.js" {
+			w.Header().Set("Content-Type", "text/javascript")
+			io.WriteString(w, "self.addEventListener('fetch', () => {});\n")
+			return
+		}
+		htmlHandler(plainPage).ServeHTTP(w, r)
+	}))
+	f := newObserveFixture(t, resolve, roots, siteHost)
+	pageURL := "https://" + siteHost + "/start"
+	p := connectToolPage(t, f, pageURL)
+	_, body := f.get("https://"+siteHost+"/sw.js", "Referer", pageURL, "Service-Worker", "script", "Sec-Fetch-Dest", "serviceworker",
+		"Sec-Fetch-Mode", "same-origin", "Sec-Fetch-Site", "same-origin")
+	if !strings.Contains(string(body), f.srv.swRelayKey("https://"+siteHost)) {
+		t.Fatalf("the worker's script has no shim with its key (the test proves nothing): %q", httpx.Clip(string(body), 200))
+	}
+	f.get("https://"+siteHost+"/app.js", "Referer", pageURL, "Sec-Fetch-Dest", "script", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-origin")
+	got := waitObserved(t, f.srv.observed, p.session, pageURL, siteHost, 1)
+	if len(got) != 1 || !strings.HasSuffix(got[0].URL, "/app.js") {
+		t.Errorf("recorded %+v, want /app.js alone", got)
 	}
 }

@@ -29,6 +29,11 @@ func PageCanRead(req *http.Request, resp *http.Response) bool {
 	case "navigate", "websocket":
 		return false
 	}
+	// A service worker's script as the browser gets it carries the proxy's shim and its relay
+	// key (proxy/swshim.go): no page's fetch gets that text.
+	if req.Header.Get("Sec-Fetch-Dest") == "serviceworker" || req.Header.Get("Service-Worker") == "script" {
+		return false
+	}
 	if sameOrigin(req) {
 		return true
 	}

@@ -30,6 +30,7 @@ func TestPageCanRead(t *testing.T) {
 		{"another origin, cors, a null origin", "https://api.shop.test/x", map[string]string{"Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "cross-site", "Origin": "null"}, map[string]string{"Access-Control-Allow-Origin": "null"}, false},
 		{"another origin over http, no Origin (a no-cors GET)", "http://intranet.test/payroll", map[string]string{"Referer": "http://shop.test/"}, nil, false},
 		{"another origin over http, a CORS answer", "http://open.test/x", map[string]string{"Referer": "http://shop.test/", "Origin": "http://shop.test"}, map[string]string{"Access-Control-Allow-Origin": "http://shop.test"}, true},
+		{"a service worker's script (the proxy's shim in it)", "https://shop.test/sw.js", map[string]string{"Sec-Fetch-Mode": "same-origin", "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Dest": "serviceworker", "Service-Worker": "script", "Referer": page + "/"}, nil, false},
 		{"a navigation", "https://shop.test/", map[string]string{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "same-origin"}, nil, false},
 		{"no Referer, no metadata", "http://shop.test/api", nil, nil, false},
 	} {
