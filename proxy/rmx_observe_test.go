@@ -55,7 +55,7 @@ func TestObserveRecordsWhatThePageReceives(t *testing.T) {
 	p := connectToolPage(t, f, pageURL)
 	get := func(path string, hdr ...string) []byte {
 		t.Helper()
-		_, b := f.get("https://"+siteHost+path, append([]string{"Referer", pageURL}, hdr...)...)
+		_, b := f.get("https://"+siteHost+path, append([]string{"Referer", pageURL, "Sec-Fetch-Dest", "empty"}, hdr...)...)
 		return b
 	}
 	get("/api/data", "Sec-Fetch-Dest", "empty")
@@ -126,10 +126,10 @@ func TestObserveOnlyObservedHosts(t *testing.T) {
 	f := newObserveFixture(t, resolve, roots, api)
 	pageURL := "https://" + siteHost + "/start"
 	p := connectToolPage(t, f, pageURL)
-	f.get("https://"+siteHost+"/api/data", "Referer", pageURL)
+	f.get("https://"+siteHost+"/api/data", "Referer", pageURL, "Sec-Fetch-Dest", "empty")
 	// The observed host's answer to a no-cors request is opaque to the page: not recorded.
-	f.get("https://"+api+"/api/data", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-site")
-	f.get("https://"+api+"/api/cors", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-site",
+	f.get("https://"+api+"/api/data", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Dest", "empty", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-site")
+	f.get("https://"+api+"/api/cors", "Sec-Fetch-Dest", "empty", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-site",
 		"Origin", "https://"+siteHost)
 	// The observed host's response the page can read is recorded; the page's own host, observed
 	// by no remixlet, was passed over as it went by (the decision is made before the body
@@ -163,6 +163,7 @@ func TestObserveDoesNotHoldBackStreams(t *testing.T) {
 
 	req, _ := http.NewRequest("GET", "https://"+siteHost+"/api/stream", nil)
 	req.Header.Set("Referer", pageURL)
+	req.Header.Set("Sec-Fetch-Dest", "empty")
 	resp, err := f.client.Do(req)
 	if err != nil {
 		t.Fatal(err)

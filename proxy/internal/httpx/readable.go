@@ -29,9 +29,14 @@ func PageCanRead(req *http.Request, resp *http.Response) bool {
 	case "navigate", "websocket":
 		return false
 	}
-	// A service worker's script as the browser gets it carries the proxy's shim and its relay
-	// key (proxy/swshim.go): no page's fetch gets that text.
-	if req.Header.Get("Sec-Fetch-Dest") == "serviceworker" || req.Header.Get("Service-Worker") == "script" {
+	// A document, and a service worker's script, as the browser gets them carry what the proxy
+	// put in (a page token in the bootstrap, proxy/html.go; the shim and its relay key,
+	// proxy/swshim.go): no page's fetch gets that text. Over http, where no fetch metadata
+	// comes, a navigation is told by Upgrade-Insecure-Requests, as the injection tells it.
+	switch dest := req.Header.Get("Sec-Fetch-Dest"); {
+	case dest == "document", dest == "iframe", dest == "frame", dest == "serviceworker",
+		req.Header.Get("Service-Worker") == "script",
+		dest == "" && req.Header.Get("Upgrade-Insecure-Requests") == "1":
 		return false
 	}
 	if sameOrigin(req) {

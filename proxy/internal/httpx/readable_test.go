@@ -31,6 +31,8 @@ func TestPageCanRead(t *testing.T) {
 		{"another origin over http, no Origin (a no-cors GET)", "http://intranet.test/payroll", map[string]string{"Referer": "http://shop.test/"}, nil, false},
 		{"another origin over http, a CORS answer", "http://open.test/x", map[string]string{"Referer": "http://shop.test/", "Origin": "http://shop.test"}, map[string]string{"Access-Control-Allow-Origin": "http://shop.test"}, true},
 		{"a service worker's script (the proxy's shim in it)", "https://shop.test/sw.js", map[string]string{"Sec-Fetch-Mode": "same-origin", "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Dest": "serviceworker", "Service-Worker": "script", "Referer": page + "/"}, nil, false},
+		{"an http navigation (the bootstrap and its token in it)", "http://shop.test/next", map[string]string{"Upgrade-Insecure-Requests": "1", "Referer": "http://shop.test/"}, nil, false},
+		{"an iframe's document", "https://shop.test/frame", map[string]string{"Sec-Fetch-Dest": "iframe", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "same-origin"}, nil, false},
 		{"a navigation", "https://shop.test/", map[string]string{"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Site": "same-origin"}, nil, false},
 		{"no Referer, no metadata", "http://shop.test/api", nil, nil, false},
 	} {
