@@ -67,7 +67,7 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
 		return false
 	}
-	if !isNavigation(req) {
+	if !httpx.IsNavigation(req) {
 		return false
 	}
 	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))
@@ -86,24 +86,7 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 	return true
 }
 
-// isNavigation reports whether req is a browser's navigation to a document. Over https
-// Chromium says so in Sec-Fetch-Dest, which no page script can set; a page's own fetch or
-// XMLHttpRequest says "empty", an iframe "iframe". Over plain http browsers send no fetch
-// metadata, and a navigation is told by Upgrade-Insecure-Requests: 1, which every browser
-// sends on navigations and no fetch, XMLHttpRequest or pjax/Turbo-style page swap sends unless
-// its script adds it. That is not proof: a page that forges the header gets a document with a
-// token of its own (proxy/page/claims.go says what such a token is worth).
-func isNavigation(req *http.Request) bool {
-	switch req.Header.Get("Sec-Fetch-Dest") {
-	case "document":
-		return true
-	case "":
-		return req.Header.Get("Upgrade-Insecure-Requests") == "1"
-	}
-	return false // subresources, iframes, workers: not a page the person is looking at
-}
-
-// navigationVary is what an HTML answer to req varies by: the header isNavigation reads for
+// navigationVary is what an HTML answer to req varies by: the header httpx.IsNavigation reads for
 // it. The browser's HTTP cache then serves a stored injected document (and its token) only to
 // another navigation, never to the page's own fetch(location.href, {cache: 'force-cache'}) —
 // which, with a cacheable page, otherwise reads the token of the document it runs in; and it
@@ -163,7 +146,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 	if s.cfg.BenchNoInject || httpx.IsMagicHost(req.URL.Hostname()) {
 		return
 	}
-	if !isNavigation(req) {
+	if !httpx.IsNavigation(req) {
 		if isHTML(resp) {
 			// A copy the page fetched is stored apart from the navigations' (navigationVary):
 			// the HTTP cache must not give a later navigation this copy, without the page agent.

@@ -27,6 +27,10 @@ func pageDataSite() (http.Handler, map[string][]byte) {
 	for _, p := range []string{"/api/early", "/api/data", "/api/other-page", "/api/origin-only", "/api/doc", "/api/noref"} {
 		mux.Handle(p, jsonHandler(`{"path":"`+p+`"}`))
 	}
+	mux.HandleFunc("/api/cors", func(w http.ResponseWriter, r *http.Request) { // allows the asking origin
+		w.Header().Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		jsonHandler(`{"path":"/api/cors"}`).ServeHTTP(w, r)
+	})
 	mux.HandleFunc("/api/big", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Write([]byte(big))

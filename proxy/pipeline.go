@@ -75,7 +75,7 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 			pr.Out.URL.Host = pr.In.Host
 			pr.Out.Host = pr.In.Host
 			remixlet.RequestHeaders(pr) // modifyHeaders rules (remixlet/netrules.go)
-			if isNavigation(pr.In) {
+			if httpx.IsNavigation(pr.In) {
 				unconditional(pr.Out.Header) // html.go
 			}
 		},

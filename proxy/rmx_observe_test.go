@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/remixlet"
 )
 
@@ -54,7 +55,7 @@ func TestObserveRecordsWhatThePageReceives(t *testing.T) {
 	p := connectToolPage(t, f, pageURL)
 	get := func(path string, hdr ...string) []byte {
 		t.Helper()
-		_, b := f.get("https://"+siteHost+path, append([]string{"Referer", pageURL}, hdr...)...)
+		_, b := f.get("https://"+siteHost+path, append([]string{"Referer", pageURL, "Sec-Fetch-Dest", "empty"}, hdr...)...)
 		return b
 	}
 	get("/api/data", "Sec-Fetch-Dest", "empty")
@@ -125,12 +126,16 @@ func TestObserveOnlyObservedHosts(t *testing.T) {
 	f := newObserveFixture(t, resolve, roots, api)
 	pageURL := "https://" + siteHost + "/start"
 	p := connectToolPage(t, f, pageURL)
-	f.get("https://"+siteHost+"/api/data", "Referer", pageURL)
-	f.get("https://"+api+"/api/data", "Referer", pageURL)
-	// The observed host's response is recorded; the page's own host, observed by no remixlet,
-	// was passed over as it went by (the decision is made before the body streams).
-	if got := waitObserved(t, f.srv.observed, p.session, pageURL, api, 1); len(got) != 1 {
-		t.Errorf("recorded %d responses of the observed host, want 1", len(got))
+	f.get("https://"+siteHost+"/api/data", "Referer", pageURL, "Sec-Fetch-Dest", "empty")
+	// The observed host's answer to a no-cors request is opaque to the page: not recorded.
+	f.get("https://"+api+"/api/data", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Dest", "empty", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-site")
+	f.get("https://"+api+"/api/cors", "Sec-Fetch-Dest", "empty", "Referer", "https://"+siteHost+"/", "Sec-Fetch-Mode", "cors", "Sec-Fetch-Site", "same-site",
+		"Origin", "https://"+siteHost)
+	// The observed host's response the page can read is recorded; the page's own host, observed
+	// by no remixlet, was passed over as it went by (the decision is made before the body
+	// streams).
+	if got := waitObserved(t, f.srv.observed, p.session, pageURL, api, 1); len(got) != 1 || !strings.HasSuffix(got[0].URL, "/api/cors") {
+		t.Errorf("recorded %+v of the observed host, want /api/cors alone", got)
 	}
 	if got := f.srv.observed.Responses(p.session, pageURL, siteHost, "", 0); len(got) != 0 {
 		t.Errorf("recorded %d responses of a host no remixlet observes", len(got))
@@ -158,6 +163,7 @@ func TestObserveDoesNotHoldBackStreams(t *testing.T) {
 
 	req, _ := http.NewRequest("GET", "https://"+siteHost+"/api/stream", nil)
 	req.Header.Set("Referer", pageURL)
+	req.Header.Set("Sec-Fetch-Dest", "empty")
 	resp, err := f.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -181,5 +187,33 @@ func TestObserveDoesNotHoldBackStreams(t *testing.T) {
 	rs := waitObserved(t, f.srv.observed, p.session, pageURL, siteHost, 1)
 	if len(rs) != 1 || rs[0].Body != `first,second` || rs[0].Truncated {
 		t.Errorf("recorded %+v", rs)
+	}
+}
+
+// TestObserveNeverRecordsTheShim: a remixlet observing its own site never reads a service
+// worker's script as the browser got it — with the proxy's shim and its relay key, which would
+// let the page read page tokens from the relay (swshim.go). The page's own script that follows
+// it is recorded as usual.
+func TestObserveNeverRecordsTheShim(t *testing.T) {
+	resolve, roots := tlsSite(t, siteHost, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/sw.js" || r.URL.Path == "/app.js" {
+			w.Header().Set("Content-Type", "text/javascript")
+			io.WriteString(w, "self.addEventListener('fetch', () => {});\n")
+			return
+		}
+		htmlHandler(plainPage).ServeHTTP(w, r)
+	}))
+	f := newObserveFixture(t, resolve, roots, siteHost)
+	pageURL := "https://" + siteHost + "/start"
+	p := connectToolPage(t, f, pageURL)
+	_, body := f.get("https://"+siteHost+"/sw.js", "Referer", pageURL, "Service-Worker", "script", "Sec-Fetch-Dest", "serviceworker",
+		"Sec-Fetch-Mode", "same-origin", "Sec-Fetch-Site", "same-origin")
+	if !strings.Contains(string(body), f.srv.pages.WorkerKey("https://"+siteHost)) {
+		t.Fatalf("the worker's script has no shim with its key (the test proves nothing): %q", httpx.Clip(string(body), 200))
+	}
+	f.get("https://"+siteHost+"/app.js", "Referer", pageURL, "Sec-Fetch-Dest", "script", "Sec-Fetch-Mode", "no-cors", "Sec-Fetch-Site", "same-origin")
+	got := waitObserved(t, f.srv.observed, p.session, pageURL, siteHost, 1)
+	if len(got) != 1 || !strings.HasSuffix(got[0].URL, "/app.js") {
+		t.Errorf("recorded %+v, want /app.js alone", got)
 	}
 }

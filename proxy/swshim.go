@@ -44,6 +44,10 @@ func (s *Server) shimServiceWorker(resp *http.Response) {
 		resp.Body == nil || resp.Body == http.NoBody {
 		return
 	}
+	origin, err := weburl.Parse(req.URL.String()) // as serveSWInject reads the worker's claim
+	if err != nil || !origin.IsHTTP() {
+		return
+	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mediaType {
 	case "text/javascript", "application/javascript", "application/x-javascript", "application/ecmascript", "text/ecmascript":
@@ -55,7 +59,7 @@ func (s *Server) shimServiceWorker(resp *http.Response) {
 		s.log.Info("service worker not shimmed", "url", httpx.RedactURL(req), "err", err)
 		return
 	}
-	shim := bytes.Replace(swShim, []byte(swKeyPlaceholder), []byte(s.pages.WorkerKey(httpx.OriginOf(req.URL))), 1)
+	shim := bytes.Replace(swShim, []byte(swKeyPlaceholder), []byte(s.pages.WorkerKey(origin.Origin())), 1)
 	resp.Body = struct {
 		io.Reader
 		io.Closer

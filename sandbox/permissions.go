@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/remixproxy/remixproxy/internal/netaddr"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
@@ -71,7 +72,8 @@ func ValidatePermission(name string) error {
 
 // ValidatePermissionHost checks the HOST of fetch:HOST and network:observe:HOST: one lowercase
 // host name with at least two labels, or a public IP address (IPv6 in brackets); no wildcard,
-// scheme, user, port or path, and no loopback, private or link-local address.
+// scheme, user, port or path, and no address that is not public (netaddr.IsPublic: loopback,
+// private, link-local, carrier-grade NAT and tailnets, NAT64 or 6to4 of those, …).
 func ValidatePermissionHost(host string) error {
 	switch {
 	case host == "":
@@ -90,7 +92,7 @@ func ValidatePermissionHost(host string) error {
 			return errors.New("write an IPv6 address in brackets")
 		}
 		// The proxy makes these requests itself: never to its own machine or local network.
-		if !ip.IsGlobalUnicast() || ip.IsPrivate() || ip.Zone() != "" {
+		if !netaddr.IsPublic(ip) {
 			return fmt.Errorf("%s is a loopback, private or otherwise local address", host)
 		}
 		return nil

@@ -17,6 +17,11 @@ func TestValidatePermission(t *testing.T) {
 		{"fetch:169.254.169.254", "local address"},
 		{"fetch:[::1]", "local address"},
 		{"fetch:0.0.0.0", "local address"},
+		{"fetch:100.101.102.103", "local address"},  // a mesh VPN's tailnet, carrier-grade NAT
+		{"fetch:[64:ff9b::a00:1]", "local address"}, // NAT64 of 10.0.0.1
+		{"fetch:[2002:a00:1::1]", "local address"},  // 6to4 of 10.0.0.1
+		{"network:observe:198.18.0.1", "local address"},
+		{"fetch:[64:ff9b::5db8:d822]", ""}, // NAT64 of a public address
 		{"fetch:*", "wildcards"},
 		{"fetch:*.example.com", "wildcards"},
 		{"fetch:", "missing host"},

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/netaddr"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
@@ -91,7 +92,7 @@ func (c *Client) Close() {
 }
 
 // ErrLocalAddress is returned for a host that resolves only to local addresses.
-var ErrLocalAddress = errors.New("resolves to a loopback, private or link-local address")
+var ErrLocalAddress = errors.New("resolves to a loopback, private, link-local or other non-public address")
 
 // dial connects through --resolve like the pipeline, else to the first public address of the
 // name.
@@ -126,10 +127,10 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	return nil, lastErr
 }
 
-func publicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsGlobalUnicast() && !ip.IsPrivate() && ip.Zone() == ""
-}
+// publicAddr is netaddr.IsPublic: besides loopback, private and link-local addresses, a name
+// may not lead to carrier-grade NAT or a mesh VPN's tailnet (100.64.0.0/10), to NAT64 or 6to4
+// of a local address, or to any other block that is not globally reachable.
+func publicAddr(ip netip.Addr) bool { return netaddr.IsPublic(ip) }
 
 // Send sends one request to target as the person, and returns the answer as it is: it never
 // follows a redirect. The headers (already checked, CheckHeaders) get the browser's

@@ -15,7 +15,9 @@ func TestDialRefusesLocalAddresses(t *testing.T) {
 		dialed = true
 		return nil, errors.New("the pipeline's dialer was used")
 	}})
-	for _, addr := range []string{"localhost:443", "127.0.0.1:80", "[::1]:443", "10.0.0.1:443", "169.254.169.254:80"} {
+	for _, addr := range []string{"localhost:443", "127.0.0.1:80", "[::1]:443", "10.0.0.1:443", "169.254.169.254:80",
+		// A mesh VPN's tailnet and carrier-grade NAT; NAT64 and 6to4 of local addresses.
+		"100.100.100.100:443", "100.64.0.1:80", "[64:ff9b::a00:1]:443", "[64:ff9b::7f00:1]:80", "[2002:a00:1::1]:443"} {
 		conn, err := c.dial(context.Background(), "tcp", addr)
 		if err == nil {
 			conn.Close()

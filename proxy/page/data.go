@@ -14,7 +14,9 @@ import (
 // and XHR of a page and keeps a bounded record per page session of those that are JSON. A
 // response is recorded when it is a 2xx answer to a GET or POST, its Content-Type is JSON
 // (application/json, text/json, anything +json), and the request came from a page script
-// (Sec-Fetch-Dest: empty) with a Referer naming a connected page session:
+// (Sec-Fetch-Dest: empty) whose answer the browser hands the page (httpx.PageCanRead: the
+// page's own origin, or CORS; never another origin's answer to a no-cors request, which the
+// page gets opaque), with a Referer naming a connected page session:
 //   - the most recently connected session whose URL is the Referer (fragment aside);
 //   - for a Referer that is only an origin (cross-origin requests under the default referrer
 //     policy), the most recently connected session on that origin;
@@ -188,8 +190,8 @@ func (h *Hub) RecordResponse(resp *http.Response) {
 		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusPartialContent {
 		return
 	}
-	if req.Header.Get("Sec-Fetch-Dest") != "empty" {
-		return
+	if req.Header.Get("Sec-Fetch-Dest") != "empty" || !httpx.PageCanRead(req, resp) {
+		return // not a page script's request, or an answer the browser keeps from the page
 	}
 	mediaType, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if err != nil || !httpx.IsJSONType(mediaType) {

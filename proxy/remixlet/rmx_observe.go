@@ -28,7 +28,8 @@ import (
 // allows no loads: nothing is sent on a remixlet's behalf.
 //
 // A response is recorded when its host is observed by some active remixlet (the set is read
-// from the store at most every observedHostsTTL, off the response path) and its request came
+// from the store at most every observedHostsTTL, off the response path), the browser hands it
+// to the page (httpx.PageCanRead: the page's own origin, or CORS), and its request came
 // from a page (not a navigation) whose Referer names a connected page session, matched as
 // pagedata.go matches them (the exact page URL; an origin-only Referer by origin; otherwise it
 // waits a while for its session to connect). Recording never changes a header or a byte: the
@@ -171,6 +172,13 @@ func (o *Observed) Record(resp *http.Response) {
 		return
 	}
 	if req.Header.Get("Sec-Fetch-Mode") == "navigate" || resp.StatusCode == http.StatusSwitchingProtocols {
+		return
+	}
+	// What "the responses pages receive" means: what the browser hands the page. Another
+	// origin's answer to a no-cors request is opaque to the page; a remixlet on a hostile site
+	// holding network:observe:HOST would otherwise read HOST's answers to requests that site's
+	// page sent as the person (e2e/redteam_crossread_test.go).
+	if !httpx.PageCanRead(req, resp) {
 		return
 	}
 	referer, err := url.Parse(req.Header.Get("Referer"))
