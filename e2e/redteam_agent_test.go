@@ -229,6 +229,28 @@ func (g *rtGuard) found() []string {
 	return append([]string(nil), g.leaks...)
 }
 
+// newRTWorld is newGuardedAgentWorld with an rtGuard for secrets in front of the model.
+func newRTWorld(t *testing.T, script string, handlers map[string]http.Handler, secrets ...string) (*agentWorld, *rtGuard) {
+	t.Helper()
+	var guard *rtGuard
+	aw := newGuardedAgentWorld(t, script, handlers, func(model *scripted.Server) http.Handler {
+		guard = &rtGuard{next: model, secrets: secrets}
+		return guard
+	})
+	return aw, guard
+}
+
+// rtAsk opens pageURL in the world's tab, waits for its page agent and the page's own script,
+// opens the panel and asks msg.
+func rtAsk(t *testing.T, aw *agentWorld, pageURL, msg string) {
+	t.Helper()
+	aw.tab.Navigate(pageURL)
+	aw.tab.WaitConnected()
+	aw.tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
+	pf, _ := openPanel(t, aw.tab)
+	chat(t, pf, msg)
+}
+
 // reportLeaks waits until the model has had want requests (one per turn of the obeying script)
 // or a secret reached it, then fails the test once per secret that did; what names them.
 func (g *rtGuard) reportLeaks(t *testing.T, aw *agentWorld, want int, what string) {
@@ -305,11 +327,8 @@ func TestRedteamAgentRevealedSecrets(t *testing.T) {
 		{"tool_calls": [{"name": "find", "arguments": {"text": "password"}}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"vault.test": rtVault()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: []string{rtShownPw, rtTypedShown, rtTextareaKey, rtShadowTyped, rtFrameTyped, rtOTP, rtCard}}
-		return guard
-	})
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"vault.test": rtVault()},
+		rtShownPw, rtTypedShown, rtTextareaKey, rtShadowTyped, rtFrameTyped, rtOTP, rtCard)
 	tab := aw.tab
 
 	tab.Navigate("https://vault.test/vault")

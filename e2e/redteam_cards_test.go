@@ -4,9 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/remixproxy/remixproxy/agent/scripted"
 )
 
 // Held-out attack class: payment card numbers a page shows. A checkout page prints the saved
@@ -53,18 +50,8 @@ func TestRedteamCardNumbersReachNoModel(t *testing.T) {
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"checkout.test": rtCheckoutSite()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: rtCardSpellings}
-		return guard
-	})
-	tab := aw.tab
-	tab.Navigate("https://checkout.test/")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	const mine = "my card is 4000 0566 5566 5556, which one is saved here?"
-	chat(t, pf, mine)
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"checkout.test": rtCheckoutSite()}, rtCardSpellings...)
+	rtAsk(t, aw, "https://checkout.test/", "my card is 4000 0566 5566 5556, which one is saved here?")
 	guard.reportLeaks(t, aw, 5, "card number")
 	results := strings.Join(storedToolResults(t, aw.proxy.Store), "\n")
 	for _, want := range []string{"Saved card", "expires 12/29", "Ada Lovelace", "A-1001", "/api/wallet", "[redacted: card number]"} {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -86,11 +85,7 @@ func TestRedteamPageDataShowsOnlyWhatThePageCanRead(t *testing.T) {
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, rtCrossReadSites(), func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: []string{rtPayroll}}
-		return guard
-	})
+	aw, guard := newRTWorld(t, script, rtCrossReadSites(), rtPayroll)
 	tab := aw.tab
 	tab.Navigate("https://evil.test/deals")
 	tab.WaitConnected()

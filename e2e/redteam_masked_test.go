@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
@@ -76,11 +75,7 @@ func TestRedteamMaskedFieldsReachNoModel(t *testing.T) {
 		{"tool_calls": [{"name": "find", "arguments": {"text": "Masked"}}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"bank.test": rtMaskedSite()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: []string{rtMaskedPIN, rtMaskedTyped, rtMaskedAnswer, rtMaskedShadow, rtMaskedFrame}}
-		return guard
-	})
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"bank.test": rtMaskedSite()}, rtMaskedPIN, rtMaskedTyped, rtMaskedAnswer, rtMaskedShadow, rtMaskedFrame)
 	tab := aw.tab
 	tab.Navigate("https://bank.test/masked")
 	tab.WaitConnected()

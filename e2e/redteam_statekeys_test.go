@@ -4,9 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/remixproxy/remixproxy/agent/scripted"
 )
 
 // Held-out attack class: credentials in a single-page app's own state. Apps keep the session's
@@ -54,17 +51,8 @@ func TestRedteamStateKeysReachNoModel(t *testing.T) {
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"app.test": rtAppSite()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: rtStateSecrets}
-		return guard
-	})
-	tab := aw.tab
-	tab.Navigate("https://app.test/app")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "what does this page's data hold?")
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"app.test": rtAppSite()}, rtStateSecrets...)
+	rtAsk(t, aw, "https://app.test/app", "what does this page's data hold?")
 	guard.reportLeaks(t, aw, 2, "credential")
 	results := strings.Join(storedToolResults(t, aw.proxy.Store), "\n")
 	if !strings.Contains(results, "__APP_STATE__") || !strings.Contains(results, "AKIDEXAMPLE") || !strings.Contains(results, "dark") ||

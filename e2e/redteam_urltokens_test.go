@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/remixproxy/remixproxy/agent/scripted"
 )
 
 // Held-out attack class: credentials in addresses. The redaction stage removes tokens by
@@ -64,11 +62,7 @@ func TestRedteamTokensInAddressesReachNoModel(t *testing.T) {
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"app.test": rtOAuthSite()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: []string{rtFragmentToken, rtQueryToken, rtRefreshToken, rtNestedToken}}
-		return guard
-	})
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"app.test": rtOAuthSite()}, rtFragmentToken, rtQueryToken, rtRefreshToken, rtNestedToken)
 	tab := aw.tab
 	tab.Navigate("https://app.test/cb#access_token=" + rtFragmentToken + "&token_type=Bearer&expires_in=3599")
 	tab.WaitConnected()

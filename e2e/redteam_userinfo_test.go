@@ -4,9 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/remixproxy/remixproxy/agent/scripted"
 )
 
 // Held-out attack class: credentials in the user-info part of an address. A CI dashboard shows
@@ -44,17 +41,8 @@ func TestRedteamUserInfoReachesNoModel(t *testing.T) {
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "a, pre"}}]},
 		{"text": "Read it all."}
 	]}`
-	var guard *rtGuard
-	aw := newGuardedAgentWorld(t, script, map[string]http.Handler{"ci.test": rtCISite()}, func(model *scripted.Server) http.Handler {
-		guard = &rtGuard{next: model, secrets: []string{rtLinkToken, rtTextToken}}
-		return guard
-	})
-	tab := aw.tab
-	tab.Navigate("https://ci.test/build")
-	tab.WaitConnected()
-	tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	chat(t, pf, "what are the clone addresses?")
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"ci.test": rtCISite()}, rtLinkToken, rtTextToken)
+	rtAsk(t, aw, "https://ci.test/build", "what are the clone addresses?")
 	guard.reportLeaks(t, aw, 4, "token")
 	results := strings.Join(storedToolResults(t, aw.proxy.Store), "\n")
 	for _, want := range []string{"x-access-token:[redacted: authorization]@git.ci.test", "deploy:[redacted: authorization]@gitlab.ci.test"} {
