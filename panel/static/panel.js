@@ -1286,7 +1286,9 @@
   });
 
   // Only our parent may hand us a token. A page script in the parent can post here too, but all
-  // it can do is make us try a token that the proxy refuses; it never learns the real one.
+  // it can do is make us try a token that the proxy refuses, or a panel token of a session it
+  // opened itself (a plain-http page that forged a navigation, a same-origin popup's opener:
+  // NOTES, page tokens); it does not learn the real one from here.
   window.addEventListener('message', function (ev) {
     if (window.parent === window || ev.source !== window.parent) {
       return;
