@@ -56,6 +56,9 @@ inner.textContent = 'Shadow button';
 inner.addEventListener('click', () => { document.body.dataset.shadow = 'clicked'; });
 sr.append(document.createElement('slot'), inner);
 fetch('/api/profile.json').then((r) => r.json()).then((j) => { document.body.dataset.profile = j.plan; });
+// Another origin's JSON (CORS), loaded before the page agent connects: its Referer is only this
+// page's origin (the default referrer policy).
+fetch('https://api.tools-cdn.test/prices.json').then((r) => r.json()).then((j) => { document.body.dataset.prices = j.currency; });
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`
@@ -75,6 +78,31 @@ func toolsSite() http.Handler {
 		fmt.Fprint(w, `{"plan":"gold","quota":12}`)
 	})
 	return mux
+}
+
+// toolsCDN is another origin's API the tools page reads with CORS.
+func toolsCDN() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprint(w, `{"currency":"EUR","basket":31}`)
+	})
+}
+
+// TestPageDataOtherOriginBeforeConnect: another origin's JSON a page loads while it loads, before
+// its page agent connects, carries only the page's origin as Referer (the default referrer
+// policy); read_page_data of a page deeper than "/" shows it.
+func TestPageDataOtherOriginBeforeConnect(t *testing.T) {
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"tools.test": toolsSite(), "api.tools-cdn.test": toolsCDN()})
+	tab.Navigate("https://tools.test/shop/cart")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's fetches of its JSON", `document.body.dataset.profile === 'gold' && document.body.dataset.prices === 'EUR'`)
+	c := &toolCaller{t: t, srv: p.Server, session: sessionFor(t, p, "https://tools.test/shop/cart")}
+	v := c.ok("read_page_data", `{}`)
+	if got := fmt.Sprint(v["responses"]); !strings.Contains(got, "https://api.tools-cdn.test/prices.json") || !strings.Contains(got, "https://tools.test/api/profile.json") {
+		t.Errorf("read_page_data lacks the JSON the page loaded before its agent connected: %s", got)
+	}
 }
 
 // toolCaller calls page tools on one session and keeps every answer and error, so the test
@@ -179,11 +207,11 @@ func refOf(t *testing.T, outline, part string) string {
 
 func TestPageTools(t *testing.T) {
 	w := &witness{}
-	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"tools.test": toolsSite(), "witness.test": w})
+	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"tools.test": toolsSite(), "witness.test": w, "api.tools-cdn.test": toolsCDN()})
 
 	tab.Navigate("https://tools.test/")
 	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's fetch of its JSON", `document.body.dataset.profile === 'gold'`)
+	tab.WaitFor(10*time.Second, "the page's fetches of its JSON", `document.body.dataset.profile === 'gold' && document.body.dataset.prices === 'EUR'`)
 	c := &toolCaller{t: t, srv: p.Server, session: sessionFor(t, p, "https://tools.test/")}
 	// The person types a password; the page copies it into a global of its own.
 	e2etest.Eval[bool](tab, `document.getElementById('pw').value = '`+toolsPassword+`', window.draft = {pass: document.getElementById('pw').value}, true`)
@@ -361,6 +389,7 @@ func TestPageTools(t *testing.T) {
 		if !found {
 			t.Errorf("read_page_data lacks the page's JSON response: %v", v["responses"])
 		}
+
 		c.refused("read_page_data", `{"all":true}`, `unknown argument "all"`)
 	})
 

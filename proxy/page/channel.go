@@ -175,7 +175,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 // attributed to it (data.go).
 func (h *Hub) opened(s *Session) {
 	info := s.Info()
-	h.dataOpened(info.ID, info.URL)
+	h.dataOpened(info.ID, info.URL, info.Origin)
 }
 
 // ended runs when a page agent has disconnected and its session is closed: its waiting page

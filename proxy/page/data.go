@@ -21,7 +21,8 @@ import (
 //   - for a Referer that is only an origin (cross-origin requests under the default referrer
 //     policy), the most recently connected session on that origin;
 //   - otherwise (typically: the page's first fetches finish before its page agent connects)
-//     the response waits, for at most unclaimedTTL, for a session with that URL to connect.
+//     the response waits, for at most unclaimedTTL, for a session with that URL (or, for an
+//     origin-only Referer, on that origin) to connect.
 //
 // Recording never slows or changes the response: the body streams through untouched while up
 // to maxRecordedBody bytes of it are copied aside (decoded at the end, off the streaming path,
@@ -69,6 +70,7 @@ type sessionRecord struct {
 
 type unclaimedResponse struct {
 	referer string // without fragment
+	origin  string // the referer's origin when the referer is only that (RefererIsOrigin), else ""
 	at      time.Time
 	rec     RecordedResponse
 }
@@ -76,9 +78,10 @@ type unclaimedResponse struct {
 // size is what a recorded response counts against the byte bounds.
 func (r RecordedResponse) size() int { return len(r.Body) + len(r.URL) }
 
-// pageDataOpened starts the record of a new session and gives it the responses that were
-// waiting for its URL.
-func (h *Hub) dataOpened(sessionID, pageURL string) {
+// dataOpened starts the record of a new session and gives it the responses that were waiting
+// for its URL, and those whose Referer was only its origin (another origin's answers, sent
+// under the default referrer policy, as RefererSession files them once the session is there).
+func (h *Hub) dataOpened(sessionID, pageURL, origin string) {
 	want := httpx.WithoutFragment(pageURL)
 	pd := &h.data
 	pd.mu.Lock()
@@ -86,7 +89,7 @@ func (h *Hub) dataOpened(sessionID, pageURL string) {
 	r := &sessionRecord{}
 	pd.bySession[sessionID] = r
 	pd.keepUnclaimed(time.Now(), func(u unclaimedResponse) bool {
-		if u.referer == want {
+		if u.referer == want || (u.origin != "" && u.origin == origin) {
 			r.add(u.rec)
 			return false
 		}
@@ -148,7 +151,11 @@ func (h *Hub) attach(referer *url.URL, rec RecordedResponse) {
 		r.add(rec)
 		return
 	}
-	pd.waitUnclaimed(unclaimedResponse{referer: ref, at: time.Now(), rec: rec})
+	u := unclaimedResponse{referer: ref, at: time.Now(), rec: rec}
+	if RefererIsOrigin(referer) {
+		u.origin = httpx.OriginOf(referer)
+	}
+	pd.waitUnclaimed(u)
 }
 
 // waitUnclaimed keeps u waiting for its page's session: first it drops what is past

@@ -35,7 +35,7 @@ func TestResponsesBeforeConnectAreKept(t *testing.T) {
 	for i := 0; i < maxRecordedPerPage+5; i++ {
 		h.attach(page, RecordedResponse{URL: fmt.Sprint("https://shop.test/api/", i), Body: "{}"})
 	}
-	h.dataOpened("sess-1", "https://shop.test/list")
+	h.dataOpened("sess-1", "https://shop.test/list", "https://shop.test")
 	got := h.Responses("sess-1")
 	if len(got) != maxRecordedPerPage || got[0].URL != "https://shop.test/api/5" {
 		first := ""
@@ -43,6 +43,24 @@ func TestResponsesBeforeConnectAreKept(t *testing.T) {
 			first = got[0].URL
 		}
 		t.Errorf("the session got %d responses from before it connected, the first %q; want the last %d, from https://shop.test/api/5", len(got), first, maxRecordedPerPage)
+	}
+}
+
+// TestOriginRefererResponsesWaitForTheOrigin: another origin's answers a page loads before its
+// agent connects carry only the page's origin as Referer (the default referrer policy); they
+// are the first session of that origin's when it opens, not left waiting for a page at "/".
+func TestOriginRefererResponsesWaitForTheOrigin(t *testing.T) {
+	h := New(Config{Secret: []byte("k")})
+	origin, _ := url.Parse("https://shop.test/")
+	h.attach(origin, RecordedResponse{URL: "https://api.shop-cdn.test/prices", Body: "{}"})
+	other, _ := url.Parse("https://news.test/")
+	h.attach(other, RecordedResponse{URL: "https://api.news-cdn.test/x", Body: "{}"})
+	h.dataOpened("s", "https://shop.test/cart?id=7", "https://shop.test")
+	if got := h.Responses("s"); len(got) != 1 || got[0].URL != "https://api.shop-cdn.test/prices" {
+		t.Errorf("the shop page got %v, want the answer its origin's Referer named", got)
+	}
+	if n := len(h.data.unclaimed); n != 1 {
+		t.Errorf("%d responses wait, want the other origin's one", n)
 	}
 }
 
@@ -63,8 +81,8 @@ func TestUnclaimedBoundsArePerPage(t *testing.T) {
 	if n := len(h.data.unclaimed); n != 2*maxRecordedPerPage {
 		t.Errorf("two pages fetched %d and %d responses: %d wait, want a session's %d each", maxRecordedPerPage+5, maxRecordedPerPage, n, maxRecordedPerPage)
 	}
-	h.dataOpened("b", "https://news.test/b")
-	h.dataOpened("a", "https://shop.test/a")
+	h.dataOpened("b", "https://news.test/b", "https://news.test")
+	h.dataOpened("a", "https://shop.test/a", "https://shop.test")
 	if got := h.Responses("b"); len(got) != maxRecordedPerPage || got[0].URL != "https://news.test/api/0" {
 		t.Errorf("page b got %d of its %d responses (first %v): page a's fetches pushed them out", len(got), maxRecordedPerPage, firstURL(got))
 	}
