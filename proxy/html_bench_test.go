@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/remixproxy/remixproxy/certs"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -32,6 +33,7 @@ func BenchmarkInjectHTMLSmall(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			s := benchServer(b, c.noInject)
 			req := httptest.NewRequest("GET", "https://"+siteHost+"/small", nil)
+			req.Header.Set("Sec-Fetch-Dest", "document") // a navigation: the only requests injected
 			b.ReportAllocs()
 			for b.Loop() {
 				resp := &http.Response{
@@ -42,6 +44,9 @@ func BenchmarkInjectHTMLSmall(b *testing.B) {
 					resp.Header.Set("Content-Security-Policy", c.csp)
 				}
 				s.injectHTML(resp)
+				if injected := resp.Header.Get(httpx.MarkerHeader) == "injected"; injected == c.noInject {
+					b.Fatalf("injected %v, want %v: the benchmark would measure the other path", injected, !c.noInject)
+				}
 				if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 					b.Fatalf("reading the body: %v", err)
 				}

@@ -30,6 +30,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -332,12 +333,43 @@ func client(tg *target, keepAlive bool) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}
 }
 
+// navigation is a GET of u with a navigation's headers.
+func navigation(u string) *http.Request {
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Upgrade-Insecure-Requests", "1")
+	return req
+}
+
+// checkInjected fails when a remixproxy target that injects answered an HTML page of u without
+// the bootstrap: the figures would be the relay's.
+func checkInjected(tg *target, c *http.Client, u string) error {
+	if tg.bin == "" || tg.name == noInjectName {
+		return nil
+	}
+	resp, err := c.Do(navigation(u))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && !bytes.Contains(body, []byte("data-remixproxy=")) {
+		return fmt.Errorf("%s answered %s without the bootstrap: it would measure the relay, not the injection", tg.name, u)
+	}
+	return nil
+}
+
 // loadLoop requests u from *concurrency clients for d and returns requests/s, the p50 latency,
 // the number of requests answered, and the CPU time the target's processes spent meanwhile.
 func loadLoop(tg *target, u string, d time.Duration, keepAlive bool) (float64, time.Duration, int, time.Duration) {
 	c := client(tg, keepAlive)
 	defer c.Transport.(*http.Transport).CloseIdleConnections()
 	get(c, u) // warm the connection pool and the leaf cache
+	if err := checkInjected(tg, c, u); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
 	cpu0 := procTreeCPU(tg.pid)
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -398,8 +430,11 @@ func bytesLoop(tg *target, u string, d time.Duration) (float64, int, time.Durati
 	return float64(total.Load()) / time.Since(start).Seconds(), int(count.Load()), cpu
 }
 
+// get requests u as a browser's navigation does (Sec-Fetch-Dest: document, over http
+// Upgrade-Insecure-Requests): remixproxy injects only into navigations (httpx.IsNavigation), so
+// a plain GET would measure its relay, not its injection. Every target gets the same request.
 func get(c *http.Client, u string) (int64, error) {
-	resp, err := c.Get(u)
+	resp, err := c.Do(navigation(u))
 	if err != nil {
 		return 0, err
 	}
