@@ -58,16 +58,13 @@ func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []
 	return inlineTag(token, nonce, sheets, now, s.boot.script), needs
 }
 
-// shouldInject reports whether resp is an HTML document the bootstrap goes into: a 2xx text/html
-// answer to a top-level navigation (or a client that does not say), not HEAD, 204, 206, an
-// attachment, or an encoding that is not ASCII-compatible.
+// shouldInject reports whether resp, the answer to a navigation (injectHTML decides that, with
+// httpx.IsNavigation), is an HTML document the bootstrap goes into: a 2xx text/html answer, not
+// HEAD, 204, 206, an attachment, or an encoding that is not ASCII-compatible.
 func shouldInject(req *http.Request, resp *http.Response) bool {
 	if req.Method == http.MethodHead || resp.StatusCode < 200 || resp.StatusCode > 299 ||
 		resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusResetContent ||
 		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
-		return false
-	}
-	if !httpx.IsNavigation(req) {
 		return false
 	}
 	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))

@@ -342,19 +342,18 @@ func navigation(u string) *http.Request {
 	return req
 }
 
-// checkInjected fails when a remixproxy target that injects answered an HTML page of u without
-// the bootstrap: the figures would be the relay's.
-func checkInjected(tg *target, c *http.Client, u string) error {
-	if tg.bin == "" || tg.name == noInjectName {
-		return nil
-	}
+// warm requests u once (the connection pool, the proxy's leaf cache) and fails when a
+// remixproxy target that injects answers an HTML page of u without the bootstrap: the figures
+// would be the relay's.
+func warm(tg *target, c *http.Client, u string) error {
 	resp, err := c.Do(navigation(u))
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && !bytes.Contains(body, []byte("data-remixproxy=")) {
+	injects := tg.bin != "" && tg.name != noInjectName
+	if injects && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && !bytes.Contains(body, []byte("data-remixproxy=")) {
 		return fmt.Errorf("%s answered %s without the bootstrap: it would measure the relay, not the injection", tg.name, u)
 	}
 	return nil
@@ -365,8 +364,7 @@ func checkInjected(tg *target, c *http.Client, u string) error {
 func loadLoop(tg *target, u string, d time.Duration, keepAlive bool) (float64, time.Duration, int, time.Duration) {
 	c := client(tg, keepAlive)
 	defer c.Transport.(*http.Transport).CloseIdleConnections()
-	get(c, u) // warm the connection pool and the leaf cache
-	if err := checkInjected(tg, c, u); err != nil {
+	if err := warm(tg, c, u); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

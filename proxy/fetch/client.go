@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"time"
 
@@ -111,7 +110,7 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	d := net.Dialer{Timeout: c.cfg.DialTimeout, KeepAlive: 30 * time.Second}
 	var lastErr error = fmt.Errorf("dialing %s: %w", addr, ErrLocalAddress)
 	for _, ip := range ips {
-		if !publicAddr(ip) {
+		if !netaddr.IsPublic(ip) { // not loopback, private, link-local, CGNAT/tailnet, NAT64/6to4 of those …
 			continue
 		}
 		target := net.JoinHostPort(ip.Unmap().String(), port)
@@ -126,11 +125,6 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	}
 	return nil, lastErr
 }
-
-// publicAddr is netaddr.IsPublic: besides loopback, private and link-local addresses, a name
-// may not lead to carrier-grade NAT or a mesh VPN's tailnet (100.64.0.0/10), to NAT64 or 6to4
-// of a local address, or to any other block that is not globally reachable.
-func publicAddr(ip netip.Addr) bool { return netaddr.IsPublic(ip) }
 
 // Send sends one request to target as the person, and returns the answer as it is: it never
 // follows a redirect. The headers (already checked, CheckHeaders) get the browser's

@@ -42,7 +42,7 @@ const maxSessionsPerOrigin = 64
 
 var (
 	errTokenLive = errors.New("this copy of the page came from the browser's cache while the page is open elsewhere; reload this tab")
-	errTooMany   = errors.New("too many pages of this site are connected")
+	errTooMany   = errors.New("too many pages of this site are connected; close some of its tabs and reload this one")
 	errBadResume = errors.New("wrong resume key")
 )
 
@@ -61,10 +61,14 @@ func tokenKey(token string) string { return token[strings.LastIndexByte(token, '
 
 // ResumeKey is the key a page agent presents to reopen its token's session: HMAC-SHA256 of
 // "resume." and the token under the install secret.
-func (h *Hub) ResumeKey(token string) string {
+func (h *Hub) ResumeKey(token string) string { return h.derive("resume.", token) }
+
+// derive is HMAC-SHA256(install secret, label+value), base64url: the hub's keys other than the
+// tokens' own MAC (sign), each under a label of its own so that none can stand for another.
+func (h *Hub) derive(label, value string) string {
 	m := hmac.New(sha256.New, h.secret)
-	io.WriteString(m, "resume.")
-	io.WriteString(m, token)
+	io.WriteString(m, label)
+	io.WriteString(m, value)
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
@@ -136,9 +140,4 @@ func (h *Hub) dropLocked(s *Session) {
 // WorkerKey is the key the proxy gives the service-worker shim of origin (proxy/swshim.go), with
 // which it asks for a document to be injected: HMAC-SHA256 of "sw." and the origin under the
 // install secret. Only a service worker's own script request carries it, never a page's fetch.
-func (h *Hub) WorkerKey(origin string) string {
-	m := hmac.New(sha256.New, h.secret)
-	io.WriteString(m, "sw.")
-	io.WriteString(m, origin)
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
+func (h *Hub) WorkerKey(origin string) string { return h.derive("sw.", origin) }
