@@ -58,6 +58,11 @@ type Hello struct {
 	// ReadyInteractive or ReadyComplete (see Ready). Absent from page agents older than the
 	// remixlets' run times; the proxy then takes the document as complete.
 	Ready string `json:"ready,omitempty"`
+	// NewWindow is true when the document came from no document of its origin in its tab: the
+	// Navigation API's activation names none (navigation.activation.from is null), as for the
+	// first page of a popup or of a new tab. A chat never follows its tab to such a page
+	// (proxy/chat/follow.go): a same-origin popup is not the tab's next page.
+	NewWindow bool `json:"newWindow,omitempty"`
 }
 
 // TypeReady is a page agent → proxy message: Ready.

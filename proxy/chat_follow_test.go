@@ -37,6 +37,10 @@ func (cf *chatFixture) pageAgentAt(t *testing.T, path, referer, name string) *we
 	if _, err := readMsg(t, c); err != nil {
 		t.Fatal(err)
 	}
+	hello, _ := json.Marshal(map[string]any{"type": "hello", "url": "https://" + chatSite + path, "title": name, "top": true})
+	if err := c.Write(context.Background(), websocket.MessageText, hello); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		for {
 			_, b, err := c.Read(context.Background())

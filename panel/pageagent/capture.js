@@ -68,6 +68,9 @@ var originalReplaceState = hist && hist.replaceState;
 
 var navigation = win.navigation;
 var navigationType = getter(proto(win.NavigationCurrentEntryChangeEvent), 'navigationType');
+var navigationActivation = getter(proto(win.Navigation), 'activation');
+var activationFrom = getter(proto(win.NavigationActivation), 'from');
+var entryURL = getter(proto(win.NavigationHistoryEntry), 'url');
 
 // For remixlets' dom operations (see "Remixlet operations" below). A missing one makes the
 // operations that need it refuse; it never stops the agent.

@@ -58,6 +58,9 @@ function sendHello() {
   m.title = title();
   m.top = true;
   m.ready = readiness(); // the document's state now, for the remixlets' run times (rx_ready.js)
+  if (newWindow) {
+    m.newWindow = true; // navigation.js: a chat never follows its tab to a popup
+  }
   lastURL = m.url;
   send(m);
 }

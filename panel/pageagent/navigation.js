@@ -35,8 +35,32 @@ function wrapHistory(name, original, kind) {
   } catch (e) { /* history not extensible: rely on the listeners */ }
 }
 
+// newWindow is true when this document came from no document of its origin in its tab: the
+// Navigation API's activation names no entry it came from, or only the initial about:blank of a
+// new window (an entry without a URL). That is the first page of a popup or of a new tab. The
+// hello says so, and the proxy never moves a chat to such a page (proxy/chat/follow.go): a
+// same-origin popup opened while a chat runs is not the tab's next page. Read at start; false
+// where the browser has no activation to read.
+var newWindow = false;
+
+function readNewWindow() {
+  if (!navigation || !navigationActivation || !activationFrom || !entryURL) {
+    return;
+  }
+  try {
+    var a = apply(navigationActivation, navigation, []);
+    if (a === null || a === undefined) {
+      return;
+    }
+    var from = apply(activationFrom, a, []);
+    var u = from === null || from === undefined ? null : apply(entryURL, from, []);
+    newWindow = u === null || u === undefined || u === '' || u === 'about:blank';
+  } catch (e) { /* keep false */ }
+}
+
 // startNavigationReports wraps the history methods and listens for navigations.
 function startNavigationReports() {
+  readNewWindow();
   wrapHistory('pushState', originalPushState, 'push');
   wrapHistory('replaceState', originalReplaceState, 'replace');
   on(win, 'popstate', function () { reportNav('pop'); }, true);

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
 )
@@ -25,6 +26,15 @@ import (
 // The link is a heuristic a page can influence only within its own origin (it can set a
 // referrer policy that sends no Referer, which just ends the chat); a chat never moves to
 // another origin.
+//
+// A popup is not the tab's next page, though its request names the tab's page as Referer: a
+// same-origin popup opened while a chat runs took the chat as soon as its tab navigated within
+// followGrace (the arrivals below). So the decision waits for the new page's hello, which says
+// whether the document came from no page of its origin in its tab (panel.Hello.NewWindow, the
+// Navigation API's activation): such a page never takes a chat. A popup's page agent belongs to
+// its opener when the opener patched the popup's reused Window (NOTES, red-team pass 2), and
+// then its hello says what the opener likes: what it can take that way is a chat of its own
+// origin, whose tab it is.
 
 // followGrace is how long a chat waits for its tab's next page.
 const followGrace = 5 * time.Second
@@ -48,7 +58,10 @@ type follow struct {
 	// arrivals are pages that connected before the page they came from was reported gone (the
 	// old page's socket can close after the new page's opens), by that Referer.
 	arrivals map[string]arrival
-	grace    time.Duration
+	// opening are pages that connected with a navigation note, until their hello says whether
+	// they may take a chat (Message), by session ID.
+	opening map[string]navNote
+	grace   time.Duration
 }
 
 type arrival struct {
@@ -62,7 +75,8 @@ type orphan struct {
 }
 
 func newFollow() follow {
-	return follow{notes: map[string]navNote{}, orphans: map[*chat]orphan{}, arrivals: map[string]arrival{}, grace: followGrace}
+	return follow{notes: map[string]navNote{}, orphans: map[*chat]orphan{}, arrivals: map[string]arrival{},
+		opening: map[string]navNote{}, grace: followGrace}
 }
 
 // SetFollowGrace changes how long a chat whose page went waits for its tab's next page
@@ -177,24 +191,70 @@ func (h *Hub) Opened(ctx context.Context, sess *page.Session) { h.pageOpened(ses
 // Navigated does nothing: a same-origin navigation keeps the page's chat.
 func (h *Hub) Navigated(context.Context, *page.Session) {}
 
-// Message does nothing: the chats take no page-agent traffic.
-func (h *Hub) Message(context.Context, *page.Session, string, json.RawMessage) {}
+// Message takes a page's hello, which decides whether the page may take a chat (pageHello);
+// the chats take no other page-agent traffic.
+func (h *Hub) Message(_ context.Context, sess *page.Session, typ string, raw json.RawMessage) {
+	if typ == panel.TypeHello {
+		h.pageHello(sess.Info(), raw)
+	}
+}
 
 // Gone lets the page's chat wait for the tab's next page (pageGone).
-func (h *Hub) Gone(sess *page.Session) { h.pageGone(sess.ID()) }
+func (h *Hub) Gone(sess *page.Session) {
+	f := &h.follow
+	f.mu.Lock()
+	delete(f.opening, sess.ID())
+	f.mu.Unlock()
+	h.pageGone(sess.ID())
+}
 
-// pageOpened runs when a page agent connects: a chat whose page was this document's Referer
-// moves to it (or will, if that page is reported gone in the next moments).
+// pageOpened runs when a page agent connects: a page whose navigation was noted waits for its
+// hello (pageHello) before a chat may move to it.
 func (h *Hub) pageOpened(snap page.Info) {
 	h.nav.docOpened(snap.ID, snap.URL, func() bool { _, ok := h.pages.Get(snap.ID); return ok }) // navguard.go
 	f := &h.follow
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	note, ok := f.notes[snap.URL]
 	delete(f.notes, snap.URL)
 	if !ok || time.Since(note.at) > navNoteTTL {
-		f.mu.Unlock()
 		return
 	}
+	now := time.Now()
+	if len(f.opening) >= maxNavNotes {
+		for k, o := range f.opening {
+			if now.Sub(o.at) > navNoteTTL || len(f.opening) >= maxNavNotes {
+				delete(f.opening, k)
+			}
+		}
+	}
+	f.opening[snap.ID] = note
+}
+
+// pageHello runs on a page's hello: the first after its page agent connected with a navigation
+// note decides whether it is the tab's next page. A page that came from no page of its origin
+// in its tab (a popup, a new tab: panel.Hello.NewWindow) is not, and takes no chat.
+func (h *Hub) pageHello(snap page.Info, raw json.RawMessage) {
+	f := &h.follow
+	f.mu.Lock()
+	note, ok := f.opening[snap.ID]
+	delete(f.opening, snap.ID)
+	f.mu.Unlock()
+	if !ok {
+		return
+	}
+	var hello panel.Hello
+	if json.Unmarshal(raw, &hello) != nil || hello.NewWindow {
+		return
+	}
+	h.arrive(snap, note)
+}
+
+// arrive runs for the tab's next page, noted with note: a chat whose page was its Referer moves
+// to it (or will, if that page is reported gone in the next moments).
+func (h *Hub) arrive(snap page.Info, note navNote) {
+	f := &h.follow
+	f.mu.Lock()
 	var found *chat
 	var newest time.Time
 	for c, o := range f.orphans {

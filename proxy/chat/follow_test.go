@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -29,7 +30,7 @@ func TestChatNeverFollowsToAnotherOrigin(t *testing.T) {
 		return page.Info{ID: httpx.RandomID(), URL: pageURL, Origin: httpx.OriginOf(u), Connected: true, Since: time.Now()}
 	}
 	evil := nav("https://evil.test/x")
-	h.pageOpened(evil)
+	openWithHello(h, evil, `{"type": "hello"}`)
 	h.mu.Lock()
 	_, took := h.bySession[evil.ID]
 	h.mu.Unlock()
@@ -37,12 +38,59 @@ func TestChatNeverFollowsToAnotherOrigin(t *testing.T) {
 		t.Fatal("a page of another origin took the chat")
 	}
 	same := nav("https://shop.test/b")
-	h.pageOpened(same)
+	openWithHello(h, same, `{"type": "hello"}`)
 	h.mu.Lock()
 	got := h.bySession[same.ID]
 	h.mu.Unlock()
 	if got != c {
 		t.Fatal("the next page of the same origin did not take the chat")
+	}
+}
+
+// openWithHello is a page agent connecting to snap's session and saying hello.
+func openWithHello(h *Hub, snap page.Info, hello string) {
+	h.pageOpened(snap)
+	h.pageHello(snap, json.RawMessage(hello))
+}
+
+// TestChatNeverFollowsToANewWindow: a same-origin page whose request names the chat's last
+// page as Referer, but whose hello says it came from no page of its origin in its tab (a popup,
+// a new tab), takes no chat, whether it connects before the chat's page went (an arrival) or
+// after; the tab's own next page then does.
+func TestChatNeverFollowsToANewWindow(t *testing.T) {
+	h := newHub(nil, context.Background())
+	h.pages = page.New(page.Config{Secret: []byte("k")})
+	nav := func(pageURL string) page.Info {
+		req, _ := http.NewRequest("GET", pageURL, nil)
+		req.Header.Set("Referer", "https://shop.test/a")
+		h.NoteNavigation(pageURL, req)
+		return page.Info{ID: httpx.RandomID(), URL: pageURL, Origin: "https://shop.test", Connected: true, Since: time.Now()}
+	}
+	took := func(snap page.Info) *chat {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.bySession[snap.ID]
+	}
+	// Before the chat's page went: the popup connects first.
+	popup := nav("https://shop.test/popup")
+	openWithHello(h, popup, `{"type": "hello", "newWindow": true}`)
+	c := &chat{hub: h, origin: "https://shop.test"}
+	wait := make(chan struct{})
+	c.waiting = wait
+	h.orphan(c, wait, "https://shop.test/a")
+	if took(popup) != nil {
+		t.Fatal("a popup that connected before the chat's page went took the chat")
+	}
+	// After: another popup.
+	popup2 := nav("https://shop.test/popup2")
+	openWithHello(h, popup2, `{"type": "hello", "newWindow": true}`)
+	if took(popup2) != nil {
+		t.Fatal("a popup that connected after the chat's page went took the chat")
+	}
+	next := nav("https://shop.test/b")
+	openWithHello(h, next, `{"type": "hello", "url": "https://shop.test/b", "newWindow": false}`)
+	if took(next) != c {
+		t.Fatal("the tab's next page did not take the chat")
 	}
 }
 

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+)
+
+// Red-team pass 3: what a page-held agent session is worth. A same-origin popup's page agent
+// belongs to its opener (NOTES, red-team pass 2): right after window.open the opener replaces
+// the popup's WebSocket, before the popup's page agent captures it, and so reads and writes
+// every message of the popup's session. These tests hold such a session, in Chromium through
+// the proxy, and check that it is worth nothing beyond what the page's origin already has.
+
+// popSite is a site whose page /a opens /b in a popup on a click and, when window.H says so,
+// takes over the popup's page agent session (hijack): every message the proxy sends down it is
+// kept in window.seen, and window.popupSock is the socket, to send on.
+func popSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a":
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Opener</title></head><body>
+<h1>Opener</h1>
+<button id="open" style="position:fixed;left:20px;top:80px;width:200px;height:60px">open</button>
+<script>
+window.seen = [];
+document.getElementById('open').onclick = () => {
+  const w = window.open('/b');
+  window.popup = w;
+  if (!window.hijack) return;
+  const W = w.WebSocket;
+  w.WebSocket = function (u, p) {
+    const s = new W(u, p);
+    window.popupURL = u;
+    window.popupSock = s;
+    s.addEventListener('message', (e) => window.seen.push(String(e.data)));
+    return s;
+  };
+  w.WebSocket.prototype = W.prototype;
+};
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
+		default:
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Page `+r.URL.Path+`</title></head><body>
+<h1>Page `+r.URL.Path+`</h1><a id="next" href="/c">next</a>
+<script>
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
+		}
+	})
+}
+
+// openPopup clicks /a's open button like a person.
+func openPopup(t *testing.T, tab *e2etest.Tab) {
+	t.Helper()
+	clickAt(t, tab, 120, 110)
+	tab.WaitFor(10*time.Second, "the popup", `window.popup && window.popup.document && window.popup.document.readyState === 'complete' && !!window.popup.document.querySelector('`+e2etest.ConnectedSelector+`')`)
+}
+
+// TestRedteamSessionPopupTakesNoChat: the person chats on /a, the page opens a same-origin popup
+// (/b, its request names /a as Referer) and then the tab goes on to /c within the follow grace.
+// The chat stays with the tab: /c's panel shows it. Before the fix the popup's page, connected
+// first, took the chat (proxy/chat/follow.go's arrivals) as soon as /a went, and /c's panel was
+// empty (the chat, held by the popup, could not be resumed either).
+func TestRedteamSessionPopupTakesNoChat(t *testing.T) {
+	aw := newAgentWorld(t, `{"turns": [{"text": "First answer."}, {"text": "Second answer."}]}`, map[string]http.Handler{"pop.test": popSite()})
+	tab := aw.tab
+	pf, _ := askChat(t, tab, "https://pop.test/a", "hello agent")
+	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('First answer.')`)
+	openPopup(t, tab)
+	e2etest.Eval[bool](tab, `(location.href = '/c', true)`)
+	tab.WaitFor(10*time.Second, "/c", `location.pathname === '/c' && document.body && document.body.dataset.pageScript === 'ran'`)
+	tab.WaitConnected()
+	pf2, _ := openPanel(t, tab)
+	pf2.waitFor(t, 10*time.Second, "the chat in the tab's next page", `document.getElementById('log').innerText.includes('hello agent')`)
+}
