@@ -76,4 +76,3 @@ func TestRedteamSessionPopupTakesNoChat(t *testing.T) {
 	pf2, _ := openPanel(t, tab)
 	pf2.waitFor(t, 10*time.Second, "the chat in the tab's next page", `document.getElementById('log').innerText.includes('hello agent')`)
 }
-
