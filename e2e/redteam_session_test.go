@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // Red-team pass 3: what a page-held agent session is worth. A same-origin popup's page agent
@@ -75,4 +78,61 @@ func TestRedteamSessionPopupTakesNoChat(t *testing.T) {
 	tab.WaitConnected()
 	pf2, _ := openPanel(t, tab)
 	pf2.waitFor(t, 10*time.Second, "the chat in the tab's next page", `document.getElementById('log').innerText.includes('hello agent')`)
+}
+
+// TestRedteamSessionNavFloodIsMerged: the opener of a same-origin popup holds the popup's
+// session and writes 2000 nav messages on it, between an address a remixlet matches and one it
+// does not. Each made the proxy match the page's remixlets again (store reads, a stylesheet sent
+// or emptied, sandboxes started and stopped): about a millisecond of the proxy's time each, at
+// the socket's speed, where a page's own pushState is throttled by the browser. Now the
+// listeners hear of a session's navigations at a bounded rate (proxy/page/navrate.go): the
+// stylesheet messages the flood causes are counted, far fewer than one per nav, and the last
+// address still counts.
+func TestRedteamSessionNavFloodIsMerged(t *testing.T) {
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"pop.test": popSite()}, e2etest.WithStore())
+	saveAndActivate(t, p.Store, "x0 style", store.Files{
+		sandbox.ManifestFile: []byte(`{"name": "x0 style", "description": "styles /x0", "api": 1, "matches": ["https://pop.test/x0*"], "permissions": []}`),
+		sandbox.StyleFile:    []byte(`h1 { color: rgb(1, 2, 3) }`),
+	})
+	tab.Navigate("https://pop.test/a")
+	tab.WaitConnected()
+	e2etest.Eval[bool](tab, `(window.hijack = true, true)`)
+	openPopup(t, tab)
+	const navs = 2000
+	e2etest.Eval[bool](tab, fmt.Sprintf(`(() => {
+  for (let i = 0; i < %d; i++) popupSock.send(JSON.stringify({type: 'nav', url: 'https://pop.test/x' + (i %% 2) + '?' + i, kind: 'push'}));
+  popupSock.send(JSON.stringify({type: 'nav', url: 'https://pop.test/x0-end', kind: 'push'}));
+  return true; })()`, navs))
+	styles := func() (n int, last string) {
+		raw := e2etest.Eval[[]string](tab, `window.seen.map((m) => JSON.parse(m)).filter((m) => m.type === 'style').map((m) => m.css)`)
+		if len(raw) > 0 {
+			last = raw[len(raw)-1]
+		}
+		return len(raw), last
+	}
+	// Wait for the end: the session at the last address, its stylesheet sent, and no more
+	// stylesheet messages for a second.
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		st, _, _ := p.Status()
+		atEnd := false
+		for _, s := range st.Sessions {
+			atEnd = atEnd || s.URL == "https://pop.test/x0-end"
+		}
+		n, last := styles()
+		if atEnd && last != "" {
+			time.Sleep(time.Second)
+			if m, _ := styles(); m == n {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the flood did not end: %d stylesheet messages, the last %q\nproxy status: %s", n, last, p.StatusText())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n, _ := styles(); n >= navs/2 {
+		t.Errorf("%d navs from a page-held session made %d stylesheet messages: every nav matched the remixlets again", navs, n)
+	} else {
+		t.Logf("%d navs made %d stylesheet messages", navs, n)
+	}
 }

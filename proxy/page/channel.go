@@ -122,6 +122,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 			l.Gone(sess)
 		}
 	}()
+	navs := newNavRate(time.Now())
 	for {
 		_, raw, err := c.Read(ctx)
 		if err != nil {
@@ -151,8 +152,17 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			h.update(sess, func(x *Info) { x.URL = httpx.Clip(u.Href(), maxTokenURL) })
-			for _, l := range h.listeners {
-				l.Navigated(ctx, sess)
+			// The listeners hear of it at a bounded rate (navrate.go).
+			switch now, after := navs.take(time.Now()); {
+			case now:
+				h.navigated(ctx, sess)
+			case after > 0:
+				time.AfterFunc(after, func() {
+					navs.fire(time.Now())
+					if _, live := h.Get(sess.id); live {
+						h.navigated(ctx, sess)
+					}
+				})
 			}
 		case "toolResult":
 			h.toolResult(sess.id, raw) // an answer to the agent's page tool (tools.go)
@@ -168,6 +178,13 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 				l.Message(ctx, sess, m.Type, raw)
 			}
 		}
+	}
+}
+
+// navigated tells the listeners that sess's page went to a new address of its origin.
+func (h *Hub) navigated(ctx context.Context, sess *Session) {
+	for _, l := range h.listeners {
+		l.Navigated(ctx, sess)
 	}
 }
 

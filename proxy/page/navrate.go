@@ -1,0 +1,73 @@
+package page
+
+import (
+	"sync"
+	"time"
+)
+
+// A page's same-document navigations (nav messages) reach the listeners at a bounded rate. Each
+// one makes the remixlet runner match the page's remixlets again, which reads the store and may
+// start or stop sandboxes: about a millisecond of the proxy's time or more. A page's own
+// history.pushState is throttled by the browser (Chromium allows 200 in ten seconds), but a
+// page that holds a session of its own (a same-origin popup's opener, a plain-http page that
+// forged a navigation: NOTES, red-team passes 2 and 3) writes nav messages at the socket's
+// speed and kept a core of the proxy busy with them. So the session's URL still follows every
+// nav at once (it is cheap, and every check reads it), but the listeners hear of navigations
+// at most navBurst at once and navPerSecond after that; the ones between are merged into one
+// that comes when the rate allows, with the URL of that moment.
+
+const (
+	navBurst     = 32
+	navPerSecond = 10
+)
+
+// navRate is one session's budget of navigations for the listeners.
+type navRate struct {
+	mu       sync.Mutex
+	tokens   float64
+	last     time.Time
+	deferred bool // a merged navigation is scheduled
+}
+
+func newNavRate(now time.Time) *navRate { return &navRate{tokens: navBurst, last: now} }
+
+// take is asked for each navigation at now: now is true when the listeners hear of it at once;
+// otherwise, when after is not zero, the caller schedules one merged navigation after that long
+// and calls fire when it runs. A navigation while a merged one is scheduled is part of it.
+func (r *navRate) take(now time.Time) (ok bool, after time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refill(now)
+	if r.deferred {
+		return false, 0
+	}
+	if r.tokens >= 1 {
+		r.tokens--
+		return true, 0
+	}
+	r.deferred = true
+	after = time.Duration((1 - r.tokens) / navPerSecond * float64(time.Second))
+	if after <= 0 {
+		after = time.Millisecond
+	}
+	return false, after
+}
+
+// fire is called when the merged navigation runs: it uses the budget it waited for.
+func (r *navRate) fire(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refill(now)
+	r.deferred = false
+	r.tokens--
+}
+
+func (r *navRate) refill(now time.Time) {
+	if d := now.Sub(r.last); d > 0 {
+		r.tokens += d.Seconds() * navPerSecond
+		if r.tokens > navBurst {
+			r.tokens = navBurst
+		}
+		r.last = now
+	}
+}
