@@ -136,3 +136,36 @@ func TestRedteamSessionNavFloodIsMerged(t *testing.T) {
 		t.Logf("%d navs made %d stylesheet messages", navs, n)
 	}
 }
+
+// TestRedteamSessionSyntheticPagehideKeepsTheSession: a page that dispatches pagehide and
+// pageshow events itself made its page agent close its session and open a new one each time
+// (157 new sessions in 300 tries here): each one started the page's remixlets again and ended
+// what belonged to the old session (its chat's cards, the lease of a page the agent opened).
+// The page agent now listens to the browser's own events only.
+func TestRedteamSessionSyntheticPagehideKeepsTheSession(t *testing.T) {
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{"pop.test": popSite()}, e2etest.WithStore())
+	tab.Navigate("https://pop.test/c")
+	tab.WaitConnected()
+	before, _, err := p.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2etest.Eval[bool](tab, `(async () => {
+  for (let i = 0; i < 300; i++) {
+    window.dispatchEvent(new Event('pagehide'));
+    window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true}));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+})()`)
+	after, _, err := p.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.AgentConnections - before.AgentConnections; n != 0 {
+		t.Errorf("the page's own pagehide and pageshow events opened %d new sessions", n)
+	}
+	if !tab.Connected() {
+		t.Errorf("the page agent is not connected after the page's events\n%s", tab.Diagnose())
+	}
+}

@@ -190,9 +190,16 @@ function receive(ev) {
 }
 
 // startBackForwardCache: an open socket keeps Chromium from caching the page (back/forward
-// cache), so close it on pagehide and reconnect at once when the page comes back.
+// cache), so close it on pagehide and reconnect at once when the page comes back. Only the
+// browser's own events count: a page that dispatched pagehide and pageshow itself closed and
+// reopened its session at will, hundreds of times a second, each one starting the page's
+// remixlets again and ending what belongs to the session (its chat's cards, the navigation
+// lease of a page the agent opened).
 function startBackForwardCache() {
-  on(win, 'pagehide', function () {
+  on(win, 'pagehide', function (ev) {
+    if (ev.isTrusted !== true) {
+      return;
+    }
     suspended = true;
     cancel(retryTimer);
     retryTimer = 0;
@@ -205,6 +212,9 @@ function startBackForwardCache() {
     }
   }, true);
   on(win, 'pageshow', function (ev) {
+    if (ev.isTrusted !== true) {
+      return;
+    }
     var persisted = false;
     try {
       persisted = pagePersisted ? apply(pagePersisted, ev, []) === true : false;

@@ -857,6 +857,23 @@ scenario('closes on pagehide and reconnects at once on a persisted pageshow', ()
   assert.strictEqual(p.sent()[0].type, 'hello');
 });
 
+scenario('a page\'s own pagehide and pageshow events neither close nor reopen the socket', () => {
+  const p = page();
+  p.open();
+  const first = p.socket();
+  p.T.fire(p.T.global, 'pagehide', new p.T.classes.Event(false));
+  assert.strictEqual(first._closedWith, null, 'closed on a synthetic pagehide');
+  p.T.fire(p.T.global, 'pageshow', new p.T.classes.Event(false));
+  assert.strictEqual(p.T.sockets.length, 1, 'reconnected on a synthetic pageshow');
+  p.T.fire(p.T.global, 'pagehide', new p.T.classes.PageTransitionEvent(true));
+  assert.deepStrictEqual(Array.from(first._closedWith || []), [1000, 'pagehide']);
+  p.serverClose(1000, first);
+  p.T.fire(p.T.global, 'pageshow', new p.T.classes.Event(false));
+  assert.strictEqual(p.T.sockets.length, 1, 'reconnected on a synthetic pageshow after a real pagehide');
+  p.T.fire(p.T.global, 'pageshow', new p.T.classes.PageTransitionEvent(true));
+  assert.strictEqual(p.T.sockets.length, 2);
+});
+
 scenario('launcher: closed shadow root, disabled until welcome, toggles the panel', () => {
   const p = page();
   assert.strictEqual(p.host(), null, 'mounted before DOMContentLoaded');
