@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -42,11 +43,17 @@ const followGrace = 5 * time.Second
 // navNoteTTL bounds how long a document's Referer is remembered before its page agent connects.
 const navNoteTTL = 30 * time.Second
 
-// maxNavNotes bounds the notes kept.
-const maxNavNotes = 512
+// maxNavNotes bounds the notes kept, and maxNavNotesPerOrigin those of one origin: a page that
+// makes navigations of its own without end (over plain http a fetch that forges a navigation's
+// headers is injected, and noted) replaces its own notes, never another site's.
+const (
+	maxNavNotes          = 512
+	maxNavNotesPerOrigin = 64
+)
 
 type navNote struct {
 	referer string
+	origin  string // the document's
 	at      time.Time
 }
 
@@ -102,15 +109,66 @@ func (h *Hub) NoteNavigation(pageURL string, req *http.Request) (followed bool) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
-	if len(f.notes) >= maxNavNotes {
-		for k, n := range f.notes {
-			if now.Sub(n.at) > navNoteTTL || len(f.notes) >= maxNavNotes {
-				delete(f.notes, k)
+	note := navNote{referer: ref, origin: originOfURL(pageURL), at: now}
+	f.makeRoom(note.origin, now)
+	f.notes[pageURL] = note
+	return followed
+}
+
+// makeRoom drops notes so that one of origin fits: expired ones, then origin's oldest while it
+// holds maxNavNotesPerOrigin, then the oldest of the origin that holds the most. Called with
+// f.mu held.
+func (f *follow) makeRoom(origin string, now time.Time) {
+	perOrigin := map[string]int{}
+	for k, n := range f.notes {
+		if now.Sub(n.at) > navNoteTTL {
+			delete(f.notes, k)
+			continue
+		}
+		perOrigin[n.origin]++
+	}
+	for perOrigin[origin] >= maxNavNotesPerOrigin {
+		f.dropOldest(origin, perOrigin)
+	}
+	for len(f.notes) >= maxNavNotes {
+		most, found := "", false
+		for o, n := range perOrigin {
+			if !found || n > perOrigin[most] {
+				most, found = o, true
 			}
 		}
+		if !found {
+			return
+		}
+		f.dropOldest(most, perOrigin)
 	}
-	f.notes[pageURL] = navNote{referer: ref, at: now}
-	return followed
+}
+
+// dropOldest drops the oldest note of origin and counts it out of perOrigin.
+func (f *follow) dropOldest(origin string, perOrigin map[string]int) {
+	oldest := ""
+	for k, n := range f.notes {
+		if n.origin == origin && (oldest == "" || n.at.Before(f.notes[oldest].at)) {
+			oldest = k
+		}
+	}
+	if oldest == "" {
+		delete(perOrigin, origin)
+		return
+	}
+	delete(f.notes, oldest)
+	if perOrigin[origin]--; perOrigin[origin] <= 0 {
+		delete(perOrigin, origin)
+	}
+}
+
+// originOfURL is the origin of an address as the browser reads it, "" when it has none.
+func originOfURL(raw string) string {
+	u, err := weburl.Parse(raw)
+	if err != nil || !u.IsHTTP() {
+		return ""
+	}
+	return u.Origin()
 }
 
 // chatFrom reports whether a chat is on the page at ref (a Referer: no fragment) or waits for

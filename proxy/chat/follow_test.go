@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -143,5 +144,40 @@ func TestNoteNavigationSaysWhenAChatMayFollow(t *testing.T) {
 	}
 	if nav("https://shop.test/b", "Referer", "https://shop.test/c") {
 		t.Error("from another page than the waiting chat's: a chat may follow")
+	}
+}
+
+// TestNavNotesOfOneOriginEvictNoOther: a page that makes navigations without end (a plain-http
+// page forging a navigation's headers on its fetches) fills the notes with its own; the note of
+// another site's tab, made before, stays, and the flooding origin keeps at most
+// maxNavNotesPerOrigin.
+func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
+	h := newHub(nil, context.Background())
+	h.pages = page.New(page.Config{Secret: []byte("k")})
+	note := func(pageURL, referer string) {
+		req, _ := http.NewRequest("GET", pageURL, nil)
+		req.Header.Set("Referer", referer)
+		h.NoteNavigation(pageURL, req)
+	}
+	note("https://shop.test/b", "https://shop.test/a")
+	for i := 0; i < 5000; i++ {
+		note(fmt.Sprintf("http://flood.test/%d", i), "http://flood.test/")
+	}
+	h.follow.mu.Lock()
+	defer h.follow.mu.Unlock()
+	if _, ok := h.follow.notes["https://shop.test/b"]; !ok {
+		t.Error("another site's note was evicted by one origin's flood")
+	}
+	n := 0
+	for _, nn := range h.follow.notes {
+		if nn.origin == "http://flood.test" {
+			n++
+		}
+	}
+	if n > maxNavNotesPerOrigin {
+		t.Errorf("the flooding origin keeps %d notes, want at most %d", n, maxNavNotesPerOrigin)
+	}
+	if _, ok := h.follow.notes["http://flood.test/4999"]; !ok {
+		t.Error("the flooding origin's newest note is not kept")
 	}
 }
