@@ -63,13 +63,19 @@ type follow struct {
 	notes   map[string]navNote // document URL → the Referer it was requested with
 	orphans map[*chat]orphan
 	// arrivals are pages that connected before the page they came from was reported gone (the
-	// old page's socket can close after the new page's opens), by that Referer.
+	// old page's socket can close after the new page's opens), by that Referer and their origin
+	// (arrivalKey).
 	arrivals map[string]arrival
 	// opening are pages that connected with a navigation note, until their hello says whether
 	// they may take a chat (Message), by session ID.
 	opening map[string]navNote
 	grace   time.Duration
 }
+
+// arrivalKey is the key of an arrival: the page it came from, and its own origin. A page of
+// another origin (of the same site) that came from the same page keeps its own entry, so it
+// never displaces the tab's next page.
+func arrivalKey(referer, origin string) string { return referer + "\x00" + origin }
 
 type arrival struct {
 	sessionID, origin string
@@ -206,11 +212,12 @@ func (h *Hub) orphan(c *chat, ch chan struct{}, lastURL string) {
 	c.mu.Unlock()
 	f := &h.follow
 	f.mu.Lock()
-	a, arrived := f.arrivals[lastURL]
+	k := arrivalKey(lastURL, origin)
+	a, arrived := f.arrivals[k]
 	if arrived {
-		delete(f.arrivals, lastURL)
+		delete(f.arrivals, k)
 	}
-	if !arrived || a.origin != origin || time.Since(a.at) > f.grace {
+	if !arrived || time.Since(a.at) > f.grace {
 		arrived = false
 		f.orphans[c] = orphan{origin: origin, lastURL: lastURL, since: time.Now()}
 	}
@@ -330,7 +337,7 @@ func (h *Hub) arrive(snap page.Info, note navNote) {
 			}
 		}
 		if len(f.arrivals) < maxNavNotes {
-			f.arrivals[note.referer] = arrival{sessionID: snap.ID, origin: snap.Origin, at: now}
+			f.arrivals[arrivalKey(note.referer, snap.Origin)] = arrival{sessionID: snap.ID, origin: snap.Origin, at: now}
 		}
 	}
 	f.mu.Unlock()

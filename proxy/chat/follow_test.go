@@ -181,3 +181,29 @@ func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
 		t.Error("the flooding origin's newest note is not kept")
 	}
 }
+
+// TestArrivalOfAnotherOriginDisplacesNone: the tab's next page connects before its last page is
+// reported gone (an arrival); a page of another origin of the same site that came from the
+// same page connects after it. The next page's arrival stays, for the chat to find.
+func TestArrivalOfAnotherOriginDisplacesNone(t *testing.T) {
+	h := newHub(nil, context.Background())
+	h.pages = page.New(page.Config{Secret: []byte("k")})
+	const from = "https://www.example.com/a"
+	open := func(pageURL, origin string) page.Info {
+		req, _ := http.NewRequest("GET", pageURL, nil)
+		req.Header.Set("Referer", from)
+		req.Header.Set("Sec-Fetch-Site", "same-site")
+		h.NoteNavigation(pageURL, req)
+		snap := page.Info{ID: httpx.RandomID(), URL: pageURL, Origin: origin, Connected: true, Since: time.Now()}
+		openWithHello(h, snap, `{"type": "hello"}`)
+		return snap
+	}
+	next := open("https://www.example.com/b", "https://www.example.com")
+	open("https://evil.example.com/x", "https://evil.example.com")
+	h.follow.mu.Lock()
+	a, ok := h.follow.arrivals[arrivalKey(from, "https://www.example.com")]
+	h.follow.mu.Unlock()
+	if !ok || a.sessionID != next.ID {
+		t.Fatalf("the arrival of the tab's next page = %+v, %v; want its session %s", a, ok, next.ID)
+	}
+}
