@@ -16,6 +16,13 @@ import (
 // and connects a page-agent stand-in that answers every page tool with {"page": name}.
 func (cf *chatFixture) pageAgentAt(t *testing.T, path, referer, name string) *websocket.Conn {
 	t.Helper()
+	return cf.loadPage(t, path, referer)(name)
+}
+
+// loadPage loads path as pageAgentAt does; the page agent connects when the returned func is
+// called.
+func (cf *chatFixture) loadPage(t *testing.T, path, referer string) func(name string) *websocket.Conn {
+	t.Helper()
 	req, err := http.NewRequest("GET", "https://"+chatSite+path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +37,15 @@ func (cf *chatFixture) pageAgentAt(t *testing.T, path, referer, name string) *we
 		t.Fatal(err)
 	}
 	body := readBody(t, resp)
+	return func(name string) *websocket.Conn {
+		t.Helper()
+		return cf.connectAgent(t, body, path, name)
+	}
+}
+
+// connectAgent connects the page agent of the injected page body, served for path.
+func (cf *chatFixture) connectAgent(t *testing.T, body []byte, path, name string) *websocket.Conn {
+	t.Helper()
 	c, err := cf.dialWS("wss://remix.proxy/agent/ws?t="+url.QueryEscape(tokenFrom(t, body)), "https://"+chatSite)
 	if err != nil {
 		t.Fatal(err)
@@ -168,5 +184,42 @@ func TestChatFollowsWhenTheNewPageConnectsFirst(t *testing.T) {
 	out := cf.waitItem(t, "outline answered", toolDone("outline"))
 	if out["status"] != "ok" || !strings.Contains(out["result"].(string), `"page":"second"`) {
 		t.Errorf("outline = %v, want it answered by the next page", out)
+	}
+}
+
+// TestChatWaitsForTheTabsNextPageOverAPopup: a same-origin popup whose hello does not say it is
+// one (a browser without the Navigation API's activation, or an opener that wrote the popup's
+// hello) connects from the chat's page while a turn runs; then the tab's own next page is
+// requested from it, and the chat's page goes. The chat waits for the tab's page rather than
+// move to the popup, which connected first.
+func TestChatWaitsForTheTabsNextPageOverAPopup(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "outline"}]},
+		{"text": "Done on the next page."}
+	]}`)
+	reached := make(chan struct{})
+	var once bool
+	cf.toolMu.Lock()
+	cf.onTool = func() bool {
+		if once {
+			return false
+		}
+		once = true
+		close(reached)
+		return true // the first page never answers: it is navigating
+	}
+	cf.toolMu.Unlock()
+	cf.say(t, map[string]string{"type": "send", "text": "go on to the next page"})
+	<-reached
+	cf.pageAgentAt(t, "/popup", "https://"+chatSite+"/", "popup")
+	time.Sleep(10 * time.Millisecond) // the tab's request comes after the popup connected
+	next := cf.loadPage(t, "/next", "https://"+chatSite+"/")
+	cf.page.Close(websocket.StatusNormalClosure, "navigated")
+	time.Sleep(100 * time.Millisecond) // the proxy notices the page went
+	next("second")
+	out := cf.waitItem(t, "outline answered", toolDone("outline"))
+	if out["status"] != "ok" || !strings.Contains(out["result"].(string), `"page":"second"`) {
+		t.Errorf("outline = %v, want it answered by the tab's next page, not the popup", out)
 	}
 }

@@ -217,7 +217,7 @@ func (h *Hub) orphan(c *chat, ch chan struct{}, lastURL string) {
 	if arrived {
 		delete(f.arrivals, k)
 	}
-	if !arrived || time.Since(a.at) > f.grace {
+	if !arrived || time.Since(a.at) > f.grace || f.noteAfterLocked(lastURL, origin, a.at) {
 		arrived = false
 		f.orphans[c] = orphan{origin: origin, lastURL: lastURL, since: time.Now()}
 	}
@@ -232,6 +232,20 @@ func (h *Hub) orphan(c *chat, ch chan struct{}, lastURL string) {
 		f.mu.Unlock()
 	}
 	time.AfterFunc(grace, func() { h.giveUp(c, ch) })
+}
+
+// noteAfterLocked reports whether a document of origin was requested from ref after t and has
+// not connected yet: the tab's own next page, on its way, when a page that connected at t (an
+// arrival) came from ref too, a popup or a tab the page opened (a browser without the
+// Navigation API's activation, or a page that wrote its popup's hello: panel.Hello.NewWindow).
+// The chat waits for that page rather than move to the other. Called with f.mu held.
+func (f *follow) noteAfterLocked(ref, origin string, t time.Time) bool {
+	for _, n := range f.notes {
+		if n.referer == ref && n.origin == origin && n.at.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // giveUp ends the wait of c if no page took it.
