@@ -71,6 +71,7 @@ var navigationType = getter(proto(win.NavigationCurrentEntryChangeEvent), 'navig
 var navigationActivation = getter(proto(win.Navigation), 'activation');
 var activationFrom = getter(proto(win.NavigationActivation), 'from');
 var entryURL = getter(proto(win.NavigationHistoryEntry), 'url');
+var entryIndex = getter(proto(win.NavigationHistoryEntry), 'index');
 
 // For remixlets' dom operations (see "Remixlet operations" below). A missing one makes the
 // operations that need it refuse; it never stops the agent.

@@ -37,14 +37,15 @@ function wrapHistory(name, original, kind) {
 
 // newWindow is true when this document came from no document of its origin in its tab: the
 // Navigation API's activation names no entry it came from, or only the initial about:blank of a
-// new window (an entry without a URL). That is the first page of a popup or of a new tab. The
-// hello says so, and the proxy never moves a chat to such a page (proxy/chat/follow.go): a
-// same-origin popup opened while a chat runs is not the tab's next page. Read at start; false
-// where the browser has no activation to read.
+// new window (an entry outside the tab's list, index -1, whose url reads null). That is the
+// first page of a popup or of a new tab. (An entry of the tab whose page sent no full referrer
+// also reads url null, but keeps its index.) The hello says so, and the proxy never moves a chat
+// to such a page (proxy/chat/follow.go): a same-origin popup opened while a chat runs is not the
+// tab's next page. Read at start; false where the browser has no activation to read.
 var newWindow = false;
 
 function readNewWindow() {
-  if (!navigation || !navigationActivation || !activationFrom || !entryURL) {
+  if (!navigation || !navigationActivation || !activationFrom || !entryURL || !entryIndex) {
     return;
   }
   try {
@@ -53,8 +54,12 @@ function readNewWindow() {
       return;
     }
     var from = apply(activationFrom, a, []);
-    var u = from === null || from === undefined ? null : apply(entryURL, from, []);
-    newWindow = u === null || u === undefined || u === '' || u === 'about:blank';
+    if (from === null || from === undefined) {
+      newWindow = true;
+      return;
+    }
+    var u = apply(entryURL, from, []);
+    newWindow = apply(entryIndex, from, []) === -1 && (u === null || u === '' || u === 'about:blank');
   } catch (e) { /* keep false */ }
 }
 
