@@ -823,6 +823,28 @@ scenario('reconnects with backoff 1s, 2s, 4s ... 30s and resets after welcome', 
   assert.strictEqual(p.T.delays[p.T.delays.length - 1], 1000);
 });
 
+scenario('a reconnection carries the resume key of the last welcome, and a first connection none', () => {
+  const p = page({ token: 'tok-123' });
+  p.ready();
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123', 'a key before any welcome');
+  p.open();
+  p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 'k/1+2' });
+  p.serverClose(1006);
+  p.T.advance(1000);
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123&k=k%2F1%2B2');
+  // A junk resume key changes nothing; a new one replaces the old.
+  p.open();
+  p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 7 });
+  p.serverClose(1006);
+  p.T.advance(1000);
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123&k=k%2F1%2B2');
+  p.open();
+  p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 'k2' });
+  p.serverClose(1006);
+  p.T.advance(1000);
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123&k=k2');
+});
+
 scenario('stops for good on 4401 and 4403', () => {
   for (const code of [4401, 4403]) {
     const p = page();
