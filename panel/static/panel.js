@@ -271,31 +271,22 @@
       return;
     }
     if (!g.observer && g.supported) {
-      var IO = typeof IntersectionObserver === 'function' ? IntersectionObserver : null;
-      try {
-        g.observer = IO ? new IO(function (entries) {
-          var e = entries[entries.length - 1];
-          var visible = e.isIntersecting === true && e.isVisible === true && Number(e.intersectionRatio) >= 0.99 &&
-            document.visibilityState !== 'hidden';
-          if (visible && !g.visible) {
-            g.visibleAt = now();
-            clearTimeout(g.timer);
-            g.timer = setTimeout(updateCommands, DEFAULT_ARM_MS + 20);
-          }
-          g.visible = visible;
-          updateCommands();
-        }, { threshold: [0, 1], trackVisibility: true, delay: 100 }) : null;
-      } catch (e) {
-        g.observer = null;
-      }
-      if (!g.observer || g.observer.trackVisibility !== true) {
-        g.supported = false;
-        if (g.observer) {
-          g.observer.disconnect();
-          g.observer = null;
+      g.observer = visibilityObserver(function (entries) {
+        var e = entries[entries.length - 1];
+        var visible = e.isIntersecting === true && e.isVisible === true && Number(e.intersectionRatio) >= 0.99 &&
+          document.visibilityState !== 'hidden';
+        if (visible && !g.visible) {
+          g.visibleAt = now();
+          clearTimeout(g.timer);
+          g.timer = setTimeout(updateCommands, DEFAULT_ARM_MS + 20);
         }
-      } else {
+        g.visible = visible;
+        updateCommands();
+      });
+      if (g.observer) {
         g.observer.observe(commandList);
+      } else {
+        g.supported = false;
       }
     }
     updateCommands();
@@ -1186,26 +1177,34 @@
     });
   }
 
-  function startGate(g) {
+  // visibilityObserver returns an IntersectionObserver v2 (trackVisibility) that calls
+  // onEntries with each non-empty batch, or null where the browser has none: one without v2
+  // ignores trackVisibility and never says isVisible.
+  function visibilityObserver(onEntries) {
     var IO = typeof IntersectionObserver === 'function' ? IntersectionObserver : null;
-    if (IO) {
-      try {
-        g.observer = new IO(function (entries) {
-          if (entries.length > 0) {
-            seen(g, entries);
-          }
-        }, { threshold: [0, 1], trackVisibility: true, delay: 100 });
-      } catch (e) {
-        g.observer = null;
-      }
+    var o = null;
+    try {
+      o = IO ? new IO(function (entries) {
+        if (entries.length > 0) {
+          onEntries(entries);
+        }
+      }, { threshold: [0, 1], trackVisibility: true, delay: 100 }) : null;
+    } catch (e) {
+      o = null;
     }
-    // An IntersectionObserver without v2 ignores trackVisibility and never says isVisible.
-    if (!g.observer || g.observer.trackVisibility !== true) {
+    if (o && o.trackVisibility !== true) {
+      o.disconnect();
+      o = null;
+    }
+    return o;
+  }
+
+  function startGate(g) {
+    g.observer = visibilityObserver(function (entries) {
+      seen(g, entries);
+    });
+    if (!g.observer) {
       g.supported = false;
-      if (g.observer) {
-        g.observer.disconnect();
-        g.observer = null;
-      }
     } else {
       g.observer.observe(g.el);
       g.observer.observe(g.actions);
