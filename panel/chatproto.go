@@ -41,6 +41,9 @@ import (
 //	              at once. Only this message changes it.
 //	ActiveMessage {type:'active'}: the person typed or clicked in the panel (at most once a
 //	              second); the page then has the person's activation too (proxy/chat/navguard.go)
+//	CommandMessage {type:'command', remixlet, id}: the person chose a remixlet's command
+//	              (rmx.menu) in the panel's list of this page's commands; it runs the
+//	              command's callback (proxy/page/commands.go)
 //	PlanMessage   {type:'plan', id, approve, steps}: the person's decision on a plan card, with
 //	              the steps as they edited them (approve only). A plan grants nothing beyond
 //	              Act, so the framed panel may decide it; no confirmation window.
@@ -54,17 +57,18 @@ const (
 	TypeItem  = "item"  // proxy → panel: ItemMessage
 	TypeClear = "clear" // proxy → panel: ClearMessage
 
-	TypeSend   = "send"   // panel → proxy: SendMessage
-	TypeStop   = "stop"   // panel → proxy: StopMessage
-	TypeNew    = "new"    // panel → proxy: NewMessage
-	TypeMode   = "mode"   // panel → proxy: ModeMessage
-	TypeModel  = "model"  // panel → proxy: ModelMessage
-	TypeDecide = "decide" // panel → proxy: DecideMessage
-	TypeResume = "resume" // panel → proxy: ResumeMessage
-	TypeAPI    = "api"    // panel → proxy: APIAccessMessage
-	TypeSubmit = "submit" // panel → proxy: ActSubmitsMessage
-	TypePlan   = "plan"   // panel → proxy: PlanMessage
-	TypeActive = "active" // panel → proxy: ActiveMessage
+	TypeSend    = "send"    // panel → proxy: SendMessage
+	TypeStop    = "stop"    // panel → proxy: StopMessage
+	TypeNew     = "new"     // panel → proxy: NewMessage
+	TypeMode    = "mode"    // panel → proxy: ModeMessage
+	TypeModel   = "model"   // panel → proxy: ModelMessage
+	TypeDecide  = "decide"  // panel → proxy: DecideMessage
+	TypeResume  = "resume"  // panel → proxy: ResumeMessage
+	TypeAPI     = "api"     // panel → proxy: APIAccessMessage
+	TypeSubmit  = "submit"  // panel → proxy: ActSubmitsMessage
+	TypePlan    = "plan"    // panel → proxy: PlanMessage
+	TypeActive  = "active"  // panel → proxy: ActiveMessage
+	TypeCommand = "command" // panel → proxy: CommandMessage
 )
 
 // Modes of a chat.
@@ -261,6 +265,16 @@ type ActiveMessage struct {
 	Type string `json:"type"` // TypeActive
 }
 
+// CommandMessage is the person's choice of a remixlet's command in the panel (State lists them,
+// Commands). panel.js sends it for a trusted click on a command of a list that IntersectionObserver
+// v2 has seen visible, not covered, for DefaultArmAfterMs; the proxy runs it only when the
+// panel's page has that command now.
+type CommandMessage struct {
+	Type     string `json:"type"` // TypeCommand
+	Remixlet string `json:"remixlet"`
+	ID       string `json:"id"`
+}
+
 // PlanMessage decides a plan card: approve with the person's version of the steps, or reject.
 type PlanMessage struct {
 	Type    string   `json:"type"` // TypePlan
@@ -277,7 +291,7 @@ const (
 
 // ParsePanelMessage decodes one message from the panel into a *SendMessage, *StopMessage,
 // *NewMessage, *ModeMessage, *ModelMessage, *DecideMessage, *ResumeMessage, *APIAccessMessage,
-// *ActSubmitsMessage, *PlanMessage or *ActiveMessage. It refuses unknown types, a
+// *ActSubmitsMessage, *PlanMessage, *ActiveMessage or *CommandMessage. It refuses unknown types, a
 // mode that is not a Mode constant, an empty or oversized text (MaxSendText), text that is not
 // UTF-8, and a decide without an id. The panel is on remix.proxy, but its messages are still
 // the person's input: check IDs against the chat's own items.
@@ -312,6 +326,8 @@ func ParsePanelMessage(b []byte) (any, error) {
 		v = new(ActSubmitsMessage)
 	case TypeActive:
 		v = new(ActiveMessage)
+	case TypeCommand:
+		v = new(CommandMessage)
 	default:
 		return nil, fmt.Errorf("panel message: unknown type %q", head.Type)
 	}
@@ -340,6 +356,10 @@ func ParsePanelMessage(b []byte) (any, error) {
 	case *DecideMessage:
 		if m.ID == "" {
 			return nil, errors.New("panel message decide: no id")
+		}
+	case *CommandMessage:
+		if m.Remixlet == "" || m.ID == "" {
+			return nil, errors.New("panel message command: remixlet and id are needed")
 		}
 	case *PlanMessage:
 		if m.ID == "" {

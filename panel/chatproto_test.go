@@ -30,6 +30,7 @@ func TestPanelJSHandlesChatMessages(t *testing.T) {
 		"type: '" + TypeSubmit + "', on: ",
 		"type: '" + TypePlan + "', id: ",
 		"type: '" + TypeActive + "'",
+		"type: '" + TypeCommand + "', remixlet: ",
 		", approve: ",
 		", steps: ",
 	} {

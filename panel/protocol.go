@@ -266,8 +266,8 @@ type Release struct {
 	Remixlet string `json:"remixlet"` // the remixlet's ID
 }
 
-// The small rmx services on the page-agent socket: clipboard, notifications, the launcher's menu
-// of remixlet commands, and opening a page for a schedule. Each call was checked in Go (the
+// The small rmx services on the page-agent socket: clipboard, notifications, the button that
+// opens the panel's list of remixlet commands, and opening a page for a schedule. Each call was checked in Go (the
 // remixlet's standing and its permission) before its message is sent; the page agent shows text
 // only with textContent, never as HTML, in its closed shadow root.
 const (
@@ -308,11 +308,12 @@ type Notify struct {
 // it, the page agent again per page.
 const NotifyPerMinute = 5
 
-// Menu gives the launcher the complete list of Remixlet's commands on this page (an empty list
-// removes them). The launcher shows a second small button next to it when any remixlet has
-// commands; it opens a menu of them (role=menu, keyboard usable). A trusted click on a command
-// sends an Event for the remixlet with the command's Listener and event {type:"menu", id}. A
-// Release removes the remixlet's commands too.
+// Menu tells the launcher Remixlet's commands on this page (an empty list removes them). The
+// launcher shows a second small button next to it when any remixlet has commands; a trusted
+// click on it opens the panel, which lists the commands and is where the person chooses one
+// (proxy/page/commands.go: a command runs only on the panel's report, never on the page
+// agent's, since a page can hold its own page-agent session). A Release removes the remixlet's
+// commands too.
 type Menu struct {
 	Type     string        `json:"type"`     // TypeMenu
 	Remixlet string        `json:"remixlet"` // the remixlet's ID
@@ -322,9 +323,8 @@ type Menu struct {
 
 // MenuCommand is one command of a Menu.
 type MenuCommand struct {
-	ID       string `json:"id"`
-	Label    string `json:"label"`
-	Listener int64  `json:"listener"`
+	ID    string `json:"id"`
+	Label string `json:"label"`
 }
 
 // Open asks the page agent to show URL for a schedule of Source: if the page is at URL already

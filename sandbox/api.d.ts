@@ -236,12 +236,12 @@ declare namespace rmx {
   }
   /** Writing text to the clipboard (needs the clipboard permission; never reads it). */
   namespace clipboard {
-    /** Copies text (at most 100 KB) to the clipboard; only right after the person clicked or pressed a key on the page (e.g. in a dom.on listener), else it rejects. Example: `await dom.on(b, "click", () => rmx.clipboard.write(code))` */
+    /** Copies text (at most 100 KB) to the clipboard; only right after the person clicked or pressed a key on the page (e.g. in a dom.on listener), else it rejects. The page's own scripts may see the text, as they see what dom writes: copy nothing the page must not know. Example: `await dom.on(b, "click", () => rmx.clipboard.write(code))` */
     function write(text: string): Promise<void>;
   }
-  /** Shows a text notification (needs the notifications permission): a toast on the page, and a system notification if the site already has that permission; title at most 100 characters, body 500, at most 5 a minute; never HTML. Example: `await rmx.notify("Price dropped", "Now 12.50")` */
+  /** Shows a text notification (needs the notifications permission): a toast on the page, and a system notification if the site already has that permission; title at most 100 characters, body 500, at most 5 a minute; never HTML. The page's own scripts may see the text, as they see what dom writes: show nothing the page must not know. Example: `await rmx.notify("Price dropped", "Now 12.50")` */
   function notify(title: string, body?: string): Promise<void>;
-  /** Commands in the remixproxy launcher's menu on this page (needs the menu permission; at most 10, labels up to 60 characters). */
+  /** Commands of this remixlet on this page, listed in the remixproxy panel (the small button next to the launcher opens it) and chosen there by the person, never by the page (needs the menu permission; at most 10, labels up to 60 characters). */
   namespace menu {
     /** Adds (or replaces) a command; callback runs when the person chooses it. Example: `await rmx.menu.add("expand", "Expand all posts", () => expandAll())` */
     function add(id: string, label: string, callback: (event: MenuEvent) => void): Promise<void>;

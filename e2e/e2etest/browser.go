@@ -70,11 +70,27 @@ func Browser(t testing.TB, opts BrowserOptions) *Chromium {
 }
 
 // NewChromium starts Chromium headless with the flags the project's tests use, a fresh
-// --user-data-dir and a temporary $HOME whose NSS database trusts opts.Trust.
+// --user-data-dir and a temporary $HOME whose NSS database trusts opts.Trust. A start that fails
+// is tried once more with a fresh profile: on a loaded machine Chromium's process has exited
+// before it printed its DevTools address ("chrome failed to start", once in a full run), which
+// says nothing about the proxy. A second failure fails the test with both outputs.
 func NewChromium(opts BrowserOptions) (*Chromium, error) {
 	if _, err := os.Stat(ChromiumPath); err != nil {
 		return nil, fmt.Errorf("chromium not found at %s; install it with: apt-get install -y chromium (%w)", ChromiumPath, err)
 	}
+	c, err := startChromium(opts)
+	if err == nil {
+		return c, nil
+	}
+	c, err2 := startChromium(opts)
+	if err2 != nil {
+		return nil, fmt.Errorf("%w\nand again: %w", err, err2)
+	}
+	return c, nil
+}
+
+// startChromium is one try of NewChromium.
+func startChromium(opts BrowserOptions) (*Chromium, error) {
 	dir, err := os.MkdirTemp("", "remixproxy-e2e-chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("creating browser dir: %w", err)

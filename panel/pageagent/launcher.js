@@ -246,6 +246,17 @@ function toggle() {
   }
 }
 
+// openPanel opens the panel if it is closed (the commands button, services.js), mounting the
+// launcher first when the page has not loaded yet.
+function openPanel() {
+  if (!shadow) {
+    whenReady();
+  }
+  if (shadow && !open) {
+    toggle();
+  }
+}
+
 // startLauncher shows the launcher once the page has loaded and takes clicks on it.
 function startLauncher() {
   // Clicks are taken at window, capture phase, registered before any page script: the page cannot

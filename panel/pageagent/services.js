@@ -9,16 +9,21 @@
 //     own (textContent only, never HTML; gone after a few seconds or on a click), at most
 //     NOTIFY_PER_MINUTE a minute per remixlet; and a system notification only when the page's
 //     origin already has that permission. It never asks for the permission.
-//   - {type:'menu', remixlet, source, commands:[{id, label, listener}]}: the remixlet's whole
-//     list of commands. A small button next to the launcher opens a menu of every remixlet's
-//     commands (role=menu; arrow keys, Escape); a trusted click on one sends
-//     {type:'event', remixlet, listener, event:{type:'menu', id}}.
+//   - {type:'menu', remixlet, source, commands:[{id, label}]}: the remixlet's whole list of
+//     commands. A small button next to the launcher shows while any remixlet has commands; a
+//     trusted click on it opens the panel, which lists them and is where the person chooses
+//     one. Commands are never chosen in the page: a page can hold its own page-agent session
+//     (a same-origin popup's reused Window), and the proxy runs a command only on the panel's
+//     report (proxy/page/commands.go).
 //   - {type:'open', url, source}: focuses the window when the page is at url, else navigates
 //     there, only within the page's origin; a toast says which remixlet asked.
-// The tray (toasts, menu button, menu) has its own host element, so clicks in it are never
+// The tray (toasts, the commands button) has its own host element, so clicks in it are never
 // taken for clicks on the launcher. A page can hide or cover it, or stop clicks reaching its
-// buttons (a window capture listener that stops propagation); it cannot read it, fake a trusted
-// click, or make a remixlet's text run as HTML.
+// buttons (a window capture listener that stops propagation); it cannot fake a trusted click or
+// make a remixlet's text run as HTML, and normally cannot read it. A page that holds its own
+// page-agent session (a same-origin popup whose Window it patched before we started) sees
+// every message, toast and clipboard texts included; that is why commands run only from the
+// panel, and why api.d.ts tells remixlet authors that the page may see such texts.
 
 // The clipboard and the user-activation objects are read at the first clipboard op, through
 // Navigator.prototype's getters captured now: a page that later replaces those getters or
@@ -46,14 +51,11 @@ function navObject(get) {
 var NotificationCtor = win.Notification;
 var notificationPermission = getter(NotificationCtor, 'permission');
 var windowFocus = win.focus;
-var elementFocus = focus;
-var shadowActiveElement = getter(proto(win.ShadowRoot), 'activeElement');
 
 var NO_GESTURE = 'the clipboard can be written only right after you click or press a key on the page';
 var NOTIFY_PER_MINUTE = 5;
 var TOAST_MS = 6000;
 var MAX_TOASTS = 3;
-var MAX_COMMANDS = 10;
 
 var TRAY_CSS = [
   ':host {',
@@ -71,7 +73,7 @@ var TRAY_CSS = [
   '  position: fixed; right: 16px; bottom: 72px; z-index: 2147483647;',
   '  display: flex; flex-direction: column; gap: 8px; width: 320px; max-width: calc(100vw - 32px);',
   '}',
-  '.toast, .menu {',
+  '.toast {',
   '  all: initial; box-sizing: border-box; display: block; padding: 10px 12px;',
   '  background: #ffffff; color: #1f2328; border: 1px solid #d0d7de; border-radius: 10px;',
   '  box-shadow: 0 6px 20px rgba(0, 0, 0, 0.25);',
@@ -90,27 +92,14 @@ var TRAY_CSS = [
   '  box-shadow: 0 2px 8px rgba(0, 0, 0, 0.35);',
   '}',
   '.more[data-none] { display: none; }',
-  '.more:focus-visible, .item:focus-visible { outline: 3px solid #f2b705; outline-offset: 2px; }',
-  '.menu { position: fixed; right: 16px; bottom: 72px; z-index: 2147483647; width: 280px;',
-  '  max-width: calc(100vw - 32px); padding: 6px; }',
-  '.menu[data-closed] { display: none; }',
-  '.item {',
-  '  all: initial; box-sizing: border-box; display: block; width: 100%; padding: 6px 8px;',
-  '  border-radius: 6px; color: #1f2328; cursor: pointer; text-align: left;',
-  '  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;',
-  '}',
-  '.item:hover, .item:focus { background: #ddf4ff; }',
-  '.group + .group { border-top: 1px solid #d0d7de; margin-top: 4px; padding-top: 4px; }',
-  '.group > .src { padding: 2px 8px; }'
+  '.more:focus-visible { outline: 3px solid #f2b705; outline-offset: 2px; }'
 ];
 
 var tray = null;      // <div data-remixproxy-tray>, in the page's DOM
 var trayRoot = null;  // its closed shadow root; never leaves this closure
 var toastBox = null;
 var moreButton = null;
-var menuBox = null;
-var menuOpen = false;
-var menus = null;      // remixlet ID -> {source, commands}
+var menus = null;      // remixlet ID -> how many commands it has on this page
 var notifyTimes = null; // remixlet ID -> list of times shown in the last minute
 
 function now() {
@@ -140,30 +129,20 @@ function trayShadow() {
     var b = el('button');
     attr(b, 'type', 'button');
     attr(b, 'class', 'more');
-    attr(b, 'aria-haspopup', 'menu');
-    attr(b, 'aria-expanded', 'false');
-    attr(b, 'aria-label', 'Remixlet commands');
-    attr(b, 'title', 'Remixlet commands');
+    attr(b, 'aria-label', 'Remixlet commands (in the remixproxy panel)');
+    attr(b, 'title', 'Remixlet commands: opens the remixproxy panel');
     attr(b, 'data-none', '');
     text(b, '\u22ef');
     on(b, 'click', function (ev) {
       if (ev.isTrusted === true) {
-        setMenuOpen(!menuOpen);
+        openPanel();
       }
     });
     apply(appendChild, sr, [b]);
-    var mbox = el('div');
-    attr(mbox, 'class', 'menu');
-    attr(mbox, 'role', 'menu');
-    attr(mbox, 'aria-label', 'Remixlet commands');
-    attr(mbox, 'data-closed', '');
-    on(mbox, 'keydown', menuKey);
-    apply(appendChild, sr, [mbox]);
     tray = h;
     trayRoot = sr;
     toastBox = box;
     moreButton = b;
-    menuBox = mbox;
   }
   if (isConnected && !apply(isConnected, tray, [])) {
     apply(appendChild, root, [tray]);
@@ -319,6 +298,8 @@ function runClipboard(m) {
   }
 }
 
+// runMenu takes a remixlet's list of commands: only how many there are matters here (the
+// commands button shows while any remixlet has one); the panel lists them.
 function runMenu(m) {
   var rx = own(m, 'remixlet');
   var cmds = own(m, 'commands');
@@ -328,175 +309,36 @@ function runMenu(m) {
   if (!menus) {
     menus = new MapCtor();
   }
-  var entry = dict();
-  entry.source = textField(m, 'source', 100);
-  entry.commands = list();
-  var i;
-  for (i = 0; cmds !== null && typeof cmds === 'object' && i < cmds.length && i < MAX_COMMANDS; i++) {
-    var c = cmds[i];
-    if (c === null || typeof c !== 'object') {
-      continue;
-    }
-    var listener = own(c, 'listener');
-    var label = textField(c, 'label', 60);
-    var cid = own(c, 'id');
-    if (typeof listener !== 'number' || label === '' || typeof cid !== 'string') {
-      continue;
-    }
-    var cmd = dict();
-    cmd.id = cid;
-    cmd.label = label;
-    cmd.listener = listener;
-    put(entry.commands, entry.commands.length, cmd);
-  }
-  if (entry.commands.length === 0) {
-    apply(mapDelete, menus, [rx]);
+  var n = cmds !== null && typeof cmds === 'object' && typeof cmds.length === 'number' ? cmds.length : 0;
+  if (n > 0) {
+    apply(mapSet, menus, [rx, n]);
   } else {
-    apply(mapSet, menus, [rx, entry]);
+    apply(mapDelete, menus, [rx]);
   }
-  renderMenu();
+  renderMore();
 }
 
 function menuRelease(rx) {
   if (menus && apply(mapGet, menus, [rx])) {
     apply(mapDelete, menus, [rx]);
-    renderMenu();
+    renderMore();
   }
 }
 
-function chooseCommand(rx, cmd) {
-  return function (ev) {
-    if (ev.isTrusted !== true || !menus) {
-      return;
-    }
-    var entry = apply(mapGet, menus, [rx]);
-    if (!entry || !entry.commands) {
-      return;
-    }
-    var m = message('event');
-    m.remixlet = rx;
-    m.listener = cmd.listener;
-    var data = dict();
-    data.type = 'menu';
-    data.id = cmd.id;
-    m.event = data;
-    send(m);
-    setMenuOpen(false);
-  };
-}
-
-function renderMenu() {
-  var total = 0;
-  if (menus) {
-    total = apply(mapSize, menus, []);
+// renderMore shows the commands button while any remixlet has commands on the page.
+function renderMore() {
+  var total = menus ? apply(mapSize, menus, []) : 0;
+  if (total === 0 && !tray) {
+    return;
   }
   if (!trayShadow()) {
     return;
   }
-  clearChildren(menuBox);
   if (total === 0) {
     attr(moreButton, 'data-none', '');
-    setMenuOpen(false);
-    return;
-  }
-  unattr(moreButton, 'data-none');
-  apply(mapForEach, menus, [function (entry, rx) {
-    var group = el('div');
-    attr(group, 'class', 'group');
-    attr(group, 'role', 'group');
-    attr(group, 'aria-label', entry.source);
-    var heading = span('src', entry.source);
-    attr(heading, 'aria-hidden', 'true');
-    apply(appendChild, group, [heading]);
-    var i;
-    for (i = 0; i < entry.commands.length; i++) {
-      var b = el('button');
-      attr(b, 'type', 'button');
-      attr(b, 'class', 'item');
-      attr(b, 'role', 'menuitem');
-      attr(b, 'tabindex', '-1');
-      text(b, entry.commands[i].label);
-      on(b, 'click', chooseCommand(rx, entry.commands[i]));
-      apply(appendChild, group, [b]);
-    }
-    apply(appendChild, menuBox, [group]);
-  }]);
-}
-
-function menuItems() {
-  var out = list();
-  if (!menuBox || !querySelectorAllEl) {
-    return out;
-  }
-  var nodes = apply(querySelectorAllEl, menuBox, ['.item']);
-  var n = apply(nodeListLength, nodes, []);
-  var i;
-  for (i = 0; i < n; i++) {
-    put(out, out.length, apply(nodeListItem, nodes, [i]));
-  }
-  return out;
-}
-
-function focusNode(node) {
-  if (node && elementFocus) {
-    try {
-      apply(elementFocus, node, []);
-    } catch (e) { /* focus is a nicety */ }
-  }
-}
-
-function setMenuOpen(next) {
-  if (!menuBox) {
-    return;
-  }
-  menuOpen = next;
-  if (next) {
-    unattr(menuBox, 'data-closed');
-    attr(moreButton, 'aria-expanded', 'true');
-    var items = menuItems();
-    focusNode(items[0]);
   } else {
-    attr(menuBox, 'data-closed', '');
-    attr(moreButton, 'aria-expanded', 'false');
+    unattr(moreButton, 'data-none');
   }
-}
-
-// menuKey moves through the menu with the arrow keys and closes it with Escape.
-function menuKey(ev) {
-  var key = '';
-  try {
-    key = keyOf ? '' + apply(keyOf, ev, []) : '';
-  } catch (e) {
-    return;
-  }
-  if (key === 'Escape') {
-    setMenuOpen(false);
-    focusNode(moreButton);
-    return;
-  }
-  if (key !== 'ArrowDown' && key !== 'ArrowUp') {
-    return;
-  }
-  var items = menuItems();
-  var active = null;
-  try {
-    active = shadowActiveElement ? apply(shadowActiveElement, trayRoot, []) : null;
-  } catch (e) { /* none */ }
-  var i;
-  var at = -1;
-  for (i = 0; i < items.length; i++) {
-    if (items[i] === active) {
-      at = i;
-    }
-  }
-  var next = key === 'ArrowDown' ? at + 1 : at - 1;
-  if (next < 0) {
-    next = items.length - 1;
-  }
-  if (next >= items.length) {
-    next = 0;
-  }
-  focusNode(items[next]);
 }
 
 function runOpen(m) {

@@ -11,7 +11,8 @@
  * Protocol (panel/protocol.go and panel/chatproto.go hold the same as Go types). Every message
  * is one JSON object with a type.
  * Proxy -> panel:
- *   {type: 'state', connected: bool, url, title, session}   the page this panel belongs to
+ *   {type: 'state', connected: bool, url, title, session, commands: [{remixlet, source,
+ *      commands: [{id, label}]}]}   the page this panel belongs to, and its remixlets' commands
  *   {type: 'error', message}                                shown above the chat
  *   {type: 'chat', chat: {id, mode: 'ask'|'build'|'act', provider, model, running: bool, steps,
  *      maxSteps, inputTokens, outputTokens, cost: '' if unknown, apiAccess: bool, actSubmits: bool},
@@ -37,6 +38,11 @@
  *      is only a request, the proxy then shows a card to allow in the confirmation window
  *   {type: 'plan', id, approve: bool, steps: [string]}   a plan card decided, with the steps as
  *      the person edited them (approve only)
+ *   {type: 'command', remixlet, id}   the person chose a remixlet's command (rmx.menu). Commands
+ *      are chosen here and never in the page: a page can hold its own page-agent session, so
+ *      the proxy runs a command only on this report (proxy/page/commands.go). Like a card, the
+ *      list takes a click only when trusted and after IntersectionObserver v2 has seen it
+ *      visible, not covered, for DEFAULT_ARM_MS.
  *   {type: 'active'}   the person typed or clicked in the panel (at most once a second): the
  *      page around us gets the person's activation from it, which the proxy must not take as a
  *      click in the page (proxy/chat/navguard.go)
@@ -169,6 +175,9 @@
   var announcer = byId('announce');
   var apiButton = byId('api-access');
   var submitsButton = byId('act-submits');
+  var commandsBox = byId('commands');
+  var commandList = byId('command-list');
+  var commandsNote = byId('commands-note');
   var modeButtons = {};
   MODES.forEach(function (m) {
     modeButtons[m] = byId('mode-' + m);
@@ -190,6 +199,126 @@
     pageURL.textContent = url || '\u2013';
     pageTitle.textContent = title || '';
     pageTitle.hidden = !title;
+  }
+
+  // ---- Remixlet commands (see the top of this file) ----
+
+  var commandsKey = '';
+  var commandButtons = [];
+  var commandsGate = { observer: null, supported: true, visible: false, visibleAt: 0, timer: 0 };
+
+  // showCommands lists the page's commands, grouped by remixlet; a list that did not change is
+  // left as it is (a state message comes on every change of the page).
+  function showCommands(groups) {
+    var clean = [];
+    groups.forEach(function (g) {
+      if (!g || typeof g !== 'object' || str(g.remixlet) === '' || !Array.isArray(g.commands)) {
+        return;
+      }
+      var cmds = g.commands.filter(function (c) {
+        return c && typeof c === 'object' && str(c.id) !== '' && str(c.label) !== '';
+      }).map(function (c) {
+        return { id: c.id, label: c.label };
+      });
+      if (cmds.length > 0) {
+        clean.push({ remixlet: g.remixlet, source: str(g.source), commands: cmds });
+      }
+    });
+    var key = JSON.stringify(clean);
+    if (key === commandsKey) {
+      return;
+    }
+    commandsKey = key;
+    while (commandList.firstChild) {
+      commandList.removeChild(commandList.firstChild);
+    }
+    commandButtons = [];
+    commandsNote.textContent = '';
+    commandsBox.hidden = clean.length === 0;
+    clean.forEach(function (g) {
+      var row = make('div', 'command-group');
+      row.setAttribute('role', 'group');
+      row.setAttribute('aria-label', g.source);
+      row.appendChild(make('p', 'command-src', g.source));
+      g.commands.forEach(function (c) {
+        var b = make('button', 'quiet command', c.label);
+        b.type = 'button';
+        b.setAttribute('data-remixlet', g.remixlet);
+        b.setAttribute('data-command', c.id);
+        b.addEventListener('click', function (ev) {
+          chooseCommand(g, c, ev);
+        });
+        commandButtons.push(b);
+        row.appendChild(b);
+      });
+      commandList.appendChild(row);
+    });
+    watchCommands(clean.length > 0);
+  }
+
+  // watchCommands observes the list's visibility (IntersectionObserver v2) while it has
+  // commands; an empty list is not observed, and shown again it waits again.
+  function watchCommands(any) {
+    var g = commandsGate;
+    if (!any) {
+      if (g.observer) {
+        g.observer.disconnect();
+        g.observer = null;
+      }
+      clearTimeout(g.timer);
+      g.visible = false;
+      g.supported = true;
+      return;
+    }
+    if (!g.observer && g.supported) {
+      g.observer = visibilityObserver(function (entries) {
+        var e = entries[entries.length - 1];
+        var visible = e.isIntersecting === true && e.isVisible === true && Number(e.intersectionRatio) >= 0.99 &&
+          document.visibilityState !== 'hidden';
+        if (visible && !g.visible) {
+          g.visibleAt = now();
+          clearTimeout(g.timer);
+          g.timer = setTimeout(updateCommands, DEFAULT_ARM_MS + 20);
+        }
+        g.visible = visible;
+        updateCommands();
+      });
+      if (g.observer) {
+        g.observer.observe(commandList);
+      } else {
+        g.supported = false;
+      }
+    }
+    updateCommands();
+  }
+
+  function commandsReady() {
+    var g = commandsGate;
+    return g.supported && g.visible && now() - g.visibleAt >= DEFAULT_ARM_MS && isOpen();
+  }
+
+  function updateCommands() {
+    var on = commandsReady();
+    commandButtons.forEach(function (b) {
+      b.disabled = !on;
+    });
+    commandsBox.setAttribute('data-armed', on ? 'true' : 'false');
+    if (!commandsGate.supported) {
+      commandsNote.textContent = NO_API;
+    }
+  }
+
+  // chooseCommand sends the person's choice of a command.
+  function chooseCommand(g, c, ev) {
+    if (!ev || ev.isTrusted !== true || !commandsReady()) {
+      updateCommands();
+      return;
+    }
+    if (!send({ type: 'command', remixlet: g.remixlet, id: c.id })) {
+      commandsNote.textContent = OFFLINE;
+      return;
+    }
+    commandsNote.textContent = 'Ran \u201c' + c.label + '\u201d (' + g.source + ').';
   }
 
   function announce(text) {
@@ -341,6 +470,7 @@
         showStatus('page-disconnected', 'Page disconnected');
       }
       showPage(str(m.url), str(m.title));
+      showCommands(Array.isArray(m.commands) ? m.commands : []);
     } else if (m.type === 'error') {
       showStatus('error', 'Error');
       showError(typeof m.message === 'string' ? m.message : 'Unknown error.');
@@ -518,6 +648,7 @@
         updateGate(rec.gate);
       }
     });
+    updateCommands();
   }
 
   function submitText() {
@@ -1046,26 +1177,34 @@
     });
   }
 
-  function startGate(g) {
+  // visibilityObserver returns an IntersectionObserver v2 (trackVisibility) that calls
+  // onEntries with each non-empty batch, or null where the browser has none: one without v2
+  // ignores trackVisibility and never says isVisible.
+  function visibilityObserver(onEntries) {
     var IO = typeof IntersectionObserver === 'function' ? IntersectionObserver : null;
-    if (IO) {
-      try {
-        g.observer = new IO(function (entries) {
-          if (entries.length > 0) {
-            seen(g, entries);
-          }
-        }, { threshold: [0, 1], trackVisibility: true, delay: 100 });
-      } catch (e) {
-        g.observer = null;
-      }
+    var o = null;
+    try {
+      o = IO ? new IO(function (entries) {
+        if (entries.length > 0) {
+          onEntries(entries);
+        }
+      }, { threshold: [0, 1], trackVisibility: true, delay: 100 }) : null;
+    } catch (e) {
+      o = null;
     }
-    // An IntersectionObserver without v2 ignores trackVisibility and never says isVisible.
-    if (!g.observer || g.observer.trackVisibility !== true) {
+    if (o && o.trackVisibility !== true) {
+      o.disconnect();
+      o = null;
+    }
+    return o;
+  }
+
+  function startGate(g) {
+    g.observer = visibilityObserver(function (entries) {
+      seen(g, entries);
+    });
+    if (!g.observer) {
       g.supported = false;
-      if (g.observer) {
-        g.observer.disconnect();
-        g.observer = null;
-      }
     } else {
       g.observer.observe(g.el);
       g.observer.observe(g.actions);

@@ -115,6 +115,7 @@ const ELEMENT_IDS = {
   'new-chat': 'button', 'mode-ask': 'button', 'mode-build': 'button', 'mode-act': 'button',
   model: 'select', log: 'main', empty: 'p', composer: 'form', input: 'textarea', send: 'button',
   usage: 'span', manage: 'a', announce: 'div', 'api-access': 'button', 'act-submits': 'button',
+  commands: 'section', 'command-list': 'div', 'commands-note': 'p',
 };
 
 // newPanel runs panel.js in a fresh context whose location is url and whose parent is a separate
@@ -134,6 +135,7 @@ function newPanel(url, framed, io) {
   elements.manage.hidden = true;
   elements['api-access'].hidden = true;
   elements['act-submits'].hidden = true;
+  elements.commands.hidden = true;
   elements.log.appendChild(elements.empty);
   const sockets = [];
   const timers = [];
@@ -571,6 +573,61 @@ function cardPanel(io, changes, before) {
   const click = (b, extra) => b.fire('click', Object.assign({ detail: 1, clientX: 52, clientY: 61, screenX: 352, screenY: 461 }, extra || {}));
   return { p, card, allow, deny, note, move, click };
 }
+
+scenario('lists the page\'s remixlet commands and sends a trusted click on one once the list has been visible', () => {
+  const p = connected();
+  p.sent();
+  const box = p.elements.commands;
+  assert.strictEqual(box.hidden, true, 'the commands list shows without commands');
+  assert.strictEqual(p.observers.length, 0, 'observed without commands');
+  const state = (commands) => p.server({ type: 'state', connected: true, url: 'https://shop.test/', title: 'Shop', session: 's', commands });
+  state([{ remixlet: 'rx_a', source: 'Expander <b>', commands: [{ id: 'all', label: 'Expand <all>' }, { id: 'none', label: 'Collapse' }] },
+    { remixlet: '', source: 'junk', commands: [{ id: 'x', label: 'X' }] }, null, { remixlet: 'rx_b', source: 'b', commands: [{ id: '', label: 'no id' }] }]);
+  assert.strictEqual(box.hidden, false);
+  const buttons = p.elements['command-list'].byTag('button');
+  assert.deepStrictEqual(buttons.map((b) => b.textContent), ['Expand <all>', 'Collapse']);
+  assert.strictEqual(p.elements['command-list'].byClass('command-src')[0].textContent, 'Expander <b>');
+  assert.ok(buttons.every((b) => b.disabled), 'enabled before the list was seen');
+  const o = p.observers[0];
+  assert.strictEqual(o.opts.trackVisibility, true);
+  assert.strictEqual(o.targets[0], p.elements['command-list']);
+  buttons[1].fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), [], 'a click before the list was seen');
+  p.see({ isVisible: true }, null);
+  p.advance(700);
+  buttons[1].fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), [], 'a click before the list was visible for 800 ms');
+  p.advance(200);
+  assert.ok(buttons.every((b) => !b.disabled), 'not enabled after 800 ms');
+  buttons[1].fire('click', { detail: 1, isTrusted: false });
+  assert.deepStrictEqual(p.sent(), [], 'an untrusted click');
+  buttons[1].fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), [{ type: 'command', remixlet: 'rx_a', id: 'none' }]);
+  assert.match(p.elements['commands-note'].textContent, /Collapse/);
+  // Covered: off again at once.
+  p.see({ isVisible: false }, null);
+  assert.ok(buttons.every((b) => b.disabled), 'enabled while covered');
+  buttons[0].fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), []);
+  // The same list again changes nothing; an empty one hides it and stops observing.
+  state([{ remixlet: 'rx_a', source: 'Expander <b>', commands: [{ id: 'all', label: 'Expand <all>' }, { id: 'none', label: 'Collapse' }] }]);
+  assert.strictEqual(p.elements['command-list'].byTag('button')[0], buttons[0], 'the same list was rebuilt');
+  state([]);
+  assert.strictEqual(box.hidden, true);
+  assert.ok(p.observers.every((x) => x.disconnected));
+});
+
+scenario('without IntersectionObserver v2 the commands stay off and say why', () => {
+  const p = connected('v1');
+  p.sent();
+  p.server({ type: 'state', connected: true, url: 'https://shop.test/', title: 'Shop', session: 's', commands: [{ remixlet: 'rx_a', source: 's', commands: [{ id: 'a', label: 'A' }] }] });
+  const b = p.elements['command-list'].byTag('button')[0];
+  assert.strictEqual(b.disabled, true);
+  assert.match(p.elements['commands-note'].textContent, /cannot confirm/);
+  p.advance(2000);
+  b.fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), []);
+});
 
 scenario('renders a card with fixed texts, styled as from remixproxy', () => {
   const { p, card, allow, deny } = cardPanel();

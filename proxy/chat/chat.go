@@ -134,6 +134,9 @@ type panelState struct {
 	Session   string `json:"session"`
 	URL       string `json:"url"`
 	Title     string `json:"title"`
+	// Commands are the page's remixlet commands (rmx.menu), chosen here only
+	// (proxy/page/commands.go).
+	Commands []page.CommandGroup `json:"commands"`
 }
 
 // chatItem is one entry of the panel's conversation (panel.Item).
@@ -469,7 +472,8 @@ func (h *Hub) ServePanelWS(w http.ResponseWriter, r *http.Request) {
 	go func() { // page state changes
 		for {
 			snap := sess.Info()
-			p.send(panelState{Type: "state", Connected: snap.Connected, Session: snap.ID, URL: snap.URL, Title: snap.Title})
+			p.send(panelState{Type: "state", Connected: snap.Connected, Session: snap.ID, URL: snap.URL, Title: snap.Title,
+				Commands: sess.Commands()})
 			if !snap.Connected {
 				return
 			}
@@ -492,6 +496,12 @@ func (h *Hub) ServePanelWS(w http.ResponseWriter, r *http.Request) {
 		}
 		if _, ok := m.(*panel.ActiveMessage); ok {
 			h.nav.panelActive() // navguard.go
+			continue
+		}
+		if cm, ok := m.(*panel.CommandMessage); ok {
+			if msg := runCommand(ctx, p, sess, cm); msg != "" {
+				p.send(map[string]string{"type": "error", "message": msg})
+			}
 			continue
 		}
 		if ch == nil {

@@ -116,6 +116,7 @@ type Session struct {
 	// Guarded by h.mu.
 	info     Info
 	watchers map[chan struct{}]struct{} // panels following this session
+	commands map[string]commandEntry    // remixlets' commands, by remixlet ID (commands.go)
 }
 
 // ID is the session's ID.

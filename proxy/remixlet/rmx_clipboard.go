@@ -110,13 +110,16 @@ func (p *pageRun) askWithin(ctx context.Context, h *remixletHost, wait time.Dura
 	}
 }
 
+// errTellGone is tell's error when the page or the remixlet ended.
+var errTellGone = errors.New("the page no longer runs the remixlet")
+
 // tell sends one message to h's page without waiting for an answer.
 func (p *pageRun) tell(ctx context.Context, h *remixletHost, msg any) error {
 	p.mu.Lock()
 	gone := p.ended || h.stopped
 	p.mu.Unlock()
 	if gone {
-		return errors.New("the page no longer runs the remixlet")
+		return errTellGone
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.r.opTimeout)
 	defer cancel()
@@ -135,20 +138,6 @@ func listenerArg(args []json.RawMessage, i int, what string) (int64, error) {
 		return 0, &httpx.Refusal{Why: what + " must be a function"}
 	}
 	return l.ID, nil
-}
-
-// setListener lets events for listener reach h's sandbox (add) or stops them (!add): the page
-// agent's Event messages are dispatched only to listeners registered here (pageRun.receive).
-func (p *pageRun) setListener(h *remixletHost, listener int64, add bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if rr := p.running[h.id]; rr != nil && rr.host == h {
-		if add {
-			rr.listeners[listener] = true
-		} else {
-			delete(rr.listeners, listener)
-		}
-	}
 }
 
 // dispatch delivers event to a callback h registered, in h's sandbox. A call can arrive before

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -25,6 +26,8 @@ type servicePage struct {
 	msgs []any
 	clip func(panel.Clipboard) panel.Result
 	run  *pageRun
+	// runs are the panel's ways to run each remixlet's commands (pageConn.setCommands).
+	runs map[string]page.RunFunc
 }
 
 func (f *servicePage) conn() pageConn {
@@ -36,6 +39,14 @@ func (f *servicePage) conn() pageConn {
 		id:    id,
 		url:   func() string { f.mu.Lock(); defer f.mu.Unlock(); return f.url },
 		title: func() string { return "Test page" },
+		setCommands: func(remixlet, source string, cmds []page.CommandItem, run page.RunFunc) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.runs == nil {
+				f.runs = map[string]page.RunFunc{}
+			}
+			f.runs[remixlet] = run
+		},
 		send: func(ctx context.Context, v any) error {
 			f.mu.Lock()
 			f.msgs = append(f.msgs, v)

@@ -9,15 +9,19 @@ import (
 
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
-// rmx.menu.add(id, label, callback) and rmx.menu.remove(id): commands in the launcher's menu on
-// the remixlet's page. The proxy keeps the remixlet's commands for the page and sends the page
-// agent the whole list after each change (panel.Menu); the callback stays in the sandbox as a
-// listener, and a trusted click on the command comes back as an Event for it, dispatched by
-// pageRun.receive like a dom.on event. A Release (the remixlet stopped on the page) removes the
-// commands in the page.
+// rmx.menu.add(id, label, callback) and rmx.menu.remove(id): commands of the remixlet on its
+// page, chosen in the panel. The proxy keeps the remixlet's commands for the page session
+// (page.Session.SetCommands, after each change): the panel lists them, and the person's click
+// there runs the callback, which stays in the sandbox as a listener (page.Session.RunCommand ->
+// runCommand). The page never can: a page may hold its own page-agent session (see
+// proxy/page/commands.go), so the page agent's Event messages never reach a command's listener
+// (they are not in runningRemixlet.listeners). The page agent is told only how many commands
+// there are and their labels (panel.Menu), for the launcher's commands button, which opens the
+// panel. A Release (the remixlet stopped on the page) removes the commands.
 
 // Limits of rmx.menu.
 const (
@@ -29,7 +33,13 @@ const (
 // menuState is a remixlet's commands on one page (remixletHost.menu).
 type menuState struct {
 	mu   sync.Mutex
-	cmds []panel.MenuCommand
+	cmds []menuCommand
+}
+
+// menuCommand is one command and the sandbox listener its callback became.
+type menuCommand struct {
+	id, label string
+	listener  int64
 }
 
 func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (json.RawMessage, error) {
@@ -55,14 +65,12 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 	m := &h.menu
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	i := slices.IndexFunc(m.cmds, func(c panel.MenuCommand) bool { return c.ID == id })
+	i := slices.IndexFunc(m.cmds, func(c menuCommand) bool { return c.id == id })
 	if i < 0 && len(m.cmds) >= maxMenuCommands {
 		return nil, &httpx.Refusal{Why: "more than 10 menu commands"}
 	}
-	h.p.setListener(h, listener, true)
-	cmd := panel.MenuCommand{ID: id, Label: label, Listener: listener}
+	cmd := menuCommand{id: id, label: label, listener: listener}
 	if i >= 0 {
-		h.p.setListener(h, m.cmds[i].Listener, false)
 		m.cmds[i] = cmd
 	} else {
 		m.cmds = append(m.cmds, cmd)
@@ -78,11 +86,10 @@ func rmxMenuRemove(ctx context.Context, h *remixletHost, args []json.RawMessage)
 	m := &h.menu
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	i := slices.IndexFunc(m.cmds, func(c panel.MenuCommand) bool { return c.ID == id })
+	i := slices.IndexFunc(m.cmds, func(c menuCommand) bool { return c.id == id })
 	if i < 0 {
 		return nil, nil
 	}
-	h.p.setListener(h, m.cmds[i].Listener, false)
 	m.cmds = slices.Delete(m.cmds, i, i+1)
 	return nil, h.sendMenu(ctx, m.cmds)
 }
@@ -103,8 +110,43 @@ func menuID(h *remixletHost, args []json.RawMessage) (string, error) {
 	return id, nil
 }
 
-// sendMenu gives the page agent the remixlet's whole list of commands.
-func (h *remixletHost) sendMenu(ctx context.Context, cmds []panel.MenuCommand) error {
-	list := append([]panel.MenuCommand{}, cmds...)
-	return h.p.tell(ctx, h, panel.Menu{Type: panel.TypeMenu, Remixlet: h.id, Source: h.manifest.Name, Commands: list})
+// sendMenu gives the page session the remixlet's whole list of commands (for the panel) and
+// tells the page agent their labels (for the launcher's commands button). Called with h.menu.mu
+// held.
+func (h *remixletHost) sendMenu(ctx context.Context, cmds []menuCommand) error {
+	items := make([]page.CommandItem, len(cmds))
+	labels := make([]panel.MenuCommand, len(cmds))
+	for i, c := range cmds {
+		items[i] = page.CommandItem{ID: c.id, Label: c.label}
+		labels[i] = panel.MenuCommand{ID: c.id, Label: c.label}
+	}
+	p := h.p
+	p.mu.Lock()
+	gone := p.ended || h.stopped
+	p.mu.Unlock()
+	if gone {
+		return errTellGone
+	}
+	if p.pc.setCommands != nil {
+		p.pc.setCommands(h.id, h.manifest.Name, items, h.runCommand)
+	}
+	return p.tell(ctx, h, panel.Menu{Type: panel.TypeMenu, Remixlet: h.id, Source: h.manifest.Name, Commands: labels})
+}
+
+// runCommand runs the command id: the person chose it in the panel (page.Session.RunCommand,
+// the only caller). The callback gets {type: "menu", id}.
+func (h *remixletHost) runCommand(ctx context.Context, id string) error {
+	m := &h.menu
+	m.mu.Lock()
+	i := slices.IndexFunc(m.cmds, func(c menuCommand) bool { return c.id == id })
+	var listener int64
+	if i >= 0 {
+		listener = m.cmds[i].listener
+	}
+	m.mu.Unlock()
+	if i < 0 {
+		return page.ErrNoCommand
+	}
+	h.p.r.logf(h.id, "info", "menu command %q chosen in the panel", id)
+	return h.p.dispatch(h, listener, map[string]string{"type": "menu", "id": id})
 }

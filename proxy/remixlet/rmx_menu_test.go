@@ -3,11 +3,13 @@ package remixlet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 )
 
@@ -17,6 +19,15 @@ func TestMenuCommands(t *testing.T) {
 	h, f := newServiceHost(t, st, "expander", sandbox.PermMenu)
 	rr := &runningRemixlet{host: h, listeners: map[int64]bool{}}
 	f.run.running[h.id] = rr
+	// What the page session (the panel's list) was given last.
+	var panelCmds []page.CommandItem
+	var run page.RunFunc
+	f.run.pc.setCommands = func(remixlet, source string, cmds []page.CommandItem, r page.RunFunc) {
+		if remixlet != h.id || (len(cmds) > 0 && source != "expander") {
+			t.Errorf("setCommands(%q, %q)", remixlet, source)
+		}
+		panelCmds, run = cmds, r
+	}
 
 	call := func(method, args string) error {
 		_, err := h.Call(ctx, "rmx", method, json.RawMessage(args))
@@ -35,26 +46,30 @@ func TestMenuCommands(t *testing.T) {
 	if err := call("menu.add", `["none", "Collapse", {"$listener": 8}]`); err != nil {
 		t.Fatal(err)
 	}
+	// The page agent learns the labels only; the panel's list has the same.
 	want := panel.Menu{Type: panel.TypeMenu, Remixlet: h.id, Source: "expander", Commands: []panel.MenuCommand{
-		{ID: "all", Label: "Expand <all> posts", Listener: 7}, {ID: "none", Label: "Collapse", Listener: 8}}}
+		{ID: "all", Label: "Expand <all> posts"}, {ID: "none", Label: "Collapse"}}}
 	if got := last(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("menu = %+v, want %+v", got, want)
 	}
-	// The page agent's events reach exactly the listeners of current commands.
-	if !rr.listeners[7] || !rr.listeners[8] {
-		t.Errorf("listeners %v, want 7 and 8 registered", rr.listeners)
+	if want := []page.CommandItem{{ID: "all", Label: "Expand <all> posts"}, {ID: "none", Label: "Collapse"}}; fmt.Sprint(panelCmds) != fmt.Sprint(want) || run == nil {
+		t.Fatalf("the panel's commands = %+v, want %+v", panelCmds, want)
+	}
+	// No page-agent Event reaches a command's callback: a page can hold its own session.
+	if len(rr.listeners) != 0 {
+		t.Errorf("listeners relayed from the page: %v, want none", rr.listeners)
 	}
 	if err := call("menu.add", `["all", "Expand", {"$listener": 9}]`); err != nil {
 		t.Fatal(err)
 	}
-	if rr.listeners[7] || !rr.listeners[9] {
-		t.Errorf("after replacing a command: listeners %v, want 7 gone and 9 registered", rr.listeners)
-	}
 	if err := call("menu.remove", `["none"]`); err != nil {
 		t.Fatal(err)
 	}
-	if got := last(); len(got.Commands) != 1 || got.Commands[0].ID != "all" || rr.listeners[8] {
-		t.Errorf("after remove: %+v, listeners %v", got, rr.listeners)
+	if got := last(); len(got.Commands) != 1 || got.Commands[0].ID != "all" || len(panelCmds) != 1 || panelCmds[0].Label != "Expand" {
+		t.Errorf("after remove: %+v, the panel's %+v", got, panelCmds)
+	}
+	if err := run(ctx, "none"); !errors.Is(err, page.ErrNoCommand) {
+		t.Errorf("running a removed command: %v, want ErrNoCommand", err)
 	}
 	if err := call("menu.remove", `["never added"]`); err != nil {
 		t.Errorf("removing a missing command: %v", err)

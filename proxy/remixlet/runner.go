@@ -53,6 +53,7 @@ func (r *Runner) pageConnOf(sess *page.Session) pageConn {
 		send:  sess.Send,
 
 		firstSheets: sess.FirstSheets(),
+		setCommands: sess.SetCommands,
 	}
 }
 
@@ -64,6 +65,9 @@ type pageConn struct {
 	send  func(ctx context.Context, v any) error // writes one message to the page agent
 
 	firstSheets map[string]int64 // the first-frame sheets the page agent holds (firstframe.go)
+	// setCommands gives the page's panel a remixlet's commands (rmx_menu.go); nil in tests
+	// that do not need it.
+	setCommands func(remixlet, source string, cmds []page.CommandItem, run page.RunFunc)
 }
 
 // Defaults of the runner's timings.
@@ -495,6 +499,9 @@ func (r *Runner) sendCSS(ctx context.Context, pc pageConn, remixlet, css string)
 func (r *Runner) sendRelease(ctx context.Context, pc pageConn, remixlet string) {
 	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
+	if pc.setCommands != nil {
+		pc.setCommands(remixlet, "", nil, nil)
+	}
 	if err := pc.send(ctx, panel.Release{Type: panel.TypeRelease, Remixlet: remixlet}); err != nil {
 		r.log.Debug("releasing a remixlet in the page", "remixlet", remixlet, "err", err)
 	}

@@ -363,18 +363,26 @@ func TestOnMessageAndMenuCallbacksInTheSandbox(t *testing.T) {
 	if len(menus) != 1 || len(menus[0].Commands) != 1 {
 		t.Fatalf("menus sent: %+v", menus)
 	}
-	cmd := menus[0].Commands[0]
-	// The page agent's event for the command's listener reaches the callback; one for another
-	// listener does not.
-	for _, l := range []int64{cmd.Listener + 100, cmd.Listener} {
-		raw, _ := json.Marshal(panel.Event{Type: panel.TypeEvent, Remixlet: rx.id, Listener: l, Event: map[string]any{"type": "menu", "id": fmt.Sprint(l)}})
+	// No page-agent Event runs the command, whatever listener it names (a page can hold its
+	// own session); the panel's choice does.
+	for l := int64(1); l <= 20; l++ {
+		raw, _ := json.Marshal(panel.Event{Type: panel.TypeEvent, Remixlet: rx.id, Listener: l, Event: map[string]any{"type": "menu", "id": fmt.Sprint("page", l)}})
 		r.pageMessage("sess-svc", panel.TypeEvent, raw)
 	}
-	waitLog(t, st, rx.id, fmt.Sprintf("menu menu %d", cmd.Listener))
+	f.mu.Lock()
+	run := f.runs[rx.id]
+	f.mu.Unlock()
+	if run == nil {
+		t.Fatal("the page session was not given the remixlet's commands")
+	}
+	if err := run(ctx, "hi"); err != nil {
+		t.Fatalf("running the command: %v", err)
+	}
+	waitLog(t, st, rx.id, "menu menu hi")
 	entries, _ := st.Log(ctx, rx.id, 100)
 	for _, e := range entries {
-		if strings.Contains(e.Message, fmt.Sprint(cmd.Listener+100)) {
-			t.Errorf("an event for an unknown listener ran a callback: %s", e.Message)
+		if strings.Contains(e.Message, "menu menu page") {
+			t.Errorf("a page-agent event ran a command: %s", e.Message)
 		}
 	}
 }

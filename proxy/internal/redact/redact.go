@@ -280,7 +280,7 @@ func (r *Redactor) redact(s string, depth int) string {
 	}
 	if strings.Contains(lower, "token=") || strings.Contains(lower, "secret=") || strings.Contains(lower, "password=") ||
 		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") ||
-		strings.Contains(lower, "%3d") {
+		strings.Contains(lower, "%3d") || strings.Contains(lower, "%253d") {
 		s = redactAddressParams(s)
 	}
 	return r.redactKnown(s)
@@ -305,9 +305,16 @@ func redactUserInfo(s string) string {
 // inside a JSON or HTML string stops at a quote, backslash or angle bracket too. The same once
 // percent-encoded, as in an address nested in another's parameter
 // (redirect_uri=https%3A%2F%2Fapp%2Fcb%23access_token%3D…): separators %26 %3F %23 %3B, = as
-// %3D, and the value stops at an encoded separator. (Not the app state names of tokenKeys: key=
-// and the like are too common in addresses. Not twice-encoded forms such as %2526.)
-var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;]|%26|%3f|%23|%3b)((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)(?:=|%3d)((?:[^&#;\s"'\\<>%]|%(?:[014-9a-f][0-9a-f]|2[0-24-57-9a-f]|3[0-9ac-f]))+)`)
+// %3D, and the value stops at an encoded separator; and the same twice encoded (%2526 … %253D),
+// as in an address nested in a nested address. (Not the app state names of tokenKeys: key=
+// and the like are too common in addresses.)
+var addressParamRE = regexp.MustCompile(`(?i)(?:^|[?&#;]|%26|%3f|%23|%3b|%2526|%253f|%2523|%253b)` +
+	`((?:access|refresh|id)[-_]?token|client[-_]?secret|(?:current|new|old)?[-_]?password|passwd|pwd|passphrase)` +
+	`(?:=|%3d|%253d)` +
+	`((?:[^&#;\s"'\\<>%]` + // a plain character
+	`|%(?:[014-9a-f][0-9a-f]|2[0-2479a-f]|3[0-9ac-f])` + // an escape, not of a separator nor of %
+	`|%25(?:[014-9a-f][0-9a-f]|2[0-2457-9a-f]|3[0-9ac-f]|[0-9a-f](?:[^0-9a-f&#;\s"'\\<>%]|$)|[^0-9a-f&#;\s"'\\<>%]|$)` + // %25: twice encoded, not a separator; or a % alone
+	`)+)`)
 
 // redactAddressParams removes the values of credential parameters in addresses and form
 // bodies: an OAuth callback's #access_token=…, an API's ?access_token=…, a password=… sent in

@@ -198,6 +198,12 @@ func TestRedactAddressParams(t *testing.T) {
 		{"nested password", "?continue=%2Flogin%3Fuser%3Dada%26password%3Dhunter22", "?continue=%2Flogin%3Fuser%3Dada%26password%3D[redacted: password]"},
 		{"encoded, other parameters", "?r=%2Fcb%3Fcode%3D4%26state%3Dxyz", "?r=%2Fcb%3Fcode%3D4%26state%3Dxyz"},
 		{"encoded, a name that only ends like one", "?r=%2Fx%3Fcsrf_access_token%3Dabc", "?r=%2Fx%3Fcsrf_access_token%3Dabc"},
+		{"nested twice, percent-encoded twice", "/a?next=%2Flogin%3Fredirect_uri%3Dhttps%253A%252F%252Fapp.test%252Fcb%2523access_token%253Dya29%252Bx%2526state%253D1%26y%3D2&x=3",
+			"/a?next=%2Flogin%3Fredirect_uri%3Dhttps%253A%252F%252Fapp.test%252Fcb%2523access_token%253D[redacted: authorization]%2526state%253D1%26y%3D2&x=3"},
+		{"twice encoded, lower case", "?n=%252fcb%253fpassword%253dhunter22%253bq", "?n=%252fcb%253fpassword%253d[redacted: password]%253bq"},
+		{"a percent sign in a value", "?password=50%25off&x=1", "?password=[redacted: password]&x=1"},
+		{"a percent sign at the end", "?password=fifty%25", "?password=[redacted: password]"},
+		{"twice encoded, other parameters", "?r=%252Fcb%253Fcode%253D4%2526state%253Dxyz", "?r=%252Fcb%253Fcode%253D4%2526state%253Dxyz"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
