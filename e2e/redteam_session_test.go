@@ -17,7 +17,7 @@ import (
 // every message of the popup's session. These tests hold such a session, in Chromium through
 // the proxy, and check that it is worth nothing beyond what the page's origin already has.
 
-// popSite is a site whose page /a opens /b in a popup on a click and, when window.H says so,
+// popSite is a site whose page /a opens /b in a popup on a click and, when window.hijack is set,
 // takes over the popup's page agent session (hijack): every message the proxy sends down it is
 // kept in window.seen, and window.popupSock is the socket, to send on.
 func popSite() http.Handler {
