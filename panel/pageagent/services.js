@@ -20,10 +20,13 @@
 // The tray (toasts, the commands button) has its own host element, so clicks in it are never
 // taken for clicks on the launcher. A page can hide or cover it, or stop clicks reaching its
 // buttons (a window capture listener that stops propagation); it cannot fake a trusted click or
-// make a remixlet's text run as HTML, and normally cannot read it. A page that holds its own
-// page-agent session (a same-origin popup whose Window it patched before we started) sees
-// every message, toast and clipboard texts included; that is why commands run only from the
-// panel, and why api.d.ts tells remixlet authors that the page may see such texts.
+// make a remixlet's text run as HTML. It can read a toast's text: a closed shadow root hides
+// the nodes, not the rendered text (document.execCommand('selectAll') with getSelection(), and
+// window.find, reach it; red-team pass 3). A page that holds its own page-agent session (a
+// same-origin popup whose Window it patched before we started) sees every message, clipboard
+// texts included. That is why commands run only from the panel, and why api.d.ts tells
+// remixlet authors that the page may see toast and clipboard texts; only text inside a
+// remix.proxy frame is out of the page's reach.
 
 // The clipboard and the user-activation objects are read at the first clipboard op, through
 // Navigator.prototype's getters captured now: a page that later replaces those getters or

@@ -158,7 +158,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 				h.navigated(ctx, sess)
 			case after > 0:
 				time.AfterFunc(after, func() {
-					navs.fire(time.Now())
+					navs.fire()
 					if _, live := h.Get(sess.id); live {
 						h.navigated(ctx, sess)
 					}

@@ -3,6 +3,8 @@ package page
 import (
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // A page's same-document navigations (nav messages) reach the listeners at a bounded rate. Each
@@ -21,15 +23,19 @@ const (
 	navPerSecond = 10
 )
 
-// navRate is one session's budget of navigations for the listeners.
+// navRate is one session's budget of navigations for the listeners: a token bucket
+// (golang.org/x/time/rate) and whether a merged navigation is scheduled.
 type navRate struct {
 	mu       sync.Mutex
-	tokens   float64
-	last     time.Time
+	lim      *rate.Limiter
 	deferred bool // a merged navigation is scheduled
 }
 
-func newNavRate(now time.Time) *navRate { return &navRate{tokens: navBurst, last: now} }
+func newNavRate(now time.Time) *navRate {
+	lim := rate.NewLimiter(navPerSecond, navBurst)
+	lim.AllowN(now, 0) // the bucket starts full at now, the clock the caller passes
+	return &navRate{lim: lim}
+}
 
 // take is asked for each navigation at now: now is true when the listeners hear of it at once;
 // otherwise, when after is not zero, the caller schedules one merged navigation after that long
@@ -37,37 +43,24 @@ func newNavRate(now time.Time) *navRate { return &navRate{tokens: navBurst, last
 func (r *navRate) take(now time.Time) (ok bool, after time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.refill(now)
 	if r.deferred {
 		return false, 0
 	}
-	if r.tokens >= 1 {
-		r.tokens--
+	if r.lim.AllowN(now, 1) {
 		return true, 0
 	}
 	r.deferred = true
-	after = time.Duration((1 - r.tokens) / navPerSecond * float64(time.Second))
+	// The merged navigation's token is reserved now: fire only ends the wait.
+	after = r.lim.ReserveN(now, 1).DelayFrom(now)
 	if after <= 0 {
 		after = time.Millisecond
 	}
 	return false, after
 }
 
-// fire is called when the merged navigation runs: it uses the budget it waited for.
-func (r *navRate) fire(now time.Time) {
+// fire is called when the merged navigation runs.
+func (r *navRate) fire() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.refill(now)
 	r.deferred = false
-	r.tokens--
-}
-
-func (r *navRate) refill(now time.Time) {
-	if d := now.Sub(r.last); d > 0 {
-		r.tokens += d.Seconds() * navPerSecond
-		if r.tokens > navBurst {
-			r.tokens = navBurst
-		}
-		r.last = now
-	}
 }

@@ -24,11 +24,11 @@ func TestNavRate(t *testing.T) {
 			t.Fatalf("navigation %d while a merged one waits: ok %v, after %v; want it merged", i, ok, after)
 		}
 	}
-	r.fire(t0.Add(after))
+	r.fire()
 	if ok, after := r.take(t0.Add(after)); ok || after == 0 {
 		t.Fatalf("right after the merged navigation: ok %v, after %v; want another merged one scheduled", ok, after)
 	}
-	r.fire(t0.Add(2 * after))
+	r.fire()
 	later := t0.Add(time.Hour)
 	for i := 0; i < navBurst; i++ {
 		if ok, _ := r.take(later); !ok {
