@@ -293,6 +293,40 @@ func TestRMXMenuCommandRunsFromThePanel(t *testing.T) {
 	tab.WaitFor(5*time.Second, "the callback's change", `document.getElementById('status').textContent === 'expanded'`)
 }
 
+// TestRMXMenuCommandResistsCovering: the page covers the panel with a translucent layer that
+// lets clicks through (clickjacking); the panel's commands do not arm, and a real click on one
+// runs nothing. Uncovered, the same click runs it.
+func TestRMXMenuCommandResistsCovering(t *testing.T) {
+	w := newServicesWorld(t, []string{sandbox.PermMenu}, menuScript)
+	tab := w.tab
+	tab.Navigate("https://svc.test/")
+	tab.WaitConnected()
+	w.waitLogLine(t, 10*time.Second, "MENU ADDED")
+	pf, f := openPanel(t, tab)
+	pf.waitFor(t, panelTimeout, "the panel's commands", `!!document.querySelector('#command-list button')`)
+
+	e2etest.Eval[bool](tab, `(() => { const d = document.createElement('div'); d.id = 'cover';
+  d.style.cssText = 'position:fixed;inset:0;background:rgba(255,255,255,0.6);z-index:2147483647;pointer-events:none';
+  document.documentElement.appendChild(d); return true; })()`)
+	// Covered for well past the arming time: still off.
+	time.Sleep(1500 * time.Millisecond)
+	if armed := pf.eval(t, `document.getElementById('commands').getAttribute('data-armed')`); armed != "false" {
+		t.Fatalf("the covered panel's commands armed: %q", armed)
+	}
+	x, y := pointAt(t, tab, pf, f, "#command-list button")
+	clickAt(t, tab, x, y)
+	time.Sleep(time.Second)
+	if strings.Contains(remixletLog(t, w.st, w.rx.ID), "MENU menu") {
+		t.Fatalf("a click on the covered panel ran the command\n%s", w.diagnose(t))
+	}
+
+	e2etest.Eval[bool](tab, `(document.getElementById('cover').remove(), true)`)
+	pf.waitFor(t, 5*time.Second, "the commands to arm", `document.getElementById('commands').getAttribute('data-armed') === 'true'`)
+	x, y = pointAt(t, tab, pf, f, "#command-list button")
+	clickAt(t, tab, x, y)
+	w.waitLogLine(t, 10*time.Second, "MENU menu expand")
+}
+
 const scheduleScript = `await rmx.onMessage(async (m) => {
   await dom.setText(await dom.query('#status'), 'got ' + m.schedule + ' ' + JSON.stringify(m.data));
 });
