@@ -220,8 +220,17 @@ func TestRMXNotificationToastShowsHTMLAsText(t *testing.T) {
 			t.Fatalf("no toast shown\n%s", w.diagnose(t))
 		}
 	}
-	if got, want := nodeText(toast), "services"+title+"<script>document.title=1</script>now 12"; got != want {
+	// The text is generated content (content: attr(data-text)), never a text node.
+	var shown strings.Builder
+	for _, n := range findNodes(toast, func(n *cdp.Node) bool { return n.NodeName == "SPAN" }) {
+		v, _ := attrOf(n, "data-text")
+		shown.WriteString(v)
+	}
+	if got, want := shown.String(), "services"+title+"<script>document.title=1</script>now 12"; got != want {
 		t.Errorf("toast text = %q, want %q (source, title and body as text)", got, want)
+	}
+	if got := nodeText(toast); got != "" {
+		t.Errorf("the toast has text nodes %q: window.find reaches those", got)
 	}
 	if elems := findNodes(toast, func(n *cdp.Node) bool {
 		return n.NodeType == 1 && n.NodeName != "DIV" && n.NodeName != "SPAN"
@@ -235,9 +244,18 @@ func TestRMXNotificationToastShowsHTMLAsText(t *testing.T) {
 	if title := tab.Title(); title != "Services" {
 		t.Errorf("document.title = %q: something in the notification ran", title)
 	}
-	// The page cannot see into the tray.
+	// The page cannot see into the tray, nor find the toast's text by searching for it, nor
+	// select it.
 	if n := e2etest.Eval[int](tab, `document.querySelector('[data-remixproxy-tray]').shadowRoot === null ? 0 : 1`); n != 0 {
 		t.Error("the page can reach the tray's shadow root")
+	}
+	found := e2etest.Eval[string](tab, `(() => { const out = [];
+  for (const w of ['now 12', 'dropped', 'Price']) { getSelection().removeAllRanges(); if (window.find(w)) out.push('find ' + w); }
+  getSelection().removeAllRanges(); document.execCommand('selectAll'); const s = getSelection().toString(); getSelection().removeAllRanges();
+  if (s.includes('dropped') || s.includes('now 12')) out.push('selection ' + s);
+  return out.join('; '); })()`)
+	if found != "" {
+		t.Errorf("the page reads the toast's text: %s", found)
 	}
 }
 

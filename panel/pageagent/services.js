@@ -20,13 +20,12 @@
 // The tray (toasts, the commands button) has its own host element, so clicks in it are never
 // taken for clicks on the launcher. A page can hide or cover it, or stop clicks reaching its
 // buttons (a window capture listener that stops propagation); it cannot fake a trusted click or
-// make a remixlet's text run as HTML. It can read a toast's text: a closed shadow root hides
-// the nodes, not the rendered text (document.execCommand('selectAll') with getSelection(), and
-// window.find, reach it; red-team pass 3). A page that holds its own page-agent session (a
+// make a remixlet's text run as HTML. A closed shadow root hides its nodes but not their text
+// from window.find (red-team pass 3), so a toast's text is CSS generated content (span), which
+// find does not search. A page that holds its own page-agent session (a
 // same-origin popup whose Window it patched before we started) sees every message, clipboard
 // texts included. That is why commands run only from the panel, and why api.d.ts tells
-// remixlet authors that the page may see toast and clipboard texts; only text inside a
-// remix.proxy frame is out of the page's reach.
+// remixlet authors that the page may see toast and clipboard texts.
 
 // The clipboard and the user-activation objects are read at the first clipboard op, through
 // Navigator.prototype's getters captured now: a page that later replaces those getters or
@@ -83,6 +82,7 @@ var TRAY_CSS = [
   '  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;',
   '  white-space: pre-wrap; overflow-wrap: anywhere; cursor: default;',
   '}',
+  '.src::before, .title::before, .body::before { content: attr(data-text); }',
   '.src { display: block; font-size: 12px; color: #57606a; }',
   '.title { display: block; font-weight: 600; }',
   '.body { display: block; }',
@@ -161,10 +161,15 @@ function clearChildren(node) {
   }
 }
 
+// span shows value as CSS generated content (TRAY_CSS: content: attr(data-text)), never as a
+// text node: a page's window.find (and its selection, where it reaches in) finds the text
+// nodes of a closed shadow root, not generated content, so the page cannot read a toast by
+// searching for it letter by letter (red-team pass 3). Still text, never HTML; screen readers
+// read generated content.
 function span(cls, value) {
   var s = el('span');
   attr(s, 'class', cls);
-  text(s, value);
+  attr(s, 'data-text', value);
   return s;
 }
 

@@ -1955,7 +1955,7 @@ function servicesPage(options) {
     walk(p.trayShadow());
     return out;
   };
-  p.toasts = () => p.byClass('toast').map((t) => Array.from(t._children, (c) => c._text));
+  p.toasts = () => p.byClass('toast').map((t) => Array.from(t._children, (c) => { assert.strictEqual(c._text, '', 'a toast text node'); return c.getAttribute('data-text'); }));
   p.results = () => p.sent().filter((m) => m.type === 'result');
   return p;
 }
