@@ -82,6 +82,13 @@ func TestAgentChannel(t *testing.T) {
 	if err != nil || m["type"] != "error" {
 		t.Fatalf("cross-origin nav answered %v (%v), want an error message", m, err)
 	}
+	// A user name in the address: refused too (pushState cannot write one; a page writing to
+	// its own session could).
+	send(t, c, map[string]string{"type": "nav", "url": "https://ada:pw@" + siteHost + "/creds", "kind": "pushState"})
+	m, err = readMsg(t, c)
+	if err != nil || m["type"] != "error" {
+		t.Fatalf("nav with credentials answered %v (%v), want an error message", m, err)
+	}
 	st := f.srv.Status()
 	if len(st.Sessions) != 1 || st.Sessions[0].URL != "https://"+siteHost+"/next" || st.Sessions[0].Title != "T" {
 		t.Errorf("sessions = %+v, want one at /next titled T (the page's claimed hello URL ignored)", st.Sessions)

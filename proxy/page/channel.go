@@ -145,9 +145,11 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 			h.update(sess, func(x *Info) { x.Title = httpx.Clip(m.Title, 512) })
 		case "nav":
 			// The page says where it went (history.pushState): kept as the browser reads it, and
-			// only on the session's origin, so every later check reads the same address.
+			// only on the session's origin, so every later check reads the same address. Never
+			// with a user name or password: pushState cannot add them (the browser throws), so
+			// only a page writing to its own session would (red-team pass 3).
 			u, err := weburl.Parse(m.URL)
-			if err != nil || !u.IsHTTP() || u.Origin() != info.Origin {
+			if err != nil || !u.IsHTTP() || u.Origin() != info.Origin || u.HasCredentials() {
 				writeJSON(ctx, c, map[string]string{"type": "error", "message": "navigation to another origin is not a same-page navigation; reload the page"})
 				continue
 			}
