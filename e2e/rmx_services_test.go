@@ -266,15 +266,33 @@ const menuScript = `await rmx.menu.add('expand', 'Expand <all> posts', async (e)
 rmx.log('MENU ADDED');
 `
 
+// newMenuWorld is a services world whose remixlet adds menuScript's command, on svc.test, with
+// the command added.
+func newMenuWorld(t *testing.T) *servicesWorld {
+	t.Helper()
+	w := newServicesWorld(t, []string{sandbox.PermMenu}, menuScript)
+	w.tab.Navigate("https://svc.test/")
+	w.tab.WaitConnected()
+	w.waitLogLine(t, 10*time.Second, "MENU ADDED")
+	return w
+}
+
+// chooseFirstCommand waits for the panel's commands to arm, clicks the first like a person and
+// waits for its callback.
+func chooseFirstCommand(t *testing.T, w *servicesWorld, pf *frameEval, f childFrame) {
+	t.Helper()
+	pf.waitFor(t, 5*time.Second, "the commands to arm", `document.getElementById('commands').getAttribute('data-armed') === 'true'`)
+	x, y := pointAt(t, w.tab, pf, f, "#command-list button")
+	clickAt(t, w.tab, x, y)
+	w.waitLogLine(t, 10*time.Second, "MENU menu expand")
+}
+
 // TestRMXMenuCommandRunsFromThePanel: a remixlet's command is chosen in the panel (a
 // remix.proxy document), never in the page (proxy/page/commands.go): the launcher's commands
 // button opens the panel, whose list runs the callback on the person's real click.
 func TestRMXMenuCommandRunsFromThePanel(t *testing.T) {
-	w := newServicesWorld(t, []string{sandbox.PermMenu}, menuScript)
+	w := newMenuWorld(t)
 	tab := w.tab
-	tab.Navigate("https://svc.test/")
-	tab.WaitConnected()
-	w.waitLogLine(t, 10*time.Second, "MENU ADDED")
 
 	var more *cdp.Node
 	for deadline := time.Now().Add(5 * time.Second); more == nil; time.Sleep(50 * time.Millisecond) {
@@ -304,10 +322,7 @@ func TestRMXMenuCommandRunsFromThePanel(t *testing.T) {
 	if strings.Contains(remixletLog(t, w.st, w.rx.ID), "MENU menu") {
 		t.Fatal("the callback ran before the command was chosen")
 	}
-	pf.waitFor(t, 5*time.Second, "the commands to arm", `document.getElementById('commands').getAttribute('data-armed') === 'true'`)
-	x, y = pointAt(t, tab, pf, f, "#command-list button")
-	clickAt(t, tab, x, y)
-	w.waitLogLine(t, 10*time.Second, "MENU menu expand")
+	chooseFirstCommand(t, w, pf, f)
 	tab.WaitFor(5*time.Second, "the callback's change", `document.getElementById('status').textContent === 'expanded'`)
 }
 
@@ -315,11 +330,8 @@ func TestRMXMenuCommandRunsFromThePanel(t *testing.T) {
 // lets clicks through (clickjacking); the panel's commands do not arm, and a real click on one
 // runs nothing. Uncovered, the same click runs it.
 func TestRMXMenuCommandResistsCovering(t *testing.T) {
-	w := newServicesWorld(t, []string{sandbox.PermMenu}, menuScript)
+	w := newMenuWorld(t)
 	tab := w.tab
-	tab.Navigate("https://svc.test/")
-	tab.WaitConnected()
-	w.waitLogLine(t, 10*time.Second, "MENU ADDED")
 	pf, f := openPanel(t, tab)
 	pf.waitFor(t, panelTimeout, "the panel's commands", `!!document.querySelector('#command-list button')`)
 
@@ -339,10 +351,7 @@ func TestRMXMenuCommandResistsCovering(t *testing.T) {
 	}
 
 	e2etest.Eval[bool](tab, `(document.getElementById('cover').remove(), true)`)
-	pf.waitFor(t, 5*time.Second, "the commands to arm", `document.getElementById('commands').getAttribute('data-armed') === 'true'`)
-	x, y = pointAt(t, tab, pf, f, "#command-list button")
-	clickAt(t, tab, x, y)
-	w.waitLogLine(t, 10*time.Second, "MENU menu expand")
+	chooseFirstCommand(t, w, pf, f)
 }
 
 const scheduleScript = `await rmx.onMessage(async (m) => {

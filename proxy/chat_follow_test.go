@@ -102,19 +102,7 @@ func TestChatFollowsSameSiteNavigation(t *testing.T) {
 		{"text": "Done on the next page."}
 	]}`)
 	// The first page goes when the first tool reaches it, without answering (a click on a link).
-	left := make(chan struct{})
-	var once bool
-	cf.toolMu.Lock()
-	cf.onTool = func() bool {
-		if once {
-			return false
-		}
-		once = true
-		cf.page.Close(websocket.StatusNormalClosure, "navigating")
-		close(left)
-		return true
-	}
-	cf.toolMu.Unlock()
+	left := cf.holdFirstTool(func() { cf.page.Close(websocket.StatusNormalClosure, "navigating") })
 	cf.say(t, map[string]string{"type": "send", "text": "go on to the next page"})
 	<-left
 	cf.pageAgentAt(t, "/next", "https://"+chatSite+"/", "second")
@@ -131,6 +119,27 @@ func TestChatFollowsSameSiteNavigation(t *testing.T) {
 	if strings.Contains(cf.raw.String(), "agent stopped") {
 		t.Error("the chat stopped although the tab stayed on the site")
 	}
+}
+
+// holdFirstTool makes the first page tool call go unanswered (its page is navigating): it runs
+// also (when not nil) and closes the returned channel; later calls are answered.
+func (cf *chatFixture) holdFirstTool(also func()) <-chan struct{} {
+	reached := make(chan struct{})
+	var once bool
+	cf.toolMu.Lock()
+	defer cf.toolMu.Unlock()
+	cf.onTool = func() bool {
+		if once {
+			return false
+		}
+		once = true
+		if also != nil {
+			also()
+		}
+		close(reached)
+		return true
+	}
+	return reached
 }
 
 // TestChatStopsWhenTheTabLeavesTheSite: after the page goes, a page of another origin (or none)
@@ -164,18 +173,7 @@ func TestChatFollowsWhenTheNewPageConnectsFirst(t *testing.T) {
 		{"tool_calls": [{"name": "outline"}]},
 		{"text": "Done on the next page."}
 	]}`)
-	reached := make(chan struct{})
-	var once bool
-	cf.toolMu.Lock()
-	cf.onTool = func() bool {
-		if once {
-			return false
-		}
-		once = true
-		close(reached)
-		return true // the first page never answers: it is navigating
-	}
-	cf.toolMu.Unlock()
+	reached := cf.holdFirstTool(nil) // the first page never answers: it is navigating
 	cf.say(t, map[string]string{"type": "send", "text": "go on to the next page"})
 	<-reached
 	cf.pageAgentAt(t, "/next", "https://"+chatSite+"/", "second")
@@ -198,18 +196,7 @@ func TestChatWaitsForTheTabsNextPageOverAPopup(t *testing.T) {
 		{"tool_calls": [{"name": "outline"}]},
 		{"text": "Done on the next page."}
 	]}`)
-	reached := make(chan struct{})
-	var once bool
-	cf.toolMu.Lock()
-	cf.onTool = func() bool {
-		if once {
-			return false
-		}
-		once = true
-		close(reached)
-		return true // the first page never answers: it is navigating
-	}
-	cf.toolMu.Unlock()
+	reached := cf.holdFirstTool(nil) // the first page never answers: it is navigating
 	cf.say(t, map[string]string{"type": "send", "text": "go on to the next page"})
 	<-reached
 	cf.pageAgentAt(t, "/popup", "https://"+chatSite+"/", "popup")

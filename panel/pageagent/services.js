@@ -153,14 +153,6 @@ function trayShadow() {
   return trayRoot;
 }
 
-function clearChildren(node) {
-  var c = firstChild(node);
-  while (c) {
-    apply(removeChildFn, node, [c]);
-    c = firstChild(node);
-  }
-}
-
 // span shows value as CSS generated content (TRAY_CSS: content: attr(data-text)), never as a
 // text node: a page's window.find (and its selection, where it reaches in) finds the text
 // nodes of a closed shadow root, not generated content, so the page cannot read a toast by

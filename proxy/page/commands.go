@@ -79,7 +79,7 @@ func (s *Session) Commands() []CommandGroup {
 }
 
 // ErrNoCommand is RunCommand's error for a command the page does not have (any more).
-var ErrNoCommand = errors.New("this command is no longer on the page")
+var ErrNoCommand = errors.New("this command is no longer on the page (its remixlet stopped or removed it); the list above shows the commands the page has now")
 
 // RunCommand runs the command id of remixlet: the panel's report of the person's click
 // (proxy/chat). It is the only way a command runs.

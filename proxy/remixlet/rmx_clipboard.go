@@ -113,12 +113,16 @@ func (p *pageRun) askWithin(ctx context.Context, h *remixletHost, wait time.Dura
 // errTellGone is tell's error when the page or the remixlet ended.
 var errTellGone = errors.New("the page no longer runs the remixlet")
 
+// gone reports whether the page ended or h no longer runs on it.
+func (p *pageRun) gone(h *remixletHost) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ended || h.stopped
+}
+
 // tell sends one message to h's page without waiting for an answer.
 func (p *pageRun) tell(ctx context.Context, h *remixletHost, msg any) error {
-	p.mu.Lock()
-	gone := p.ended || h.stopped
-	p.mu.Unlock()
-	if gone {
+	if p.gone(h) {
 		return errTellGone
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.r.opTimeout)

@@ -121,10 +121,7 @@ func (h *remixletHost) sendMenu(ctx context.Context, cmds []menuCommand) error {
 		labels[i] = panel.MenuCommand{ID: c.id, Label: c.label}
 	}
 	p := h.p
-	p.mu.Lock()
-	gone := p.ended || h.stopped
-	p.mu.Unlock()
-	if gone {
+	if p.gone(h) {
 		return errTellGone
 	}
 	if p.pc.setCommands != nil {
