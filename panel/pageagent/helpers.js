@@ -132,6 +132,27 @@ function contains(s, part) {
 function attrOf(node, name) {
   return apply(getAttribute, node, [name]);
 }
+// targetOf is the target a link, an area or a form acts in, as the browser reads it (HTML, "get
+// an element's target"): its own target attribute, even empty, or, when it has none, that of
+// the first <base target> of its document d; null when neither says. A check of the attribute
+// alone misses a page that sends every link and form elsewhere with one <base target>.
+function targetOf(el, d) {
+  var own = attrOf(el, 'target');
+  if (own !== null) {
+    return own;
+  }
+  try {
+    var bases = apply(querySelectorAllDoc, d, ['base[target]']);
+    return apply(nodeListLength, bases, []) > 0 ? attrOf(apply(nodeListItem, bases, [0]), 'target') : null;
+  } catch (e) {
+    return null;
+  }
+}
+// otherTarget reports whether target tg (from targetOf, or a formtarget) is another window or
+// frame than this one.
+function otherTarget(tg) {
+  return typeof tg === 'string' && tg !== '' && lower(tg) !== '_self';
+}
 function localName(node) {
   try {
     return localNameOf ? '' + apply(localNameOf, node, []) : '';

@@ -12,9 +12,10 @@ function sameOriginAddress(abs) {
     ('' + apply(urlProtocol, u, []) === 'https:' || '' + apply(urlProtocol, u, []) === 'http:');
 }
 function checkTarget(el, what) {
-  var tg = attrOf(el, what);
-  if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
-    refuse('dom.click refused: the ' + localName(el) + ' opens in target "' + tg + '"; only the page itself');
+  var tg = what === 'target' ? targetOf(el, doc) : attrOf(el, what);
+  if (otherTarget(tg)) {
+    var base = what === 'target' && attrOf(el, 'target') === null ? ' (the page\'s <base target>)' : '';
+    refuse('dom.click refused: the ' + localName(el) + ' opens in target "' + tg + '"' + base + '; only the page itself');
   }
 }
 // checkClick refuses a click a remixlet makes when anything it would activate leaves the page's

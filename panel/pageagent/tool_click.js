@@ -126,9 +126,10 @@ function checkActivation(node, origin, depth) {
     if (urlPart(u, urlOriginG) !== origin) {
       refuse('the link goes to ' + urlPart(u, urlOriginG) + ', another site than this page (' + origin + '); clicking it is refused');
     }
-    var tg = attrOf(a, 'target');
-    if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
-      refuse('the link opens another window or frame (target=' + cut(tg, 40) + '); clicking it is refused');
+    var tg = targetOf(a, ownerDoc(a) || doc);
+    if (otherTarget(tg)) {
+      refuse('the link opens another window or frame (' + (attrOf(a, 'target') === null ? 'the page\'s <base target=' : 'target=') +
+        cut(tg, 40) + (attrOf(a, 'target') === null ? '>' : '') + '); clicking it is refused');
     }
     if (hasAttr(a, 'ping')) {
       refuse('the link pings other addresses when clicked; clicking it is refused');
@@ -156,7 +157,7 @@ function checkActivation(node, origin, depth) {
         refuse('the button submits to its own address (formaction); clicking it is refused');
       }
       var ft = attrOf(b, 'formtarget');
-      if (typeof ft === 'string' && ft !== '' && lower(ft) !== '_self') {
+      if (otherTarget(ft)) {
         refuse('the button submits into another window or frame (formtarget); clicking it is refused');
       }
       var fg = formOf[ln];

@@ -201,9 +201,10 @@ function formSubmits(form, origin, doing) {
     refuse('the form submits to ' + (act ? urlPart(act, urlOriginG) : 'an invalid address') +
       ', another site than this page (' + origin + '); ' + doing + ' is refused');
   }
-  var tg = attrOf(form, 'target');
-  if (typeof tg === 'string' && tg !== '' && lower(tg) !== '_self') {
-    refuse('the form submits into another window or frame (target); ' + doing + ' is refused');
+  var tg = targetOf(form, ownerDoc(form) || doc);
+  if (otherTarget(tg)) {
+    refuse('the form submits into another window or frame (' + (attrOf(form, 'target') === null ? 'the page\'s <base target>' : 'target') +
+      '); ' + doing + ' is refused');
   }
   return shortDest(act, origin);
 }

@@ -21,6 +21,9 @@ const setup = `(function () {
   class HTMLInputElement extends HTMLElement { get form() { return this._form || null; } }
   class HTMLFormElement extends HTMLElement { get action() { return abs(this, 'action'); } }
   class HTMLLabelElement extends HTMLElement { get control() { return this._control || null; } }
+  // The document's <base target> elements: what querySelectorAll('base[target]') finds.
+  g.stubBases = [];
+  Document.prototype.querySelectorAll = function (sel) { return new NodeList(sel === 'base[target]' ? g.stubBases : []); };
   Object.assign(g, { ShadowRoot, HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement,
     HTMLInputElement, HTMLFormElement, HTMLLabelElement });
 })();`;
@@ -118,6 +121,24 @@ test('a checkbox or radio of a form sent to another site is not clicked: its sta
     h.t._form = h.root;
     assert.strictEqual(a.checkClick(h.t, 0), undefined, type + ' of the page\'s own form');
   }
+});
+
+test('a page\'s <base target> counts where a link or form has no target of its own', () => {
+  a.ctx.stubBases = [a.el('base', a.ns.html, { target: '_blank' })];
+  try {
+    assert.match(refusal(() => a.checkClick(build(['a', { id: 't', href: '/next' }]).t, 0)),
+      /the a opens in target "_blank" \(the page's <base target>\)/, 'a link');
+    const f = build(['form', { action: '/search' }, ['button', { id: 't' }]]);
+    f.t._form = f.root;
+    assert.match(refusal(() => a.checkClick(f.t, 0)), /the form opens in target "_blank" \(the page's <base target>\)/, 'a form');
+    // The element's own target, even empty, is the one the browser uses.
+    for (const own of ['', '_self']) {
+      assert.strictEqual(a.checkClick(build(['a', { id: 't', href: '/next', target: own }]).t, 0), undefined, 'target="' + own + '"');
+    }
+  } finally {
+    a.ctx.stubBases = [];
+  }
+  assert.strictEqual(a.checkClick(build(['a', { id: 't', href: '/next' }]).t, 0), undefined, 'no <base target>');
 });
 
 test('a tree deeper than the check walks is refused, not let through', () => {
