@@ -35,6 +35,7 @@ import (
 
 const (
 	maxViewCookies     = 3000
+	viewPurgeCookies   = 300 // dropped at once when the view is full (evictCookie)
 	maxViewHosts       = 1000
 	maxViewNames       = 100
 	maxViewCookieBytes = 4096     // name and value together, as browsers limit them
@@ -363,10 +364,16 @@ func (v *CookieView) CookieHeader(u *url.URL) string {
 	return strings.Join(parts, "; ")
 }
 
-// evictCookie drops expired cookies, or else the one set longest ago.
+// evictCookie drops expired cookies, or else the viewPurgeCookies set longest ago, as
+// Chromium's cookie store purges 300 at once when it is over its limit. Dropping one at a time
+// cost a scan of the whole view per new cookie: a response with 40 000 Set-Cookie lines held the
+// view's lock (which every response's tap takes) for seconds.
 func (v *CookieView) evictCookie(now time.Time) {
-	var oldest cookieKey
-	var oldestAt time.Time
+	type aged struct {
+		k  cookieKey
+		at time.Time
+	}
+	live := make([]aged, 0, len(v.stored))
 	dropped := false
 	for k, c := range v.stored {
 		if !c.expires.IsZero() && !c.expires.After(now) {
@@ -374,12 +381,14 @@ func (v *CookieView) evictCookie(now time.Time) {
 			dropped = true
 			continue
 		}
-		if oldestAt.IsZero() || c.setAt.Before(oldestAt) {
-			oldest, oldestAt = k, c.setAt
-		}
+		live = append(live, aged{k, c.setAt})
 	}
-	if !dropped && !oldestAt.IsZero() {
-		delete(v.stored, oldest)
+	if dropped {
+		return
+	}
+	slices.SortFunc(live, func(a, b aged) int { return a.at.Compare(b.at) })
+	for _, c := range live[:min(viewPurgeCookies, len(live))] {
+		delete(v.stored, c.k)
 	}
 }
 
