@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// A hostile upstream's answers, over real TCP to the proxy, may cost the proxy work in
-// proportion to their size, never more: a response tap or a policy parse that is quadratic in
-// what one upstream sends is a proxy that one site can stall. These tests send the largest
-// headers and heads the proxy accepts; each request has the fixture client's 20 s deadline,
-// which is about 30 times what each takes with the fix (and well under what each took before).
+// One page or one upstream against the proxy's resources, over real TCP to the proxy. A hostile
+// upstream's answers may cost the proxy work in proportion to their size, never more: a response
+// tap or a policy parse that is quadratic in what one upstream sends is a proxy that one site
+// can stall. These tests send the largest headers and heads the proxy accepts; each request has
+// the fixture client's 20 s deadline, which is about 30 times what each takes with the fix (and
+// well under what each took before). What the proxy keeps of a page's requests is bounded by
+// what could ever be used.
 
 // distinctDirectives is a policy of n bytes made of distinct unknown directives ("x0;x1;…"),
 // which browsers ignore and the proxy must still parse.
@@ -120,5 +123,41 @@ func TestSetCookieFloodLeavesOtherSitesLoading(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+func TestLongNavigationAddressesAreNotKept(t *testing.T) {
+	// The proxy notes each navigation's Referer, so a chat can follow its tab to the next page
+	// (chat/follow.go): at most 512 notes, 64 per origin, for 30 s. A page that navigates to
+	// 200 KiB addresses (a chain of pages whose scripts go on, or over http fetches saying
+	// Upgrade-Insecure-Requests, which the proxy takes for navigations) filled them with 100 MiB,
+	// notes that no page session could ever take (a session's URL is at most 2 KiB).
+	resolve := map[string]string{}
+	for i := range 10 {
+		for k, v := range plainSite(t, fmt.Sprintf("s%d.%s", i, siteHost), htmlHandler(plainPage)) {
+			resolve[k] = v
+		}
+	}
+	f := newFixture(t, fixtureOpts{resolve: resolve})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	pad := strings.Repeat("a", 200<<10)
+	before := heap()
+	for i := range 600 {
+		origin := fmt.Sprintf("http://s%d.%s", i%10, siteHost)
+		resp, _ := f.get(fmt.Sprintf("%s/p%d?%s", origin, i, pad), "Referer", origin+"/")
+		if resp.Header.Get("X-Remixproxy") != "injected" {
+			t.Fatalf("navigation %d was not injected: status %d", i, resp.StatusCode)
+		}
+	}
+	f.client.CloseIdleConnections()
+	kept := int64(heap()) - int64(before)
+	t.Logf("heap after 600 navigations to 200 KiB addresses: %+d KiB", kept>>10)
+	if kept > 32<<20 {
+		t.Errorf("the proxy keeps %d MiB after 600 navigations to 200 KiB addresses", kept>>20)
 	}
 }
