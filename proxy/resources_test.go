@@ -1,13 +1,17 @@
 package proxy
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // One page or one upstream against the proxy's resources, over real TCP to the proxy. A hostile
@@ -160,4 +164,95 @@ func TestLongNavigationAddressesAreNotKept(t *testing.T) {
 	if kept > 32<<20 {
 		t.Errorf("the proxy keeps %d MiB after 600 navigations to 200 KiB addresses", kept>>20)
 	}
+}
+
+func TestLongCookiePathsAreNotKept(t *testing.T) {
+	// The cookie view (fetch/cookieview.go: the cookies rmx.fetch and http_request send) keeps at
+	// most 3000 cookies, name and value at most 4 KiB, but kept each cookie's path whole: an
+	// upstream answering with Set-Cookie lines whose Path is 250 KiB (or a page requesting
+	// 250 KiB paths, the default Path of a cookie without one) filled 3000 cookies with 750 MiB,
+	// kept until newer cookies push them out. Browsers ignore a Path attribute over 1024 bytes.
+	longPath := "/" + strings.Repeat("p", 250<<10)
+	flood := func(w http.ResponseWriter, r *http.Request) {
+		for i := range 3 {
+			w.Header().Add("Set-Cookie", fmt.Sprintf("c%d%s=1; Path=%s", i, r.URL.Query().Get("n"), longPath))
+		}
+		w.Header().Add("Set-Cookie", "d"+r.URL.Query().Get("n")+"=1") // its default path: the request's, 250 KiB
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}
+	mux := http.NewServeMux()
+	// Every connection is closed after its answer, so what the heap holds afterwards is what the
+	// proxy kept, not the last request of a connection kept alive.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		flood(w, r)
+	})
+	// A cookie for every subdomain that no navigation sends (its Path is elsewhere): each
+	// same-site navigation then notes it gone, with the navigation's path.
+	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.Header().Add("Set-Cookie", "g=1; Domain="+siteHost+"; Path=/elsewhere")
+	})
+	resolve, roots := tlsSite(t, siteHost, mux)
+	for i := range 200 {
+		resolve[fmt.Sprintf("h%d.%s:443", i, siteHost)] = resolve[siteHost+":443"]
+	}
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	t.Run("Set-Cookie", func(t *testing.T) {
+		before := heap()
+		for i := range 200 {
+			resp, _ := f.get(fmt.Sprintf("https://%s%s/x?n=%d", siteHost, longPath, i), "Sec-Fetch-Dest", "empty", "Connection", "close")
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("answer %d: status %d", i, resp.StatusCode)
+			}
+		}
+		f.client.CloseIdleConnections()
+		kept := int64(heap()) - int64(before)
+		t.Logf("heap after 800 cookies with 250 KiB paths: %+d KiB", kept>>10)
+		if kept > 32<<20 {
+			t.Errorf("the proxy keeps %d MiB after 800 cookies with 250 KiB paths", kept>>20)
+		}
+	})
+	t.Run("navigations", func(t *testing.T) {
+		f.get("https://"+siteHost+"/set", "Sec-Fetch-Dest", "empty")
+		before := heap()
+		// A client of its own, gone before the heap is read: an http.Transport keeps the last
+		// request for each host it went to.
+		func() {
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(f.ca.CertPEM)
+			proxyURL, _ := url.Parse("http://" + f.addr)
+			tr := &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+			for i := range 200 {
+				req, _ := http.NewRequest("GET", fmt.Sprintf("https://h%d.%s%s/x", i, siteHost, longPath), nil)
+				req.Header.Set("Sec-Fetch-Mode", "navigate")
+				req.Header.Set("Sec-Fetch-Dest", "document")
+				req.Header.Set("Sec-Fetch-Site", "none")
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatalf("navigation %d: %v", i, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("navigation %d: status %d", i, resp.StatusCode)
+				}
+			}
+		}()
+		kept := int64(heap()) - int64(before)
+		t.Logf("heap after 200 hosts' navigations to 250 KiB paths: %+d KiB", kept>>10)
+
+		if kept > 16<<20 {
+			t.Errorf("the proxy keeps %d MiB after 200 hosts' navigations to 250 KiB paths", kept>>20)
+		}
+	})
 }

@@ -40,6 +40,7 @@ const (
 	maxViewNames       = 100
 	maxViewCookieBytes = 4096     // name and value together, as browsers limit them
 	maxViewHeaderBytes = 16 << 10 // a longer Cookie header is not taken
+	maxCookieAttribute = 1024     // bytes of a Path attribute browsers take (RFC 6265bis), and of a kept path
 	maxCookieLifetime  = 400 * 24 * time.Hour
 )
 
@@ -186,7 +187,7 @@ func (v *CookieView) takeHeader(host, path string, secure bool, header string, a
 		}
 		for _, name := range v.namesFor(host) {
 			if !sent[name] {
-				hc.gone[name] = goneMark{at: now, path: httpx.CleanPath(path)}
+				hc.gone[name] = goneMark{at: now, path: clipRequestPath(httpx.CleanPath(path))}
 			}
 		}
 		hc.order = order
@@ -256,8 +257,14 @@ func (v *CookieView) takeSetCookie(host string, u *url.URL, c *http.Cookie, now 
 		}
 	}
 	path := c.Path
-	if path == "" || path[0] != '/' {
-		path = defaultCookiePath(u.Path)
+	if path == "" || path[0] != '/' || len(path) > maxCookieAttribute {
+		path = defaultCookiePath(u.Path) // RFC 6265bis: a longer Path attribute is ignored
+	}
+	if len(path) > maxCookieAttribute {
+		// A default path from a long request path: not kept, as the view would hold up to
+		// maxViewCookies of them (an upstream answering 250 KiB paths filled it with 750 MiB);
+		// rmx.fetch and http_request then go without this cookie.
+		return
 	}
 	switch {
 	case strings.HasPrefix(c.Name, "__Secure-") && !c.Secure:
@@ -418,6 +425,16 @@ func domainApplies(host, domain string, hostOnly bool) bool {
 		return false
 	}
 	return strings.HasSuffix(host, "."+domain)
+}
+
+// clipRequestPath is p cut to maxCookieAttribute+1 bytes: what pathMatches(p, cookiePath)
+// reads of it for every path a kept cookie can have (at most maxCookieAttribute bytes), so a
+// gone mark holds no more of a long request path than that.
+func clipRequestPath(p string) string {
+	if len(p) > maxCookieAttribute+1 {
+		return strings.Clone(p[:maxCookieAttribute+1])
+	}
+	return p
 }
 
 // pathMatches is RFC 6265's path-match.
