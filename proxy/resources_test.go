@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -255,4 +257,116 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 			t.Errorf("the proxy keeps %d MiB after 200 hosts' navigations to 250 KiB paths", kept>>20)
 		}
 	})
+}
+
+// gzipBomb is n zero bytes gzipped, then the result gzipped again layers-1 times: a small body
+// whose Content-Encoding ("gzip, gzip" for two layers) decodes to n bytes.
+func gzipBomb(t *testing.T, prefix string, n int, layers int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	io.WriteString(zw, prefix)
+	zeros := make([]byte, 1<<20)
+	for range n >> 20 {
+		zw.Write(zeros)
+	}
+	zw.Close()
+	out := b.Bytes()
+	for range layers - 1 {
+		var next bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&next, gzip.BestCompression)
+		zw.Write(out)
+		zw.Close()
+		out = next.Bytes()
+	}
+	return out
+}
+
+func TestCompressionBombsStayBounded(t *testing.T) {
+	// What the proxy decodes of a body: a navigation's HTML, streamed through the injector as the
+	// browser reads it; and the first 32 KiB of a JSON answer the page data tap keeps (the body
+	// itself passes encoded). A nested gzip bomb (a few KiB that decode to 512 MiB) costs neither
+	// more memory than those bounds, and once the browser stops reading, nothing goes on.
+	html := gzipBomb(t, "<!doctype html><html><head><title>bomb</title></head><body>", 512<<20, 2)
+	jsonBomb := gzipBomb(t, `{"a":"`, 512<<20, 2)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "gzip, gzip")
+		w.Write(html)
+	})
+	mux.HandleFunc("/api", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip, gzip")
+		w.Write(jsonBomb)
+	})
+	resolve, roots := tlsSite(t, siteHost, mux)
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	// Memory: what stays after the bombs, and what was allocated while they ran (a bomb decoded
+	// into memory, even for a moment, allocates its 512 MiB).
+	mem := func() (kept, allocated uint64) {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc, m.TotalAlloc
+	}
+	f.get("https://"+siteHost+"/api", "Sec-Fetch-Dest", "empty") // the pools and caches a first answer fills
+	f.client.CloseIdleConnections()
+	baseline := settledGoroutines()
+	keptBefore, allocBefore := mem()
+
+	// The JSON answer passes encoded, byte for byte; the tap decodes at most its bound.
+	for range 20 {
+		resp, body := f.get("https://"+siteHost+"/api", "Sec-Fetch-Dest", "empty", "Referer", "https://"+siteHost+"/")
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(body, jsonBomb) {
+			t.Fatalf("the JSON answer: status %d, %d bytes, want the upstream's %d unchanged", resp.StatusCode, len(body), len(jsonBomb))
+		}
+	}
+	// The page is decoded as it is read: the bootstrap in the first bytes, then the browser
+	// leaves after 4 MiB of 512.
+	for range 4 {
+		req, _ := http.NewRequest("GET", "https://"+siteHost+"/page", nil)
+		resp, err := f.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 4<<20)
+		n, _ := io.ReadFull(resp.Body, head)
+		resp.Body.Close()
+		if !bytes.Contains(head[:n], []byte("<script data-remixproxy=")) || n != len(head) {
+			t.Fatalf("the page: status %d, %d bytes read, bootstrap %v", resp.StatusCode, n, bytes.Contains(head[:n], []byte("data-remixproxy")))
+		}
+	}
+	f.client.CloseIdleConnections()
+	keptAfter, allocAfter := mem()
+	kept, allocated := int64(keptAfter)-int64(keptBefore), allocAfter-allocBefore
+	t.Logf("20 JSON and 4 HTML bombs of 512 MiB: heap %+d KiB after, %d MiB allocated while they ran", kept>>10, allocated>>20)
+	if kept > 16<<20 {
+		t.Errorf("the proxy keeps %d MiB after 20 JSON and 4 HTML bombs", kept>>20)
+	}
+	if allocated > 256<<20 {
+		t.Errorf("%d MiB allocated for 20 JSON and 4 HTML bombs: one was decoded into memory", allocated>>20)
+	}
+	n := settledGoroutines()
+	for i := 0; i < 100 && n > baseline+2; i++ {
+		time.Sleep(100 * time.Millisecond)
+		n = settledGoroutines()
+	}
+	if n > baseline+2 {
+		t.Errorf("%d goroutines after the bombs, %d before: the decoding goes on after the browser left", n, baseline)
+	}
+}
+
+// settledGoroutines waits briefly for the goroutine count to stop falling and returns it.
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for range 20 {
+		time.Sleep(50 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m >= n {
+			return max(m, n)
+		}
+		n = m
+	}
+	return n
 }
