@@ -151,7 +151,7 @@ func TestLongNavigationAddressesAreNotKept(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	pad := strings.Repeat("a", 200<<10)
+	pad := strings.Repeat("a", 100<<10)
 	before := heap()
 	for i := range 600 {
 		origin := fmt.Sprintf("http://s%d.%s", i%10, siteHost)
@@ -162,9 +162,9 @@ func TestLongNavigationAddressesAreNotKept(t *testing.T) {
 	}
 	f.client.CloseIdleConnections()
 	kept := int64(heap()) - int64(before)
-	t.Logf("heap after 600 navigations to 200 KiB addresses: %+d KiB", kept>>10)
-	if kept > 32<<20 {
-		t.Errorf("the proxy keeps %d MiB after 600 navigations to 200 KiB addresses", kept>>20)
+	t.Logf("heap after 600 navigations to 100 KiB addresses: %+d KiB", kept>>10)
+	if kept > 16<<20 {
+		t.Errorf("the proxy keeps %d MiB after 600 navigations to 100 KiB addresses", kept>>20)
 	}
 }
 
@@ -174,12 +174,12 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 	// upstream answering with Set-Cookie lines whose Path is 250 KiB (or a page requesting
 	// 250 KiB paths, the default Path of a cookie without one) filled 3000 cookies with 750 MiB,
 	// kept until newer cookies push them out. Browsers ignore a Path attribute over 1024 bytes.
-	longPath := "/" + strings.Repeat("p", 250<<10)
+	longPath := "/" + strings.Repeat("p", 64<<10)
 	flood := func(w http.ResponseWriter, r *http.Request) {
 		for i := range 3 {
 			w.Header().Add("Set-Cookie", fmt.Sprintf("c%d%s=1; Path=%s", i, r.URL.Query().Get("n"), longPath))
 		}
-		w.Header().Add("Set-Cookie", "d"+r.URL.Query().Get("n")+"=1") // its default path: the request's, 250 KiB
+		w.Header().Add("Set-Cookie", "d"+r.URL.Query().Get("n")+"=1") // its default path: the request's, 64 KiB
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{}`)
 	}
@@ -197,7 +197,7 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 		w.Header().Add("Set-Cookie", "g=1; Domain="+siteHost+"; Path=/elsewhere")
 	})
 	resolve, roots := tlsSite(t, siteHost, mux)
-	for i := range 200 {
+	for i := range 100 {
 		resolve[fmt.Sprintf("h%d.%s:443", i, siteHost)] = resolve[siteHost+":443"]
 	}
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
@@ -209,7 +209,7 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 	}
 	t.Run("Set-Cookie", func(t *testing.T) {
 		before := heap()
-		for i := range 200 {
+		for i := range 100 {
 			resp, _ := f.get(fmt.Sprintf("https://%s%s/x?n=%d", siteHost, longPath, i), "Sec-Fetch-Dest", "empty", "Connection", "close")
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("answer %d: status %d", i, resp.StatusCode)
@@ -217,9 +217,9 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 		}
 		f.client.CloseIdleConnections()
 		kept := int64(heap()) - int64(before)
-		t.Logf("heap after 800 cookies with 250 KiB paths: %+d KiB", kept>>10)
-		if kept > 32<<20 {
-			t.Errorf("the proxy keeps %d MiB after 800 cookies with 250 KiB paths", kept>>20)
+		t.Logf("heap after 400 cookies with 64 KiB paths: %+d KiB", kept>>10)
+		if kept > 8<<20 {
+			t.Errorf("the proxy keeps %d MiB after 400 cookies with 64 KiB paths", kept>>20)
 		}
 	})
 	t.Run("navigations", func(t *testing.T) {
@@ -234,7 +234,7 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 			tr := &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: pool}, DisableKeepAlives: true}
 			defer tr.CloseIdleConnections()
 			client := &http.Client{Transport: tr, Timeout: 20 * time.Second}
-			for i := range 200 {
+			for i := range 100 {
 				req, _ := http.NewRequest("GET", fmt.Sprintf("https://h%d.%s%s/x", i, siteHost, longPath), nil)
 				req.Header.Set("Sec-Fetch-Mode", "navigate")
 				req.Header.Set("Sec-Fetch-Dest", "document")
@@ -251,10 +251,9 @@ func TestLongCookiePathsAreNotKept(t *testing.T) {
 			}
 		}()
 		kept := int64(heap()) - int64(before)
-		t.Logf("heap after 200 hosts' navigations to 250 KiB paths: %+d KiB", kept>>10)
-
-		if kept > 16<<20 {
-			t.Errorf("the proxy keeps %d MiB after 200 hosts' navigations to 250 KiB paths", kept>>20)
+		t.Logf("heap after 100 hosts' navigations to 64 KiB paths: %+d KiB", kept>>10)
+		if kept > 8<<20 {
+			t.Errorf("the proxy keeps %d MiB after 100 hosts' navigations to 64 KiB paths", kept>>20)
 		}
 	})
 }
@@ -285,10 +284,10 @@ func gzipBomb(t *testing.T, prefix string, n int, layers int) []byte {
 func TestCompressionBombsStayBounded(t *testing.T) {
 	// What the proxy decodes of a body: a navigation's HTML, streamed through the injector as the
 	// browser reads it; and the first 32 KiB of a JSON answer the page data tap keeps (the body
-	// itself passes encoded). A nested gzip bomb (a few KiB that decode to 512 MiB) costs neither
+	// itself passes encoded). A nested gzip bomb (a few KiB that decode to 64 MiB) costs neither
 	// more memory than those bounds, and once the browser stops reading, nothing goes on.
-	html := gzipBomb(t, "<!doctype html><html><head><title>bomb</title></head><body>", 512<<20, 2)
-	jsonBomb := gzipBomb(t, `{"a":"`, 512<<20, 2)
+	html := gzipBomb(t, "<!doctype html><html><head><title>bomb</title></head><body>", 64<<20, 2)
+	jsonBomb := gzipBomb(t, `{"a":"`, 64<<20, 2)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -303,7 +302,7 @@ func TestCompressionBombsStayBounded(t *testing.T) {
 	resolve, roots := tlsSite(t, siteHost, mux)
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
 	// Memory: what stays after the bombs, and what was allocated while they ran (a bomb decoded
-	// into memory, even for a moment, allocates its 512 MiB).
+	// into memory, even for a moment, allocates its 64 MiB).
 	mem := func() (kept, allocated uint64) {
 		runtime.GC()
 		var m runtime.MemStats
@@ -323,7 +322,7 @@ func TestCompressionBombsStayBounded(t *testing.T) {
 		}
 	}
 	// The page is decoded as it is read: the bootstrap in the first bytes, then the browser
-	// leaves after 4 MiB of 512.
+	// leaves after 4 MiB of 64.
 	for range 4 {
 		req, _ := http.NewRequest("GET", "https://"+siteHost+"/page", nil)
 		resp, err := f.client.Do(req)
@@ -340,7 +339,7 @@ func TestCompressionBombsStayBounded(t *testing.T) {
 	f.client.CloseIdleConnections()
 	keptAfter, allocAfter := mem()
 	kept, allocated := int64(keptAfter)-int64(keptBefore), allocAfter-allocBefore
-	t.Logf("20 JSON and 4 HTML bombs of 512 MiB: heap %+d KiB after, %d MiB allocated while they ran", kept>>10, allocated>>20)
+	t.Logf("20 JSON and 4 HTML bombs of 64 MiB: heap %+d KiB after, %d MiB allocated while they ran", kept>>10, allocated>>20)
 	if kept > 16<<20 {
 		t.Errorf("the proxy keeps %d MiB after 20 JSON and 4 HTML bombs", kept>>20)
 	}
