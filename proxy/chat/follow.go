@@ -110,6 +110,12 @@ func (h *Hub) NoteNavigation(pageURL string, req *http.Request) (followed bool) 
 	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" {
 		return false
 	}
+	if len(pageURL) > page.MaxSessionURL || len(ref) > page.MaxSessionURL {
+		// Neither can be a session's URL, so the note could never be taken; and a page that
+		// navigates to 200 KiB addresses (a script's chain of them, or over http its fetches
+		// that say they are navigations) filled the table with 100 MiB.
+		return false
+	}
 	followed = h.chatFrom(ref)
 	f := &h.follow
 	f.mu.Lock()

@@ -35,10 +35,12 @@ import (
 
 const (
 	maxViewCookies     = 3000
+	viewPurgeCookies   = 300 // dropped at once when the view is full (evictCookie)
 	maxViewHosts       = 1000
 	maxViewNames       = 100
 	maxViewCookieBytes = 4096     // name and value together, as browsers limit them
 	maxViewHeaderBytes = 16 << 10 // a longer Cookie header is not taken
+	maxCookieAttribute = 1024     // bytes of a Path attribute browsers take (RFC 6265bis), and of a kept path
 	maxCookieLifetime  = 400 * 24 * time.Hour
 )
 
@@ -185,7 +187,7 @@ func (v *CookieView) takeHeader(host, path string, secure bool, header string, a
 		}
 		for _, name := range v.namesFor(host) {
 			if !sent[name] {
-				hc.gone[name] = goneMark{at: now, path: httpx.CleanPath(path)}
+				hc.gone[name] = goneMark{at: now, path: clipRequestPath(httpx.CleanPath(path))}
 			}
 		}
 		hc.order = order
@@ -255,8 +257,14 @@ func (v *CookieView) takeSetCookie(host string, u *url.URL, c *http.Cookie, now 
 		}
 	}
 	path := c.Path
-	if path == "" || path[0] != '/' {
-		path = defaultCookiePath(u.Path)
+	if path == "" || path[0] != '/' || len(path) > maxCookieAttribute {
+		path = defaultCookiePath(u.Path) // RFC 6265bis: a longer Path attribute is ignored
+	}
+	if len(path) > maxCookieAttribute {
+		// A default path from a long request path: not kept, as the view would hold up to
+		// maxViewCookies of them (an upstream answering 250 KiB paths filled it with 750 MiB);
+		// rmx.fetch and http_request then go without this cookie.
+		return
 	}
 	switch {
 	case strings.HasPrefix(c.Name, "__Secure-") && !c.Secure:
@@ -363,10 +371,16 @@ func (v *CookieView) CookieHeader(u *url.URL) string {
 	return strings.Join(parts, "; ")
 }
 
-// evictCookie drops expired cookies, or else the one set longest ago.
+// evictCookie drops expired cookies, or else the viewPurgeCookies set longest ago, as
+// Chromium's cookie store purges 300 at once when it is over its limit. Dropping one at a time
+// cost a scan of the whole view per new cookie: a response with 40 000 Set-Cookie lines held the
+// view's lock (which every response's tap takes) for seconds.
 func (v *CookieView) evictCookie(now time.Time) {
-	var oldest cookieKey
-	var oldestAt time.Time
+	type aged struct {
+		k  cookieKey
+		at time.Time
+	}
+	live := make([]aged, 0, len(v.stored))
 	dropped := false
 	for k, c := range v.stored {
 		if !c.expires.IsZero() && !c.expires.After(now) {
@@ -374,12 +388,14 @@ func (v *CookieView) evictCookie(now time.Time) {
 			dropped = true
 			continue
 		}
-		if oldestAt.IsZero() || c.setAt.Before(oldestAt) {
-			oldest, oldestAt = k, c.setAt
-		}
+		live = append(live, aged{k, c.setAt})
 	}
-	if !dropped && !oldestAt.IsZero() {
-		delete(v.stored, oldest)
+	if dropped {
+		return
+	}
+	slices.SortFunc(live, func(a, b aged) int { return a.at.Compare(b.at) })
+	for _, c := range live[:min(viewPurgeCookies, len(live))] {
+		delete(v.stored, c.k)
 	}
 }
 
@@ -409,6 +425,16 @@ func domainApplies(host, domain string, hostOnly bool) bool {
 		return false
 	}
 	return strings.HasSuffix(host, "."+domain)
+}
+
+// clipRequestPath is p cut to maxCookieAttribute+1 bytes: what pathMatches(p, cookiePath)
+// reads of it for every path a kept cookie can have (at most maxCookieAttribute bytes), so a
+// gone mark holds no more of a long request path than that.
+func clipRequestPath(p string) string {
+	if len(p) > maxCookieAttribute+1 {
+		return strings.Clone(p[:maxCookieAttribute+1])
+	}
+	return p
 }
 
 // pathMatches is RFC 6265's path-match.

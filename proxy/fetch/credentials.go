@@ -110,19 +110,28 @@ func (cr *Credentials) add(site string, auth, cookies []string) {
 }
 
 // addBounded appends the new values of add to list (moving seen ones to the end), keeping the
-// last n.
+// last n: the n most recently seen distinct values, oldest first. It walks back from the newest
+// and stops at n, so one response with 40 000 Set-Cookie lines costs what 128 do (the old loop
+// deleted from a list it let grow to all of them: quadratic, seconds under the lock every
+// response's tap takes).
 func addBounded(list, add []string, n int) []string {
-	for _, v := range add {
-		if v == "" || len(v) > maxCredentialLen {
-			continue
+	kept := make([]string, 0, n)
+	seen := make(map[string]struct{}, n)
+	for _, from := range [][]string{add, list} {
+		for i := len(from) - 1; i >= 0 && len(kept) < n; i-- {
+			v := from[i]
+			if v == "" || len(v) > maxCredentialLen {
+				continue
+			}
+			if _, dup := seen[v]; dup {
+				continue
+			}
+			seen[v] = struct{}{}
+			kept = append(kept, v)
 		}
-		list = slices.DeleteFunc(list, func(x string) bool { return x == v })
-		list = append(list, v)
 	}
-	if len(list) > n {
-		list = append([]string(nil), list[len(list)-n:]...)
-	}
-	return list
+	slices.Reverse(kept)
+	return kept
 }
 
 // Site returns the authorization and cookie values seen in site's headers.

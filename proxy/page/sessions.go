@@ -41,6 +41,10 @@ const tokenVersion = "v1"
 // maxTokenURL bounds the URL carried in a token; longer URLs keep only origin and path.
 const maxTokenURL = 2048
 
+// MaxSessionURL is the longest URL a page session carries (its token's, then its nav reports'):
+// a longer address is never any session's URL, so nothing kept to be matched with one needs it.
+const MaxSessionURL = maxTokenURL
+
 type tokenClaims struct {
 	URL    string `json:"u"`
 	Issued int64  `json:"t"`
