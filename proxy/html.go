@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/encoding/htmlindex"
+
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
@@ -175,10 +177,12 @@ func (s *Server) injectHTML(resp *http.Response) {
 			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
 		}
 	}
+	known, escapesInert := headerEncoding(resp.Header)
 	inj := rewrite.NewInjector(body, rewrite.Options{
 		Tag:          tag,
 		MetaCSP:      func(content string) string { return rewrite.AdjustCSP(content, needs) },
-		CharsetKnown: headerCharset(resp.Header) != "",
+		CharsetKnown: known,
+		EscapesInert: escapesInert,
 	})
 	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
 	resp.ContentLength = -1
@@ -238,10 +242,25 @@ func decodedHTML(body io.ReadCloser, contentEncoding string) (io.ReadCloser, err
 	return httpx.DecodeBody(body, contentEncoding)
 }
 
-// headerCharset is the charset parameter of the response's Content-Type, if any.
-func headerCharset(h http.Header) string {
-	_, charset, _ := contentType(h.Get("Content-Type"))
-	return charset
+// headerEncoding says whether the response's Content-Type fixes the document's encoding — a
+// charset label the browser knows (WHATWG Encoding, as golang.org/x/text's htmlindex reads
+// it; the browser ignores one it does not, and a <meta charset> then decides) — and whether
+// that encoding reads the byte ESC as an ordinary character: all but ISO-2022-JP, whose escape
+// sequences switch the decoder out of ASCII (rewrite.Options.EscapesInert).
+func headerEncoding(h http.Header) (known, escapesInert bool) {
+	_, label, _ := contentType(h.Get("Content-Type"))
+	if label == "" {
+		return false, false
+	}
+	if strings.EqualFold(label, "utf-8") {
+		return true, true // nearly every page: no lookup
+	}
+	enc, err := htmlindex.Get(label)
+	if err != nil {
+		return false, false
+	}
+	name, err := htmlindex.Name(enc)
+	return true, err == nil && name != "iso-2022-jp"
 }
 
 // magicSources are the CSP sources the page agent needs on a page of the given scheme: the
