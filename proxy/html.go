@@ -69,12 +69,15 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
 		return false
 	}
+	if !oneContentType(resp.Header) {
+		return false
+	}
 	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))
 	if !ok || mediaType != "text/html" {
 		return false
 	}
 	if cs := strings.ToLower(charset); strings.HasPrefix(cs, "utf-16") || strings.HasPrefix(cs, "utf-32") ||
-		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") {
+		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") || readsAsUTF16(cs) {
 		return false
 	}
 	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
@@ -83,6 +86,35 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		}
 	}
 	return true
+}
+
+// oneContentType reports whether h holds one Content-Type (or the same one repeated). The
+// browser reads several as one list, the last one's type and charset counting (Fetch, "extract
+// a MIME type"), where Header.Get reads the first: a page sent "text/html; charset=utf-8" and
+// then "text/html; charset=utf-16le" was injected as UTF-8 and read as UTF-16.
+func oneContentType(h http.Header) bool {
+	vs := h["Content-Type"]
+	for _, v := range vs[min(1, len(vs)):] {
+		if v != vs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// readsAsUTF16 reports whether the browser reads a charset label as UTF-16 (WHATWG Encoding:
+// besides utf-16*, csunicode, iso-10646-ucs-2, unicodefeff …, and any with spaces around it),
+// where the tag's ASCII bytes, two to a character, become text the page reads them back from.
+func readsAsUTF16(label string) bool {
+	if label == "" || label == "utf-8" {
+		return false
+	}
+	enc, err := htmlindex.Get(label)
+	if err != nil {
+		return false
+	}
+	name, _ := htmlindex.Name(enc)
+	return name == "utf-16le" || name == "utf-16be"
 }
 
 // navigationVary is what an HTML answer to req varies by: the header httpx.IsNavigation reads for
