@@ -69,10 +69,18 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
 		return false
 	}
-	if !oneContentType(resp.Header) {
+	return injectableHeaders(resp.Header)
+}
+
+// injectableHeaders reports whether a document with the response headers h is one the tag may
+// go into: one Content-Type, text/html, not read as UTF-16 or another encoding that is not
+// ASCII-compatible, not an attachment. The proxy's own answers and the service-worker relay's
+// both ask it.
+func injectableHeaders(h http.Header) bool {
+	if !oneContentType(h) {
 		return false
 	}
-	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))
+	mediaType, charset, ok := contentType(h.Get("Content-Type"))
 	if !ok || mediaType != "text/html" {
 		return false
 	}
@@ -80,7 +88,7 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") || readsAsUTF16(cs) {
 		return false
 	}
-	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
+	if cd := h.Get("Content-Disposition"); cd != "" {
 		if d, _, err := mime.ParseMediaType(cd); err == nil && d == "attachment" {
 			return false
 		}
