@@ -706,6 +706,26 @@ scenario('reads the token, removes its script, connects to the agent socket', ()
   assert.strictEqual(p.socket()._protocols, 'remixproxy~v1.a-b_c.d');
 });
 
+scenario('a second page agent in the window reads nothing from its tag and starts nothing', () => {
+  // Markup injected into a page can load the agent's public script again (the page's script-src
+  // allows it for the real one), with first-frame sheets of its own choosing.
+  const p = page();
+  p.ready();
+  const sockets = p.T.sockets.length;
+  const sheets = p.T.global.document.adoptedStyleSheets.length;
+  const second = new p.T.classes.HTMLElement('script');
+  second.setAttribute('data-remixproxy', 'tok-injected');
+  second.setAttribute('data-remixproxy-now', '');
+  second.setAttribute('data-remixproxy-sheets', JSON.stringify([{ remixlet: 'rx_0123456789abcdef0123456789abcdef', version: 1, css: 'body { color: red }' }]));
+  p.T.body.appendChild(second);
+  p.T.global.document.currentScript = second;
+  vm.runInContext(agentSource, p.ctx, { filename: 'agent.js' });
+  p.T.advance(0);
+  assert.strictEqual(p.T.sockets.length, sockets, 'a second socket');
+  assert.strictEqual(p.T.global.document.adoptedStyleSheets.length, sheets, 'the injected sheets adopted');
+  assert.strictEqual(p.T.body._children.indexOf(second), -1, 'its script element left in the page');
+});
+
 scenario('uses ws:// and http:// on http pages', () => {
   const p = page({ url: 'http://plain.test/' });
   assert.strictEqual(p.socket().url, 'ws://remix.proxy/agent/ws');
