@@ -16,7 +16,10 @@
  * WebSocket.prototype.send, JSON.stringify, Element.prototype.setAttribute, a getter such as
  * MessageEvent.prototype.data, or Array/String methods cannot receive our socket, our elements,
  * our closed shadow root or our tokens as `this` or as an argument. Rules kept throughout:
- *   - the token, the panel token and the socket live only in this closure; nothing goes on window;
+ *   - the token, the panel token and the socket live only in this closure; nothing goes on window
+ *     but the mark that one agent runs there (takeToken: a symbol-keyed property, true);
+ *   - no secret goes into an address (the socket's token and resume key are in its subprotocol:
+ *     the browser tells a page the address of a request its policy blocks or reports);
  *   - no method is called on a secret string (only `+`, comparison and the captured
  *     encodeURIComponent), no spread, no for-of, no promises (all use page-replaceable built-ins);
  *   - objects handed to the browser or to JSON.stringify have a null prototype, so getters the
