@@ -20,12 +20,19 @@ type gadgetSite struct{ agentSrc atomic.Value }
 
 func (s *gadgetSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	prefix := ""
+	if r.URL.Path == "/uninjected" {
+		// An escape before the insertion point and no charset in the header: the proxy lets
+		// the page through without a page agent (rewrite.Options.EscapesInert).
+		w.Header().Set("Content-Type", "text/html")
+		prefix = "<!--\x1b(B-->"
+	}
 	w.Header().Set("Content-Security-Policy", "script-src 'self'; style-src 'self'")
 	injected := ""
 	if src, _ := s.agentSrc.Load().(string); src != "" {
 		injected = fmt.Sprintf(`<script src="%s" data-remixproxy="x" data-remixproxy-sheets="[{&quot;remixlet&quot;:&quot;rx_0123456789abcdef0123456789abcdef&quot;,&quot;version&quot;:1,&quot;css&quot;:&quot;body{background-color:rgb(255, 0, 0)}&quot;}]"></script>`, src)
 	}
-	fmt.Fprintf(w, `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Gadget</title></head>
+	fmt.Fprintf(w, prefix+`<!DOCTYPE html><html><head><meta charset="utf-8"><title>Gadget</title></head>
 <body><p>Search results for: %s</p></body></html>`, injected)
 }
 
@@ -49,12 +56,20 @@ func TestRedteamAgentScriptIsNoStyleGadget(t *testing.T) {
 	}
 	site.agentSrc.Store(string(m[1]))
 
-	tab.Navigate("https://gadget.test/?q=injection")
-	tab.WaitConnected()
-	if bg := e2etest.Eval[string](tab, `getComputedStyle(document.body).backgroundColor`); bg == "rgb(255, 0, 0)" {
-		t.Errorf("the injected markup's stylesheet applies through a second page agent (body background %s)", bg)
-	}
-	if n := e2etest.Eval[int](tab, `document.adoptedStyleSheets.length`); n != 0 {
-		t.Errorf("%d adopted stylesheets, want none", n)
+	for _, path := range []string{"/", "/uninjected"} {
+		t.Run(path, func(t *testing.T) {
+			tab.Navigate("https://gadget.test" + path + "?q=injection")
+			if path == "/" {
+				tab.WaitConnected()
+			} else if e2etest.Eval[string](tab, `document.documentElement.outerHTML`) == "" || tab.HasLauncher() {
+				t.Fatalf("a page agent runs in the page the proxy let through: the injected markup's own, its policy widened for it")
+			}
+			if bg := e2etest.Eval[string](tab, `getComputedStyle(document.body).backgroundColor`); bg == "rgb(255, 0, 0)" {
+				t.Errorf("the injected markup's stylesheet applies through the page agent's script (body background %s)", bg)
+			}
+			if n := e2etest.Eval[int](tab, `document.adoptedStyleSheets.length`); n != 0 {
+				t.Errorf("%d adopted stylesheets, want none", n)
+			}
+		})
 	}
 }

@@ -211,12 +211,6 @@ func (s *Server) injectHTML(resp *http.Response) {
 	}
 	followed := s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
 	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies, followed)
-	if len(policies) > 0 {
-		resp.Header.Del("Content-Security-Policy")
-		for _, p := range policies {
-			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
-		}
-	}
 	known, escapesInert := headerEncoding(resp.Header)
 	inj := rewrite.NewInjector(body, rewrite.Options{
 		Tag:          tag,
@@ -227,8 +221,24 @@ func (s *Server) injectHTML(resp *http.Response) {
 	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
 	resp.ContentLength = -1
 	deleteBodyHeaders(resp.Header)
-	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
 	resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary(req)...)
+	// Decided before any header goes (the injector holds the bytes up to the insertion point
+	// anyway): a document it lets through unchanged (an escape before the insertion point, the
+	// cap, a body like JSON, a UTF-16 byte order mark, a <meta> policy allowing no script) keeps
+	// its own policy. Widened, it would allow remix.proxy in a window where no page agent runs,
+	// and markup injected into the page could start the agent's public script as the first,
+	// with stylesheets of its own (prologue.js, takeToken).
+	inj.Decide()
+	if !inj.Injected() {
+		return
+	}
+	if len(policies) > 0 {
+		resp.Header.Del("Content-Security-Policy")
+		for _, p := range policies {
+			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
+		}
+	}
+	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
 	cacheForHistoryOnly(resp.Header)
 }
 

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // TestHeaderEncoding: only a charset label the browser knows fixes the encoding (it ignores
@@ -58,5 +60,33 @@ func TestShouldInjectReadsContentTypeAsTheBrowser(t *testing.T) {
 		if got := shouldInject(req, resp); got != tc.want {
 			t.Errorf("Content-Type %q: injected %v, want %v", tc.contentType, got, tc.want)
 		}
+	}
+}
+
+// TestUninjectedDocumentKeepsItsPolicy: the proxy widens a document's policy only when the tag
+// went in. One the injector lets through unchanged (here an escape before the insertion point,
+// with no header charset) keeps its own policy: widened, it allowed the page agent's public
+// script in a window with no page agent.
+func TestUninjectedDocumentKeepsItsPolicy(t *testing.T) {
+	const policy = "script-src 'self'; style-src 'self'"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Security-Policy", policy)
+		prefix := ""
+		if r.URL.Path == "/escape" {
+			prefix = "<!--\x1b(B-->"
+		}
+		io.WriteString(w, prefix+`<!doctype html><html><head><meta charset="utf-8"><title>t</title></head><body><p>x</p></body></html>`)
+	})
+	resolve, roots := tlsSite(t, siteHost, mux)
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	resp, body := f.get("https://"+siteHost+"/escape", "Sec-Fetch-Dest", "document")
+	if got := resp.Header.Values("Content-Security-Policy"); len(got) != 1 || got[0] != policy || strings.Contains(string(body), "data-remixproxy") {
+		t.Errorf("not injected: policy %q, body %q; want the page's own policy and no tag", got, httpx.Clip(string(body), 120))
+	}
+	resp, body = f.get("https://"+siteHost+"/", "Sec-Fetch-Dest", "document")
+	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, "remix.proxy") || !strings.Contains(string(body), "data-remixproxy") {
+		t.Errorf("injected: policy %q; want it widened for the tag", got)
 	}
 }

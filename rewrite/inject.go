@@ -172,6 +172,19 @@ func newInjector(src io.Reader, opt Options, s *scratch) *Injector {
 // Injected reports whether the tag has been inserted so far.
 func (in *Injector) Injected() bool { return in.injected }
 
+// Decide reads src until the insertion point is decided, or until the injector has decided to
+// let the document through unchanged, so that Injected says which before anything is sent. What
+// it read is held for Read, as the search for the insertion point holds it anyway.
+func (in *Injector) Decide() {
+	for in.phase == phaseStart || in.phase == phaseScan {
+		if in.phase == phaseStart {
+			in.begin()
+		} else {
+			in.step()
+		}
+	}
+}
+
 // Read implements io.Reader. Once it has output ready it returns it without reading src again,
 // so a document that trickles in flows out as soon as the insertion point is behind it. While
 // the head is tokenized, tokens already in hand are gathered into the same Read (up to len(p)),

@@ -57,3 +57,26 @@ func TestInjectUTF8BOMMakesEscapesInert(t *testing.T) {
 		t.Errorf("got %q, want the document with one tag", got)
 	}
 }
+
+// TestInjectDecide: Decide settles Injected before anything is read, and the output is the same
+// as without it.
+func TestInjectDecide(t *testing.T) {
+	for _, doc := range []string{
+		"<!DOCTYPE html><html><head><meta charset=utf-8><title>x</title><p>y",
+		"<!--\x1b$B--><title>J</title><p>x",
+		`{"json": true}`,
+		"\xfe\xff\x00<",
+		"",
+		"<!-- unterminated",
+	} {
+		for _, r := range readers {
+			plain := readAll(t, NewInjector(r.wrap(strings.NewReader(doc)), Options{Tag: []byte(testTag)}))
+			in := NewInjector(r.wrap(strings.NewReader(doc)), Options{Tag: []byte(testTag)})
+			in.Decide()
+			decided := in.Injected()
+			if got := readAll(t, in); got != plain || decided != strings.Contains(plain, testTag) {
+				t.Errorf("%q/%s: after Decide (injected %v) got %q, want %q", doc, r.name, decided, got, plain)
+			}
+		}
+	}
+}
