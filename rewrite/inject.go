@@ -154,8 +154,9 @@ type edit struct {
 // An empty src yields nothing and is not injected. A document holding only a doctype, comments
 // and whitespace gets the tag at its end (after <html>/<head> if they are there), but before a
 // comment or doctype left unterminated at the end of input, which would swallow it. A document
-// starting with a UTF-16 byte order mark passes through untouched, not injected. A UTF-8 byte
-// order mark stays first.
+// starting with a UTF-16 byte order mark passes through untouched, not injected, and so does one
+// with an ESC byte before the insertion point, unless Options.EscapesInert. A UTF-8 byte order
+// mark stays first.
 func NewInjector(src io.Reader, opt Options) *Injector {
 	if opt.MaxPrefix <= 0 {
 		opt.MaxPrefix = defaultMaxPrefix
