@@ -70,7 +70,7 @@ func TestRedteamISO2022JPKeepsTheTagOutOfReach(t *testing.T) {
 			tab.Navigate("https://jis.test" + path)
 			tab.WaitFor(10*time.Second, "the page's script", `typeof window.session === 'function'`)
 			if cs := e2etest.Eval[string](tab, `document.characterSet`); path == "/undeclared" {
-				t.Logf("Chromium read the undeclared page as %s", cs) // windows-1252 on Chromium 156
+				t.Logf("Chromium read the undeclared page as %s", cs) // windows-1252 on Chromium 148
 			} else if cs != "ISO-2022-JP" {
 				t.Fatalf("the page is read as %s, want ISO-2022-JP", cs)
 			}
