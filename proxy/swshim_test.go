@@ -147,7 +147,7 @@ func TestSWInjectReadsTheWorkersHeadersAsTheBrowser(t *testing.T) {
 		{"utf-8", "text/html; charset=utf-8", plainPage, http.StatusOK, true},
 		{"utf-16 by another label", "text/html; charset=csunicode", plainPage, http.StatusConflict, false},
 		{"an attachment", "text/html", plainPage, http.StatusConflict, false},
-		{"an escape before the insertion point", "text/html; charset=iso-2022-jp", "<!--\x1b$B--><title>J</title><p>x", http.StatusOK, false},
+		{"an escape before the insertion point", "text/html; charset=iso-2022-jp", "<!--\x1b$B--><title>J</title><p>x", http.StatusConflict, false},
 	} {
 		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape("https://sw.test/page.html"), strings.NewReader(tc.doc))
 		req.Header.Set("Origin", "https://sw.test")
