@@ -100,6 +100,7 @@ var startGlobals = map[string]bool{
 	"window": true, "document": true, "Reflect": true, "Object": true, "JSON": true, "encodeURIComponent": true,
 	"EventTarget": true, "Event": true, "Document": true, "Element": true, "Node": true,
 	"Map": true, "WeakMap": true, "String": true, "Array": true, "Math": true, "Date": true, "Promise": true,
+	"Symbol": true,
 }
 
 // anyTimeGlobals may be read inside functions too: they cannot be replaced by a page.

@@ -13,14 +13,23 @@ const (
 	// in the URL and, once it has loaded, posts the panel token to it (see PanelTokenMessage).
 	// Opened by hand, the panel also takes the token as the fragment: PanelPath + "#" + token.
 	PanelPath = "/panel"
-	// AgentSocketPath is the page agent's WebSocket: ws(s)://remix.proxy/agent/ws?t=TOKEN, where
-	// TOKEN is the data-remixproxy attribute of the inlined script (encodeURIComponent'd).
+	// AgentSocketPath is the page agent's WebSocket: ws(s)://remix.proxy/agent/ws, its page token
+	// (the data-remixproxy attribute of the inserted script) and resume key in its subprotocol
+	// (AgentProtocolPrefix), never in the address.
 	AgentSocketPath = "/agent/ws"
 	// PanelSocketPath is the panel's WebSocket: ws(s)://remix.proxy/panel/ws?t=PANELTOKEN, where
 	// PANELTOKEN is Welcome.Panel. Its Origin is https://remix.proxy (or http:// on http pages).
 	PanelSocketPath = "/panel/ws"
-	// TokenParam is the query parameter that carries the token on both sockets.
+	// TokenParam is the query parameter that carries the panel token on the panel's socket (and
+	// a page token on the page agent's, for tools and tests; the page agent never sends it so).
 	TokenParam = "t"
+	// AgentProtocolPrefix starts the one subprotocol the page agent offers: the prefix, its page
+	// token, and after a welcome "~" and the resume key (Welcome.Resume). The proxy answers with
+	// that same subprotocol. Not in the address, because the browser tells a page the whole
+	// address of a request its own Content-Security-Policy blocks or only reports
+	// (securitypolicyviolation's blockedURI, report-uri): a Report-Only header, or a <meta>
+	// policy a page script adds, would hand the page its token. A subprotocol is in no report.
+	AgentProtocolPrefix = "remixproxy~"
 )
 
 // TokenAttr is the attribute of the inlined <script> element that carries the agent token.

@@ -30,7 +30,8 @@ func TestJavaScriptMatchesProtocol(t *testing.T) {
 	tests := []struct {
 		name, js, want string
 	}{
-		{"agent socket URL", agent, "'://" + Host + AgentSocketPath + "?" + TokenParam + "='"},
+		{"agent socket URL", agent, "'://" + Host + AgentSocketPath + "'"},
+		{"agent socket subprotocol", agent, "'" + AgentProtocolPrefix + "' + token"},
 		{"panel socket URL", panel, "'://" + Host + PanelSocketPath + "?" + TokenParam + "='"},
 		{"panel origin", agent, "'://" + Host + "'"},
 		{"panel URL", agent, "PANEL_ORIGIN + '" + PanelPath + "'"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
@@ -146,5 +148,52 @@ func TestAgentChannelRefusals(t *testing.T) {
 	}
 	if n := len(f.srv.Status().Sessions); n != 0 {
 		t.Errorf("%d sessions opened by refused connections", n)
+	}
+}
+
+// TestAgentChannelTokenInSubprotocol: the page agent's token and resume key travel in the
+// socket's subprotocol, not its address (a page reads the address of a socket its own policy
+// blocks or reports), and the proxy answers that subprotocol, or the browser fails the socket.
+func TestAgentChannelTokenInSubprotocol(t *testing.T) {
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	_, body := f.get("https://" + siteHost + "/start")
+	token := tokenFrom(t, body)
+	dial := func(protocol string) (*websocket.Conn, map[string]any, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, _, err := websocket.Dial(ctx, "wss://remix.proxy/agent/ws", &websocket.DialOptions{
+			HTTPClient:   f.client,
+			HTTPHeader:   http.Header{"Origin": {"https://" + siteHost}},
+			Subprotocols: []string{protocol},
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if got := c.Subprotocol(); got != protocol {
+			c.CloseNow()
+			return nil, nil, fmt.Errorf("answered subprotocol %q, want %q", got, protocol)
+		}
+		m, err := readMsg(t, c)
+		return c, m, err
+	}
+	c, m, err := dial(panel.AgentProtocolPrefix + token)
+	if err != nil || m["type"] != "welcome" {
+		t.Fatalf("first socket: %v, %v; want a welcome", m, err)
+	}
+	key, _ := m["resume"].(string)
+	// The session is live: a second socket needs the resume key, which replaces it.
+	c2, m, err := dial(panel.AgentProtocolPrefix + token + "~" + key)
+	if err != nil || m["type"] != "welcome" {
+		t.Fatalf("socket with the resume key: %v, %v; want a welcome", m, err)
+	}
+	c.CloseNow()
+	c2.CloseNow()
+	c3, _, err := dial(panel.AgentProtocolPrefix + "v1.forged.x")
+	if err == nil {
+		defer c3.CloseNow()
+		if _, err = readMsg(t, c3); websocket.CloseStatus(err) != page.CloseBadToken {
+			t.Errorf("a forged token in the subprotocol: %v, want close %d", err, page.CloseBadToken)
+		}
 	}
 }

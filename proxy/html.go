@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/encoding/htmlindex"
+
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
@@ -67,20 +69,60 @@ func shouldInject(req *http.Request, resp *http.Response) bool {
 		resp.StatusCode == http.StatusPartialContent || resp.Body == nil || resp.Body == http.NoBody {
 		return false
 	}
-	mediaType, charset, ok := contentType(resp.Header.Get("Content-Type"))
+	return injectableHeaders(resp.Header)
+}
+
+// injectableHeaders reports whether a document with the response headers h is one the tag may
+// go into: one Content-Type, text/html, not read as UTF-16 or another encoding that is not
+// ASCII-compatible, not an attachment. The proxy's own answers and the service-worker relay's
+// both ask it.
+func injectableHeaders(h http.Header) bool {
+	if !oneContentType(h) {
+		return false
+	}
+	mediaType, charset, ok := contentType(h.Get("Content-Type"))
 	if !ok || mediaType != "text/html" {
 		return false
 	}
 	if cs := strings.ToLower(charset); strings.HasPrefix(cs, "utf-16") || strings.HasPrefix(cs, "utf-32") ||
-		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") {
+		cs == "ucs-2" || cs == "utf-7" || strings.HasPrefix(cs, "unicode") || readsAsUTF16(cs) {
 		return false
 	}
-	if cd := resp.Header.Get("Content-Disposition"); cd != "" {
+	if cd := h.Get("Content-Disposition"); cd != "" {
 		if d, _, err := mime.ParseMediaType(cd); err == nil && d == "attachment" {
 			return false
 		}
 	}
 	return true
+}
+
+// oneContentType reports whether h holds one Content-Type (or the same one repeated). The
+// browser reads several as one list, the last one's type and charset counting (Fetch, "extract
+// a MIME type"), where Header.Get reads the first: a page sent "text/html; charset=utf-8" and
+// then "text/html; charset=utf-16le" was injected as UTF-8 and read as UTF-16.
+func oneContentType(h http.Header) bool {
+	vs := h["Content-Type"]
+	for _, v := range vs[min(1, len(vs)):] {
+		if v != vs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// readsAsUTF16 reports whether the browser reads a charset label as UTF-16 (WHATWG Encoding:
+// besides utf-16*, csunicode, iso-10646-ucs-2, unicodefeff …, and any with spaces around it),
+// where the tag's ASCII bytes, two to a character, become text the page reads them back from.
+func readsAsUTF16(label string) bool {
+	if label == "" || label == "utf-8" {
+		return false
+	}
+	enc, err := htmlindex.Get(label)
+	if err != nil {
+		return false
+	}
+	name, _ := htmlindex.Name(enc)
+	return name == "utf-16le" || name == "utf-16be"
 }
 
 // navigationVary is what an HTML answer to req varies by: the header httpx.IsNavigation reads for
@@ -169,22 +211,34 @@ func (s *Server) injectHTML(resp *http.Response) {
 	}
 	followed := s.chats.NoteNavigation(req.URL.String(), req) // a chat follows its tab to this page (chat/follow.go)
 	tag, needs := s.bootstrapFor(req.Context(), req.URL, policies, followed)
+	known, escapesInert := headerEncoding(resp.Header)
+	inj := rewrite.NewInjector(body, rewrite.Options{
+		Tag:          tag,
+		MetaCSP:      func(content string) string { return rewrite.AdjustCSP(content, needs) },
+		CharsetKnown: known,
+		EscapesInert: escapesInert,
+	})
+	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
+	resp.ContentLength = -1
+	deleteBodyHeaders(resp.Header)
+	resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary(req)...)
+	// Decided before any header goes (the injector holds the bytes up to the insertion point
+	// anyway): a document it lets through unchanged (an escape before the insertion point, the
+	// cap, a body like JSON, a UTF-16 byte order mark, a <meta> policy allowing no script) keeps
+	// its own policy. Widened, it would allow remix.proxy in a window where no page agent runs,
+	// and markup injected into the page could start the agent's public script as the first,
+	// with stylesheets of its own (prologue.js, takeToken).
+	inj.Decide()
+	if !inj.Injected() {
+		return
+	}
 	if len(policies) > 0 {
 		resp.Header.Del("Content-Security-Policy")
 		for _, p := range policies {
 			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
 		}
 	}
-	inj := rewrite.NewInjector(body, rewrite.Options{
-		Tag:          tag,
-		MetaCSP:      func(content string) string { return rewrite.AdjustCSP(content, needs) },
-		CharsetKnown: headerCharset(resp.Header) != "",
-	})
-	resp.Body = &injectedBody{Reader: inj, inj: inj, closer: body, done: func() { s.counts.injected.Add(1) }}
-	resp.ContentLength = -1
-	deleteBodyHeaders(resp.Header)
 	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
-	resp.Header["Vary"] = append(resp.Header["Vary"], navigationVary(req)...)
 	cacheForHistoryOnly(resp.Header)
 }
 
@@ -238,10 +292,25 @@ func decodedHTML(body io.ReadCloser, contentEncoding string) (io.ReadCloser, err
 	return httpx.DecodeBody(body, contentEncoding)
 }
 
-// headerCharset is the charset parameter of the response's Content-Type, if any.
-func headerCharset(h http.Header) string {
-	_, charset, _ := contentType(h.Get("Content-Type"))
-	return charset
+// headerEncoding says whether the response's Content-Type fixes the document's encoding — a
+// charset label the browser knows (WHATWG Encoding, as golang.org/x/text's htmlindex reads
+// it; the browser ignores one it does not, and a <meta charset> then decides) — and whether
+// that encoding reads the byte ESC as an ordinary character: all but ISO-2022-JP, whose escape
+// sequences switch the decoder out of ASCII (rewrite.Options.EscapesInert).
+func headerEncoding(h http.Header) (known, escapesInert bool) {
+	_, label, _ := contentType(h.Get("Content-Type"))
+	if label == "" {
+		return false, false
+	}
+	if strings.EqualFold(label, "utf-8") {
+		return true, true // nearly every page: no lookup
+	}
+	enc, err := htmlindex.Get(label)
+	if err != nil {
+		return false, false
+	}
+	name, err := htmlindex.Name(enc)
+	return true, err == nil && name != "iso-2022-jp"
 }
 
 // magicSources are the CSP sources the page agent needs on a page of the given scheme: the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -127,6 +128,19 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "remixproxy: sw/inject needs the response headers as JSON in X-Remixproxy-Headers", http.StatusBadRequest)
 		return
 	}
+	// The document is read by the browser with the worker's headers: the same checks as for
+	// the proxy's own answers (html.go), its encoding included.
+	docHeader := http.Header{}
+	for _, k := range []string{"Content-Type", "Content-Disposition"} {
+		if v := cached[strings.ToLower(k)]; v != "" {
+			docHeader.Set(k, v)
+		}
+	}
+	if !injectableHeaders(docHeader) {
+		http.Error(w, "remixproxy: sw/inject takes an HTML document the browser reads in an ASCII-compatible encoding", http.StatusConflict)
+		return
+	}
+	charsetKnown, escapesInert := headerEncoding(docHeader)
 	var policies []string
 	if v := cached["content-security-policy"]; v != "" {
 		policies = []string{v}
@@ -142,20 +156,25 @@ func (s *Server) serveSWInject(w http.ResponseWriter, r *http.Request) {
 	for _, p := range policies {
 		adjusted = append(adjusted, rewrite.AdjustCSP(p, needs))
 	}
+	inj := rewrite.NewInjector(http.MaxBytesReader(w, r.Body, maxSWDocument), rewrite.Options{
+		Tag:          tag,
+		MetaCSP:      func(content string) string { return rewrite.AdjustCSP(content, needs) },
+		CharsetKnown: charsetKnown,
+		EscapesInert: escapesInert,
+	})
+	// As for the proxy's own answers (html.go): a document the injector lets through keeps its
+	// own policy; the shim keeps the worker's answer on a refusal.
+	if inj.Decide(); !inj.Injected() {
+		http.Error(w, "remixproxy: sw/inject: the document takes no bootstrap (its bytes before the insertion point may read otherwise, or none was found)", http.StatusConflict)
+		return
+	}
 	cspJSON, _ := json.Marshal(adjusted)
 	h.Set("Access-Control-Expose-Headers", "X-Remixproxy-Csp")
 	h.Set("X-Remixproxy-Csp", string(cspJSON))
 	h.Set("Content-Type", "text/html")
-
-	inj := rewrite.NewInjector(http.MaxBytesReader(w, r.Body, maxSWDocument), rewrite.Options{
-		Tag:     tag,
-		MetaCSP: func(content string) string { return rewrite.AdjustCSP(content, needs) },
-	})
 	if _, err := io.Copy(w, inj); err != nil {
 		s.log.Info("sw/inject copy failed", "page", httpx.RedactURL(&http.Request{URL: pageURL}), "err", err)
 		return
 	}
-	if inj.Injected() {
-		s.counts.injected.Add(1)
-	}
+	s.counts.injected.Add(1)
 }

@@ -133,3 +133,38 @@ func TestSWInjectNeedsTheWorkerKey(t *testing.T) {
 		}
 	}
 }
+
+// TestSWInjectReadsTheWorkersHeadersAsTheBrowser: the relay injects only what the proxy would
+// inject with the worker's headers — no tag into a document the browser reads as UTF-16 (the
+// tag would be text the page reads back), and none after an ISO-2022-JP escape.
+func TestSWInjectReadsTheWorkersHeadersAsTheBrowser(t *testing.T) {
+	f := newFixture(t, fixtureOpts{onlyResolved: true})
+	for _, tc := range []struct {
+		name, contentType, doc string
+		status                 int
+		injected               bool
+	}{
+		{"utf-8", "text/html; charset=utf-8", plainPage, http.StatusOK, true},
+		{"utf-16 by another label", "text/html; charset=csunicode", plainPage, http.StatusConflict, false},
+		{"an attachment", "text/html", plainPage, http.StatusConflict, false},
+		{"an escape before the insertion point", "text/html; charset=iso-2022-jp", "<!--\x1b$B--><title>J</title><p>x", http.StatusConflict, false},
+	} {
+		req, _ := http.NewRequest("POST", "https://remix.proxy/sw/inject?url="+url.QueryEscape("https://sw.test/page.html"), strings.NewReader(tc.doc))
+		req.Header.Set("Origin", "https://sw.test")
+		hdrs := `{"content-type": "` + tc.contentType + `"}`
+		if tc.name == "an attachment" {
+			hdrs = `{"content-type": "text/html", "content-disposition": "attachment"}`
+		}
+		req.Header.Set("X-Remixproxy-Headers", hdrs)
+		req.Header.Set("X-Remixproxy-Sw", f.srv.pages.WorkerKey("https://sw.test"))
+		resp, err := f.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || bytes.Contains(body, []byte("data-remixproxy")) != tc.injected {
+			t.Errorf("%s: status %d, body %q; want %d, injected %v", tc.name, resp.StatusCode, httpx.Clip(string(body), 120), tc.status, tc.injected)
+		}
+	}
+}

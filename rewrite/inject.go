@@ -54,6 +54,15 @@ type Options struct {
 	// through the pre-scan window; a declaration found there is copied, as <meta charset="X">,
 	// in front of the tag, because the tag would push the original out of the window.
 	CharsetKnown bool
+	// EscapesInert says the response header fixes an encoding in which the byte ESC (0x1B) is
+	// an ordinary character: any the browser knows but ISO-2022-JP. Otherwise an ESC before the
+	// insertion point may have switched a stateful decoder (ISO-2022-JP, declared by a <meta
+	// charset> or guessed by the browser) out of ASCII, and the browser reads the bytes before
+	// the insertion point, and the tag itself, as other characters than the tokenizer did: a
+	// comment the tokenizer saw closed is still open, an attribute value still runs, and the tag
+	// lands inside it, as text the page can read. Such a document passes through byte for byte
+	// unchanged, not injected. A UTF-8 byte order mark makes escapes inert too.
+	EscapesInert bool
 	// MaxPrefix caps the bytes held back while looking for the insertion point, and the bytes
 	// of any single token while the rest of the head is tokenized for MetaCSP. If zero or
 	// negative, 256 KiB. When the cap is hit before a decision, the document
@@ -145,8 +154,9 @@ type edit struct {
 // An empty src yields nothing and is not injected. A document holding only a doctype, comments
 // and whitespace gets the tag at its end (after <html>/<head> if they are there), but before a
 // comment or doctype left unterminated at the end of input, which would swallow it. A document
-// starting with a UTF-16 byte order mark passes through untouched, not injected. A UTF-8 byte
-// order mark stays first.
+// starting with a UTF-16 byte order mark passes through untouched, not injected, and so does one
+// with an ESC byte before the insertion point, unless Options.EscapesInert. A UTF-8 byte order
+// mark stays first.
 func NewInjector(src io.Reader, opt Options) *Injector {
 	if opt.MaxPrefix <= 0 {
 		opt.MaxPrefix = defaultMaxPrefix
@@ -162,6 +172,19 @@ func newInjector(src io.Reader, opt Options, s *scratch) *Injector {
 
 // Injected reports whether the tag has been inserted so far.
 func (in *Injector) Injected() bool { return in.injected }
+
+// Decide reads src until the insertion point is decided, or until the injector has decided to
+// let the document through unchanged, so that Injected says which before anything is sent. What
+// it read is held for Read, as the search for the insertion point holds it anyway.
+func (in *Injector) Decide() {
+	for in.phase == phaseStart || in.phase == phaseScan {
+		if in.phase == phaseStart {
+			in.begin()
+		} else {
+			in.step()
+		}
+	}
+}
 
 // Read implements io.Reader. Once it has output ready it returns it without reading src again,
 // so a document that trickles in flows out as soon as the insertion point is behind it. While
@@ -230,8 +253,9 @@ func (in *Injector) begin() {
 		in.passThrough(0)
 		return
 	case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
-		// The UTF-8 BOM must stay first; tokenize what follows it.
+		// The UTF-8 BOM must stay first; tokenize what follows it. It fixes the encoding.
 		in.consumed, in.rec.pos, in.lastSafeEnd = 3, 3, 3
+		in.opt.EscapesInert = true
 	}
 	if in.looksLikeJSON() {
 		// JSON served as text/html (APIs that get the type wrong, opened in a tab): there is no
@@ -360,7 +384,9 @@ func (in *Injector) endOfTokens(err error) {
 		if in.haveCandidate {
 			pos = in.candidate
 		}
-		in.decide(pos, in.consumed)
+		if in.decide(pos, in.consumed); in.phase != phaseHead {
+			return // let through unchanged (decideWith)
+		}
 	}
 	// Bytes the tokenizer read but did not return as a token (e.g. an unfinished tag at EOF).
 	in.passThrough(in.consumed)
@@ -379,8 +405,16 @@ func (in *Injector) maybeStopTokenizing() {
 // decide inserts the tag at document offset pos and emits the held prefix up to upTo.
 func (in *Injector) decide(pos, upTo int64) { in.decideWith(in.opt.Tag, pos, upTo) }
 
-// decideWith is decide with the bytes to insert.
+// decideWith is decide with the bytes to insert. Every insertion goes through here, so this
+// is where a document whose bytes before pos may not read as the tokenizer read them (an ESC,
+// Options.EscapesInert) is let through unchanged instead; the callers then find the injector
+// no longer in phaseScan or phaseHead.
 func (in *Injector) decideWith(tag []byte, pos, upTo int64) {
+	if !in.opt.EscapesInert && bytes.IndexByte(in.rec.bytes(in.rec.base, pos), 0x1B) >= 0 {
+		in.edits = in.edits[:0]
+		in.passThrough(in.rec.base)
+		return
+	}
 	i := 0
 	for i < len(in.edits) && in.edits[i].start < pos {
 		i++
@@ -603,6 +637,9 @@ func (in *Injector) dropToken(t *token) {
 // headToken handles a token after the insertion point: it is emitted (or rewritten, or
 // dropped) right away.
 func (in *Injector) headToken(t *token) {
+	if in.phase != phaseHead {
+		return // the decision let the document through unchanged (decideWith)
+	}
 	if in.dropping {
 		in.dropToken(t)
 		return

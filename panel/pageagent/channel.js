@@ -1,18 +1,23 @@
 // ---- The channel to the proxy. ----------------------------------------------------------------
 //
-// One WebSocket to wss://remix.proxy/agent/ws?t=TOKEN: reconnects with backoff unless the proxy
+// One WebSocket to wss://remix.proxy/agent/ws, the token in its subprotocol (never in its
+// address: the browser hands a page the address of a request its own policy blocks or only
+// reports, in securitypolicyviolation's blockedURI): reconnects with backoff unless the proxy
 // refused the token (4401, 4403), closed on pagehide so that the back/forward cache can keep the
 // page, and opened again at once on pageshow.
 
 var SOCKET_URL = '';   // set by useToken
+var SOCKET_PROTOCOL = ''; // set by useToken: 'remixproxy~' + token (panel.AgentProtocolPrefix)
 var PANEL_ORIGIN = '';
 var PANEL_URL = '';
 
-// useToken writes the token into the socket's address and forgets it: from then on the token
-// exists only inside SOCKET_URL.
+// useToken writes the token into the socket's subprotocol and forgets it: from then on the
+// token exists only inside SOCKET_PROTOCOL. The subprotocol is one string, not a list: the
+// browser reads a list through the page's Array iterator, which the page may have replaced.
 function useToken() {
   var secure = apply(locationProtocol, loc, []) === 'https:';
-  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encode(token);
+  SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws';
+  SOCKET_PROTOCOL = 'remixproxy~' + token;
   PANEL_ORIGIN = (secure ? 'https' : 'http') + '://remix.proxy';
   PANEL_URL = PANEL_ORIGIN + '/panel';
   token = null;
@@ -78,7 +83,7 @@ function connect() {
   retryTimer = 0;
   var s;
   try {
-    s = new WS(SOCKET_URL + (resumeKey ? '&k=' + encode(resumeKey) : '') + firstSheetsQuery());
+    s = new WS(SOCKET_URL + firstSheetsQuery(), SOCKET_PROTOCOL + (resumeKey ? '~' + resumeKey : ''));
   } catch (e) {
     scheduleReconnect();
     return;

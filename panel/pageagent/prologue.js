@@ -16,7 +16,10 @@
  * WebSocket.prototype.send, JSON.stringify, Element.prototype.setAttribute, a getter such as
  * MessageEvent.prototype.data, or Array/String methods cannot receive our socket, our elements,
  * our closed shadow root or our tokens as `this` or as an argument. Rules kept throughout:
- *   - the token, the panel token and the socket live only in this closure; nothing goes on window;
+ *   - the token, the panel token and the socket live only in this closure; nothing goes on window
+ *     but the mark that one agent runs there (takeToken: a symbol-keyed property, true);
+ *   - no secret goes into an address (the socket's token and resume key are in its subprotocol:
+ *     the browser tells a page the address of a request its policy blocks or reports);
  *   - no method is called on a secret string (only `+`, comparison and the captured
  *     encodeURIComponent), no spread, no for-of, no promises (all use page-replaceable built-ins);
  *   - objects handed to the browser or to JSON.stringify have a null prototype, so getters the
@@ -103,15 +106,36 @@ var doc = document;
 var win = window;
 var firstSheetsText = ''; // the tag's data-remixproxy-sheets, until rx_sheets.js adopts them
 var connectNow = false;    // the tag's data-remixproxy-now: connect at once (start.js)
+// One page agent per window (takeToken): the first marks the window with a symbol-keyed,
+// non-configurable property, which no markup can create and no page script has had a chance to.
+var agentMark = Object.create(null);
+agentMark.value = true;
+var firstAgent = false;
+try {
+  firstAgent = !(Symbol['for']('remixproxy.agent') in win) &&
+    Reflect.defineProperty(win, Symbol['for']('remixproxy.agent'), agentMark);
+} catch (e) { /* not first */ }
 var token = takeToken();
 
 // takeToken reads the token and the first-frame sheets, and removes our own <script> element
 // before anything else happens. It returns '' when there is none, or when this is not the
 // top-level frame (only the top-level frame talks to the proxy for now); then the agent does not
 // start (start.js).
+//
+// One page agent per window: a later one (firstAgent false) reads nothing from its tag and
+// starts nothing. The agent's script is public and the page's script-src allows it (the proxy
+// adds it for the real one), so markup injected into a page (an HTML-injection bug, no script
+// of its own) could load it again with data-remixproxy-sheets of its choosing: CSS that the
+// page's style-src would refuse, as an adopted stylesheet is not governed by it.
 function takeToken() {
   var script = doc.currentScript;
   if (!script) {
+    return '';
+  }
+  if (!firstAgent) {
+    if (script.parentNode) {
+      script.parentNode.removeChild(script);
+    }
     return '';
   }
   var t = script.getAttribute('data-remixproxy');

@@ -120,7 +120,7 @@ function firstSheetsQuery() {
       q = q + (q === '' ? '' : ',') + rx + ':' + version;
     }]);
   }
-  return q === '' ? '' : '&s=' + encode(q);
+  return q === '' ? '' : '?s=' + encode(q);
 }
 
 function addStyle(rx, css) {

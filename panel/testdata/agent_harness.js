@@ -432,9 +432,10 @@ function installFakeDOM(opts) {
   class Navigation extends EventTarget {}
 
   class WebSocket extends EventTarget {
-    constructor(url) {
+    constructor(url, protocols) {
       super();
       this._url = StringCtor(url);
+      this._protocols = protocols;
       this._readyState = 0;
       this._sent = [];
       this._closedWith = null;
@@ -696,15 +697,39 @@ function scenario(name, fn) {
 }
 
 scenario('reads the token, removes its script, connects to the agent socket', () => {
-  const p = page({ token: 'a b&c/d' });
+  const p = page({ token: 'v1.a-b_c.d' });
   assert.strictEqual(p.T.head._children.indexOf(p.T.script), -1, 'script element still in <head>');
   assert.strictEqual(p.T.sockets.length, 1);
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=a%20b%26c%2Fd');
+  // The token is in the subprotocol, one string, never in the address (a page reads the address
+  // of a socket its own policy blocks or reports: securitypolicyviolation's blockedURI).
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~v1.a-b_c.d');
+});
+
+scenario('a second page agent in the window reads nothing from its tag and starts nothing', () => {
+  // Markup injected into a page can load the agent's public script again (the page's script-src
+  // allows it for the real one), with first-frame sheets of its own choosing.
+  const p = page();
+  p.ready();
+  const sockets = p.T.sockets.length;
+  const sheets = p.T.global.document.adoptedStyleSheets.length;
+  const second = new p.T.classes.HTMLElement('script');
+  second.setAttribute('data-remixproxy', 'tok-injected');
+  second.setAttribute('data-remixproxy-now', '');
+  second.setAttribute('data-remixproxy-sheets', JSON.stringify([{ remixlet: 'rx_0123456789abcdef0123456789abcdef', version: 1, css: 'body { color: red }' }]));
+  p.T.body.appendChild(second);
+  p.T.global.document.currentScript = second;
+  vm.runInContext(agentSource, p.ctx, { filename: 'agent.js' });
+  p.T.advance(0);
+  assert.strictEqual(p.T.sockets.length, sockets, 'a second socket');
+  assert.strictEqual(p.T.global.document.adoptedStyleSheets.length, sheets, 'the injected sheets adopted');
+  assert.strictEqual(p.T.body._children.indexOf(second), -1, 'its script element left in the page');
 });
 
 scenario('uses ws:// and http:// on http pages', () => {
   const p = page({ url: 'http://plain.test/' });
-  assert.strictEqual(p.socket().url, 'ws://remix.proxy/agent/ws?t=tok-123');
+  assert.strictEqual(p.socket().url, 'ws://remix.proxy/agent/ws');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~tok-123');
   p.ready();
   p.open();
   p.welcome('pt');
@@ -826,23 +851,24 @@ scenario('reconnects with backoff 1s, 2s, 4s ... 30s and resets after welcome', 
 scenario('a reconnection carries the resume key of the last welcome, and a first connection none', () => {
   const p = page({ token: 'tok-123' });
   p.ready();
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123', 'a key before any welcome');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~tok-123', 'a key before any welcome');
   p.open();
-  p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 'k/1+2' });
+  p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 'k-1_2' });
   p.serverClose(1006);
   p.T.advance(1000);
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123&k=k%2F1%2B2');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~tok-123~k-1_2');
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws', 'the key in the address');
   // A junk resume key changes nothing; a new one replaces the old.
   p.open();
   p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 7 });
   p.serverClose(1006);
   p.T.advance(1000);
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123&k=k%2F1%2B2');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~tok-123~k-1_2');
   p.open();
   p.serverSend({ type: 'welcome', session: 'sess-1', url: p.T.href, panel: 'pt', resume: 'k2' });
   p.serverClose(1006);
   p.T.advance(1000);
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123&k=k2');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~tok-123~k2');
 });
 
 scenario('stops for good on 4401 and 4403', () => {
@@ -977,7 +1003,7 @@ scenario('socket after load: where no remixlet runs, the socket opens in a task 
   p.T.advance(0);
   assert.strictEqual(p.T.sockets.length, 1, 'no socket after load');
   assert.ok(p.host(), 'no launcher');
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=tok-123');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~tok-123');
   p.open();
   assert.deepStrictEqual(p.sent(), [{ type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete' }]);
   p.welcome('pt');
@@ -1010,11 +1036,11 @@ scenario('socket after load: a second after DOMContentLoaded when load does not 
 });
 
 scenario('socket after load: the token is read and the script removed at once all the same', () => {
-  const p = page({ remixlets: false, token: 'a b' });
+  const p = page({ remixlets: false, token: 'a-b' });
   assert.strictEqual(p.T.head._children.indexOf(p.T.script), -1, 'script element still in <head>');
   p.T.script.setAttribute('data-remixproxy', 'changed');
   p.ready();
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/agent/ws?t=a%20b');
+  assert.strictEqual(p.socket()._protocols, 'remixproxy~a-b');
 });
 
 scenario('launcher shows a second after DOMContentLoaded when the load event does not come', () => {

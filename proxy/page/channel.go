@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -14,7 +15,8 @@ import (
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
-// The page-agent channel: wss://remix.proxy/agent/ws?t=TOKEN. It carries page events (hello,
+// The page-agent channel: wss://remix.proxy/agent/ws, the page token in its subprotocol
+// (agentCredentials). It carries page events (hello,
 // SPA navigations, title) and remixlets' dom operations, their results, dom.on events and
 // mutation notices (panel/protocol.go); it grants nothing. The session's URL comes from the signed
 // token of the response the proxy rewrote, and the handshake's Origin (set by the browser, not
@@ -68,14 +70,18 @@ func (h *Hub) answers(s *Session) bool {
 
 // ServeAgentWS is the page agent's channel (see the top of the file).
 func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin is checked below, against the token
+	token, key, protocol := agentCredentials(r)
+	opts := &websocket.AcceptOptions{InsecureSkipVerify: true} // Origin is checked below, against the token
+	if protocol != "" {
+		opts.Subprotocols = []string{protocol} // the browser fails a socket whose offer is not answered
+	}
+	c, err := websocket.Accept(w, r, opts)
 	if err != nil {
 		return // Accept has answered the client
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(MaxMessage)
 
-	token := r.URL.Query().Get("t")
 	pageURL, err := h.Verify(token)
 	if err != nil {
 		c.Close(CloseBadToken, "unknown page token")
@@ -88,7 +94,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	}
 
 	sess := h.newSession(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
-	evicted, err := h.claim(token, r.URL.Query().Get("k"), sess, h.answers) // claims.go
+	evicted, err := h.claim(token, key, sess, h.answers) // claims.go
 	if evicted != nil {
 		go evicted.conn.Close(websocket.StatusNormalClosure, "the page agent reconnected") // Close waits for the peer's answer
 	}
@@ -203,4 +209,26 @@ func (h *Hub) ended(sessionID string) {
 	h.tools.gone(sessionID)
 	h.dataGone(sessionID)
 	h.secrets.dropSession(sessionID)
+}
+
+// agentCredentials is the page token and resume key a page agent's socket carries, and the
+// subprotocol they came in (to be answered), if they came in one: the page agent offers one
+// subprotocol, panel.AgentProtocolPrefix + token [+ "~" + key], and never puts either in the
+// address, which the browser reports to a page whose policy blocks or reports the socket. A
+// socket without such a subprotocol (tools, tests) may still give them as ?t= and &k=: the
+// way a token arrives grants nothing.
+func agentCredentials(r *http.Request) (token, key, protocol string) {
+	for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for p := range strings.SplitSeq(v, ",") {
+			p = strings.TrimSpace(p)
+			rest, ok := strings.CutPrefix(p, panel.AgentProtocolPrefix)
+			if !ok {
+				continue
+			}
+			token, key, _ = strings.Cut(rest, "~")
+			return token, key, p
+		}
+	}
+	q := r.URL.Query()
+	return q.Get(panel.TokenParam), q.Get("k"), ""
 }

@@ -36,7 +36,7 @@ test('the first-frame sheets are adopted, in order, and listed in the socket add
   const a = agent(JSON.stringify([{ remixlet: A, version: 7, css: 'h1{color:red}' }, { remixlet: B, version: 9, css: '.p{display:none}' }]));
   a.adoptFirstSheets();
   assert.deepStrictEqual(adoptedCSS(a), ['h1{color:red}', '.p{display:none}']);
-  assert.strictEqual(a.firstSheetsQuery(), '&s=' + encodeURIComponent(A + ':7,' + B + ':9'));
+  assert.strictEqual(a.firstSheetsQuery(), '?s=' + encodeURIComponent(A + ':7,' + B + ':9'));
 });
 
 test('a style message or a release takes a sheet off the list; its sheet is reused, not doubled', () => {
@@ -44,7 +44,7 @@ test('a style message or a release takes a sheet off the list; its sheet is reus
   a.adoptFirstSheets();
   a.applyStyle({ type: 'style', remixlet: A, css: 'h1{color:blue}' });
   assert.deepStrictEqual(adoptedCSS(a), ['h1{color:blue}', '.p{display:none}']);
-  assert.strictEqual(a.firstSheetsQuery(), '&s=' + encodeURIComponent(B + ':9'));
+  assert.strictEqual(a.firstSheetsQuery(), '?s=' + encodeURIComponent(B + ':9'));
   a.emptySheets(a.sheetsFor(B));
   assert.deepStrictEqual(adoptedCSS(a), ['h1{color:blue}', '']);
   assert.strictEqual(a.firstSheetsQuery(), '');
@@ -61,7 +61,7 @@ test('no attribute, malformed JSON or entries: nothing adopted for them', () => 
     { remixlet: A, version: 7, css: 5 }, null, { remixlet: B, version: 2, css: 'b{}' }]));
   a.adoptFirstSheets();
   assert.deepStrictEqual(adoptedCSS(a), ['b{}']);
-  assert.strictEqual(a.firstSheetsQuery(), '&s=' + encodeURIComponent(B + ':2'));
+  assert.strictEqual(a.firstSheetsQuery(), '?s=' + encodeURIComponent(B + ':2'));
 });
 
 test('the list is read once', () => {
