@@ -32,7 +32,8 @@ func redactCards(s string) string {
 			i++
 			continue
 		}
-		groups := digitGroups(s, i)
+		var buf [8]span
+		groups := digitGroups(buf[:0], s, i)
 		end := groups[len(groups)-1].end
 		endsWord := end < len(s) && joins(s, end, 1)
 		for g := 0; g < len(groups); {
@@ -62,9 +63,9 @@ func redactCards(s string) string {
 type span struct{ start, end int }
 
 // digitGroups reads the groups of digits from s[i] on that single spaces or hyphens split:
-// "4111 1111 1111 1111" is four, two card numbers side by side eight.
-func digitGroups(s string, i int) []span {
-	var groups []span
+// "4111 1111 1111 1111" is four, two card numbers side by side eight. They are appended to
+// groups (a buffer on the caller's stack: the scan runs on every digit of a tool result).
+func digitGroups(groups []span, s string, i int) []span {
 	start := i
 	for j := i; ; j++ {
 		if j < len(s) && isDigit(s[j]) {
