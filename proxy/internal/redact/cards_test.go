@@ -64,3 +64,19 @@ func BenchmarkRedactCardsNone(b *testing.B) {
 		redactCards(s)
 	}
 }
+
+// TestRedactPageCardsInJSONStrings: a card number inside a JSON string is found in the decoded
+// text, so a line break before it ("\n" in the JSON text, a word's letter to the raw scan) or
+// a \u escape does not hide it.
+func TestRedactPageCardsInJSONStrings(t *testing.T) {
+	const m = "[redacted: card number]"
+	for _, c := range []struct{ in, want string }{
+		{`{"text":"Saved card\n4111 1111 1111 1111\nexpires"}`, `{"text":"Saved card\n` + m + `\nexpires"}`},
+		{`{"text":"card\t4111111111111111"}`, `{"text":"card\t` + m + `"}`},
+		{`{"text":"\u0034111111111111111"}`, `{"text":"` + m + `"}`},
+	} {
+		if got := New(nil).RedactPage(c.in); got != c.want {
+			t.Errorf("RedactPage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
