@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/agent/scripted"
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
 // Held-out attack class: payment card numbers a page shows. A checkout page prints the saved
@@ -71,5 +76,36 @@ func TestRedteamCardNumbersReachNoModel(t *testing.T) {
 	}
 	if !said {
 		t.Errorf("the person's own card number did not reach the model as written: %+v", reqs[0].Messages)
+	}
+}
+
+// TestRedteamCardCutReachesNoModel: the page asks for capture_page with a maxChars that cuts
+// its saved card after its fifteenth digit (the Luhn check gives the sixteenth), and one more
+// character; neither cut shows ten digits of it or more.
+func TestRedteamCardCutReachesNoModel(t *testing.T) {
+	aw, guard := newRTWorld(t, `{"turns": [{"text": "-"}]}`, map[string]http.Handler{"checkout.test": rtCheckoutSite()},
+		"4111 1111 11", "4111111111")
+	aw.tab.Navigate("https://checkout.test/")
+	aw.tab.WaitConnected()
+	aw.tab.WaitFor(5*time.Second, "the page's script", pageScriptRan)
+	at := e2etest.Eval[int](aw.tab, `document.body.innerText.indexOf('4111 1111 1111 1111')`)
+	if at < 0 {
+		t.Fatal("the page's text has no card number")
+	}
+	cut := at + len("4111 1111 1111 111")
+	sc, err := scripted.ParseScript([]byte(fmt.Sprintf(`{"turns": [
+		{"tool_calls": [{"name": "capture_page", "arguments": {"maxChars": %d}}]},
+		{"tool_calls": [{"name": "capture_page", "arguments": {"maxChars": %d}}]},
+		{"text": "Read it all."}
+	]}`, cut, cut+1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	aw.model.Reset(sc)
+	rtAsk(t, aw, "https://checkout.test/", "which card is saved here?")
+	guard.reportLeaks(t, aw, 3, "card number's first digits")
+	results := strings.Join(storedToolResults(t, aw.proxy.Store), "\n")
+	if !strings.Contains(results, "Saved card: Visa [redacted: card number]") {
+		t.Errorf("the cut captures do not show the card marker where the card was:\n%s", head(results, 3000))
 	}
 }

@@ -11,13 +11,21 @@ import "strings"
 //
 // This applies to what a page shows (tool results: Redactor.RedactPage), not to what the person
 // writes in the chat: a card number the person gives the agent is theirs to give.
+//
+// A cut card number: where a text stops at "…" or "[truncated" (the page agent marks every cut
+// it makes so, capture_page's too), the first digits of a card number there go when they are
+// minCutCardDigits or more with an issuer prefix: a cut the model or the page chooses could
+// otherwise show all but the last digit, which the Luhn check gives. The end of a JSON string
+// is not taken for a cut here, unlike for keys (keys.go): the ids pages keep in their state
+// (ten to eighteen digits) would go.
 
 // KindCard names a payment card number.
 const KindCard = "card number"
 
 const (
-	minCardDigits = 13
-	maxCardDigits = 19
+	minCardDigits    = 13
+	maxCardDigits    = 19
+	minCutCardDigits = 10 // what may show of a cut card leaves six digits unknown at least
 )
 
 // redactCards replaces the card numbers in s (see the top of the file).
@@ -173,4 +181,67 @@ func joins(s string, j, dir int) bool {
 	}
 	k := j + dir
 	return s[j] == '.' && k >= 0 && k < len(s) && isDigit(s[k])
+}
+
+// redactCardCuts replaces the first digits of card numbers cut at "…" or "[truncated" (see the
+// top of the file).
+func redactCardCuts(s string) string {
+	if !strings.Contains(s, "…") && !strings.Contains(s, "[truncated") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for off := 0; off < len(s); {
+		e := strings.Index(s[off:], "…")
+		if t := strings.Index(s[off:], "[truncated"); t >= 0 && (e < 0 || t < e) {
+			e = t
+		}
+		if e < 0 {
+			break
+		}
+		e += off
+		off = e + 1
+		if start, ok := cutCardBefore(s, e); ok && start >= last {
+			b.WriteString(s[last:start])
+			b.WriteString(marker(KindCard))
+			last = e
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// cutCardBefore reports whether the digits that end at s[end] (in groups split by single spaces
+// or hyphens) are the start of a card number: a word of their own before, an issuer prefix, and
+// minCutCardDigits to maxCardDigits digits. It returns where they start.
+func cutCardBefore(s string, end int) (int, bool) {
+	var buf [maxCardDigits]byte
+	n := 0
+	k := end
+	for {
+		j := k
+		for j > 0 && isDigit(s[j-1]) {
+			j--
+		}
+		if j == k || n+(k-j) > maxCardDigits {
+			return 0, false
+		}
+		// Prepend the group.
+		copy(buf[k-j:], buf[:n])
+		copy(buf[:k-j], s[j:k])
+		n += k - j
+		k = j
+		if k >= 2 && (s[k-1] == ' ' || s[k-1] == '-') && isDigit(s[k-2]) {
+			k--
+			continue
+		}
+		break
+	}
+	if n < minCutCardDigits || k > 0 && (joins(s, k-1, -1) || s[k-1] == '+') || !cardIssuer(buf[:n]) {
+		return 0, false
+	}
+	return k, true
 }

@@ -80,3 +80,26 @@ func TestRedactPageCardsInJSONStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactCardCuts: the first ten digits or more of a card number cut at "…" or
+// "[truncated" go; fewer, numbers without an issuer prefix, phone numbers and digits that end a
+// JSON string (ids, not cuts) stay.
+func TestRedactCardCuts(t *testing.T) {
+	const m = "[redacted: card number]"
+	for _, c := range []struct{ in, want string }{
+		{"Saved card: Visa 4111 1111 1111 111…", "Saved card: Visa " + m + "…"},
+		{"4111111111111…", m + "…"},
+		{"card 5555-5555-55[truncated: 40 more]", "card " + m + "[truncated: 40 more]"},
+		{`{"text":"Visa 4111 1111 1111 111…","truncated":true}`, `{"text":"Visa ` + m + `…","truncated":true}`},
+		// Kept.
+		{"Visa 4111 1111 1…", "Visa 4111 1111 1…"},                         // nine digits
+		{"order 1111 1111 1111 111…", "order 1111 1111 1111 111…"},         // no issuer prefix
+		{"call +44 20 7946 0958…", "call +44 20 7946 0958…"},               // a phone number
+		{"id x4111111111111…", "id x4111111111111…"},                       // part of a word
+		{`{"pixelId":"497430300356774"}`, `{"pixelId":"497430300356774"}`}, // an id, not a cut
+	} {
+		if got := New(nil).RedactPage(c.in); got != c.want {
+			t.Errorf("RedactPage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

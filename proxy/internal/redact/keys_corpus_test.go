@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	xhtml "golang.org/x/net/html"
 )
 
 // corpusPagesDir is the folder of real-world page captures (../shared/corpus beside the
@@ -34,8 +36,9 @@ var corpusKeys = map[string]int{
 }
 
 // TestRedactKeysCorpus: over every page of the corpus of real pages, as raw HTML (its text,
-// attributes, scripts and styles) and as one JSON string (as a tool result carries text, the
-// string's end a cut), the key rule redacts only what corpusKeys lists.
+// attributes, scripts and styles), as one JSON string (as a tool result carries text, the
+// string's end a cut) and as a JSON list of its texts and attribute values (each one's end a
+// cut), the key rule redacts only what corpusKeys lists.
 func TestRedactKeysCorpus(t *testing.T) {
 	dir := corpusPagesDir()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
@@ -63,6 +66,35 @@ func TestRedactKeysCorpus(t *testing.T) {
 		out := r.RedactPage(string(j))
 		if got := strings.Count(out, m); got != want {
 			t.Errorf("%s (JSON): %d keys redacted, want %d:%s", name, got, want, redactedContext(string(j), out))
+		}
+		// Each text and attribute value on its own, as query and outline show them: the end of
+		// each is a cut, where the first characters of a key count too (keys.go).
+		parts := pageParts(page)
+		js, _ := json.Marshal(parts)
+		out = r.RedactPage(string(js))
+		if got := strings.Count(out, m); got != want {
+			t.Errorf("%s (parts): %d keys redacted, want %d:%s", name, got, want, redactedContext(string(js), out))
+		}
+	}
+}
+
+// pageParts are the texts and attribute values of an HTML page, in order, as the page tools
+// show them one by one.
+func pageParts(page string) []string {
+	var out []string
+	z := xhtml.NewTokenizer(strings.NewReader(page))
+	for {
+		switch z.Next() {
+		case xhtml.ErrorToken:
+			return out
+		case xhtml.TextToken:
+			if t := strings.TrimSpace(string(z.Text())); t != "" {
+				out = append(out, t)
+			}
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			for _, a := range z.Token().Attr {
+				out = append(out, a.Val)
+			}
 		}
 	}
 }

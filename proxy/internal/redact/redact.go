@@ -259,7 +259,7 @@ func (r *Redactor) RedactPage(s string) string {
 
 // redactShown removes what is found by format in what a page shows.
 func redactShown(s string) string {
-	return redactCards(redactKeys(s))
+	return redactCardCuts(redactCards(redactKeys(s)))
 }
 
 func (r *Redactor) redact(s string, depth int, page bool) string {
