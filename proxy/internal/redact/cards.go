@@ -191,16 +191,28 @@ func redactCardCuts(s string) string {
 	}
 	var b strings.Builder
 	last := 0
-	for off := 0; off < len(s); {
-		e := strings.Index(s[off:], "…")
-		if t := strings.Index(s[off:], "[truncated"); t >= 0 && (e < 0 || t < e) {
-			e = t
+	// The next of each mark at or after off (-1: none left), each found once: a text with a
+	// thousand cut lines is read once, not a thousand times.
+	next := func(mark string, off int) int {
+		if i := strings.Index(s[off:], mark); i >= 0 {
+			return off + i
+		}
+		return -1
+	}
+	ell, trunc := next("…", 0), next("[truncated", 0)
+	for {
+		e := ell
+		if trunc >= 0 && (e < 0 || trunc < e) {
+			e = trunc
 		}
 		if e < 0 {
 			break
 		}
-		e += off
-		off = e + 1
+		if e == ell {
+			ell = next("…", e+1)
+		} else {
+			trunc = next("[truncated", e+1)
+		}
 		if start, ok := cutCardBefore(s, e); ok && start >= last {
 			b.WriteString(s[last:start])
 			b.WriteString(marker(KindCard))

@@ -53,9 +53,12 @@ const minCutKeyBody = 4
 // has at least min.
 func cutKeyBody(min int) int { return max(minCutKeyBody, min/2) }
 
-// keyFormat is one credential format: prefix, then a body of length min..max (max 0: no bound)
-// in its alphabet, which check (if any) approves.
+// keyFormat is one credential format: prefix, then a body of length min..max in its alphabet,
+// which check (if any) approves. Every format has a max: a key is looked for at every word
+// start, and a page that repeats a prefix ("glpat-glpat-…") would otherwise make each start
+// read to the end of the text.
 type keyFormat struct {
+	id       int // its index in the runs a scan remembers (set at start)
 	prefix   string
 	alphabet func(c byte) bool
 	min, max int
@@ -88,27 +91,27 @@ var keyFormats = map[byte][]keyFormat{
 		{prefix: "ghu_", alphabet: isAlnum, min: 36, max: 36, check: base62CRC},
 		{prefix: "ghs_", alphabet: isAlnum, min: 36, max: 36, check: base62CRC},
 		{prefix: "ghr_", alphabet: isAlnum, min: 36, max: 36, check: base62CRC},
-		{prefix: "glpat-", alphabet: isGitLab, min: 20},
-		{prefix: "glptt-", alphabet: isGitLab, min: 20},
-		{prefix: "gldt-", alphabet: isGitLab, min: 20},
-		{prefix: "glrt-", alphabet: isGitLab, min: 20},
+		{prefix: "glpat-", alphabet: isGitLab, min: 20, max: 255},
+		{prefix: "glptt-", alphabet: isGitLab, min: 20, max: 255},
+		{prefix: "gldt-", alphabet: isGitLab, min: 20, max: 255},
+		{prefix: "glrt-", alphabet: isGitLab, min: 20, max: 255},
 	},
 	'G': {{prefix: "GOCSPX-", alphabet: isWordDash, min: 28, max: 28}}, // Google OAuth client secret
 	'n': {{prefix: "npm_", alphabet: isAlnum, min: 36, max: 36, check: base62CRC}},
 	'p': {
-		{prefix: "pypi-AgEIcHlwaS5vcmc", alphabet: isWordDash, min: 50},        // pypi.org macaroon
-		{prefix: "pypi-AgENdGVzdC5weXBpLm9yZw", alphabet: isWordDash, min: 50}, // test.pypi.org
+		{prefix: "pypi-AgEIcHlwaS5vcmc", alphabet: isWordDash, min: 50, max: 1024},        // pypi.org macaroon
+		{prefix: "pypi-AgENdGVzdC5weXBpLm9yZw", alphabet: isWordDash, min: 50, max: 1024}, // test.pypi.org
 	},
 	'h': {
-		{prefix: "hooks.slack.com/services/", alphabet: isWebhookPath, min: 20, keep: true},
+		{prefix: "hooks.slack.com/services/", alphabet: isWebhookPath, min: 20, max: 128, keep: true},
 		{prefix: "hf_", alphabet: isAlpha, min: 34, max: 34},
 	},
 	's': {
-		{prefix: "sk-ant-", alphabet: isWordDash, min: 40, check: anthropicBody},
-		{prefix: "sk-proj-", alphabet: isWordDash, min: 40},
-		{prefix: "sk-svcacct-", alphabet: isWordDash, min: 40},
-		{prefix: "sk-admin-", alphabet: isWordDash, min: 40},
-		{prefix: "sk-", alphabet: isWordDash, min: 40, check: func(b string) bool { return strings.Contains(b, "T3BlbkFJ") }},
+		{prefix: "sk-ant-", alphabet: isWordDash, min: 40, max: 255, check: anthropicBody},
+		{prefix: "sk-proj-", alphabet: isWordDash, min: 40, max: 255},
+		{prefix: "sk-svcacct-", alphabet: isWordDash, min: 40, max: 255},
+		{prefix: "sk-admin-", alphabet: isWordDash, min: 40, max: 255},
+		{prefix: "sk-", alphabet: isWordDash, min: 40, max: 255, check: func(b string) bool { return strings.Contains(b, "T3BlbkFJ") }},
 		{prefix: "sk_live_", alphabet: isAlnum, min: 20, max: 255},
 		{prefix: "sk_test_", alphabet: isAlnum, min: 20, max: 255},
 		{prefix: "shpat_", alphabet: isHexDigit, min: 32, max: 32},
@@ -154,10 +157,41 @@ var keyFormats = map[byte][]keyFormat{
 // formatsByByte is keyFormats as a table, so that the scan costs an index per byte.
 var formatsByByte [256][]keyFormat
 
+// numFormats counts the formats (their ids).
+var numFormats int
+
 func init() {
 	for c, fs := range keyFormats {
+		for i := range fs {
+			fs[i].id = numFormats
+			numFormats++
+		}
 		formatsByByte[c] = fs
 	}
+}
+
+// runs remembers, per format, the last run of its alphabet a scan read whole, so that a prefix
+// repeated inside one run ("glpat-glpat-…", every one a word start) does not make each start
+// read the run again: the scan stays linear.
+type runs struct{ from, end []int }
+
+// runEnd is where the run of f's alphabet that starts at s[start] ends.
+func (r *runs) runEnd(f keyFormat, s string, start int) int {
+	if r.from == nil {
+		r.from, r.end = make([]int, numFormats), make([]int, numFormats)
+		for i := range r.from {
+			r.from[i] = -1
+		}
+	}
+	if from := r.from[f.id]; from >= 0 && from <= start && start <= r.end[f.id] {
+		return r.end[f.id]
+	}
+	j := start
+	for j < len(s) && f.alphabet(s[j]) {
+		j++
+	}
+	r.from[f.id], r.end[f.id] = start, j
+	return j
 }
 
 // base62CRC checks the last six characters of a GitHub or npm token's body: the CRC32 of the
@@ -224,6 +258,7 @@ func redactKeys(s string) string {
 	s = redactPEM(s)
 	s = redactAWSSecrets(s)
 	var b strings.Builder
+	var rs runs
 	last := 0
 	for w := 0; w < len(s); {
 		for w < len(s) && !wordByte[s[w]] {
@@ -233,10 +268,10 @@ func redactKeys(s string) string {
 			break
 		}
 		at := w
-		end, keep, ok := keyAt(s, w)
+		end, keep, ok := keyAt(s, w, &rs)
 		if !ok && (s[w-min(w, 1)] == '%' || s[w-min(w, 1)] == '\\' || s[w] == 'b') {
 			if at = otherStart(s, w); at >= 0 {
-				end, keep, ok = keyAt(s, at)
+				end, keep, ok = keyAt(s, at, &rs)
 			}
 		}
 		if ok {
@@ -264,7 +299,7 @@ func redactKeys(s string) string {
 
 // keyAt reports whether a key of one of the formats starts at s[i], where it ends, and how
 // many of its first bytes stay (a format's address or name).
-func keyAt(s string, i int) (end, keep int, ok bool) {
+func keyAt(s string, i int, rs *runs) (end, keep int, ok bool) {
 	switch c := s[i]; {
 	case c == 'e':
 		if strings.HasPrefix(s[i:], "eyJ") {
@@ -276,7 +311,7 @@ func keyAt(s string, i int) (end, keep int, ok bool) {
 		return end, 0, ok
 	}
 	for _, f := range formatsByByte[s[i]] {
-		if end, ok = f.at(s, i); ok {
+		if end, ok = f.at(s, i, rs); ok {
 			if f.keep {
 				keep = len(f.prefix)
 			}
@@ -288,15 +323,12 @@ func keyAt(s string, i int) (end, keep int, ok bool) {
 
 // at reports whether the format matches at s[i] (the prefix is there, and i is a key's start),
 // and where the key ends.
-func (f keyFormat) at(s string, i int) (int, bool) {
+func (f keyFormat) at(s string, i int, rs *runs) (int, bool) {
 	if !strings.HasPrefix(s[i:], f.prefix) {
 		return 0, false
 	}
 	start := i + len(f.prefix)
-	j := start
-	for j < len(s) && f.alphabet(s[j]) && (f.max == 0 || j-start <= f.max) {
-		j++
-	}
+	j := rs.runEnd(f, s, start)
 	// A full stop that ends a sentence is not the key's.
 	for j-start > f.min && s[j-1] == '.' {
 		j--
@@ -305,7 +337,7 @@ func (f keyFormat) at(s string, i int) (int, bool) {
 	if j < len(s) && isWord(s[j]) {
 		return 0, false // part of a longer word
 	}
-	if n >= f.min && (f.max == 0 || n <= f.max) && (f.check == nil || f.check(s[start:j])) {
+	if n >= f.min && n <= f.max && (f.check == nil || f.check(s[start:j])) {
 		return j, true
 	}
 	if n < f.min && n >= cutKeyBody(f.min) && atCut(s, j) {
@@ -412,15 +444,23 @@ func redactPEM(s string) string {
 	}
 	var b strings.Builder
 	last := 0
+	// The next last line at or after a block's first, found once for all the first lines
+	// before it (-2: not looked for yet; -1: none left).
+	nextEnd := -2
 	for off := 0; off < len(s); {
 		loc := pemRE.FindStringIndex(s[off:])
 		if loc == nil {
 			break
 		}
 		start, end := off+loc[0], off+loc[1]
-		window := s[end:min(len(s), end+maxPEMBlock)]
-		if e := pemEndRE.FindStringIndex(window); e != nil {
-			end += e[1]
+		if nextEnd == -2 || nextEnd >= 0 && nextEnd < end {
+			nextEnd = -1
+			if e := pemEndRE.FindStringIndex(s[end:]); e != nil {
+				nextEnd = end + e[0]
+			}
+		}
+		if nextEnd >= 0 && nextEnd-end <= maxPEMBlock {
+			end = nextEnd + len(pemEndRE.FindString(s[nextEnd:]))
 		} else {
 			end = pemBodyEnd(s, end)
 		}

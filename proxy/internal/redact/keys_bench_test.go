@@ -45,3 +45,24 @@ func BenchmarkRedactKeysNone(b *testing.B) {
 		redactKeys(v.Outline)
 	}
 }
+
+// BenchmarkRedactKeysHostile: texts of 200 KB a hostile page could make so that each word
+// start reads far (a repeated prefix, first lines of key blocks without a last one, JWT-like
+// runs, cut marks): the cost stays linear.
+func BenchmarkRedactKeysHostile(b *testing.B) {
+	for _, c := range []struct{ name, unit string }{
+		{"prefixes", "glpat-"},
+		{"pem", "-----BEGIN RSA PRIVATE KEY-----\n"},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9."},
+		{"aws", "aws_secret_access_key="},
+		{"cuts", "4111 1111 1111 111…"},
+	} {
+		s := strings.Repeat(c.unit, 200<<10/len(c.unit))
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for i := 0; i < b.N; i++ {
+				redactShown(s)
+			}
+		})
+	}
+}
