@@ -30,8 +30,9 @@
 //     (cards.go), and credentials in well-known formats, a distinctive prefix with the format's
 //     alphabet, length and checksum (GitHub, GitLab, npm, PyPI, Hugging Face, Stripe, Slack,
 //     OpenAI, Anthropic, Google, AWS, SendGrid, Twilio, Shopify, DigitalOcean and Telegram
-//     keys, private key blocks, JWTs with a registered claim; keys.go, which says why not
-//     gitleaks), cut keys included; the person's own messages keep theirs;
+//     keys, private key blocks, JWTs with a registered claim; also a value base64-encoded on
+//     its own; keys.go, which says why not gitleaks), the first digits of a card and the first
+//     half of a key at a cut included; the person's own messages keep theirs;
 //   - a cut secret: a text (or JSON string) that ends, or stops at "…" or "[truncated", with
 //     the first characters of a known value (at least minCutPrefix of them) loses them, so a
 //     tool whose cut the model chooses (capture_page's maxChars) cannot reveal a value piece by

@@ -274,6 +274,10 @@ func redactKeys(s string) string {
 				end, keep, ok = keyAt(s, at, &rs)
 			}
 		}
+		if !ok && encodedPrefixes[s[w]] != nil {
+			at, keep = w, 0
+			end, ok = encodedKeyAt(s, w)
+		}
 		if ok {
 			b.WriteString(s[last : at+keep])
 			b.WriteString(marker(KindKey))
@@ -570,4 +574,76 @@ func pemBodyEnd(s string, i int) int {
 		}
 	}
 	return i
+}
+
+// A key shown base64-encoded: a secret's data in a Kubernetes or Vault view, a kubeconfig's
+// client-key-data, a .env file in a config map. A word that starts with the base64 of a
+// format's prefix (at least three bytes of it, so the first four characters are the prefix's
+// alone) is decoded, and goes whole when its text starts with a key (a private key block
+// included); the key's own checks decide. Not a key inside a longer encoded text: only a value
+// encoded on its own starts where the prefix's encoding does.
+
+// maxEncodedKey bounds the encoded words decoded (an encoded private key block is about 3 KB).
+const maxEncodedKey = 16 << 10
+
+// encodedPrefixes are the base64 spellings of the formats' prefixes' first bytes (a multiple of
+// three of them), by their first character.
+var encodedPrefixes = func() (t [256][]string) {
+	seen := map[string]bool{}
+	add := func(p string) {
+		n := len(p) / 3 * 3
+		if n == 0 {
+			return
+		}
+		e := base64.StdEncoding.EncodeToString([]byte(p[:n]))
+		if !seen[e] {
+			seen[e] = true
+			t[e[0]] = append(t[e[0]], e)
+		}
+	}
+	for _, fs := range keyFormats {
+		for _, f := range fs {
+			add(f.prefix)
+		}
+	}
+	add("-----BEGIN ")
+	return t
+}()
+
+// encodedKeyAt reports whether the word at s[i] is a key encoded in base64 (see above), and
+// where it ends.
+func encodedKeyAt(s string, i int) (int, bool) {
+	match := false
+	for _, e := range encodedPrefixes[s[i]] {
+		if strings.HasPrefix(s[i:], e) {
+			match = true
+			break
+		}
+	}
+	if !match {
+		return 0, false
+	}
+	j := i
+	for j < len(s) && j-i <= maxEncodedKey && (isAlnum(s[j]) || strings.IndexByte("+/-_", s[j]) >= 0) {
+		j++
+	}
+	end := j
+	for end < len(s) && end-j < 2 && s[end] == '=' {
+		end++
+	}
+	if j-i > maxEncodedKey || end < len(s) && wordByte[s[end]] {
+		return 0, false
+	}
+	enc := s[i:j]
+	raw, err := base64.RawStdEncoding.DecodeString(enc)
+	if err != nil {
+		if raw, err = base64.RawURLEncoding.DecodeString(enc); err != nil {
+			return 0, false
+		}
+	}
+	d := string(raw)
+	if strings.HasPrefix(redactKeys(d), markerOpen+KindKey+"]") && !strings.HasPrefix(d, markerOpen) {
+		return end, true
+	}
+	return 0, false
 }

@@ -1,9 +1,12 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 // Keys in the formats of keys.go, made up for the tests (the GitHub and npm ones with their
 // checksums right; the JWT with a registered claim).
@@ -74,6 +77,12 @@ func TestRedactKeys(t *testing.T) {
 		{"private key block, JSON-escaped", `{"t":"` + strings.ReplaceAll(kPEM, "\n", `\n`) + `"}`, `{"t":"` + m + `"}`},
 		{"private key block, no end line", `{"t":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7"}`, `{"t":"` + m + `"}`},
 		{"two side by side", kGitHub + " " + kNPM, m + " " + m},
+		// Encoded in base64, on their own (a Kubernetes secret's data).
+		{"base64 GitHub", "token: " + b64(kGitHub), "token: " + m},
+		{"base64 GitHub and a line break", `  token: "` + b64(kGitHub+"\n") + `"`, `  token: "` + m + `"`},
+		{"base64 URL alphabet", "k=" + base64.RawURLEncoding.EncodeToString([]byte(kAnthropic)), "k=" + m},
+		{"base64 private key block", "tls.key: " + b64(kPEM+"\n"), "tls.key: " + m},
+		{"base64 of no key", "x: " + b64("ghp_abc") + " y: " + b64("AKIA is a prefix"), "x: " + b64("ghp_abc") + " y: " + b64("AKIA is a prefix")},
 		// Cut keys: the first characters of a key where a text stops.
 		{"cut GitHub", "token: " + kGitHub[:30], "token: " + m},
 		{"cut Stripe before an ellipsis", "key " + kStripe[:18] + "… more", "key " + m + "… more"},
