@@ -22,8 +22,9 @@ import (
 // of their random part). A JWT counts when its header decodes to JSON naming an "alg" and its
 // payload to a JSON object with one of the claims a credential carries (exp, iat, nbf, sub,
 // jti): signed data that is not a credential stays (news sites sign their comment widgets'
-// article data this way, some with an "iss"). The AWS secret key has no prefix of its own, so it is found by the name it is written
-// under (aws_secret_access_key=…, AWS_SESSION_TOKEN: …), whose name stays.
+// article data this way, some with an "iss"). The AWS secret key has no prefix of its own, so
+// it is found by the name it is written under (aws_secret_access_key=…, AWS_SESSION_TOKEN: …),
+// whose name stays. A key base64-encoded on its own is found too (see encodedKeyAt).
 //
 // gitleaks' rule list (config/gitleaks.toml) is the reference for the formats; gitleaks itself is
 // not used: as a library it brings some seventy modules (archive readers, a CLI, a config system,
@@ -34,9 +35,11 @@ import (
 // browser key (TestRedactKeysCorpus).
 //
 // A key must stand as a word of its own: before it the start of the text, a byte that is not a
-// letter, digit or underscore, or an escape that ends in one (%3D, \n); after it, anything but a
-// letter, digit or underscore. The formats' alphabets need no escaping in HTML, JSON or a URL,
-// except the AWS secret's / and + and the Telegram token's colon, which are read escaped too.
+// letter, digit or underscore, or an escape (%3D and %253D, \n, \t, \r; otherStart); after it,
+// anything but a letter, digit or underscore. The formats' alphabets need no escaping in HTML,
+// JSON or a URL, except the AWS secret's / and + and the Telegram token's colon, which are read
+// escaped too. The sites that show a person's keys write them plainly; a page script that
+// wanted to hide one from this rule has it already.
 //
 // A cut key: where a text (or a JSON string) ends, or stops at "…" or "[truncated", the first
 // characters of a key in one of these formats are redacted too when they are at least half of
@@ -82,7 +85,8 @@ func isGitLab(c byte) bool      { return isWordDash(c) || c == '.' }
 func isSendGrid(c byte) bool    { return isWordDash(c) || c == '.' }
 func isWebhookPath(c byte) bool { return isAlnum(c) || c == '/' }
 
-// keyFormats, by the first byte of their prefix; within a byte, a prefix before any prefix of it.
+// keyFormats, by the first byte of their prefix; within a byte, a prefix comes before any
+// shorter prefix of it ("sk-ant-" before "sk-").
 var keyFormats = map[byte][]keyFormat{
 	'g': {
 		{prefix: "github_pat_", alphabet: isWord, min: 82, max: 82, check: func(b string) bool { return b[22] == '_' }},
@@ -260,6 +264,7 @@ func redactKeys(s string) string {
 	var b strings.Builder
 	var rs runs
 	last := 0
+	encodedUntil := 0 // the end of the last encoded word read: no start inside it is read again
 	for w := 0; w < len(s); {
 		for w < len(s) && !wordByte[s[w]] {
 			w++
@@ -274,9 +279,9 @@ func redactKeys(s string) string {
 				end, keep, ok = keyAt(s, at, &rs)
 			}
 		}
-		if !ok && encodedPrefixes[s[w]] != nil {
+		if !ok && w >= encodedUntil && encodedPrefixes[s[w]] != nil {
 			at, keep = w, 0
-			end, ok = encodedKeyAt(s, w)
+			end, encodedUntil, ok = encodedKeyAt(s, w)
 		}
 		if ok {
 			b.WriteString(s[last : at+keep])
@@ -610,9 +615,9 @@ var encodedPrefixes = func() (t [256][]string) {
 	return t
 }()
 
-// encodedKeyAt reports whether the word at s[i] is a key encoded in base64 (see above), and
-// where it ends.
-func encodedKeyAt(s string, i int) (int, bool) {
+// encodedKeyAt reports whether the word at s[i] is a key encoded in base64 (see above), where
+// it ends, and how far the encoded text was read.
+func encodedKeyAt(s string, i int) (end, read int, ok bool) {
 	match := false
 	for _, e := range encodedPrefixes[s[i]] {
 		if strings.HasPrefix(s[i:], e) {
@@ -621,29 +626,29 @@ func encodedKeyAt(s string, i int) (int, bool) {
 		}
 	}
 	if !match {
-		return 0, false
+		return 0, i, false
 	}
 	j := i
 	for j < len(s) && j-i <= maxEncodedKey && (isAlnum(s[j]) || strings.IndexByte("+/-_", s[j]) >= 0) {
 		j++
 	}
-	end := j
+	end = j
 	for end < len(s) && end-j < 2 && s[end] == '=' {
 		end++
 	}
 	if j-i > maxEncodedKey || end < len(s) && wordByte[s[end]] {
-		return 0, false
+		return 0, j, false
 	}
 	enc := s[i:j]
 	raw, err := base64.RawStdEncoding.DecodeString(enc)
 	if err != nil {
 		if raw, err = base64.RawURLEncoding.DecodeString(enc); err != nil {
-			return 0, false
+			return 0, j, false
 		}
 	}
 	d := string(raw)
 	if strings.HasPrefix(redactKeys(d), markerOpen+KindKey+"]") && !strings.HasPrefix(d, markerOpen) {
-		return end, true
+		return end, j, true
 	}
-	return 0, false
+	return 0, j, false
 }
