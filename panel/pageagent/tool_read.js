@@ -31,7 +31,10 @@ function toolCapture(args) {
     }
   }
   r.truncated = t.length > max;
-  r.text = r.truncated ? apply(strSlice, t, [0, max]) : t;
+  // The cut is marked where it is, as every other cut of a text is: the proxy's redaction stage
+  // takes the first digits of a card number cut there (a cut the model chooses could show all
+  // but the last digit, which the Luhn check gives).
+  r.text = r.truncated ? apply(strSlice, t, [0, max - 1]) + ELLIPSIS : t;
   return r;
 }
 

@@ -742,9 +742,12 @@ func (c *chat) send(text string) string {
 
 	mode, _ := agent.ParseMode(rec.Mode)
 	red := c.newRedactor(settings) // every tool result and model request passes through it (redaction.go)
+	// The page's address and title are what the page shows, as a tool result is: its keys and
+	// card numbers go too (a model request passes Redact, which keeps the person's own).
+	shown := agent.PageInfo{URL: red.RedactPage(snap.URL), Title: red.RedactPage(snap.Title)}
 	cfg := agent.Config{
 		Provider: prov, Model: rec.Model, Mode: mode,
-		System: agent.SystemPrompt(mode, agent.PageInfo{URL: snap.URL, Title: snap.Title}),
+		System: agent.SystemPrompt(mode, shown),
 		Env:    &chatEnv{c: c, red: red}, MaxSteps: settings.MaxSteps, Redactor: red,
 		// A turn goes on only while the tab is on the chat's site (follow.go).
 		BeforeStep: c.beforeStep,

@@ -11,13 +11,21 @@ import "strings"
 //
 // This applies to what a page shows (tool results: Redactor.RedactPage), not to what the person
 // writes in the chat: a card number the person gives the agent is theirs to give.
+//
+// A cut card number: where a text stops at "…" or "[truncated" (the page agent marks every cut
+// it makes so, capture_page's too), the first digits of a card number there go when they are
+// minCutCardDigits or more with an issuer prefix: a cut the model or the page chooses could
+// otherwise show all but the last digit, which the Luhn check gives. The end of a JSON string
+// is not taken for a cut here, unlike for keys (keys.go): the ids pages keep in their state
+// (ten to eighteen digits) would go.
 
 // KindCard names a payment card number.
 const KindCard = "card number"
 
 const (
-	minCardDigits = 13
-	maxCardDigits = 19
+	minCardDigits    = 13
+	maxCardDigits    = 19
+	minCutCardDigits = 10 // what may show of a cut card leaves six digits unknown at least
 )
 
 // redactCards replaces the card numbers in s (see the top of the file).
@@ -32,7 +40,8 @@ func redactCards(s string) string {
 			i++
 			continue
 		}
-		groups := digitGroups(s, i)
+		var buf [8]span
+		groups := digitGroups(buf[:0], s, i)
 		end := groups[len(groups)-1].end
 		endsWord := end < len(s) && joins(s, end, 1)
 		for g := 0; g < len(groups); {
@@ -62,9 +71,9 @@ func redactCards(s string) string {
 type span struct{ start, end int }
 
 // digitGroups reads the groups of digits from s[i] on that single spaces or hyphens split:
-// "4111 1111 1111 1111" is four, two card numbers side by side eight.
-func digitGroups(s string, i int) []span {
-	var groups []span
+// "4111 1111 1111 1111" is four, two card numbers side by side eight. They are appended to
+// groups (a buffer on the caller's stack: the scan runs on every digit of a tool result).
+func digitGroups(groups []span, s string, i int) []span {
 	start := i
 	for j := i; ; j++ {
 		if j < len(s) && isDigit(s[j]) {
@@ -172,4 +181,79 @@ func joins(s string, j, dir int) bool {
 	}
 	k := j + dir
 	return s[j] == '.' && k >= 0 && k < len(s) && isDigit(s[k])
+}
+
+// redactCardCuts replaces the first digits of card numbers cut at "…" or "[truncated" (see the
+// top of the file).
+func redactCardCuts(s string) string {
+	if !strings.Contains(s, "…") && !strings.Contains(s, "[truncated") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	// The next of each mark at or after off (-1: none left), each found once: a text with a
+	// thousand cut lines is read once, not a thousand times.
+	next := func(mark string, off int) int {
+		if i := strings.Index(s[off:], mark); i >= 0 {
+			return off + i
+		}
+		return -1
+	}
+	ell, trunc := next("…", 0), next("[truncated", 0)
+	for {
+		e := ell
+		if trunc >= 0 && (e < 0 || trunc < e) {
+			e = trunc
+		}
+		if e < 0 {
+			break
+		}
+		if e == ell {
+			ell = next("…", e+1)
+		} else {
+			trunc = next("[truncated", e+1)
+		}
+		if start, ok := cutCardBefore(s, e); ok && start >= last {
+			b.WriteString(s[last:start])
+			b.WriteString(marker(KindCard))
+			last = e
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// cutCardBefore reports whether the digits that end at s[end] (in groups split by single spaces
+// or hyphens) are the start of a card number: a word of their own before, an issuer prefix, and
+// minCutCardDigits to maxCardDigits digits. It returns where they start.
+func cutCardBefore(s string, end int) (int, bool) {
+	var buf [maxCardDigits]byte
+	n := 0
+	k := end
+	for {
+		j := k
+		for j > 0 && isDigit(s[j-1]) {
+			j--
+		}
+		if j == k || n+(k-j) > maxCardDigits {
+			return 0, false
+		}
+		// Prepend the group.
+		copy(buf[k-j:], buf[:n])
+		copy(buf[:k-j], s[j:k])
+		n += k - j
+		k = j
+		if k >= 2 && (s[k-1] == ' ' || s[k-1] == '-') && isDigit(s[k-2]) {
+			k--
+			continue
+		}
+		break
+	}
+	if n < minCutCardDigits || k > 0 && (joins(s, k-1, -1) || s[k-1] == '+') || !cardIssuer(buf[:n]) {
+		return 0, false
+	}
+	return k, true
 }

@@ -64,3 +64,42 @@ func BenchmarkRedactCardsNone(b *testing.B) {
 		redactCards(s)
 	}
 }
+
+// TestRedactPageCardsInJSONStrings: a card number inside a JSON string is found in the decoded
+// text, so a line break before it ("\n" in the JSON text, a word's letter to the raw scan) or
+// a \u escape does not hide it.
+func TestRedactPageCardsInJSONStrings(t *testing.T) {
+	const m = "[redacted: card number]"
+	for _, c := range []struct{ in, want string }{
+		{`{"text":"Saved card\n4111 1111 1111 1111\nexpires"}`, `{"text":"Saved card\n` + m + `\nexpires"}`},
+		{`{"text":"card\t4111111111111111"}`, `{"text":"card\t` + m + `"}`},
+		{`{"text":"\u0034111111111111111"}`, `{"text":"` + m + `"}`},
+	} {
+		if got := New(nil).RedactPage(c.in); got != c.want {
+			t.Errorf("RedactPage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestRedactCardCuts: the first ten digits or more of a card number cut at "…" or
+// "[truncated" go; fewer, numbers without an issuer prefix, phone numbers and digits that end a
+// JSON string (ids, not cuts) stay.
+func TestRedactCardCuts(t *testing.T) {
+	const m = "[redacted: card number]"
+	for _, c := range []struct{ in, want string }{
+		{"Saved card: Visa 4111 1111 1111 111…", "Saved card: Visa " + m + "…"},
+		{"4111111111111…", m + "…"},
+		{"card 5555-5555-55[truncated: 40 more]", "card " + m + "[truncated: 40 more]"},
+		{`{"text":"Visa 4111 1111 1111 111…","truncated":true}`, `{"text":"Visa ` + m + `…","truncated":true}`},
+		// Kept.
+		{"Visa 4111 1111 1…", "Visa 4111 1111 1…"},                         // nine digits
+		{"order 1111 1111 1111 111…", "order 1111 1111 1111 111…"},         // no issuer prefix
+		{"call +44 20 7946 0958…", "call +44 20 7946 0958…"},               // a phone number
+		{"id x4111111111111…", "id x4111111111111…"},                       // part of a word
+		{`{"pixelId":"497430300356774"}`, `{"pixelId":"497430300356774"}`}, // an id, not a cut
+	} {
+		if got := New(nil).RedactPage(c.in); got != c.want {
+			t.Errorf("RedactPage(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -24,9 +24,15 @@
 //     client_secret, token, authToken, sessionToken, bearerToken, jwt, apiKey, apiSecret, secretKey,
 //     privateKey, secretAccessKey); the password of an address's user-info, and address or
 //     form parameters named like the password and OAuth token keys (#access_token=…);
-//   - in what a page shows (Redactor.RedactPage, for tool results), payment card numbers by
-//     structure: 13 to 19 digits with an issuer prefix that pass the Luhn check (cards.go); the
-//     person's own messages keep theirs;
+//   - in what a page shows (Redactor.RedactPage, for tool results and the page's address and
+//     title in the system prompt), by format, in the text and in every JSON string decoded:
+//     payment card numbers, 13 to 19 digits with an issuer prefix that pass the Luhn check
+//     (cards.go), and credentials in well-known formats, a distinctive prefix with the format's
+//     alphabet, length and checksum (GitHub, GitLab, npm, PyPI, Hugging Face, Stripe, Slack,
+//     OpenAI, Anthropic, Google, AWS, SendGrid, Twilio, Shopify, DigitalOcean and Telegram
+//     keys, private key blocks, JWTs with a registered claim; also a value base64-encoded on
+//     its own; keys.go, which says why not gitleaks), the first digits of a card and the first
+//     half of a key at a cut included; the person's own messages keep theirs;
 //   - a cut secret: a text (or JSON string) that ends, or stops at "…" or "[truncated", with
 //     the first characters of a known value (at least minCutPrefix of them) loses them, so a
 //     tool whose cut the model chooses (capture_page's maxChars) cannot reveal a value piece by

@@ -247,26 +247,35 @@ func uriComponent(v string) string {
 
 // Redact returns s with every secret removed (see the top of the file).
 func (r *Redactor) Redact(s string) string {
-	return r.redact(s, 0)
+	return r.redact(s, 0, false)
 }
 
-// RedactPage is Redact for what a page shows (a tool's result): its payment card numbers go
-// too (cards.go).
+// RedactPage is Redact for what a page shows (a tool's result): its credentials in well-known
+// formats (keys.go) and its payment card numbers (cards.go) go too, in the text and in every
+// JSON string it holds (decoded, so escapes hide nothing, and each string's end is a cut).
 func (r *Redactor) RedactPage(s string) string {
-	return redactCards(r.redact(s, 0))
+	return r.redact(s, 0, true)
 }
 
-func (r *Redactor) redact(s string, depth int) string {
+// redactShown removes what is found by format in what a page shows.
+func redactShown(s string) string {
+	return redactCardCuts(redactCards(redactKeys(s)))
+}
+
+func (r *Redactor) redact(s string, depth int, page bool) string {
 	if s == "" {
 		return s
 	}
 	if depth < maxJSONDepth && looksLikeJSON(s) {
-		if out, ok := r.redactJSON(s, depth); ok {
+		if out, ok := r.redactJSON(s, depth, page); ok {
+			if page {
+				out = redactCards(out) // card numbers written as JSON numbers; the strings are done
+			}
 			return r.redactKnown(out)
 		}
 	}
 	if depth < maxJSONDepth {
-		s = r.redactEmbeddedJSON(s, depth)
+		s = r.redactEmbeddedJSON(s, depth, page)
 	}
 	lower := asciiLower(s)
 	if strings.Contains(lower, "<input") {
@@ -282,6 +291,9 @@ func (r *Redactor) redact(s string, depth int) string {
 		strings.Contains(lower, "passwd=") || strings.Contains(lower, "passphrase=") || strings.Contains(lower, "pwd=") ||
 		strings.Contains(lower, "%3d") || strings.Contains(lower, "%253d") {
 		s = redactAddressParams(s)
+	}
+	if page {
+		s = redactShown(s)
 	}
 	return r.redactKnown(s)
 }
@@ -458,18 +470,18 @@ func looksLikeJSON(s string) bool {
 }
 
 // redactJSON redacts the string literals of a JSON text (ok is false when s is not JSON).
-func (r *Redactor) redactJSON(s string, depth int) (string, bool) {
+func (r *Redactor) redactJSON(s string, depth int, page bool) (string, bool) {
 	if !json.Valid([]byte(s)) {
 		return s, false
 	}
-	return walkJSON(s, func(lit, key string) string { return r.jsonString(lit, key, depth) }, func(v string) bool {
+	return walkJSON(s, func(lit, key string) string { return r.jsonString(lit, key, depth, page) }, func(v string) bool {
 		return v != "" && !isMarker(v)
 	}), true
 }
 
 // redactEmbeddedJSON redacts JSON values that start a line of a text that is not JSON (an HTTP
 // answer's body after its status and headers).
-func (r *Redactor) redactEmbeddedJSON(s string, depth int) string {
+func (r *Redactor) redactEmbeddedJSON(s string, depth int, page bool) string {
 	tried := 0
 	for off := 0; off < len(s) && tried < maxEmbedded; {
 		i := strings.IndexAny(s[off:], "{[")
@@ -489,7 +501,7 @@ func (r *Redactor) redactEmbeddedJSON(s string, depth int) string {
 			continue
 		}
 		end := i + int(dec.InputOffset())
-		out, _ := r.redactJSON(s[i:end], depth)
+		out, _ := r.redactJSON(s[i:end], depth, page)
 		s = s[:i] + out + s[end:]
 		off = i + len(out)
 	}
@@ -509,7 +521,7 @@ var (
 )
 
 // jsonString redacts one decoded JSON string whose key (or the key of its array) is key.
-func (r *Redactor) jsonString(v, key string, depth int) string {
+func (r *Redactor) jsonString(v, key string, depth int, page bool) string {
 	k := keyName(key)
 	switch {
 	case v == "" || isMarker(v):
@@ -525,7 +537,7 @@ func (r *Redactor) jsonString(v, key string, depth int) string {
 	case k == "setcookie":
 		v = redactHeaderValue("set-cookie", v)
 	}
-	return r.redact(v, depth+1)
+	return r.redact(v, depth+1, page)
 }
 
 // jsonStringValue decodes a JSON string literal.
