@@ -69,6 +69,26 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 		}
 		tool = "fetch_page" // the page's own origin: fetched by the page agent, checked in Go first
 	}
+	switch tool {
+	case "find":
+		if want, limit, ok := findArgs(args); ok {
+			out, err := e.actPageTool(ctx, sess, tool, findPageArgs(args))
+			if err != nil {
+				return out, err
+			}
+			return filterFind(e.redactor().RedactPage, want, limit, out) // oracle.go
+		}
+	case "query":
+		if sel, limit, ok := queryArgs(args); ok {
+			if names := valueMatchers(sel); len(names) > 0 {
+				out, err := e.actPageTool(ctx, sess, tool, withLimit(args, queryPageLimit))
+				if err != nil {
+					return out, err
+				}
+				return filterQuery(e.redactor().RedactPage, names, limit, out) // oracle.go
+			}
+		}
+	}
 	return e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
 }
 

@@ -1,0 +1,451 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Search oracles over redacted text. The page agent searches the page's own text: find matches
+// outline lines, query's attribute selectors match attribute values. The result the model gets
+// is redacted (agent/redact.go), but whether something matched is not: a steered model could
+// learn a key or a card number a character at a time (find "AIzaSyQ", find "AIzaSyR", …) or by
+// n-grams from its middle (find "Qz9" matching a line whose redacted form shows no "Qz9").
+// So a match is judged here, in Go, against what the model may see: a line or an element that
+// matches only because of text the redaction removes is no match, and no count, "truncated"
+// flag or "more matches" line tells of it. This runs in chatEnv.PageTool, the one place every
+// page tool's result passes on its way to the agent's redaction stage.
+
+// findPageLimit is the limit the chat asks the page agent's find for (its maximum), so that
+// matches dropped here leave the model's own limit filled by the next ones.
+const findPageLimit = 100
+
+// findArgs reads find's text and limit as the page agent would take them; ok is false when the
+// arguments are not ones the page agent accepts (it then refuses them in its own words).
+func findArgs(raw json.RawMessage) (want string, limit int, ok bool) {
+	var a map[string]json.RawMessage
+	if json.Unmarshal(raw, &a) != nil || a == nil {
+		return "", 0, false
+	}
+	var text string
+	if json.Unmarshal(a["text"], &text) != nil {
+		return "", 0, false
+	}
+	limit = 20
+	if l, has := a["limit"]; has {
+		if json.Unmarshal(l, &limit) != nil || limit < 1 || limit > findPageLimit {
+			return "", 0, false
+		}
+	}
+	want = normalText(text)
+	return want, limit, want != ""
+}
+
+// findPageArgs are find's arguments with the page agent's largest limit.
+func findPageArgs(raw json.RawMessage) json.RawMessage {
+	var a map[string]json.RawMessage
+	if json.Unmarshal(raw, &a) != nil || a == nil {
+		return raw
+	}
+	a["limit"] = json.RawMessage(fmt.Sprint(findPageLimit))
+	b, err := json.Marshal(a)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// normalText is the page agent's normal (tool_click.js): whitespace runs (its isSpace: space,
+// tab, LF, CR, FF, NBSP) become one space, the ends are trimmed, and the text is lowercased.
+func normalText(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\u00a0' {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToLower(b.String())
+}
+
+// Lines of the page agent's outline that find never counts as matches (tool_capture.js).
+const (
+	outlineOverlaysHead = "# open overlays"
+	outlinePageHead     = "# page"
+	ellipsis            = "…"
+)
+
+// findLine is a line of find's answer and its place among the outline's lines: a gap the page
+// agent marked with a "…" line counts as one line left out.
+type findLine struct {
+	at    int
+	text  string
+	match bool
+}
+
+// filterFind rewrites the page agent's find answer (asked with findPageLimit) as the model's
+// find with want and limit over the redacted page: a matching line whose redacted form no
+// longer contains want is dropped, with the ancestors only it kept; matches, truncated and the
+// "more matches" line count only what remains. red is the page redaction.
+func filterFind(red func(string) string, want string, limit int, out json.RawMessage) (json.RawMessage, error) {
+	var res struct {
+		Matches   int    `json:"matches"`
+		Outline   string `json:"outline"`
+		Truncated bool   `json:"truncated"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
+	}
+	if res.Matches == 0 {
+		return out, nil
+	}
+	cut := res.Matches > findPageLimit // the page agent searched further than it answered
+	raw := strings.Split(res.Outline, "\n")
+	if cut && len(raw) > 0 {
+		raw = raw[:len(raw)-1] // its "… (N more matches; …)" line
+	}
+	var lines []findLine
+	at := 0
+	for _, l := range raw {
+		if strings.TrimLeft(l, " ") == ellipsis {
+			at++ // a gap
+			continue
+		}
+		m := l != outlineOverlaysHead && l != outlinePageHead && !strings.HasPrefix(l, ellipsis) &&
+			strings.Contains(strings.ToLower(l), want)
+		lines = append(lines, findLine{at: at, text: l, match: m})
+		at++
+	}
+	keep := make([]bool, len(lines))
+	shown := 0
+	for i, l := range lines {
+		if !l.match || !strings.Contains(normalText(red(l.text)), want) {
+			continue
+		}
+		shown++
+		if shown > limit {
+			continue
+		}
+		keep[i] = true
+		level := indentOf(l.text)
+		for j := i - 1; j >= 0 && level > 0; j-- {
+			if lj := indentOf(lines[j].text); lj < level {
+				keep[j] = true
+				level = lj
+			}
+		}
+	}
+	var b strings.Builder
+	last := -2
+	for i, l := range lines {
+		if !keep[i] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if last >= 0 && l.at != last+1 {
+			b.WriteString(strings.Repeat(" ", indentOf(l.text)) + ellipsis + "\n")
+		}
+		b.WriteString(l.text)
+		last = l.at
+	}
+	outline := b.String()
+	if shown == 0 {
+		outline = `(no line of the outline contains "` + cutRunes(want, 60) + `")`
+	}
+	switch {
+	case cut:
+		// How many more matched is not told: some of them may match only in a secret.
+		outline += "\n" + ellipsis + " (more matches; search for more words)"
+	case shown > limit:
+		outline += "\n" + ellipsis + fmt.Sprintf(" (%d more matches; raise limit or search for more words)", shown-limit)
+	}
+	// Below the page agent's limit its truncated is its outline's own (the whole page's outline
+	// was cut); over it, the answer is cut anyway.
+	truncated := cut || shown > limit || res.Truncated
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
+	}
+	m["matches"], _ = json.Marshal(shown)
+	m["outline"], _ = json.Marshal(outline)
+	m["truncated"], _ = json.Marshal(truncated)
+	nb, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("find: writing the answer: %w", err)
+	}
+	return nb, nil
+}
+
+// indentOf is the page agent's indentOf: the leading spaces of an outline line.
+func indentOf(line string) int {
+	return len(line) - len(strings.TrimLeft(line, " "))
+}
+
+// cutRunes cuts s to max runes with an ellipsis, like the page agent's cut.
+func cutRunes(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max]) + ellipsis
+}
+
+// queryPageLimit is the limit the chat asks the page agent's query for (its maximum) when the
+// selector matches attribute values, so that elements dropped here leave room for the next.
+const queryPageLimit = 200
+
+// attrMatcher is an attribute-value matcher of a selector: [name op value flags].
+type attrMatcher struct {
+	name  string // lowercased; "*" when an escape may spell any attribute
+	op    string // "=", "~=", "|=", "^=", "$=", "*="
+	value string
+	fold  bool // the i flag
+	known bool // value and name read without escapes: match can tell
+}
+
+// match reports whether the matcher holds for the attribute value v, as CSS reads it; a
+// matcher this cannot read holds for nothing.
+func (m attrMatcher) match(v string) bool {
+	if !m.known {
+		return false
+	}
+	want := m.value
+	if m.fold {
+		v, want = strings.ToLower(v), strings.ToLower(want)
+	}
+	switch m.op {
+	case "=":
+		return v == want
+	case "~=":
+		return want != "" && !strings.ContainsAny(want, " \t\n\r\f") && slices.Contains(strings.Fields(v), want)
+	case "|=":
+		return v == want || strings.HasPrefix(v, want+"-")
+	case "^=":
+		return want != "" && strings.HasPrefix(v, want)
+	case "$=":
+		return want != "" && strings.HasSuffix(v, want)
+	case "*=":
+		return want != "" && strings.Contains(v, want)
+	}
+	return false
+}
+
+// valueMatchers are the selector's attribute-value matchers ([a=v], [a~=v], [a|=v], [a^=v],
+// [a$=v], [a*=v]) wherever they are, :has() and :not() included; a bare [a] matches no value.
+// It is a scanner, not a CSS parser: what it cannot read (escapes) it marks unknown, and an
+// unknown matcher is judged to depend on every attribute.
+func valueMatchers(sel string) []attrMatcher {
+	var out []attrMatcher
+	for i := 0; i < len(sel); i++ {
+		switch sel[i] {
+		case '"', '\'':
+			i = skipQuoted(sel, i)
+		case '\\':
+			i++ // an escaped character is not syntax
+		case '[':
+			m, end, ok := readMatcher(sel, i+1)
+			if ok {
+				out = append(out, m)
+			}
+			i = end
+		}
+	}
+	return out
+}
+
+// readMatcher reads an attribute selector after its "[" at j: the matcher, the index of its
+// "]" (or the end), and whether it matches a value.
+func readMatcher(sel string, j int) (attrMatcher, int, bool) {
+	m := attrMatcher{known: true}
+	skip := func() {
+		for j < len(sel) && isSelSpace(sel[j]) {
+			j++
+		}
+	}
+	skip()
+	if j+2 < len(sel) && sel[j] == '*' && sel[j+1] == '|' && sel[j+2] != '=' {
+		j += 2 // any namespace
+	}
+	start := j
+	for j < len(sel) && !isSelSpace(sel[j]) && !strings.ContainsRune("=~^$*]", rune(sel[j])) {
+		if sel[j] == '\\' {
+			m.known = false
+			j++
+		} else if sel[j] == '|' {
+			if j+1 < len(sel) && sel[j+1] == '=' {
+				break
+			}
+			start = j + 1 // a namespace: the name follows
+		}
+		j++
+	}
+	m.name = strings.ToLower(sel[start:min(j, len(sel))])
+	if !m.known {
+		m.name = "*"
+	}
+	skip()
+	if j >= len(sel) || sel[j] == ']' {
+		return m, j, false
+	}
+	if sel[j] == '=' {
+		m.op = "="
+		j++
+	} else if j+1 < len(sel) && sel[j+1] == '=' {
+		m.op = sel[j : j+2]
+		j += 2
+	} else {
+		m.known = false
+	}
+	skip()
+	if j < len(sel) && (sel[j] == '"' || sel[j] == '\'') {
+		end := skipQuoted(sel, j)
+		m.value = sel[j+1 : min(end, len(sel))]
+		j = end + 1
+	} else {
+		start := j
+		for j < len(sel) && !isSelSpace(sel[j]) && sel[j] != ']' {
+			j++
+		}
+		m.value = sel[start:j]
+	}
+	if strings.Contains(m.value, "\\") {
+		m.known = false
+	}
+	skip()
+	if j < len(sel) && (sel[j] == 'i' || sel[j] == 'I') {
+		m.fold = true
+	}
+	for j < len(sel) && sel[j] != ']' {
+		if sel[j] == '"' || sel[j] == '\'' {
+			j = skipQuoted(sel, j)
+		} else if sel[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return m, j, true
+}
+
+// skipQuoted is the index of the quote closing the string that opens at i (or the end).
+func skipQuoted(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		}
+	}
+	return len(s)
+}
+
+func isSelSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+// queryArgs reads query's selector and limit as the page agent takes them; ok is false when
+// the page agent would refuse them (in its own words).
+func queryArgs(raw json.RawMessage) (sel string, limit int, ok bool) {
+	var a map[string]json.RawMessage
+	if json.Unmarshal(raw, &a) != nil || a == nil {
+		return "", 0, false
+	}
+	if json.Unmarshal(a["selector"], &sel) != nil {
+		return "", 0, false
+	}
+	limit = 20
+	if l, has := a["limit"]; has {
+		if json.Unmarshal(l, &limit) != nil || limit < 1 || limit > queryPageLimit {
+			return "", 0, false
+		}
+	}
+	return sel, limit, true
+}
+
+// withLimit is a tool's arguments with limit set to n.
+func withLimit(raw json.RawMessage, n int) json.RawMessage {
+	var a map[string]json.RawMessage
+	if json.Unmarshal(raw, &a) != nil || a == nil {
+		return raw
+	}
+	a["limit"] = json.RawMessage(fmt.Sprint(n))
+	b, err := json.Marshal(a)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// filterQuery rewrites the page agent's query answer (asked with queryPageLimit) for a selector
+// with attribute-value matchers on names: an element one of whose matched attributes the
+// redaction changes is dropped (it may match only in the secret), and total counts what
+// remains. Past the page agent's limit the number of further matches is not told (some may
+// match only in a secret).
+func filterQuery(red func(string) string, names []attrMatcher, limit int, out json.RawMessage) (json.RawMessage, error) {
+	var res struct {
+		Total   int               `json:"total"`
+		Matches []json.RawMessage `json:"matches"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
+	}
+	var kept []json.RawMessage
+	for _, m := range res.Matches {
+		var el struct {
+			Attrs map[string]string `json:"attrs"`
+		}
+		if err := json.Unmarshal(m, &el); err != nil {
+			return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
+		}
+		if !matchedInSecret(red, names, el.Attrs) {
+			kept = append(kept, m)
+		}
+	}
+	total := len(kept)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
+	}
+	if res.Total > len(res.Matches) {
+		m["note"], _ = json.Marshal(fmt.Sprintf("more elements match than the %d read; total counts those read; narrow the selector", len(res.Matches)))
+	}
+	if len(kept) > limit {
+		kept = kept[:limit]
+	}
+	if kept == nil {
+		kept = []json.RawMessage{}
+	}
+	m["total"], _ = json.Marshal(total)
+	m["matches"], _ = json.Marshal(kept)
+	nb, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("query: writing the answer: %w", err)
+	}
+	return nb, nil
+}
+
+// matchedInSecret reports whether the element's match may hold only because of a secret: a
+// matcher names one of its attributes whose value the redaction changes and does not hold for
+// the redacted value (what the model sees), or the matcher could not be read.
+func matchedInSecret(red func(string) string, ms []attrMatcher, attrs map[string]string) bool {
+	for _, m := range ms {
+		for a, v := range attrs {
+			if m.name != "*" && m.name != a {
+				continue
+			}
+			if r := red(v); r != v && !m.match(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
