@@ -76,9 +76,16 @@ function select(sel) {
 }
 
 function toolQuery(args) {
-  checkArgs(args, 'query', allowed(['selector', 'limit']));
+  checkArgs(args, 'query', allowed(['selector', 'limit', 'attrNames']));
   var sel = strArg(args, 'selector', true, 1024);
   var limit = intArg(args, 'limit', 20, 1, 200);
+  // attrNames is the chat's own (proxy/chat/oracle.go; never the model's): the attributes the
+  // selector's value matchers name, whose values Go redacts to judge whether a match holds
+  // only in a secret. Each match then has them in extra (Go takes it out).
+  var names = own(args, 'attrNames');
+  if (names !== undefined && (!isArray(names) || names.length > 16)) {
+    refuse('attrNames must be a list of at most 16 names');
+  }
   checkSelector(sel);
   var found = select(sel);
   var out = list();
@@ -111,6 +118,17 @@ function toolQuery(args) {
       }
     }
     m.attrs = attrs;
+    if (names !== undefined) {
+      var extra = dict();
+      var k;
+      for (k = 0; k < names.length; k++) {
+        var ev = typeof names[k] === 'string' ? attrOf(node, names[k]) : null;
+        if (typeof ev === 'string') {
+          extra[names[k]] = cut(ev, 4000);
+        }
+      }
+      m.extra = extra;
+    }
     var ln = m.tag;
     if (!secret && (ln === 'input' || ln === 'textarea' || ln === 'select')) {
       var fv = fieldValue(node, ln);

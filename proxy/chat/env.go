@@ -79,13 +79,10 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 			return filterFind(e.redactor().RedactPage, want, limit, out) // oracle.go
 		}
 	case "query":
+		args = withoutArg(args, "attrNames") // the chat's own, never the model's (oracle.go)
 		if sel, limit, ok := queryArgs(args); ok {
-			if names := valueMatchers(sel); len(names) > 0 {
-				out, err := e.actPageTool(ctx, sess, tool, withLimit(args, queryPageLimit))
-				if err != nil {
-					return out, err
-				}
-				return filterQuery(e.redactor().RedactPage, names, limit, out) // oracle.go
+			if ms := valueMatchers(sel); len(ms) > 0 {
+				return e.oracleQuery(ctx, sess, args, limit, ms) // oracle.go
 			}
 		}
 	}

@@ -1,11 +1,15 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // Search oracles over redacted text. The page agent searches the page's own text: find matches
@@ -211,6 +215,9 @@ type attrMatcher struct {
 	value string
 	fold  bool // the i flag
 	known bool // value and name read without escapes: match can tell
+	// subject: in the compound the selector selects (outside parentheses, no combinator
+	// after it), so that the element it matched is the one query returns.
+	subject bool
 }
 
 // match reports whether the matcher holds for the attribute value v, as CSS reads it; a
@@ -246,21 +253,66 @@ func (m attrMatcher) match(v string) bool {
 // unknown matcher is judged to depend on every attribute.
 func valueMatchers(sel string) []attrMatcher {
 	var out []attrMatcher
+	depth := 0
 	for i := 0; i < len(sel); i++ {
 		switch sel[i] {
 		case '"', '\'':
 			i = skipQuoted(sel, i)
 		case '\\':
 			i++ // an escaped character is not syntax
+		case '(':
+			depth++
+		case ')':
+			depth = max(0, depth-1)
 		case '[':
 			m, end, ok := readMatcher(sel, i+1)
 			if ok {
+				m.subject = depth == 0 && lastCompound(sel, end+1)
 				out = append(out, m)
 			}
 			i = end
 		}
 	}
 	return out
+}
+
+// lastCompound reports whether no combinator follows from i to the end of the complex
+// selector (a comma or the end, outside parentheses and brackets).
+func lastCompound(sel string, i int) bool {
+	depth := 0
+	space := false
+	for ; i < len(sel); i++ {
+		c := sel[i]
+		switch {
+		case c == '"' || c == '\'':
+			i = skipQuoted(sel, i)
+		case c == '\\':
+			i++
+		case c == '(':
+			depth++
+		case c == ')':
+			depth = max(0, depth-1)
+		case depth > 0:
+		case c == '[':
+			for i < len(sel) && sel[i] != ']' {
+				if sel[i] == '"' || sel[i] == '\'' {
+					i = skipQuoted(sel, i)
+				}
+				i++
+			}
+		case c == ',':
+			return true
+		case c == '>' || c == '+' || c == '~':
+			return false
+		case isSelSpace(c):
+			space = true
+			continue
+		case space:
+			return false // a descendant combinator
+		}
+		space = false
+	}
+	return true
 }
 
 // readMatcher reads an attribute selector after its "[" at j: the matcher, the index of its
@@ -371,13 +423,16 @@ func queryArgs(raw json.RawMessage) (sel string, limit int, ok bool) {
 	return sel, limit, true
 }
 
-// withLimit is a tool's arguments with limit set to n.
-func withLimit(raw json.RawMessage, n int) json.RawMessage {
+// withoutArg is a tool's arguments without name (as given when it has none).
+func withoutArg(raw json.RawMessage, name string) json.RawMessage {
 	var a map[string]json.RawMessage
 	if json.Unmarshal(raw, &a) != nil || a == nil {
 		return raw
 	}
-	a["limit"] = json.RawMessage(fmt.Sprint(n))
+	if _, has := a[name]; !has {
+		return raw
+	}
+	delete(a, name)
 	b, err := json.Marshal(a)
 	if err != nil {
 		return raw
@@ -400,15 +455,25 @@ func filterQuery(red func(string) string, names []attrMatcher, limit int, out js
 	}
 	var kept []json.RawMessage
 	for _, m := range res.Matches {
-		var el struct {
-			Attrs map[string]string `json:"attrs"`
-		}
+		var el map[string]json.RawMessage
+		var attrs, extra map[string]string
 		if err := json.Unmarshal(m, &el); err != nil {
 			return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
 		}
-		if !matchedInSecret(red, names, el.Attrs) {
-			kept = append(kept, m)
+		json.Unmarshal(el["attrs"], &attrs)
+		json.Unmarshal(el["extra"], &extra)
+		if matchedInSecret(red, names, attrs) || matchedInSecret(red, names, extra) {
+			continue
 		}
+		if _, has := el["extra"]; has {
+			delete(el, "extra") // the chat's own (attrNames): not for the model
+			b, err := json.Marshal(el)
+			if err != nil {
+				return nil, fmt.Errorf("query: writing the answer: %w", err)
+			}
+			m = b
+		}
+		kept = append(kept, m)
 	}
 	total := len(kept)
 	var m map[string]json.RawMessage
@@ -438,6 +503,9 @@ func filterQuery(red func(string) string, names []attrMatcher, limit int, out js
 // the redacted value (what the model sees), or the matcher could not be read.
 func matchedInSecret(red func(string) string, ms []attrMatcher, attrs map[string]string) bool {
 	for _, m := range ms {
+		if !m.subject {
+			continue // judged on the whole page (chatEnv.oracleQuery)
+		}
 		for a, v := range attrs {
 			if m.name != "*" && m.name != a {
 				continue
@@ -448,4 +516,66 @@ func matchedInSecret(red func(string) string, ms []attrMatcher, attrs map[string
 		}
 	}
 	return false
+}
+
+// oracleQuery runs query for a selector with attribute-value matchers ms (valueMatchers).
+// A matcher on the selected element is judged per element (filterQuery); one elsewhere (in
+// :has(), before a combinator, in :not()) matched an element the answer does not show, so the
+// query is refused when that attribute holds redacted text anywhere on the page — whatever the
+// matcher's value, so the refusal itself tells nothing about a guess.
+func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.RawMessage, limit int, ms []attrMatcher) (json.RawMessage, error) {
+	red := e.redactor()
+	var names, elsewhere []string
+	for _, m := range ms {
+		if m.name == "*" {
+			return nil, &agent.ToolError{Message: "query refused: an attribute selector with an escape in its name cannot be checked against what the page hides; write the attribute's name plainly"}
+		}
+		if !slices.Contains(names, m.name) {
+			names = append(names, m.name)
+		}
+		if !m.subject && !slices.Contains(elsewhere, m.name) {
+			elsewhere = append(elsewhere, m.name)
+		}
+	}
+	if len(names) > 16 {
+		return nil, &agent.ToolError{Message: "query refused: the selector matches more than 16 attributes' values"}
+	}
+	if len(elsewhere) > 0 {
+		sels := make([]string, len(elsewhere))
+		for i, n := range elsewhere {
+			sels[i] = "[" + n + "]"
+		}
+		probe, _ := json.Marshal(map[string]any{"selector": strings.Join(sels, ","), "limit": queryPageLimit, "attrNames": elsewhere})
+		out, err := e.actPageTool(ctx, sess, "query", probe)
+		var res struct {
+			Total   int `json:"total"`
+			Matches []struct {
+				Extra map[string]string `json:"extra"`
+			} `json:"matches"`
+		}
+		hidden := err != nil || json.Unmarshal(out, &res) != nil || res.Total > len(res.Matches)
+		for _, m := range res.Matches {
+			for _, v := range m.Extra {
+				hidden = hidden || red.RedactPage(v) != v
+			}
+		}
+		if hidden {
+			return nil, &agent.ToolError{Message: fmt.Sprintf("query refused: the selector matches the value of %s on an element other than the ones it selects (in :has(), :not() or before a combinator), and on this page that attribute holds text redacted from you (a key, a card number, a password or a cookie), so the answer could tell what it is. Select the elements that carry the attribute themselves", strings.Join(sels, ", "))}
+		}
+	}
+	var a map[string]json.RawMessage
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, fmt.Errorf("query: reading the arguments: %w", err)
+	}
+	a["limit"] = json.RawMessage(fmt.Sprint(queryPageLimit))
+	a["attrNames"], _ = json.Marshal(names)
+	sent, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("query: writing the arguments: %w", err)
+	}
+	out, err := e.actPageTool(ctx, sess, "query", sent)
+	if err != nil {
+		return out, err
+	}
+	return filterQuery(red.RedactPage, ms, limit, out)
 }

@@ -186,3 +186,28 @@ func TestFilterQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestMatcherSubject(t *testing.T) {
+	for _, tc := range []struct {
+		sel  string
+		want []bool
+	}{
+		{`a[href*=x]`, []bool{true}},
+		{`a[href*=x], p[title=y] span`, []bool{true, false}},
+		{`p:has(+ a[href*=x])`, []bool{false}},
+		{`[data-k=x] > span`, []bool{false}},
+		{`[data-k=x] ~ span`, []bool{false}},
+		{`div [title=x]`, []bool{true}},
+		{`[title=x]  ,  b`, []bool{true}},
+		{`a:not([href*=x])`, []bool{false}},
+		{`[title="a b"] :is(b)`, []bool{false}},
+	} {
+		var got []bool
+		for _, m := range valueMatchers(tc.sel) {
+			got = append(got, m.subject)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("valueMatchers(%q) subjects %v, want %v", tc.sel, got, tc.want)
+		}
+	}
+}
