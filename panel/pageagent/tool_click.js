@@ -75,6 +75,40 @@ function byText(text) {
     (scope ? ' (a text click is limited to the open dialog; close it first or click by ref)' : ''));
   return null;
 }
+// textCandidates answers the chat's candidates (proxy/chat/oracle.go; never the model's): the
+// shown clickable elements whose name holds text, as byText finds them, without clicking, so
+// that Go picks among those whose redacted name still holds it.
+function textCandidates(text) {
+  var want = normal(text);
+  if (want === '') {
+    refuse('text must not be blank');
+  }
+  var scope = topModal();
+  var found = scope ? queryIn(scope, CLICKABLE) : queryDoc(CLICKABLE);
+  var out = list();
+  var i;
+  for (i = 0; i < found.length && out.length < 200; i++) {
+    var node = found[i];
+    if (node === host || !shownLive(node)) {
+      continue;
+    }
+    var ln = localName(node);
+    var full = nameOf(node, ln, roleOf(node, ln) || 'button', true);
+    var name = normal(full);
+    if (contains(name, want)) {
+      var c = dict();
+      c.ref = refFor(node);
+      c.name = name;
+      c.shown = collapse(full, 400); // as written: Go redacts it (a key's case matters)
+      c.describe = describe(node, false) + containerOf(node);
+      put(out, out.length, c);
+    }
+  }
+  var res = dict();
+  res.candidates = out;
+  res.where = scope ? ' in the open dialog ' + describe(scope, true) : '';
+  return res;
+}
 function bySelector(sel) {
   checkSelector(sel);
   var found = select(sel);
@@ -357,10 +391,13 @@ function enterSubmits(node) {
 }
 
 function toolClick(args) {
-  checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent', 'probe', 'expect']));
+  checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent', 'probe', 'expect', 'candidates']));
   var ref = strArg(args, 'ref', false, 20);
   var sel = strArg(args, 'selector', false, 1024);
   var txt = strArg(args, 'text', false, 400);
+  if (txt !== null && own(args, 'candidates') === true) {
+    return textCandidates(txt);
+  }
   if ((ref !== null) + (sel !== null) + (txt !== null) !== 1) {
     refuse('give exactly one of ref, selector or text');
   }

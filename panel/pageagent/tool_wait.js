@@ -2,6 +2,10 @@
 
 // pageText is the page's text and its same-origin frames', lowercased.
 function pageText() {
+  return lower(rawPageText());
+}
+// rawPageText is the page's text and its same-origin frames', as shown.
+function rawPageText() {
   var t = docText(doc);
   var fl = frameList();
   var i;
@@ -16,7 +20,7 @@ function docText(d) {
     return '';
   }
   try {
-    return lower('' + apply(innerTextG, body, []));
+    return '' + apply(innerTextG, body, []);
   } catch (e) {
     return '';
   }
@@ -29,7 +33,14 @@ function hasText(want) {
   return t.length < 300000 && contains(collapse(t, 300000), want);
 }
 function toolWaitFor(args, done) {
-  checkArgs(args, 'wait_for', allowed(['ref', 'text', 'gone', 'timeoutMs']));
+  checkArgs(args, 'wait_for', allowed(['ref', 'text', 'gone', 'timeoutMs', 'textNow']));
+  if (own(args, 'textNow') === true) {
+    // The chat's own (proxy/chat/oracle.go; never the model's): the page's text now, which Go
+    // searches after redaction, so that a text found only inside a secret is not found.
+    var now = dict();
+    now.text = rawPageText();
+    return now;
+  }
   var ref = strArg(args, 'ref', false, 20);
   var text = strArg(args, 'text', false, 400);
   var gone = boolArg(args, 'gone', false);

@@ -70,6 +70,19 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 		tool = "fetch_page" // the page's own origin: fetched by the page agent, checked in Go first
 	}
 	switch tool {
+	case "click":
+		args = withoutArg(args, "candidates") // the chat's own, never the model's (oracle.go)
+		if text, a, ok := textArg(args); ok && a["ref"] == nil && a["selector"] == nil {
+			out, err := e.oracleClick(ctx, sess, text, a) // oracle.go
+			return withoutName(out), err
+		}
+	case "wait_for":
+		args = withoutArg(args, "textNow") // likewise
+		if text, a, ok := textArg(args); ok {
+			if _, ref := a["ref"]; !ref {
+				return e.oracleWait(ctx, sess, text, a) // oracle.go
+			}
+		}
 	case "find":
 		if want, limit, ok := findArgs(args); ok {
 			out, err := e.actPageTool(ctx, sess, tool, findPageArgs(args))
@@ -86,7 +99,11 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 			}
 		}
 	}
-	return e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
+	out, err := e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
+	if tool == "click" {
+		out = withoutName(out) // oracle.go
+	}
+	return out, err
 }
 
 // ReadLog returns the newest entries of a remixlet's log.

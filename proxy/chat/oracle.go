@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/agent"
@@ -546,7 +547,7 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 			sels[i] = "[" + n + "]"
 		}
 		probe, _ := json.Marshal(map[string]any{"selector": strings.Join(sels, ","), "limit": queryPageLimit, "attrNames": elsewhere})
-		out, err := e.actPageTool(ctx, sess, "query", probe)
+		out, err := e.c.hub.pages.Tool(ctx, sess.ID, "query", probe)
 		var res struct {
 			Total   int `json:"total"`
 			Matches []struct {
@@ -578,4 +579,169 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 		return out, err
 	}
 	return filterQuery(red.RedactPage, ms, limit, out)
+}
+
+// textArg reads a text argument as the page agent takes it (1 to 400 characters); ok is false
+// when there is none or the page agent would refuse it.
+func textArg(raw json.RawMessage) (text string, a map[string]json.RawMessage, ok bool) {
+	if json.Unmarshal(raw, &a) != nil || a == nil {
+		return "", nil, false
+	}
+	t, has := a["text"]
+	if !has || json.Unmarshal(t, &text) != nil || text == "" || utf8.RuneCountInString(text) > 400 {
+		return "", nil, false
+	}
+	return text, a, normalText(text) != ""
+}
+
+// clickCandidate is an element the page agent's click by text could take (textCandidates).
+type clickCandidate struct {
+	Ref      string `json:"ref"`
+	Name     string `json:"name"`     // normalised, as the page agent compares it
+	Shown    string `json:"shown"`    // as written, whitespace collapsed
+	Describe string `json:"describe"` // role "name" (in container)
+}
+
+// oracleClick resolves a click by text against the redacted names before anything is clicked:
+// the page agent lists the shown clickable elements whose name holds the text, Go keeps those
+// whose redacted name still holds it and decides as the page agent would (one named exactly, or
+// one holding it; several: a refusal listing them), and the click goes by that ref.
+func (e *chatEnv) oracleClick(ctx context.Context, sess page.Info, text string, a map[string]json.RawMessage) (json.RawMessage, error) {
+	want := normalText(text)
+	probe, _ := json.Marshal(map[string]any{"text": text, "candidates": true})
+	out, err := e.c.hub.pages.Tool(ctx, sess.ID, "click", probe) // lists only: no act checks
+	if err != nil {
+		return nil, err // the page's, named "click: …" already
+	}
+	var res struct {
+		Candidates []clickCandidate `json:"candidates"`
+		Where      string           `json:"where"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("click: reading the page agent's candidates: %w", err)
+	}
+	ref, err := pickCandidate(e.redactor().RedactPage, want, text, res.Where, res.Candidates)
+	if err != nil {
+		return nil, err
+	}
+	delete(a, "text")
+	a["ref"], _ = json.Marshal(ref)
+	sent, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("click: writing the arguments: %w", err)
+	}
+	return e.actPageTool(ctx, sess, "click", sent)
+}
+
+// pickCandidate is byText's choice (tool_click.js) among the candidates whose redacted name
+// still holds want: the one named exactly, else the one holding it; a refusal otherwise. The
+// refusals list only those candidates.
+func pickCandidate(red func(string) string, want, text, where string, cands []clickCandidate) (string, error) {
+	var exact, partial []clickCandidate
+	for _, c := range cands {
+		if !strings.Contains(normalText(red(c.Shown)), want) {
+			continue // holds the text only in a secret
+		}
+		if c.Name == want {
+			exact = append(exact, c)
+		} else {
+			partial = append(partial, c)
+		}
+	}
+	list := func(cs []clickCandidate) string {
+		var parts []string
+		for i, c := range cs {
+			if i == 10 {
+				parts = append(parts, fmt.Sprintf("and %d more", len(cs)-10))
+				break
+			}
+			parts = append(parts, c.Ref+" "+c.Describe)
+		}
+		return strings.Join(parts, "; ")
+	}
+	shown := cutRunes(text, 60)
+	switch {
+	case len(exact) == 1:
+		return exact[0].Ref, nil
+	case len(exact) > 1:
+		return "", &agent.ToolError{Message: fmt.Sprintf("click: %d elements%s are named %q; click one by ref: %s", len(exact), where, shown, list(exact))}
+	case len(partial) == 1:
+		return partial[0].Ref, nil
+	case len(partial) > 1:
+		return "", &agent.ToolError{Message: fmt.Sprintf("click: %d elements%s have %q in their name; click one by ref: %s", len(partial), where, shown, list(partial))}
+	}
+	msg := fmt.Sprintf("click: no visible clickable element%s is named %q", where, shown)
+	if where != "" {
+		msg += " (a text click is limited to the open dialog; close it first or click by ref)"
+	}
+	return "", &agent.ToolError{Message: msg}
+}
+
+// waitPoll is how often the chat looks at the page's text while waiting for a text.
+const waitPoll = 100 * time.Millisecond
+
+// oracleWait waits for a text (or for it to go) in Go over the redacted page text: the page
+// agent gives its text now (textNow), and a text found only inside a secret is not found.
+func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a map[string]json.RawMessage) (json.RawMessage, error) {
+	var gone bool
+	if g, has := a["gone"]; has && json.Unmarshal(g, &gone) != nil {
+		return e.actPageTool(ctx, sess, "wait_for", mustJSON(a)) // the page agent refuses it
+	}
+	timeout := 5000
+	if t, has := a["timeoutMs"]; has && (json.Unmarshal(t, &timeout) != nil || timeout < 0 || timeout > 10000) {
+		return e.actPageTool(ctx, sess, "wait_for", mustJSON(a))
+	}
+	want := normalText(text)
+	probe, _ := json.Marshal(map[string]any{"text": text, "textNow": true})
+	start := time.Now()
+	for {
+		out, err := e.c.hub.pages.Tool(ctx, sess.ID, "wait_for", probe) // reads only
+		if err != nil {
+			return nil, err // the page's, named "wait_for: …" already
+		}
+		var now struct {
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(out, &now); err != nil {
+			return nil, fmt.Errorf("wait_for: reading the page's text: %w", err)
+		}
+		if hasShownText(e.redactor().RedactPage(now.Text), want) != gone {
+			b, _ := json.Marshal(map[string]any{"found": !gone, "gone": gone, "waitedMs": time.Since(start).Milliseconds()})
+			return b, nil
+		}
+		if time.Since(start) >= time.Duration(timeout)*time.Millisecond {
+			what := "did not appear"
+			if gone {
+				what = "was still there"
+			}
+			return nil, &agent.ToolError{Message: fmt.Sprintf("wait_for: %q %s after %d ms", cutRunes(text, 60), what, timeout)}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait_for: %w", ctx.Err())
+		case <-time.After(waitPoll):
+		}
+	}
+}
+
+// hasShownText is the page agent's hasText over the redacted text: want in the lowercased
+// text, or, for a text under 300 000 characters, in it with whitespace runs collapsed.
+func hasShownText(shown, want string) bool {
+	if strings.Contains(strings.ToLower(shown), want) {
+		return true
+	}
+	return len(shown) < 300000 && strings.Contains(normalText(shown), want)
+}
+
+// mustJSON marshals a map of raw values (which cannot fail).
+func mustJSON(a map[string]json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(a)
+	return b
+}
+
+// withoutName is a click's answer without its name (the accessible name lowercased, which the
+// chat reads for its checks): a key lowercased is no longer the format the redaction knows, so
+// the model is shown the name only in clicked, as written and redacted.
+func withoutName(out json.RawMessage) json.RawMessage {
+	return withoutArg(out, "name")
 }
