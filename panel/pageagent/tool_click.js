@@ -415,7 +415,8 @@ function toolClick(args) {
   if (matches(node, ':disabled') || attrOf(node, 'aria-disabled') === 'true') {
     refuse(what + ' is disabled');
   }
-  var cname = normal(nameOf(node, localName(node), roleOf(node, localName(node)) || 'button', true));
+  var cfull = nameOf(node, localName(node), roleOf(node, localName(node)) || 'button', true);
+  var cname = normal(cfull);
   recentClick(own(args, 'recent'), cname, what);
   var origin = pageOriginOrEmpty();
   var leads = checkActivation(node, origin);
@@ -459,6 +460,9 @@ function toolClick(args) {
   var res = dict();
   res.clicked = what;
   res.name = cut(cname, 200);
+  // As written, for the chat (proxy/chat/oracle.go): name lowercased hides a key's format from
+  // the redaction, so Go shows the model this one redacted, then lowercased, as name.
+  res.shownName = collapse(cfull, 400);
   var ln = localName(node);
   if (ln === 'input' && checkedG && (inputType(node) === 'checkbox' || inputType(node) === 'radio')) {
     res.checked = apply(checkedG, node, []) === true;

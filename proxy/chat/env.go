@@ -74,7 +74,7 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 		args = withoutArg(args, "candidates") // the chat's own, never the model's (oracle.go)
 		if text, a, ok := textArg(args); ok && a["ref"] == nil && a["selector"] == nil {
 			out, err := e.oracleClick(ctx, sess, text, a) // oracle.go
-			return withoutName(out), err
+			return shownName(e.redactor().RedactPage, out), err
 		}
 	case "wait_for":
 		args = withoutArg(args, "textNow") // likewise
@@ -101,7 +101,7 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 	}
 	out, err := e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
 	if tool == "click" {
-		out = withoutName(out) // oracle.go
+		out = shownName(e.redactor().RedactPage, out) // oracle.go
 	}
 	return out, err
 }

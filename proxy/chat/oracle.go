@@ -739,9 +739,27 @@ func mustJSON(a map[string]json.RawMessage) json.RawMessage {
 	return b
 }
 
-// withoutName is a click's answer without its name (the accessible name lowercased, which the
-// chat reads for its checks): a key lowercased is no longer the format the redaction knows, so
-// the model is shown the name only in clicked, as written and redacted.
-func withoutName(out json.RawMessage) json.RawMessage {
-	return withoutArg(out, "name")
+// shownName is a click's answer as the model gets it: its name (the accessible name
+// lowercased, which the chat's checks read) lowercased a key and hid its format from the
+// redaction, so name is made again from shownName (as written) redacted first; shownName goes.
+func shownName(red func(string) string, out json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(out, &m) != nil || m == nil {
+		return out
+	}
+	if _, has := m["name"]; !has {
+		return out
+	}
+	var shown string
+	if json.Unmarshal(m["shownName"], &shown) == nil && shown != "" {
+		m["name"], _ = json.Marshal(cutRunes(normalText(red(shown)), 200))
+	} else {
+		delete(m, "name")
+	}
+	delete(m, "shownName")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return out
+	}
+	return b
 }

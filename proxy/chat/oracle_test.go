@@ -253,3 +253,16 @@ func TestHasShownText(t *testing.T) {
 		}
 	}
 }
+
+func TestShownName(t *testing.T) {
+	const secret = "AIzaSyQz9SECRETbodyXXXXXXXXXXXXXXXXXXXX"
+	for _, tc := range []struct{ in, want string }{
+		{`{"clicked":"b","name":"copy ` + strings.ToLower(secret) + `","shownName":"Copy ` + secret + `"}`, `{"clicked":"b","name":"copy [redacted: key]"}`},
+		{`{"clicked":"b","name":"save"}`, `{"clicked":"b"}`},
+		{`{"probe":null}`, `{"probe":null}`},
+	} {
+		if got := string(shownName(fakeRed, json.RawMessage(tc.in))); got != tc.want {
+			t.Errorf("shownName(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
