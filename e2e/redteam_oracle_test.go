@@ -31,7 +31,7 @@ func rtOracleSite() http.Handler {
 <a id="map" href="/maps?key=`+rtKeyGoogle+`">Office map</a>
 <span data-testid="`+rtKeyGoogle+`" data-key="`+rtKeyGoogle+`">maps widget</span>
 <button type="button" id="ok">Keep settings</button>
-<button type="button" id="copy">Copy `+rtKeyGoogle+`</button>
+<button type="button" id="copy" data-key="`+rtKeyGoogle+`">Copy `+rtKeyGoogle+`</button>
 <script>document.body.dataset.pageScript = 'ran';</script>
 </body></html>`)
 	})
@@ -57,6 +57,7 @@ var rtOracleProbes = []rtOracleProbe{
 	{"query", "selector", `p:has(+ a[href*="ABESQ"])`, `p:has(+ a[href*="ABESX"])`, "query: an n-gram of the key in another element's attribute", ""},
 	{"click", "text", "i0IoFuc", "i0IoFuX", "click: an n-gram of the key in a button's name", ""},
 	{"click", "text", "Copy AIzay75-i0IoF", "Copy AIzay75-i0IoG", "click: the key's next character in a button's name", ""},
+	{"click", "selector", `button[data-key*="Abqr"]`, `button[data-key*="Abqz"]`, "click: an n-gram of the key in the selector's attribute", ""},
 	{"wait_for", "text", "qrEABES", "qrEABEX", "wait_for: an n-gram of the key", `, "timeoutMs": 300`},
 	{"wait_for", "text", "4111 1111 1111 1", "4111 1111 1111 2", "wait_for: the card's next digit", `, "timeoutMs": 300`},
 	{"wait_for", "text", "Pw-72", "Pw-73", "wait_for gone: the password's next character", `, "gone": true, "timeoutMs": 300`},
@@ -78,10 +79,11 @@ func TestRedteamOracleGivesNoBit(t *testing.T) {
 		rtOracleCall("find", "text", "Office map"),
 		rtOracleCall("query", "selector", `a[href^="/maps"]`),
 		rtOracleCall("click", "text", "Keep settings"),
+		rtOracleCall("click", "selector", `button[id="ok"]`),
 		rtOracleCall("wait_for", "text", "Recovery  HINT:"),
 		rtOracleCall("wait_for", "text", "Nothing like this", `, "gone": true, "timeoutMs": 300`),
 	}
-	found := []string{`Maps key: [redacted: key]`, `link \"Office map\"`, `"total":1`, `"clicked":"button \"Keep settings\"`, `"found":true`, `"gone":true`}
+	found := []string{`Maps key: [redacted: key]`, `link \"Office map\"`, `"total":1`, `"clicked":"button \"Keep settings\"`, `"clicked":"button \"Keep settings\"`, `"found":true`, `"gone":true`}
 	half := 9
 	t.Run("find and query", func(t *testing.T) { rtOracleRun(t, rtOracleProbes[:half], nil, nil) })
 	t.Run("click and wait_for", func(t *testing.T) { rtOracleRun(t, rtOracleProbes[half:], ordinary, found) })

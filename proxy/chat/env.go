@@ -69,41 +69,11 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 		}
 		tool = "fetch_page" // the page's own origin: fetched by the page agent, checked in Go first
 	}
-	switch tool {
-	case "click":
-		args = withoutArg(args, "candidates") // the chat's own, never the model's (oracle.go)
-		if text, a, ok := textArg(args); ok && a["ref"] == nil && a["selector"] == nil {
-			out, err := e.oracleClick(ctx, sess, text, a) // oracle.go
-			return shownName(e.redactor().RedactPage, out), err
-		}
-	case "wait_for":
-		args = withoutArg(args, "textNow") // likewise
-		if text, a, ok := textArg(args); ok {
-			if _, ref := a["ref"]; !ref {
-				return e.oracleWait(ctx, sess, text, a) // oracle.go
-			}
-		}
-	case "find":
-		if want, limit, ok := findArgs(args); ok {
-			out, err := e.actPageTool(ctx, sess, tool, findPageArgs(args))
-			if err != nil {
-				return out, err
-			}
-			return filterFind(e.redactor().RedactPage, want, limit, out) // oracle.go
-		}
-	case "query":
-		args = withoutArg(args, "attrNames") // the chat's own, never the model's (oracle.go)
-		if sel, limit, ok := queryArgs(args); ok {
-			if ms := valueMatchers(sel); len(ms) > 0 {
-				return e.oracleQuery(ctx, sess, args, limit, ms) // oracle.go
-			}
-		}
+	// The tools that search the page answer as if the page were redacted (oracle.go).
+	if out, ok, err := e.searchTool(ctx, sess, tool, args); ok {
+		return out, err
 	}
-	out, err := e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
-	if tool == "click" {
-		out = shownName(e.redactor().RedactPage, out) // oracle.go
-	}
-	return out, err
+	return e.actPageTool(ctx, sess, tool, args) // Act checks: act.go
 }
 
 // ReadLog returns the newest entries of a remixlet's log.

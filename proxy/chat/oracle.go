@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -762,4 +763,113 @@ func shownName(red func(string) string, out json.RawMessage) json.RawMessage {
 		return out
 	}
 	return b
+}
+
+// oracleClickSelector resolves a click by a selector with attribute-value matchers as the
+// page agent's bySelector does (exactly one element), over the elements query shows after
+// filterQuery, so that an element matched only in a secret is not clicked, and the click goes
+// by its ref.
+func (e *chatEnv) oracleClickSelector(ctx context.Context, sess page.Info, sel string, ms []attrMatcher, a map[string]json.RawMessage) (json.RawMessage, error) {
+	q, _ := json.Marshal(map[string]any{"selector": sel})
+	out, err := e.oracleQuery(ctx, sess, q, queryPageLimit, ms)
+	if err != nil {
+		var te *agent.ToolError
+		if errors.As(err, &te) {
+			return nil, &agent.ToolError{Message: strings.Replace(te.Message, "query refused", "click refused", 1)}
+		}
+		return nil, err
+	}
+	var res struct {
+		Matches []struct {
+			Ref string `json:"ref"`
+			Tag string `json:"tag"`
+		} `json:"matches"`
+		Note string `json:"note"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("click: reading the elements the selector matches: %w", err)
+	}
+	shown := cutRunes(sel, 200)
+	switch {
+	case res.Note != "":
+		return nil, &agent.ToolError{Message: fmt.Sprintf("click: more than %d elements match %s; narrow the selector", queryPageLimit, shown)}
+	case len(res.Matches) == 0:
+		return nil, &agent.ToolError{Message: "click: no element matches " + shown}
+	case len(res.Matches) > 1:
+		var refs []string
+		for i, m := range res.Matches {
+			if i == 10 {
+				refs = append(refs, fmt.Sprintf("and %d more", len(res.Matches)-10))
+				break
+			}
+			refs = append(refs, m.Ref+" "+m.Tag)
+		}
+		return nil, &agent.ToolError{Message: fmt.Sprintf("click: %d elements match %s; click one by ref: %s", len(res.Matches), shown, strings.Join(refs, "; "))}
+	}
+	delete(a, "selector")
+	a["ref"], _ = json.Marshal(res.Matches[0].Ref)
+	return e.actPageTool(ctx, sess, "click", mustJSON(a))
+}
+
+// selectorArg reads click's selector (1 to 1024 characters) when it is its only target.
+func selectorArg(a map[string]json.RawMessage) (string, bool) {
+	var sel string
+	if a == nil || a["ref"] != nil || a["text"] != nil || json.Unmarshal(a["selector"], &sel) != nil || sel == "" || len(sel) > 1024 {
+		return "", false
+	}
+	return sel, true
+}
+
+// searchTool runs the page tools that search the page's text or attributes (find, query with
+// attribute-value matchers, click and wait_for by text, click by such a selector) over what
+// the model may see; ok is false for any other call, which runs as it is. The chat's own
+// arguments (candidates, textNow, attrNames) are never taken from the model.
+func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, args json.RawMessage) (json.RawMessage, bool, error) {
+	red := e.redactor().RedactPage
+	switch tool {
+	case "click":
+		args = withoutArg(withoutArg(args, "candidates"), "attrNames")
+		if text, a, ok := textArg(args); ok && a["ref"] == nil && a["selector"] == nil {
+			out, err := e.oracleClick(ctx, sess, text, a)
+			return shownName(red, out), true, err
+		}
+		var a map[string]json.RawMessage
+		json.Unmarshal(args, &a)
+		if sel, ok := selectorArg(a); ok {
+			if ms := valueMatchers(sel); len(ms) > 0 {
+				out, err := e.oracleClickSelector(ctx, sess, sel, ms, a)
+				return shownName(red, out), true, err
+			}
+		}
+		out, err := e.actPageTool(ctx, sess, tool, args)
+		return shownName(red, out), true, err
+	case "wait_for":
+		args = withoutArg(args, "textNow")
+		if text, a, ok := textArg(args); ok && a["ref"] == nil {
+			out, err := e.oracleWait(ctx, sess, text, a)
+			return out, true, err
+		}
+		out, err := e.actPageTool(ctx, sess, tool, args)
+		return out, true, err
+	case "find":
+		if want, limit, ok := findArgs(args); ok {
+			out, err := e.actPageTool(ctx, sess, tool, findPageArgs(args))
+			if err != nil {
+				return out, true, err
+			}
+			out, err = filterFind(red, want, limit, out)
+			return out, true, err
+		}
+	case "query":
+		args = withoutArg(args, "attrNames")
+		if sel, limit, ok := queryArgs(args); ok {
+			if ms := valueMatchers(sel); len(ms) > 0 {
+				out, err := e.oracleQuery(ctx, sess, args, limit, ms)
+				return out, true, err
+			}
+		}
+		out, err := e.actPageTool(ctx, sess, tool, args)
+		return out, true, err
+	}
+	return nil, false, nil
 }
