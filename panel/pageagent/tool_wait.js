@@ -35,10 +35,14 @@ function hasText(want) {
 function toolWaitFor(args, done) {
   checkArgs(args, 'wait_for', allowed(['ref', 'text', 'gone', 'timeoutMs', 'textNow']));
   if (own(args, 'textNow') === true) {
-    // The chat's own (proxy/chat/oracle.go; never the model's): the page's text now, which Go
-    // searches after redaction, so that a text found only inside a secret is not found.
+    // The chat's own (proxy/chat/oracle.go; never the model's): whether the text is on the
+    // page now and, when it is, the page's text, which Go searches after redaction, so that a
+    // text found only inside a secret is not found (and a page without it sends nothing).
     var now = dict();
-    now.text = rawPageText();
+    now.present = hasText(normal(strArg(args, 'text', true, 400)));
+    if (now.present) {
+      now.text = rawPageText();
+    }
     return now;
   }
   var ref = strArg(args, 'ref', false, 20);

@@ -701,12 +701,15 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 			return nil, err // the page's, named "wait_for: …" already
 		}
 		var now struct {
-			Text string `json:"text"`
+			Present bool   `json:"present"`
+			Text    string `json:"text"`
 		}
 		if err := json.Unmarshal(out, &now); err != nil {
 			return nil, fmt.Errorf("wait_for: reading the page's text: %w", err)
 		}
-		if hasShownText(e.redactor().RedactPage(now.Text), want) != gone {
+		// Not in the page's own text is not in the redacted text either (a search for the
+		// marker's words aside, which tells nothing of a secret).
+		if (now.Present && hasShownText(e.redactor().RedactPage(now.Text), want)) != gone {
 			b, _ := json.Marshal(map[string]any{"found": !gone, "gone": gone, "waitedMs": time.Since(start).Milliseconds()})
 			return b, nil
 		}
