@@ -281,7 +281,7 @@ function toolSetField(args, done) {
 // ---- select. ----
 
 function toolSelect(args) {
-  checkArgs(args, 'select', allowed(['ref', 'option']));
+  checkArgs(args, 'select', allowed(['ref', 'option', 'options', 'index']));
   var want = strArg(args, 'option', true, 400);
   var node = target(args);
   var what = describe(node, true);
@@ -313,7 +313,30 @@ function toolSelect(args) {
       put(partial, partial.length, i);
     }
   }
+  // options and index are the chat's own (proxy/chat/oracle.go; never the model's): options
+  // lists the options as written, without selecting, and Go decides over their redacted texts
+  // which one the option names (a text found only inside a secret names none); index selects it.
+  if (own(args, 'options') === true) {
+    var listed = list();
+    for (i = 0; i < opts.length; i++) {
+      var o = dict();
+      o.text = collapse('' + apply(optionTextG, opts[i], []), 400);
+      o.value = optionValueG ? '' + apply(optionValueG, opts[i], []) : '';
+      put(listed, listed.length, o);
+    }
+    var lr = dict();
+    lr.options = listed;
+    lr.element = what;
+    return lr;
+  }
   var pick = exact >= 0 ? exact : byValue >= 0 ? byValue : partial.length === 1 ? partial[0] : -1;
+  var index = own(args, 'index');
+  if (index !== undefined) {
+    if (typeof index !== 'number' || index !== index || index < 0 || index >= opts.length || index !== (index | 0)) {
+      refuse('the option index is not one of ' + what);
+    }
+    pick = index;
+  }
   if (pick < 0) {
     refuse((partial.length > 1 ? partial.length + ' options of ' + what + ' contain "' + cut(want, 60) + '"; name one exactly'
       : what + ' has no option "' + cut(want, 60) + '"') + '. Its options: ' + names + (opts.length > 30 ? ', ' + ELLIPSIS : ''));
