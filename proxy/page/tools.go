@@ -83,6 +83,12 @@ import (
 //	  aria-label, name and id attributes], control: outline line, submits, method,
 //	  submitterMethod, action, link, key}; with expect: KEY the action is refused unless what
 //	  it would activate has that key (expect "" for press_keys: no Enter may submit a form).
+//	The chat's own arguments for the tools that search the page (proxy/chat/oracle.go, never
+//	  the model's; the chat decides there over the redacted texts): click {text, candidates:
+//	  true} → {candidates: [{ref, name, shown, describe}], where} without clicking; click's value
+//	  also has shownName (the name as written); query {…, attrNames: [names]} adds extra: {name:
+//	  value} to each match; wait_for {text, textNow: true} → {present, text?} at once; select
+//	  {ref, option, options: true} → {options: [{text, value}], element}, {…, index} selects it.
 //
 // Act mode's page actions (issue 6). Their events are synthetic; refs are outline/query refs.
 //
