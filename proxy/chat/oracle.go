@@ -56,6 +56,7 @@ func findPageArgs(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	a["limit"] = json.RawMessage(fmt.Sprint(findPageLimit))
+	a["marks"] = json.RawMessage("true") // which lines matched: the page agent's word, not a guess here
 	b, err := json.Marshal(a)
 	if err != nil {
 		return raw
@@ -106,12 +107,20 @@ func filterFind(red func(string) string, want string, limit int, out json.RawMes
 		Matches   int    `json:"matches"`
 		Outline   string `json:"outline"`
 		Truncated bool   `json:"truncated"`
+		Hits      *[]int `json:"hits"` // the outline's lines that matched (marks)
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
 	}
+	var hits map[int]bool
+	if res.Hits != nil {
+		hits = map[int]bool{}
+		for _, h := range *res.Hits {
+			hits[h] = true
+		}
+	}
 	if res.Matches == 0 {
-		return out, nil
+		return withoutArg(out, "hits"), nil
 	}
 	cut := res.Matches > findPageLimit // the page agent searched further than it answered
 	raw := strings.Split(res.Outline, "\n")
@@ -120,13 +129,19 @@ func filterFind(red func(string) string, want string, limit int, out json.RawMes
 	}
 	var lines []findLine
 	at := 0
-	for _, l := range raw {
+	for k, l := range raw {
 		if strings.TrimLeft(l, " ") == ellipsis {
 			at++ // a gap
 			continue
 		}
-		m := l != outlineOverlaysHead && l != outlinePageHead && !strings.HasPrefix(l, ellipsis) &&
-			strings.Contains(strings.ToLower(l), want)
+		// Which lines matched is the page agent's (hits): a lowercasing here that differs from
+		// JavaScript's (İ, final sigma) would take an ancestor kept only for a dropped match
+		// for a match of its own, and show it.
+		m := hits[k]
+		if hits == nil {
+			m = l != outlineOverlaysHead && l != outlinePageHead && !strings.HasPrefix(l, ellipsis) &&
+				strings.Contains(strings.ToLower(l), want)
+		}
 		lines = append(lines, findLine{at: at, text: l, match: m})
 		at++
 	}
@@ -182,6 +197,7 @@ func filterFind(red func(string) string, want string, limit int, out json.RawMes
 	if err := json.Unmarshal(out, &m); err != nil {
 		return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
 	}
+	delete(m, "hits")
 	m["matches"], _ = json.Marshal(shown)
 	m["outline"], _ = json.Marshal(outline)
 	m["truncated"], _ = json.Marshal(truncated)
@@ -863,6 +879,7 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 		out, err := e.actPageTool(ctx, sess, tool, args)
 		return out, true, err
 	case "find":
+		args = withoutArg(args, "marks")
 		if want, limit, ok := findArgs(args); ok {
 			out, err := e.actPageTool(ctx, sess, tool, findPageArgs(args))
 			if err != nil {

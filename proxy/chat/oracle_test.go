@@ -53,6 +53,11 @@ func TestFilterFind(t *testing.T) {
 		{"the outline's truncation stays", "zz", 20,
 			page(1, "main [e1]\n \"zz a\"", true),
 			1, "main [e1]\n \"zz a\"", true},
+		// The page agent says which lines matched: an ancestor that Go's lowercasing would take
+		// for a match (İ → i here, i̇ in JavaScript) is not one, and goes with its dropped child.
+		{"the page agent's hits, not a lowercasing here", "iz", 20,
+			json.RawMessage(`{"matches":1,"outline":"section \"İzone\" [e1]\n \"` + secret + `\"","truncated":false,"hits":[1]}`),
+			0, `(no line of the outline contains "iz")`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := filterFind(fakeRed, tc.want, tc.limit, tc.in)
