@@ -80,7 +80,7 @@ func normalText(s string) string {
 		}
 		b.WriteRune(r)
 	}
-	return strings.ToLower(b.String())
+	return jsLower(b.String())
 }
 
 // Lines of the page agent's outline that find never counts as matches (tool_capture.js).
@@ -140,7 +140,7 @@ func filterFind(red func(string) string, want string, limit int, out json.RawMes
 		m := hits[k]
 		if hits == nil {
 			m = l != outlineOverlaysHead && l != outlinePageHead && !strings.HasPrefix(l, ellipsis) &&
-				strings.Contains(strings.ToLower(l), want)
+				strings.Contains(jsLower(l), want)
 		}
 		lines = append(lines, findLine{at: at, text: l, match: m})
 		at++
@@ -246,7 +246,7 @@ func (m attrMatcher) match(v string) bool {
 	}
 	want := m.value
 	if m.fold {
-		v, want = strings.ToLower(v), strings.ToLower(want)
+		v, want = asciiLower(v), asciiLower(want) // CSS's i flag folds ASCII letters only
 	}
 	switch m.op {
 	case "=":
@@ -747,7 +747,7 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 // hasShownText is the page agent's hasText over the redacted text: want in the lowercased
 // text, or, for a text under 300 000 characters, in it with whitespace runs collapsed.
 func hasShownText(shown, want string) bool {
-	if strings.Contains(strings.ToLower(shown), want) {
+	if strings.Contains(jsLower(shown), want) {
 		return true
 	}
 	return len(shown) < 300000 && strings.Contains(normalText(shown), want)
@@ -946,7 +946,7 @@ func pickOption(red func(string) string, option, element string, opts []selectOp
 		if i < 30 {
 			names = append(names, strconvQuote(cutRunes(shown, 40)))
 		}
-		t := strings.ToLower(shown)
+		t := jsLower(shown)
 		switch {
 		case t == w && exact < 0:
 			exact = i
@@ -978,4 +978,14 @@ func pickOption(red func(string) string, option, element string, opts []selectOp
 // double quote and before a backslash).
 func strconvQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// asciiLower lowercases the ASCII letters of s only.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
