@@ -41,7 +41,7 @@ func findArgs(raw json.RawMessage) (want string, limit int, ok bool) {
 	}
 	limit = 20
 	if l, has := a["limit"]; has {
-		if json.Unmarshal(l, &limit) != nil || limit < 1 || limit > findPageLimit {
+		if limit, ok = wholeArg(l, limit, 1, findPageLimit); !ok {
 			return "", 0, false
 		}
 	}
@@ -434,7 +434,7 @@ func queryArgs(raw json.RawMessage) (sel string, limit int, ok bool) {
 	}
 	limit = 20
 	if l, has := a["limit"]; has {
-		if json.Unmarshal(l, &limit) != nil || limit < 1 || limit > queryPageLimit {
+		if limit, ok = wholeArg(l, limit, 1, queryPageLimit); !ok {
 			return "", 0, false
 		}
 	}
@@ -705,8 +705,11 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 		return e.actPageTool(ctx, sess, "wait_for", mustJSON(a)) // the page agent refuses it
 	}
 	timeout := 5000
-	if t, has := a["timeoutMs"]; has && (json.Unmarshal(t, &timeout) != nil || timeout < 0 || timeout > 10000) {
-		return e.actPageTool(ctx, sess, "wait_for", mustJSON(a))
+	if t, has := a["timeoutMs"]; has {
+		var ok bool
+		if timeout, ok = wholeArg(t, timeout, 0, 10000); !ok {
+			return e.actPageTool(ctx, sess, "wait_for", mustJSON(a)) // the page agent refuses it
+		}
 	}
 	want := normalText(text)
 	probe, _ := json.Marshal(map[string]any{"text": text, "textNow": true})
@@ -988,4 +991,22 @@ func asciiLower(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// wholeArg reads a whole-number argument as the page agent's intArg does: null is the default
+// def, any JSON number that is whole (20.0 too) from min to max is taken; ok is false
+// otherwise, when the page agent refuses it. A reading stricter than the page agent's would
+// send a call it accepts past the checks here.
+func wholeArg(raw json.RawMessage, def, min, max int) (int, bool) {
+	var v *float64
+	if json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	if v == nil {
+		return def, true
+	}
+	if *v != float64(int(*v)) || *v < float64(min) || *v > float64(max) {
+		return 0, false
+	}
+	return int(*v), true
 }
