@@ -228,7 +228,8 @@ const queryPageLimit = 200
 
 // attrMatcher is an attribute-value matcher of a selector: [name op value flags].
 type attrMatcher struct {
-	name  string // lowercased; "*" when an escape may spell any attribute
+	name  string // lowercased; "*" when an escape or a comment may spell any attribute
+	raw   string // as written (an SVG element's attributes keep their case)
 	op    string // "=", "~=", "|=", "^=", "$=", "*="
 	value string
 	fold  bool // the i flag
@@ -289,6 +290,13 @@ func valueMatchers(sel string) []attrMatcher {
 				out = append(out, m)
 			}
 			i = end
+		}
+	}
+	if strings.Contains(sel, "/*") {
+		// A comment may stand between a name and its operator: this scanner does not read
+		// comments, so every matcher may name any attribute.
+		for i := range out {
+			out[i].name, out[i].known = "*", false
 		}
 	}
 	return out
@@ -359,7 +367,8 @@ func readMatcher(sel string, j int) (attrMatcher, int, bool) {
 		}
 		j++
 	}
-	m.name = strings.ToLower(sel[start:min(j, len(sel))])
+	m.raw = sel[start:min(j, len(sel))]
+	m.name = strings.ToLower(m.raw)
 	if !m.known {
 		m.name = "*"
 	}
@@ -525,7 +534,7 @@ func matchedInSecret(red func(string) string, ms []attrMatcher, attrs map[string
 			continue // judged on the whole page (chatEnv.oracleQuery)
 		}
 		for a, v := range attrs {
-			if m.name != "*" && m.name != a {
+			if m.name != "*" && !strings.EqualFold(m.name, a) {
 				continue
 			}
 			if r := red(v); r != v && !m.match(r) {
@@ -548,11 +557,15 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 		if m.name == "*" {
 			return nil, &agent.ToolError{Message: "query refused: an attribute selector with an escape in its name cannot be checked against what the page hides; write the attribute's name plainly"}
 		}
-		if !slices.Contains(names, m.name) {
-			names = append(names, m.name)
+		for _, n := range []string{m.name, m.raw} {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
 		}
-		if !m.subject && !slices.Contains(elsewhere, m.name) {
-			elsewhere = append(elsewhere, m.name)
+		for _, n := range []string{m.name, m.raw} {
+			if !m.subject && !slices.Contains(elsewhere, n) {
+				elsewhere = append(elsewhere, n)
+			}
 		}
 	}
 	if len(names) > 16 {

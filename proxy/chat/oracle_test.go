@@ -114,6 +114,8 @@ func TestValueMatchers(t *testing.T) {
 		{`a.b#c`, nil},
 		{`[disabled]`, nil},
 		{`[title="a[b=c]"]`, []string{"title"}},
+		{`[href/**/*=x]`, []string{"*"}}, // a comment: any attribute
+		{`svg [viewBox*=x]`, []string{"viewbox"}},
 	} {
 		var got []string
 		for _, m := range valueMatchers(tc.sel) {
