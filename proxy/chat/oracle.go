@@ -148,7 +148,9 @@ func filterFind(red func(string) string, want string, limit int, out json.RawMes
 	keep := make([]bool, len(lines))
 	shown := 0
 	for i, l := range lines {
-		if !l.match || !strings.Contains(normalText(red(l.text)), want) {
+		// Compared as the page agent compares (lowercased, whitespace as it is): a looser
+		// comparison here would keep a line for text the page agent did not find in it.
+		if !l.match || !strings.Contains(jsLower(red(l.text)), want) {
 			continue
 		}
 		shown++
@@ -741,7 +743,7 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 		}
 		// Not in the page's own text is not in the redacted text either (a search for the
 		// marker's words aside, which tells nothing of a secret).
-		if (now.Present && hasShownText(e.redactor().RedactPage(now.Text), want)) != gone {
+		if (now.Present && hasShownText(e.redactor().RedactPage(now.Text), want, utf16Len(now.Text) < 300000)) != gone {
 			b, _ := json.Marshal(map[string]any{"found": !gone, "gone": gone, "waitedMs": time.Since(start).Milliseconds()})
 			return b, nil
 		}
@@ -761,12 +763,25 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 }
 
 // hasShownText is the page agent's hasText over the redacted text: want in the lowercased
-// text, or, for a text under 300 000 characters, in it with whitespace runs collapsed.
-func hasShownText(shown, want string) bool {
+// text, or, when the page's own text was under 300 000 UTF-16 units (short: the page agent's
+// test, on the text before redaction), in it with whitespace runs collapsed.
+func hasShownText(shown, want string, short bool) bool {
 	if strings.Contains(jsLower(shown), want) {
 		return true
 	}
-	return len(shown) < 300000 && strings.Contains(normalText(shown), want)
+	return short && strings.Contains(normalText(shown), want)
+}
+
+// utf16Len is the length of s in UTF-16 code units, JavaScript's length.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
 }
 
 // mustJSON marshals a map of raw values (which cannot fail).

@@ -246,6 +246,9 @@ func TestPickCandidate(t *testing.T) {
 }
 
 func TestHasShownText(t *testing.T) {
+	if hasShownText("Recovery\n  Hint", "recovery hint", false) {
+		t.Error("a page text over the page agent's length was collapsed")
+	}
 	for _, tc := range []struct {
 		shown, want string
 		ok          bool
@@ -255,7 +258,7 @@ func TestHasShownText(t *testing.T) {
 		{"Recovery\n  Hint", "recovery hint", true},
 		{"a\u00a0b", "a b", true},
 	} {
-		if got := hasShownText(tc.shown, tc.want); got != tc.ok {
+		if got := hasShownText(tc.shown, tc.want, true); got != tc.ok {
 			t.Errorf("hasShownText(%q, %q) = %v", tc.shown, tc.want, got)
 		}
 	}
