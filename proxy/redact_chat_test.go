@@ -183,6 +183,12 @@ func (cf *chatFixture) plantingPage() {
 			return map[string]any{"outline": a.HTML}, ""
 		case "hover":
 			return nil, "hover: the element is covered by " + plantedText("")
+		case "select":
+			if bytes.Contains(args, []byte(`"options":true`)) { // the chat lists the options first (chat/oracle_select.go)
+				return map[string]any{"element": "colour", "options": []map[string]any{{"text": "red " + plantedText(""), "value": "r"}}}, ""
+			}
+		case "wait_for": // the chat reads the page's text and searches it itself (chat/oracle_wait.go)
+			return map[string]any{"present": true, "text": "Saved " + plantedText("")}, ""
 		}
 		return map[string]any{"url": "https://" + chatSite + "/", "text": plantedText("")}, ""
 	}
@@ -214,7 +220,7 @@ func TestChatRedactsEveryTool(t *testing.T) {
 		{"press_keys", `{"keys": ["Tab"]}`, []string{""}},
 		{"navigate", `{"url": "/next"}`, []string{""}},
 		{"back", `{}`, []string{""}},
-		{"wait_for", `{"text": "Saved"}`, []string{""}},
+		{"wait_for", `{"text": "Saved"}`, nil}, // its result carries no page text: found, waited
 		{"wait_for_stable", `{}`, []string{""}},
 		{"scroll", `{"direction": "down"}`, []string{""}},
 		{"hover", `{"ref": "e1"}`, []string{""}}, // a tool's error
@@ -259,6 +265,9 @@ func TestChatRedactsEveryTool(t *testing.T) {
 						t.Errorf("%s × %s: the result does not show %q: %.1500s", r.tool, kind, re, res)
 					}
 				}
+			}
+			if r.labels == nil && !strings.Contains(res, `"found":true`) {
+				t.Errorf("%s: the result is not a found text: %.1500s", r.tool, res)
 			}
 		})
 	}
