@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -134,6 +135,9 @@ func TestChatSelectSubmitHeld(t *testing.T) {
 	cf.reply = func(tool string, args json.RawMessage) any {
 		if tool != "select" {
 			return nil
+		}
+		if bytes.Contains(args, []byte(`"options":true`)) { // the chat lists the options first (chat/oracle_select.go)
+			return map[string]any{"element": "Account", "options": []map[string]any{{"text": "Keep my data", "value": "keep"}, {"text": "Delete my data", "value": "delete"}}}
 		}
 		go func() { // the change handler's requestSubmit, a moment after
 			time.Sleep(30 * time.Millisecond)
