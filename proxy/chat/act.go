@@ -230,12 +230,18 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		st.noteEdits(pg, tool, args, out)
 	}
 	if errors.Is(err, page.ErrGone) {
-		if why := navStopOf(pg); why != "" { // navguard.go
-			return nil, &agent.ToolError{Message: tool + ": the page went away before answering; the proxy had just stopped it: " + why + ". Nothing was sent; the tab shows the proxy's page. Do not try another way; tell the person what you found instead."}
-		}
-		return nil, &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
+		return nil, goneError(pg, tool)
 	}
 	return out, err
+}
+
+// goneError is what the model is told when the page went away before answering tool: that the
+// proxy had just stopped it, and why, when it had.
+func goneError(pg actPage, tool string) error {
+	if why := navStopOf(pg); why != "" { // navguard.go
+		return &agent.ToolError{Message: tool + ": the page went away before answering; the proxy had just stopped it: " + why + ". Nothing was sent; the tab shows the proxy's page. Do not try another way; tell the person what you found instead."}
+	}
+	return &agent.ToolError{Message: tool + ": the page went away before answering (it was closed, or a navigation replaced it), so this chat's session on it has ended; what the call did is unknown"}
 }
 
 // guarded runs a click, set_field or press_keys under the duplicate-submit guard and watches

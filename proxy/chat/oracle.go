@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -164,4 +165,15 @@ func wholeArg(raw json.RawMessage, def, min, max int) (int, bool) {
 		return 0, false
 	}
 	return int(*v), true
+}
+
+// pageRead is a search tool's own question to the page (its matches, candidates, options or
+// text): no act checks, but a page that went away meanwhile is told as every tool tells it
+// (goneError), the proxy's stop of a navigation included.
+func (e *chatEnv) pageRead(ctx context.Context, sess page.Info, tool string, args json.RawMessage) (json.RawMessage, error) {
+	out, err := e.c.hub.pages.Tool(ctx, sess.ID, tool, args)
+	if errors.Is(err, page.ErrGone) {
+		return nil, goneError(chatActPage{sessionActPage: sessionActPage{pages: e.c.hub.pages, id: sess.ID}, c: e.c, sess: sess}, tool)
+	}
+	return out, err
 }

@@ -29,7 +29,7 @@ type clickCandidate struct {
 func (e *chatEnv) oracleClick(ctx context.Context, sess page.Info, text string, a map[string]json.RawMessage) (json.RawMessage, error) {
 	want := normalText(text)
 	probe, _ := json.Marshal(map[string]any{"text": text, "candidates": true})
-	out, err := e.c.hub.pages.Tool(ctx, sess.ID, "click", probe) // lists only: no act checks
+	out, err := e.pageRead(ctx, sess, "click", probe) // lists only: no act checks
 	if err != nil {
 		return nil, err // the page's, named "click: …" already
 	}

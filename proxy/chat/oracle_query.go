@@ -351,7 +351,7 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 			sels[i] = "[" + n + "]"
 		}
 		probe, _ := json.Marshal(map[string]any{"selector": strings.Join(sels, ","), "limit": queryPageLimit, "attrNames": elsewhere})
-		out, err := e.c.hub.pages.Tool(ctx, sess.ID, "query", probe)
+		out, err := e.pageRead(ctx, sess, "query", probe)
 		var res struct {
 			Total   int `json:"total"`
 			Matches []struct {

@@ -24,7 +24,7 @@ type selectOption struct {
 // select then goes by index.
 func (e *chatEnv) oracleSelect(ctx context.Context, sess page.Info, option string, a map[string]json.RawMessage) (json.RawMessage, error) {
 	a["options"] = json.RawMessage("true")
-	out, err := e.c.hub.pages.Tool(ctx, sess.ID, "select", mustJSON(a)) // lists only
+	out, err := e.pageRead(ctx, sess, "select", mustJSON(a)) // lists only
 	delete(a, "options")
 	if err != nil {
 		return nil, err // the page's, named "select: …" already

@@ -34,7 +34,7 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 	probe, _ := json.Marshal(map[string]any{"text": text, "textNow": true})
 	start := time.Now()
 	for {
-		out, err := e.c.hub.pages.Tool(ctx, sess.ID, "wait_for", probe) // reads only
+		out, err := e.pageRead(ctx, sess, "wait_for", probe) // reads only
 		if err != nil {
 			return nil, err // the page's, named "wait_for: …" already
 		}
