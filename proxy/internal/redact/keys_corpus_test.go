@@ -46,7 +46,7 @@ func TestRedactKeysCorpus(t *testing.T) {
 		if os.Getenv("REMIXPROXY_REQUIRE_CORPUS") != "" {
 			t.Fatalf("corpus of real pages required (REMIXPROXY_REQUIRE_CORPUS) but not found at %s", dir)
 		}
-		t.Skipf("corpus of real pages not found at %s (repository root ../shared/corpus/pages): skipping", dir)
+		t.Skipf("corpus of real pages not found at %s (set REMIXPROXY_CORPUS to the shared corpus folder to run this test; make test does)", dir)
 	}
 	const m = "[redacted: key]"
 	r := New(nil)
