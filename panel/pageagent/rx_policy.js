@@ -311,9 +311,11 @@ function carryPasswords(src, copy, count) {
     b = nextSibling(b);
   }
 }
-// isSensitive is the remixlet policy's notion of a password field: one (isPassword), or a field
+// isSensitive is the remixlet policy's notion of a password field: one (isPassword), a field
 // the page marks as holding a secret with its autocomplete tokens (one-time codes, card
-// numbers and codes). Remixlets read all of them back empty, as passwords.
+// numbers and codes) or calls one by its name (namedSecretField), or a masked one. Remixlets
+// read all of them back empty, as passwords, and the page tools keep their values from the
+// model.
 function isSensitive(node) {
   if (isPassword(node)) {
     return true;
@@ -332,7 +334,83 @@ function isSensitive(node) {
       return true;
     }
   }
+  if (name === 'input' && namedSecretField(node)) {
+    return true;
+  }
   return isMasked(node, name);
+}
+// SECRET_FIELD_PHRASES and SECRET_FIELD_CODES recognise, by what a field is called, a text
+// field that holds a card number, a card's security code or a one-time code where the page did
+// not mark it with autocomplete tokens (many shops and banks do not; Chromium's autofill still
+// fills such fields by their names, and people type the codes into them). A phrase is looked for
+// in an attribute's letters and digits, lower case (card-number, card_number and cardNumber all
+// read "cardnumber"); a code must be a word of its own (cardCvc, cvv2 and "CVC" are; "hotpink"
+// holds no "otp"). From Chromium's autofill heuristics (kCardNumberRe, kCardCvcRe), the
+// unambiguous part only: "pin" alone is a postcode in India, "code" alone a coupon. A field too
+// many is only read back empty and kept from the model; the Go side has the same lists
+// (proxy/internal/redact/fields.go, checked equal by its test).
+var SECRET_FIELD_PHRASES = ['cardnumber', 'cardnum', 'cardno', 'ccnumber', 'ccnum', 'creditcardno',
+  'kartennummer', 'numerodetarjeta', 'numerodecarte', 'numerocarta', 'securitycode', 'cardcode',
+  'cardverification', 'cardpin', 'onetimecode', 'onetimepass', 'otpcode', 'verificationcode',
+  'smscode', 'mfacode', 'twofactorcode', 'authenticatorcode'];
+var SECRET_FIELD_CODES = allowed(['cvc', 'cvv', 'cvn', 'csc', 'ccv', 'cvd', 'cvc2', 'cvv2', 'otp', 'totp']);
+// SECRET_FIELD_ATTRS are the attributes that name a field.
+var SECRET_FIELD_ATTRS = ['name', 'id', 'autocomplete', 'placeholder', 'aria-label'];
+
+// namedSecretField reports whether the input node (not of a kind the person does not type in)
+// is called a card number, a security code or a one-time code by one of its attributes.
+function namedSecretField(node) {
+  var type = attrOf(node, 'type');
+  if (typeof type === 'string' && NOT_TYPED[lower(type)] === true) {
+    return false;
+  }
+  var i;
+  for (i = 0; i < SECRET_FIELD_ATTRS.length; i++) {
+    var v = attrOf(node, SECRET_FIELD_ATTRS[i]);
+    if (typeof v === 'string' && v !== '' && secretFieldName(v)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// secretFieldName reports whether the attribute value s names a secret field: one of the
+// phrases in its letters and digits, or one of the codes as a word (words split at anything
+// but a letter or digit, and at camelCase: cardCvc, OTPCode).
+function secretFieldName(s) {
+  if (s.length > 256) {
+    s = apply(strSlice, s, [0, 256]);
+  }
+  var joined = '';
+  var word = '';
+  var found = false;
+  var prev = 0; // 0 other, 1 lower or digit, 2 upper
+  var i;
+  for (i = 0; i < s.length && !found; i++) {
+    var c = apply(charCodeAt, s, [i]);
+    var kind = c >= 97 && c <= 122 || c >= 48 && c <= 57 ? 1 : c >= 65 && c <= 90 ? 2 : 0;
+    var next = i + 1 < s.length ? apply(charCodeAt, s, [i + 1]) : 0;
+    var boundary = kind === 0 || kind === 2 && (prev === 1 || prev === 2 && next >= 97 && next <= 122);
+    if (boundary && word !== '') {
+      found = SECRET_FIELD_CODES[word] === true;
+      word = '';
+    }
+    if (kind !== 0) {
+      var ch = apply(fromCharCode, null, [kind === 2 ? c + 32 : c]);
+      word += ch;
+      joined += ch;
+    }
+    prev = kind;
+  }
+  if (found || SECRET_FIELD_CODES[word] === true) {
+    return true;
+  }
+  for (i = 0; i < SECRET_FIELD_PHRASES.length; i++) {
+    if (contains(joined, SECRET_FIELD_PHRASES[i])) {
+      return true;
+    }
+  }
+  return false;
 }
 // noteMasked remembers the masked fields (isMasked) of root (an element, itself included, or the
 // document) as sensitive before anything changes them: a remixlet's write may unmask a field

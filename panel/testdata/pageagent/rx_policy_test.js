@@ -62,6 +62,31 @@ test('password fields: type password, autocomplete passwords; sensitive adds one
   });
 });
 
+test('fields called a card number, a security code or a one-time code are sensitive without autocomplete tokens', () => {
+  const secret = [
+    { name: 'cardnumber' }, { name: 'card_number' }, { id: 'cardNumber' }, { name: 'cc-num' },
+    { name: 'payment[card][number]' }, { name: 'cvc' }, { id: 'cardCvc' }, { name: 'CVV2' },
+    { name: 'cc_csc' }, { placeholder: 'CVC' }, { 'aria-label': 'Security code' },
+    { name: 'securityCode' }, { name: 'otp' }, { id: 'OTPCode' }, { name: 'otp-input' },
+    { name: 'verification_code' }, { name: 'one-time-code' }, { placeholder: 'Card number' },
+    { name: 'kartennummer' }, { name: 'cvc', type: 'tel' }, { name: 'cvc', type: 'PASSWORD' },
+  ];
+  secret.forEach((attrs, i) => {
+    assert.strictEqual(a.isSensitive(a.el('input', html, attrs)), true, 'secret case ' + i + ' ' + JSON.stringify(attrs));
+  });
+  const plain = [
+    { name: 'hotpink' }, { name: 'footprint' }, { name: 'pincode' }, { name: 'coupon_code' },
+    { name: 'promoCode' }, { name: 'postal-code' }, { name: 'cardholder' }, { name: 'card-name' },
+    { name: 'discount' }, { placeholder: 'Search' }, { name: 'cvc', type: 'hidden' },
+    { name: 'otp', type: 'checkbox' }, { id: 'cscart' }, { name: 'q' },
+  ];
+  plain.forEach((attrs, i) => {
+    assert.strictEqual(a.isSensitive(a.el('input', html, attrs)), false, 'plain case ' + i + ' ' + JSON.stringify(attrs));
+  });
+  assert.strictEqual(a.isSensitive(a.el('div', html, { name: 'cvc' })), false, 'not a field');
+  assert.strictEqual(a.isSensitive(a.el('textarea', html, { name: 'cvc' })), false, 'textareas go by their marks only');
+});
+
 test('a textarea the page marks as a password is sensitive', () => {
   assert.strictEqual(a.isSensitive(a.el('textarea', html, { autocomplete: 'current-password' })), true);
   assert.strictEqual(a.isSensitive(a.el('textarea', html, { autocomplete: 'section-x new-password' })), true);

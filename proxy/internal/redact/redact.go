@@ -728,9 +728,10 @@ func redactPasswordInputs(s string) string {
 	return b.String()
 }
 
-// passwordInputTag reads the tag at the start of t; when it is a password input with a value,
-// it returns the tag rewritten with the value replaced by a marker, and the length of the
-// original tag in t.
+// passwordInputTag reads the tag at the start of t; when it is a password input with a value
+// (by its type, its autocomplete tokens — passwords, one-time codes, cards — or its names:
+// namedSecretInput), it returns the tag rewritten with the value replaced by a marker, and the
+// length of the original tag in t.
 func passwordInputTag(t string) (string, int, bool) {
 	src := t
 	escaped := false // JSON-escaped HTML in a text that is not JSON: \" around attribute values
@@ -746,16 +747,20 @@ func passwordInputTag(t string) (string, int, bool) {
 		return "", 0, false
 	}
 	password := false
+	named := make(map[string]string, len(tok.Attr))
 	for _, a := range tok.Attr {
-		v := strings.ToLower(strings.Trim(a.Val, " \t\n\\\"'"))
+		raw := strings.Trim(a.Val, " \t\n\\\"'")
+		v := strings.ToLower(raw)
 		switch a.Key {
 		case "type":
 			password = password || v == "password"
 		case "autocomplete":
-			password = password || strings.Contains(v, "current-password") || strings.Contains(v, "new-password")
+			password = password || strings.Contains(v, "current-password") || strings.Contains(v, "new-password") ||
+				strings.Contains(v, "one-time-code") || strings.Contains(v, "cc-")
 		}
+		named[a.Key] = raw
 	}
-	if !password {
+	if !password && !namedSecretInput(named) {
 		return "", 0, false
 	}
 	changed := false

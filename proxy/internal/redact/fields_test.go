@@ -1,0 +1,67 @@
+package redact
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRedactNamedSecretInputsByStructure(t *testing.T) {
+	var r *Redactor // no known values: structure alone
+	tests := []struct {
+		name, in, want string
+	}{
+		{"card number by name", `<input name="cardnumber" value="4000 1234">`, `<input name="cardnumber" value="[redacted: password]">`},
+		{"security code by id", `<input id=cardCvc value=123>`, `<input id="cardCvc" value="[redacted: password]">`},
+		{"one-time code by placeholder", `<input placeholder="OTP" value="482913">`, `<input placeholder="OTP" value="[redacted: password]">`},
+		{"one-time code by autocomplete", `<input autocomplete="one-time-code" value="482913">`, `<input autocomplete="one-time-code" value="[redacted: password]">`},
+		{"card by autocomplete", `<input autocomplete="cc-csc" value="123">`, `<input autocomplete="cc-csc" value="[redacted: password]">`},
+		{"security code by label", `<input aria-label="Security code" value="123">`, `<input aria-label="Security code" value="[redacted: password]">`},
+		{"a hidden input keeps its value", `<input type="hidden" name="cvc" value="x">`, `<input type="hidden" name="cvc" value="x">`},
+		{"a coupon keeps its value", `<input name="coupon_code" value="SAVE10">`, `<input name="coupon_code" value="SAVE10">`},
+		{"a postcode keeps its value", `<input name="pincode" value="560001">`, `<input name="pincode" value="560001">`},
+		{"no code inside a word", `<input name="hotpink" value="x">`, `<input name="hotpink" value="x">`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSecretFieldListsMatchThePageAgent: the Go lists and the page agent's (rx_policy.js) are
+// the same, so a field the page agent keeps from the model is not shown by the structural rule.
+func TestSecretFieldListsMatchThePageAgent(t *testing.T) {
+	src, err := os.ReadFile("../../../panel/pageagent/rx_policy.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []string {
+		m := regexp.MustCompile(`(?s)var ` + name + ` = (?:allowed\()?\[(.*?)\]`).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("rx_policy.js has no %s", name)
+		}
+		var out []string
+		for _, q := range regexp.MustCompile(`'([^']*)'`).FindAllSubmatch(m[1], -1) {
+			out = append(out, string(q[1]))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		js  string
+		go_ []string
+	}{
+		{"SECRET_FIELD_PHRASES", secretFieldPhrases},
+		{"SECRET_FIELD_CODES", secretFieldCodes},
+		{"SECRET_FIELD_ATTRS", secretFieldAttrs},
+		{"NOT_TYPED", notTypedInputs},
+	} {
+		if js := read(c.js); !slices.Equal(js, c.go_) {
+			t.Errorf("%s in rx_policy.js is %s, the Go list %s", c.js, strings.Join(js, ","), strings.Join(c.go_, ","))
+		}
+	}
+}
