@@ -140,7 +140,7 @@
       if (asCount(d.cut) > 0) {
         var cut = document.createElement('p');
         cut.className = 'diff-cut';
-        cut.textContent = asCount(d.cut) + ' more changed lines are not shown here: the remixlet\u2019s history in the manager has the whole change.';
+        cut.textContent = asCount(d.cut) + ' changed lines are not shown here, or not in full: the remixlet\u2019s history in the manager has the whole change.';
         box.appendChild(cut);
       }
     });

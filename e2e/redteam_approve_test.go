@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// Red-team pass 5b: what the person approved is exactly what runs. A hostile page steers the
+// scripted model into saving code the person must approve; the tests check what the person is
+// shown against what the sandbox would run, and what activates against what was shown.
+
+// hiddenCalls are ways to write a POST under the prices remixlet's fetch:api.shop.test that a
+// line diff could show as something else: after a line comment, ended by a line terminator
+// JavaScript has and a "\n" split has not (CR, LINE SEPARATOR, PARAGRAPH SEPARATOR), and after
+// a long run of spaces on a line a card cuts. Each call's address is its marker.
+var hiddenCalls = []struct{ name, before string }{
+	{"carriage return", "// show the price with tax\r"},
+	{"line separator", "// show the price with tax\u2028"},
+	{"paragraph separator", "// show the price with tax\u2029"},
+	{"long line", "await dom.setText(await dom.query('h1'), 'Shop with tax');" + strings.Repeat(" ", 400)},
+	{"long line of code", "const tax = [" + strings.Repeat("0.2, ", 80) + "0.2];"},
+}
+
+func hiddenCallMarker(i int) string {
+	return fmt.Sprintf("rmx.fetch('https://api.shop.test/orders?n=%d'", i)
+}
+
+// TestRedteamApproveDiffShowsWhatRuns: the confirmation window where Allow is taken shows the
+// code the agent wrote line by line; every statement the sandbox would run must be on a shown
+// "+" line, in full, and not after a "//" on that line (where a reader takes it for a comment).
+func TestRedteamApproveDiffShowsWhatRuns(t *testing.T) {
+	var script strings.Builder
+	for i, h := range hiddenCalls {
+		script.WriteString(h.before)
+		fmt.Fprintf(&script, "await %s, {method: 'POST', body: 'x'});\n", hiddenCallMarker(i))
+	}
+	script.WriteString("await dom.setText(await dom.query('h1'), 'Shop with tax');\n")
+	args, err := json.Marshal(map[string]any{"name": "prices", "manifest": json.RawMessage(pricesManifest),
+		"script": script.String(), "note": "tax"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The script really runs those calls: checked here so that the test cannot pass on code the
+	// sandbox would not run either.
+	if probs := sandbox.CheckScript([]byte(script.String())); len(probs) > 0 {
+		t.Fatalf("the test's script does not pass the save-time checks: %v", probs)
+	}
+	api := &shopAPIRecorder{}
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "write_remixlet", "arguments": `+string(args)+`}]},
+		{"text": "Changed the prices remixlet."}
+	]}`, map[string]http.Handler{"shop.test": shopPage(), "api.shop.test": api})
+	tab := aw.tab
+	st := aw.proxy.Store
+	saveAndActivate(t, st, "prices", store.Files{sandbox.ManifestFile: []byte(pricesManifest),
+		sandbox.ScriptFile: []byte("const r = await rmx.fetch('https://api.shop.test/prices', {as: 'json'});\nawait dom.setText(await dom.query('h1'), 'Shop ' + r.json.price);")})
+
+	pf, f := askChat(t, tab, "https://shop.test/", "show the price with tax")
+	pf.waitFor(t, 30*time.Second, "a pending activation card", `!!document.querySelector('.card[data-card=activation][data-state=pending]')`)
+	pf.waitFor(t, 5*time.Second, "the card to arm", `document.querySelector('.card').getAttribute('data-armed') === 'true'`)
+	x, y := pointAt(t, tab, pf, f, ".card button.allow")
+	clickAt(t, tab, x, y)
+	confirm := waitConfirmWindow(t, tab)
+	cw := &frameEval{tab: tab, ctx: confirm}
+	cw.waitFor(t, 10*time.Second, "the card's diff in the confirmation window", `!document.getElementById('card-diff').hidden`)
+	var shown []string
+	if err := json.Unmarshal([]byte(cw.eval(t, `JSON.stringify(Array.from(document.querySelectorAll('#card-diff .diff-add')).map((e) => e.textContent))`)), &shown); err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hiddenCalls {
+		marker := hiddenCallMarker(i)
+		found := false
+		for _, l := range shown {
+			before, _, ok := strings.Cut(l, marker)
+			if !ok {
+				continue
+			}
+			found = true
+			if strings.Contains(before, "//") {
+				t.Errorf("%s: the call shows after a line comment: %q", h.name, l)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no added line shows the call to %s", h.name, marker)
+		}
+	}
+	if t.Failed() {
+		t.Logf("the added lines shown:\n%s", strings.Join(shown, "\n"))
+	}
+	cw.waitFor(t, 10*time.Second, "the confirmation to arm", `document.getElementById('card').getAttribute('data-armed') === 'true'`)
+	clickInWindow(t, confirm, cw, "deny")
+	pf.waitFor(t, 20*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('Changed the prices remixlet.')`)
+	for _, r := range api.requests() {
+		if r != "GET /prices" {
+			t.Errorf("the API saw %s", r)
+		}
+	}
+}
