@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -101,5 +105,71 @@ func TestRedteamApproveDiffShowsWhatRuns(t *testing.T) {
 		if r != "GET /prices" {
 			t.Errorf("the API saw %s", r)
 		}
+	}
+}
+
+const clipManifest = `{"name": "notes", "description": "Notes.", "api": 1, "matches": ["https://bank.test/*"], "permissions": [{"name": "storage", "reason": "keep notes"}, {"name": "clipboard", "reason": "copy notes"}]}`
+
+// TestRedteamApproveCardOutlivesTheVersionItWasFor (time of check, time of use): the card for a
+// version is worked out against the version running when it was saved. A chat on the shop
+// changes the person's notes remixlet, which runs on the bank; while its card is open the person
+// takes the clipboard permission away in the manager (which reloads the bank's tabs, not the
+// shop's). Then they allow the card, which named the bank and help.bank.test but not the
+// clipboard: what they allowed was the change from the old running version, and applying it now
+// would give back the permission they had just removed, with no card naming it. It must not
+// apply.
+func TestRedteamApproveCardOutlivesTheVersionItWasFor(t *testing.T) {
+	next := `{"name": "notes", "description": "Notes.", "api": 1, "matches": ["https://bank.test/*", "https://help.bank.test/*"], "permissions": [{"name": "storage", "reason": "keep notes"}, {"name": "clipboard", "reason": "copy notes"}]}`
+	args, err := json.Marshal(map[string]any{"name": "notes", "manifest": json.RawMessage(next),
+		"script": "await rmx.clipboard.write('from the page');", "note": "help pages too"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "write_remixlet", "arguments": `+string(args)+`}]},
+		{"text": "Done with notes."}
+	]}`, map[string]http.Handler{"shop.test": shopPage()})
+	tab := aw.tab
+	st := aw.proxy.Store
+	rx := saveAndActivate(t, st, "notes", store.Files{sandbox.ManifestFile: []byte(clipManifest),
+		sandbox.ScriptFile: []byte("rmx.log('v1');")})
+
+	pf, f := askChat(t, tab, "https://shop.test/", "let notes run on the help pages")
+	pf.waitFor(t, 30*time.Second, "a pending activation card", `!!document.querySelector('.card[data-card=activation][data-state=pending]')`)
+	if rows := pf.eval(t, `document.querySelector('.card .card-rows').innerText`); !strings.Contains(rows, "help.bank.test") || strings.Contains(strings.ToLower(rows), "clipboard") {
+		t.Fatalf("the card's rows = %q", rows)
+	}
+
+	// The person, in the manager, takes the clipboard away while the card is open.
+	mt := e2etest.Browser(t, e2etest.ThroughProxy(aw.proxy)).NewTab(t)
+	mt.Navigate("https://remix.proxy/manager/r/" + rx.ID + "/edit")
+	e2etest.Eval[bool](mt, fmt.Sprintf(`(() => { document.getElementById('manifest').value = %q; return true; })()`,
+		strings.Replace(clipManifest, `, {"name": "clipboard", "reason": "copy notes"}`, "", 1)))
+	ctx, cancel := context.WithTimeout(mt.Context(), cdpTimeout)
+	_, err = chromedp.Run(ctx, chromedp.Click(`#edit button[type=submit]`, chromedp.NodeVisible))
+	cancel()
+	if err != nil {
+		t.Fatalf("saving in the manager: %v", err)
+	}
+	mt.WaitFor(managerWait, "the person's change applied", `location.pathname === '/manager/r/`+rx.ID+`'`)
+	if v, _, _ := st.Active(context.Background(), rx.ID); v.Author != store.AuthorPerson || v.Number != 3 {
+		t.Fatalf("the active version is %d by %s, want the person's version 3", v.Number, v.Author)
+	}
+
+	confirmAllow(t, tab, pf, f, `.card[data-card=activation]`)
+	pf.waitFor(t, 20*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('Done with notes.')`)
+	v, _, _ := st.Active(context.Background(), rx.ID)
+	m, _ := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
+	for _, p := range m.Permissions {
+		if p.Name == sandbox.PermClipboard {
+			t.Errorf("version %d by %s is active, with the clipboard permission the person removed after the card was shown; the card never named it", v.Number, v.Author)
+		}
+	}
+	if v.Number != 3 {
+		t.Errorf("the active version is %d, want the person's 3", v.Number)
+	}
+	reqs := aw.model.Requests()
+	if last := reqs[len(reqs)-1].Messages; !strings.Contains(string(last[len(last)-1].Raw), "another version of it became active while the person was deciding") {
+		t.Errorf("the model was told %s", head(string(last[len(last)-1].Raw), 400))
 	}
 }

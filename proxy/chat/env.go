@@ -248,17 +248,26 @@ func remixletToSave(ctx context.Context, st *store.Store, name string, m *sandbo
 func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx store.Remixlet, v store.Version, files store.Files,
 	oldManifest, m *sandbox.Manifest, link string) (string, error) {
 	c, st, host := e.c, e.c.hub.st, e.c.host
-	active, _, err := st.Active(ctx, rx.ID)
+	// The approval records the version running now; the card's reasons and diff are the change
+	// from that very version, and the approval applies only while it still runs (a person's
+	// edit in the manager, or another chat's save, in between makes it another change).
+	a, err := st.RequestApproval(ctx, v.ID, sessionID)
 	if err != nil {
 		return "", err
 	}
 	var activeFiles map[string][]byte
-	if active.ID != 0 {
-		activeFiles = active.Files
+	if a.BaseVersionID != 0 {
+		base, err := st.Version(ctx, a.BaseVersionID)
+		if err != nil {
+			return "", err
+		}
+		activeFiles = base.Files
 	}
 	reasons := sandbox.FilesApprovalReasons(activeFiles, files, host)
-	a, err := st.RequestApproval(ctx, v.ID, sessionID)
-	if err != nil {
+	baseChanged := func(err error) (string, error) {
+		if errors.Is(err, store.ErrBaseChanged) {
+			return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: another version of it became active while the person was deciding, so what they were asked about is not the change this would make. Tell the person; save again only if they ask.", v.Number, rx.Name)}
+		}
 		return "", err
 	}
 	if e.grantCovers(rx.Name, reasons) {
@@ -266,7 +275,7 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 			return "", err
 		}
 		if err := st.ActivateApproved(ctx, a.ID); err != nil {
-			return "", err
+			return baseChanged(err)
 		}
 		e.useGrant(rx.Name, m)
 		e.reload(ctx, oldManifest, m)
@@ -288,7 +297,7 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 		return "", err
 	}
 	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		return "", err
+		return baseChanged(err)
 	}
 	e.reload(ctx, oldManifest, m)
 	return fmt.Sprintf("The person allowed it: version %d of %q is applied. Manager: %s", v.Number, rx.Name, link), nil

@@ -833,6 +833,8 @@ func (s *Manager) approvalFailed(w http.ResponseWriter, a store.Approval, err er
 		msg = "This request was declined."
 	case errors.Is(err, store.ErrDigestMismatch):
 		msg = "The version changed after you were asked."
+	case errors.Is(err, store.ErrBaseChanged):
+		msg = "Another version became active after you were asked, so this is no longer the change you were shown. Save the remixlet again to be asked again."
 	default:
 		s.managerError(w, err)
 		return
