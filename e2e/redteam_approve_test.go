@@ -173,3 +173,57 @@ func TestRedteamApproveCardOutlivesTheVersionItWasFor(t *testing.T) {
 		t.Errorf("the model was told %s", head(string(last[len(last)-1].Raw), 400))
 	}
 }
+
+// lookalikeNames spell the person's remixlet "notes" so that a card shows "notes": invisible
+// characters (zero width, a bidirectional mark, a word joiner) and a Cyrillic letter.
+var lookalikeNames = []string{"notes\u200b", "notes\u200e", "no\u2060tes", "n\u043etes"}
+
+// TestRedteamApproveCardNamesTheRemixletItIsFor: the page has the agent ask for permissions, and
+// save a remixlet, under names that look like the person's own "notes". A card must not let the
+// person take a new remixlet for the one they know: such a name is refused, or the card says in
+// its own words that the remixlet is new.
+func TestRedteamApproveCardNamesTheRemixletItIsFor(t *testing.T) {
+	var calls []string
+	for _, n := range lookalikeNames {
+		calls = append(calls, fmt.Sprintf(`{"tool_calls": [{"name": "request_permissions", "arguments": {"remixlet": %q, "permissions": ["clipboard"]}}]}`, n))
+	}
+	manifest, _ := json.Marshal(map[string]any{"name": lookalikeNames[3], "description": "Notes.", "api": 1,
+		"matches": []string{"https://shop.test/*"}, "permissions": []map[string]string{{"name": "clipboard", "reason": "copy"}}})
+	calls = append(calls, fmt.Sprintf(`{"tool_calls": [{"name": "write_remixlet", "arguments": {"manifest": %s, "script": "rmx.log('x');", "note": "n"}}]}`, manifest))
+	aw := newAgentWorld(t, `{"turns": [`+strings.Join(calls, ",\n")+`, {"text": "All asked."}]}`,
+		map[string]http.Handler{"shop.test": shopPage()})
+	tab := aw.tab
+	st := aw.proxy.Store
+	saveAndActivate(t, st, "notes", store.Files{sandbox.ManifestFile: []byte(`{"name": "notes", "description": "Notes.", "api": 1, "matches": ["https://shop.test/*"], "permissions": [{"name": "storage", "reason": "keep"}]}`),
+		sandbox.ScriptFile: []byte("rmx.log('v1');")})
+
+	pf, f := askChat(t, tab, "https://shop.test/", "copy my notes")
+	seen := 0
+	for {
+		pf.waitFor(t, 30*time.Second, "a pending card or the last reply", `!!document.querySelector('.card[data-state=pending]') || document.getElementById('log').innerText.includes('All asked.')`)
+		if pf.eval(t, `String(!!document.querySelector('.card[data-state=pending]'))`) != "true" {
+			break
+		}
+		seen++
+		line := pf.eval(t, `document.querySelector('.card[data-state=pending] .card-remixlet').textContent`)
+		kind := pf.eval(t, `document.querySelector('.card[data-state=pending]').getAttribute('data-card')`)
+		if !strings.HasPrefix(line, "New remixlet ") {
+			t.Errorf("the %s card for a remixlet that does not exist reads %q: nothing tells it from the person's \"notes\"", kind, line)
+		}
+		pf.waitFor(t, 5*time.Second, "the card to arm", `document.querySelector('.card[data-state=pending]').getAttribute('data-armed') === 'true'`)
+		x, y := pointAt(t, tab, pf, f, ".card[data-state=pending] button.deny")
+		clickAt(t, tab, x, y)
+		pf.waitFor(t, 10*time.Second, "the card declined", fmt.Sprintf(`document.querySelectorAll('.card')[%d].getAttribute('data-state') === 'denied'`, seen-1))
+	}
+	// Every call was answered: by a card, or by a refusal of the name the model was told of.
+	refused := 0
+	for _, r := range aw.model.Requests() {
+		if n := len(r.Messages); n > 0 && strings.Contains(string(r.Messages[n-1].Raw), "use plain text") {
+			refused++
+		}
+	}
+	if seen+refused != len(lookalikeNames)+1 {
+		t.Errorf("%d cards and %d refusals for %d calls", seen, refused, len(lookalikeNames)+1)
+	}
+	t.Logf("%d cards shown and %d names refused for %d calls", seen, refused, len(lookalikeNames)+1)
+}

@@ -190,10 +190,13 @@ type Item struct {
 	Risks []string `json:"risks,omitempty"`
 }
 
-// CardRemixlet names the remixlet a card is about; URL is its page in the manager.
+// CardRemixlet names the remixlet a card is about; URL is its page in the manager. New says no
+// remixlet of that name runs yet: the card then says "New remixlet", so that a name made to look
+// like one the person knows is not taken for it.
 type CardRemixlet struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
+	New  bool   `json:"new,omitempty"`
 }
 
 // ClearMessage starts a new chat in the panel: every item is removed.

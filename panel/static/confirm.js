@@ -83,6 +83,7 @@
     var rx = item.remixlet && typeof item.remixlet === 'object' ? item.remixlet : {};
     byId('card-title').textContent = typeof item.title === 'string' && item.title !== '' ? item.title : 'Allow this?';
     byId('card-name').textContent = typeof rx.name === 'string' ? rx.name : '';
+    byId('card-remixlet-label').textContent = rx.new === true ? 'New remixlet' : 'Remixlet';
     var ul = byId('card-rows');
     ul.textContent = '';
     rows.forEach(function (r) {

@@ -948,7 +948,8 @@
     var rx = it.remixlet && typeof it.remixlet === 'object' ? it.remixlet : {};
     var name = str(rx.name);
     if (name !== '') {
-      var line = make('p', 'card-remixlet', 'Remixlet ');
+      // A remixlet that does not run yet is named as new, in our words (chatproto.go CardRemixlet).
+      var line = make('p', 'card-remixlet', rx.new === true ? 'New remixlet ' : 'Remixlet ');
       var href = proxyURL(rx.url);
       var nameEl = make(href ? 'a' : 'span', 'card-name', name.length > 80 ? name.slice(0, 80) + '\u2026' : name);
       if (href) {

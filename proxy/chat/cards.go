@@ -135,7 +135,8 @@ func (c *chat) decide(p *panelConn, id string, allow bool) string {
 // stake); the change of code (script.js, style.css, rules.json) against the running version goes
 // with it as data — the panel sums it up, the confirmation window where Allow is taken shows the
 // lines (panel.CardDiffs).
-func activationCard(name, managerURL string, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
+// isNew says the remixlet has no running version: the card says "New remixlet".
+func activationCard(name, managerURL string, isNew bool, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
 	rows := make([]string, 0, len(reasons))
 	for _, r := range reasons {
 		rows = append(rows, r.Text)
@@ -144,6 +145,6 @@ func activationCard(name, managerURL string, reasons []sandbox.Reason, active, n
 		rows = []string{"Apply a new version"}
 	}
 	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: "activation", Title: "Apply this change?",
-		Remixlet: &cardRemixlet{Name: name, URL: managerURL}, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
+		Remixlet: &cardRemixlet{Name: name, URL: managerURL, New: isNew}, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
 		Diff: panel.CardDiffs(active, next, sandbox.CodeFiles)}
 }
