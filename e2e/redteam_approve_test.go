@@ -227,3 +227,21 @@ func TestRedteamApproveCardNamesTheRemixletItIsFor(t *testing.T) {
 	}
 	t.Logf("%d cards shown and %d names refused for %d calls", seen, refused, len(lookalikeNames)+1)
 }
+
+// TestRedteamApproveCardSaysWhatAWildcardCovers: the page has the agent save a remixlet for
+// "https://*.test/*" from a chat on shop.test — every site under the suffix .test. The card
+// must say so, not show the pattern as if it were one more host.
+func TestRedteamApproveCardSaysWhatAWildcardCovers(t *testing.T) {
+	manifest := `{"name": "everywhere", "description": "x", "api": 1, "matches": ["https://shop.test/*", "https://*.test/*"], "permissions": []}`
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "write_remixlet", "arguments": {"manifest": `+manifest+`, "script": "rmx.log('x');", "note": "n"}}]},
+		{"text": "Saved it."}
+	]}`, map[string]http.Handler{"shop.test": shopPage()})
+	pf, f := askChat(t, aw.tab, "https://shop.test/", "make it")
+	pf.waitFor(t, 30*time.Second, "a pending activation card", `!!document.querySelector('.card[data-card=activation][data-state=pending]')`)
+	if rows := pf.eval(t, `document.querySelector('.card .card-rows').innerText`); !strings.Contains(rows, "every site under .test") {
+		t.Errorf("the card's rows = %q, want them to say that it runs on every site under .test", rows)
+	}
+	declineInPanel(t, aw.tab, pf, f)
+	pf.waitFor(t, 20*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('Saved it.')`)
+}

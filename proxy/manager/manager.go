@@ -300,7 +300,11 @@ func sitesText(m *sandbox.Manifest) string {
 	if sites.Every {
 		return "every site you visit"
 	}
-	return strings.Join(sites.Hosts, ", ")
+	hosts := make([]string, len(sites.Hosts))
+	for i, h := range sites.Hosts {
+		hosts[i] = sandbox.SiteText(h) // "*.com" covers every .com site (red-team pass 5b)
+	}
+	return strings.Join(hosts, ", ")
 }
 
 func permissionViews(m *sandbox.Manifest) []panel.PermissionView {
