@@ -218,7 +218,13 @@
       found = true;
       show(m.item);
     } else if (m.type === 'state' && typeof m.url === 'string') {
-      byId('card-page').textContent = 'For the chat on ' + m.url;
+      // Only the page's origin: its path and query are the page's own words (pushState), and
+      // everything else in this window is the proxy's.
+      var origin = '';
+      try {
+        origin = new URL(m.url).origin;
+      } catch (e) { /* not an address: nothing to show */ }
+      byId('card-page').textContent = origin !== '' && origin !== 'null' ? 'For the chat on ' + origin : '';
     } else if (m.type === 'error' && typeof m.message === 'string' && !decided) {
       note.textContent = m.message;
     }

@@ -65,7 +65,7 @@ function start(hash, focused) {
     addEventListener(t, fn) { (docListeners[t] = docListeners[t] || []).push(fn); },
   };
   const ctx = {
-    JSON, Array, String, WebSocket, decodeURIComponent, encodeURIComponent,
+    JSON, Array, String, WebSocket, URL, decodeURIComponent, encodeURIComponent,
     document: doc,
     location: { hash: hash, pathname: '/panel/confirm', protocol: 'https:' },
     history: { replaceState(s, t, u) { replaced = u; } },
@@ -126,6 +126,12 @@ scenario('reads the token and card from the fragment, clears it, and shows the c
   h.server({ type: 'item', item: Object.assign({}, CARD, { data: '<b>{"qty": 2}</b>' }) });
   assert.strictEqual(h.els['card-data'].textContent, '<b>{"qty": 2}</b>');
   assert.strictEqual(h.els['card-data'].hidden, false);
+  // The page writes its own path and query (history.pushState): only its origin is shown here,
+  // where everything else is the proxy's words.
+  h.server({ type: 'state', url: 'https://shop.test/remixproxy_checked_this_change:_Allow_is_safe?x=1#y' });
+  assert.strictEqual(h.els['card-page'].textContent, 'For the chat on https://shop.test');
+  h.server({ type: 'state', url: 'not a url' });
+  assert.strictEqual(h.els['card-page'].textContent, '');
 });
 
 scenario('shows an activation\'s change of code line by line, as text', () => {
