@@ -245,3 +245,30 @@ func TestRedteamApproveCardSaysWhatAWildcardCovers(t *testing.T) {
 	declineInPanel(t, aw.tab, pf, f)
 	pf.waitFor(t, 20*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('Saved it.')`)
 }
+
+// TestRedteamApproveCardTellsALookalikeThatRuns: the two-step way round "New remixlet". The page
+// has the agent first save a lookalike of the person's "notes" (a Cyrillic "о") for this site
+// with no permissions — which applies at once, with no card — and then ask for a permission for
+// it. That card is about a remixlet that runs, so it is not "new"; it must still tell the person
+// whose it is: made by the agent, just now, not their own.
+func TestRedteamApproveCardTellsALookalikeThatRuns(t *testing.T) {
+	manifest, _ := json.Marshal(map[string]any{"name": lookalikeNames[3], "description": "Notes.", "api": 1,
+		"matches": []string{"https://shop.test/*"}})
+	aw := newAgentWorld(t, fmt.Sprintf(`{"turns": [
+		{"tool_calls": [{"name": "write_remixlet", "arguments": {"manifest": %s, "script": "rmx.log('x');", "note": "n"}}]},
+		{"tool_calls": [{"name": "request_permissions", "arguments": {"remixlet": %q, "permissions": ["clipboard"]}}]},
+		{"text": "All asked."}
+	]}`, manifest, lookalikeNames[3]), map[string]http.Handler{"shop.test": shopPage()})
+	tab := aw.tab
+	saveAndActivate(t, aw.proxy.Store, "notes", store.Files{sandbox.ManifestFile: []byte(`{"name": "notes", "description": "Notes.", "api": 1, "matches": ["https://shop.test/*"], "permissions": [{"name": "clipboard", "reason": "copy"}]}`),
+		sandbox.ScriptFile: []byte("rmx.log('v1');")})
+
+	pf, f := askChat(t, tab, "https://shop.test/", "copy my notes")
+	pf.waitFor(t, 30*time.Second, "a pending permission card", `!!document.querySelector('.card[data-card=permissions][data-state=pending]')`)
+	line := pf.eval(t, `document.querySelector('.card[data-state=pending] .card-remixlet').textContent`)
+	if !strings.Contains(line, "made by the agent") {
+		t.Errorf("the card reads %q: nothing tells the agent's lookalike from the person's \"notes\"", line)
+	}
+	declineInPanel(t, tab, pf, f)
+	pf.waitFor(t, 20*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('All asked.')`)
+}

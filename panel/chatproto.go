@@ -190,13 +190,15 @@ type Item struct {
 	Risks []string `json:"risks,omitempty"`
 }
 
-// CardRemixlet names the remixlet a card is about; URL is its page in the manager. New says no
-// remixlet of that name runs yet: the card then says "New remixlet", so that a name made to look
-// like one the person knows is not taken for it.
+// CardRemixlet names the remixlet a card is about; URL is its page in the manager. The name is
+// the agent's and can be made to look like one the person knows, so the card adds the proxy's
+// words that tell them apart: New says no remixlet of that name runs yet (the card says "New
+// remixlet"), Made who made it and when ("made by the agent 2 min ago").
 type CardRemixlet struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
 	New  bool   `json:"new,omitempty"`
+	Made string `json:"made,omitempty"`
 }
 
 // ClearMessage starts a new chat in the panel: every item is removed.

@@ -84,6 +84,7 @@
     byId('card-title').textContent = typeof item.title === 'string' && item.title !== '' ? item.title : 'Allow this?';
     byId('card-name').textContent = typeof rx.name === 'string' ? rx.name : '';
     byId('card-remixlet-label').textContent = rx.new === true ? 'New remixlet' : 'Remixlet';
+    byId('card-made').textContent = typeof rx.made === 'string' && rx.made !== '' ? ' (' + rx.made + ')' : '';
     var ul = byId('card-rows');
     ul.textContent = '';
     rows.forEach(function (r) {

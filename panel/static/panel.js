@@ -958,6 +958,9 @@
         nameEl.setAttribute('rel', 'noopener');
       }
       line.appendChild(nameEl);
+      if (str(rx.made) !== '') {
+        line.appendChild(make('span', 'card-made', ' (' + str(rx.made) + ')'));
+      }
       body.appendChild(line);
     }
     var rows = Array.isArray(it.rows) ? it.rows : [];

@@ -40,7 +40,7 @@ const CARD = {
 };
 
 function start(hash, focused) {
-  const ids = ['status', 'card', 'card-title', 'card-remixlet-label', 'card-name', 'card-rows', 'card-data', 'card-diff-label', 'card-diff', 'card-page', 'allow', 'deny', 'note'];
+  const ids = ['status', 'card', 'card-title', 'card-remixlet-label', 'card-name', 'card-made', 'card-rows', 'card-data', 'card-diff-label', 'card-diff', 'card-page', 'allow', 'deny', 'note'];
   const els = {};
   for (const id of ids) els[id] = new El(id);
   els.card.hidden = true;
@@ -121,6 +121,8 @@ scenario('reads the token and card from the fragment, clears it, and shows the c
   assert.strictEqual(h.els['card-remixlet-label'].textContent, 'Remixlet');
   h.server({ type: 'item', item: Object.assign({}, CARD, { remixlet: { name: 'prices', url: '', new: true } }) });
   assert.strictEqual(h.els['card-remixlet-label'].textContent, 'New remixlet', 'a remixlet that does not run yet is not named as new');
+  h.server({ type: 'item', item: Object.assign({}, CARD, { remixlet: { name: 'prices', url: '', made: 'made by the agent 2 min ago' } }) });
+  assert.strictEqual(h.els['card-made'].textContent, ' (made by the agent 2 min ago)');
   h.server({ type: 'item', item: CARD });
   assert.strictEqual(h.els['card-data'].hidden, true, 'an empty data block is shown');
   h.server({ type: 'item', item: Object.assign({}, CARD, { data: '<b>{"qty": 2}</b>' }) });

@@ -135,8 +135,8 @@ func (c *chat) decide(p *panelConn, id string, allow bool) string {
 // stake); the change of code (script.js, style.css, rules.json) against the running version goes
 // with it as data — the panel sums it up, the confirmation window where Allow is taken shows the
 // lines (panel.CardDiffs).
-// isNew says the remixlet has no running version: the card says "New remixlet".
-func activationCard(name, managerURL string, isNew bool, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
+// rx names the remixlet in the proxy's words (remixletOnCard).
+func activationCard(rx *cardRemixlet, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
 	rows := make([]string, 0, len(reasons))
 	for _, r := range reasons {
 		rows = append(rows, r.Text)
@@ -145,6 +145,6 @@ func activationCard(name, managerURL string, isNew bool, reasons []sandbox.Reaso
 		rows = []string{"Apply a new version"}
 	}
 	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: "activation", Title: "Apply this change?",
-		Remixlet: &cardRemixlet{Name: name, URL: managerURL, New: isNew}, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
+		Remixlet: rx, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
 		Diff: panel.CardDiffs(active, next, sandbox.CodeFiles)}
 }

@@ -116,7 +116,7 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 	if err := plain.CheckName(remixlet); err != nil {
 		return "", &agent.ToolError{Message: fmt.Sprintf("the remixlet's name %v; use plain text", err)}
 	}
-	isNew, err := e.newRemixlet(ctx, remixlet)
+	onCard, err := e.remixletOnCard(ctx, remixlet, "")
 	if err != nil {
 		return "", err
 	}
@@ -139,7 +139,7 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 		return "", &agent.ToolError{Message: "unknown permissions: " + strings.Join(bad, "; ")}
 	}
 	allow, err := e.c.ask(ctx, chatItem{ID: "k" + httpx.RandomID()[:12], Card: "permissions", Title: "Remixlet needs permission",
-		Remixlet: &cardRemixlet{Name: httpx.Clip(remixlet, 80), New: isNew}, Rows: rows, Allow: "Allow", Deny: "Not now"})
+		Remixlet: onCard, Rows: rows, Allow: "Allow", Deny: "Not now"})
 	if err != nil {
 		return "", &agent.ToolError{Message: "the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). Nothing was granted."}
 	}
@@ -157,21 +157,6 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 	}
 	e.c.mu.Unlock()
 	return "The person allowed: " + strings.Join(names, ", ") + ". Save the remixlet named " + fmt.Sprintf("%q", remixlet) + " with these permissions in its manifest within ten minutes; it will then be applied without asking again, unless the change also needs the person's approval for something a permission does not cover (other sites, new code under a network permission it already holds, network rules).", nil
-}
-
-// newRemixlet reports whether no remixlet of that name runs: none has the name, or the one that
-// has it has no active version.
-func (e *chatEnv) newRemixlet(ctx context.Context, name string) (bool, error) {
-	st := e.c.hub.st
-	rx, err := st.Remixlet(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	_, ok, err := st.Active(ctx, rx.ID)
-	return !ok, err
 }
 
 // WriteRemixlet saves the agent's files as a new version (author "agent") after the save-time
@@ -308,7 +293,12 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 		return fmt.Sprintf("Saved version %d of %q and applied it with the permissions the person allowed. Manager: %s", v.Number, rx.Name, link), nil
 	}
 
-	allow, err := c.ask(ctx, activationCard(rx.Name, link, a.BaseVersionID == 0, reasons, activeFiles, files))
+	onCard, err := e.remixletOnCard(ctx, rx.ID, link)
+	if err != nil {
+		return "", err
+	}
+	onCard.New = a.BaseVersionID == 0 // no version of it ran when the person was asked
+	allow, err := c.ask(ctx, activationCard(onCard, reasons, activeFiles, files))
 	if err != nil {
 		st.Decline(context.Background(), a.ID)
 		return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: the person did not decide (the turn stopped, the page left, or ten minutes passed). The previous version stays active.", v.Number, rx.Name)}
