@@ -276,6 +276,7 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 	}
 	reasons := sandbox.FilesApprovalReasons(activeFiles, files, host)
 	baseChanged := func(err error) (string, error) {
+		st.Decline(context.Background(), a.ID) // an approval that did not apply is not left approved
 		if errors.Is(err, store.ErrBaseChanged) {
 			return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: another version of it became active while the person was deciding, so what they were asked about is not the change this would make. Tell the person; save again only if they ask.", v.Number, rx.Name)}
 		}
