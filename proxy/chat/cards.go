@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -146,5 +149,35 @@ func activationCard(rx *cardRemixlet, reasons []sandbox.Reason, active, next map
 	}
 	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: "activation", Title: "Apply this change?",
 		Remixlet: rx, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
-		Diff: panel.CardDiffs(active, next, sandbox.CodeFiles)}
+		Diff: panel.CardDiffs(rulesByLine(active), rulesByLine(next), sandbox.CodeFiles)}
+}
+
+// rulesByLine returns files with rules.json written one rule a line, for a card's diff: JSON is
+// often written on one line, which the diff would show cut at its line bound, a rule after many
+// others out of sight. files itself is not changed; a rules.json that is not a JSON array is
+// shown as it is.
+func rulesByLine(files map[string][]byte) map[string][]byte {
+	raw, ok := files[sandbox.RulesFile]
+	if !ok {
+		return files
+	}
+	var rules []json.RawMessage
+	if err := json.Unmarshal(raw, &rules); err != nil {
+		return files
+	}
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for i, r := range rules {
+		if err := json.Compact(&b, r); err != nil {
+			return files
+		}
+		if i < len(rules)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	out := maps.Clone(files)
+	out[sandbox.RulesFile] = b.Bytes()
+	return out
 }
