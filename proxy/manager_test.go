@@ -721,3 +721,27 @@ func TestManagerRestoreNeedsApproval(t *testing.T) {
 		t.Errorf("after Allow, active v%d, want v3 (the restored copy)", n)
 	}
 }
+
+// TestManagerApprovalIsForTheChangeShown (red-team pass 5b): two approval pages for the same
+// remixlet, each worked out against version 1. Allowing the first makes version 2 active; the
+// second page showed the change from version 1, so its Allow applies nothing and says why.
+func TestManagerApprovalIsForTheChangeShown(t *testing.T) {
+	f := newManagerFixture(t)
+	r := f.seed("Keeper")
+	resp, body := f.post(managerURL+"/save", managerOriginHTTPS, url.Values{"id": {r.ID},
+		"manifest": {testManifest("Keeper", sandbox.PermStorage)}, "script": {testScript}}, true)
+	first, _ := f.approvalFromRedirect(resp, body)
+	resp, body = f.post(managerURL+"/save", managerOriginHTTPS, url.Values{"id": {r.ID},
+		"manifest": {testManifest("Keeper", sandbox.PermStorage, sandbox.PermClipboard)}, "script": {testScript}}, true)
+	second, _ := f.approvalFromRedirect(resp, body)
+	if resp, body := f.post("https://remix.proxy/manager/approval/"+first, managerOriginHTTPS, url.Values{"decision": {"allow"}}, true); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Allow of the first: %s\n%s", resp.Status, body)
+	}
+	resp, body = f.post("https://remix.proxy/manager/approval/"+second, managerOriginHTTPS, url.Values{"decision": {"allow"}}, true)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "Another version became active after you were asked") {
+		t.Errorf("Allow of the second: %s, want 409 saying another version became active\n%s", resp.Status, body)
+	}
+	if n := f.activeNumber(r.ID); n != 2 {
+		t.Errorf("active version %d, want 2 (the first allowed)", n)
+	}
+}
