@@ -982,7 +982,7 @@
     var diffs = Array.isArray(it.diff) ? it.diff : [];
     if (diffs.length > 0) {
       // The code the agent wrote, summed up; the confirmation window shows every line.
-      body.appendChild(make('p', 'card-data-label', 'Code the agent wrote (shown in full when you click Allow):'));
+      body.appendChild(make('p', 'card-data-label', 'Code the agent wrote (shown line by line when you click Allow):'));
       var code = make('ul', 'card-code');
       diffs.forEach(function (d) {
         if (d && typeof d === 'object') {
