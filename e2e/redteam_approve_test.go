@@ -158,6 +158,9 @@ func TestRedteamApproveCardOutlivesTheVersionItWasFor(t *testing.T) {
 
 	confirmAllow(t, tab, pf, f, `.card[data-card=activation]`)
 	pf.waitFor(t, 20*time.Second, "the agent's last reply", `document.getElementById('log').innerText.includes('Done with notes.')`)
+	if s := pf.eval(t, `document.querySelector('.card[data-card=activation]').getAttribute('data-state')`); s != "stale" {
+		t.Errorf("the card's state = %s, want stale (allowed, not applied)", s)
+	}
 	v, _, _ := st.Active(context.Background(), rx.ID)
 	m, _ := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
 	for _, p := range m.Permissions {

@@ -106,6 +106,9 @@ const (
 	CardAllowed = "allowed"
 	CardDenied  = "denied"
 	CardExpired = "expired"
+	// CardStale: the person allowed it, but it was not applied — another version became active
+	// while the card was open, so what they allowed was not the change it would make.
+	CardStale = "stale"
 
 	// DefaultArmAfterMs is how long a card must have been visible before its buttons work;
 	// the panel uses it when ArmAfterMs is 0.
@@ -177,7 +180,7 @@ type Item struct {
 	Rows       []string      `json:"rows,omitempty"`  // one fixed text per permission or change
 	Allow      string        `json:"allow,omitempty"` // "Allow" / "Allow and apply"
 	Deny       string        `json:"deny,omitempty"`  // "Not now" / "Don't allow"
-	State      string        `json:"state,omitempty"` // CardPending, CardAllowed, CardDenied, CardExpired
+	State      string        `json:"state,omitempty"` // CardPending, CardAllowed, CardDenied, CardExpired, CardStale
 	ArmAfterMs int           `json:"armAfterMs,omitempty"`
 	// Data is text the card quotes as data, never as the proxy's words (a request's body,
 	// its first bytes); the panel shows it apart, preformatted.

@@ -108,7 +108,8 @@
       setTimeout(update, ARM_MS + 10);
     }
     if (item.state !== 'pending') {
-      finish(item.state === 'allowed' ? 'Allowed.' : item.state === 'denied' ? 'Not allowed.' : 'This request is no longer open.');
+      finish(item.state === 'allowed' ? 'Allowed.' : item.state === 'denied' ? 'Not allowed.' :
+        item.state === 'stale' ? 'Allowed, but not applied: another version became active first.' : 'This request is no longer open.');
     }
     update();
   }

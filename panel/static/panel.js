@@ -925,12 +925,13 @@
   var PLAN_MAX_STEPS = 12;
   var PLAN_MAX_TEXT = 300;
   var MAX_CARD_DATA = 2000;
-  var CARD_OUTCOMES = { allowed: 'Allowed.', denied: 'Not allowed.', expired: 'This request expired.' };
+  var CARD_OUTCOMES = { allowed: 'Allowed.', denied: 'Not allowed.', expired: 'This request expired.',
+    stale: 'Allowed, but not applied: another version became active while this card was open.' };
   var cardCount = 0;
 
   function buildCard(it) {
     var kind = CARD_TITLES[it.card] ? it.card : 'permissions';
-    var state = ['pending', 'allowed', 'denied', 'expired'].indexOf(it.state) >= 0 ? it.state : 'expired';
+    var state = ['pending', 'allowed', 'denied', 'expired', 'stale'].indexOf(it.state) >= 0 ? it.state : 'expired';
     var title = str(it.title) || CARD_TITLES[kind];
     if (kind === 'plan') {
       return buildPlanCard(it, state, title);

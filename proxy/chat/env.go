@@ -299,7 +299,8 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 		return "", err
 	}
 	onCard.New = a.BaseVersionID == 0 // no version of it ran when the person was asked
-	allow, err := c.ask(ctx, activationCard(onCard, reasons, activeFiles, files))
+	card := activationCard(onCard, reasons, activeFiles, files)
+	allow, err := c.ask(ctx, card)
 	if err != nil {
 		st.Decline(context.Background(), a.ID)
 		return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: the person did not decide (the turn stopped, the page left, or ten minutes passed). The previous version stays active.", v.Number, rx.Name)}
@@ -314,6 +315,11 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 		return "", err
 	}
 	if err := st.ActivateApproved(ctx, a.ID); err != nil {
+		if errors.Is(err, store.ErrBaseChanged) {
+			// The card says so too: it read "Allowed" though nothing was applied.
+			card.Kind, card.State = "card", panel.CardStale
+			c.put(card, true)
+		}
 		return baseChanged(err)
 	}
 	e.reload(ctx, oldManifest, m)
