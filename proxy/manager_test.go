@@ -745,3 +745,24 @@ func TestManagerApprovalIsForTheChangeShown(t *testing.T) {
 		t.Errorf("active version %d, want 2 (the first allowed)", n)
 	}
 }
+
+// TestManagerRestoreSaysTheAgentWroteIt (red-team pass 5b): restoring applies a version under
+// the person's rules (more sites, new permissions, network rules), never asking about its code;
+// for a version the agent wrote — perhaps one the person declined on a card — the confirmation
+// says so before the click.
+func TestManagerRestoreSaysTheAgentWroteIt(t *testing.T) {
+	f := newManagerFixture(t)
+	r := f.seed("Restorable", "fetch:api.example.com")
+	v1, _, _ := f.st.Active(context.Background(), r.ID)
+	agent, err := f.st.SaveVersion(context.Background(), r.ID, store.Files{"manifest.json": v1.Files["manifest.json"],
+		"script.js": []byte("await rmx.fetch('https://api.example.com/orders', {method: 'POST'});\n")}, store.AuthorAgent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, agent.ID)); !strings.Contains(confirm, "The agent wrote this version") {
+		t.Errorf("the restore confirmation of the agent's version does not say who wrote it:\n%s", confirm)
+	}
+	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, v1.ID)); strings.Contains(confirm, "The agent wrote this version") {
+		t.Errorf("the restore confirmation of the person's version says the agent wrote it")
+	}
+}

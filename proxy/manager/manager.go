@@ -511,7 +511,8 @@ func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) 
 			s.managerError(w, err)
 			return
 		}
-		p := panel.ManagerRestore{ManagerBase: s.base(r), ID: rx.ID, Name: rx.Name, VersionID: v.ID, Number: v.Number}
+		p := panel.ManagerRestore{ManagerBase: s.base(r), ID: rx.ID, Name: rx.Name, VersionID: v.ID, Number: v.Number,
+			ByAgent: v.Author == store.AuthorAgent}
 		if m, probs := sandbox.ParseManifest(v.Files[sandbox.ManifestFile]); len(probs) == 0 {
 			p.Sites = sitesText(m)
 			for _, perm := range m.Permissions {
