@@ -15,8 +15,8 @@ type CodeDiff struct {
 	Added   int        `json:"added"`   // lines added in all
 	Removed int        `json:"removed"` // lines removed in all
 	Lines   []CodeLine `json:"lines"`
-	// Cut counts the added and removed lines not shown because the card's bound was reached;
-	// the manager's history has the whole change.
+	// Cut counts the added and removed lines not shown, or not in full, because a card's bound
+	// was reached; the manager's history has the whole change.
 	Cut int `json:"cut,omitempty"`
 }
 
@@ -40,8 +40,12 @@ const (
 const (
 	// MaxCardDiffLines is how many lines (changed, context and gaps) a card's diffs hold in all.
 	MaxCardDiffLines = 400
-	// MaxCardDiffLineChars is how many characters of one line are shown.
-	MaxCardDiffLineChars = 300
+	// MaxCardDiffLineChars is how many characters of one line are shown (the windows wrap long
+	// lines); a longer line says how many characters it leaves out and counts as cut.
+	MaxCardDiffLineChars = 2000
+	// maxCardDiffBlanks is the longest run of spaces and tabs shown as it is; a longer run is
+	// shown as its length, so padding cannot push code out of sight or past the bound.
+	maxCardDiffBlanks = 16
 	// cardDiffContext is how many unchanged lines are shown around a change.
 	cardDiffContext = 2
 )
@@ -114,7 +118,11 @@ func hunks(lines []DiffLine, budget *int) (out []CodeLine, cut int) {
 		case '-':
 			op = DiffRemoved
 		}
-		out = append(out, CodeLine{Op: op, Text: shownLine(l.Text)})
+		text, whole := shownLine(l.Text)
+		if !whole && l.Op != ' ' {
+			cut++ // shown, but not in full
+		}
+		out = append(out, CodeLine{Op: op, Text: text})
 		*budget--
 	}
 	if gap > 0 && len(out) > 0 {
@@ -123,23 +131,39 @@ func hunks(lines []DiffLine, budget *int) (out []CodeLine, cut int) {
 	return out, cut
 }
 
-// shownLine bounds a line to MaxCardDiffLineChars and writes control and format characters
-// (tab aside) as their code points, so what the person reads is what the code is.
-func shownLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+// shownLine bounds a line to MaxCardDiffLineChars, saying in fixed words how many characters
+// it leaves out (whole is false then), writes control and format characters (tab aside) as
+// their code points, and a run of more than maxCardDiffBlanks spaces and tabs as its length, so
+// what the person reads is what the code is.
+func shownLine(s string) (text string, whole bool) {
+	rs := []rune(strings.ToValidUTF8(s, "\uFFFD"))
 	var b strings.Builder
 	n := 0
-	for _, r := range s {
+	for i := 0; i < len(rs); {
 		if n >= MaxCardDiffLineChars {
-			b.WriteString("\u2026")
-			break
+			fmt.Fprintf(&b, "\u2026 [%d more characters of this line are not shown]", len(rs)-i)
+			return b.String(), false
+		}
+		r := rs[i]
+		if r == ' ' || r == '\t' {
+			j := i
+			for j < len(rs) && (rs[j] == ' ' || rs[j] == '\t') {
+				j++
+			}
+			if j-i > maxCardDiffBlanks {
+				fmt.Fprintf(&b, "<%d spaces and tabs>", j-i)
+				n += maxCardDiffBlanks
+				i = j
+				continue
+			}
 		}
 		n++
+		i++
 		if r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError) {
 			fmt.Fprintf(&b, "<U+%04X>", r)
 			continue
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	return b.String(), true
 }

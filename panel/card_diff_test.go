@@ -79,8 +79,37 @@ func TestCardDiffsBounds(t *testing.T) {
 	if ds[1].Cut != 2 || len(ds[1].Lines) != 0 {
 		t.Errorf("got style.css cut %d with %d lines, want cut 2 with none", ds[1].Cut, len(ds[1].Lines))
 	}
-	long := CardDiffs(nil, map[string][]byte{"style.css": []byte(strings.Repeat("y", 5000))}, []string{"style.css"})
-	if got := len([]rune(long[0].Lines[0].Text)); got != MaxCardDiffLineChars+1 || !strings.HasSuffix(long[0].Lines[0].Text, "\u2026") {
-		t.Errorf("got a line of %d characters, want %d ending in an ellipsis", got, MaxCardDiffLineChars+1)
+	long := CardDiffs(nil, map[string][]byte{"style.css": []byte(strings.Repeat("y", 5000) + "\na{}")}, []string{"style.css"})
+	want := strings.Repeat("y", MaxCardDiffLineChars) + fmt.Sprintf("\u2026 [%d more characters of this line are not shown]", 5000-MaxCardDiffLineChars)
+	if got := long[0].Lines[0].Text; got != want {
+		t.Errorf("got a long line shown as %q, want %q", got, want)
+	}
+	if long[0].Cut != 1 || len(long[0].Lines) != 2 {
+		t.Errorf("got %d lines with cut %d, want 2 lines with the long one counted as cut", len(long[0].Lines), long[0].Cut)
+	}
+}
+
+// TestCardDiffsShowWhatRuns (red-team pass 5b): a card shows each line the sandbox reads as a
+// line of its own — a lone CR, U+2028 and U+2029 end a "//" comment in JavaScript, so code after
+// one was shown as part of the comment — and padding cannot push code past the line bound.
+func TestCardDiffsShowWhatRuns(t *testing.T) {
+	call := "rmx.fetch('https://api.example.com/x', {method: 'POST'});"
+	tests := []struct{ name, script, want string }{
+		{"CR", "// tax\r" + call, "+// tax\n+" + call + "\n"},
+		{"CR LF", "// tax\r\n" + call + "\r\n", "+// tax\n+" + call + "\n"},
+		{"line separator", "// tax\u2028" + call, "+// tax\n+" + call + "\n"},
+		{"paragraph separator", "// tax\u2029" + call, "+// tax\n+" + call + "\n"},
+		{"padding", "ok();" + strings.Repeat(" ", 5000) + call, "+ok();<5000 spaces and tabs>" + call + "\n"},
+		{"tabs and spaces", "ok();" + strings.Repeat("\t ", 40) + call, "+ok();<80 spaces and tabs>" + call + "\n"},
+		{"indentation stays", "\t\t    ok();", "+\t\t    ok();\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := diffText(CardDiffs(nil, map[string][]byte{"script.js": []byte(tt.script)}, []string{"script.js"}))
+			_, got, _ = strings.Cut(got, "\n") // the file's line
+			if got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
 	}
 }

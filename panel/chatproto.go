@@ -106,6 +106,9 @@ const (
 	CardAllowed = "allowed"
 	CardDenied  = "denied"
 	CardExpired = "expired"
+	// CardStale: the person allowed it, but it was not applied — another version became active
+	// while the card was open, so what they allowed was not the change it would make.
+	CardStale = "stale"
 
 	// DefaultArmAfterMs is how long a card must have been visible before its buttons work;
 	// the panel uses it when ArmAfterMs is 0.
@@ -177,7 +180,7 @@ type Item struct {
 	Rows       []string      `json:"rows,omitempty"`  // one fixed text per permission or change
 	Allow      string        `json:"allow,omitempty"` // "Allow" / "Allow and apply"
 	Deny       string        `json:"deny,omitempty"`  // "Not now" / "Don't allow"
-	State      string        `json:"state,omitempty"` // CardPending, CardAllowed, CardDenied, CardExpired
+	State      string        `json:"state,omitempty"` // CardPending, CardAllowed, CardDenied, CardExpired, CardStale
 	ArmAfterMs int           `json:"armAfterMs,omitempty"`
 	// Data is text the card quotes as data, never as the proxy's words (a request's body,
 	// its first bytes); the panel shows it apart, preformatted.
@@ -190,10 +193,15 @@ type Item struct {
 	Risks []string `json:"risks,omitempty"`
 }
 
-// CardRemixlet names the remixlet a card is about; URL is its page in the manager.
+// CardRemixlet names the remixlet a card is about; URL is its page in the manager. The name is
+// the agent's and can be made to look like one the person knows, so the card adds the proxy's
+// words that tell them apart: New says no remixlet of that name runs yet (the card says "New
+// remixlet"), Made who made it and when ("made by the agent 2 min ago").
 type CardRemixlet struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
+	New  bool   `json:"new,omitempty"`
+	Made string `json:"made,omitempty"`
 }
 
 // ClearMessage starts a new chat in the panel: every item is removed.

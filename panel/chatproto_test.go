@@ -67,7 +67,7 @@ func TestPanelJSReadsChatFields(t *testing.T) {
 		{Provider{}, []string{"name", "models"}},
 		{ItemMessage{}, []string{"item"}},
 		{Item{}, []string{"id", "kind", "md", "name", "args", "status", "result", "card", "title", "remixlet", "rows", "allow", "deny", "state", "armAfterMs", "data", "diff", "steps", "risks"}},
-		{CardRemixlet{}, []string{"name", "url"}},
+		{CardRemixlet{}, []string{"name", "url", "new", "made"}},
 		{CodeDiff{}, []string{"file", "added", "removed"}},
 	}
 	for _, tt := range tests {

@@ -164,9 +164,12 @@ type PermissionReason struct {
 // ManagerRestore is the confirmation before restoring a version.
 type ManagerRestore struct {
 	ManagerBase
-	ID, Name    string
-	VersionID   int64
-	Number      int
+	ID, Name  string
+	VersionID int64
+	Number    int
+	// ByAgent: the agent wrote the version. A restore applies it under the person's rules,
+	// never asking about its code, so the page says who wrote it.
+	ByAgent     bool
 	Sites       string
 	Permissions []PermissionReason
 }

@@ -1,6 +1,6 @@
 package panel
 
-import "strings"
+import "unicode/utf8"
 
 // maxDiffCells bounds the LCS table of LineDiff; beyond it the changed middle is shown as all
 // removed then all added.
@@ -28,11 +28,36 @@ func LineDiff(a, b string) []DiffLine {
 	return out
 }
 
+// splitLines splits s at every line terminator JavaScript has ("\n", "\r\n", a lone "\r",
+// U+2028 and U+2029; CSS's are among them but "\f", which ends no comment). A line the diff
+// showed whole but the sandbox reads as two could hide code after a "//" comment: the person
+// would read a comment where the parser reads a call.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\u2028', '\u2029':
+		case '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+		default:
+			i += size
+			continue
+		}
+		out = append(out, s[start:i])
+		i += size
+		start = i
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 func lcsDiff(a, b []string) []DiffLine {

@@ -19,6 +19,7 @@ func TestLineDiff(t *testing.T) {
 		{"insert", "a\nc\n", "a\nb\nc\n", " a\n+b\n c\n"},
 		{"lcs keeps common lines", "x\na\ny\nb\n", "a\nz\nb\n", "-x\n a\n-y\n+z\n b\n"},
 		{"no final newline", "a\nb", "a\nc", " a\n-b\n+c\n"},
+		{"every JavaScript line terminator", "a\r\nb\rc\u2028d\u2029e\n", "a\nb\nc\nd\ne", " a\n b\n c\n d\n e\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -721,3 +721,48 @@ func TestManagerRestoreNeedsApproval(t *testing.T) {
 		t.Errorf("after Allow, active v%d, want v3 (the restored copy)", n)
 	}
 }
+
+// TestManagerApprovalIsForTheChangeShown (red-team pass 5b): two approval pages for the same
+// remixlet, each worked out against version 1. Allowing the first makes version 2 active; the
+// second page showed the change from version 1, so its Allow applies nothing and says why.
+func TestManagerApprovalIsForTheChangeShown(t *testing.T) {
+	f := newManagerFixture(t)
+	r := f.seed("Keeper")
+	resp, body := f.post(managerURL+"/save", managerOriginHTTPS, url.Values{"id": {r.ID},
+		"manifest": {testManifest("Keeper", sandbox.PermStorage)}, "script": {testScript}}, true)
+	first, _ := f.approvalFromRedirect(resp, body)
+	resp, body = f.post(managerURL+"/save", managerOriginHTTPS, url.Values{"id": {r.ID},
+		"manifest": {testManifest("Keeper", sandbox.PermStorage, sandbox.PermClipboard)}, "script": {testScript}}, true)
+	second, _ := f.approvalFromRedirect(resp, body)
+	if resp, body := f.post("https://remix.proxy/manager/approval/"+first, managerOriginHTTPS, url.Values{"decision": {"allow"}}, true); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("Allow of the first: %s\n%s", resp.Status, body)
+	}
+	resp, body = f.post("https://remix.proxy/manager/approval/"+second, managerOriginHTTPS, url.Values{"decision": {"allow"}}, true)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "Another version became active after you were asked") {
+		t.Errorf("Allow of the second: %s, want 409 saying another version became active\n%s", resp.Status, body)
+	}
+	if n := f.activeNumber(r.ID); n != 2 {
+		t.Errorf("active version %d, want 2 (the first allowed)", n)
+	}
+}
+
+// TestManagerRestoreSaysTheAgentWroteIt (red-team pass 5b): restoring applies a version under
+// the person's rules (more sites, new permissions, network rules), never asking about its code;
+// for a version the agent wrote — perhaps one the person declined on a card — the confirmation
+// says so before the click.
+func TestManagerRestoreSaysTheAgentWroteIt(t *testing.T) {
+	f := newManagerFixture(t)
+	r := f.seed("Restorable", "fetch:api.example.com")
+	v1, _, _ := f.st.Active(context.Background(), r.ID)
+	agent, err := f.st.SaveVersion(context.Background(), r.ID, store.Files{"manifest.json": v1.Files["manifest.json"],
+		"script.js": []byte("await rmx.fetch('https://api.example.com/orders', {method: 'POST'});\n")}, store.AuthorAgent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, agent.ID)); !strings.Contains(confirm, "The agent wrote this version") {
+		t.Errorf("the restore confirmation of the agent's version does not say who wrote it:\n%s", confirm)
+	}
+	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, v1.ID)); strings.Contains(confirm, "The agent wrote this version") {
+		t.Errorf("the restore confirmation of the person's version says the agent wrote it")
+	}
+}

@@ -115,9 +115,9 @@ func NeedsApproval(c Change) (bool, []Reason) {
 				more = append(more, h)
 			}
 		}
-		text := "Run on more sites: " + strings.Join(more, ", ")
+		text := "Run on more sites: " + sitesText(more)
 		if active == nil {
-			text = "Run on sites other than this page's: " + strings.Join(more, ", ")
+			text = "Run on sites other than this page's: " + sitesText(more)
 		}
 		reasons = append(reasons, Reason{Kind: ReasonMoreSites, Text: text})
 	}
@@ -148,7 +148,7 @@ func NeedsApproval(c Change) (bool, []Reason) {
 	if active != nil && len(next.Permissions) > 0 && !nextSites.Every && len(nextSites.Hosts) == 1 &&
 		(allowed.Every || len(allowed.Hosts) > 1) {
 		reasons = append(reasons, Reason{Kind: ReasonNarrowed,
-			Text: fmt.Sprintf("Move a remixlet that runs on several sites onto just %s, keeping its permissions", nextSites.Hosts[0])})
+			Text: fmt.Sprintf("Move a remixlet that runs on several sites onto just %s, keeping its permissions", SiteText(nextSites.Hosts[0]))})
 	}
 	return len(reasons) > 0, reasons
 }
@@ -170,14 +170,14 @@ func otherSiteReasons(c Change, chatHost string) []Reason {
 	}
 	var out []Reason
 	if len(nextOther) > 0 {
-		text := "Change code that also runs on other sites than this page's (" + site + "): " + strings.Join(nextOther, ", ")
+		text := "Change code that also runs on other sites than this page's (" + site + "): " + sitesText(nextOther)
 		if len(nextOther) == 1 && nextOther[0] == everySite {
 			text = "Change code that runs on every site, not only on this page's (" + site + ")"
 		}
 		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: nextOther})
 	}
 	if len(oldOnly) > 0 {
-		text := "Change a remixlet that ran on other sites than this page's (" + site + "), keeping what it stored there: " + strings.Join(oldOnly, ", ")
+		text := "Change a remixlet that ran on other sites than this page's (" + site + "), keeping what it stored there: " + sitesText(oldOnly)
 		if len(oldOnly) == 1 && oldOnly[0] == everySite {
 			text = "Change a remixlet that ran on every site, keeping what it stored there"
 		}

@@ -106,7 +106,7 @@ func TestNeedsApproval(t *testing.T) {
 		{"agent code change on www and apex of one site", manifest(shop, "storage"), manifest(shop, "storage"), "www.shop.test", false, true, nil},
 		{"agent code change on the chat's site under a wildcard", manifest([]string{"https://*.shop.test/*"}, "storage"), manifest([]string{"https://*.shop.test/*"}, "storage"), "api.shop.test", false, true, nil},
 		{"agent code change on a public suffix wildcard", manifest([]string{"https://*.github.io/*"}), manifest([]string{"https://*.github.io/*"}), "me.github.io", false, true,
-			[]want{{ReasonOtherSites, "(me.github.io): *.github.io"}}},
+			[]want{{ReasonOtherSites, "(me.github.io): every site under .github.io"}}},
 		{"person code change on two sites", manifest(forumBank, "storage"), manifest(forumBank, "storage"), "", false, true, nil},
 
 		// Issue 11, hole 4: an agent's new code under a network permission held before.

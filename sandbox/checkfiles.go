@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/remixproxy/remixproxy/internal/plain"
 	"github.com/remixproxy/remixproxy/netrules"
 	"github.com/remixproxy/remixproxy/rewrite"
 )
@@ -68,6 +69,15 @@ func CheckFiles(files map[string][]byte, extraStyleHosts ...string) (*Manifest, 
 	}
 	m, mprobs := ParseManifest(mb)
 	probs = append(probs, mprobs...)
+	if m != nil {
+		// The name is shown on the cards where the person decides (red-team pass 5b): it must
+		// read as what it is. Checked at save, not in ParseManifest, so that a stored version
+		// saved before this rule still parses and runs.
+		if err := plain.CheckName(m.Name); err != nil {
+			probs = append(probs, Problem{File: ManifestFile, Field: "name", Message: err.Error(),
+				Fix: "use plain text on one line: letters, digits, spaces and punctuation"})
+		}
+	}
 
 	script, hasScript := files[ScriptFile]
 	style, hasStyle := files[StyleFile]

@@ -62,6 +62,8 @@ func TestCheckFilesRefuses(t *testing.T) {
 		{"no manifest", map[string]string{ManifestFile: "-"}, ManifestFile, "missing"},
 		{"no script or style", map[string]string{ScriptFile: "-", StyleFile: "-"}, ScriptFile, "missing"},
 		{"bad manifest", map[string]string{ManifestFile: `{"name":"x"}`}, ManifestFile, "missing"},
+		{"invisible name", map[string]string{ManifestFile: `{"name":"notes\u200b","api":1,"matches":["https://a.test/*"]}`}, ManifestFile, "invisible character U+200B"},
+		{"bidirectional name", map[string]string{ManifestFile: `{"name":"a\u202eb","api":1,"matches":["https://a.test/*"]}`}, ManifestFile, "invisible character U+202E"},
 		{"bad script", map[string]string{ScriptFile: `eval(x)`}, ScriptFile, "eval"},
 		{"style to other host", map[string]string{StyleFile: `a{background:url(https://evil.test/x)}`}, StyleFile, "evil.test"},
 		{"style to observed host", map[string]string{StyleFile: `a{background:url(https://api.watch.test/x)}`,

@@ -22,27 +22,31 @@ const (
 // Approval is a request for the person's permission to activate one exact version.
 // It is bound to the version's digest, single use, and expires after ApprovalLifetime.
 type Approval struct {
-	ID          string // "ap_" + 32 hex digits; unguessable
-	RemixletID  string
-	VersionID   int64
-	Digest      string // the digest of the version the person is asked about
-	PageSession string // the chat tab's page session; empty when not tied to a tab
-	Reason      string // from Options.NeedsApproval, for logs; not shown as permission text
-	State       ApprovalState
-	CreatedAt   time.Time
-	ExpiresAt   time.Time
+	ID         string // "ap_" + 32 hex digits; unguessable
+	RemixletID string
+	VersionID  int64
+	Digest     string // the digest of the version the person is asked about
+	// BaseVersionID is the version that was active when the person was asked (0: none). What
+	// they were shown — the policy's reasons, the diff — is the change from it, so the approval
+	// is for that change only: ActivateApproved refuses once another version is active.
+	BaseVersionID int64
+	PageSession   string // the chat tab's page session; empty when not tied to a tab
+	Reason        string // from Options.NeedsApproval, for logs; not shown as permission text
+	State         ApprovalState
+	CreatedAt     time.Time
+	ExpiresAt     time.Time
 }
 
 // Expired reports whether the approval can no longer be approved or used at now.
 func (a Approval) Expired(now time.Time) bool { return !now.Before(a.ExpiresAt) }
 
-const approvalColumns = `id, remixlet_id, version_id, digest, page_session, reason, state, created_at, expires_at`
+const approvalColumns = `id, remixlet_id, version_id, digest, base_version_id, page_session, reason, state, created_at, expires_at`
 
 func scanApproval(row rowScanner) (Approval, error) {
 	var a Approval
 	var state string
 	var created, expires int64
-	if err := row.Scan(&a.ID, &a.RemixletID, &a.VersionID, &a.Digest, &a.PageSession, &a.Reason, &state, &created, &expires); err != nil {
+	if err := row.Scan(&a.ID, &a.RemixletID, &a.VersionID, &a.Digest, &a.BaseVersionID, &a.PageSession, &a.Reason, &state, &created, &expires); err != nil {
 		return Approval{}, err
 	}
 	a.State, a.CreatedAt, a.ExpiresAt = ApprovalState(state), fromMilli(created), fromMilli(expires)
@@ -50,7 +54,8 @@ func scanApproval(row rowScanner) (Approval, error) {
 }
 
 // RequestApproval records a pending approval for activating versionID, bound to its
-// digest and to pageSession, expiring ApprovalLifetime from now.
+// digest, to the version active now (BaseVersionID: a caller shows the person the change from
+// that version) and to pageSession, expiring ApprovalLifetime from now.
 func (s *Store) RequestApproval(ctx context.Context, versionID int64, pageSession string) (Approval, error) {
 	var a Approval
 	err := s.write(ctx, fmt.Sprintf("requesting approval for version %d", versionID), func(tx *sql.Tx) error {
@@ -58,14 +63,18 @@ func (s *Store) RequestApproval(ctx context.Context, versionID int64, pageSessio
 		if err != nil {
 			return err
 		}
-		active, _, err := s.active(ctx, tx, v.RemixletID)
+		active, ok, err := s.active(ctx, tx, v.RemixletID)
 		if err != nil {
 			return err
 		}
-		_, reason := s.needsApproval(active.Files, v.Files, "")
+		var activeFiles Files
+		if ok {
+			activeFiles = active.Files
+		}
+		_, reason := s.needsApproval(activeFiles, v.Files, "")
 		now := s.now()
 		a = Approval{
-			ID: newID("ap_"), RemixletID: v.RemixletID, VersionID: v.ID, Digest: v.Digest,
+			ID: newID("ap_"), RemixletID: v.RemixletID, VersionID: v.ID, Digest: v.Digest, BaseVersionID: active.ID,
 			PageSession: pageSession, Reason: reason, State: ApprovalPending,
 			CreatedAt: fromMilli(now.UnixMilli()), ExpiresAt: fromMilli(now.Add(ApprovalLifetime).UnixMilli()),
 		}
@@ -74,8 +83,8 @@ func (s *Store) RequestApproval(ctx context.Context, versionID int64, pageSessio
 			now.Add(-24*time.Hour).UnixMilli()); err != nil {
 			return fmt.Errorf("pruning old approvals: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, a.RemixletID, a.VersionID, a.Digest, a.PageSession, a.Reason, string(a.State),
+		_, err = tx.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.ID, a.RemixletID, a.VersionID, a.Digest, a.BaseVersionID, a.PageSession, a.Reason, string(a.State),
 			a.CreatedAt.UnixMilli(), a.ExpiresAt.UnixMilli())
 		return err
 	})
@@ -140,7 +149,9 @@ func (s *Store) Decline(ctx context.Context, approvalID string) error {
 }
 
 // ActivateApproved activates the approval's version if the approval is approved,
-// unexpired and unused, and the version's digest still equals the approved digest.
+// unexpired and unused, the version's digest still equals the approved digest, and the
+// version active now is the one the person was asked against (BaseVersionID; else
+// ErrBaseChanged: the change they allowed is not the change this would make).
 // It consumes the approval in the same transaction, with a conditional UPDATE, so of
 // any number of concurrent calls (in any number of processes) at most one succeeds.
 func (s *Store) ActivateApproved(ctx context.Context, approvalID string) error {
@@ -148,7 +159,8 @@ func (s *Store) ActivateApproved(ctx context.Context, approvalID string) error {
 		now := s.nowMilli()
 		res, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'used', decided_at = ?
 			WHERE id = ? AND state = 'approved' AND expires_at > ?
-			AND digest = (SELECT v.digest FROM versions v WHERE v.id = approvals.version_id AND v.remixlet_id = approvals.remixlet_id)`,
+			AND digest = (SELECT v.digest FROM versions v WHERE v.id = approvals.version_id AND v.remixlet_id = approvals.remixlet_id)
+			AND base_version_id = COALESCE((SELECT a.version_id FROM active a WHERE a.remixlet_id = approvals.remixlet_id), 0)`,
 			now, approvalID, now)
 		if err != nil {
 			return err
@@ -202,6 +214,13 @@ func (s *Store) whyUnusable(ctx context.Context, q querier, approvalID string, w
 	}
 	if err != nil {
 		return err
+	}
+	if want == ApprovalApproved {
+		if active, _, err := s.active(ctx, q, a.RemixletID); err != nil {
+			return err
+		} else if active.ID != a.BaseVersionID {
+			return fmt.Errorf("version %d is active, the person was asked against version %d: %w", active.ID, a.BaseVersionID, ErrBaseChanged)
+		}
 	}
 	return fmt.Errorf("approval in state %q: %w", a.State, ErrInvalid)
 }

@@ -94,6 +94,18 @@ func TestApprovalRules(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, ErrDigestMismatch},
+		// Red-team pass 5b: the person was shown the change from v1; once another version runs,
+		// the change this would make is not the one they allowed.
+		{"another version became active", func(t *testing.T, s *Store, _ *fakeClock, a Approval) {
+			mustOK(t, "Approve", s.Approve(ctx, a.ID))
+			v3 := mustSave(t, s, a.RemixletID, sampleFiles("v1()"))
+			forceActive(t, s, a.RemixletID, v3.ID)
+		}, ErrBaseChanged},
+		{"another version became active before the approval", func(t *testing.T, s *Store, _ *fakeClock, a Approval) {
+			v3 := mustSave(t, s, a.RemixletID, sampleFiles("v1()"))
+			forceActive(t, s, a.RemixletID, v3.ID)
+			mustOK(t, "Approve", s.Approve(ctx, a.ID))
+		}, ErrBaseChanged},
 		{"unknown approval", func(t *testing.T, s *Store, _ *fakeClock, a Approval) {
 			if _, err := s.db.Exec(`DELETE FROM approvals WHERE id = ?`, a.ID); err != nil {
 				t.Fatal(err)
@@ -115,6 +127,9 @@ func TestApprovalRules(t *testing.T) {
 			err = s.ActivateApproved(ctx, a.ID)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("ActivateApproved error = %v, want %v", err, tt.wantErr)
+			}
+			if a.BaseVersionID != v1.ID {
+				t.Errorf("the approval's base version = %d, want the active %d", a.BaseVersionID, v1.ID)
 			}
 			if tt.wantErr != nil {
 				assertActiveScript(t, s, r.ID, "v1()")

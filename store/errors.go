@@ -17,6 +17,7 @@ var (
 	ErrApprovalUsed     = errors.New("approval was already used")
 	ErrApprovalPending  = errors.New("approval is still waiting for the person")
 	ErrDigestMismatch   = errors.New("version digest does not match the approved digest")
+	ErrBaseChanged      = errors.New("another version became active after the person was asked")
 	ErrQuotaExceeded    = errors.New("storage quota exceeded")
 	ErrCorrupt          = errors.New("stored data is corrupt")
 )

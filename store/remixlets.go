@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/remixproxy/remixproxy/internal/plain"
 )
 
 // Remixlet is a remixlet's identity and switches. Its code lives in its versions.
@@ -29,7 +30,7 @@ const (
 )
 
 // checkName refuses names that are empty, too long, not UTF-8, padded with spaces, made
-// with control characters, or shaped like an ID (so Remixlet(idOrName) is unambiguous).
+// with control or invisible characters (plain.CheckName), or shaped like an ID (so Remixlet(idOrName) is unambiguous).
 func checkName(name string) error {
 	switch {
 	case name == "":
@@ -42,8 +43,10 @@ func checkName(name string) error {
 		return fmt.Errorf("remixlet name %q starts or ends with spaces: %w", name, ErrInvalid)
 	case strings.HasPrefix(name, remixletIDPrefix):
 		return fmt.Errorf("remixlet name %q starts with %q, which is kept for IDs: %w", name, remixletIDPrefix, ErrInvalid)
-	case strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return fmt.Errorf("remixlet name %q contains a control character: %w", name, ErrInvalid)
+	}
+	// The name is shown on the cards where the person decides: it must read as what it is.
+	if err := plain.CheckName(name); err != nil {
+		return fmt.Errorf("remixlet name %q %v: %w", name, err, ErrInvalid)
 	}
 	return nil
 }

@@ -83,6 +83,8 @@
     var rx = item.remixlet && typeof item.remixlet === 'object' ? item.remixlet : {};
     byId('card-title').textContent = typeof item.title === 'string' && item.title !== '' ? item.title : 'Allow this?';
     byId('card-name').textContent = typeof rx.name === 'string' ? rx.name : '';
+    byId('card-remixlet-label').textContent = rx.new === true ? 'New remixlet' : 'Remixlet';
+    byId('card-made').textContent = typeof rx.made === 'string' && rx.made !== '' ? ' (' + rx.made + ')' : '';
     var ul = byId('card-rows');
     ul.textContent = '';
     rows.forEach(function (r) {
@@ -106,7 +108,8 @@
       setTimeout(update, ARM_MS + 10);
     }
     if (item.state !== 'pending') {
-      finish(item.state === 'allowed' ? 'Allowed.' : item.state === 'denied' ? 'Not allowed.' : 'This request is no longer open.');
+      finish(item.state === 'allowed' ? 'Allowed.' : item.state === 'denied' ? 'Not allowed.' :
+        item.state === 'stale' ? 'Allowed, but not applied: another version became active first.' : 'This request is no longer open.');
     }
     update();
   }
@@ -140,7 +143,7 @@
       if (asCount(d.cut) > 0) {
         var cut = document.createElement('p');
         cut.className = 'diff-cut';
-        cut.textContent = asCount(d.cut) + ' more changed lines are not shown here: the remixlet\u2019s history in the manager has the whole change.';
+        cut.textContent = asCount(d.cut) + ' changed lines are not shown here, or not in full: the remixlet\u2019s history in the manager has the whole change.';
         box.appendChild(cut);
       }
     });
@@ -217,7 +220,13 @@
       found = true;
       show(m.item);
     } else if (m.type === 'state' && typeof m.url === 'string') {
-      byId('card-page').textContent = 'For the chat on ' + m.url;
+      // Only the page's origin: its path and query are the page's own words (pushState), and
+      // everything else in this window is the proxy's.
+      var origin = '';
+      try {
+        origin = new URL(m.url).origin;
+      } catch (e) { /* not an address: nothing to show */ }
+      byId('card-page').textContent = origin !== '' && origin !== 'null' ? 'For the chat on ' + origin : '';
     } else if (m.type === 'error' && typeof m.message === 'string' && !decided) {
       note.textContent = m.message;
     }

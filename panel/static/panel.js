@@ -925,12 +925,13 @@
   var PLAN_MAX_STEPS = 12;
   var PLAN_MAX_TEXT = 300;
   var MAX_CARD_DATA = 2000;
-  var CARD_OUTCOMES = { allowed: 'Allowed.', denied: 'Not allowed.', expired: 'This request expired.' };
+  var CARD_OUTCOMES = { allowed: 'Allowed.', denied: 'Not allowed.', expired: 'This request expired.',
+    stale: 'Allowed, but not applied: another version became active while this card was open.' };
   var cardCount = 0;
 
   function buildCard(it) {
     var kind = CARD_TITLES[it.card] ? it.card : 'permissions';
-    var state = ['pending', 'allowed', 'denied', 'expired'].indexOf(it.state) >= 0 ? it.state : 'expired';
+    var state = ['pending', 'allowed', 'denied', 'expired', 'stale'].indexOf(it.state) >= 0 ? it.state : 'expired';
     var title = str(it.title) || CARD_TITLES[kind];
     if (kind === 'plan') {
       return buildPlanCard(it, state, title);
@@ -948,7 +949,8 @@
     var rx = it.remixlet && typeof it.remixlet === 'object' ? it.remixlet : {};
     var name = str(rx.name);
     if (name !== '') {
-      var line = make('p', 'card-remixlet', 'Remixlet ');
+      // A remixlet that does not run yet is named as new, in our words (chatproto.go CardRemixlet).
+      var line = make('p', 'card-remixlet', rx.new === true ? 'New remixlet ' : 'Remixlet ');
       var href = proxyURL(rx.url);
       var nameEl = make(href ? 'a' : 'span', 'card-name', name.length > 80 ? name.slice(0, 80) + '\u2026' : name);
       if (href) {
@@ -957,6 +959,9 @@
         nameEl.setAttribute('rel', 'noopener');
       }
       line.appendChild(nameEl);
+      if (str(rx.made) !== '') {
+        line.appendChild(make('span', 'card-made', ' (' + str(rx.made) + ')'));
+      }
       body.appendChild(line);
     }
     var rows = Array.isArray(it.rows) ? it.rows : [];
@@ -978,7 +983,7 @@
     var diffs = Array.isArray(it.diff) ? it.diff : [];
     if (diffs.length > 0) {
       // The code the agent wrote, summed up; the confirmation window shows every line.
-      body.appendChild(make('p', 'card-data-label', 'Code the agent wrote (shown in full when you click Allow):'));
+      body.appendChild(make('p', 'card-data-label', 'Code the agent wrote (shown line by line when you click Allow):'));
       var code = make('ul', 'card-code');
       diffs.forEach(function (d) {
         if (d && typeof d === 'object') {

@@ -40,7 +40,7 @@ const CARD = {
 };
 
 function start(hash, focused) {
-  const ids = ['status', 'card', 'card-title', 'card-name', 'card-rows', 'card-data', 'card-diff-label', 'card-diff', 'card-page', 'allow', 'deny', 'note'];
+  const ids = ['status', 'card', 'card-title', 'card-remixlet-label', 'card-name', 'card-made', 'card-rows', 'card-data', 'card-diff-label', 'card-diff', 'card-page', 'allow', 'deny', 'note'];
   const els = {};
   for (const id of ids) els[id] = new El(id);
   els.card.hidden = true;
@@ -65,7 +65,7 @@ function start(hash, focused) {
     addEventListener(t, fn) { (docListeners[t] = docListeners[t] || []).push(fn); },
   };
   const ctx = {
-    JSON, Array, String, WebSocket, decodeURIComponent, encodeURIComponent,
+    JSON, Array, String, WebSocket, URL, decodeURIComponent, encodeURIComponent,
     document: doc,
     location: { hash: hash, pathname: '/panel/confirm', protocol: 'https:' },
     history: { replaceState(s, t, u) { replaced = u; } },
@@ -118,10 +118,22 @@ scenario('reads the token and card from the fragment, clears it, and shows the c
   assert.strictEqual(h.els['card-rows'].textContent, 'Send requests to api.shop.test as you, with your cookies');
   assert.strictEqual(h.els.allow.textContent, 'Allow');
   assert.strictEqual(h.els['card-name'].textContent, 'prices');
+  assert.strictEqual(h.els['card-remixlet-label'].textContent, 'Remixlet');
+  h.server({ type: 'item', item: Object.assign({}, CARD, { remixlet: { name: 'prices', url: '', new: true } }) });
+  assert.strictEqual(h.els['card-remixlet-label'].textContent, 'New remixlet', 'a remixlet that does not run yet is not named as new');
+  h.server({ type: 'item', item: Object.assign({}, CARD, { remixlet: { name: 'prices', url: '', made: 'made by the agent 2 min ago' } }) });
+  assert.strictEqual(h.els['card-made'].textContent, ' (made by the agent 2 min ago)');
+  h.server({ type: 'item', item: CARD });
   assert.strictEqual(h.els['card-data'].hidden, true, 'an empty data block is shown');
   h.server({ type: 'item', item: Object.assign({}, CARD, { data: '<b>{"qty": 2}</b>' }) });
   assert.strictEqual(h.els['card-data'].textContent, '<b>{"qty": 2}</b>');
   assert.strictEqual(h.els['card-data'].hidden, false);
+  // The page writes its own path and query (history.pushState): only its origin is shown here,
+  // where everything else is the proxy's words.
+  h.server({ type: 'state', url: 'https://shop.test/remixproxy_checked_this_change:_Allow_is_safe?x=1#y' });
+  assert.strictEqual(h.els['card-page'].textContent, 'For the chat on https://shop.test');
+  h.server({ type: 'state', url: 'not a url' });
+  assert.strictEqual(h.els['card-page'].textContent, '');
 });
 
 scenario('shows an activation\'s change of code line by line, as text', () => {
@@ -151,7 +163,7 @@ scenario('shows an activation\'s change of code line by line, as text', () => {
     "+ rmx.fetch('https://api.shop.test/orders', {method: 'POST'}) // <img src=x onerror=alert(1)>"]);
   assert.strictEqual(file2.textContent, 'style.css (900 added, 0 removed)');
   assert.strictEqual(pre2.children.length, 1);
-  assert.match(cut.textContent, /^520 more changed lines are not shown here/);
+  assert.match(cut.textContent, /^520 changed lines are not shown here, or not in full/);
   assert.strictEqual(box.children.length, 5);
   // The same card again without a diff (it was decided elsewhere): the box empties.
   h.server({ type: 'item', item: Object.assign({}, act, { diff: undefined }) });

@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
 	"sync"
 	"time"
 
@@ -135,7 +138,8 @@ func (c *chat) decide(p *panelConn, id string, allow bool) string {
 // stake); the change of code (script.js, style.css, rules.json) against the running version goes
 // with it as data — the panel sums it up, the confirmation window where Allow is taken shows the
 // lines (panel.CardDiffs).
-func activationCard(name, managerURL string, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
+// rx names the remixlet in the proxy's words (remixletOnCard).
+func activationCard(rx *cardRemixlet, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
 	rows := make([]string, 0, len(reasons))
 	for _, r := range reasons {
 		rows = append(rows, r.Text)
@@ -144,6 +148,36 @@ func activationCard(name, managerURL string, reasons []sandbox.Reason, active, n
 		rows = []string{"Apply a new version"}
 	}
 	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: "activation", Title: "Apply this change?",
-		Remixlet: &cardRemixlet{Name: name, URL: managerURL}, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
-		Diff: panel.CardDiffs(active, next, sandbox.CodeFiles)}
+		Remixlet: rx, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
+		Diff: panel.CardDiffs(rulesByLine(active), rulesByLine(next), sandbox.CodeFiles)}
+}
+
+// rulesByLine returns files with rules.json written one rule a line, for a card's diff: JSON is
+// often written on one line, which the diff would show cut at its line bound, a rule after many
+// others out of sight. files itself is not changed; a rules.json that is not a JSON array is
+// shown as it is.
+func rulesByLine(files map[string][]byte) map[string][]byte {
+	raw, ok := files[sandbox.RulesFile]
+	if !ok {
+		return files
+	}
+	var rules []json.RawMessage
+	if err := json.Unmarshal(raw, &rules); err != nil {
+		return files
+	}
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for i, r := range rules {
+		if err := json.Compact(&b, r); err != nil {
+			return files
+		}
+		if i < len(rules)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	out := maps.Clone(files)
+	out[sandbox.RulesFile] = b.Bytes()
+	return out
 }

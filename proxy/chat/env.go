@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/plain"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -109,6 +110,16 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 	if remixlet == "" {
 		return "", &agent.ToolError{Message: "name the remixlet the permissions are for"}
 	}
+	// The name goes on the card: it must read as what it is (as a manifest's name must), and the
+	// card says in its own words when no such remixlet runs yet, so that a lookalike of one the
+	// person knows is not taken for it.
+	if err := plain.CheckName(remixlet); err != nil {
+		return "", &agent.ToolError{Message: fmt.Sprintf("the remixlet's name %v; use plain text", err)}
+	}
+	onCard, err := e.remixletOnCard(ctx, remixlet, "")
+	if err != nil {
+		return "", err
+	}
 	var rows, bad []string
 	seen := map[string]bool{}
 	var names []string
@@ -128,7 +139,7 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 		return "", &agent.ToolError{Message: "unknown permissions: " + strings.Join(bad, "; ")}
 	}
 	allow, err := e.c.ask(ctx, chatItem{ID: "k" + httpx.RandomID()[:12], Card: "permissions", Title: "Remixlet needs permission",
-		Remixlet: &cardRemixlet{Name: httpx.Clip(remixlet, 80)}, Rows: rows, Allow: "Allow", Deny: "Not now"})
+		Remixlet: onCard, Rows: rows, Allow: "Allow", Deny: "Not now"})
 	if err != nil {
 		return "", &agent.ToolError{Message: "the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). Nothing was granted."}
 	}
@@ -248,17 +259,27 @@ func remixletToSave(ctx context.Context, st *store.Store, name string, m *sandbo
 func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx store.Remixlet, v store.Version, files store.Files,
 	oldManifest, m *sandbox.Manifest, link string) (string, error) {
 	c, st, host := e.c, e.c.hub.st, e.c.host
-	active, _, err := st.Active(ctx, rx.ID)
+	// The approval records the version running now; the card's reasons and diff are the change
+	// from that very version, and the approval applies only while it still runs (a person's
+	// edit in the manager, or another chat's save, in between makes it another change).
+	a, err := st.RequestApproval(ctx, v.ID, sessionID)
 	if err != nil {
 		return "", err
 	}
 	var activeFiles map[string][]byte
-	if active.ID != 0 {
-		activeFiles = active.Files
+	if a.BaseVersionID != 0 {
+		base, err := st.Version(ctx, a.BaseVersionID)
+		if err != nil {
+			return "", err
+		}
+		activeFiles = base.Files
 	}
 	reasons := sandbox.FilesApprovalReasons(activeFiles, files, host)
-	a, err := st.RequestApproval(ctx, v.ID, sessionID)
-	if err != nil {
+	baseChanged := func(err error) (string, error) {
+		st.Decline(context.Background(), a.ID) // an approval that did not apply is not left approved
+		if errors.Is(err, store.ErrBaseChanged) {
+			return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: another version of it became active while the person was deciding, so what they were asked about is not the change this would make. Tell the person; save again only if they ask.", v.Number, rx.Name)}
+		}
 		return "", err
 	}
 	if e.grantCovers(rx.Name, reasons) {
@@ -266,14 +287,20 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 			return "", err
 		}
 		if err := st.ActivateApproved(ctx, a.ID); err != nil {
-			return "", err
+			return baseChanged(err)
 		}
 		e.useGrant(rx.Name, m)
 		e.reload(ctx, oldManifest, m)
 		return fmt.Sprintf("Saved version %d of %q and applied it with the permissions the person allowed. Manager: %s", v.Number, rx.Name, link), nil
 	}
 
-	allow, err := c.ask(ctx, activationCard(rx.Name, link, reasons, activeFiles, files))
+	onCard, err := e.remixletOnCard(ctx, rx.ID, link)
+	if err != nil {
+		return "", err
+	}
+	onCard.New = a.BaseVersionID == 0 // no version of it ran when the person was asked
+	card := activationCard(onCard, reasons, activeFiles, files)
+	allow, err := c.ask(ctx, card)
 	if err != nil {
 		st.Decline(context.Background(), a.ID)
 		return "", &agent.ToolError{Message: fmt.Sprintf("Saved version %d of %q but did not apply it: the person did not decide (the turn stopped, the page left, or ten minutes passed). The previous version stays active.", v.Number, rx.Name)}
@@ -288,7 +315,12 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 		return "", err
 	}
 	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		return "", err
+		if errors.Is(err, store.ErrBaseChanged) {
+			// The card says so too: it read "Allowed" though nothing was applied.
+			card.Kind, card.State = "card", panel.CardStale
+			c.put(card, true)
+		}
+		return baseChanged(err)
 	}
 	e.reload(ctx, oldManifest, m)
 	return fmt.Sprintf("The person allowed it: version %d of %q is applied. Manager: %s", v.Number, rx.Name, link), nil

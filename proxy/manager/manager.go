@@ -300,7 +300,11 @@ func sitesText(m *sandbox.Manifest) string {
 	if sites.Every {
 		return "every site you visit"
 	}
-	return strings.Join(sites.Hosts, ", ")
+	hosts := make([]string, len(sites.Hosts))
+	for i, h := range sites.Hosts {
+		hosts[i] = sandbox.SiteText(h) // "*.com" covers every .com site (red-team pass 5b)
+	}
+	return strings.Join(hosts, ", ")
 }
 
 func permissionViews(m *sandbox.Manifest) []panel.PermissionView {
@@ -507,7 +511,8 @@ func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) 
 			s.managerError(w, err)
 			return
 		}
-		p := panel.ManagerRestore{ManagerBase: s.base(r), ID: rx.ID, Name: rx.Name, VersionID: v.ID, Number: v.Number}
+		p := panel.ManagerRestore{ManagerBase: s.base(r), ID: rx.ID, Name: rx.Name, VersionID: v.ID, Number: v.Number,
+			ByAgent: v.Author == store.AuthorAgent}
 		if m, probs := sandbox.ParseManifest(v.Files[sandbox.ManifestFile]); len(probs) == 0 {
 			p.Sites = sitesText(m)
 			for _, perm := range m.Permissions {
@@ -833,6 +838,8 @@ func (s *Manager) approvalFailed(w http.ResponseWriter, a store.Approval, err er
 		msg = "This request was declined."
 	case errors.Is(err, store.ErrDigestMismatch):
 		msg = "The version changed after you were asked."
+	case errors.Is(err, store.ErrBaseChanged):
+		msg = "Another version became active after you were asked, so this is no longer the change you were shown. Save the remixlet again to be asked again."
 	default:
 		s.managerError(w, err)
 		return

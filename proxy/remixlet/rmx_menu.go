@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/remixproxy/remixproxy/internal/plain"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -57,6 +58,10 @@ func rmxMenuAdd(ctx context.Context, h *remixletHost, args []json.RawMessage) (j
 		return nil, &httpx.Refusal{Why: "the label is empty"}
 	case len([]rune(label)) > maxMenuLabel:
 		return nil, &httpx.Refusal{Why: "the label is longer than 60 characters"}
+	}
+	// The label is shown in the panel, next to the proxy's cards: it must read as what it is.
+	if err := plain.CheckName(label); err != nil {
+		return nil, &httpx.Refusal{Why: "the label " + err.Error()}
 	}
 	listener, err := listenerArg(args, 2, "the callback")
 	if err != nil {

@@ -83,6 +83,8 @@ func TestMenuCommands(t *testing.T) {
 		{"empty label", `["x", "  ", {"$listener": 1}]`, "empty"},
 		{"long label", `["x", "` + strings.Repeat("l", maxMenuLabel+1) + `", {"$listener": 1}]`, "longer than 60"},
 		{"label not text", `["x", {"b": 1}, {"$listener": 1}]`, "must be a string"},
+		{"label with a bidirectional override", `["x", "Allow \u202eylppa", {"$listener": 1}]`, "invisible character U+202E"},
+		{"label with a zero width space", `["x", "Al\u200blow", {"$listener": 1}]`, "invisible character U+200B"},
 	} {
 		before := len(sentOf[panel.Menu](f))
 		if err := call("menu.add", tt.args); err == nil || !strings.Contains(err.Error(), tt.want) {
