@@ -38,6 +38,10 @@ type Server struct {
 	mitm  *connListener            // feeds inner
 
 	upstream *http.Transport        // to real sites (upstream.go)
+	// upstreamPublic is upstream for the page requests that may not reach local addresses,
+	// spaces what the proxy has seen of each name's addresses (localnet.go).
+	upstreamPublic *http.Transport
+	spaces         addressSpaces
 	rp       *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
 	magic    http.Handler           // remix.proxy (magic.go)
 	// pages are the page sessions of connected page agents, their channel, page tools,
@@ -141,7 +145,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.manager = manager.New(manager.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, Secret: secret,
 		Logger: cfg.Logger, Activator: s.activator, Runs: s.remixlets, Chats: s.chats, IsOwnHost: s.isOwnHost})
-	s.upstream = s.newUpstreamTransport()
+	s.spaces.public = map[string]bool{}
+	s.upstream = s.newUpstreamTransport(s.dialUpstream)
+	s.upstreamPublic = s.newUpstreamTransport(s.dialPublic)
 	s.taps = s.responseTaps()
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
@@ -209,7 +215,7 @@ func (s *Server) Close() error {
 		}
 		s.mitm.Close()
 		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
-		s.upstream.CloseIdleConnections()
+		s.closeIdleUpstream()
 		s.fetch.Close()
 	})
 	return err

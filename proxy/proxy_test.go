@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,8 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 		ResponseHeaderTimeout: o.headerWait,
 		BenchNoInject:         o.benchNoInject,
+		// The test sites, on loopback, stand for the public web (localnet.go).
+		PublicAddress: func(netip.Addr) bool { return true },
 	}
 	if o.config != nil {
 		o.config(&cfg)

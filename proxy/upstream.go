@@ -26,17 +26,20 @@ import (
 // The returned transport speaks HTTP/1.1 only; the HTTP/2-capable one is registered in it for
 // https (browserProtocol), so one CloseIdleConnections closes the idle connections of both
 // (TestUpstreamProtocolFollowsBrowser checks that).
-func (s *Server) newUpstreamTransport() *http.Transport {
-	h1 := s.upstreamTransport(false)
-	h1.RegisterProtocol("https", browserProtocol{H2: s.upstreamTransport(true)})
+//
+// dial is dialUpstream, or dialPublic for the requests that may not reach local addresses
+// (localnet.go): one pair of transports each, so their connections are never shared.
+func (s *Server) newUpstreamTransport(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+	h1 := s.upstreamTransport(false, dial)
+	h1.RegisterProtocol("https", browserProtocol{H2: s.upstreamTransport(true, dial)})
 	return h1
 }
 
 // upstreamTransport is one upstream transport; with h2 it negotiates HTTP/2 when the site offers it.
-func (s *Server) upstreamTransport(h2 bool) *http.Transport {
+func (s *Server) upstreamTransport(h2 bool, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
 	t := &http.Transport{
 		Proxy:       nil, // remixproxy talks to sites directly
-		DialContext: s.dialUpstream,
+		DialContext: dial,
 		TLSClientConfig: &tls.Config{
 			RootCAs:    s.cfg.UpstreamRoots,
 			MinVersion: tls.VersionTLS12,
@@ -98,5 +101,12 @@ func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Co
 	if err != nil {
 		return nil, fmt.Errorf("dialing %s: %w", addr, err)
 	}
+	s.noteDialed(addr, conn) // the address space of the name, for localnet.go
 	return conn, nil
+}
+
+// closeIdleUpstream closes the idle connections to sites, of both pairs of transports.
+func (s *Server) closeIdleUpstream() {
+	s.upstream.CloseIdleConnections()
+	s.upstreamPublic.CloseIdleConnections()
 }

@@ -1,0 +1,247 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/remixproxy/remixproxy/internal/netaddr"
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+)
+
+// Local network access. Chromium asks the person before a page of the public internet reaches
+// a local address (Local Network Access): the person's own machine, their local network, a VPN.
+// Through a proxy the browser cannot tell: it connects to the proxy, and the proxy dials
+// whatever the site's name resolves to. Without a check of its own the proxy would be any
+// page's way into the person's router, printer or development servers — by a name whose DNS
+// answer is local, by an address written as a number, or by a public name that later answers
+// a local address (DNS rebinding).
+//
+// So every page request is decided here, before it goes (serveProxied), from what the browser
+// set: a request the person could be making — an address typed (Sec-Fetch-Site: none), or a
+// navigation that carries no Origin (a link followed, a location set; form posts carry one) —
+// may reach any address, as without the proxy; any other request may reach a local address
+// only when its initiator (Origin, else the Referer, else the target itself for a same-origin
+// request) is itself a local site: one whose name answers only local addresses and was never
+// seen at a public one. An unknown initiator (no Origin, no Referer, or "null") is not local.
+// A request that may not reach local addresses goes through transports whose dial refuses them
+// (dialPublic), so a name that answers both, or changes its answer, cannot lead there either;
+// and their connections are never shared with the unchecked ones.
+//
+// Left as Chromium itself leaves them, or as the proxy cannot see them: navigations without an
+// Origin (over http an <iframe> cannot be told from a top-level navigation: both only say
+// Upgrade-Insecure-Requests); --no-mitm tunnels (a CONNECT says nothing of its page); a
+// local page that sends no Referer (Referrer-Policy: no-referrer) has its subresources refused.
+
+// errLocalNetwork is a page request's refusal: its address is local and its page is not.
+var errLocalNetwork = errors.New("the address is on your own machine or local network, and the page that asked is not")
+
+// maxAddressSpaces bounds the names whose address space is remembered. Once it is full, new
+// names are looked up each time they are an initiator (see addressSpaces.local).
+const maxAddressSpaces = 1 << 16
+
+// lookupTimeout bounds the lookup of an initiator's name.
+const lookupTimeout = 3 * time.Second
+
+// addressSpaces remembers, per host name, whether the proxy has dialed it at a public address
+// (ever: a name seen public stays public, so rebinding it later to a local address does not
+// make its pages local) or only at local ones.
+type addressSpaces struct {
+	mu     sync.Mutex
+	public map[string]bool // name → seen at a public address (true) or only at local ones (false)
+}
+
+// note records that host was dialed at ip.
+func (a *addressSpaces) note(host string, public bool) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if was, ok := a.public[host]; ok {
+		a.public[host] = was || public
+		return
+	}
+	if len(a.public) < maxAddressSpaces {
+		a.public[host] = public
+	}
+}
+
+// seen reports what is remembered of host.
+func (a *addressSpaces) seen(host string) (public, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	public, ok = a.public[strings.ToLower(strings.TrimSuffix(host, "."))]
+	return public, ok
+}
+
+// isPublic reports whether ip is on the public internet (Config.PublicAddress).
+func (s *Server) isPublic(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if s.cfg.PublicAddress != nil {
+		return s.cfg.PublicAddress(ip)
+	}
+	return netaddr.IsPublic(ip)
+}
+
+// mayReachLocal decides whether a page's request may be sent to a local address (see the top
+// of the file). It reads only headers the browser sets and a page cannot.
+func (s *Server) mayReachLocal(r *http.Request) bool {
+	site, dest := r.Header.Get("Sec-Fetch-Site"), r.Header.Get("Sec-Fetch-Dest")
+	if site == "none" {
+		return true // typed, a bookmark: the person's own
+	}
+	origin, hasOrigin := r.Header["Origin"]
+	navigation := dest == "document" || dest == "" && site == "" && r.Header.Get("Upgrade-Insecure-Requests") == "1"
+	if navigation && !hasOrigin {
+		return true // a top-level navigation, as Chromium lets it go; a form post is decided below
+	}
+	var initiator string
+	switch {
+	case hasOrigin:
+		initiator = origin[0]
+	case r.Header.Get("Referer") != "":
+		initiator = r.Header.Get("Referer")
+	case site == "same-origin":
+		initiator = httpx.RequestScheme(r) + "://" + r.Host
+	default:
+		return false // the browser hid who asked
+	}
+	u, err := weburl.Parse(initiator)
+	if err != nil {
+		return false
+	}
+	if o := u.Origin(); o == "null" {
+		return false // an opaque origin: a sandboxed frame, a data: address
+	} else if u, err = weburl.Parse(o); err != nil || !u.IsHTTP() {
+		return false
+	}
+	return s.localSite(r.Context(), u.HostKey(), u.Port())
+}
+
+// localSite reports whether host is a local site: an address written as a local number, or a
+// name never seen at a public address that answers only local ones now.
+func (s *Server) localSite(ctx context.Context, host, port string) bool {
+	if httpx.IsMagicHost(host) {
+		return false
+	}
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return !s.isPublic(ip)
+	}
+	if public, ok := s.spaces.seen(host); ok {
+		return !public
+	}
+	ips, err := s.resolveUpstream(ctx, net.JoinHostPort(host, port))
+	if err != nil || len(ips) == 0 {
+		return false
+	}
+	local := true
+	for _, ip := range ips {
+		local = local && !s.isPublic(ip)
+	}
+	s.spaces.note(host, !local)
+	return local
+}
+
+// resolveUpstream is the addresses addr (host:port) is dialed at: its --resolve mapping, or
+// what DNS answers.
+func (s *Server) resolveUpstream(ctx context.Context, addr string) ([]netip.Addr, error) {
+	target := addr
+	if mapped, ok := s.cfg.Resolve[strings.ToLower(addr)]; ok {
+		target = mapped
+	} else if s.cfg.OnlyResolved {
+		return nil, fmt.Errorf("resolving %s: %w", addr, httpx.ErrNotResolved)
+	}
+	host, _, err := net.SplitHostPort(target)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", addr, err)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", addr, err)
+	}
+	return ips, nil
+}
+
+// noteDialed records the address space of the address a connection to addr reached.
+func (s *Server) noteDialed(addr string, conn net.Conn) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return
+	}
+	if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil {
+		s.spaces.note(host, s.isPublic(ap.Addr()))
+	}
+}
+
+// dialPublic connects to addr at one of its public addresses only: the dial of the transports
+// for requests that may not reach local addresses. It dials the address it checked, so a name
+// that changes its answer in between cannot lead elsewhere.
+func (s *Server) dialPublic(ctx context.Context, network, addr string) (net.Conn, error) {
+	ips, err := s.resolveUpstream(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("dialing %s: %w", addr, err)
+	}
+	target := addr
+	if mapped, ok := s.cfg.Resolve[strings.ToLower(addr)]; ok {
+		target = mapped
+	}
+	_, port, err := net.SplitHostPort(target)
+	if err != nil {
+		return nil, fmt.Errorf("dialing %s: %w", addr, err)
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	lastErr := fmt.Errorf("dialing %s: %w", addr, errLocalNetwork)
+	for _, ip := range ips {
+		if !s.isPublic(ip) {
+			continue
+		}
+		s.spaces.note(host, true)
+		to := net.JoinHostPort(ip.Unmap().String(), port)
+		if to == s.cfg.Listen {
+			return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrLoop)
+		}
+		conn, err := d.DialContext(ctx, network, to)
+		if err == nil {
+			return conn, nil
+		}
+		lastErr = fmt.Errorf("dialing %s: %w", addr, err)
+	}
+	return nil, lastErr
+}
+
+// publicOnlyKey marks a request's context: it may not reach local addresses.
+type publicOnlyKey struct{}
+
+// scopeLocalNetwork marks r for the public-only transports unless it may reach local
+// addresses (mayReachLocal).
+func (s *Server) scopeLocalNetwork(r *http.Request) *http.Request {
+	if s.mayReachLocal(r) {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), publicOnlyKey{}, true))
+}
+
+// scopedTransport sends a request through the public-only transports when its context says
+// so, else through the unchecked ones. The two keep separate connection pools.
+type scopedTransport struct {
+	any, public http.RoundTripper
+}
+
+func (t scopedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if only, _ := req.Context().Value(publicOnlyKey{}).(bool); only {
+		return t.public.RoundTrip(req)
+	}
+	return t.any.RoundTrip(req)
+}
