@@ -37,13 +37,13 @@ type Server struct {
 	inner *http.Server             // intercepted connections, HTTP/1.1 and HTTP/2 (mitm.go)
 	mitm  *connListener            // feeds inner
 
-	upstream *http.Transport        // to real sites (upstream.go)
+	upstream *http.Transport // to real sites (upstream.go)
 	// upstreamPublic is upstream for the page requests that may not reach local addresses,
 	// spaces what the proxy has seen of each name's addresses (localnet.go).
 	upstreamPublic *http.Transport
 	spaces         addressSpaces
-	rp       *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
-	magic    http.Handler           // remix.proxy (magic.go)
+	rp             *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
+	magic          http.Handler           // remix.proxy (magic.go)
 	// pages are the page sessions of connected page agents, their channel, page tools,
 	// recorded responses and reported secrets (page/).
 	pages  *page.Hub
