@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"errors"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,29 +79,59 @@ func TestRedteamPageReachesNoLocalNetwork(t *testing.T) {
 		w.Write([]byte("device"))
 	})
 	sites := e2etest.StartSites(t)
-	sites.Handle("evil.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.TLS == nil {
-			// No connection of the proxy's to evil.test is kept: after the rebinding below, a
-			// connection made before it would still lead to the public address, as it would
-			// outside the test (here both are the same server).
-			w.Header().Set("Connection", "close")
-		}
+	evil := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The proxy keeps no connection of its page: the page's fetch after the flip below
+		// makes a new one, which is where the name's answer matters.
+		w.Header().Set("Connection", "close")
 		if r.URL.Path == "/to" {
 			http.Redirect(w, r, r.URL.Query().Get("u"), http.StatusFound)
 			return
 		}
 		htmlPage(w, lnEvilPage)
-	}))
+	})
+	sites.Handle("evil.test", evil)
 	sites.Handle("public.test", device)
+	sites.Handle("rebind.test", evil)
+	// rebind.test's name first answers a public address (the sites), then a local one: a
+	// device of the person's own (lan). The proxy dials rebind.test at a forwarder, which
+	// stands for the name's answer: connections made before the flip go on to the sites, as
+	// they would to the first address outside the test.
+	lan := &lnWitness{seen: map[string]int{}}
+	lanSrv := httptest.NewUnstartedServer(lan)
+	lanLn, err := net.Listen("tcp", e2etest.LocalAddr+":0")
+	if err != nil {
+		t.Skipf("no second loopback address to stand for the local network: %v", err)
+	}
+	lanSrv.Listener.Close()
+	lanSrv.Listener = lanLn
+	lanSrv.Start()
+	t.Cleanup(lanSrv.Close)
+	var rebound atomic.Bool // rebind.test's name answers a local address
+	sitesHTTP := sites.Resolve()["public.test:80"]
+	if err := sites.HandleRaw("rebind.test", func(c net.Conn) {
+		to := sitesHTTP
+		if rebound.Load() {
+			to = lanLn.Addr().String()
+		}
+		up, err := net.Dial("tcp", to)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		go io.Copy(up, c)
+		io.Copy(c, up)
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := sites.HandleLocal("router.test", device); err != nil {
 		t.Skipf("no second loopback address to stand for the local network: %v", err)
 	}
-	var rebound atomic.Bool // evil.test's name answers a local address
 	p := e2etest.StartProxy(t, sites, e2etest.WithPublicAddress(func(a netip.Addr) bool {
 		switch a {
 		case netip.MustParseAddr(e2etest.LocalAddr):
 			return false
 		case netip.MustParseAddr("127.0.0.1"):
+			// After the flip, 127.0.0.1 is the forwarder's answer for rebind.test: local.
 			return !rebound.Load()
 		}
 		return true
@@ -172,13 +206,35 @@ func TestRedteamPageReachesNoLocalNetwork(t *testing.T) {
 	}
 
 	// DNS rebinding: the page was loaded from a public address; its name now answers a local one.
-	tab.Navigate("http://evil.test/")
-	rebound.Store(true)
-	e2etest.Eval[any](tab, `steal(), 1`)
-	tab.WaitFor(30*time.Second, "the page's same-origin fetch to end", `window.stolen !== undefined`)
-	if n := sites.Requests("evil.test", "/steal"); n > 0 {
-		t.Errorf("rebinding: the page's same-origin fetch reached its name's new, local address (status %s)", e2etest.Eval[string](tab, `window.stolen`))
+	for _, scheme := range []string{"http", "https"} {
+		tab.Navigate(scheme + "://rebind.test/")
+		rebound.Store(true)
+		e2etest.Eval[any](tab, `steal(), 1`)
+		tab.WaitFor(30*time.Second, "the page's same-origin fetch to end", `window.stolen !== undefined`)
+		if lan.saw("/steal") {
+			t.Errorf("rebinding over %s: the page's same-origin fetch reached its name's new, local address (status %s)", scheme, e2etest.Eval[string](tab, `window.stolen`))
+		}
+		rebound.Store(false)
 	}
+}
+
+// lnWitness records the paths it was asked for.
+type lnWitness struct {
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (w *lnWitness) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w.mu.Lock()
+	w.seen[r.URL.Path]++
+	w.mu.Unlock()
+	rw.Write([]byte("device"))
+}
+
+func (w *lnWitness) saw(path string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen[path] > 0
 }
 
 // lnPoll calls f every 100 ms until it returns nil or d has passed, and returns its last error.

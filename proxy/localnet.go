@@ -54,7 +54,7 @@ const lookupTimeout = 3 * time.Second
 // (ever: a name seen public stays public, so rebinding it later to a local address does not
 // make its pages local) or only at local ones.
 type addressSpaces struct {
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	public map[string]bool // name → seen at a public address (true) or only at local ones (false)
 }
 
@@ -74,8 +74,8 @@ func (a *addressSpaces) note(host string, public bool) {
 
 // seen reports what is remembered of host.
 func (a *addressSpaces) seen(host string) (public, ok bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.mu.RLock()
+	defer a.mu.RUnlock()
 	public, ok = a.public[strings.ToLower(strings.TrimSuffix(host, "."))]
 	return public, ok
 }
@@ -100,6 +100,12 @@ func (s *Server) mayReachLocal(r *http.Request) bool {
 	navigation := dest == "document" || dest == "" && site == "" && r.Header.Get("Upgrade-Insecure-Requests") == "1"
 	if navigation && !hasOrigin {
 		return true // a top-level navigation, as Chromium lets it go; a form post is decided below
+	}
+	if public, ok := s.spaces.seen(httpx.HostOnly(r.Host)); ok && public {
+		// A name seen at a public address goes to public addresses only, whoever asks: its
+		// answer turning local is DNS rebinding (or split-horizon DNS, the same to the
+		// proxy), and no initiator need be read.
+		return false
 	}
 	var initiator string
 	switch {
