@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/netaddr"
@@ -190,41 +191,24 @@ func (s *Server) noteDialed(addr string, conn net.Conn) {
 	}
 }
 
-// dialPublic connects to addr at one of its public addresses only: the dial of the transports
-// for requests that may not reach local addresses. It dials the address it checked, so a name
-// that changes its answer in between cannot lead elsewhere.
+// dialPublic is dialUpstream for the requests that may not reach local addresses: each
+// address the dialer tries (after --resolve or DNS, Happy Eyeballs included) is checked as it
+// is connected to, so a name that answers both kinds, or changes its answer in between,
+// cannot lead to a local one.
 func (s *Server) dialPublic(ctx context.Context, network, addr string) (net.Conn, error) {
-	ips, err := s.resolveUpstream(ctx, addr)
+	return s.dial(ctx, network, addr, s.refuseLocal)
+}
+
+// refuseLocal is a net.Dialer's ControlContext: it refuses a local address.
+func (s *Server) refuseLocal(_ context.Context, _, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return nil, fmt.Errorf("dialing %s: %w", addr, err)
+		return fmt.Errorf("checking %s: %w", address, err)
 	}
-	target := addr
-	if mapped, ok := s.cfg.Resolve[strings.ToLower(addr)]; ok {
-		target = mapped
+	if !s.isPublic(ap.Addr()) {
+		return errLocalNetwork
 	}
-	_, port, err := net.SplitHostPort(target)
-	if err != nil {
-		return nil, fmt.Errorf("dialing %s: %w", addr, err)
-	}
-	host, _, _ := net.SplitHostPort(addr)
-	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
-	lastErr := fmt.Errorf("dialing %s: %w", addr, errLocalNetwork)
-	for _, ip := range ips {
-		if !s.isPublic(ip) {
-			continue
-		}
-		s.spaces.note(host, true)
-		to := net.JoinHostPort(ip.Unmap().String(), port)
-		if to == s.cfg.Listen {
-			return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrLoop)
-		}
-		conn, err := d.DialContext(ctx, network, to)
-		if err == nil {
-			return conn, nil
-		}
-		lastErr = fmt.Errorf("dialing %s: %w", addr, err)
-	}
-	return nil, lastErr
+	return nil
 }
 
 // publicOnlyKey marks a request's context: it may not reach local addresses.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -87,6 +88,11 @@ func (s *Server) resolvable(hostport string) bool {
 
 // dialUpstream connects to addr, or to its --resolve mapping.
 func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Conn, error) {
+	return s.dial(ctx, network, addr, nil)
+}
+
+// dial is dialUpstream with control, if not nil, as the dialer's ControlContext (dialPublic).
+func (s *Server) dial(ctx context.Context, network, addr string, control func(context.Context, string, string, syscall.RawConn) error) (net.Conn, error) {
 	target := addr
 	if mapped, ok := s.cfg.Resolve[strings.ToLower(addr)]; ok {
 		target = mapped
@@ -96,7 +102,7 @@ func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Co
 	if target == s.cfg.Listen {
 		return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrLoop)
 	}
-	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second, ControlContext: control}
 	conn, err := d.DialContext(ctx, network, target)
 	if err != nil {
 		return nil, fmt.Errorf("dialing %s: %w", addr, err)
