@@ -44,9 +44,11 @@ import (
 // errLocalNetwork is a page request's refusal: its address is local and its page is not.
 var errLocalNetwork = errors.New("the address is on your own machine or local network, and the page that asked is not")
 
-// maxAddressSpaces bounds the names whose address space is remembered. Once it is full, new
-// names are looked up each time they are an initiator (see addressSpaces.local).
-const maxAddressSpaces = 1 << 16
+// maxAddressSpaces bounds the names whose address space is remembered (some 20 MiB at most).
+// Once it is full, a name not remembered is no local site (localSite): forgetting that a name
+// was public would let it be rebound, so the check fails closed — a page of a local name first
+// met after that has its subresources refused until the proxy restarts.
+const maxAddressSpaces = 1 << 18
 
 // lookupTimeout bounds the lookup of an initiator's name.
 const lookupTimeout = 3 * time.Second
@@ -71,6 +73,13 @@ func (a *addressSpaces) note(host string, public bool) {
 	if len(a.public) < maxAddressSpaces {
 		a.public[host] = public
 	}
+}
+
+// full reports whether no more names are remembered.
+func (a *addressSpaces) full() bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return len(a.public) >= maxAddressSpaces
 }
 
 // seen reports what is remembered of host.
@@ -142,6 +151,9 @@ func (s *Server) localSite(ctx context.Context, host, port string) bool {
 	}
 	if public, ok := s.spaces.seen(host); ok {
 		return !public
+	}
+	if s.spaces.full() {
+		return false // its first answer may have been public: see maxAddressSpaces
 	}
 	ips, err := s.resolveUpstream(ctx, net.JoinHostPort(host, port))
 	if err != nil || len(ips) == 0 {

@@ -3,6 +3,7 @@ package proxy
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -189,4 +190,28 @@ func keys(w *witness) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestAddressSpacesFullFailsClosed: once the proxy remembers as many names as it may, a name
+// it does not remember is no local site, whatever it answers now — a page that made the proxy
+// meet a quarter of a million names must not be able to rebind a fresh one to a local address.
+func TestAddressSpacesFullFailsClosed(t *testing.T) {
+	lan := listenOn(t, "127.0.0.2:0", &witness{seen: map[string]int{}}, false)
+	f := newFixture(t, fixtureOpts{resolve: map[string]string{"fresh.example.com:80": lan.Listener.Addr().String()},
+		config: func(c *Config) {
+			c.PublicAddress = func(a netip.Addr) bool { return a != netip.MustParseAddr("127.0.0.2") }
+		}})
+	ctx := t.Context()
+	if !f.srv.localSite(ctx, "fresh.example.com", "80") {
+		t.Fatal("a name answering a local address is not a local site while the memory has room")
+	}
+	f.srv.spaces.mu.Lock()
+	delete(f.srv.spaces.public, "fresh.example.com")
+	for i := 0; len(f.srv.spaces.public) < maxAddressSpaces; i++ {
+		f.srv.spaces.public[fmt.Sprintf("n%d.evil.example", i)] = true
+	}
+	f.srv.spaces.mu.Unlock()
+	if f.srv.localSite(ctx, "fresh.example.com", "80") {
+		t.Error("with the memory full, a name not remembered counts as a local site")
+	}
 }
