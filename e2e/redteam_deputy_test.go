@@ -3,12 +3,19 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/sandbox"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // Red-team pass 5c: the proxy's own surfaces seen from a hostile page. The page sends what a
@@ -134,4 +141,79 @@ func TestRedteamProxySurfacesFromAPage(t *testing.T) {
 		t.Errorf("a hostile page paused sites through the manager: %v", paused)
 	}
 	t.Logf("reads: %v\nscripts: %v\nsockets: %v", res.Reads, res.Scripts, res.Sockets)
+}
+
+// TestRedteamManagerTakesNoClickMeantForAPage: double-click-jacking. A page asks for a double
+// click and, on its first mousedown, sends the window to a manager page, so that the second
+// click lands on the button now under the pointer — here "Switch off" of a remixlet the person
+// keeps on (the same works for Allow on a pending approval, Resume site, Delete all chats).
+// The manager's buttons take a click only once the window has had the focus for a moment and
+// the pointer has moved since (manager_arm.js); the person's own click, after that, works.
+func TestRedteamManagerTakesNoClickMeantForAPage(t *testing.T) {
+	_, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
+		"evil.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Verify</title></head><body>
+<button id="go" style="position: fixed; left: 0; top: 0; width: 100vw; height: 100vh">Double-click to prove you are human</button>
+<script>
+document.getElementById('go').addEventListener('mousedown', () => { location.href = new URLSearchParams(location.search).get('to'); });
+</script></body></html>`)
+		}),
+	}, e2etest.WithStore())
+	ctx := context.Background()
+	rx := saveAndActivate(t, p.Store, "kept on", store.Files{
+		sandbox.ManifestFile: []byte(`{"name": "kept on", "api": 1, "matches": ["https://plain.test/*"], "permissions": []}`),
+		sandbox.ScriptFile:   []byte("rmx.log('on');\n"),
+	})
+	if r, _ := p.Store.Remixlet(ctx, rx.ID); !r.Enabled {
+		t.Fatal("the remixlet is not on to begin with")
+	}
+	manager := "https://remix.proxy/manager/r/" + rx.ID
+	const switchButton = `form[action$="/switch"] button[type=submit]`
+	focusTab(t, tab)
+	tab.Navigate("https://evil.test/?to=" + url.QueryEscape(manager))
+
+	// The first click of the double click, on the page.
+	cctx, cancel := context.WithTimeout(tab.Context(), cdpTimeout)
+	defer cancel()
+	if err := chromedp.Do(cctx, chromedp.MouseEvent(chromedp.MouseMoved, 200, 200), chromedp.MouseClickXY(200, 200)); err != nil {
+		t.Fatalf("the first click: %v", err)
+	}
+	// The second, as soon as the manager is shown, on its button, the pointer not moved since.
+	var x, y float64
+	err := lnPoll(20*time.Second, func() error {
+		got, err := e2etest.EvalE[string](tab, fmt.Sprintf(`(() => {
+			const b = location.href === %q && document.readyState === 'complete' && document.querySelector(%q);
+			if (!b) return '';
+			const r = b.getBoundingClientRect();
+			return (r.left + r.width / 2) + ' ' + (r.top + r.height / 2);
+		})()`, manager, switchButton))
+		if err != nil || got == "" {
+			return errors.New("the manager page is not shown yet")
+		}
+		fmt.Sscan(got, &x, &y)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the page did not send the window to the manager: %v", err)
+	}
+	if err := chromedp.Do(cctx, chromedp.MouseClickXY(x, y, chromedp.ClickCount(2))); err != nil {
+		t.Fatalf("the second click: %v", err)
+	}
+	// A click that went through loads the manager's answer (?m=off); give it time to.
+	lnPoll(3*time.Second, func() error {
+		if r, _ := p.Store.Remixlet(ctx, rx.ID); !r.Enabled {
+			return nil
+		}
+		return errors.New("still on")
+	})
+	if r, _ := p.Store.Remixlet(ctx, rx.ID); !r.Enabled {
+		t.Fatalf("the second click of a double click the page asked for switched the remixlet off")
+	}
+
+	// The person's own click, once the page has been shown and the pointer moved, works.
+	managerClick(t, tab, switchButton)
+	tab.WaitFor(managerWait, "the manager's answer", `location.search.includes('m=off')`)
+	if r, _ := p.Store.Remixlet(ctx, rx.ID); r.Enabled {
+		t.Error("the person's click on Switch off did not switch it off")
+	}
 }
