@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -32,9 +33,10 @@ import (
 // only when its initiator (Origin, else the Referer, else the target itself for a same-origin
 // request) is itself a local site: one whose name answers only local addresses and was never
 // seen at a public one. An unknown initiator (no Origin, no Referer, or "null") is not local.
-// A request that may not reach local addresses goes through transports whose dial refuses them
-// (dialPublic), so a name that answers both, or changes its answer, cannot lead there either;
-// and their connections are never shared with the unchecked ones.
+// Every request goes first through transports whose dial refuses local addresses (dialPublic),
+// so a name that answers both, or changes its answer, cannot lead there; only a request that
+// may reach them is sent again, when its address was local, through transports of its own
+// (scopedTransport), whose connections are never shared with the others.
 //
 // Left as Chromium itself leaves them, or as the proxy cannot see them: navigations without an
 // Origin (over http an <iframe> cannot be told from a top-level navigation: both only say
@@ -235,8 +237,13 @@ func (s *Server) scopeLocalNetwork(r *http.Request) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), publicOnlyKey{}, true))
 }
 
-// scopedTransport sends a request through the public-only transports when its context says
-// so, else through the unchecked ones. The two keep separate connection pools.
+// scopedTransport sends every request through the public-only transports first, so that the
+// person's navigations and the page's subresources share their connections to a public site
+// (a second pool would cost each site a second connection, a handshake before the page's
+// first subresource). Only a request that may reach local addresses and whose address turned
+// out local (the public-only dial refused it, having sent nothing) goes again through the
+// unchecked transports, whose connections therefore lead to local addresses only and serve
+// such requests only.
 type scopedTransport struct {
 	any, public http.RoundTripper
 }
@@ -245,5 +252,21 @@ func (t scopedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if only, _ := req.Context().Value(publicOnlyKey{}).(bool); only {
 		return t.public.RoundTrip(req)
 	}
+	body := req.Body
+	if body != nil && body != http.NoBody {
+		// A transport closes the body on every error; a refused dial has read none of it,
+		// and the second attempt sends it whole.
+		req.Body = keptOpen{body}
+	}
+	resp, err := t.public.RoundTrip(req)
+	if err == nil || !errors.Is(err, errLocalNetwork) {
+		return resp, err
+	}
+	req.Body = body
 	return t.any.RoundTrip(req)
 }
+
+// keptOpen is a request body whose Close is left to the caller.
+type keptOpen struct{ io.ReadCloser }
+
+func (keptOpen) Close() error { return nil }

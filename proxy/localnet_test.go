@@ -24,8 +24,12 @@ type witness struct {
 }
 
 func (w *witness) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
 	w.mu.Lock()
 	w.seen[r.URL.Path]++
+	if len(body) > 0 {
+		w.seen[r.URL.Path+"#"+string(body)]++
+	}
 	w.mu.Unlock()
 	rw.Header().Set("Content-Type", "text/plain")
 	io.WriteString(rw, "device answer")
@@ -99,7 +103,11 @@ func TestPagesReachNoLocalNetwork(t *testing.T) {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	send := func(method, rawURL string, hdr ...string) int {
 		t.Helper()
-		req, _ := http.NewRequest(method, rawURL, nil)
+		var body io.Reader
+		if method == "POST" {
+			body = strings.NewReader("dns=6.6.6.6")
+		}
+		req, _ := http.NewRequest(method, rawURL, body)
 		for i := 0; i+1 < len(hdr); i += 2 {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
@@ -159,6 +167,11 @@ func TestPagesReachNoLocalNetwork(t *testing.T) {
 			t.Errorf("%s: status %d, device asked: %v; want 200 from the device", c.name, status, lan.saw(path.Path))
 		}
 	}
+	// The local page's own form post reaches the device whole (the public-only attempt that
+	// found the address local sent nothing of it).
+	if status := send("POST", "http://router.example.com/own-post", "Origin", "http://router.example.com", "Upgrade-Insecure-Requests", "1"); status != 200 || !lan.saw("/own-post#dns=6.6.6.6") {
+		t.Errorf("the local page's own form post: status %d, its body reached the device: %v", status, lan.saw("/own-post#dns=6.6.6.6"))
+	}
 	if status := send("GET", "http://cdn.example.com/public", "Referer", "http://www.example.com/"); status != 200 || !public.saw("/public") {
 		t.Errorf("a public page's request to a public site: status %d, want 200", status)
 	}
@@ -213,5 +226,28 @@ func TestAddressSpacesFullFailsClosed(t *testing.T) {
 	f.srv.spaces.mu.Unlock()
 	if f.srv.localSite(ctx, "fresh.example.com", "80") {
 		t.Error("with the memory full, a name not remembered counts as a local site")
+	}
+}
+
+// TestNavigationAndSubresourcesShareConnections: the local-network check costs a public site no
+// second connection — the person's navigation and the page's requests after it go through the
+// same upstream connection (a second pool would add a handshake before the first subresource).
+func TestNavigationAndSubresourcesShareConnections(t *testing.T) {
+	var conns atomic.Int32
+	ts := httptest.NewUnstartedServer(htmlHandler(plainPage))
+	ts.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	ts.Start()
+	t.Cleanup(ts.Close)
+	f := newFixture(t, fixtureOpts{resolve: map[string]string{"www.example.com:80": ts.Listener.Addr().String()}})
+	f.get("http://www.example.com/")
+	for _, p := range []string{"/a.css", "/b.js", "/c.png"} {
+		f.get("http://www.example.com"+p, "Sec-Fetch-Dest", "empty", "Referer", "http://www.example.com/")
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("a navigation and three requests of its page took %d upstream connections, want 1", n)
 	}
 }

@@ -28,8 +28,9 @@ import (
 // https (browserProtocol), so one CloseIdleConnections closes the idle connections of both
 // (TestUpstreamProtocolFollowsBrowser checks that).
 //
-// dial is dialUpstream, or dialPublic for the requests that may not reach local addresses
-// (localnet.go): one pair of transports each, so their connections are never shared.
+// dial is dialPublic (every request goes first to public addresses only), or dialUpstream for
+// the requests that may reach a local address and did (localnet.go): one pair of transports
+// each, so their connections are never shared.
 func (s *Server) newUpstreamTransport(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
 	h1 := s.upstreamTransport(false, dial)
 	h1.RegisterProtocol("https", browserProtocol{H2: s.upstreamTransport(true, dial)})
@@ -114,5 +115,5 @@ func (s *Server) dial(ctx context.Context, network, addr string, control func(co
 // closeIdleUpstream closes the idle connections to sites, of both pairs of transports.
 func (s *Server) closeIdleUpstream() {
 	s.upstream.CloseIdleConnections()
-	s.upstreamPublic.CloseIdleConnections()
+	s.upstreamLocal.CloseIdleConnections()
 }
