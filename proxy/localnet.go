@@ -246,11 +246,17 @@ func (s *Server) scopeLocalNetwork(r *http.Request) *http.Request {
 // such requests only.
 type scopedTransport struct {
 	any, public http.RoundTripper
+	// spaces tells a name seen only at local addresses: a request allowed them goes straight
+	// to the unchecked transports (no refused dial, no lookup, each time).
+	spaces *addressSpaces
 }
 
 func (t scopedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if only, _ := req.Context().Value(publicOnlyKey{}).(bool); only {
 		return t.public.RoundTrip(req)
+	}
+	if public, ok := t.spaces.seen(req.URL.Hostname()); ok && !public {
+		return t.any.RoundTrip(req)
 	}
 	body := req.Body
 	if body != nil && body != http.NoBody {

@@ -82,7 +82,7 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 		},
 		// A page's request that may not reach local addresses goes through transports
 		// that refuse them (localnet.go).
-		Transport: scopedTransport{any: s.upstreamLocal, public: s.upstream},
+		Transport: scopedTransport{any: s.upstreamLocal, public: s.upstream, spaces: &s.spaces},
 		ModifyResponse: func(resp *http.Response) error {
 			lengthKnown := resp.ContentLength >= 0
 			for _, t := range s.taps {
