@@ -63,7 +63,7 @@ type addressSpaces struct {
 	public map[string]bool // name → seen at a public address (true) or only at local ones (false)
 }
 
-// note records that host was dialed at ip.
+// note records that host was dialed at a public address (public) or a local one.
 func (a *addressSpaces) note(host string, public bool) {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	a.mu.Lock()
@@ -114,8 +114,8 @@ func (s *Server) mayReachLocal(r *http.Request) bool {
 		return true // a top-level navigation, as Chromium lets it go; a form post is decided below
 	}
 	if public, ok := s.spaces.seen(httpx.HostOnly(r.Host)); ok && public {
-		// A name seen at a public address goes to public addresses only, whoever asks: its
-		// answer turning local is DNS rebinding (or split-horizon DNS, the same to the
+		// A name seen at a public address goes to public addresses only, whoever else asks:
+		// its answer turning local is DNS rebinding (or split-horizon DNS, the same to the
 		// proxy), and no initiator need be read.
 		return false
 	}
