@@ -501,6 +501,10 @@ func TestMagicHostAndListenAddress(t *testing.T) {
 		if resp.StatusCode != c.status || !strings.Contains(string(b), c.want) {
 			t.Errorf("%s (Host %s): status %d, want %d containing %q; got %q", c.path, c.host, resp.StatusCode, c.status, c.want, httpx.Clip(string(b), 200))
 		}
+		// The PAC file is a script no page may include (red-team pass 5c).
+		if c.path == "/proxy.pac" && c.status == 200 && (resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cross-Origin-Resource-Policy") != "same-origin") {
+			t.Errorf("/proxy.pac: nosniff %q, CORP %q; want nosniff, same-origin", resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Cross-Origin-Resource-Policy"))
+		}
 	}
 }
 
