@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -103,11 +101,7 @@ func TestManagerActionsReloadMatchingTabs(t *testing.T) {
 		if fill != nil {
 			fill()
 		}
-		cctx, cancel := context.WithTimeout(manager.Context(), cdpTimeout)
-		defer cancel()
-		if _, err := chromedp.Run(cctx, chromedp.Click(button, chromedp.NodeVisible)); err != nil {
-			t.Fatalf("%s: clicking %s on %s: %v\nmanager page: %s", step, button, path, err, manager.BodyText())
-		}
+		managerClick(t, manager, button)
 		manager.WaitFor(managerWait, step+": the manager's answer", `location.search.includes('m=') && document.readyState === 'complete'`)
 		if err := waitTrue(page, 15*time.Second, `window.__notReloaded !== true`); err != nil {
 			t.Fatalf("%s: the matching tab was not reloaded: %v\nmanager says: %s\n%s", step, err, manager.BodyText(), diagnose())

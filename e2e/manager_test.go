@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
@@ -70,11 +68,7 @@ func TestManagerCreateAndRefuseCrossSite(t *testing.T) {
 	}
 	submit := func(sel string) {
 		t.Helper()
-		cctx, cancel := context.WithTimeout(tab.Context(), cdpTimeout)
-		defer cancel()
-		if _, err := chromedp.Run(cctx, chromedp.Click(sel, chromedp.NodeVisible)); err != nil {
-			t.Fatalf("clicking %s: %v", sel, err)
-		}
+		managerClick(t, tab, sel)
 	}
 
 	// A broken script is refused with file:line:column, and the form keeps what was typed.

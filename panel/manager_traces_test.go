@@ -35,7 +35,8 @@ func TestManagerTracesRender(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		page := b.String()
-		if strings.Contains(page, "<script") {
+		// The layout's one script (the arming of the buttons) is the only one.
+		if strings.Contains(strings.Replace(page, `<script src="/manager/arm.js"></script>`, "", 1), "<script") {
 			t.Errorf("%s: a <script> got through", name)
 		}
 		if !strings.Contains(page, `href="/manager/traces">Traces</a>`) {

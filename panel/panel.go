@@ -51,7 +51,7 @@ func asciiEscape(b []byte) []byte {
 // a file added to panel/static is not served until it is named here (a test checks that nothing
 // is left out). The page agent's files are in panel/pageagent, never served.
 //
-//go:embed static/panel.html static/panel.js static/panel.css static/confirm.html static/confirm.js
+//go:embed static/panel.html static/panel.js static/panel.css static/confirm.html static/confirm.js static/manager_arm.js
 var static embed.FS
 
 // files is static rooted at static/.

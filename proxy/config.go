@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/remixproxy/remixproxy/certs"
@@ -29,6 +30,11 @@ type Config struct {
 	// OnlyResolved refuses, without dialing, every upstream host not named in Resolve. For tests
 	// and offline use: the browser's background requests fail fast instead of waiting on DNS.
 	OnlyResolved bool
+	// PublicAddress reports whether an upstream address is on the public internet. A page's
+	// request reaches any other address (the person's machine, local network, VPN …) only when
+	// the person could be the one asking (localnet.go). If nil, netaddr.IsPublic. Tests set it:
+	// their sites, on loopback, stand for the public web.
+	PublicAddress func(netip.Addr) bool
 	// NoMITM lists host patterns that are tunnelled untouched: "example.com" matches that host,
 	// "*.example.com" its subdomains.
 	NoMITM []string

@@ -40,6 +40,10 @@ func classifyUpstreamError(host string, err error) upstreamFailure {
 	case errors.Is(err, httpx.ErrNotResolved):
 		f.title = "This host is not reachable in offline mode"
 		f.hint = "The proxy was started with only --resolve hosts allowed. Add --resolve " + host + ":PORT=ADDR:PORT."
+	case errors.Is(err, errLocalNetwork):
+		f.status = http.StatusForbidden
+		f.title = "This page may not reach your local network"
+		f.hint = "A page asked for " + host + ", an address on your own machine or local network, and that page is not itself on your network. remixproxy sends such requests only when you open the address yourself (type it, or follow a link to it), or when a page of your network asks."
 	case errors.Is(err, httpx.ErrLoop):
 		f.title = "This request would loop back to the proxy"
 		f.hint = "The address is remixproxy's own. Open http://remix.proxy/ for its pages."

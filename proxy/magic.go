@@ -184,8 +184,11 @@ func (s *Server) isOwnHost(host string) bool {
 	return false
 }
 
+// servePAC serves the PAC file. It is JavaScript: nosniff and CORP keep a page that reaches
+// the listen address from running it as a script of its own (to find the proxy's port).
 func (s *Server) servePAC(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/x-ns-proxy-autoconfig")
+	httpx.SetType(w.Header(), "application/x-ns-proxy-autoconfig")
+	w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
 	w.Header().Set("Cache-Control", "no-cache")
 	fmt.Fprintf(w, "function FindProxyForURL(url, host) {\n  if (isPlainHostName(host) || host === \"localhost\" || shExpMatch(host, \"127.*\") || host === \"[::1]\") return \"DIRECT\";\n  return \"PROXY %s\";\n}\n", s.cfg.Listen)
 }

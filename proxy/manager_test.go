@@ -105,7 +105,7 @@ func (f *managerFixture) page(rawURL string) string {
 func checkManagerHeaders(t testing.TB, what string, resp *http.Response) {
 	t.Helper()
 	want := map[string]string{
-		"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 		"X-Frame-Options":         "DENY",
 		"Cache-Control":           "no-store",
 		"Referrer-Policy":         "same-origin",

@@ -22,7 +22,8 @@ import (
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
 //     is never modified); no X-Forwarded-* headers are added; a navigation goes without cache
 //     validators, so the document comes whole, to be injected (html.go, unconditional);
-//  3. Transport: upstream.go dials (--resolve) and verifies TLS;
+//  3. Transport: upstream.go dials (--resolve) and verifies TLS; a page's request reaches a
+//     local address only as the person could send it (localnet.go);
 //  4. ModifyResponse: the response taps, in the order responseTaps lists them;
 //  5. ErrorHandler: an upstream failure becomes an error page (errorpage.go).
 //
@@ -79,7 +80,9 @@ func (s *Server) newPipeline(errLog *log.Logger) *httputil.ReverseProxy {
 				unconditional(pr.Out.Header) // html.go
 			}
 		},
-		Transport: s.upstream,
+		// A page's request that may not reach local addresses goes through transports
+		// that refuse them (localnet.go).
+		Transport: scopedTransport{any: s.upstreamLocal, public: s.upstream, spaces: &s.spaces},
 		ModifyResponse: func(resp *http.Response) error {
 			lengthKnown := resp.ContentLength >= 0
 			for _, t := range s.taps {
@@ -131,6 +134,9 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 	if done {
 		return
 	}
+	// A page may reach the person's machine or local network only as the person could
+	// (localnet.go).
+	r = s.scopeLocalNetwork(r)
 	s.rp.ServeHTTP(w, r)
 }
 

@@ -37,9 +37,14 @@ type Server struct {
 	inner *http.Server             // intercepted connections, HTTP/1.1 and HTTP/2 (mitm.go)
 	mitm  *connListener            // feeds inner
 
-	upstream *http.Transport        // to real sites (upstream.go)
-	rp       *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
-	magic    http.Handler           // remix.proxy (magic.go)
+	// upstream is the transport to sites (upstream.go), at public addresses only; upstreamLocal
+	// the one for the requests that may reach a local address and did; spaces what the proxy
+	// has seen of each name's addresses (localnet.go).
+	upstream      *http.Transport
+	upstreamLocal *http.Transport
+	spaces        addressSpaces
+	rp            *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
+	magic         http.Handler           // remix.proxy (magic.go)
 	// pages are the page sessions of connected page agents, their channel, page tools,
 	// recorded responses and reported secrets (page/).
 	pages  *page.Hub
@@ -141,7 +146,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.manager = manager.New(manager.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, Secret: secret,
 		Logger: cfg.Logger, Activator: s.activator, Runs: s.remixlets, Chats: s.chats, IsOwnHost: s.isOwnHost})
-	s.upstream = s.newUpstreamTransport()
+	s.spaces.public = map[string]bool{}
+	s.upstream = s.newUpstreamTransport(s.dialPublic)
+	s.upstreamLocal = s.newUpstreamTransport(s.dialUpstream)
 	s.taps = s.responseTaps()
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
@@ -209,7 +216,7 @@ func (s *Server) Close() error {
 		}
 		s.mitm.Close()
 		err = errors.Join(shutdown(ctx, s.outer), shutdown(ctx, s.inner))
-		s.upstream.CloseIdleConnections()
+		s.closeIdleUpstream()
 		s.fetch.Close()
 	})
 	return err

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,8 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 		ResponseHeaderTimeout: o.headerWait,
 		BenchNoInject:         o.benchNoInject,
+		// The test sites, on loopback, stand for the public web (localnet.go).
+		PublicAddress: func(netip.Addr) bool { return true },
 	}
 	if o.config != nil {
 		o.config(&cfg)
@@ -497,6 +500,10 @@ func TestMagicHostAndListenAddress(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.status || !strings.Contains(string(b), c.want) {
 			t.Errorf("%s (Host %s): status %d, want %d containing %q; got %q", c.path, c.host, resp.StatusCode, c.status, c.want, httpx.Clip(string(b), 200))
+		}
+		// The PAC file is a script no page may include (red-team pass 5c).
+		if c.path == "/proxy.pac" && c.status == 200 && (resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cross-Origin-Resource-Policy") != "same-origin") {
+			t.Errorf("/proxy.pac: nosniff %q, CORP %q; want nosniff, same-origin", resp.Header.Get("X-Content-Type-Options"), resp.Header.Get("Cross-Origin-Resource-Policy"))
 		}
 	}
 }

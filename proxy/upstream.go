@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -26,17 +27,21 @@ import (
 // The returned transport speaks HTTP/1.1 only; the HTTP/2-capable one is registered in it for
 // https (browserProtocol), so one CloseIdleConnections closes the idle connections of both
 // (TestUpstreamProtocolFollowsBrowser checks that).
-func (s *Server) newUpstreamTransport() *http.Transport {
-	h1 := s.upstreamTransport(false)
-	h1.RegisterProtocol("https", browserProtocol{H2: s.upstreamTransport(true)})
+//
+// dial is dialPublic (every request goes first to public addresses only), or dialUpstream for
+// the requests that may reach a local address and did (localnet.go): one pair of transports
+// each, so their connections are never shared.
+func (s *Server) newUpstreamTransport(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+	h1 := s.upstreamTransport(false, dial)
+	h1.RegisterProtocol("https", browserProtocol{H2: s.upstreamTransport(true, dial)})
 	return h1
 }
 
 // upstreamTransport is one upstream transport; with h2 it negotiates HTTP/2 when the site offers it.
-func (s *Server) upstreamTransport(h2 bool) *http.Transport {
+func (s *Server) upstreamTransport(h2 bool, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
 	t := &http.Transport{
 		Proxy:       nil, // remixproxy talks to sites directly
-		DialContext: s.dialUpstream,
+		DialContext: dial,
 		TLSClientConfig: &tls.Config{
 			RootCAs:    s.cfg.UpstreamRoots,
 			MinVersion: tls.VersionTLS12,
@@ -84,6 +89,11 @@ func (s *Server) resolvable(hostport string) bool {
 
 // dialUpstream connects to addr, or to its --resolve mapping.
 func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Conn, error) {
+	return s.dial(ctx, network, addr, nil)
+}
+
+// dial is dialUpstream with control, if not nil, as the dialer's ControlContext (dialPublic).
+func (s *Server) dial(ctx context.Context, network, addr string, control func(context.Context, string, string, syscall.RawConn) error) (net.Conn, error) {
 	target := addr
 	if mapped, ok := s.cfg.Resolve[strings.ToLower(addr)]; ok {
 		target = mapped
@@ -93,10 +103,17 @@ func (s *Server) dialUpstream(ctx context.Context, network, addr string) (net.Co
 	if target == s.cfg.Listen {
 		return nil, fmt.Errorf("dialing %s: %w", addr, httpx.ErrLoop)
 	}
-	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second}
+	d := net.Dialer{Timeout: s.cfg.DialTimeout, KeepAlive: 30 * time.Second, ControlContext: control}
 	conn, err := d.DialContext(ctx, network, target)
 	if err != nil {
 		return nil, fmt.Errorf("dialing %s: %w", addr, err)
 	}
+	s.noteDialed(addr, conn) // the address space of the name, for localnet.go
 	return conn, nil
+}
+
+// closeIdleUpstream closes the idle connections to sites, of both pairs of transports.
+func (s *Server) closeIdleUpstream() {
+	s.upstream.CloseIdleConnections()
+	s.upstreamLocal.CloseIdleConnections()
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func NewProxy(sites *Sites, opts ...ProxyOption) (*Proxy, error) {
 		return nil, fmt.Errorf("listening for proxy: %w", err)
 	}
 	logs := &tailBuffer{max: 256 << 10}
-	var o proxyOptions
+	o := proxyOptions{publicAddress: func(netip.Addr) bool { return true }}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -100,6 +101,9 @@ func NewProxy(sites *Sites, opts ...ProxyOption) (*Proxy, error) {
 		ModelURL:              o.modelURL,
 		ModelAPI:              o.modelAPI,
 		BenchNoInject:         o.noInject,
+		// The test sites, on loopback, stand for the public web; a test that needs a local
+		// address says which (WithPublicAddress).
+		PublicAddress: o.publicAddress,
 	})
 	if err != nil {
 		ln.Close()
@@ -135,6 +139,14 @@ type proxyOptions struct {
 	modelURL string
 	modelAPI string
 	noInject bool
+	// publicAddress is proxy.Config.PublicAddress: every address public unless a test says.
+	publicAddress func(netip.Addr) bool
+}
+
+// WithPublicAddress tells the proxy which addresses stand for the public internet
+// (proxy.Config.PublicAddress); without it every test site does.
+func WithPublicAddress(public func(netip.Addr) bool) ProxyOption {
+	return func(o *proxyOptions) { o.publicAddress = public }
 }
 
 // WithModel offers the agent the model endpoint at url (the scripted model server) as

@@ -35,8 +35,10 @@ type Sites struct {
 	mu       sync.Mutex
 	handlers map[string]http.Handler // host → handler
 	badCert  map[string]bool
-	raw      map[string]*rawServer // "host:port" → raw TCP server
-	counts   map[string]int        // "host/path" → requests seen
+	raw      map[string]*rawServer   // "host:port" → raw TCP server
+	local    map[string]net.Listener // "host:port" → listener on LocalAddr (HandleLocal)
+	servers  []*http.Server          // HandleLocal's
+	counts   map[string]int          // "host/path" → requests seen
 	closed   bool
 }
 
@@ -57,6 +59,7 @@ func NewSites() (*Sites, error) {
 		handlers:    map[string]http.Handler{},
 		badCert:     map[string]bool{},
 		raw:         map[string]*rawServer{},
+		local:       map[string]net.Listener{},
 		counts:      map[string]int{},
 	}
 	if s.httpsLn, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
@@ -127,6 +130,34 @@ func (s *Sites) HandleRaw(host string, serve func(net.Conn)) error {
 	return nil
 }
 
+// LocalAddr is the loopback address HandleLocal's hosts are served on: with
+// WithPublicAddress, a test makes it stand for the person's local network while the other
+// sites stand for the public web.
+const LocalAddr = "127.0.0.2"
+
+// HandleLocal is Handle on listeners of its own at LocalAddr (https on 443, http on 80).
+func (s *Sites) HandleLocal(host string, h http.Handler) error {
+	s.Handle(host, h)
+	for _, port := range []string{"80", "443"} {
+		ln, err := net.Listen("tcp", LocalAddr+":0")
+		if err != nil {
+			return fmt.Errorf("listening for local site %s: %w", host, err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(s.serve), ErrorLog: log.New(io.Discard, "", 0)}
+		if port == "443" {
+			srv.TLSConfig = &tls.Config{GetCertificate: s.certificate, NextProtos: []string{"h2", "http/1.1"}}
+			go srv.ServeTLS(ln, "", "")
+		} else {
+			go srv.Serve(ln)
+		}
+		s.mu.Lock()
+		s.local[host+":"+port] = ln
+		s.servers = append(s.servers, srv)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
 // Resolve maps "host:port" to the loopback address serving it, for proxy.Config.Resolve.
 func (s *Sites) Resolve() map[string]string {
 	s.mu.Lock()
@@ -135,6 +166,9 @@ func (s *Sites) Resolve() map[string]string {
 	for h := range s.handlers {
 		m[h+":443"] = s.httpsLn.Addr().String()
 		m[h+":80"] = s.httpLn.Addr().String()
+	}
+	for hp, ln := range s.local {
+		m[hp] = ln.Addr().String()
 	}
 	for hp, rs := range s.raw {
 		m[hp] = rs.ln.Addr().String()
@@ -199,9 +233,13 @@ func (s *Sites) Close() {
 	}
 	s.closed = true
 	raw := slices.Collect(maps.Values(s.raw))
+	servers := s.servers
 	s.mu.Unlock()
 	s.https.Close()
 	s.http.Close()
+	for _, srv := range servers {
+		srv.Close()
+	}
 	for _, rs := range raw {
 		rs.close()
 	}

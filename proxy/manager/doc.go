@@ -5,8 +5,10 @@
 // served at https://remix.proxy/manager and http://remix.proxy/manager, and at /manager on the
 // listen address (behind its Host check); the proxy routes IsPath paths to a Manager.
 //
-// Pages are rendered by panel (html/template, no script); every state-changing route is POST
-// and passes checkManagerPost first:
+// Pages are rendered by panel (html/template; their one script, /manager/arm.js, only holds
+// back a click that comes before the window has had the focus for a moment and the pointer
+// moved: double-click-jacking); every state-changing route is POST and passes
+// checkManagerPost first:
 //
 //   - the Origin header must be present and equal the origin the manager is served from
 //     (https://remix.proxy, http://remix.proxy or http://LISTEN-ADDRESS, see managerOrigin); a
@@ -23,6 +25,6 @@
 //
 // It is configured by manager.Config and imports, of the proxy's packages, proxy/chat,
 // proxy/remixlet and proxy/internal/httpx. It must never change state on a GET or on a POST
-// that fails either check, run or serve a script, show a permission in a remixlet author's
+// that fails either check, run or serve a script but its own arming, show a permission in a remixlet author's
 // words as if they were the proxy's, or show a provider key it stores.
 package manager

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,9 +27,10 @@ import (
 	"github.com/remixproxy/remixproxy/store"
 )
 
-// managerCSP lets a manager page use its inline <style> and post forms to itself, and nothing
-// else: no script, no frames, no other loads.
-const managerCSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+// managerCSP lets a manager page use its inline <style>, its one script (the arming of its
+// buttons, /manager/arm.js) and post forms to itself, and nothing else: no inline script, no
+// frames, no other loads.
+const managerCSP = "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // managerReferrerPolicy keeps the manager's addresses from every other site. It is
 // "same-origin", not "no-referrer": under "no-referrer" a browser sends "Origin: null" with the
@@ -116,6 +118,7 @@ func (s *Manager) managerHandler() http.Handler {
 	mux.HandleFunc("GET /manager/r/{id}/delete", s.managerDeleteConfirm)
 	mux.HandleFunc("GET /manager/r/{id}/restore/{vid}", s.managerRestoreConfirm)
 	mux.HandleFunc("GET /manager/approval/{aid}", s.managerApproval)
+	mux.HandleFunc("GET /manager/arm.js", managerArmScript)
 
 	post := func(pattern string, h func(http.ResponseWriter, *http.Request, *store.Store)) {
 		mux.HandleFunc("POST "+pattern, func(w http.ResponseWriter, r *http.Request) {
@@ -159,6 +162,20 @@ func managerHeaders(h http.Header) {
 	httpx.NoSniff(h) // each page sets its type with httpx.SetType (writeManager)
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+// managerArmScript serves the script every manager page loads: its buttons take a click only
+// once the window has had the focus for a moment and the pointer moved since (no page can make
+// a click it started land on them: double-click-jacking; panel/static/manager_arm.js).
+func managerArmScript(w http.ResponseWriter, r *http.Request) {
+	b, err := fs.ReadFile(panel.Files(), "manager_arm.js")
+	if err != nil {
+		http.Error(w, "remixproxy: the manager's script is missing from this build", http.StatusInternalServerError)
+		return
+	}
+	httpx.SetType(w.Header(), "text/javascript; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
 }
 
 // managerToken is the per-install form token: HMAC-SHA256(secret, managerTokenLabel). It is
