@@ -678,7 +678,9 @@ func (pol domPolicy) checkSpec(call *domCall, s *elementSpec, inSVG bool, depth 
 
 // checkAddStyle checks dom.addStyle's CSS with the rules of style.css (rewrite.CheckStylesheet
 // with the manifest's hosts). A stylesheet with any refused part is refused whole, naming
-// each part; what passes is relayed as the checker wrote it.
+// each part; what passes is relayed as the checker wrote it. Its url() addresses are the call's
+// addresses, held by the redirect guard like those of attributes: an allowed host's open
+// redirect would otherwise carry the address, and what the script put into it, anywhere.
 func (pol domPolicy) checkAddStyle(call *domCall) error {
 	css, err := stringArg(call.args, 0, "css", maxCSSLen)
 	if err != nil {
@@ -688,7 +690,7 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 	if pol.manifest != nil {
 		allowed = pol.manifest.StyleHostAllowed
 	}
-	clean, problems := rewrite.CheckStylesheet([]byte(css), allowed)
+	clean, addrs, problems := rewrite.CheckStylesheetAddresses([]byte(css), allowed)
 	if len(problems) > 0 {
 		parts := make([]string, 0, len(problems))
 		for i, p := range problems {
@@ -699,6 +701,11 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 			parts = append(parts, fmt.Sprintf("%d:%d: %s", p.Line, p.Column, p.Reason))
 		}
 		return errors.New("the stylesheet is refused: " + strings.Join(parts, "; "))
+	}
+	for _, a := range addrs {
+		if err := call.addAddress(httpx.WithoutFragment(a)); err != nil {
+			return err
+		}
 	}
 	call.args[0], _ = json.Marshal(string(clean))
 	return nil
