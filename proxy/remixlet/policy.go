@@ -237,6 +237,7 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 	case "insert":
 		err = checkInsert(args)
 	case "clone":
+		call.hosts = pol.cloneHosts()
 		if len(args) == 2 {
 			var deep *bool
 			if json.Unmarshal(args[1], &deep) != nil {
@@ -369,7 +370,50 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("attribute %s refused: %v", name, err)
 	}
+	if name == "src" && !pol.imageAllowed(resolved) {
+		return "", fmt.Errorf("attribute src refused: %s is not on the page's origin or one of the remixlet's sites or fetch: hosts (an image from another host, even one the page shows, needs a fetch: permission for it)", resolved)
+	}
 	return resolved, nil
+}
+
+// imageAllowed reports whether an image may load from resolved (checkAddress's result): a data:
+// image, the page's origin, or a host of the remixlet's own sites or fetch: permissions. An
+// address the page itself loads does not count, unlike for links: a remixlet that writes it
+// makes the browser ask its host again, as often and in the order it likes, which two images a
+// comment planted on the page (evil/0, evil/1) turned into a channel to their host for anything
+// the remixlet read (red-team pass 5a). The page agent applies the same rule, to setHTML's
+// images and clones too (checkAddress in panel/pageagent/rx_addresses.js).
+func (pol domPolicy) imageAllowed(resolved string) bool {
+	if strings.HasPrefix(resolved, "data:") {
+		return true
+	}
+	u, err := weburl.Parse(resolved)
+	if err != nil {
+		return false
+	}
+	base := pol.base
+	if base == nil && pol.page != nil {
+		base, _ = weburl.Parse(pol.page.String())
+	}
+	if base != nil && weburl.SameOrigin(u, base) {
+		return true
+	}
+	return pol.manifest != nil && pol.manifest.StyleHostAllowed(u.HostKey())
+}
+
+// cloneHosts is what a clone's images may load from beyond the page's origin, for the page
+// agent: the remixlet's own sites as patterns ("*.example.com", or "*" for a remixlet that runs
+// on every site) and its fetch: hosts. A clone writes addresses the proxy never sees (the
+// page's own, copied in the page), so the page agent gets the manifest's allowance whole.
+func (pol domPolicy) cloneHosts() []string {
+	if pol.manifest == nil {
+		return nil
+	}
+	sites := pol.manifest.Sites()
+	if sites.Every {
+		return []string{"*"}
+	}
+	return slices.Concat(sites.Hosts, pol.manifest.FetchHosts())
 }
 
 // allowAddress applies checkAddress to one address the call writes and records, for the page
@@ -468,8 +512,9 @@ var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 // default ports dropped. relative is true when the value has no scheme (the page agent refuses it
 // where a <base> element would resolve it elsewhere). Allowed: an http(s) address on the page's
 // origin, on a host the remixlet's matches cover or a fetch: permission names (host is returned:
-// the page agent allows that host for this call), or any other http(s) address the page agent
-// finds the page already loads exactly; and data:image/png, gif, jpeg or webp. Everything else —
+// the page agent allows that host for this call), or, for a link only, any other http(s) address
+// the page agent finds the page already has exactly (imageAllowed); and data:image/png, gif,
+// jpeg or webp. Everything else —
 // javascript:, blob:, data: of other types, other schemes, user names in addresses, spaces and
 // control characters inside, an http(s) scheme without "//" — is refused. resolved is what the
 // element gets: the browser's own serialisation, which the page agent checks it reads alike.
@@ -550,8 +595,8 @@ func (pol domPolicy) checkAddress(value string) (resolved, host string, relative
 	if pol.manifest != nil && pol.manifest.StyleHostAllowed(h) {
 		return resolved, h, relative, nil
 	}
-	// Anything else must be an address the page already loads, exactly; only the page agent
-	// can tell, so it is relayed without an allowance.
+	// Anything else must be a link the page already has, exactly; only the page agent can
+	// tell, so it is relayed without an allowance (images are refused: imageAllowed).
 	return resolved, "", relative, nil
 }
 
