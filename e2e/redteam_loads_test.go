@@ -9,8 +9,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -623,5 +626,72 @@ func TestRedteamLoadsCorpus(t *testing.T) {
 		for _, rx := range rxs {
 			t.Logf("%s log:\n%s", rx.Name, tail(remixletLog(t, h.st, rx.ID), 3000))
 		}
+	}
+}
+
+// pingRecorder records the pings it receives with the address each reports (Ping-To).
+type pingRecorder struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (p *pingRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.got = append(p.got, r.Method+" "+r.URL.Path+" Ping-To: "+r.Header.Get("Ping-To"))
+	p.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (p *pingRecorder) pings() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.got...)
+}
+
+// A page's own link that pings another host (hyperlink auditing) sends that host the link's
+// address when the person clicks it: a remixlet that rewrote the address (to the page's own
+// origin, which the address rule allows) would send the ping host whatever it put there. The
+// href of such a link is not the remixlet's to write, as dom.click already does not click it.
+func TestRedteamLoadsPingCarriesNoRemixletAddress(t *testing.T) {
+	ping := &pingRecorder{}
+	site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/next" {
+			htmlPage(w, "<!doctype html><title>next</title><p>next</p>")
+			return
+		}
+		htmlPage(w, `<!doctype html><title>ping</title><h1>secret-balance-4711</h1><p class=st id=s-0></p>
+<a id="l1" href="/next" ping="https://witness.test/ping">statement</a>`)
+	})
+	h := &loadsWorld{hostileWorld: startHostileWorld(t, &witness{}, map[string]http.Handler{"ping.test": site, "witness.test": ping})}
+	files := store.Files{
+		sandbox.ManifestFile: []byte(`{"name": "ping", "description": "x", "api": 1, "matches": ["https://ping.test/*"], "permissions": []}`),
+		sandbox.ScriptFile: []byte(fmt.Sprintf(hostileWrapper, 0, `const secret = await dom.text(await dom.query('h1'));
+await dom.setAttr(await dom.query('#l1'), 'href', '/next?d=' + encodeURIComponent(secret));`)),
+	}
+	rx := saveUnchecked(t, h.st, "ping", files)
+	h.tab.Navigate("https://ping.test/")
+	h.tab.WaitConnected()
+	if err := waitTrue(h.tab, 20*time.Second, `document.getElementById('s-0').textContent === 'done'`); err != nil {
+		t.Fatalf("the remixlet did not finish: %v\n%s", err, h.diagnose(rx))
+	}
+	// The person follows the link.
+	if _, err := chromedp.Run(h.tab.Context(), chromedp.Click("#l1", chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(ping.pings()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	got := ping.pings()
+	if len(got) == 0 {
+		t.Fatalf("no ping reached the witness: the control failed (does this Chromium audit hyperlinks?)")
+	}
+	for _, p := range got {
+		if strings.Contains(p, "secret") {
+			t.Errorf("the ping host got the remixlet's address: %s", p)
+		}
+	}
+	if log, ok := h.waitLog(rx, regexp.MustCompile(`refused: dom.setAttr: attribute href refused: the link pings`), 5*time.Second); !ok {
+		t.Errorf("the remixlet's log does not say the write was refused:\n%s", log)
 	}
 }

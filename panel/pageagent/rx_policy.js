@@ -557,6 +557,12 @@ function checkAttr(el, name, value) {
     if (name === 'src' && !(ns === HTML_NS && tag === 'img')) {
       refuse('attribute src refused: only images (img) may have a src');
     }
+    // A link that pings (hyperlink auditing) tells the ping addresses where it goes when it is
+    // followed (Ping-To): the address a remixlet wrote would reach hosts it may not load from,
+    // on the person's click (dom.click does not click such links). Red-team pass 5a.
+    if (name === 'href' && apply(hasAttribute, el, ['ping'])) {
+      refuse('attribute href refused: the link pings other addresses, which would be sent its new address when it is followed');
+    }
     return checkAddress('attribute ' + name, value, name === 'href');
   }
   if (REFUSED_ATTRS[name] === true) {

@@ -185,6 +185,9 @@ test('checkAttr refuses what loads, runs or shadows, and addresses in any value'
     [a.el('input', html, { type: 'password' }), 'value', 'x', 'of a password field cannot be changed'],
     [a.el('input'), 'type', 'image', '<input type="image"> refused'],
     [div, '1x', 'y', 'is not an attribute name that can be set'],
+    // A link that pings tells the ping host where it goes (red-team pass 5a).
+    [a.el('a', html, { ping: 'https://evil.test/p' }), 'href', '/same-origin', 'the link pings other addresses'],
+    [a.el('area', html, { ping: '/p' }), 'href', '/same-origin', 'the link pings other addresses'],
   ];
   for (const [el, name, value, want] of cases) {
     const why = refusal(() => a.checkAttr(el, name, value));
