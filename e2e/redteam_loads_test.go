@@ -329,6 +329,7 @@ func loadsSite() http.Handler {
 <svg width="9" height="9"><defs><filter id="a-flt"><feImage id="a-feimg"/></filter></defs><image id="a-simg" width="5" height="5"/><use id="a-use"/><circle id="a-circle" r="3"/></svg>
 <a id="a-link" href="/x">link</a>
 <div id="planted" class="comment">A comment: <img src="https://witness.test/planted/0" alt="0"> <img src="https://witness.test/planted/1" alt="1"> <a href="https://witness.test/planted/link">l</a></div>
+<img id="p-ss" srcset="https://witness.test/planted/s0 100w, https://witness.test/planted/s1 1000w" sizes="50px" alt="">
 <img id="p-img1" alt=""><img id="p-img2" alt=""><img id="p-img3" alt=""><img id="p-lazy" class="lazy" alt=""><div id="p-box"></div><div id="p-box2"></div><div id="p-box3"></div>
 <script id="a-script" type="text/x-nothing"></script>
 </div>
@@ -475,7 +476,7 @@ func (h *loadsWorld) loadsRemixlets() []store.Remixlet {
 	}
 	// The page's own images (a comment's) written again, in an order that spells bits.
 	all = append(all, rx{path: "planted", calls: []map[string]any{
-		{"op": "setAttr", "ops": [][3]string{{"#p-img1", "src", "https://witness.test/planted/1"}, {"#p-img2", "src", "https://witness.test/planted/0"}, {"#p-img3", "src", "//witness.test/planted/1"}, {"#p-lazy", "data-src", "https://witness.test/planted/0"}}},
+		{"op": "setAttr", "ops": [][3]string{{"#p-img1", "src", "https://witness.test/planted/1"}, {"#p-img2", "src", "https://witness.test/planted/0"}, {"#p-img3", "src", "//witness.test/planted/1"}, {"#p-lazy", "data-src", "https://witness.test/planted/0"}, {"#p-ss", "sizes", "900px"}, {"#p-ss", "sizes", "50px"}, {"#p-ss", "sizes", "900px"}}},
 		{"op": "create", "target": "#p-box", "spec": map[string]any{"tag": "img", "attrs": map[string]string{"src": "https://witness.test/planted/1"}}},
 		{"op": "setHTML", "target": "#p-box2", "html": `<img src="https://witness.test/planted/0"><a href="https://witness.test/planted/link">l</a>`},
 		{"op": "clone", "target": "#planted", "into": "#p-box3"},
@@ -579,14 +580,15 @@ func TestRedteamLoadsCorpus(t *testing.T) {
 		t.Errorf("requests reached the witness that name no vector:\n  %s", strings.Join(other, "\n  "))
 	}
 	// The comment's images load once each, for the page; the remixlet's writes of the same
-	// addresses (setAttr, a lazy loader's data-src, create, setHTML, a clone) ask again for none.
-	for _, a := range []string{"https://witness.test/planted/0", "https://witness.test/planted/1"} {
+	// addresses (setAttr, a lazy loader's data-src, create, setHTML, a clone) ask again for none,
+	// nor do its writes of sizes that would flip the page's srcset between its candidates.
+	for _, a := range []string{"https://witness.test/planted/0", "https://witness.test/planted/1", "https://witness.test/planted/s0"} {
 		if planted[a] != 1 {
 			t.Errorf("%s was requested %d times, want once (the page's own load): a remixlet without a permission for the witness made the browser ask it again", a, planted[a])
 		}
 	}
-	if planted["https://witness.test/planted/link"] != 0 {
-		t.Errorf("the comment's link was requested: %v", planted)
+	if planted["https://witness.test/planted/link"] != 0 || planted["https://witness.test/planted/s1"] != 0 {
+		t.Errorf("the comment's link, or the srcset candidate the page does not pick, was requested (sizes written): %v", planted)
 	}
 	// The reverse: what a remixlet granted fetch:granted.test may load, it loads (dom.setStyle
 	// takes no url() at all, as the seed says).

@@ -25,7 +25,10 @@ PASSWORD_LOCKED.value = true;
     // Meaningful only on elements that load or navigate, or they change how a load is made
     // (loaderAttrs in proxy/remixlets_policy.go).
     'content', 'charset', 'rel', 'as', 'referrerpolicy', 'crossorigin', 'sandbox', 'allow', 'csp',
-    'credentialless', 'attributename', 'blocking'];
+    'credentialless', 'attributename', 'blocking',
+    // sizes picks among a srcset's candidates: written back and forth on a page's image it
+    // makes the browser ask their host again and again (red-team pass 5a).
+    'sizes', 'imagesizes'];
   var i;
   for (i = 0; i < more.length; i++) {
     REFUSED_ATTRS[more[i]] = true;

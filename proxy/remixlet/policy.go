@@ -56,12 +56,13 @@ var refusedAttrs = map[string]bool{
 // loaderAttrs are attributes that matter only on elements that load, navigate or change how the
 // document is fetched, or that change how a load is made: meta content (a refresh), link rel
 // and as, referrerpolicy and crossorigin, iframe sandbox, allow and csp, the attribute an SVG
-// animation targets. The page agent refuses every attribute write on such elements except a
+// animation targets, and sizes (it picks among a srcset's candidates: written back and forth on
+// a page's image, it makes the browser ask their host again and again, red-team pass 5a). The page agent refuses every attribute write on such elements except a
 // few that cannot load (it alone knows the element); Go refuses these names on any element.
 var loaderAttrs = map[string]bool{
 	"content": true, "charset": true, "rel": true, "as": true, "referrerpolicy": true,
 	"crossorigin": true, "sandbox": true, "allow": true, "csp": true, "credentialless": true,
-	"attributename": true, "blocking": true,
+	"attributename": true, "blocking": true, "sizes": true, "imagesizes": true,
 }
 
 // createTags are the elements dom.create (and dom.setHTML, in the page agent) may build: layout,

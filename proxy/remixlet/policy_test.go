@@ -298,6 +298,9 @@ func TestImagesLoadOnlyFromAllowedHosts(t *testing.T) {
 		{"setAttr", `[{"$h":1}, "src", "https://api.partner.test/a.png"]`, ""},
 		{"setAttr", `[{"$h":1}, "src", "data:image/png;base64,iVBORw0KGgo="]`, ""},
 		{"create", `[{"tag":"img","attrs":{"src":"https://img.cdn-own.test/a.png"}}]`, ""},
+		// sizes flips a page's srcset between its candidates, each flip a request.
+		{"setAttr", `[{"$h":1}, "sizes", "900px"]`, "changes how a load is made"},
+		{"create", `[{"tag":"img","attrs":{"sizes":"auto"}}]`, "changes how a load is made"},
 		// A link the page has is still the page agent's to allow.
 		{"setAttr", `[{"$h":1}, "href", "https://planted.test/0"]`, ""},
 		{"create", `[{"tag":"a","attrs":{"href":"https://planted.test/0"}}]`, ""},
