@@ -1,7 +1,9 @@
 package remixlet
 
 import (
+	"errors"
 	"slices"
+	"strings"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -34,7 +36,22 @@ func styleGuardAddrs(addrs []string) []string {
 
 // firstFrameSession is the guard's owner for addresses a bootstrap carried into a page served
 // from pageURL, before the page agent connects.
-func firstFrameSession(pageURL string) string { return "first frame of " + pageURL }
+func firstFrameSession(pageURL string) string { return firstFramePrefix + pageURL }
+
+const firstFramePrefix = "first frame of "
+
+func isFirstFrameSession(session string) bool { return strings.HasPrefix(session, firstFramePrefix) }
+
+// Bounds on what addBeforeSession holds, since every injected document can make an owner (a page
+// can load itself in frames with ever new queries): at most maxFirstFrameOwners not yet adopted,
+// for page addresses of at most maxFirstFrameURL bytes. Past them the sheet is not put into the
+// first frame; the runner sends it on connect, guarded for the session, as before issue 14.
+const (
+	maxFirstFrameOwners = 4096
+	maxFirstFrameURL    = 2048
+)
+
+var errFirstFrameFull = errors.New("the redirect guard holds as many first-frame sheets as it may")
 
 // addBeforeSession holds addresses that go into a page before it has a session: the first-frame
 // stylesheets of the bootstrap, whose images load at the first paint, before the page agent has
@@ -45,13 +62,26 @@ func (g *redirectGuard) addBeforeSession(pageURL, remixlet string, m *sandbox.Ma
 	if len(addrs) == 0 {
 		return nil
 	}
-	session := firstFrameSession(pageURL)
-	if err := g.add(session, pageURL, remixlet, m, addrs); err != nil {
+	keys, size, err := guardKeys(addrs)
+	if err != nil {
 		return err
 	}
+	session := firstFrameSession(pageURL)
+	id := ownerID{session, remixlet}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if o := g.owners[ownerID{session, remixlet}]; o != nil {
+	g.sweepLocked(false) // owners past their grace make room first
+	_, had := g.owners[id]
+	if !had && (g.firstFrame >= maxFirstFrameOwners || len(pageURL) > maxFirstFrameURL) {
+		return errFirstFrameFull
+	}
+	if err := g.addLocked(session, pageURL, remixlet, m, keys, size); err != nil {
+		return err
+	}
+	if o := g.owners[id]; o != nil {
+		if !had {
+			g.firstFrame++
+		}
 		o.ended = g.clock()
 	}
 	return nil

@@ -3,7 +3,11 @@ package remixlet
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -77,4 +81,45 @@ func TestStyleAddressesAreGuarded(t *testing.T) {
 			t.Errorf("addStyle's addresses: got %q, want %q", got, want)
 		}
 	})
+}
+
+// The owners addBeforeSession makes are bounded (every injected document can make one): past
+// maxFirstFrameOwners, or for a page address over maxFirstFrameURL, it refuses (the sheet then
+// goes on connect); owners that end their grace or are adopted make room again.
+func TestFirstFrameGuardIsBounded(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g := &redirectGuard{now: func() time.Time { return now }}
+	addr := []string{"https://shop.test/go?to=x"}
+	for i := range maxFirstFrameOwners {
+		if err := g.addBeforeSession(fmt.Sprintf("https://shop.test/?q=%d", i), "rx", nil, addr); err != nil {
+			t.Fatalf("owner %d: %v", i, err)
+		}
+	}
+	if err := g.addBeforeSession("https://shop.test/?q=one-more", "rx", nil, addr); !errors.Is(err, errFirstFrameFull) {
+		t.Fatalf("one owner past the bound: got %v, want errFirstFrameFull", err)
+	}
+	// The same page again refreshes its owner rather than adding one.
+	if err := g.addBeforeSession("https://shop.test/?q=7", "rx", nil, addr); err != nil {
+		t.Errorf("a page already held: %v", err)
+	}
+	// A session that starts on a page adopts its owner, which makes room.
+	g.sessionStarted("sess", "https://shop.test/?q=3")
+	if err := g.addBeforeSession("https://shop.test/?q=one-more", "rx", nil, addr); err != nil {
+		t.Errorf("after an adoption: %v", err)
+	}
+	if err := g.addBeforeSession("https://shop.test/?q=two-more", "rx", nil, addr); !errors.Is(err, errFirstFrameFull) {
+		t.Errorf("full again: got %v", err)
+	}
+	// Past the grace period all unadopted owners go.
+	now = now.Add(redirectGuardGrace + time.Minute)
+	if err := g.addBeforeSession("https://shop.test/?q=two-more", "rx", nil, addr); err != nil {
+		t.Errorf("after the grace period: %v", err)
+	}
+	if g.firstFrame != 1 {
+		t.Errorf("first-frame owners counted %d, want 1", g.firstFrame)
+	}
+	long := "https://shop.test/?q=" + strings.Repeat("a", maxFirstFrameURL)
+	if err := g.addBeforeSession(long, "rx", nil, addr); !errors.Is(err, errFirstFrameFull) {
+		t.Errorf("a page address of %d bytes: got %v, want errFirstFrameFull", len(long), err)
+	}
 }
