@@ -123,7 +123,7 @@ var hostilePageCases = []hostileCase{
 	{name: "setAttr svg fill url", body: `await dom.setAttr(await dom.query('#circle'), 'fill', 'url(https://witness.test/fill#p)');`, wantLog: `refused: dom.setAttr: attribute fill refused`},
 	{name: "setAttr script type", body: `await dom.setAttr(await dom.query('#tpl'), 'type', 'text/javascript');`, wantLog: `refused: dom.setAttr: attribute type refused: <script> elements load, navigate or change how the page is fetched`},
 	// dom.create.
-	{name: "create img src witness", body: `await dom.insert(await dom.query('#box'), await dom.create({ tag: 'img', attrs: { src: 'https://witness.test/create' } }));`, wantLog: `refused: dom.create: attribute src refused: https://witness.test/create is not`},
+	{name: "create img src witness", body: `await dom.insert(await dom.query('#box'), await dom.create({ tag: 'img', attrs: { src: 'https://witness.test/create' } }));`, wantLog: `refused: dom.create: <img> attribute src refused: https://witness.test/create is not`},
 	{name: "create link protocol-relative", body: `await dom.create({ tag: 'a', attrs: { href: '//witness.test/createlink' } });`, wantLog: `refused: dom.create: attribute href refused: https://witness.test/createlink is not`},
 	{name: "create script", body: `await dom.create({ tag: 'script', text: 'fetch("https://witness.test/cs")' });`, wantLog: `refused: dom.create: element <script> refused`},
 	{name: "create nested iframe", body: `await dom.create({ tag: 'div', children: [{ tag: 'iframe', attrs: { srcdoc: '<img src=https://witness.test/ifr>' } }] });`, wantLog: `refused: dom.create: element <iframe> refused`},

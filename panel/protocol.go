@@ -185,9 +185,11 @@ type Op struct {
 	Op       string `json:"op"`
 	Args     []any  `json:"args"`
 	// Hosts are the host names this op's href and src addresses may load from beyond the page's
-	// origin: the remixlet's own sites and fetch: hosts, as the proxy checked them for this op.
-	// The page agent allows an http(s) address when it is on the page's origin, on one of Hosts,
-	// or one the page already loads exactly as written; and data: images (png, gif, jpeg, webp).
+	// origin: the remixlet's own sites and fetch: hosts, as the proxy checked them for this op;
+	// for a clone, the remixlet's site patterns ("*.example.com", "*" for every site) and fetch:
+	// hosts. The page agent allows an http(s) address when it is on the page's origin or on one
+	// of Hosts, or, for a link (href) only, one the page already has exactly as written; and
+	// data: images (png, gif, jpeg, webp).
 	Hosts []string `json:"hosts,omitempty"`
 	// Relative says an address of this op was written relative; the proxy resolved it against the
 	// page's URL. The page agent refuses the op when the document's base URL (a <base> element)

@@ -76,13 +76,24 @@ func (p StyleProblem) Error() string { return fmt.Sprintf("%d:%d: %s", p.Line, p
 // and FF become LF and NUL becomes U+FFFD, as browsers read them, and a space is put where a
 // removed part could otherwise let its neighbours join into one token or a comment.
 func CheckStylesheet(css []byte, allowedHosts func(host string) bool) (clean []byte, problems []StyleProblem) {
+	clean, _, problems = CheckStylesheetAddresses(css, allowedHosts)
+	return clean, problems
+}
+
+// CheckStylesheetAddresses is CheckStylesheet that also returns every address a url() of the
+// clean sheet names, as written (absolute http(s), fragment included), so that the proxy can
+// hold them in its redirect guard: an allowed host that redirects (a site's open redirect)
+// would otherwise carry whatever the sheet put into the address to anywhere. An address of a
+// part that was refused after its url() passed may be among them; one the clean sheet loads is
+// never missing.
+func CheckStylesheetAddresses(css []byte, allowedHosts func(host string) bool) (clean []byte, addrs []string, problems []StyleProblem) {
 	if !utf8.Valid(css) {
-		return nil, []StyleProblem{{Line: 1, Column: 1, Reason: "the stylesheet is not valid UTF-8; save it as UTF-8"}}
+		return nil, nil, []StyleProblem{{Line: 1, Column: 1, Reason: "the stylesheet is not valid UTF-8; save it as UTF-8"}}
 	}
 	src := preprocessCSS(css)
 	c := &styleChecker{src: src, allowed: allowedHosts}
 	if !c.tokenize() {
-		return nil, []StyleProblem{{Line: 1, Column: 1, Reason: "the stylesheet could not be read"}}
+		return nil, nil, []StyleProblem{{Line: 1, Column: 1, Reason: "the stylesheet could not be read"}}
 	}
 	c.matchBlocks()
 	c.broad = true // declarations outside any rule (in @scope, @page) count as broad
@@ -92,13 +103,13 @@ func CheckStylesheet(css []byte, allowedHosts func(host string) bool) (clean []b
 		// The sheet does not end at the top level: refused whole, so nothing it swallows can
 		// come after it (DESIGN invariant 9).
 		c.probs = append(c.probs, c.problem(at, reason))
-		return nil, c.probs
+		return nil, nil, c.probs
 	}
 	if bytesContainFold(out, "</style") {
 		// Unreachable while every item is checked for it; kept as a last guard.
-		return nil, append(c.probs, StyleProblem{Line: 1, Column: 1, Reason: `the stylesheet contains "</style"`})
+		return nil, nil, append(c.probs, StyleProblem{Line: 1, Column: 1, Reason: `the stylesheet contains "</style"`})
 	}
-	return out, c.probs
+	return out, c.addrs, c.probs
 }
 
 // preprocessCSS replaces CR, CRLF and FF with LF and NUL with U+FFFD, as the CSS Syntax spec's
@@ -150,6 +161,7 @@ type styleChecker struct {
 	lineStarts []int
 	out        bytes.Buffer
 	probs      []StyleProblem
+	addrs      []string // the addresses of the url()s that passed (CheckStylesheetAddresses)
 }
 
 func (c *styleChecker) tokenize() bool {
@@ -799,7 +811,11 @@ func (c *styleChecker) checkURL(raw []byte) string {
 	} else {
 		addr = decodeCSSName(inner)
 	}
-	return checkStyleAddress(addr, c.allowed)
+	if reason := checkStyleAddress(addr, c.allowed); reason != "" {
+		return reason
+	}
+	c.addrs = append(c.addrs, addr)
+	return ""
 }
 
 // checkStyleAddress allows only a full http(s) address whose host passes allowed.

@@ -576,3 +576,21 @@ func TestCheckStylesheetAnimationCost(t *testing.T) {
 		}
 	}
 }
+
+// CheckStylesheetAddresses names every address the clean sheet loads (for the redirect guard),
+// decoded as the browser reads it, and none that was refused.
+func TestCheckStylesheetAddresses(t *testing.T) {
+	css := `.a { background: url(https://own.test/a?x=1#f) }
+.b { background: url("https://own.test/\62") }
+@media all { .c { border-image: url('https://own.test/c') 1 } }
+.d { background: url(https://evil.test/d) }
+`
+	clean, addrs, problems := CheckStylesheetAddresses([]byte(css), func(h string) bool { return h == "own.test" })
+	if len(problems) != 1 || clean == nil {
+		t.Fatalf("problems %v, clean %q: want the evil.test one refused and the rest kept", problems, clean)
+	}
+	want := []string{"https://own.test/a?x=1#f", "https://own.test/b", "https://own.test/c"}
+	if strings.Join(addrs, " ") != strings.Join(want, " ") {
+		t.Errorf("addresses: got %q, want %q", addrs, want)
+	}
+}

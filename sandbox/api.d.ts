@@ -164,10 +164,11 @@ declare namespace dom {
    * navigate or change how the page is fetched (meta, link, base, script, style, iframe, object, embed, form,
    * video, audio, source, track, picture, input type=image, svg a/image/use/animate/set/foreignObject ...)
    * only class, hidden, title (not on link or style), lang, dir and aria-* may be set. An address anywhere in
-   * any attribute's value (data-src="https://…", "//host/…") follows the rule for href below. href (links only) and
-   * src (images only) must resolve to the page's origin, one of the remixlet's own sites (its matches),
-   * a fetch: permission's host, an address the page already loads exactly, or a data:image/png, gif,
-   * jpeg or webp URL — never javascript: or blob:; relative addresses resolve against the page's URL
+   * any attribute's value (data-src="https://…", "//host/…") follows the rule for src below. src (images only)
+   * must resolve to the page's origin, one of the remixlet's own sites (its matches), a fetch: permission's
+   * host, or a data:image/png, gif, jpeg or webp URL — an image from another host needs a fetch: permission,
+   * even when the page shows it; href (links only) may also be a link the page already has exactly. Never
+   * javascript: or blob:; relative addresses resolve against the page's URL
    * (refused when a <base> element would send them elsewhere) and the element gets the absolute address.
    * Example: `await dom.setAttr(a, "href", "/cart")`
    */

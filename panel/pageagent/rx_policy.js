@@ -25,7 +25,10 @@ PASSWORD_LOCKED.value = true;
     // Meaningful only on elements that load or navigate, or they change how a load is made
     // (loaderAttrs in proxy/remixlets_policy.go).
     'content', 'charset', 'rel', 'as', 'referrerpolicy', 'crossorigin', 'sandbox', 'allow', 'csp',
-    'credentialless', 'attributename', 'blocking'];
+    'credentialless', 'attributename', 'blocking',
+    // sizes picks among a srcset's candidates: written back and forth on a page's image it
+    // makes the browser ask their host again and again (red-team pass 5a).
+    'sizes', 'imagesizes'];
   var i;
   for (i = 0; i < more.length; i++) {
     REFUSED_ATTRS[more[i]] = true;
@@ -634,6 +637,12 @@ function checkAttr(el, name, value) {
     }
     if (name === 'src' && !(ns === HTML_NS && tag === 'img')) {
       refuse('attribute src refused: only images (img) may have a src');
+    }
+    // A link that pings (hyperlink auditing) tells the ping addresses where it goes when it is
+    // followed (Ping-To): the address a remixlet wrote would reach hosts it may not load from,
+    // on the person's click (dom.click does not click such links). Red-team pass 5a.
+    if (name === 'href' && apply(hasAttribute, el, ['ping'])) {
+      refuse('attribute href refused: the link pings other addresses, which would be sent its new address when it is followed');
     }
     return checkAddress('attribute ' + name, value, name === 'href');
   }

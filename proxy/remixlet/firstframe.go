@@ -32,6 +32,7 @@ const maxCheckedStyles = 512
 // rewrite.CheckStylesheet keeps, and the parts it refused.
 type checkedStyle struct {
 	clean    []byte
+	addrs    []string // the addresses its url()s load, for the redirect guard (styleguard.go)
 	problems []rewrite.StyleProblem
 }
 
@@ -79,8 +80,8 @@ func (r *Runner) checkedStyle(c candidate) checkedStyle {
 	if ok {
 		return cs
 	}
-	clean, problems := rewrite.CheckStylesheet(c.style, c.manifest.StyleHostAllowed)
-	cs = checkedStyle{clean: clean, problems: problems}
+	clean, addrs, problems := rewrite.CheckStylesheetAddresses(c.style, c.manifest.StyleHostAllowed)
+	cs = checkedStyle{clean: clean, addrs: styleGuardAddrs(addrs), problems: problems}
 	sc.mu.Lock()
 	if sc.byVersion == nil || len(sc.byVersion) >= maxCheckedStyles {
 		sc.byVersion = map[int64]checkedStyle{}
@@ -136,6 +137,10 @@ func (r *Runner) FirstFrame(ctx context.Context, pageURL string) (sheets []panel
 	for _, c := range cands {
 		cs, ok := r.firstFrameable(c)
 		if !ok || size+len(cs.clean) > maxFirstFrameCSS {
+			continue
+		}
+		if err := r.guard.addBeforeSession(pageURL, c.id, c.manifest, cs.addrs); err != nil {
+			// Not held, so not sent here: the runner sends it on connect, or logs why not.
 			continue
 		}
 		size += len(cs.clean)

@@ -56,12 +56,13 @@ var refusedAttrs = map[string]bool{
 // loaderAttrs are attributes that matter only on elements that load, navigate or change how the
 // document is fetched, or that change how a load is made: meta content (a refresh), link rel
 // and as, referrerpolicy and crossorigin, iframe sandbox, allow and csp, the attribute an SVG
-// animation targets. The page agent refuses every attribute write on such elements except a
+// animation targets, and sizes (it picks among a srcset's candidates: written back and forth on
+// a page's image, it makes the browser ask their host again and again, red-team pass 5a). The page agent refuses every attribute write on such elements except a
 // few that cannot load (it alone knows the element); Go refuses these names on any element.
 var loaderAttrs = map[string]bool{
 	"content": true, "charset": true, "rel": true, "as": true, "referrerpolicy": true,
 	"crossorigin": true, "sandbox": true, "allow": true, "csp": true, "credentialless": true,
-	"attributename": true, "blocking": true,
+	"attributename": true, "blocking": true, "sizes": true, "imagesizes": true,
 }
 
 // createTags are the elements dom.create (and dom.setHTML, in the page agent) may build: layout,
@@ -237,6 +238,7 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 	case "insert":
 		err = checkInsert(args)
 	case "clone":
+		call.hosts = pol.cloneHosts()
 		if len(args) == 2 {
 			var deep *bool
 			if json.Unmarshal(args[1], &deep) != nil {
@@ -369,7 +371,50 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("attribute %s refused: %v", name, err)
 	}
+	if name == "src" && !pol.imageAllowed(resolved) {
+		return "", fmt.Errorf("attribute src refused: %s is not on the page's origin or one of the remixlet's sites or fetch: hosts (an image from another host, even one the page shows, needs a fetch: permission for it)", resolved)
+	}
 	return resolved, nil
+}
+
+// imageAllowed reports whether an image may load from resolved (checkAddress's result): a data:
+// image, the page's origin, or a host of the remixlet's own sites or fetch: permissions. An
+// address the page itself loads does not count, unlike for links: a remixlet that writes it
+// makes the browser ask its host again, as often and in the order it likes, which two images a
+// comment planted on the page (evil/0, evil/1) turned into a channel to their host for anything
+// the remixlet read (red-team pass 5a). The page agent applies the same rule, to setHTML's
+// images and clones too (checkAddress in panel/pageagent/rx_addresses.js).
+func (pol domPolicy) imageAllowed(resolved string) bool {
+	if strings.HasPrefix(resolved, "data:") {
+		return true
+	}
+	u, err := weburl.Parse(resolved)
+	if err != nil {
+		return false
+	}
+	base := pol.base
+	if base == nil && pol.page != nil {
+		base, _ = weburl.Parse(pol.page.String())
+	}
+	if base != nil && weburl.SameOrigin(u, base) {
+		return true
+	}
+	return pol.manifest != nil && pol.manifest.StyleHostAllowed(u.HostKey())
+}
+
+// cloneHosts is what a clone's images may load from beyond the page's origin, for the page
+// agent: the remixlet's own sites as patterns ("*.example.com", or "*" for a remixlet that runs
+// on every site) and its fetch: hosts. A clone writes addresses the proxy never sees (the
+// page's own, copied in the page), so the page agent gets the manifest's allowance whole.
+func (pol domPolicy) cloneHosts() []string {
+	if pol.manifest == nil {
+		return nil
+	}
+	sites := pol.manifest.Sites()
+	if sites.Every {
+		return []string{"*"}
+	}
+	return slices.Concat(sites.Hosts, pol.manifest.FetchHosts())
 }
 
 // allowAddress applies checkAddress to one address the call writes and records, for the page
@@ -468,8 +513,9 @@ var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 // default ports dropped. relative is true when the value has no scheme (the page agent refuses it
 // where a <base> element would resolve it elsewhere). Allowed: an http(s) address on the page's
 // origin, on a host the remixlet's matches cover or a fetch: permission names (host is returned:
-// the page agent allows that host for this call), or any other http(s) address the page agent
-// finds the page already loads exactly; and data:image/png, gif, jpeg or webp. Everything else —
+// the page agent allows that host for this call), or, for a link only, any other http(s) address
+// the page agent finds the page already has exactly (imageAllowed); and data:image/png, gif,
+// jpeg or webp. Everything else —
 // javascript:, blob:, data: of other types, other schemes, user names in addresses, spaces and
 // control characters inside, an http(s) scheme without "//" — is refused. resolved is what the
 // element gets: the browser's own serialisation, which the page agent checks it reads alike.
@@ -550,8 +596,8 @@ func (pol domPolicy) checkAddress(value string) (resolved, host string, relative
 	if pol.manifest != nil && pol.manifest.StyleHostAllowed(h) {
 		return resolved, h, relative, nil
 	}
-	// Anything else must be an address the page already loads, exactly; only the page agent
-	// can tell, so it is relayed without an allowance.
+	// Anything else must be a link the page already has, exactly; only the page agent can
+	// tell, so it is relayed without an allowance (images are refused: imageAllowed).
 	return resolved, "", relative, nil
 }
 
@@ -678,7 +724,9 @@ func (pol domPolicy) checkSpec(call *domCall, s *elementSpec, inSVG bool, depth 
 
 // checkAddStyle checks dom.addStyle's CSS with the rules of style.css (rewrite.CheckStylesheet
 // with the manifest's hosts). A stylesheet with any refused part is refused whole, naming
-// each part; what passes is relayed as the checker wrote it.
+// each part; what passes is relayed as the checker wrote it. Its url() addresses are the call's
+// addresses, held by the redirect guard like those of attributes: an allowed host's open
+// redirect would otherwise carry the address, and what the script put into it, anywhere.
 func (pol domPolicy) checkAddStyle(call *domCall) error {
 	css, err := stringArg(call.args, 0, "css", maxCSSLen)
 	if err != nil {
@@ -688,7 +736,7 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 	if pol.manifest != nil {
 		allowed = pol.manifest.StyleHostAllowed
 	}
-	clean, problems := rewrite.CheckStylesheet([]byte(css), allowed)
+	clean, addrs, problems := rewrite.CheckStylesheetAddresses([]byte(css), allowed)
 	if len(problems) > 0 {
 		parts := make([]string, 0, len(problems))
 		for i, p := range problems {
@@ -699,6 +747,11 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 			parts = append(parts, fmt.Sprintf("%d:%d: %s", p.Line, p.Column, p.Reason))
 		}
 		return errors.New("the stylesheet is refused: " + strings.Join(parts, "; "))
+	}
+	for _, a := range addrs {
+		if err := call.addAddress(httpx.WithoutFragment(a)); err != nil {
+			return err
+		}
 	}
 	call.args[0], _ = json.Marshal(string(clean))
 	return nil

@@ -143,7 +143,8 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		{method: "insert", args: `[{"$h":1}, {"$h":2}]`},
 		{method: "insert", args: `[{"$h":1}, {"$h":2}, "inside"]`, refused: "position"},
 		{method: "insert", args: `[{"$h":1}, "<b>x</b>", "after"]`, refused: "handle"},
-		{method: "clone", args: `[{"$h":1}, true]`},
+		// A clone's images keep only the remixlet's own sites and fetch: hosts (cloneHosts).
+		{method: "clone", args: `[{"$h":1}, true]`, hosts: []string{"*.cdn-own.test", "shop.test", "api.partner.test"}},
 		{method: "clone", args: `[{"$h":1}, "deep"]`, refused: "deep"},
 		{method: "rect", args: `[{"$h":1}]`},
 		{method: "style", args: `[{"$h":1}, ["color", "fontWeight", "--x"]]`},
@@ -274,6 +275,43 @@ func TestAddressesIn(t *testing.T) {
 	for _, tt := range tests {
 		if got := addressesIn(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("addressesIn(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// An image loads only from the page's origin and the remixlet's own sites and fetch: hosts: an
+// address the page itself loads (two images a comment planted, evil/0 and evil/1) is refused in
+// Go for setAttr and create, where it was relayed for the page agent to allow (red-team pass
+// 5a: the order and number of such writes were a channel to their host). Links keep the rule.
+func TestImagesLoadOnlyFromAllowedHosts(t *testing.T) {
+	pol := testPolicy(t, "https://shop.test/list", `{"name": "fetch:api.partner.test", "reason": "prices"}`)
+	tests := []struct {
+		method, args, refused string
+	}{
+		{"setAttr", `[{"$h":1}, "src", "https://planted.test/0"]`, "needs a fetch: permission"},
+		{"setAttr", `[{"$h":1}, "SRC", "//planted.test/1"]`, "needs a fetch: permission"},
+		{"create", `[{"tag":"img","attrs":{"src":"https://planted.test/0"}}]`, "needs a fetch: permission"},
+		{"create", `[{"tag":"div","children":[{"tag":"img","attrs":{"src":"http://planted.test/0"}}]}]`, "needs a fetch: permission"},
+		{"setAttr", `[{"$h":1}, "src", "https://shop.test/pic.png"]`, ""},
+		{"setAttr", `[{"$h":1}, "src", "/pic.png"]`, ""},
+		{"setAttr", `[{"$h":1}, "src", "https://img.cdn-own.test/a.png"]`, ""},
+		{"setAttr", `[{"$h":1}, "src", "https://api.partner.test/a.png"]`, ""},
+		{"setAttr", `[{"$h":1}, "src", "data:image/png;base64,iVBORw0KGgo="]`, ""},
+		{"create", `[{"tag":"img","attrs":{"src":"https://img.cdn-own.test/a.png"}}]`, ""},
+		// sizes flips a page's srcset between its candidates, each flip a request.
+		{"setAttr", `[{"$h":1}, "sizes", "900px"]`, "changes how a load is made"},
+		{"create", `[{"tag":"img","attrs":{"sizes":"auto"}}]`, "changes how a load is made"},
+		// A link the page has is still the page agent's to allow.
+		{"setAttr", `[{"$h":1}, "href", "https://planted.test/0"]`, ""},
+		{"create", `[{"tag":"a","attrs":{"href":"https://planted.test/0"}}]`, ""},
+	}
+	for _, tt := range tests {
+		_, err := checkDOMCall(pol, tt.method, json.RawMessage(tt.args))
+		switch {
+		case tt.refused == "" && err != nil:
+			t.Errorf("%s %s: refused: %v", tt.method, tt.args, err)
+		case tt.refused != "" && (err == nil || !strings.Contains(err.Error(), tt.refused)):
+			t.Errorf("%s %s: got %v, want a refusal containing %q", tt.method, tt.args, err, tt.refused)
 		}
 	}
 }

@@ -73,6 +73,9 @@ type redirectGuard struct {
 	total    int // keys held over all owners
 	bytes    int // their length over all owners
 	swept    time.Time
+	// firstFrame counts the owners addBeforeSession made that no session has adopted yet
+	// (styleguard.go), bounded by maxFirstFrameOwners.
+	firstFrame int
 }
 
 // errGuardFull refuses an operation whose addresses the guard cannot hold.
@@ -106,21 +109,34 @@ func (g *redirectGuard) add(session, pageURL, remixlet string, m *sandbox.Manife
 	if len(addrs) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(addrs))
-	size := 0
+	keys, size, err := guardKeys(addrs)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.addLocked(session, pageURL, remixlet, m, keys, size)
+}
+
+// guardKeys are the weburl.Keys of addrs, and their length.
+func guardKeys(addrs []string) (keys []string, size int, err error) {
+	keys = make([]string, 0, len(addrs))
 	for _, a := range addrs {
 		u, err := weburl.Parse(a)
 		if err != nil {
-			return fmt.Errorf("redirect guard: %w", err)
+			return nil, 0, fmt.Errorf("redirect guard: %w", err)
 		}
 		if k := weburl.Key(u); k != "" {
 			keys = append(keys, k)
 			size += len(k)
 		}
 	}
+	return keys, size, nil
+}
+
+// addLocked is add's work on parsed keys (size: their length), with g.mu held.
+func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.Manifest, keys []string, size int) error {
 	_, perOwner, total := g.limits()
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.sweepLocked(false)
 	if g.byKey == nil {
 		g.byKey = map[string][]*guardOwner{}
@@ -211,6 +227,9 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 			continue
 		}
 		delete(g.owners, id)
+		if isFirstFrameSession(id.session) {
+			g.firstFrame--
+		}
 		o.session = session
 		o.ended = time.Time{}
 		g.owners[nid] = o
@@ -234,6 +253,9 @@ func (g *redirectGuard) sweepLocked(force bool) {
 
 func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 	delete(g.owners, id)
+	if isFirstFrameSession(id.session) {
+		g.firstFrame--
+	}
 	for k := range o.keys {
 		list := g.byKey[k]
 		for i, x := range list {

@@ -373,6 +373,13 @@ func (p *pageRun) planSync(cands []candidate) (plan syncPlan, ok bool) {
 	// On the first sync, the first-frame sheets the page holds count as sent (firstframe.go).
 	firstKept, firstEmpty := p.r.acceptFirstSheets(p.firstSheets, cands)
 	p.firstSheets = nil
+	for _, c := range cands {
+		// A first-frame sheet's addresses are guarded for this session as a sent one's are
+		// (styleguard.go); one the guard cannot hold is sent again, and emptied by sendStyle.
+		if firstKept[c.id] && p.r.guard.add(p.pc.id, p.pc.url(), c.id, c.manifest, p.r.checkedStyle(c).addrs) != nil {
+			delete(firstKept, c.id)
+		}
+	}
 	plan.clear = append(plan.clear, firstEmpty...)
 	p.dropUnwanted(want, &plan)
 	p.takeOn(cands, firstKept, &plan)
@@ -481,6 +488,11 @@ func (r *Runner) sendStyle(ctx context.Context, pc pageConn, c candidate) {
 	clean, problems := cs.clean, cs.problems
 	for _, p := range problems {
 		r.logf(c.id, "warn", "refused: %s %d:%d: %s; left out of the stylesheet", sandbox.StyleFile, p.Line, p.Column, p.Reason)
+	}
+	// What the sheet loads is guarded before the page has it (redirect.go).
+	if err := r.guard.add(pc.id, pc.url(), c.id, c.manifest, cs.addrs); err != nil {
+		r.logf(c.id, "warn", "refused: %s was not inserted: %v", sandbox.StyleFile, err)
+		clean = nil // empties a first-frame copy the page may hold
 	}
 	r.sendCSS(ctx, pc, c.id, string(clean))
 }

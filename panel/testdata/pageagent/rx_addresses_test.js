@@ -107,4 +107,35 @@ test('checkAddress writes only addresses the proxy checked (Op.addrs), compared 
   reset();
 });
 
+test('opAllowsHost takes the site patterns a clone gets: *.site and *', () => {
+  reset();
+  a['opHosts='](['*.own.test', 'api.test']);
+  assert.strictEqual(a.checkAddress('src', 'https://own.test/i.png', false), 'https://own.test/i.png');
+  assert.strictEqual(a.checkAddress('src', 'https://img.own.test/i.png', false), 'https://img.own.test/i.png');
+  assert.strictEqual(a.checkAddress('src', 'https://api.test/i.png', false), 'https://api.test/i.png');
+  for (const bad of ['https://notown.test/i.png', 'https://own.test.evil.test/i.png', 'https://sub.api.test/i.png']) {
+    assert.ok(refusal(() => a.checkAddress('src', bad, false)).includes('is not on the page\'s origin'), bad);
+  }
+  a['opHosts='](['*']);
+  assert.strictEqual(a.checkAddress('src', 'https://any.test/i.png', false), 'https://any.test/i.png');
+  reset();
+});
+
+// A page that has loaded (and links to) https://planted.test/0: a comment's image, say.
+const planted = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_addresses.js'],
+  ['checkAddress', 'opHosts=', 'opAddrs=', 'opRelative='], 'https://shop.test/a/b', `
+class PerformanceEntry { constructor(n) { this._n = n; } get name() { return this._n; } }
+class Performance { getEntriesByType(t) { return t === 'resource' ? [new PerformanceEntry('https://planted.test/0')] : []; } }
+Object.assign(globalThis, { PerformanceEntry, Performance, performance: new Performance() });
+`);
+
+test('an address the page loads may be a link, never an image (red-team pass 5a: a channel to its host)', () => {
+  assert.strictEqual(planted.checkAddress('href', 'https://planted.test/0', true), 'https://planted.test/0');
+  const why = refusal(() => planted.checkAddress('src', 'https://planted.test/0', false));
+  assert.ok(why.includes('needs a fetch: permission'), why);
+  // Nor in another attribute's value (a lazy loader's data-src).
+  assert.ok(refusal(() => planted.checkAddress('data-src', 'https://planted.test/0', false)).includes('is not on the page\'s origin'));
+  assert.ok(refusal(() => planted.checkAddress('href', 'https://planted.test/1', true)).includes('not an address the page already links to'));
+});
+
 done();

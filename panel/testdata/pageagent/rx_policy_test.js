@@ -210,6 +210,11 @@ test('checkAttr refuses what loads, runs or shadows, and addresses in any value'
     [a.el('input', html, { type: 'password' }), 'value', 'x', 'of a password field cannot be changed'],
     [a.el('input'), 'type', 'image', '<input type="image"> refused'],
     [div, '1x', 'y', 'is not an attribute name that can be set'],
+    // A link that pings tells the ping host where it goes (red-team pass 5a).
+    [a.el('a', html, { ping: 'https://evil.test/p' }), 'href', '/same-origin', 'the link pings other addresses'],
+    [a.el('area', html, { ping: '/p' }), 'href', '/same-origin', 'the link pings other addresses'],
+    // sizes flips a page's srcset between its candidates, each flip a request.
+    [a.el('img', html, { srcset: 'https://evil.test/0 100w, https://evil.test/1 1000w' }), 'sizes', '900px', 'it loads or runs something'],
   ];
   for (const [el, name, value, want] of cases) {
     const why = refusal(() => a.checkAttr(el, name, value));
