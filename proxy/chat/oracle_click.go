@@ -123,8 +123,8 @@ func shownName(red func(string) string, out json.RawMessage) json.RawMessage {
 }
 
 // oracleClickSelector resolves a click by a selector with attribute-value matchers as the
-// page agent's bySelector does (exactly one element), over the elements query shows after
-// filterQuery, so that an element matched only in a secret is not clicked, and the click goes
+// page agent's bySelector does (exactly one element), over the elements query shows
+// (oracleQuery), so that an element matched only in a secret is not clicked, and the click goes
 // by its ref.
 func (e *chatEnv) oracleClickSelector(ctx context.Context, sess page.Info, sel string, ms []attrMatcher, a map[string]json.RawMessage) (json.RawMessage, error) {
 	q, _ := json.Marshal(map[string]any{"selector": sel})
@@ -137,18 +137,18 @@ func (e *chatEnv) oracleClickSelector(ctx context.Context, sess page.Info, sel s
 		return nil, err
 	}
 	var res struct {
+		Total   int `json:"total"`
 		Matches []struct {
 			Ref string `json:"ref"`
 			Tag string `json:"tag"`
 		} `json:"matches"`
-		Note string `json:"note"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return nil, fmt.Errorf("click: reading the elements the selector matches: %w", err)
 	}
 	shown := cutRunes(sel, 200)
 	switch {
-	case res.Note != "":
+	case res.Total > len(res.Matches):
 		return nil, &agent.ToolError{Message: fmt.Sprintf("click: more than %d elements match %s; narrow the selector", queryPageLimit, shown)}
 	case len(res.Matches) == 0:
 		return nil, &agent.ToolError{Message: "click: no element matches " + shown}

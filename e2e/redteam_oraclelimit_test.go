@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Held-out attack class: the one bit at the search tools' limits (pass 5d). The page agent
+// read at most 100 find matches and 200 query matches and Go filtered those; whether the page
+// agent had cut its list hung on every match before redaction. A page that plants exactly as
+// many visible matches of a guess as the limit, next to a secret that matches only the right
+// guess, learned the guess from whether the answer said "more" (and from the count). And a
+// page that plants many elements whose secret matches the right guess before a few visible
+// ones filled the page agent's list with matches Go then dropped. The model's view must be the
+// same for the right and the wrong guess, at every limit.
+
+// rtOracleLimitSite shows n decoys that match both guesses (one a line, or an element's
+// attribute) and the key once, or k times before them.
+func rtOracleLimitSite(decoys, keys int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for i := 0; i < keys; i++ {
+			b.WriteString(`<li data-k="` + rtKeyGoogle + `">Maps key: ` + rtKeyGoogle + "</li>\n")
+		}
+		for i := 0; i < decoys; i++ {
+			// Both guesses, in text and in the attribute, with no key format around them.
+			b.WriteString(`<li data-k="i0IoFuc i0IoFuX">decoy AIzay75-i0IoF and AIzay75-i0IoG; i0IoFuc i0IoFuX</li>` + "\n")
+		}
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Keys</title></head><body>
+<h1>Keys</h1>
+<ul>
+`+b.String()+`</ul>
+<button type="button" data-k="i0IoFuc i0IoFuX">decoy button</button>
+<form><label>Password <input type="password" name="pw" value="`+rtOraclePw+`"></label></form>
+<i data-p="`+rtOraclePw+`">hint</i>
+<select id="env"><option>Production `+rtKeyGoogle+`</option><option>Staging</option></select>
+<script>document.body.dataset.pageScript = 'ran';</script>
+</body></html>`)
+	})
+}
+
+// TestRedteamOracleGivesNoBitAtTheLimits: planted decoys at the page agent's limits (100 find
+// matches, 200 query matches) and keys that fill its list, for find and query at their default
+// and largest limits and click by a selector: the model's view is the same for the right and
+// the wrong guess. And query's text of a <select> whose option ends with a key, next to the
+// following option's text, has the key redacted (the guard fails on it).
+func TestRedteamOracleGivesNoBitAtTheLimits(t *testing.T) {
+	findProbes := func(limit string) []rtOracleProbe {
+		return []rtOracleProbe{
+			{"find", "text", "AIzay75-i0IoF", "AIzay75-i0IoG", "find: the key's next character" + limit, limit},
+			{"find", "text", "i0IoFuc", "i0IoFuX", "find: an n-gram of the key" + limit, limit},
+		}
+	}
+	queryProbes := func(limit string) []rtOracleProbe {
+		return []rtOracleProbe{
+			{"query", "selector", `li[data-k*="i0IoFuc"]`, `li[data-k*="i0IoFuX"]`, "query: an n-gram of the key in an attribute" + limit, limit},
+		}
+	}
+	clickProbe := rtOracleProbe{"click", "selector", `[data-k*="i0IoFuc"]`, `[data-k*="i0IoFuX"]`, "click: an n-gram of the key in the selector's attribute", ""}
+	// The value of the page's password field in an attribute: the page agent takes it out of its
+	// answers ("[redacted]"), so the redaction in Go saw nothing to redact in it.
+	pwProbe := rtOracleProbe{"query", "selector", `[data-p*="Pw-72"]`, `[data-p*="Pw-73"]`, "query: the password's next character in an attribute", ""}
+	t.Run("find at 100 decoys", func(t *testing.T) {
+		rtOracleRunOn(t, rtOracleLimitSite(100, 1), nil, append(findProbes(""), findProbes(`, "limit": 100`)...),
+			[]string{rtOracleCall("query", "selector", "#env")}, []string{`"tag":"select"`})
+	})
+	t.Run("find after 150 keys", func(t *testing.T) {
+		rtOracleRunOn(t, rtOracleLimitSite(3, 150), nil, append(findProbes(""), pwProbe), nil, nil)
+	})
+	t.Run("query at 200 decoys", func(t *testing.T) {
+		rtOracleRunOn(t, rtOracleLimitSite(200, 1), nil, queryProbes(""), nil, nil)
+	})
+	t.Run("click at 200 decoys", func(t *testing.T) { // 199 and the button
+		rtOracleRunOn(t, rtOracleLimitSite(199, 1), nil, []rtOracleProbe{clickProbe}, nil, nil)
+	})
+	t.Run("query after 250 keys", func(t *testing.T) {
+		rtOracleRunOn(t, rtOracleLimitSite(3, 250), nil, append(queryProbes(""), clickProbe), nil, nil)
+	})
+}
