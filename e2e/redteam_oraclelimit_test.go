@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,9 +18,15 @@ import (
 
 // rtOracleLimitSite shows n decoys that match both guesses (one a line, or an element's
 // attribute) and the key once, or k times before them.
-func rtOracleLimitSite(decoys, keys int) http.Handler {
+func rtOracleLimitSite(decoys, keys int) http.Handler { return rtOracleFilledSite(decoys, keys, 0) }
+
+// rtOracleFilledSite is rtOracleLimitSite after filler paragraphs of 150 characters.
+func rtOracleFilledSite(decoys, keys, filler int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b strings.Builder
+		for i := 0; i < filler; i++ {
+			fmt.Fprintf(&b, "<li>filler %05d %s</li>\n", i, strings.Repeat("lorem ipsum ", 12))
+		}
 		for i := 0; i < keys; i++ {
 			b.WriteString(`<li data-k="` + rtKeyGoogle + `">Maps key: ` + rtKeyGoogle + "</li>\n")
 		}
@@ -73,6 +80,13 @@ func TestRedteamOracleGivesNoBitAtTheLimits(t *testing.T) {
 	})
 	t.Run("click at 200 decoys", func(t *testing.T) { // 199 and the button
 		rtOracleRunOn(t, rtOracleLimitSite(199, 1), nil, []rtOracleProbe{clickProbe}, nil, nil)
+	})
+	// An outline larger than one of the page agent's answers comes in parts: the search finds
+	// what stands after the first part.
+	t.Run("find over a large outline", func(t *testing.T) {
+		rtOracleRunOn(t, rtOracleFilledSite(100, 1, 4000), nil, findProbes(""),
+			[]string{rtOracleCall("find", "text", "decoy button"), rtOracleCall("find", "text", "filler 03999")},
+			[]string{`button \"decoy button\"`, `"matches":1,`})
 	})
 	t.Run("query after 250 keys", func(t *testing.T) {
 		rtOracleRunOn(t, rtOracleLimitSite(3, 250), nil, append(queryProbes(""), clickProbe), nil, nil)

@@ -118,7 +118,7 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 			return out, true, err
 		}
 	case "wait_for":
-		args = withoutArg(args, "textNow")
+		args = withoutArg(withoutArg(args, "textNow"), "since")
 		if text, a, ok := textArg(args); ok && a["ref"] == nil {
 			out, err := e.oracleWait(ctx, sess, text, a)
 			return out, true, err

@@ -31,9 +31,18 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 		}
 	}
 	want := normalText(text)
-	probe, _ := json.Marshal(map[string]any{"text": text, "textNow": true})
 	start := time.Now()
+	// The page agent sends its text when it differs from the one it sent last (lastID): a
+	// page that holds the text only in a secret does not send its whole text each poll. The
+	// redaction may change meanwhile (a secret the page agent reports), so an unchanged text
+	// is judged again, not remembered.
+	lastID, lastText := 0, ""
 	for {
+		q := map[string]any{"text": text, "textNow": true}
+		if lastID > 0 {
+			q["since"] = lastID
+		}
+		probe, _ := json.Marshal(q)
 		out, err := e.pageRead(ctx, sess, "wait_for", probe) // reads only
 		if err != nil {
 			return nil, err // the page's, named "wait_for: …" already
@@ -41,9 +50,20 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 		var now struct {
 			Present bool   `json:"present"`
 			Text    string `json:"text"`
+			Same    bool   `json:"same"`
+			TextID  int    `json:"textId"`
 		}
 		if err := json.Unmarshal(out, &now); err != nil {
 			return nil, fmt.Errorf("wait_for: reading the page's text: %w", err)
+		}
+		if now.Present {
+			if now.Same {
+				if now.TextID != lastID || lastID == 0 {
+					return nil, fmt.Errorf("wait_for: the page agent's text %d is not the one it sent (%d)", now.TextID, lastID)
+				}
+				now.Text = lastText
+			}
+			lastID, lastText = now.TextID, now.Text
 		}
 		// Not in the page's own text is not in the redacted text either (a search for the
 		// marker's words aside, which tells nothing of a secret).
