@@ -22,7 +22,7 @@ import (
 // (httpx.ZstdBudget): the proxy's memory stays under it and other sites load.
 
 func TestStalledZstdDocumentsStayBounded(t *testing.T) {
-	const stalled = 24 // 192 MiB of windows without the budget
+	const stalled = 24                            // 192 MiB of windows without the budget
 	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0} // one segment of 8 MiB (its content size)
 	frame = binary.LittleEndian.AppendUint64(frame, 8<<20)
 	frame = append(frame, 15<<3, 0, 0)
@@ -43,7 +43,7 @@ func TestStalledZstdDocumentsStayBounded(t *testing.T) {
 	resolveEvil, roots := tlsSite(t, "evil."+siteHost, evil)
 	resolveOK, _ := tlsSite(t, siteHost, htmlHandler(plainPage))
 	f := newFixture(t, fixtureOpts{resolve: merge(resolveEvil, resolveOK), roots: roots})
-	f.get("https://"+siteHost+"/") // the pools and caches a first answer fills
+	f.get("https://" + siteHost + "/") // the pools and caches a first answer fills
 	heap := func() int64 {
 		runtime.GC()
 		var m runtime.MemStats
