@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -247,5 +248,23 @@ func TestSessionsPerOriginBounded(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("a place did not free when a session went")
 		}
+	}
+}
+
+// TestSessionsPerSiteBounded: a site holds at most maxSessionsPerSite live sessions however
+// many origins (subdomains) its pages mint tokens on, so what sessions hold is bounded by the
+// proxy, not by the browser's WebSocket limit; another site is not affected.
+func TestSessionsPerSiteBounded(t *testing.T) {
+	f := newClaimFixture(t)
+	for i := 0; i < maxSessionsPerSite; i++ {
+		if _, m, ce := f.dial(f.mint(fmt.Sprintf("http://s%d.flood.test/", i)), ""); m == nil {
+			t.Fatalf("session %d of the site refused: %v", i, ce)
+		}
+	}
+	if _, m, ce := f.dial(f.mint("http://another.flood.test/"), ""); m != nil || ce.Code != CloseRefused || !strings.Contains(ce.Reason, "too many") {
+		t.Fatalf("session %d of one site: %v %v, want refused as too many", maxSessionsPerSite+1, m, ce)
+	}
+	if _, m, ce := f.dial(f.mint("http://shop.test/"), ""); m == nil {
+		t.Fatalf("another site was refused: %v", ce)
 	}
 }
