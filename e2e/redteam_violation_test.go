@@ -32,7 +32,7 @@ window.use = (tok) => new Promise((res) => {
   f.src = '/frame';
   f.onload = () => {
     const W = f.contentWindow.WebSocket;
-    const ws = new W((location.protocol === 'https:' ? 'wss' : 'ws') + '://remix.proxy/agent/ws?t=' + encodeURIComponent(tok));
+    const ws = new W((location.protocol === 'https:' ? 'wss' : 'ws') + '://remix.proxy/agent/ws', 'remixproxy~' + tok);
     ws.onopen = () => ws.send(JSON.stringify({type: 'hello', url: location.href, title: 'x', top: true, ready: 'complete'}));
     ws.onmessage = (e) => res(JSON.parse(e.data).type);
     ws.onclose = (e) => res('closed ' + e.code);

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/remixproxy/remixproxy/panel"
 )
 
 // claimFixture serves a hub's page-agent channel and dials it as page agents do.
@@ -49,14 +50,14 @@ func (f *claimFixture) dial(token, resume string) (*agentConn, map[string]string
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	q := url.Values{"t": {token}}
+	protocol := panel.AgentProtocolPrefix + token
 	if resume != "" {
-		q.Set("k", resume)
+		protocol += "~" + resume
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws?"+q.Encode(),
-		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}})
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}, Subprotocols: []string{protocol}})
 	if err != nil {
 		f.t.Fatalf("dial: %v", err)
 	}
@@ -201,8 +202,8 @@ func TestTokenAfterLostWelcome(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// A socket that never reads again after its handshake: to the hub, a dead page agent.
-	dead, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws?t="+url.QueryEscape(tok),
-		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}})
+	dead, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}, Subprotocols: []string{panel.AgentProtocolPrefix + tok}})
 	if err != nil {
 		t.Fatal(err)
 	}
