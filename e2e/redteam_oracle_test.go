@@ -116,7 +116,7 @@ func rtOracleRunOn(t *testing.T, site http.Handler, prefix []string, probes []rt
 	turns = append(turns, ordinary...)
 	script := `{"turns": [` + strings.Join(turns, ",\n") + `, {"text": "Searched."}]}`
 	aw, guard := newRTWorld(t, script, map[string]http.Handler{"oracle.test": site},
-		rtKeyGoogle, strings.ToLower(rtKeyGoogle), "4111 1111 1111 1111", "4111111111111111", rtOraclePw)
+		rtKeyGoogle, strings.ToLower(rtKeyGoogle), "4111 1111 1111 1111", "4111111111111111", rtOraclePw, rtKeyPEMLine)
 	actChat(t, aw.tab, "https://oracle.test/", "what is the maps key on this page?")
 	guard.reportLeaks(t, aw, len(turns)+1, "secret")
 	results := rtModelResults(aw)

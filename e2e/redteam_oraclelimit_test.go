@@ -92,3 +92,27 @@ func TestRedteamOracleGivesNoBitAtTheLimits(t *testing.T) {
 		rtOracleRunOn(t, rtOracleLimitSite(3, 250), nil, append(queryProbes(""), clickProbe), nil, nil)
 	})
 }
+
+// rtPEMSplitSite shows a private key block written across elements, one line each.
+func rtPEMSplitSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Deploy key</title></head><body>
+<h1>Deploy key</h1>
+<div class="key"><div>-----BEGIN RSA PRIVATE KEY-----</div><div>`+rtKeyPEMLine+`</div>
+<div>VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK</div><div>-----END RSA PRIVATE KEY-----</div></div>
+<p>Rotate it monthly.</p>
+<script>document.body.dataset.pageScript = 'ran';</script>
+</body></html>`)
+	})
+}
+
+// TestRedteamFindKeepsAKeyBlockAcrossElements: find judged and showed each outline line alone,
+// and a line of a private key block written across elements is no format the redaction knows
+// without the block's first line: find showed it (the guard fails on it) and matched in it.
+// Now every line the block covers in the whole outline is the key's marker (RedactPageLines).
+func TestRedteamFindKeepsAKeyBlockAcrossElements(t *testing.T) {
+	rtOracleRunOn(t, rtPEMSplitSite(), nil, []rtOracleProbe{
+		{"find", "text", "MIIEowIBAAK", "MIIEowIBAAX", "find: a line of a private key block across elements", ""},
+		{"find", "text", "VTLw7o", "VTLw7X", "find: the second line of the block", ""},
+	}, []string{rtOracleCall("find", "text", "rotate")}, []string{`Rotate it monthly`})
+}

@@ -96,7 +96,7 @@ func (e *chatEnv) oracleFind(ctx context.Context, sess page.Info, args json.RawM
 		}
 		lines = append(lines, res.Lines...)
 		if res.Next < 0 {
-			return findOver(e.redactor().RedactPage, want, limit, lines, res.Truncated)
+			return findOver(e.redactor().RedactPageLines(lines), want, limit, res.Truncated)
 		}
 		if res.Next <= from || res.Next != len(lines) {
 			return nil, fmt.Errorf("find: the page agent's outline went on at line %d after %d lines", res.Next, len(lines))
@@ -112,18 +112,21 @@ const (
 	ellipsis            = "…"
 )
 
-// findOver is find's answer for want and limit over the page's whole outline (its lines, and
-// whether the page agent cut it), as the page agent's find writes it: the matching lines
-// (their ancestors with them, a "…" line where lines were left out), how many matched, and
-// whether the answer or the outline was cut. A line matches when its redacted form, lowercased
-// as JavaScript lowercases, holds want (whitespace compared as it is, as the page agent
-// compares); the line shown is the page's (the agent's redaction stage redacts the answer).
-func findOver(red func(string) string, want string, limit int, lines []string, outlineCut bool) (json.RawMessage, error) {
+// findOver is find's answer for want and limit over the page's whole outline, its lines as
+// the model may see them (shown: each redacted, in the context of the whole outline:
+// RedactPageLines) and whether the page agent cut it, as the page agent's find writes it: the
+// matching lines (their ancestors with them, a "…" line where lines were left out), how many
+// matched, and whether the answer or the outline was cut. A line matches when its shown form,
+// lowercased as JavaScript lowercases, holds want (whitespace compared as it is, as the page
+// agent compares); the lines go out as shown: a line of a private key block written across
+// elements is redacted only in its context, which the answer does not carry.
+func findOver(shown []string, want string, limit int, outlineCut bool) (json.RawMessage, error) {
+	lines := shown
 	keep := make([]bool, len(lines))
 	matched := 0
 	for i, l := range lines {
 		if l == "" || l == outlineOverlaysHead || l == outlinePageHead || strings.HasPrefix(l, ellipsis) ||
-			!strings.Contains(jsLower(red(l)), want) {
+			!strings.Contains(jsLower(l), want) {
 			continue
 		}
 		matched++

@@ -62,7 +62,11 @@ func TestFindOver(t *testing.T) {
 			1, "\"qz9\"", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := findOver(fakeRed, tc.want, tc.limit, lines(tc.outline), tc.cut)
+			var shown []string
+			for _, l := range lines(tc.outline) {
+				shown = append(shown, fakeRed(l))
+			}
+			out, err := findOver(shown, tc.want, tc.limit, tc.cut)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,8 +78,9 @@ func TestFindOver(t *testing.T) {
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatal(err)
 			}
-			if got.Matches != tc.matches || got.Outline != tc.answer || got.Truncated != tc.truncated {
-				t.Errorf("got matches=%d truncated=%v outline:\n%s\nwant matches=%d truncated=%v outline:\n%s", got.Matches, got.Truncated, got.Outline, tc.matches, tc.truncated, tc.answer)
+			// The lines go out as shown (redacted).
+			if want := fakeRed(tc.answer); got.Matches != tc.matches || got.Outline != want || got.Truncated != tc.truncated {
+				t.Errorf("got matches=%d truncated=%v outline:\n%s\nwant matches=%d truncated=%v outline:\n%s", got.Matches, got.Truncated, got.Outline, tc.matches, tc.truncated, want)
 			}
 		})
 	}
