@@ -41,6 +41,7 @@ func rtOracleFilledSite(decoys, keys, filler int) http.Handler {
 <button type="button" data-k="i0IoFuc i0IoFuX">decoy button</button>
 <form><label>Password <input type="password" name="pw" value="`+rtOraclePw+`"></label></form>
 <i data-p="`+rtOraclePw+`">hint</i>
+<b data-long="`+strings.Repeat("x", 4000)+rtKeyGoogle+`">long</b>
 <select id="env"><option>Production `+rtKeyGoogle+`</option><option>Staging</option></select>
 <script>document.body.dataset.pageScript = 'ran';</script>
 </body></html>`)
@@ -68,12 +69,15 @@ func TestRedteamOracleGivesNoBitAtTheLimits(t *testing.T) {
 	// The value of the page's password field in an attribute: the page agent takes it out of its
 	// answers ("[redacted]"), so the redaction in Go saw nothing to redact in it.
 	pwProbe := rtOracleProbe{"query", "selector", `[data-p*="Pw-72"]`, `[data-p*="Pw-73"]`, "query: the password's next character in an attribute", ""}
+	// A key past the 4000 characters of an attribute's value the page agent sends Go: Go saw no
+	// secret in what it was sent, and the browser matched the whole value.
+	longProbe := rtOracleProbe{"query", "selector", `[data-long*="i0IoFuc"]`, `[data-long*="i0IoFuX"]`, "query: a key past the 4000th character of an attribute", ""}
 	t.Run("find at 100 decoys", func(t *testing.T) {
 		rtOracleRunOn(t, rtOracleLimitSite(100, 1), nil, append(findProbes(""), findProbes(`, "limit": 100`)...),
 			[]string{rtOracleCall("query", "selector", "#env")}, []string{`"tag":"select"`})
 	})
 	t.Run("find after 150 keys", func(t *testing.T) {
-		rtOracleRunOn(t, rtOracleLimitSite(3, 150), nil, append(findProbes(""), pwProbe), nil, nil)
+		rtOracleRunOn(t, rtOracleLimitSite(3, 150), nil, append(findProbes(""), pwProbe, longProbe), nil, nil)
 	})
 	t.Run("query at 200 decoys", func(t *testing.T) {
 		rtOracleRunOn(t, rtOracleLimitSite(200, 1), nil, queryProbes(""), nil, nil)

@@ -258,12 +258,19 @@ func (v *queryValue) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// shownChanged reports whether what the model may see of v differs from the page's v: the
-// redaction changes it, or the page agent already took a secret it knew out of it (its
-// "[redacted]", tool_secrets.js scrubSecrets: the value of a password field the page also
-// writes in an attribute, which the redaction here no longer sees).
+// queryValueMax is how much of a value the page agent sends (tool_read.js queryValues cuts it
+// at 4000 UTF-16 units and adds "…").
+const queryValueMax = 4000
+
+// shownChanged reports whether what Go was sent of v may differ from the page's v in a way a
+// matcher could tell: the redaction changes it; the page agent already took a secret it knew
+// out of it (its "[redacted]", tool_secrets.js scrubSecrets: the value of a password field the
+// page also writes in an attribute, which the redaction here no longer sees); or the page
+// agent cut it (a key past the cut is in no text Go redacts, and the browser matches the whole
+// value). Such a value keeps its element only when the matcher holds for what Go was sent.
 func shownChanged(red func(string) string, v string) bool {
-	return red(v) != v || strings.Contains(v, "[redacted]")
+	return red(v) != v || strings.Contains(v, "[redacted]") ||
+		strings.HasSuffix(v, ellipsis) && utf16Len(v) == queryValueMax+1
 }
 
 // dropValues are the places, among the values the named attributes hold on the page, of those

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,7 @@ func TestDropValues(t *testing.T) {
 		{"title", secret},
 		{"data-p", "hint: [redacted]"}, // a password's value the page agent took out
 		{"HREF", "/x?k=" + secret},
+		{"data-long", strings.Repeat("x", queryValueMax) + "…"}, // cut by the page agent
 	}
 	for _, tc := range []struct {
 		sel  string
@@ -80,6 +82,8 @@ func TestDropValues(t *testing.T) {
 		{`[title=x]`, []int{2}},
 		{`[data-p*="Pw-72"]`, []int{3}},
 		{`[data-p^="hint"]`, []int{}},
+		{`[data-long*="Qz9"]`, []int{5}}, // past the cut: not what Go was sent
+		{`[data-long^="xxx"]`, []int{}},
 		{`[id=x]`, []int{}},
 		{`p:has(+ a[href*=Qz9])`, []int{}}, // not the subject: refused on the page instead
 	} {
