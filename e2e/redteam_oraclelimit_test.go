@@ -120,3 +120,30 @@ func TestRedteamFindKeepsAKeyBlockAcrossElements(t *testing.T) {
 		{"find", "text", "VTLw7o", "VTLw7X", "find: the second line of the block", ""},
 	}, []string{rtOracleCall("find", "text", "rotate")}, []string{`Rotate it monthly`})
 }
+
+// rtClickKeysSite shows 250 buttons named with the key before 3 decoys named with both guesses.
+func rtClickKeysSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		for i := 0; i < 250; i++ {
+			b.WriteString(`<button type="button">Copy ` + rtKeyGoogle + "</button>\n")
+		}
+		for i := 0; i < 3; i++ {
+			b.WriteString(`<button type="button">Copy i0IoFuc i0IoFuX</button>` + "\n")
+		}
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Buttons</title></head><body>
+<h1>Buttons</h1>
+`+b.String()+`<script>document.body.dataset.pageScript = 'ran';</script>
+</body></html>`)
+	})
+}
+
+// TestRedteamClickByTextGivesNoBitAtTheLimit: click by text's candidates were the first 200
+// shown clickable elements whose name held the text, and Go dropped those that held it only in
+// a secret: 200 buttons named with the key filled the list for the right guess only (the model
+// was told no element for it, three for the wrong one). Now every candidate is read, in parts.
+func TestRedteamClickByTextGivesNoBitAtTheLimit(t *testing.T) {
+	rtOracleRunOn(t, rtClickKeysSite(), nil, []rtOracleProbe{
+		{"click", "text", "i0IoFuc", "i0IoFuX", "click: an n-gram of the key in 250 buttons' names", ""},
+	}, nil, nil)
+}

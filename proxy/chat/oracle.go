@@ -94,7 +94,7 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 	red := e.redactor().RedactPage
 	switch tool {
 	case "click":
-		args = withoutArg(withoutArg(args, "candidates"), "attrNames")
+		args = withoutArg(withoutArg(withoutArg(args, "candidates"), "attrNames"), "from")
 		if text, a, ok := textArg(args); ok && a["ref"] == nil && a["selector"] == nil {
 			out, err := e.oracleClick(ctx, sess, text, a)
 			return shownName(red, out), true, err
