@@ -147,3 +147,28 @@ func TestRedteamClickByTextGivesNoBitAtTheLimit(t *testing.T) {
 		{"click", "text", "i0IoFuc", "i0IoFuX", "click: an n-gram of the key in 250 buttons' names", ""},
 	}, nil, nil)
 }
+
+// rtManyLinksSite shows 3000 links with long addresses (about 400 KB of href values, more than
+// one of the page agent's answers) and one with the key.
+func rtManyLinksSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<a href="/maps?key=` + rtKeyGoogle + `">Office map</a>` + "\n")
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(&b, "<a href=\"/p/%05d/%s\">page %d</a>\n", i, strings.Repeat("segment-", 14), i)
+		}
+		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Links</title></head><body>
+<h1>Links</h1>
+`+b.String()+`<script>document.body.dataset.pageScript = 'ran';</script>
+</body></html>`)
+	})
+}
+
+// TestRedteamQueryValuesComeInParts: on a page whose links' addresses are more than one answer
+// of the page agent, query's values come in parts: a probe of the key in a link gives the same
+// view for the right and the wrong guess, and an ordinary query finds its link.
+func TestRedteamQueryValuesComeInParts(t *testing.T) {
+	rtOracleRunOn(t, rtManyLinksSite(), nil, []rtOracleProbe{
+		{"query", "selector", `a[href*="i0IoFuc"]`, `a[href*="i0IoFuX"]`, "query: an n-gram of the key in one of 3001 links", ""},
+	}, []string{rtOracleCall("query", "selector", `a[href^="/p/02999/"]`)}, []string{`"total":1,`})
+}

@@ -76,7 +76,7 @@ function select(sel) {
 }
 
 function toolQuery(args) {
-  checkArgs(args, 'query', allowed(['selector', 'limit', 'attrNames', 'values', 'valuesId', 'drop']));
+  checkArgs(args, 'query', allowed(['selector', 'limit', 'attrNames', 'values', 'valuesId', 'drop', 'from']));
   var sel = strArg(args, 'selector', true, 1024);
   var limit = intArg(args, 'limit', 20, 1, 200);
   // attrNames, values, valuesId and drop are the chat's own (proxy/chat/oracle_query.go; never
@@ -90,10 +90,15 @@ function toolQuery(args) {
   if (names !== undefined && (!isArray(names) || names.length > 16)) {
     refuse('attrNames must be a list of at most 16 names');
   }
+  var from = intArg(args, 'from', 0, 0, 1e9);
+  if (own(args, 'values') === true && from > 0) {
+    return queryValuesPart(intArg(args, 'valuesId', 0, 0, 1e9), from);
+  }
   checkSelector(sel);
   var found = select(sel);
   if (own(args, 'values') === true) {
-    return queryValues(found, names);
+    queryValues(found, names);
+    return queryValuesPart(queryKept.id, 0);
   }
   var skip = null;
   if (own(args, 'valuesId') !== undefined) {
@@ -147,19 +152,21 @@ function toolQuery(args) {
   return res;
 }
 
-// queryValues answers the chat's first question: the distinct values (each cut at 4000
-// characters) of the named attributes over the elements found, as [name, value] pairs, which
-// it keeps for the second (queryDrop) under the id it answers. Refused past QUERY_VALUES_BYTES:
-// the elements found carry an attribute only, whatever value the model's selector asks for,
-// so the refusal does not hang on a guess.
+// queryValues reads, for the chat's first question, the distinct values (each cut at 4000
+// characters) of the named attributes over the elements found, as [name, value] pairs, and
+// keeps them for the parts of its answer (queryValuesPart) and for the second question
+// (queryDrop). Refused past QUERY_VALUES_BYTES: the elements found carry an attribute only,
+// whatever value the model's selector asks for, so the refusal does not hang on a guess.
 var queryKept = null;
 var querySeq = 0;
-var QUERY_VALUES_BYTES = 200000;
+var QUERY_VALUES_BYTES = 2000000;
+var QUERY_VALUES_PART = 200000;
 function queryValues(found, names) {
   if (names === undefined) {
     refuse('values needs attrNames');
   }
   var pairs = list();
+  var sizes = list(); // each pair's bytes in an answer
   var index = dict(); // name -> dict(value -> its place in pairs)
   var size = 0;
   var k;
@@ -183,7 +190,8 @@ function queryValues(found, names) {
       if (own(index[name], v) !== undefined) {
         continue;
       }
-      size += utf8Length(apply(jsonStringify, null, [v])) + utf8Length(apply(jsonStringify, null, [name])) + 4;
+      var n = utf8Length(apply(jsonStringify, null, [v])) + utf8Length(apply(jsonStringify, null, [name])) + 4;
+      size += n;
       if (size > QUERY_VALUES_BYTES) {
         refuse('query refused: the attributes the selector matches values of hold more text on this page than can be checked against what the page hides; select by other attributes, or by text with find');
       }
@@ -192,6 +200,7 @@ function queryValues(found, names) {
       put(p, 0, name);
       put(p, 1, v);
       put(pairs, pairs.length, p);
+      put(sizes, sizes.length, n);
     }
   }
   querySeq++;
@@ -199,9 +208,27 @@ function queryValues(found, names) {
   queryKept.id = querySeq;
   queryKept.names = names;
   queryKept.index = index;
+  queryKept.pairs = pairs;
+  queryKept.sizes = sizes;
+}
+
+// queryValuesPart is the part of the kept values from pair from, up to QUERY_VALUES_PART
+// bytes; next is where the next part starts, -1 after the last.
+function queryValuesPart(id, from) {
+  if (queryKept === null || queryKept.id !== id) {
+    refuse('the values being checked are gone (another query replaced them); query again');
+  }
+  var part = list();
+  var size = 0;
+  var i = from;
+  for (; i < queryKept.pairs.length && (part.length === 0 || size + queryKept.sizes[i] <= QUERY_VALUES_PART); i++) {
+    put(part, part.length, queryKept.pairs[i]);
+    size += queryKept.sizes[i];
+  }
   var res = dict();
-  res.valuesId = querySeq;
-  res.values = pairs;
+  res.valuesId = id;
+  res.values = part;
+  res.next = i < queryKept.pairs.length ? i : -1;
   return res;
 }
 

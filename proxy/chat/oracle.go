@@ -132,7 +132,7 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 			return out, true, err
 		}
 	case "query":
-		args = withoutArg(withoutArg(withoutArg(withoutArg(args, "attrNames"), "values"), "valuesId"), "drop")
+		args = withoutArg(withoutArg(withoutArg(withoutArg(withoutArg(args, "attrNames"), "values"), "valuesId"), "drop"), "from")
 		if sel, limit, ok := queryArgs(args); ok {
 			if ms := valueMatchers(sel); len(ms) > 0 {
 				out, err := e.oracleQuery(ctx, sess, args, limit, ms)

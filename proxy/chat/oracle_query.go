@@ -16,6 +16,10 @@ import (
 // queryPageLimit is the page agent's largest query limit.
 const queryPageLimit = 200
 
+// maxValueParts bounds the parts of the values read for a query (the page agent sends at most
+// 2 000 000 bytes of them, a part about 200 000).
+const maxValueParts = 16
+
 // attrMatcher is an attribute-value matcher of a selector: [name op value flags].
 type attrMatcher struct {
 	name  string // lowercased; "*" when an escape or a comment may spell any attribute
@@ -328,17 +332,42 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 	for i, n := range names {
 		sels[i] = "[" + n + "]"
 	}
-	probe, _ := json.Marshal(map[string]any{"selector": strings.Join(sels, ","), "attrNames": names, "values": true})
-	out, err := e.pageRead(ctx, sess, "query", probe)
-	if err != nil {
-		return nil, err
-	}
+	// The values come in parts of about 200 000 bytes (at most 2 000 000 in all: the page agent
+	// refuses past that, whatever the selector's values).
 	var held struct {
 		ValuesID int          `json:"valuesId"`
 		Values   []queryValue `json:"values"`
 	}
-	if err := json.Unmarshal(out, &held); err != nil {
-		return nil, fmt.Errorf("query: reading the page agent's values: %w", err)
+	for from, part := 0, 0; ; part++ {
+		if part == maxValueParts {
+			return nil, &agent.ToolError{Message: "query refused: the attributes the selector matches values of hold too much text on this page to check"}
+		}
+		q := map[string]any{"selector": strings.Join(sels, ","), "attrNames": names, "values": true}
+		if from > 0 {
+			q["from"], q["valuesId"] = from, held.ValuesID
+		}
+		probe, _ := json.Marshal(q)
+		out, err := e.pageRead(ctx, sess, "query", probe)
+		if err != nil {
+			return nil, err
+		}
+		var res struct {
+			ValuesID int          `json:"valuesId"`
+			Values   []queryValue `json:"values"`
+			Next     *int         `json:"next"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			return nil, fmt.Errorf("query: reading the page agent's values: %w", err)
+		}
+		held.ValuesID = res.ValuesID
+		held.Values = append(held.Values, res.Values...)
+		if res.Next == nil || *res.Next < 0 {
+			break
+		}
+		if *res.Next != len(held.Values) || *res.Next <= from {
+			return nil, fmt.Errorf("query: the page agent's values went on at %d after %d", *res.Next, len(held.Values))
+		}
+		from = *res.Next
 	}
 	for _, v := range held.Values {
 		if slices.Contains(elsewhere, v.name) && shownChanged(red, v.value) {
