@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -94,5 +96,50 @@ func TestStalledZstdDocumentsStayBounded(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d bytes of the zstd budget still held after the documents ended", httpx.ZstdInUse())
 		}
+	}
+}
+
+// TestHugeZstdWindowIsRefused: a document whose zstd frame declares a window of 1 GiB (or a
+// single segment of 2 GiB) is not decoded: the answer ends without the page, nothing of the
+// window is allocated, and the proxy goes on serving.
+func TestHugeZstdWindowIsRefused(t *testing.T) {
+	frames := map[string][]byte{
+		"window": {0x28, 0xb5, 0x2f, 0xfd, 0x00, byte(30-10) << 3, 15 << 3, 0, 0},
+		"single": binary.LittleEndian.AppendUint64([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0}, 2<<30),
+	}
+	frames["window"] = append(frames["window"], "<!doctype html>"...)
+	frames["single"] = append(append(frames["single"], 15<<3, 0, 0), "<!doctype html>"...)
+	evil := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Encoding", "zstd")
+		w.Write(frames[r.URL.Query().Get("f")])
+	})
+	resolveEvil, roots := tlsSite(t, "evil."+siteHost, evil)
+	resolveOK, _ := tlsSite(t, siteHost, htmlHandler(plainPage))
+	f := newFixture(t, fixtureOpts{resolve: merge(resolveEvil, resolveOK), roots: roots})
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for name := range frames {
+		req, _ := http.NewRequest("GET", "https://evil."+siteHost+"/?f="+name, nil)
+		req.Header.Set("Sec-Fetch-Dest", "document")
+		resp, err := f.client.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(body), "data-remixproxy") {
+				t.Errorf("%s: the document was decoded and injected (%d bytes)", name, len(body))
+			}
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 256<<20 {
+		t.Errorf("%d MiB allocated for two frames declaring huge windows", grown>>20)
+	}
+	if resp, body := f.get("https://" + siteHost + "/"); resp.StatusCode != http.StatusOK || len(body) == 0 {
+		t.Errorf("another site after the frames: status %d, %d bytes", resp.StatusCode, len(body))
+	}
+	if n := httpx.ZstdInUse(); n != 0 {
+		t.Errorf("%d bytes of the zstd budget held after the refusals", n)
 	}
 }
