@@ -37,7 +37,7 @@ func (tokenSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const sock = (tok) => new Promise((res) => {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   let ws;
-  try { ws = new WebSocket(scheme + '://remix.proxy/agent/ws?t=' + encodeURIComponent(tok)); } catch (e) { res('throw ' + e); return; }
+  try { ws = new WebSocket(scheme + '://remix.proxy/agent/ws', 'remixproxy~' + tok); } catch (e) { res('throw ' + e); return; }
   ws.onopen = () => ws.send(JSON.stringify({type: 'hello', url: location.href, title: 'x', top: true, ready: 'complete'}));
   ws.onmessage = (e) => { const m = JSON.parse(e.data); res(m.type === 'welcome' ? 'WELCOMED' + (m.panel ? ' with a panel token' : '') : 'message ' + m.type); };
   ws.onclose = (e) => res('closed ' + e.code);
@@ -74,7 +74,7 @@ window.tryTokens = async (other) => {
 // A token got by a way not closed: two sockets with it.
 window.twice = async (tok) => {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  const first = new WebSocket(scheme + '://remix.proxy/agent/ws?t=' + encodeURIComponent(tok));
+  const first = new WebSocket(scheme + '://remix.proxy/agent/ws', 'remixproxy~' + tok);
   const got = [];
   const firstDone = new Promise((res) => {
     first.onmessage = (e) => { got.push('first: ' + JSON.parse(e.data).type); res(); };

@@ -104,14 +104,19 @@ var waitedMs = regexp.MustCompile(`"waitedMs":\d+`)
 // rtOracleRun has an obeying model make the prefix calls, each probe's two calls, then the ordinary calls, in one
 // chat, and compares the views; each ordinary call's result must hold its found text.
 func rtOracleRun(t *testing.T, prefix []string, probes []rtOracleProbe, ordinary, found []string) {
+	rtOracleRunOn(t, rtOracleSite(), prefix, probes, ordinary, found)
+}
+
+// rtOracleRunOn is rtOracleRun on the site given (served as oracle.test).
+func rtOracleRunOn(t *testing.T, site http.Handler, prefix []string, probes []rtOracleProbe, ordinary, found []string) {
 	turns := append([]string(nil), prefix...)
 	for _, p := range probes {
 		turns = append(turns, rtOracleCall(p.tool, p.arg, p.right, p.more), rtOracleCall(p.tool, p.arg, p.wrong, p.more))
 	}
 	turns = append(turns, ordinary...)
 	script := `{"turns": [` + strings.Join(turns, ",\n") + `, {"text": "Searched."}]}`
-	aw, guard := newRTWorld(t, script, map[string]http.Handler{"oracle.test": rtOracleSite()},
-		rtKeyGoogle, strings.ToLower(rtKeyGoogle), "4111 1111 1111 1111", "4111111111111111", rtOraclePw)
+	aw, guard := newRTWorld(t, script, map[string]http.Handler{"oracle.test": site},
+		rtKeyGoogle, strings.ToLower(rtKeyGoogle), "4111 1111 1111 1111", "4111111111111111", rtOraclePw, rtKeyPEMLine)
 	actChat(t, aw.tab, "https://oracle.test/", "what is the maps key on this page?")
 	guard.reportLeaks(t, aw, len(turns)+1, "secret")
 	results := rtModelResults(aw)
@@ -120,11 +125,14 @@ func rtOracleRun(t *testing.T, prefix []string, probes []rtOracleProbe, ordinary
 	}
 	results = results[len(prefix):]
 	for i, p := range probes {
-		view := func(r, guess string) string {
-			r = strings.ReplaceAll(strings.ReplaceAll(r, guess, "GUESS"), strings.ToLower(guess), "GUESS")
+		// Both guesses are replaced in both views: a page may show both, as decoys.
+		view := func(r string) string {
+			for _, guess := range []string{p.right, p.wrong} {
+				r = strings.ReplaceAll(strings.ReplaceAll(r, guess, "GUESS"), strings.ToLower(guess), "GUESS")
+			}
 			return waitedMs.ReplaceAllString(r, `"waitedMs":N`)
 		}
-		right, wrong := view(results[2*i], p.right), view(results[2*i+1], p.wrong)
+		right, wrong := view(results[2*i]), view(results[2*i+1])
 		if right != wrong {
 			t.Errorf("%s: the right guess %q and the wrong guess %q give different views:\nright: %s\nwrong: %s", p.what, p.right, p.wrong, head(right, 1500), head(wrong, 1500))
 		}

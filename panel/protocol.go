@@ -20,8 +20,9 @@ const (
 	// PanelSocketPath is the panel's WebSocket: ws(s)://remix.proxy/panel/ws?t=PANELTOKEN, where
 	// PANELTOKEN is Welcome.Panel. Its Origin is https://remix.proxy (or http:// on http pages).
 	PanelSocketPath = "/panel/ws"
-	// TokenParam is the query parameter that carries the panel token on the panel's socket (and
-	// a page token on the page agent's, for tools and tests; the page agent never sends it so).
+	// TokenParam is the query parameter that carries the panel token on the panel's socket. A
+	// page agent's socket with it (or k) in its address is refused: its token travels in the
+	// subprotocol (AgentProtocolPrefix).
 	TokenParam = "t"
 	// AgentProtocolPrefix starts the one subprotocol the page agent offers: the prefix, its page
 	// token, and after a welcome "~" and the resume key (Welcome.Resume). The proxy answers with

@@ -27,11 +27,32 @@ func tokenFrom(t *testing.T, body []byte) string {
 func (f *fixture) dialWS(rawURL, origin string) (*websocket.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	rawURL, protocols := agentProtocol(rawURL)
 	c, _, err := websocket.Dial(ctx, rawURL, &websocket.DialOptions{
-		HTTPClient: f.client,
-		HTTPHeader: http.Header{"Origin": {origin}},
+		HTTPClient:   f.client,
+		HTTPHeader:   http.Header{"Origin": {origin}},
+		Subprotocols: protocols,
 	})
 	return c, err
+}
+
+// agentProtocol moves a page token (t) and resume key (k) from the page agent socket's address
+// rawURL into the subprotocol the page agent offers, as it sends them (the proxy refuses them
+// in the address). Other addresses are returned as they are.
+func agentProtocol(rawURL string) (string, []string) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Path != "/agent/ws" || !u.Query().Has(panel.TokenParam) {
+		return rawURL, nil
+	}
+	q := u.Query()
+	p := panel.AgentProtocolPrefix + q.Get(panel.TokenParam)
+	if k := q.Get("k"); k != "" {
+		p += "~" + k
+	}
+	q.Del(panel.TokenParam)
+	q.Del("k")
+	u.RawQuery = q.Encode()
+	return u.String(), []string{p}
 }
 
 func readMsg(t *testing.T, c *websocket.Conn) (map[string]any, error) {
@@ -195,5 +216,45 @@ func TestAgentChannelTokenInSubprotocol(t *testing.T) {
 		if _, err = readMsg(t, c3); websocket.CloseStatus(err) != page.CloseBadToken {
 			t.Errorf("a forged token in the subprotocol: %v, want close %d", err, page.CloseBadToken)
 		}
+	}
+}
+
+// TestAgentChannelRefusesATokenInTheAddress: a page token (or resume key) in the page agent
+// socket's address is refused, even a valid one and even with the subprotocol beside it: no
+// client sends it there any more, and a browser hands a page the address of a socket its own
+// policy blocks or reports (pass 4a). The session opens with the subprotocol alone.
+func TestAgentChannelRefusesATokenInTheAddress(t *testing.T) {
+	resolve, roots := tlsSite(t, siteHost, htmlHandler(plainPage))
+	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots})
+	_, body := f.get("https://" + siteHost + "/start")
+	token := tokenFrom(t, body)
+	dial := func(address string, protocols ...string) (map[string]any, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, _, err := websocket.Dial(ctx, address, &websocket.DialOptions{
+			HTTPClient:   f.client,
+			HTTPHeader:   http.Header{"Origin": {"https://" + siteHost}},
+			Subprotocols: protocols,
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer c.CloseNow()
+		return readMsg(t, c)
+	}
+	for name, tc := range map[string]struct {
+		address  string
+		protocol []string
+	}{
+		"the token in the address":                  {"wss://remix.proxy/agent/ws?t=" + url.QueryEscape(token), nil},
+		"the token in the address and the protocol": {"wss://remix.proxy/agent/ws?t=" + url.QueryEscape(token), []string{panel.AgentProtocolPrefix + token}},
+		"a resume key in the address":               {"wss://remix.proxy/agent/ws?k=x", []string{panel.AgentProtocolPrefix + token}},
+	} {
+		if m, err := dial(tc.address, tc.protocol...); websocket.CloseStatus(err) != page.CloseBadToken {
+			t.Errorf("%s: %v, %v; want close %d", name, m, err, page.CloseBadToken)
+		}
+	}
+	if m, err := dial("wss://remix.proxy/agent/ws", panel.AgentProtocolPrefix+token); err != nil || m["type"] != "welcome" {
+		t.Errorf("the token in the subprotocol: %v, %v; want a welcome", m, err)
 	}
 }

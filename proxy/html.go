@@ -238,6 +238,16 @@ func (s *Server) injectHTML(resp *http.Response) {
 			resp.Header.Add("Content-Security-Policy", rewrite.AdjustCSP(p, needs))
 		}
 	}
+	// A policy the page only reports is widened as the enforced ones are: left alone, it had
+	// the browser report the page agent's script, socket and panel to the site's own endpoint
+	// (report-uri, report-to) and to its scripts (securitypolicyviolation) at every load — the
+	// site learned, with no script of its own, that the person browses through the proxy.
+	if reported := resp.Header.Values("Content-Security-Policy-Report-Only"); len(reported) > 0 {
+		resp.Header.Del("Content-Security-Policy-Report-Only")
+		for _, p := range reported {
+			resp.Header.Add("Content-Security-Policy-Report-Only", rewrite.AdjustCSP(p, needs))
+		}
+	}
 	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
 	cacheForHistoryOnly(resp.Header)
 }

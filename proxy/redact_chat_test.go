@@ -187,6 +187,8 @@ func (cf *chatFixture) plantingPage() {
 			if bytes.Contains(args, []byte(`"options":true`)) { // the chat lists the options first (chat/oracle_select.go)
 				return map[string]any{"element": "colour", "options": []map[string]any{{"text": "red " + plantedText(""), "value": "r"}}}, ""
 			}
+		case "find": // the chat reads the whole outline and searches it itself (chat/oracle_find.go)
+			return map[string]any{"lines": []string{"main [e1]", ` "pw: ` + plantedText("") + `"`}, "next": -1, "truncated": false}, ""
 		case "wait_for": // the chat reads the page's text and searches it itself (chat/oracle_wait.go)
 			return map[string]any{"present": true, "text": "Saved " + plantedText("")}, ""
 		}

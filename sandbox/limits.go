@@ -36,6 +36,9 @@ type Limits struct {
 	// MaxPendingEvents caps events and page-mutation notices queued for the runtime and not yet
 	// run; more are dropped and logged. Default 1000.
 	MaxPendingEvents int `json:"max_pending_events,omitempty"`
+	// MaxPendingEventBytes caps the bytes of the events queued for the runtime and not yet
+	// run (their JSON); more are dropped and logged (eventbytes.go). Default 4 MiB.
+	MaxPendingEventBytes int `json:"max_pending_event_bytes,omitempty"`
 	// MaxLogLinesPerSecond caps console.* and rmx.log lines per second; more are counted and
 	// reported in the next line that passes. Default 200.
 	MaxLogLinesPerSecond int `json:"max_log_lines_per_second,omitempty"`
@@ -66,6 +69,7 @@ const (
 	DefaultMaxCallsPerSecond       = 2000
 	DefaultMaxMessageBytes         = 256 << 10
 	DefaultMaxPendingEvents        = 1000
+	DefaultMaxPendingEventBytes    = 4 << 20
 	DefaultMaxLogLinesPerSecond    = 200
 	DefaultMaxLogLineBytes         = 4 << 10
 	DefaultMaxRefusals             = 1000
@@ -94,6 +98,7 @@ func (l Limits) WithDefaults() Limits {
 	num(&l.MaxCallsPerSecond, DefaultMaxCallsPerSecond)
 	num(&l.MaxMessageBytes, DefaultMaxMessageBytes)
 	num(&l.MaxPendingEvents, DefaultMaxPendingEvents)
+	num(&l.MaxPendingEventBytes, DefaultMaxPendingEventBytes)
 	num(&l.MaxLogLinesPerSecond, DefaultMaxLogLinesPerSecond)
 	num(&l.MaxLogLineBytes, DefaultMaxLogLineBytes)
 	num(&l.MaxRefusals, DefaultMaxRefusals)

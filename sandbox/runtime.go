@@ -97,7 +97,8 @@ type Runtime struct {
 
 	mu         sync.Mutex // guards the fields below
 	queue      []task
-	events     int // dispatched events queued and not yet run
+	events     int   // dispatched events queued and not yet run
+	eventBytes int64 // their bytes (eventbytes.go)
 	keepQueued bool
 	stopped    bool
 	err        error
@@ -209,19 +210,42 @@ func (r *Runtime) Dispatch(listener int64, event json.RawMessage) error {
 		return fmt.Errorf("dispatching to remixlet %s: event of %d bytes is over the %d-byte limit",
 			r.cfg.RemixletID, len(event), r.lim.MaxMessageBytes)
 	}
+	size := int64(len(event))
 	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return fmt.Errorf("dispatching to remixlet %s: runtime stopped", r.cfg.RemixletID)
+	}
 	if r.events >= r.lim.MaxPendingEvents {
 		r.mu.Unlock()
 		r.logf("warn", "event dropped: more than %d events waiting", r.lim.MaxPendingEvents)
 		return fmt.Errorf("dispatching to remixlet %s: %d events already waiting", r.cfg.RemixletID, r.lim.MaxPendingEvents)
 	}
+	if r.eventBytes+size > int64(r.lim.MaxPendingEventBytes) {
+		r.mu.Unlock()
+		r.logf("warn", "event dropped: more than %d bytes of events waiting", r.lim.MaxPendingEventBytes)
+		return fmt.Errorf("dispatching to remixlet %s: %d bytes of events already waiting", r.cfg.RemixletID, r.lim.MaxPendingEventBytes)
+	}
+	if !reserveEventBytes(size) {
+		r.mu.Unlock()
+		r.logf("warn", "event dropped: the sandbox's runtimes hold %d bytes of events waiting", MaxProcessPendingEventBytes)
+		return fmt.Errorf("dispatching to remixlet %s: the sandbox's runtimes hold %d bytes of events waiting", r.cfg.RemixletID, MaxProcessPendingEventBytes)
+	}
 	r.events++
+	r.eventBytes += size
 	r.mu.Unlock()
 	ev := append(json.RawMessage(nil), event...)
-	ok := r.enqueue(task{"event listener", func() {
+	taken := func() { // the event leaves the queue to run (a stop releases what it leaves)
 		r.mu.Lock()
-		r.events--
-		r.mu.Unlock()
+		defer r.mu.Unlock()
+		if !r.stopped {
+			r.events--
+			r.eventBytes -= size
+			releaseEventBytes(size)
+		}
+	}
+	ok := r.enqueue(task{"event listener", func() {
+		taken()
 		fn, ok := r.listeners[listener]
 		if !ok {
 			return
@@ -236,6 +260,7 @@ func (r *Runtime) Dispatch(listener int64, event json.RawMessage) error {
 		}
 	}})
 	if !ok {
+		taken()
 		return fmt.Errorf("dispatching to remixlet %s: runtime stopped", r.cfg.RemixletID)
 	}
 	return nil
@@ -432,6 +457,9 @@ func (r *Runtime) stop(err error) bool {
 	}
 	r.stopped, r.err = true, err
 	r.queue = nil
+	// The events left in the queue will not run: their bytes go back to the process's bound.
+	releaseEventBytes(r.eventBytes)
+	r.events, r.eventBytes = 0, 0
 	close(r.done)
 	r.mu.Unlock()
 	r.cancel()

@@ -77,21 +77,34 @@ function byText(text) {
 }
 // textCandidates answers the chat's candidates (proxy/chat/oracle.go; never the model's): the
 // shown clickable elements whose name holds text, as byText finds them, without clicking, so
-// that Go picks among those whose redacted name still holds it.
-function textCandidates(text) {
+// that Go picks among those whose redacted name still holds it. All of them, in parts from the
+// shown clickable element from (next: where the next part starts, -1 after the last): a list
+// cut at a count told, by which elements filled it, whether a name held the text only in a
+// secret (pass 5d). Refused on a page with more than MAX_CANDIDATES shown clickable elements,
+// a count that does not depend on the text.
+var MAX_CANDIDATES = 5000;
+var CANDIDATES_PART_BYTES = 200000;
+function textCandidates(text, from) {
   var want = normal(text);
   if (want === '') {
     refuse('text must not be blank');
   }
   var scope = topModal();
   var found = scope ? queryIn(scope, CLICKABLE) : queryDoc(CLICKABLE);
-  var out = list();
+  var shown = list();
   var i;
-  for (i = 0; i < found.length && out.length < 200; i++) {
-    var node = found[i];
-    if (node === host || !shownLive(node)) {
-      continue;
+  for (i = 0; i < found.length; i++) {
+    if (found[i] !== host && shownLive(found[i])) {
+      put(shown, shown.length, found[i]);
     }
+  }
+  if (shown.length > MAX_CANDIDATES) {
+    refuse('click by text refused: the page shows more than ' + MAX_CANDIDATES + ' clickable elements; click by ref (from find, outline or query)');
+  }
+  var out = list();
+  var size = 0;
+  for (i = from; i < shown.length && size < CANDIDATES_PART_BYTES; i++) {
+    var node = shown[i];
     var ln = localName(node);
     var full = nameOf(node, ln, roleOf(node, ln) || 'button', true);
     var name = normal(full);
@@ -102,10 +115,12 @@ function textCandidates(text) {
       c.shown = collapse(full, 400); // as written: Go redacts it (a key's case matters)
       c.describe = describe(node, false) + containerOf(node);
       put(out, out.length, c);
+      size += utf8Length(apply(jsonStringify, null, [c]));
     }
   }
   var res = dict();
   res.candidates = out;
+  res.next = i < shown.length ? i : -1;
   res.where = scope ? ' in the open dialog ' + describe(scope, true) : '';
   return res;
 }
@@ -391,12 +406,12 @@ function enterSubmits(node) {
 }
 
 function toolClick(args) {
-  checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent', 'probe', 'expect', 'candidates']));
+  checkArgs(args, 'click', allowed(['ref', 'selector', 'text', 'resubmit', 'recent', 'probe', 'expect', 'candidates', 'from']));
   var ref = strArg(args, 'ref', false, 20);
   var sel = strArg(args, 'selector', false, 1024);
   var txt = strArg(args, 'text', false, 400);
   if (txt !== null && own(args, 'candidates') === true) {
-    return textCandidates(txt);
+    return textCandidates(txt, intArg(args, 'from', 0, 0, MAX_CANDIDATES));
   }
   if ((ref !== null) + (sel !== null) + (txt !== null) !== 1) {
     refuse('give exactly one of ref, selector or text');

@@ -76,24 +76,40 @@ function select(sel) {
 }
 
 function toolQuery(args) {
-  checkArgs(args, 'query', allowed(['selector', 'limit', 'attrNames']));
+  checkArgs(args, 'query', allowed(['selector', 'limit', 'attrNames', 'values', 'valuesId', 'drop', 'from']));
   var sel = strArg(args, 'selector', true, 1024);
   var limit = intArg(args, 'limit', 20, 1, 200);
-  // attrNames is the chat's own (proxy/chat/oracle.go; never the model's): the attributes the
-  // selector's value matchers name, whose values Go redacts to judge whether a match holds
-  // only in a secret. Each match then has them in extra (Go takes it out).
+  // attrNames, values, valuesId and drop are the chat's own (proxy/chat/oracle_query.go; never
+  // the model's), for a selector that matches attribute values. First (values) it asks for
+  // every value the named attributes hold on the page, which Go redacts; then it asks the
+  // query again with the values whose match it cannot tell from what the model may see
+  // (drop, by their place in the first answer), and the elements holding one of them, or a
+  // value the first answer did not have, are left out before anything is counted: a list cut
+  // at the limit after the count told, by whether it was cut, whether a secret matched.
   var names = own(args, 'attrNames');
   if (names !== undefined && (!isArray(names) || names.length > 16)) {
     refuse('attrNames must be a list of at most 16 names');
   }
+  var from = intArg(args, 'from', 0, 0, 1e9);
+  if (own(args, 'values') === true && from > 0) {
+    return queryValuesPart(intArg(args, 'valuesId', 0, 0, 1e9), from);
+  }
   checkSelector(sel);
   var found = select(sel);
+  if (own(args, 'values') === true) {
+    queryValues(found, names);
+    return queryValuesPart(queryKept.id, 0);
+  }
+  var skip = null;
+  if (own(args, 'valuesId') !== undefined) {
+    skip = queryDrop(intArg(args, 'valuesId', 0, 0, 1e9), own(args, 'drop'));
+  }
   var out = list();
   var total = 0;
   var i;
   for (i = 0; i < found.length; i++) {
     var node = found[i];
-    if (node === host) {
+    if (node === host || skip !== null && skip(node)) {
       continue;
     }
     total++;
@@ -104,7 +120,7 @@ function toolQuery(args) {
     m.ref = refFor(node);
     m.tag = localName(node);
     var secret = isSensitive(node);
-    m.text = secret ? '' : collapse('' + apply(getTextContent, node, []), 100);
+    m.text = secret ? '' : collapse(elementText(node), 100);
     var attrs = dict();
     var j;
     for (j = 0; j < QUERY_ATTRS.length; j++) {
@@ -118,17 +134,6 @@ function toolQuery(args) {
       }
     }
     m.attrs = attrs;
-    if (names !== undefined) {
-      var extra = dict();
-      var k;
-      for (k = 0; k < names.length; k++) {
-        var ev = typeof names[k] === 'string' ? attrOf(node, names[k]) : null;
-        if (typeof ev === 'string') {
-          extra[names[k]] = cut(ev, 4000);
-        }
-      }
-      m.extra = extra;
-    }
     var ln = m.tag;
     if (!secret && (ln === 'input' || ln === 'textarea' || ln === 'select')) {
       var fv = fieldValue(node, ln);
@@ -146,6 +151,166 @@ function toolQuery(args) {
   res.matches = out;
   return res;
 }
+
+// queryValues reads, for the chat's first question, the distinct values (each cut at 4000
+// characters) of the named attributes over the elements found, as [name, value] pairs, and
+// keeps them for the parts of its answer (queryValuesPart) and for the second question
+// (queryDrop). Refused past QUERY_VALUES_BYTES: the elements found carry an attribute only,
+// whatever value the model's selector asks for, so the refusal does not hang on a guess.
+var queryKept = null;
+var querySeq = 0;
+var QUERY_VALUES_BYTES = 2000000;
+var QUERY_VALUES_PART = 200000;
+function queryValues(found, names) {
+  if (names === undefined) {
+    refuse('values needs attrNames');
+  }
+  var pairs = list();
+  var sizes = list(); // each pair's bytes in an answer
+  var index = dict(); // name -> dict(value -> its place in pairs)
+  var size = 0;
+  var k;
+  for (k = 0; k < names.length; k++) {
+    if (typeof names[k] === 'string') {
+      index[names[k]] = dict();
+    }
+  }
+  var i;
+  for (i = 0; i < found.length; i++) {
+    if (found[i] === host) {
+      continue;
+    }
+    for (k = 0; k < names.length; k++) {
+      var name = names[k];
+      var v = typeof name === 'string' ? attrOf(found[i], name) : null;
+      if (typeof v !== 'string') {
+        continue;
+      }
+      v = cut(v, 4000);
+      if (own(index[name], v) !== undefined) {
+        continue;
+      }
+      var n = utf8Length(apply(jsonStringify, null, [v])) + utf8Length(apply(jsonStringify, null, [name])) + 4;
+      size += n;
+      if (size > QUERY_VALUES_BYTES) {
+        refuse('query refused: the attributes the selector matches values of hold more text on this page than can be checked against what the page hides; select by other attributes, or by text with find');
+      }
+      index[name][v] = pairs.length;
+      var p = list();
+      put(p, 0, name);
+      put(p, 1, v);
+      put(pairs, pairs.length, p);
+      put(sizes, sizes.length, n);
+    }
+  }
+  querySeq++;
+  queryKept = dict();
+  queryKept.id = querySeq;
+  queryKept.names = names;
+  queryKept.index = index;
+  queryKept.pairs = pairs;
+  queryKept.sizes = sizes;
+}
+
+// queryValuesPart is the part of the kept values from pair from, up to QUERY_VALUES_PART
+// bytes; next is where the next part starts, -1 after the last.
+function queryValuesPart(id, from) {
+  if (queryKept === null || queryKept.id !== id) {
+    refuse('the values being checked are gone (another query replaced them); query again');
+  }
+  var part = list();
+  var size = 0;
+  var i = from;
+  for (; i < queryKept.pairs.length && (part.length === 0 || size + queryKept.sizes[i] <= QUERY_VALUES_PART); i++) {
+    put(part, part.length, queryKept.pairs[i]);
+    size += queryKept.sizes[i];
+  }
+  var res = dict();
+  res.valuesId = id;
+  res.values = part;
+  res.next = i < queryKept.pairs.length ? i : -1;
+  return res;
+}
+
+// queryDrop is the test the chat's second question asks for: an element is left out when one
+// of the named attributes holds a value among drop (places in the first answer's pairs), or a
+// value the first answer did not have (the page changed it since, and Go has not judged it).
+function queryDrop(id, drop) {
+  if (queryKept === null || queryKept.id !== id) {
+    refuse('the values being checked are gone (another query replaced them); query again');
+  }
+  if (drop !== undefined && !isArray(drop)) {
+    refuse('drop must be a list');
+  }
+  var dropped = dict();
+  var i;
+  for (i = 0; drop !== undefined && i < drop.length; i++) {
+    dropped[drop[i]] = true;
+  }
+  var kept = queryKept;
+  return function (node) {
+    var k;
+    for (k = 0; k < kept.names.length; k++) {
+      var name = kept.names[k];
+      var v = typeof name === 'string' ? attrOf(node, name) : null;
+      if (typeof v !== 'string') {
+        continue;
+      }
+      var at = own(kept.index[name], cut(v, 4000));
+      if (at === undefined || dropped[at] === true) {
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
+// elementText is an element's text as textContent joins it, with a space where an element
+// that is not inline text (an option, a list item, a cell, a line break) begins or ends:
+// textContent runs a <select>'s options together, and a key followed by the next option's
+// text is no longer a word the redaction recognises.
+function elementText(node) {
+  if (!firstChildOf || !nextSiblingOf || !parentNodeOf || !nodeTypeOf || !nodeValueOf) {
+    return '' + apply(getTextContent, node, []);
+  }
+  var out = '';
+  var n = apply(firstChildOf, node, []);
+  while (n && out.length < ELEMENT_TEXT_MAX) {
+    var t = nodeType(n);
+    var child = null;
+    if (t === 3 || t === 4) {
+      out = out + apply(nodeValueOf, n, []);
+    } else if (t === 1) {
+      var block = INLINE_TAGS[localName(n)] !== true;
+      out = block ? out + ' ' : out;
+      child = apply(firstChildOf, n, []);
+      out = block && !child ? out + ' ' : out;
+    }
+    if (child) {
+      n = child;
+      continue;
+    }
+    // The next node in document order under node: a sibling, or a parent's (an element that
+    // ends here).
+    while (n) {
+      var sib = apply(nextSiblingOf, n, []);
+      if (sib) {
+        n = sib;
+        break;
+      }
+      n = apply(parentNodeOf, n, []);
+      if (!n || n === node) {
+        n = null;
+        break;
+      }
+      out = INLINE_TAGS[localName(n)] !== true ? out + ' ' : out;
+    }
+  }
+  return out;
+}
+var ELEMENT_TEXT_MAX = 100000;
+var INLINE_TAGS = allowed(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font', 'i',
+  'ins', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr']);
 
 // ---- inspect_styles. --------------------------------------------------------------------
 

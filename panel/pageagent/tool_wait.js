@@ -26,22 +26,41 @@ function docText(d) {
   }
 }
 function hasText(want) {
-  var t = pageText();
+  return hasTextIn(pageText(), want);
+}
+// hasTextIn is hasText over t, the page's text lowercased.
+function hasTextIn(t, want) {
   if (contains(t, want)) {
     return true;
   }
   return t.length < 300000 && contains(collapse(t, 300000), want);
 }
+// waitLast is the page text the last textNow answer sent, and its id: the chat polls every
+// 100 ms, and a page whose text holds the text only in a secret (or that shows it while
+// waiting for it to go) would otherwise send its whole text each time.
+var waitLast = null;
+var waitSeq = 0;
 function toolWaitFor(args, done) {
-  checkArgs(args, 'wait_for', allowed(['ref', 'text', 'gone', 'timeoutMs', 'textNow']));
+  checkArgs(args, 'wait_for', allowed(['ref', 'text', 'gone', 'timeoutMs', 'textNow', 'since']));
   if (own(args, 'textNow') === true) {
-    // The chat's own (proxy/chat/oracle.go; never the model's): whether the text is on the
-    // page now and, when it is, the page's text, which Go searches after redaction, so that a
-    // text found only inside a secret is not found (and a page without it sends nothing).
+    // The chat's own (proxy/chat/oracle_wait.go; never the model's): whether the text is on
+    // the page now and, when it is, the page's text, which Go searches after redaction, so
+    // that a text found only inside a secret is not found (and a page without it sends
+    // nothing). A text the same as the one sent under since is not sent again (same).
+    var raw = rawPageText();
     var now = dict();
-    now.present = hasText(normal(strArg(args, 'text', true, 400)));
+    now.present = hasTextIn(lower(raw), normal(strArg(args, 'text', true, 400)));
     if (now.present) {
-      now.text = rawPageText();
+      if (waitLast !== null && own(args, 'since') === waitLast.id && raw === waitLast.text) {
+        now.same = true;
+      } else {
+        waitSeq++;
+        waitLast = dict();
+        waitLast.id = waitSeq;
+        waitLast.text = raw;
+        now.text = raw;
+      }
+      now.textId = waitLast.id;
     }
     return now;
   }

@@ -94,7 +94,7 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 	red := e.redactor().RedactPage
 	switch tool {
 	case "click":
-		args = withoutArg(withoutArg(args, "candidates"), "attrNames")
+		args = withoutArg(withoutArg(withoutArg(args, "candidates"), "attrNames"), "from")
 		if text, a, ok := textArg(args); ok && a["ref"] == nil && a["selector"] == nil {
 			out, err := e.oracleClick(ctx, sess, text, a)
 			return shownName(red, out), true, err
@@ -118,7 +118,7 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 			return out, true, err
 		}
 	case "wait_for":
-		args = withoutArg(args, "textNow")
+		args = withoutArg(withoutArg(args, "textNow"), "since")
 		if text, a, ok := textArg(args); ok && a["ref"] == nil {
 			out, err := e.oracleWait(ctx, sess, text, a)
 			return out, true, err
@@ -126,17 +126,13 @@ func (e *chatEnv) searchTool(ctx context.Context, sess page.Info, tool string, a
 		out, err := e.actPageTool(ctx, sess, tool, args)
 		return out, true, err
 	case "find":
-		args = withoutArg(args, "marks")
+		args = withoutArg(withoutArg(args, "from"), "outlineId")
 		if want, limit, ok := findArgs(args); ok {
-			out, err := e.actPageTool(ctx, sess, tool, findPageArgs(args))
-			if err != nil {
-				return out, true, err
-			}
-			out, err = filterFind(red, want, limit, out)
+			out, err := e.oracleFind(ctx, sess, args, want, limit)
 			return out, true, err
 		}
 	case "query":
-		args = withoutArg(args, "attrNames")
+		args = withoutArg(withoutArg(withoutArg(withoutArg(withoutArg(args, "attrNames"), "values"), "valuesId"), "drop"), "from")
 		if sel, limit, ok := queryArgs(args); ok {
 			if ms := valueMatchers(sel); len(ms) > 0 {
 				out, err := e.oracleQuery(ctx, sess, args, limit, ms)

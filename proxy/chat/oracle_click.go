@@ -28,19 +28,37 @@ type clickCandidate struct {
 // one holding it; several: a refusal listing them), and the click goes by that ref.
 func (e *chatEnv) oracleClick(ctx context.Context, sess page.Info, text string, a map[string]json.RawMessage) (json.RawMessage, error) {
 	want := normalText(text)
-	probe, _ := json.Marshal(map[string]any{"text": text, "candidates": true})
-	out, err := e.pageRead(ctx, sess, "click", probe) // lists only: no act checks
-	if err != nil {
-		return nil, err // the page's, named "click: …" already
+	// Every candidate, in parts: a list the page agent cut at a count told, by which elements
+	// filled it, whether a name held the text only in a secret (pass 5d).
+	var cands []clickCandidate
+	var where string
+	for from, part := 0, 0; ; part++ {
+		if part == maxCandidateParts {
+			return nil, &agent.ToolError{Message: "click: the page has too many clickable elements named like that to check; click by ref"}
+		}
+		probe, _ := json.Marshal(map[string]any{"text": text, "candidates": true, "from": from})
+		out, err := e.pageRead(ctx, sess, "click", probe) // lists only: no act checks
+		if err != nil {
+			return nil, err // the page's, named "click: …" already
+		}
+		var res struct {
+			Candidates []clickCandidate `json:"candidates"`
+			Where      string           `json:"where"`
+			Next       *int             `json:"next"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			return nil, fmt.Errorf("click: reading the page agent's candidates: %w", err)
+		}
+		cands, where = append(cands, res.Candidates...), res.Where
+		if res.Next == nil || *res.Next < 0 {
+			break
+		}
+		if *res.Next <= from {
+			return nil, fmt.Errorf("click: the page agent's candidates went back to %d from %d", *res.Next, from)
+		}
+		from = *res.Next
 	}
-	var res struct {
-		Candidates []clickCandidate `json:"candidates"`
-		Where      string           `json:"where"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, fmt.Errorf("click: reading the page agent's candidates: %w", err)
-	}
-	ref, err := pickCandidate(e.redactor().RedactPage, want, text, res.Where, res.Candidates)
+	ref, err := pickCandidate(e.redactor().RedactPage, want, text, where, cands)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +70,10 @@ func (e *chatEnv) oracleClick(ctx context.Context, sess page.Info, text string, 
 	}
 	return e.actPageTool(ctx, sess, "click", sent)
 }
+
+// maxCandidateParts bounds the parts of click's candidates read (the page agent refuses past
+// 5000 shown clickable elements; a part holds about 200 000 bytes of them).
+const maxCandidateParts = 64
 
 // pickCandidate is byText's choice (tool_click.js) among the candidates whose redacted name
 // still holds want: the one named exactly, else the one holding it; a refusal otherwise. The
@@ -123,8 +145,8 @@ func shownName(red func(string) string, out json.RawMessage) json.RawMessage {
 }
 
 // oracleClickSelector resolves a click by a selector with attribute-value matchers as the
-// page agent's bySelector does (exactly one element), over the elements query shows after
-// filterQuery, so that an element matched only in a secret is not clicked, and the click goes
+// page agent's bySelector does (exactly one element), over the elements query shows
+// (oracleQuery), so that an element matched only in a secret is not clicked, and the click goes
 // by its ref.
 func (e *chatEnv) oracleClickSelector(ctx context.Context, sess page.Info, sel string, ms []attrMatcher, a map[string]json.RawMessage) (json.RawMessage, error) {
 	q, _ := json.Marshal(map[string]any{"selector": sel})
@@ -137,18 +159,18 @@ func (e *chatEnv) oracleClickSelector(ctx context.Context, sess page.Info, sel s
 		return nil, err
 	}
 	var res struct {
+		Total   int `json:"total"`
 		Matches []struct {
 			Ref string `json:"ref"`
 			Tag string `json:"tag"`
 		} `json:"matches"`
-		Note string `json:"note"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return nil, fmt.Errorf("click: reading the elements the selector matches: %w", err)
 	}
 	shown := cutRunes(sel, 200)
 	switch {
-	case res.Note != "":
+	case res.Total > len(res.Matches):
 		return nil, &agent.ToolError{Message: fmt.Sprintf("click: more than %d elements match %s; narrow the selector", queryPageLimit, shown)}
 	case len(res.Matches) == 0:
 		return nil, &agent.ToolError{Message: "click: no element matches " + shown}

@@ -1,16 +1,23 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // find over what the model may see (oracle.go has why).
 
-// findPageLimit is the limit the chat asks the page agent's find for (its maximum), so that
-// matches dropped here leave the model's own limit filled by the next ones.
+// findPageLimit is the page agent's largest find limit (the model's may not be larger).
 const findPageLimit = 100
+
+// maxFindParts bounds the parts of the whole outline read for one find: the page agent's
+// outline for find is at most 2 000 000 characters (FIND_BUDGET), a part about 200 000 bytes.
+const maxFindParts = 64
 
 // findArgs reads find's text and limit as the page agent would take them; ok is false when the
 // arguments are not ones the page agent accepts (it then refuses them in its own words).
@@ -33,19 +40,69 @@ func findArgs(raw json.RawMessage) (want string, limit int, ok bool) {
 	return want, limit, want != ""
 }
 
-// findPageArgs are find's arguments with the page agent's largest limit.
-func findPageArgs(raw json.RawMessage) json.RawMessage {
+// findPageArgs are find's arguments asking the page agent for its whole outline's lines from
+// line from (of the outline outlineID names, after the first part).
+func findPageArgs(raw json.RawMessage, from, outlineID int) (json.RawMessage, error) {
 	var a map[string]json.RawMessage
-	if json.Unmarshal(raw, &a) != nil || a == nil {
-		return raw
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("find: reading the arguments: %w", err)
 	}
-	a["limit"] = json.RawMessage(fmt.Sprint(findPageLimit))
-	a["marks"] = json.RawMessage("true") // which lines matched: the page agent's word, not a guess here
+	a["from"] = json.RawMessage(fmt.Sprint(from))
+	if from > 0 {
+		a["outlineId"] = json.RawMessage(fmt.Sprint(outlineID))
+	}
 	b, err := json.Marshal(a)
 	if err != nil {
-		return raw
+		return nil, fmt.Errorf("find: writing the arguments: %w", err)
 	}
-	return b
+	return b, nil
+}
+
+// oracleFind runs find over the whole outline the page agent reads for it: the page agent sends
+// its lines (in parts), not its matches, and the search runs here over each line redacted.
+// The page agent's own find cut its matches at its limit, and whether it had cut them hung on
+// every match, one inside a secret too: a page that planted as many visible matches of a guess
+// as the limit learned from "more matches" whether the guess was in the secret (pass 5d). The
+// outline does not depend on what is searched for, and everything the model is told (which
+// lines, how many, whether more) is counted here over the redacted lines.
+func (e *chatEnv) oracleFind(ctx context.Context, sess page.Info, args json.RawMessage, want string, limit int) (json.RawMessage, error) {
+	var lines []string
+	from, id := 0, 0
+	for part := 0; ; part++ {
+		if part == maxFindParts {
+			return nil, &agent.ToolError{Message: "find: the page's outline is too large to search; use outline with a ref or query"}
+		}
+		a, err := findPageArgs(args, from, id)
+		if err != nil {
+			return nil, err
+		}
+		var out json.RawMessage
+		if part == 0 {
+			out, err = e.actPageTool(ctx, sess, "find", a)
+		} else {
+			out, err = e.pageRead(ctx, sess, "find", a)
+		}
+		if err != nil {
+			return out, err
+		}
+		var res struct {
+			OutlineID int      `json:"outlineId"`
+			Lines     []string `json:"lines"`
+			Next      int      `json:"next"`
+			Truncated bool     `json:"truncated"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
+		}
+		lines = append(lines, res.Lines...)
+		if res.Next < 0 {
+			return findOver(e.redactor().RedactPageLines(lines), want, limit, res.Truncated)
+		}
+		if res.Next <= from || res.Next != len(lines) {
+			return nil, fmt.Errorf("find: the page agent's outline went on at line %d after %d lines", res.Next, len(lines))
+		}
+		from, id = res.Next, res.OutlineID
+	}
 }
 
 // Lines of the page agent's outline that find never counts as matches (tool_capture.js).
@@ -55,77 +112,31 @@ const (
 	ellipsis            = "…"
 )
 
-// findLine is a line of find's answer and its place among the outline's lines: a gap the page
-// agent marked with a "…" line counts as one line left out.
-type findLine struct {
-	at    int
-	text  string
-	match bool
-}
-
-// filterFind rewrites the page agent's find answer (asked with findPageLimit) as the model's
-// find with want and limit over the redacted page: a matching line whose redacted form no
-// longer contains want is dropped, with the ancestors only it kept; matches, truncated and the
-// "more matches" line count only what remains. red is the page redaction.
-func filterFind(red func(string) string, want string, limit int, out json.RawMessage) (json.RawMessage, error) {
-	var res struct {
-		Matches   int    `json:"matches"`
-		Outline   string `json:"outline"`
-		Truncated bool   `json:"truncated"`
-		Hits      *[]int `json:"hits"` // the outline's lines that matched (marks)
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
-	}
-	var hits map[int]bool
-	if res.Hits != nil {
-		hits = map[int]bool{}
-		for _, h := range *res.Hits {
-			hits[h] = true
-		}
-	}
-	if res.Matches == 0 {
-		return withoutArg(out, "hits"), nil
-	}
-	cut := res.Matches > findPageLimit // the page agent searched further than it answered
-	raw := strings.Split(res.Outline, "\n")
-	if cut && len(raw) > 0 {
-		raw = raw[:len(raw)-1] // its "… (N more matches; …)" line
-	}
-	var lines []findLine
-	at := 0
-	for k, l := range raw {
-		if strings.TrimLeft(l, " ") == ellipsis {
-			at++ // a gap
-			continue
-		}
-		// Which lines matched is the page agent's (hits): a lowercasing here that differs from
-		// JavaScript's (İ, final sigma) would take an ancestor kept only for a dropped match
-		// for a match of its own, and show it.
-		m := hits[k]
-		if hits == nil {
-			m = l != outlineOverlaysHead && l != outlinePageHead && !strings.HasPrefix(l, ellipsis) &&
-				strings.Contains(jsLower(l), want)
-		}
-		lines = append(lines, findLine{at: at, text: l, match: m})
-		at++
-	}
+// findOver is find's answer for want and limit over the page's whole outline, its lines as
+// the model may see them (shown: each redacted, in the context of the whole outline:
+// RedactPageLines) and whether the page agent cut it, as the page agent's find writes it: the
+// matching lines (their ancestors with them, a "…" line where lines were left out), how many
+// matched, and whether the answer or the outline was cut. A line matches when its shown form,
+// lowercased as JavaScript lowercases, holds want (whitespace compared as it is, as the page
+// agent compares); the lines go out as shown: a line of a private key block written across
+// elements is redacted only in its context, which the answer does not carry.
+func findOver(shown []string, want string, limit int, outlineCut bool) (json.RawMessage, error) {
+	lines := shown
 	keep := make([]bool, len(lines))
-	shown := 0
+	matched := 0
 	for i, l := range lines {
-		// Compared as the page agent compares (lowercased, whitespace as it is): a looser
-		// comparison here would keep a line for text the page agent did not find in it.
-		if !l.match || !strings.Contains(jsLower(red(l.text)), want) {
+		if l == "" || l == outlineOverlaysHead || l == outlinePageHead || strings.HasPrefix(l, ellipsis) ||
+			!strings.Contains(jsLower(l), want) {
 			continue
 		}
-		shown++
-		if shown > limit {
+		matched++
+		if matched > limit {
 			continue
 		}
 		keep[i] = true
-		level := indentOf(l.text)
+		level := indentOf(l)
 		for j := i - 1; j >= 0 && level > 0; j-- {
-			if lj := indentOf(lines[j].text); lj < level {
+			if lj := indentOf(lines[j]); lj < level {
 				keep[j] = true
 				level = lj
 			}
@@ -140,35 +151,24 @@ func filterFind(red func(string) string, want string, limit int, out json.RawMes
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		if last >= 0 && l.at != last+1 {
-			b.WriteString(strings.Repeat(" ", indentOf(l.text)) + ellipsis + "\n")
+		if last >= 0 && i != last+1 {
+			b.WriteString(strings.Repeat(" ", indentOf(l)) + ellipsis + "\n")
 		}
-		b.WriteString(l.text)
-		last = l.at
+		b.WriteString(l)
+		last = i
 	}
 	outline := b.String()
-	if shown == 0 {
+	if matched == 0 {
 		outline = `(no line of the outline contains "` + cutRunes(want, 60) + `")`
 	}
-	switch {
-	case cut:
-		// How many more matched is not told: some of them may match only in a secret.
-		outline += "\n" + ellipsis + " (more matches; search for more words)"
-	case shown > limit:
-		outline += "\n" + ellipsis + fmt.Sprintf(" (%d more matches; raise limit or search for more words)", shown-limit)
+	if matched > limit {
+		outline += "\n" + ellipsis + fmt.Sprintf(" (%d more matches; raise limit or search for more words)", matched-limit)
 	}
-	// Below the page agent's limit its truncated is its outline's own (the whole page's outline
-	// was cut); over it, the answer is cut anyway.
-	truncated := cut || shown > limit || res.Truncated
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, fmt.Errorf("find: reading the page agent's answer: %w", err)
-	}
-	delete(m, "hits")
-	m["matches"], _ = json.Marshal(shown)
-	m["outline"], _ = json.Marshal(outline)
-	m["truncated"], _ = json.Marshal(truncated)
-	nb, err := json.Marshal(m)
+	nb, err := json.Marshal(struct {
+		Matches   int    `json:"matches"`
+		Outline   string `json:"outline"`
+		Truncated bool   `json:"truncated"`
+	}{matched, outline, matched > limit || outlineCut})
 	if err != nil {
 		return nil, fmt.Errorf("find: writing the answer: %w", err)
 	}

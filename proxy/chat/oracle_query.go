@@ -13,9 +13,12 @@ import (
 
 // query's attribute-value matchers over what the model may see (oracle.go has why).
 
-// queryPageLimit is the limit the chat asks the page agent's query for (its maximum) when the
-// selector matches attribute values, so that elements dropped here leave room for the next.
+// queryPageLimit is the page agent's largest query limit.
 const queryPageLimit = 200
+
+// maxValueParts bounds the parts of the values read for a query (the page agent sends at most
+// 2 000 000 bytes of them, a part about 200 000).
+const maxValueParts = 16
 
 // attrMatcher is an attribute-value matcher of a selector: [name op value flags].
 type attrMatcher struct {
@@ -241,91 +244,73 @@ func queryArgs(raw json.RawMessage) (sel string, limit int, ok bool) {
 	return sel, limit, true
 }
 
-// filterQuery rewrites the page agent's query answer (asked with queryPageLimit) for a selector
-// with attribute-value matchers on names: an element one of whose matched attributes the
-// redaction changes is dropped (it may match only in the secret), and total counts what
-// remains. Past the page agent's limit the number of further matches is not told (some may
-// match only in a secret).
-func filterQuery(red func(string) string, names []attrMatcher, limit int, out json.RawMessage) (json.RawMessage, error) {
-	var res struct {
-		Total   int               `json:"total"`
-		Matches []json.RawMessage `json:"matches"`
+// queryValue is a value a named attribute holds on the page (the page agent's first answer).
+type queryValue struct {
+	name, value string
+}
+
+// UnmarshalJSON reads a value as the page agent writes it: [name, value].
+func (v *queryValue) UnmarshalJSON(b []byte) error {
+	var p []string
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
 	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
+	if len(p) != 2 {
+		return fmt.Errorf("a value of %d parts, want 2", len(p))
 	}
-	var kept []json.RawMessage
-	for _, m := range res.Matches {
-		var el map[string]json.RawMessage
-		var attrs, extra map[string]string
-		if err := json.Unmarshal(m, &el); err != nil {
-			return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
-		}
-		json.Unmarshal(el["attrs"], &attrs)
-		json.Unmarshal(el["extra"], &extra)
-		if matchedInSecret(red, names, attrs) || matchedInSecret(red, names, extra) {
+	v.name, v.value = p[0], p[1]
+	return nil
+}
+
+// queryValueMax is how much of a value the page agent sends (tool_read.js queryValues cuts it
+// at 4000 UTF-16 units and adds "…").
+const queryValueMax = 4000
+
+// shownChanged reports whether what Go was sent of v may differ from the page's v in a way a
+// matcher could tell: the redaction changes it; the page agent already took a secret it knew
+// out of it (its "[redacted]", tool_secrets.js scrubSecrets: the value of a password field the
+// page also writes in an attribute, which the redaction here no longer sees); or the page
+// agent cut it (a key past the cut is in no text Go redacts, and the browser matches the whole
+// value). Such a value keeps its element only when the matcher holds for what Go was sent.
+func shownChanged(red func(string) string, v string) bool {
+	return red(v) != v || strings.Contains(v, "[redacted]") ||
+		strings.HasSuffix(v, ellipsis) && utf16Len(v) == queryValueMax+1
+}
+
+// dropValues are the places, among the values the named attributes hold on the page, of those
+// a subject matcher of ms may match only because of a secret: the value shows redacted text
+// and the matcher does not hold for what it shows. An element holding one is left out by the
+// page agent before it counts (queryDrop, tool_read.js).
+func dropValues(red func(string) string, ms []attrMatcher, values []queryValue) []int {
+	drop := []int{}
+	for i, v := range values {
+		if !shownChanged(red, v.value) {
 			continue
 		}
-		if _, has := el["extra"]; has {
-			delete(el, "extra") // the chat's own (attrNames): not for the model
-			b, err := json.Marshal(el)
-			if err != nil {
-				return nil, fmt.Errorf("query: writing the answer: %w", err)
+		r := red(v.value)
+		for _, m := range ms {
+			if m.subject && (m.name == "*" || strings.EqualFold(m.name, v.name)) && !m.match(r) {
+				drop = append(drop, i)
+				break
 			}
-			m = b
 		}
-		kept = append(kept, m)
 	}
-	total := len(kept)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, fmt.Errorf("query: reading the page agent's answer: %w", err)
-	}
-	if res.Total > len(res.Matches) {
-		m["note"], _ = json.Marshal(fmt.Sprintf("more elements match than the %d read; total counts those read; narrow the selector", len(res.Matches)))
-	}
-	if len(kept) > limit {
-		kept = kept[:limit]
-	}
-	if kept == nil {
-		kept = []json.RawMessage{}
-	}
-	m["total"], _ = json.Marshal(total)
-	m["matches"], _ = json.Marshal(kept)
-	nb, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("query: writing the answer: %w", err)
-	}
-	return nb, nil
+	return drop
 }
 
-// matchedInSecret reports whether the element's match may hold only because of a secret: a
-// matcher names one of its attributes whose value the redaction changes and does not hold for
-// the redacted value (what the model sees), or the matcher could not be read.
-func matchedInSecret(red func(string) string, ms []attrMatcher, attrs map[string]string) bool {
-	for _, m := range ms {
-		if !m.subject {
-			continue // judged on the whole page (chatEnv.oracleQuery)
-		}
-		for a, v := range attrs {
-			if m.name != "*" && !strings.EqualFold(m.name, a) {
-				continue
-			}
-			if r := red(v); r != v && !m.match(r) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// oracleQuery runs query for a selector with attribute-value matchers ms (valueMatchers).
-// A matcher on the selected element is judged per element (filterQuery); one elsewhere (in
-// :has(), before a combinator, in :not()) matched an element the answer does not show, so the
-// query is refused when that attribute holds redacted text anywhere on the page — whatever the
-// matcher's value, so the refusal itself tells nothing about a guess.
+// oracleQuery runs query for a selector with attribute-value matchers ms (valueMatchers), in
+// two questions to the page agent. First the values the named attributes hold anywhere on the
+// page (which do not depend on the values the selector asks for); here, those whose match a
+// subject matcher (on the selected element) could owe to a secret are chosen (dropValues), and
+// the query runs with them: the page agent leaves out the elements holding one before it
+// counts or cuts at the limit, so neither the list, nor total, nor a cut tells of a secret (a
+// page that planted as many visible matches as the limit had learned from the cut whether a
+// guess matched a secret; pass 5d). A matcher elsewhere (in :has(), before a combinator, in
+// :not()) matched an element the answer does not show, so the query is refused when that
+// attribute holds redacted text anywhere on the page — whatever the matcher's value, so the
+// refusal itself tells nothing about a guess.
 func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.RawMessage, limit int, ms []attrMatcher) (json.RawMessage, error) {
-	red := e.redactor()
+	red := e.redactor().RedactPage
 	var names, elsewhere []string
 	for _, m := range ms {
 		if m.name == "*" {
@@ -335,8 +320,6 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 			if !slices.Contains(names, n) {
 				names = append(names, n)
 			}
-		}
-		for _, n := range []string{m.name, m.raw} {
 			if !m.subject && !slices.Contains(elsewhere, n) {
 				elsewhere = append(elsewhere, n)
 			}
@@ -345,44 +328,68 @@ func (e *chatEnv) oracleQuery(ctx context.Context, sess page.Info, args json.Raw
 	if len(names) > 16 {
 		return nil, &agent.ToolError{Message: "query refused: the selector matches more than 16 attributes' values"}
 	}
-	if len(elsewhere) > 0 {
-		sels := make([]string, len(elsewhere))
-		for i, n := range elsewhere {
-			sels[i] = "[" + n + "]"
+	sels := make([]string, len(names))
+	for i, n := range names {
+		sels[i] = "[" + n + "]"
+	}
+	// The values come in parts of about 200 000 bytes (at most 2 000 000 in all: the page agent
+	// refuses past that, whatever the selector's values).
+	var held struct {
+		ValuesID int          `json:"valuesId"`
+		Values   []queryValue `json:"values"`
+	}
+	for from, part := 0, 0; ; part++ {
+		if part == maxValueParts {
+			return nil, &agent.ToolError{Message: "query refused: the attributes the selector matches values of hold too much text on this page to check"}
 		}
-		probe, _ := json.Marshal(map[string]any{"selector": strings.Join(sels, ","), "limit": queryPageLimit, "attrNames": elsewhere})
+		q := map[string]any{"selector": strings.Join(sels, ","), "attrNames": names, "values": true}
+		if from > 0 {
+			q["from"], q["valuesId"] = from, held.ValuesID
+		}
+		probe, _ := json.Marshal(q)
 		out, err := e.pageRead(ctx, sess, "query", probe)
+		if err != nil {
+			return nil, err
+		}
 		var res struct {
-			Total   int `json:"total"`
-			Matches []struct {
-				Extra map[string]string `json:"extra"`
-			} `json:"matches"`
+			ValuesID int          `json:"valuesId"`
+			Values   []queryValue `json:"values"`
+			Next     *int         `json:"next"`
 		}
-		hidden := err != nil || json.Unmarshal(out, &res) != nil || res.Total > len(res.Matches)
-		for _, m := range res.Matches {
-			for _, v := range m.Extra {
-				hidden = hidden || red.RedactPage(v) != v
+		if err := json.Unmarshal(out, &res); err != nil {
+			return nil, fmt.Errorf("query: reading the page agent's values: %w", err)
+		}
+		held.ValuesID = res.ValuesID
+		held.Values = append(held.Values, res.Values...)
+		if res.Next == nil || *res.Next < 0 {
+			break
+		}
+		if *res.Next != len(held.Values) || *res.Next <= from {
+			return nil, fmt.Errorf("query: the page agent's values went on at %d after %d", *res.Next, len(held.Values))
+		}
+		from = *res.Next
+	}
+	for _, v := range held.Values {
+		if slices.Contains(elsewhere, v.name) && shownChanged(red, v.value) {
+			shown := make([]string, len(elsewhere))
+			for i, n := range elsewhere {
+				shown[i] = "[" + n + "]"
 			}
-		}
-		if hidden {
-			return nil, &agent.ToolError{Message: fmt.Sprintf("query refused: the selector matches the value of %s on an element other than the ones it selects (in :has(), :not() or before a combinator), and on this page that attribute holds text redacted from you (a key, a card number, a password or a cookie), so the answer could tell what it is. Select the elements that carry the attribute themselves", strings.Join(sels, ", "))}
+			return nil, &agent.ToolError{Message: fmt.Sprintf("query refused: the selector matches the value of %s on an element other than the ones it selects (in :has(), :not() or before a combinator), and on this page that attribute holds text redacted from you (a key, a card number, a password or a cookie), so the answer could tell what it is. Select the elements that carry the attribute themselves", strings.Join(shown, ", "))}
 		}
 	}
 	var a map[string]json.RawMessage
 	if err := json.Unmarshal(args, &a); err != nil {
 		return nil, fmt.Errorf("query: reading the arguments: %w", err)
 	}
-	a["limit"] = json.RawMessage(fmt.Sprint(queryPageLimit))
-	a["attrNames"], _ = json.Marshal(names)
+	a["limit"] = json.RawMessage(fmt.Sprint(limit))
+	a["valuesId"] = json.RawMessage(fmt.Sprint(held.ValuesID))
+	a["drop"], _ = json.Marshal(dropValues(red, ms, held.Values))
 	sent, err := json.Marshal(a)
 	if err != nil {
 		return nil, fmt.Errorf("query: writing the arguments: %w", err)
 	}
-	out, err := e.actPageTool(ctx, sess, "query", sent)
-	if err != nil {
-		return out, err
-	}
-	return filterQuery(red.RedactPage, ms, limit, out)
+	return e.actPageTool(ctx, sess, "query", sent)
 }
 
 // asciiLower lowercases the ASCII letters of s only.

@@ -1,8 +1,8 @@
 package chat
 
 import (
-	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,42 +62,34 @@ func TestAttrMatcherMatch(t *testing.T) {
 	}
 }
 
-func TestFilterQuery(t *testing.T) {
+func TestDropValues(t *testing.T) {
 	const secret = "AIzaSyQz9SECRETbodyXXXXXXXXXXXXXXXXXXXX"
-	in, _ := json.Marshal(map[string]any{"total": 3, "matches": []any{
-		map[string]any{"ref": "e1", "attrs": map[string]string{"href": "/maps?key=" + secret}},
-		map[string]any{"ref": "e2", "attrs": map[string]string{"href": "/maps?q=1", "title": secret}},
-		map[string]any{"ref": "e3", "attrs": map[string]string{"href": "/maps?q=2"}},
-	}})
+	values := []queryValue{
+		{"href", "/maps?key=" + secret},
+		{"href", "/maps?q=1"},
+		{"title", secret},
+		{"data-p", "hint: [redacted]"}, // a password's value the page agent took out
+		{"HREF", "/x?k=" + secret},
+		{"data-long", strings.Repeat("x", queryValueMax) + "…"}, // cut by the page agent
+	}
 	for _, tc := range []struct {
-		sel   string
-		limit int
-		refs  []string
-		total int
+		sel  string
+		drop []int
 	}{
-		{`a[href*=Qz9]`, 20, []string{"e2", "e3"}, 2},
-		{`a[href*=Qz9]`, 1, []string{"e2"}, 2},
-		{`a[href^="/maps"]`, 20, []string{"e1", "e2", "e3"}, 3}, // holds for the redacted value too
-		{`[hr\65f*=Qz9]`, 20, []string{"e3"}, 1},
-		{`[id=x]`, 20, []string{"e1", "e2", "e3"}, 3},
+		{`a[href*=Qz9]`, []int{0, 4}},
+		{`a[href^="/maps"]`, []int{4}}, // holds for the first redacted value; not for the other
+		{`a[href^="/maps?key=AIza"]`, []int{0, 4}},
+		{`[title=x]`, []int{2}},
+		{`[data-p*="Pw-72"]`, []int{3}},
+		{`[data-p^="hint"]`, []int{}},
+		{`[data-long*="Qz9"]`, []int{5}}, // past the cut: not what Go was sent
+		{`[data-long^="xxx"]`, []int{}},
+		{`[id=x]`, []int{}},
+		{`p:has(+ a[href*=Qz9])`, []int{}}, // not the subject: refused on the page instead
 	} {
-		out, err := filterQuery(fakeRed, valueMatchers(tc.sel), tc.limit, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got struct {
-			Total   int `json:"total"`
-			Matches []struct {
-				Ref string `json:"ref"`
-			} `json:"matches"`
-		}
-		json.Unmarshal(out, &got)
-		var refs []string
-		for _, m := range got.Matches {
-			refs = append(refs, m.Ref)
-		}
-		if got.Total != tc.total || !slices.Equal(refs, tc.refs) {
-			t.Errorf("%s limit %d: total %d refs %v, want %d %v", tc.sel, tc.limit, got.Total, refs, tc.total, tc.refs)
+		got := dropValues(fakeRed, valueMatchers(tc.sel), values)
+		if !slices.Equal(got, tc.drop) {
+			t.Errorf("%s: drop %v, want %v", tc.sel, got, tc.drop)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/proxy/internal/redact"
 	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
@@ -31,9 +32,20 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 		}
 	}
 	want := normalText(text)
-	probe, _ := json.Marshal(map[string]any{"text": text, "textNow": true})
 	start := time.Now()
+	// The page agent sends its text when it differs from the one it sent last (lastID): a
+	// page that holds the text only in a secret does not send its whole text each poll. An
+	// unchanged text is judged again only when the redaction changed meanwhile (a secret the
+	// page agent reported: another compiled set of secrets).
+	lastID, lastText := 0, ""
+	var lastRed *redact.Redactor
+	lastMet := false
 	for {
+		q := map[string]any{"text": text, "textNow": true}
+		if lastID > 0 {
+			q["since"] = lastID
+		}
+		probe, _ := json.Marshal(q)
 		out, err := e.pageRead(ctx, sess, "wait_for", probe) // reads only
 		if err != nil {
 			return nil, err // the page's, named "wait_for: …" already
@@ -41,13 +53,31 @@ func (e *chatEnv) oracleWait(ctx context.Context, sess page.Info, text string, a
 		var now struct {
 			Present bool   `json:"present"`
 			Text    string `json:"text"`
+			Same    bool   `json:"same"`
+			TextID  int    `json:"textId"`
 		}
 		if err := json.Unmarshal(out, &now); err != nil {
 			return nil, fmt.Errorf("wait_for: reading the page's text: %w", err)
 		}
+		met := false // the text is on the page as the model may see it
+		if now.Present {
+			red := e.redactor().current()
+			switch {
+			case now.Same && (now.TextID != lastID || lastID == 0):
+				return nil, fmt.Errorf("wait_for: the page agent's text %d is not the one it sent (%d)", now.TextID, lastID)
+			case now.Same && red == lastRed:
+				met = lastMet
+			default:
+				if now.Same {
+					now.Text = lastText
+				}
+				met = hasShownText(red.RedactPage(now.Text), want, utf16Len(now.Text) < 300000)
+			}
+			lastID, lastText, lastRed, lastMet = now.TextID, now.Text, red, met
+		}
 		// Not in the page's own text is not in the redacted text either (a search for the
 		// marker's words aside, which tells nothing of a secret).
-		if (now.Present && hasShownText(e.redactor().RedactPage(now.Text), want, utf16Len(now.Text) < 300000)) != gone {
+		if met != gone {
 			b, _ := json.Marshal(map[string]any{"found": !gone, "gone": gone, "waitedMs": time.Since(start).Milliseconds()})
 			return b, nil
 		}

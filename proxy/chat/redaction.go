@@ -81,6 +81,12 @@ func (r *chatRedactor) Redact(text string) string { return r.current().Redact(te
 // RedactPage implements agent.PageRedactor: a tool result loses payment card numbers too.
 func (r *chatRedactor) RedactPage(text string) string { return r.current().RedactPage(text) }
 
+// RedactPageLines is RedactPage for the lines of one text shown in part (find's outline): see
+// redact.Redactor.RedactPageLines.
+func (r *chatRedactor) RedactPageLines(lines []string) []string {
+	return r.current().RedactPageLines(lines)
+}
+
 // Secret implements agent.Redactor.
 func (r *chatRedactor) Secret(text string) string { return r.current().Secret(text) }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/redact"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -85,8 +86,9 @@ func newRedFixture(t *testing.T) *redFixture {
 	t.Cleanup(ws.Close)
 
 	pageURL, _ := url.Parse("https://" + redSite + "/")
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ws.URL, "http")+"/?t="+h.pages.Mint(pageURL, time.Now()),
-		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://" + redSite}}})
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ws.URL, "http")+"/",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://" + redSite}},
+			Subprotocols: []string{panel.AgentProtocolPrefix + h.pages.Mint(pageURL, time.Now())}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (h *Hub) answers(s *Session) bool {
 
 // ServeAgentWS is the page agent's channel (see the top of the file).
 func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
-	token, key, protocol := agentCredentials(r)
+	token, key, protocol, inAddress := agentCredentials(r)
 	opts := &websocket.AcceptOptions{InsecureSkipVerify: true} // Origin is checked below, against the token
 	if protocol != "" {
 		opts.Subprotocols = []string{protocol} // the browser fails a socket whose offer is not answered
@@ -82,6 +82,10 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(MaxMessage)
 
+	if inAddress {
+		c.Close(CloseBadToken, "a page token in the socket's address is not read; offer it as the subprotocol "+panel.AgentProtocolPrefix+"TOKEN")
+		return
+	}
 	pageURL, err := h.Verify(token)
 	if err != nil {
 		c.Close(CloseBadToken, "unknown page token")
@@ -212,12 +216,15 @@ func (h *Hub) ended(sessionID string) {
 }
 
 // agentCredentials is the page token and resume key a page agent's socket carries, and the
-// subprotocol they came in (to be answered), if they came in one: the page agent offers one
-// subprotocol, panel.AgentProtocolPrefix + token [+ "~" + key], and never puts either in the
-// address, which the browser reports to a page whose policy blocks or reports the socket. A
-// socket without such a subprotocol (tools, tests) may still give them as ?t= and &k=: the
-// way a token arrives grants nothing.
-func agentCredentials(r *http.Request) (token, key, protocol string) {
+// subprotocol they came in (to be answered): the page agent offers one subprotocol,
+// panel.AgentProtocolPrefix + token [+ "~" + key], and never puts either in the address, which
+// the browser reports to a page whose policy blocks or reports the socket (pass 4a). The
+// address form (?t=, &k=) that tools and tests once used is no longer read: a socket whose
+// address carries either is refused (inAddress), so that no client goes on sending a token
+// where the browser hands it to the page.
+func agentCredentials(r *http.Request) (token, key, protocol string, inAddress bool) {
+	q := r.URL.Query()
+	inAddress = q.Has(panel.TokenParam) || q.Has("k")
 	for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
 		for p := range strings.SplitSeq(v, ",") {
 			p = strings.TrimSpace(p)
@@ -226,9 +233,8 @@ func agentCredentials(r *http.Request) (token, key, protocol string) {
 				continue
 			}
 			token, key, _ = strings.Cut(rest, "~")
-			return token, key, p
+			return token, key, p, inAddress
 		}
 	}
-	q := r.URL.Query()
-	return q.Get(panel.TokenParam), q.Get("k"), ""
+	return "", "", "", inAddress
 }

@@ -6,7 +6,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net/url"
 	"strings"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Claims: a page token opens at most one live session, and only the page agent that opened it
@@ -35,10 +38,17 @@ import (
 //     the old token.
 //   - An origin has at most maxSessionsPerOrigin live sessions, so a page that mints tokens for
 //     itself (over plain http, by forging a navigation's headers: html.go) cannot start the
-//     remixlets of its site a thousand times over.
+//     remixlets of its site a thousand times over; and a site (weburl.Site: its registrable
+//     domain) at most maxSessionsPerSite, so that one whose pages mint tokens on many
+//     subdomains (each an origin) is bounded by the proxy, not by the browser's WebSocket
+//     limit (~255): what each session holds (its page data, observed responses, secrets, its
+//     remixlets' runtimes) is bounded per session (pass 5d).
 
 // maxSessionsPerOrigin bounds the live sessions of one origin.
 const maxSessionsPerOrigin = 64
+
+// maxSessionsPerSite bounds the live sessions of one site, all its origins together.
+const maxSessionsPerSite = 2 * maxSessionsPerOrigin
 
 var (
 	errTokenLive = errors.New("this copy of the page came from the browser's cache while the page is open elsewhere; reload this tab")
@@ -50,10 +60,20 @@ var (
 type claimTable struct {
 	live      map[string]*Session // token's MAC → its live session
 	perOrigin map[string]int      // origin → live sessions
+	perSite   map[string]int      // site → live sessions
 }
 
 func newClaimTable() claimTable {
-	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}}
+	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}, perSite: map[string]int{}}
+}
+
+// siteOfOrigin is the site of an origin (scheme://host[:port]).
+func siteOfOrigin(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return origin
+	}
+	return weburl.Site(u.Hostname())
 }
 
 // tokenKey is the part of a verified token that names it: its MAC.
@@ -101,7 +121,8 @@ func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool)
 				return nil, errTokenLive
 			}
 		}
-		if prev == nil && c.perOrigin[s.info.Origin] >= maxSessionsPerOrigin {
+		site := siteOfOrigin(s.info.Origin)
+		if prev == nil && (c.perOrigin[s.info.Origin] >= maxSessionsPerOrigin || c.perSite[site] >= maxSessionsPerSite) {
 			h.mu.Unlock()
 			return nil, errTooMany
 		}
@@ -111,6 +132,7 @@ func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool)
 		s.tokenKey = key
 		c.live[key] = s
 		c.perOrigin[s.info.Origin]++
+		c.perSite[site]++
 		h.byID[s.id] = s
 		h.panels[s.panelToken] = s.id
 		h.mu.Unlock()
@@ -133,6 +155,10 @@ func (h *Hub) dropLocked(s *Session) {
 	}
 	if c.perOrigin[s.info.Origin]--; c.perOrigin[s.info.Origin] <= 0 {
 		delete(c.perOrigin, s.info.Origin)
+	}
+	site := siteOfOrigin(s.info.Origin)
+	if c.perSite[site]--; c.perSite[site] <= 0 {
+		delete(c.perSite, site)
 	}
 	h.notifyLocked(s)
 }

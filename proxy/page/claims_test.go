@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/remixproxy/remixproxy/panel"
 )
 
 // claimFixture serves a hub's page-agent channel and dials it as page agents do.
@@ -48,14 +50,14 @@ func (f *claimFixture) dial(token, resume string) (*agentConn, map[string]string
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	q := url.Values{"t": {token}}
+	protocol := panel.AgentProtocolPrefix + token
 	if resume != "" {
-		q.Set("k", resume)
+		protocol += "~" + resume
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws?"+q.Encode(),
-		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}})
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}, Subprotocols: []string{protocol}})
 	if err != nil {
 		f.t.Fatalf("dial: %v", err)
 	}
@@ -200,8 +202,8 @@ func TestTokenAfterLostWelcome(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// A socket that never reads again after its handshake: to the hub, a dead page agent.
-	dead, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws?t="+url.QueryEscape(tok),
-		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}})
+	dead, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.srv.URL, "http")+"/agent/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {u.Scheme + "://" + u.Host}}, Subprotocols: []string{panel.AgentProtocolPrefix + tok}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,5 +249,23 @@ func TestSessionsPerOriginBounded(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("a place did not free when a session went")
 		}
+	}
+}
+
+// TestSessionsPerSiteBounded: a site holds at most maxSessionsPerSite live sessions however
+// many origins (subdomains) its pages mint tokens on, so what sessions hold is bounded by the
+// proxy, not by the browser's WebSocket limit; another site is not affected.
+func TestSessionsPerSiteBounded(t *testing.T) {
+	f := newClaimFixture(t)
+	for i := 0; i < maxSessionsPerSite; i++ {
+		if _, m, ce := f.dial(f.mint(fmt.Sprintf("http://s%d.flood.test/", i)), ""); m == nil {
+			t.Fatalf("session %d of the site refused: %v", i, ce)
+		}
+	}
+	if _, m, ce := f.dial(f.mint("http://another.flood.test/"), ""); m != nil || ce.Code != CloseRefused || !strings.Contains(ce.Reason, "too many") {
+		t.Fatalf("session %d of one site: %v %v, want refused as too many", maxSessionsPerSite+1, m, ce)
+	}
+	if _, m, ce := f.dial(f.mint("http://shop.test/"), ""); m == nil {
+		t.Fatalf("another site was refused: %v", ce)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
@@ -42,6 +43,13 @@ const (
 	maxUnclaimed      = 4 * maxRecordedPerPage
 	maxUnclaimedBytes = 4 * maxRecordedTotal
 	unclaimedTTL      = 30 * time.Second
+	// maxRecordedAll bounds every session's record together. Sessions are bounded per origin
+	// (maxSessionsPerOrigin), not in all: a site whose pages open sessions from many
+	// subdomains, each with its page's whole record, was bounded only by the browser's
+	// WebSocket limit (~255 sessions, 128 MiB; pass 4b). Past it, the site holding the most
+	// bytes loses its sessions' oldest responses first (recordAll), so one site's many
+	// sessions do not push out another's page.
+	maxRecordedAll = 32 * maxRecordedTotal
 )
 
 // RecordedResponse is one JSON response a page loaded, as read_page_data reports it.
@@ -59,6 +67,7 @@ type RecordedResponse struct {
 type records struct {
 	mu             sync.Mutex
 	bySession      map[string]*sessionRecord
+	total          int                 // the bytes of every session's record
 	unclaimed      []unclaimedResponse // oldest first
 	unclaimedBytes int
 }
@@ -66,6 +75,7 @@ type records struct {
 type sessionRecord struct {
 	list  []RecordedResponse
 	bytes int
+	site  string // the session's site (weburl.Site of its origin's host)
 }
 
 type unclaimedResponse struct {
@@ -87,14 +97,51 @@ func (h *Hub) dataOpened(sessionID, pageURL, origin string) {
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	r := &sessionRecord{}
+	if u, err := url.Parse(origin); err == nil {
+		r.site = weburl.Site(u.Hostname())
+	}
 	pd.bySession[sessionID] = r
 	pd.keepUnclaimed(time.Now(), func(u unclaimedResponse) bool {
 		if u.referer == want || (u.origin != "" && u.origin == origin) {
-			r.add(u.rec)
+			pd.record(r, u.rec)
 			return false
 		}
 		return true
 	})
+}
+
+// record adds rec to the session record r within its bounds and the bounds of all sessions
+// together: past maxRecordedAll, the oldest response of the largest session of the site whose
+// sessions hold the most bytes goes, until all fit. pd.mu is held.
+func (pd *records) record(r *sessionRecord, rec RecordedResponse) {
+	before := r.bytes
+	r.add(rec)
+	pd.total += r.bytes - before
+	for pd.total > maxRecordedAll {
+		bySite := map[string]int{}
+		for _, s := range pd.bySession {
+			bySite[s.site] += s.bytes
+		}
+		site, most := "", -1
+		for s, n := range bySite {
+			if n > most || n == most && s < site {
+				site, most = s, n
+			}
+		}
+		var victim *sessionRecord
+		for _, s := range pd.bySession {
+			if s.site == site && len(s.list) > 0 && (victim == nil || s.bytes > victim.bytes) {
+				victim = s
+			}
+		}
+		if victim == nil {
+			return
+		}
+		pd.total -= victim.list[0].size()
+		victim.bytes -= victim.list[0].size()
+		victim.list[0] = RecordedResponse{}
+		victim.list = victim.list[1:]
+	}
 }
 
 // keepUnclaimed keeps, in order, the waiting responses that are not past unclaimedTTL at now and
@@ -115,7 +162,10 @@ func (pd *records) keepUnclaimed(now time.Time, keep func(unclaimedResponse) boo
 // dataGone drops a session's record.
 func (h *Hub) dataGone(sessionID string) {
 	h.data.mu.Lock()
-	delete(h.data.bySession, sessionID)
+	if r := h.data.bySession[sessionID]; r != nil {
+		h.data.total -= r.bytes
+		delete(h.data.bySession, sessionID)
+	}
 	h.data.mu.Unlock()
 }
 
@@ -148,7 +198,7 @@ func (h *Hub) attach(referer *url.URL, rec RecordedResponse) {
 	pd.mu.Lock()
 	defer pd.mu.Unlock()
 	if r := pd.bySession[id]; id != "" && r != nil {
-		r.add(rec)
+		pd.record(r, rec)
 		return
 	}
 	u := unclaimedResponse{referer: ref, at: time.Now(), rec: rec}

@@ -146,3 +146,42 @@ func firstURL(rs []RecordedResponse) string {
 	}
 	return rs[0].URL
 }
+
+// TestRecordsAreBoundedForAllSessions: a site whose pages open sessions from many subdomains,
+// each with a whole page's record, is bounded by maxRecordedAll, not by the browser's socket
+// limit, and loses its own oldest responses first: another site's page keeps its record.
+func TestRecordsAreBoundedForAllSessions(t *testing.T) {
+	h := New(Config{Secret: []byte("k")})
+	body := strings.Repeat("y", maxRecordedBody-100)
+	fill := func(id, pageURL, origin string) {
+		p, _ := url.Parse(pageURL)
+		for i := 0; i < maxRecordedTotal/maxRecordedBody; i++ {
+			h.attach(p, RecordedResponse{URL: fmt.Sprint(pageURL, "/api/", i), Body: body})
+		}
+		h.dataOpened(id, pageURL, origin)
+	}
+	fill("shop", "https://shop.test/cart", "https://shop.test")
+	kept := len(h.Responses("shop"))
+	for i := range 300 { // 150 MiB without the bound
+		fill(fmt.Sprint("evil-", i), fmt.Sprintf("https://s%d.evil.test/p", i), fmt.Sprintf("https://s%d.evil.test", i))
+	}
+	h.data.mu.Lock()
+	total, sum := h.data.total, 0
+	for _, r := range h.data.bySession {
+		sum += r.bytes
+	}
+	h.data.mu.Unlock()
+	if total != sum || sum > maxRecordedAll || sum > 32*maxRecordedTotal {
+		t.Errorf("the records hold %d MiB (counted %d bytes), want at most %d MiB", sum>>20, total, min(maxRecordedAll, 32*maxRecordedTotal)>>20)
+	}
+	if got := len(h.Responses("shop")); got != kept || kept == 0 {
+		t.Errorf("the other site's page kept %d of its %d responses", got, kept)
+	}
+	for i := range 300 {
+		h.dataGone(fmt.Sprint("evil-", i))
+	}
+	h.dataGone("shop")
+	if h.data.total != 0 {
+		t.Errorf("%d bytes counted after every session went", h.data.total)
+	}
+}

@@ -47,6 +47,11 @@ const (
 	observedHostsTTL        = 2 * time.Second
 	observedHostsRead       = 5 * time.Second  // bounds one read of the store
 	observedUnclaimedTTL    = 30 * time.Second // how long a response waits for its session, as the page data's do
+	// maxObservedAll bounds every session's record together: any page may fetch from an
+	// observed host (CORS), and sessions are bounded per origin, not in all (pass 5d; the page
+	// data's maxRecordedAll has the why). Past it, the site holding the most bytes loses its
+	// sessions' oldest responses first.
+	maxObservedAll = 32 * maxObservedPerPageBytes
 )
 
 // ObservedResponse is one response a page received, as rmx.network.responses returns it.
@@ -74,6 +79,7 @@ type Observed struct {
 
 	mu        sync.Mutex
 	bySession map[string]*observedSession
+	total     int // the bytes of every session's record
 	unclaimed []observedUnclaimed
 	listeners map[string][]observeListener // rmx.network.onResponse callbacks, by session ID
 }
@@ -94,6 +100,7 @@ type observedHosts struct {
 type observedSession struct {
 	list  []ObservedResponse
 	bytes int
+	site  string // the session's site (weburl.Site of its page's host)
 }
 
 type observedUnclaimed struct {
@@ -238,8 +245,9 @@ func (o *Observed) attach(referer *url.URL, rec ObservedResponse) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.bySession)+len(o.listeners) > 2*len(live)+16 {
-		for sid := range o.bySession {
+		for sid, r := range o.bySession {
 			if !live[sid] {
+				o.total -= r.bytes
 				delete(o.bySession, sid)
 			}
 		}
@@ -253,9 +261,14 @@ func (o *Observed) attach(referer *url.URL, rec ObservedResponse) {
 		r := o.bySession[id]
 		if r == nil {
 			r = &observedSession{}
+			for _, ss := range sessions {
+				if ss.ID == id {
+					r.site = siteOf(ss.URL)
+				}
+			}
 			o.bySession[id] = r
 		}
-		r.add(rec)
+		o.record(r, rec)
 		var to []observeListener
 		for _, l := range o.listeners[id] {
 			if l.host == rec.host && (l.path == "" || strings.HasPrefix(rec.path, l.path)) {
@@ -275,6 +288,50 @@ func (o *Observed) attach(referer *url.URL, rec ObservedResponse) {
 		o.unclaimed = o.unclaimed[1:]
 	}
 	o.unclaimed = append(o.unclaimed, observedUnclaimed{referer: ref, originOnly: originOnly, at: time.Now(), rec: rec})
+}
+
+// siteOf is the site of an address's host ("" when it has none).
+func siteOf(address string) string {
+	u, err := url.Parse(address)
+	if err != nil {
+		return ""
+	}
+	return weburl.Site(u.Hostname())
+}
+
+// record adds rec to the session record r within its bounds and within maxObservedAll for all
+// sessions: past it, the oldest response of the largest session of the site whose sessions
+// hold the most bytes goes, until all fit. o.mu is held.
+func (o *Observed) record(r *observedSession, rec ObservedResponse) {
+	before := r.bytes
+	r.add(rec)
+	o.total += r.bytes - before
+	for o.total > maxObservedAll {
+		bySite := map[string]int{}
+		for _, s := range o.bySession {
+			bySite[s.site] += s.bytes
+		}
+		site, most := "", -1
+		for s, n := range bySite {
+			if n > most || n == most && s < site {
+				site, most = s, n
+			}
+		}
+		var victim *observedSession
+		for _, s := range o.bySession {
+			if s.site == site && len(s.list) > 0 && (victim == nil || s.bytes > victim.bytes) {
+				victim = s
+			}
+		}
+		if victim == nil {
+			return
+		}
+		n := len(victim.list[0].Body) + len(victim.list[0].URL)
+		o.total -= n
+		victim.bytes -= n
+		victim.list[0] = ObservedResponse{}
+		victim.list = victim.list[1:]
+	}
 }
 
 func (r *observedSession) add(rec ObservedResponse) {
@@ -304,10 +361,10 @@ func (o *Observed) Responses(sessionID, pageURL, host, pathPrefix string, since 
 		case time.Since(u.at) > observedUnclaimedTTL:
 		case u.referer == want || (u.originOnly && u.referer == wantOrigin):
 			if r == nil {
-				r = &observedSession{}
+				r = &observedSession{site: siteOf(pageURL)}
 				o.bySession[sessionID] = r
 			}
-			r.add(u.rec)
+			o.record(r, u.rec)
 		default:
 			kept = append(kept, u)
 		}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 )
 
 // DecodeBody returns body decoded from the Content-Encoding codings (applied in the order
@@ -89,12 +88,13 @@ func (d *decodedBody) wrap(coding string, r io.Reader) io.Reader {
 		case "br":
 			return brotli.NewReader(r), nil
 		case "zstd":
-			// Browsers decode zstd with at most an 8 MiB window; so does the proxy, which bounds memory.
-			zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20), zstd.WithDecoderLowmem(true))
+			// Browsers decode zstd with at most an 8 MiB window; so does the proxy, and its
+			// decoders' windows come from one budget (zstd.go).
+			zr, release, err := openZstd(r)
 			if err != nil {
-				return nil, fmt.Errorf("decoding zstd body: %w", err)
+				return nil, err
 			}
-			d.closers = append(d.closers, closerFunc(func() error { zr.Close(); return nil }))
+			d.closers = append(d.closers, closerFunc(func() error { zr.Close(); release(); return nil }))
 			return zr, nil
 		}
 		return nil, fmt.Errorf("decoding body: unsupported coding %q", coding)

@@ -448,11 +448,27 @@ const maxPEMBlock = 64 << 10
 // line is missing (cut, or shown in part) loses what follows its first line in its alphabet
 // (base64, spaces, line breaks, JSON's escaped ones, and the header lines' "Proc-Type: 4,…").
 func redactPEM(s string) string {
-	if !strings.Contains(s, "PRIVATE KEY") {
+	spans := pemSpans(s)
+	if len(spans) == 0 {
 		return s
 	}
 	var b strings.Builder
 	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		b.WriteString(marker(KindKey))
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// pemSpans are the private key blocks of s, [start, end) each, in order, as redactPEM reads them.
+func pemSpans(s string) [][2]int {
+	if !strings.Contains(s, "PRIVATE KEY") {
+		return nil
+	}
+	var spans [][2]int
 	// The next last line at or after a block's first, found once for all the first lines
 	// before it (-2: not looked for yet; -1: none left).
 	nextEnd := -2
@@ -473,15 +489,10 @@ func redactPEM(s string) string {
 		} else {
 			end = pemBodyEnd(s, end)
 		}
-		b.WriteString(s[last:start])
-		b.WriteString(marker(KindKey))
-		last, off = end, end
+		spans = append(spans, [2]int{start, end})
+		off = end
 	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+	return spans
 }
 
 // awsSecretRE matches, at its start, the names an AWS secret key or session token is written
