@@ -9,6 +9,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/internal/sessionlog"
 )
 
 // The JSON responses a page loaded, for the agent's read_page_data: the proxy sees every fetch
@@ -72,10 +73,15 @@ type records struct {
 	unclaimedBytes int
 }
 
-type sessionRecord struct {
-	list  []RecordedResponse
-	bytes int
-	site  string // the session's site (weburl.Site of its origin's host)
+// sessionRecord is one session's record; its Site is the site of the session's origin's host.
+type sessionRecord = sessionlog.Log[RecordedResponse]
+
+// recordLimits are the bounds of the page-data records.
+var recordLimits = sessionlog.Limits[RecordedResponse]{
+	PerSession:      maxRecordedPerPage,
+	PerSessionBytes: maxRecordedTotal,
+	AllBytes:        maxRecordedAll,
+	Size:            RecordedResponse.size,
 }
 
 type unclaimedResponse struct {
@@ -98,7 +104,7 @@ func (h *Hub) dataOpened(sessionID, pageURL, origin string) {
 	defer pd.mu.Unlock()
 	r := &sessionRecord{}
 	if u, err := url.Parse(origin); err == nil {
-		r.site = weburl.Site(u.Hostname())
+		r.Site = weburl.Site(u.Hostname())
 	}
 	pd.bySession[sessionID] = r
 	pd.keepUnclaimed(time.Now(), func(u unclaimedResponse) bool {
@@ -111,37 +117,9 @@ func (h *Hub) dataOpened(sessionID, pageURL, origin string) {
 }
 
 // record adds rec to the session record r within its bounds and the bounds of all sessions
-// together: past maxRecordedAll, the oldest response of the largest session of the site whose
-// sessions hold the most bytes goes, until all fit. pd.mu is held.
+// together (sessionlog.Record). pd.mu is held.
 func (pd *records) record(r *sessionRecord, rec RecordedResponse) {
-	before := r.bytes
-	r.add(rec)
-	pd.total += r.bytes - before
-	for pd.total > maxRecordedAll {
-		bySite := map[string]int{}
-		for _, s := range pd.bySession {
-			bySite[s.site] += s.bytes
-		}
-		site, most := "", -1
-		for s, n := range bySite {
-			if n > most || n == most && s < site {
-				site, most = s, n
-			}
-		}
-		var victim *sessionRecord
-		for _, s := range pd.bySession {
-			if s.site == site && len(s.list) > 0 && (victim == nil || s.bytes > victim.bytes) {
-				victim = s
-			}
-		}
-		if victim == nil {
-			return
-		}
-		pd.total -= victim.list[0].size()
-		victim.bytes -= victim.list[0].size()
-		victim.list[0] = RecordedResponse{}
-		victim.list = victim.list[1:]
-	}
+	sessionlog.Record(pd.bySession, &pd.total, r, rec, recordLimits)
 }
 
 // keepUnclaimed keeps, in order, the waiting responses that are not past unclaimedTTL at now and
@@ -163,7 +141,7 @@ func (pd *records) keepUnclaimed(now time.Time, keep func(unclaimedResponse) boo
 func (h *Hub) dataGone(sessionID string) {
 	h.data.mu.Lock()
 	if r := h.data.bySession[sessionID]; r != nil {
-		h.data.total -= r.bytes
+		h.data.total -= r.Bytes
 		delete(h.data.bySession, sessionID)
 	}
 	h.data.mu.Unlock()
@@ -177,17 +155,7 @@ func (h *Hub) Responses(sessionID string) []RecordedResponse {
 	if r == nil {
 		return []RecordedResponse{}
 	}
-	return append([]RecordedResponse{}, r.list...)
-}
-
-func (r *sessionRecord) add(rec RecordedResponse) {
-	r.list = append(r.list, rec)
-	r.bytes += rec.size()
-	for len(r.list) > maxRecordedPerPage || (r.bytes > maxRecordedTotal && len(r.list) > 1) {
-		r.bytes -= r.list[0].size()
-		r.list[0] = RecordedResponse{}
-		r.list = r.list[1:]
-	}
+	return append([]RecordedResponse{}, r.Items...)
 }
 
 // attach files a finished response under its page session, or keeps it waiting.

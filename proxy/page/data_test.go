@@ -11,18 +11,18 @@ import (
 func TestSessionRecordBounds(t *testing.T) {
 	var r sessionRecord
 	for i := 0; i < 3*maxRecordedPerPage; i++ {
-		r.add(RecordedResponse{URL: fmt.Sprint("https://x/", i), Body: "{}"})
+		r.Add(RecordedResponse{URL: fmt.Sprint("https://x/", i), Body: "{}"}, recordLimits)
 	}
-	if len(r.list) != maxRecordedPerPage || r.list[0].URL != fmt.Sprint("https://x/", 2*maxRecordedPerPage) {
-		t.Errorf("kept %d, first %s", len(r.list), r.list[0].URL)
+	if len(r.Items) != maxRecordedPerPage || r.Items[0].URL != fmt.Sprint("https://x/", 2*maxRecordedPerPage) {
+		t.Errorf("kept %d, first %s", len(r.Items), r.Items[0].URL)
 	}
 	var big sessionRecord
 	body := strings.Repeat("y", maxRecordedBody)
 	for i := 0; i < 40; i++ {
-		big.add(RecordedResponse{URL: "u", Body: body})
+		big.Add(RecordedResponse{URL: "u", Body: body}, recordLimits)
 	}
-	if big.bytes > maxRecordedTotal || len(big.list) != maxRecordedTotal/(maxRecordedBody+1) {
-		t.Errorf("kept %d responses, %d bytes (limit %d)", len(big.list), big.bytes, maxRecordedTotal)
+	if big.Bytes > maxRecordedTotal || len(big.Items) != maxRecordedTotal/(maxRecordedBody+1) {
+		t.Errorf("kept %d responses, %d bytes (limit %d)", len(big.Items), big.Bytes, maxRecordedTotal)
 	}
 }
 
@@ -168,7 +168,7 @@ func TestRecordsAreBoundedForAllSessions(t *testing.T) {
 	h.data.mu.Lock()
 	total, sum := h.data.total, 0
 	for _, r := range h.data.bySession {
-		sum += r.bytes
+		sum += r.Bytes
 	}
 	h.data.mu.Unlock()
 	if total != sum || sum > maxRecordedAll || sum > 32*maxRecordedTotal {

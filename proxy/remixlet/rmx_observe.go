@@ -16,6 +16,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/proxy/internal/sessionlog"
 	"github.com/remixproxy/remixproxy/proxy/page"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -97,10 +98,15 @@ type observedHosts struct {
 	at  time.Time
 }
 
-type observedSession struct {
-	list  []ObservedResponse
-	bytes int
-	site  string // the session's site (weburl.Site of its page's host)
+// observedSession is one session's record; its Site is the site of the session's page.
+type observedSession = sessionlog.Log[ObservedResponse]
+
+// observedLimits are the bounds of network:observe's records.
+var observedLimits = sessionlog.Limits[ObservedResponse]{
+	PerSession:      maxObservedPerPage,
+	PerSessionBytes: maxObservedPerPageBytes,
+	AllBytes:        maxObservedAll,
+	Size:            func(r ObservedResponse) int { return len(r.Body) + len(r.URL) },
 }
 
 type observedUnclaimed struct {
@@ -247,7 +253,7 @@ func (o *Observed) attach(referer *url.URL, rec ObservedResponse) {
 	if len(o.bySession)+len(o.listeners) > 2*len(live)+16 {
 		for sid, r := range o.bySession {
 			if !live[sid] {
-				o.total -= r.bytes
+				o.total -= r.Bytes
 				delete(o.bySession, sid)
 			}
 		}
@@ -263,7 +269,7 @@ func (o *Observed) attach(referer *url.URL, rec ObservedResponse) {
 			r = &observedSession{}
 			for _, ss := range sessions {
 				if ss.ID == id {
-					r.site = siteOf(ss.URL)
+					r.Site = siteOf(ss.URL)
 				}
 			}
 			o.bySession[id] = r
@@ -300,48 +306,9 @@ func siteOf(address string) string {
 }
 
 // record adds rec to the session record r within its bounds and within maxObservedAll for all
-// sessions: past it, the oldest response of the largest session of the site whose sessions
-// hold the most bytes goes, until all fit. o.mu is held.
+// sessions (sessionlog.Record). o.mu is held.
 func (o *Observed) record(r *observedSession, rec ObservedResponse) {
-	before := r.bytes
-	r.add(rec)
-	o.total += r.bytes - before
-	for o.total > maxObservedAll {
-		bySite := map[string]int{}
-		for _, s := range o.bySession {
-			bySite[s.site] += s.bytes
-		}
-		site, most := "", -1
-		for s, n := range bySite {
-			if n > most || n == most && s < site {
-				site, most = s, n
-			}
-		}
-		var victim *observedSession
-		for _, s := range o.bySession {
-			if s.site == site && len(s.list) > 0 && (victim == nil || s.bytes > victim.bytes) {
-				victim = s
-			}
-		}
-		if victim == nil {
-			return
-		}
-		n := len(victim.list[0].Body) + len(victim.list[0].URL)
-		o.total -= n
-		victim.bytes -= n
-		victim.list[0] = ObservedResponse{}
-		victim.list = victim.list[1:]
-	}
-}
-
-func (r *observedSession) add(rec ObservedResponse) {
-	r.list = append(r.list, rec)
-	r.bytes += len(rec.Body) + len(rec.URL)
-	for len(r.list) > maxObservedPerPage || (r.bytes > maxObservedPerPageBytes && len(r.list) > 1) {
-		r.bytes -= len(r.list[0].Body) + len(r.list[0].URL)
-		r.list[0] = ObservedResponse{}
-		r.list = r.list[1:]
-	}
+	sessionlog.Record(o.bySession, &o.total, r, rec, observedLimits)
 }
 
 // Responses returns what the session at pageURL received from host, oldest first: under
@@ -361,7 +328,7 @@ func (o *Observed) Responses(sessionID, pageURL, host, pathPrefix string, since 
 		case time.Since(u.at) > observedUnclaimedTTL:
 		case u.referer == want || (u.originOnly && u.referer == wantOrigin):
 			if r == nil {
-				r = &observedSession{site: siteOf(pageURL)}
+				r = &observedSession{Site: siteOf(pageURL)}
 				o.bySession[sessionID] = r
 			}
 			o.record(r, u.rec)
@@ -375,7 +342,7 @@ func (o *Observed) Responses(sessionID, pageURL, host, pathPrefix string, since 
 	if r == nil {
 		return out
 	}
-	for _, rec := range r.list {
+	for _, rec := range r.Items {
 		if rec.host == host && (pathPrefix == "" || strings.HasPrefix(rec.path, pathPrefix)) && rec.At > since {
 			out = append(out, rec)
 		}

@@ -19,7 +19,7 @@ func TestObservedIsBoundedForAllSessions(t *testing.T) {
 	fill := func(id, pageURL string) *observedSession {
 		o.mu.Lock()
 		defer o.mu.Unlock()
-		r := &observedSession{site: siteOf(pageURL)}
+		r := &observedSession{Site: siteOf(pageURL)}
 		o.bySession[id] = r
 		for i := 0; i < maxObservedPerPageBytes/maxObservedBody; i++ {
 			o.record(r, ObservedResponse{URL: fmt.Sprint("https://api.test/", i), Body: body, At: 1, host: "api.test", path: "/"})
@@ -27,14 +27,14 @@ func TestObservedIsBoundedForAllSessions(t *testing.T) {
 		return r
 	}
 	shop := fill("shop", "https://shop.test/cart")
-	kept := len(shop.list)
+	kept := len(shop.Items)
 	for i := range 250 { // 250 MiB without the bound
 		fill(fmt.Sprint("evil-", i), fmt.Sprintf("https://s%d.evil.test/p", i))
 	}
 	o.mu.Lock()
 	total, sum := o.total, 0
 	for _, r := range o.bySession {
-		sum += r.bytes
+		sum += r.Bytes
 	}
 	o.mu.Unlock()
 	if total != sum || sum > maxObservedAll || sum > 32*maxObservedPerPageBytes {

@@ -17,16 +17,16 @@ import (
 func TestObservedSessionBounds(t *testing.T) {
 	var r observedSession
 	for range maxObservedPerPage + 20 {
-		r.add(ObservedResponse{URL: "https://a.test/", Body: "x"})
+		r.Add(ObservedResponse{URL: "https://a.test/", Body: "x"}, observedLimits)
 	}
-	if len(r.list) != maxObservedPerPage {
-		t.Errorf("kept %d responses, want %d", len(r.list), maxObservedPerPage)
+	if len(r.Items) != maxObservedPerPage {
+		t.Errorf("kept %d responses, want %d", len(r.Items), maxObservedPerPage)
 	}
 	for range 10 {
-		r.add(ObservedResponse{URL: "https://a.test/", Body: strings.Repeat("y", maxObservedBody)})
+		r.Add(ObservedResponse{URL: "https://a.test/", Body: strings.Repeat("y", maxObservedBody)}, observedLimits)
 	}
-	if r.bytes > maxObservedPerPageBytes {
-		t.Errorf("kept %d bytes, limit %d", r.bytes, maxObservedPerPageBytes)
+	if r.Bytes > maxObservedPerPageBytes {
+		t.Errorf("kept %d bytes, limit %d", r.Bytes, maxObservedPerPageBytes)
 	}
 }
 
