@@ -1,6 +1,6 @@
 package sandbox
 
-import "sync"
+import "github.com/remixproxy/remixproxy/internal/budget"
 
 // Events waiting for a runtime are bounded in bytes as well as in number. An event's JSON
 // (an input's value rides on its events) is held, copied, until its listener runs; 1000
@@ -15,32 +15,9 @@ import "sync"
 const MaxProcessPendingEventBytes = 64 << 20
 
 // processEvents is the bytes of events waiting in the process's runtimes.
-var processEvents struct {
-	mu    sync.Mutex
-	bytes int64
-}
-
-// reserveEventBytes takes n bytes of the process's bound; false when they do not fit.
-func reserveEventBytes(n int64) bool {
-	processEvents.mu.Lock()
-	defer processEvents.mu.Unlock()
-	if processEvents.bytes+n > MaxProcessPendingEventBytes {
-		return false
-	}
-	processEvents.bytes += n
-	return true
-}
-
-// releaseEventBytes gives n bytes back to the process's bound.
-func releaseEventBytes(n int64) {
-	processEvents.mu.Lock()
-	processEvents.bytes -= n
-	processEvents.mu.Unlock()
-}
+var processEvents = budget.New(MaxProcessPendingEventBytes)
 
 // pendingEventBytes is the bytes of events waiting in the process's runtimes (for tests).
 func pendingEventBytes() int64 {
-	processEvents.mu.Lock()
-	defer processEvents.mu.Unlock()
-	return processEvents.bytes
+	return processEvents.InUse()
 }

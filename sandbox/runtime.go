@@ -226,7 +226,7 @@ func (r *Runtime) Dispatch(listener int64, event json.RawMessage) error {
 		r.logf("warn", "event dropped: more than %d bytes of events waiting", r.lim.MaxPendingEventBytes)
 		return fmt.Errorf("dispatching to remixlet %s: %d bytes of events already waiting", r.cfg.RemixletID, r.lim.MaxPendingEventBytes)
 	}
-	if !reserveEventBytes(size) {
+	if !processEvents.Take(size) {
 		r.mu.Unlock()
 		r.logf("warn", "event dropped: the sandbox's runtimes hold %d bytes of events waiting", MaxProcessPendingEventBytes)
 		return fmt.Errorf("dispatching to remixlet %s: the sandbox's runtimes hold %d bytes of events waiting", r.cfg.RemixletID, MaxProcessPendingEventBytes)
@@ -241,7 +241,7 @@ func (r *Runtime) Dispatch(listener int64, event json.RawMessage) error {
 		if !r.stopped {
 			r.events--
 			r.eventBytes -= size
-			releaseEventBytes(size)
+			processEvents.Give(size)
 		}
 	}
 	ok := r.enqueue(task{"event listener", func() {
@@ -458,7 +458,7 @@ func (r *Runtime) stop(err error) bool {
 	r.stopped, r.err = true, err
 	r.queue = nil
 	// The events left in the queue will not run: their bytes go back to the process's bound.
-	releaseEventBytes(r.eventBytes)
+	processEvents.Give(r.eventBytes)
 	r.events, r.eventBytes = 0, 0
 	close(r.done)
 	r.mu.Unlock()

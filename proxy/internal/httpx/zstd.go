@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/remixproxy/remixproxy/internal/budget"
 )
 
 // zstd decoders under a budget. A zstd decoder holds its frame's window (up to the 8 MiB
@@ -30,33 +32,11 @@ const (
 )
 
 // zstdWindows is the budget's account.
-var zstdWindows struct {
-	mu   sync.Mutex
-	used int64
-}
-
-// reserveZstd takes n bytes of the budget; false when they do not fit.
-func reserveZstd(n int64) bool {
-	zstdWindows.mu.Lock()
-	defer zstdWindows.mu.Unlock()
-	if zstdWindows.used+n > ZstdBudget {
-		return false
-	}
-	zstdWindows.used += n
-	return true
-}
-
-func releaseZstd(n int64) {
-	zstdWindows.mu.Lock()
-	zstdWindows.used -= n
-	zstdWindows.mu.Unlock()
-}
+var zstdWindows = budget.New(ZstdBudget)
 
 // ZstdInUse is how much of ZstdBudget the live decoders hold (for tests).
 func ZstdInUse() int64 {
-	zstdWindows.mu.Lock()
-	defer zstdWindows.mu.Unlock()
-	return zstdWindows.used
+	return zstdWindows.InUse()
 }
 
 // openZstd starts a zstd decoder over r: it reads the first frame's header, refuses a window
@@ -78,15 +58,15 @@ func openZstd(r io.Reader) (dec *zstd.Decoder, release func(), err error) {
 		}
 	}
 	reserve := int64(max(window, zstdMinReserve))
-	if !reserveZstd(reserve) {
+	if !zstdWindows.Take(reserve) {
 		return nil, nil, fmt.Errorf("decoding zstd body: the proxy's zstd decoders hold their budget of %d MiB (another %d KiB asked)", ZstdBudget>>20, reserve>>10)
 	}
 	zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(uint64(reserve)),
 		zstd.WithDecoderMaxMemory(uint64(reserve)), zstd.WithDecoderLowmem(true))
 	if err != nil {
-		releaseZstd(reserve)
+		zstdWindows.Give(reserve)
 		return nil, nil, fmt.Errorf("decoding zstd body: %w", err)
 	}
 	var once sync.Once
-	return zr, func() { once.Do(func() { releaseZstd(reserve) }) }, nil
+	return zr, func() { once.Do(func() { zstdWindows.Give(reserve) }) }, nil
 }
