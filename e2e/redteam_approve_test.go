@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
@@ -145,12 +143,7 @@ func TestRedteamApproveCardOutlivesTheVersionItWasFor(t *testing.T) {
 	mt.Navigate("https://remix.proxy/manager/r/" + rx.ID + "/edit")
 	e2etest.Eval[bool](mt, fmt.Sprintf(`(() => { document.getElementById('manifest').value = %q; return true; })()`,
 		strings.Replace(clipManifest, `, {"name": "clipboard", "reason": "copy notes"}`, "", 1)))
-	ctx, cancel := context.WithTimeout(mt.Context(), cdpTimeout)
-	_, err = chromedp.Run(ctx, chromedp.Click(`#edit button[type=submit]`, chromedp.NodeVisible))
-	cancel()
-	if err != nil {
-		t.Fatalf("saving in the manager: %v", err)
-	}
+	managerClick(t, mt, `#edit button[type=submit]`) // the manager takes a click once armed (manager_arm.js)
 	mt.WaitFor(managerWait, "the person's change applied", `location.pathname === '/manager/r/`+rx.ID+`'`)
 	if v, _, _ := st.Active(context.Background(), rx.ID); v.Author != store.AuthorPerson || v.Number != 3 {
 		t.Fatalf("the active version is %d by %s, want the person's version 3", v.Number, v.Author)
