@@ -22,14 +22,15 @@ const modulePath = "github.com/remixproxy/remixproxy/"
 // proxyLayers maps each proxy package to the proxy packages it may import (directly, in its
 // code or its tests).
 var proxyLayers = map[string][]string{
-	"proxy":                 {"proxy/manager", "proxy/chat", "proxy/remixlet", "proxy/page", "proxy/fetch", "proxy/internal/redact", "proxy/internal/httpx"},
-	"proxy/manager":         {"proxy/chat", "proxy/remixlet", "proxy/internal/httpx"},
-	"proxy/chat":            {"proxy/remixlet", "proxy/page", "proxy/fetch", "proxy/internal/redact", "proxy/internal/httpx"},
-	"proxy/remixlet":        {"proxy/page", "proxy/fetch", "proxy/internal/httpx"},
-	"proxy/page":            {"proxy/internal/httpx"},
-	"proxy/fetch":           {"proxy/internal/httpx"},
-	"proxy/internal/redact": {"proxy/internal/httpx"},
-	"proxy/internal/httpx":  {},
+	"proxy":                     {"proxy/manager", "proxy/chat", "proxy/remixlet", "proxy/page", "proxy/fetch", "proxy/internal/redact", "proxy/internal/httpx"},
+	"proxy/manager":             {"proxy/chat", "proxy/remixlet", "proxy/internal/httpx"},
+	"proxy/chat":                {"proxy/remixlet", "proxy/page", "proxy/fetch", "proxy/internal/redact", "proxy/internal/httpx"},
+	"proxy/remixlet":            {"proxy/page", "proxy/fetch", "proxy/internal/httpx", "proxy/internal/sessionlog"},
+	"proxy/page":                {"proxy/internal/httpx", "proxy/internal/sessionlog"},
+	"proxy/fetch":               {"proxy/internal/httpx"},
+	"proxy/internal/redact":     {"proxy/internal/httpx"},
+	"proxy/internal/httpx":      {},
+	"proxy/internal/sessionlog": {},
 	// test fixtures (testOnlyLayers)
 	"proxy/internal/testsite": {},
 }
