@@ -117,7 +117,7 @@ func TestPageResponsesRecorded(t *testing.T) {
 	if r := byPath["/api/data"]; r.Method != "GET" || r.Status != 200 || r.ContentType != "application/json" || r.Body != `{"path":"/api/data"}` || r.Truncated {
 		t.Errorf("/api/data recorded as %+v", r)
 	}
-	if r := byPath["/api/big"]; len(r.Body) != 32<<10 /* the page package's maxRecordedBody */ || !r.Truncated || !strings.HasPrefix(r.Body, `{"items":"xxx`) {
+	if r := byPath["/api/big"]; len(r.Body) != 32<<10+len("…") /* the page package's maxRecordedBody, then the cut mark */ || !r.Truncated || !strings.HasPrefix(r.Body, `{"items":"xxx`) || !strings.HasSuffix(r.Body, "x…") {
 		t.Errorf("/api/big recorded with %d bytes, truncated %v", len(r.Body), r.Truncated)
 	}
 	if r := byPath["/api/gz"]; r.Body != `{"zipped":true}` || r.ContentType != "application/problem+json" || r.Truncated {

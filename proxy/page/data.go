@@ -234,14 +234,28 @@ func (h *Hub) RecordResponse(resp *http.Response) {
 		Limit: maxRecordedBody,
 		Log:   h.log,
 		Finish: func(raw []byte, enc string, complete bool) {
-			body, truncated, ok := httpx.TextBody(raw, enc, maxRecordedBody)
+			body, truncated, ok := recordedBody(raw, enc, complete)
 			if !ok {
 				return
 			}
 			h.attach(referer, RecordedResponse{
 				URL: u.String(), Method: req.Method, Status: resp.StatusCode, ContentType: mediaType,
-				Body: body, Truncated: truncated || !complete,
+				Body: body, Truncated: truncated,
 			})
 		},
 	}
+}
+
+// recordedBody is the text of a body as read_page_data shows it. A body cut (at maxRecordedBody,
+// or one that did not arrive whole) ends with "…", the cut mark the redaction knows
+// (proxy/internal/redact, cards.go): the first ten digits or more of a card number cut there go,
+// where at a bare end they would show — and a cut chosen well leaves the Luhn check only the
+// last digit to give.
+func recordedBody(raw []byte, enc string, complete bool) (body string, truncated, ok bool) {
+	body, truncated, ok = httpx.TextBody(raw, enc, maxRecordedBody)
+	truncated = truncated || !complete
+	if ok && truncated {
+		body += "…"
+	}
+	return body, truncated, ok
 }
