@@ -70,7 +70,7 @@ type Config struct {
 type Hub struct {
 	secret    []byte
 	now       func() time.Time // Config.Now
-	macs      sync.Pool // of hash.Hash: HMAC-SHA256 keyed with secret, reset before each use
+	macs      sync.Pool        // of hash.Hash: HMAC-SHA256 keyed with secret, reset before each use
 	log       *slog.Logger
 	listeners []Listener
 
