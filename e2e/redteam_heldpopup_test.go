@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// Red-team pass 6b: a same-origin popup its opener holds (OPEN-ITEMS 1 and 4). Chromium reuses a
+// popup's initial about:blank Window for the first same-origin document it loads, so an opener
+// that patches the popup's built-ins right after window.open holds the popup's page-agent
+// session: it reads every message and writes the hello as it likes. Such an opener could drop
+// the hello's newWindow (the flag that keeps a popup from taking its tab's chat) and then send
+// its own tab to about:blank (or off the site): the chat whose tab it was moved into the popup
+// it holds, and the agent's next tool calls ran there, out of the person's sight.
+
+// heldPopSite is a site whose page /a opens /b in a popup on a click and takes over the popup's
+// page agent before it starts: every message down the popup's socket is kept in window.seen,
+// and the hello the popup's agent sends goes without its newWindow flag (window.hellos).
+func heldPopSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a":
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Opener</title></head><body>
+<h1>Opener</h1>
+<button id="open" style="position:fixed;left:20px;top:80px;width:200px;height:60px">open</button>
+<script>
+window.seen = [];
+window.hellos = [];
+document.getElementById('open').onclick = () => {
+  const w = window.open('/b');
+  window.popup = w;
+  try {
+    const W = w.WebSocket;
+    const send = W.prototype.send;
+    W.prototype.send = function (d) {
+      try {
+        const m = JSON.parse(d);
+        if (m && m.type === 'hello') { delete m.newWindow; d = JSON.stringify(m); window.hellos.push(d); }
+      } catch (e) {}
+      return send.call(this, d);
+    };
+    w.WebSocket = function (u, p) {
+      const s = new W(u, p);
+      window.popupSock = s;
+      s.addEventListener('message', (e) => window.seen.push(String(e.data)));
+      return s;
+    };
+    w.WebSocket.prototype = W.prototype;
+  } catch (e) { window.hijackError = String(e); }
+};
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
+		default:
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Popup</title></head><body>
+<h1>POPUP-PAGE-TEXT</h1>
+<script>document.body.dataset.pageScript = 'ran';</script></body></html>`)
+		}
+	})
+}
+
+// storedChatText is every stored message and item of the newest chat, joined.
+func storedChatText(t *testing.T, st *store.Store) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	chats, err := st.ListChats(ctx, 10)
+	if err != nil || len(chats) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	bodies, _ := st.ChatMessages(ctx, chats[0].ID)
+	for _, m := range bodies {
+		b.Write(m)
+		b.WriteByte('\n')
+	}
+	items, _ := st.ChatItems(ctx, chats[0].ID)
+	for _, it := range items {
+		b.Write(it.Body)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves: the person's Act chat on /a waits (wait_for);
+// the page opens /b in a popup it holds, drops the popup's newWindow from its hello, and sends its
+// own tab to about:blank. The chat must not move into the popup: the agent's next tool call
+// (capture_page) must never read the popup's page. Before the fix the popup, an arrival from
+// /a, took the chat as /a went, and the model was shown POPUP-PAGE-TEXT.
+func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 10000}}]},
+		{"tool_calls": [{"name": "capture_page", "arguments": {}}]},
+		{"text": "Finished."}
+	]}`, map[string]http.Handler{"held.test": heldPopSite()})
+	tab := aw.tab
+	pf, _ := openActPanel(t, tab, "https://held.test/a")
+	chat(t, pf, "wait for it")
+	pf.waitFor(t, 30*time.Second, "the wait_for tool running", `document.getElementById('log').innerText.includes('wait_for')`)
+
+	clickAt(t, tab, 120, 110) // the person's click on the page's button: the popup opens
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		st, _, _ := aw.proxy.Status()
+		found := false
+		for _, s := range st.Sessions {
+			found = found || s.URL == "https://held.test/b"
+		}
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the popup's page agent never connected\n%s\n%s", aw.proxy.StatusText(), tab.Diagnose())
+		}
+	}
+	time.Sleep(time.Second) // its hello, sent on open, reaches the proxy
+	held := e2etest.Eval[bool](tab, `!!window.popupSock && window.hellos.length > 0`)
+	t.Logf("the opener holds the popup's session: %v (hellos %v, hijack error %v, popup closed to the opener: %v)", held,
+		e2etest.Eval[[]string](tab, `window.hellos`), e2etest.Eval[any](tab, `window.hijackError || null`), e2etest.Eval[bool](tab, `window.popup.closed`))
+
+	e2etest.Eval[bool](tab, `(location.href = 'about:blank', true)`)
+	// The turn ends either way: with the popup's page read (the hole), or stopped because its page
+	// left the site.
+	var text string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		text = storedChatText(t, aw.proxy.Store)
+		if strings.Contains(text, "POPUP-PAGE-TEXT") || strings.Contains(text, "left the site") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not end\n%s\n%s", head(text, 3000), aw.diagnose())
+		}
+	}
+	if strings.Contains(text, "POPUP-PAGE-TEXT") {
+		t.Fatalf("the chat moved into the popup its opener holds, and the agent read the popup's page:\n%s", head(text, 3000))
+	}
+	for _, r := range aw.model.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(string(m.Raw), "POPUP-PAGE-TEXT") {
+				t.Fatalf("the model was shown the popup's page: %s", head(string(m.Raw), 600))
+			}
+		}
+	}
+}
