@@ -64,6 +64,22 @@ document.body.dataset.pageScript = 'ran';
 	})
 }
 
+// waitSessionAt waits until a page session at pageURL is connected to p.
+func waitSessionAt(t *testing.T, p *e2etest.Proxy, pageURL string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		st, _, _ := p.Status()
+		for _, s := range st.Sessions {
+			if s.URL == pageURL {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no page session at %s connected\n%s", pageURL, p.StatusText())
+		}
+	}
+}
+
 // storedChatText is every stored message and item of the newest chat, joined.
 func storedChatText(t *testing.T, st *store.Store) string {
 	t.Helper()
@@ -104,19 +120,7 @@ func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
 	pf.waitFor(t, 30*time.Second, "the wait_for tool running", `document.getElementById('log').innerText.includes('wait_for')`)
 
 	clickAt(t, tab, 120, 110) // the person's click on the page's button: the popup opens
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		st, _, _ := aw.proxy.Status()
-		found := false
-		for _, s := range st.Sessions {
-			found = found || s.URL == "https://held.test/b"
-		}
-		if found {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the popup's page agent never connected\n%s\n%s", aw.proxy.StatusText(), tab.Diagnose())
-		}
-	}
+	waitSessionAt(t, aw.proxy, "https://held.test/b")
 	time.Sleep(time.Second) // its hello, sent on open, reaches the proxy
 	held := e2etest.Eval[bool](tab, `!!window.popupSock && window.hellos.length > 0`)
 	t.Logf("the opener holds the popup's session: %v (hellos %v, hijack error %v, popup closed to the opener: %v)", held,
@@ -145,4 +149,43 @@ func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oauthSite is a site whose page /a, on a click, opens a sign-in popup at idp.test, which
+// sends the popup back to the site's /callback; the callback posts to its opener and closes.
+func oauthSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/a":
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Shop</title></head><body>
+<h1>Shop</h1>
+<button id="open" style="position:fixed;left:20px;top:80px;width:200px;height:60px">sign in</button>
+<script>
+window.signedIn = '';
+window.addEventListener('message', (e) => { if (e.origin === location.origin && e.data && e.data.signedIn) window.signedIn = e.data.signedIn; });
+document.getElementById('open').onclick = () => { window.popup = window.open('https://idp.test/authorize'); };
+document.body.dataset.pageScript = 'ran';
+</script></body></html>`)
+		case "/callback":
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Callback</title></head><body>
+<script>window.opener && window.opener.postMessage({signedIn: 'code-' + location.search.slice(6)}, location.origin);</script></body></html>`)
+		}
+	})
+}
+
+// TestChatKeepsASignInPopupsOpener: while the person chats on a page, a sign-in popup (another
+// site that sends it back to the page's site, which then posts to its opener) still reaches its
+// opener: the Window of its own that the proxy gives a chat's next page (openerguard.go) is
+// only for documents that come from a page of their own origin, and the callback comes from
+// the identity provider.
+func TestChatKeepsASignInPopupsOpener(t *testing.T) {
+	idp := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://shop.test/callback?code=42", http.StatusFound)
+	})
+	aw := newAgentWorld(t, `{"turns": [{"text": "Hello."}]}`, map[string]http.Handler{"shop.test": oauthSite(), "idp.test": idp})
+	tab := aw.tab
+	pf, _ := askChat(t, tab, "https://shop.test/a", "hello agent")
+	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('Hello.')`)
+	clickAt(t, tab, 120, 110)
+	tab.WaitFor(20*time.Second, "the callback's message to its opener", `window.signedIn === 'code-42'`)
 }
