@@ -107,7 +107,7 @@ func (h *Hub) SetFollowGrace(d time.Duration) {
 // waiting for the load (and well within followGrace).
 func (h *Hub) NoteNavigation(pageURL string, req *http.Request) (followed bool) {
 	ref := req.Header.Get("Referer")
-	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" {
+	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" || !followsOver(req) {
 		return false
 	}
 	if len(pageURL) > page.MaxSessionURL || len(ref) > page.MaxSessionURL {

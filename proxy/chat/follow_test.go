@@ -147,8 +147,9 @@ func TestNoteNavigationSaysWhenAChatMayFollow(t *testing.T) {
 	}
 }
 
-// TestNavNotesOfOneOriginEvictNoOther: a page that makes navigations without end (a plain-http
-// page forging a navigation's headers on its fetches) fills the notes with its own; the note of
+// TestNavNotesOfOneOriginEvictNoOther: a page that makes navigations without end (once a
+// plain-http page forging a navigation's headers on its fetches; over http nothing is noted now,
+// follow_http.go) fills the notes with its own; the note of
 // another site's tab, made before, stays, and the flooding origin keeps at most
 // maxNavNotesPerOrigin.
 func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
@@ -161,7 +162,7 @@ func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
 	}
 	note("https://shop.test/b", "https://shop.test/a")
 	for i := 0; i < 5000; i++ {
-		note(fmt.Sprintf("http://flood.test/%d", i), "http://flood.test/")
+		note(fmt.Sprintf("https://flood.test/%d", i), "https://flood.test/")
 	}
 	h.follow.mu.Lock()
 	defer h.follow.mu.Unlock()
@@ -170,14 +171,14 @@ func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
 	}
 	n := 0
 	for _, nn := range h.follow.notes {
-		if nn.origin == "http://flood.test" {
+		if nn.origin == "https://flood.test" {
 			n++
 		}
 	}
 	if n > maxNavNotesPerOrigin {
 		t.Errorf("the flooding origin keeps %d notes, want at most %d", n, maxNavNotesPerOrigin)
 	}
-	if _, ok := h.follow.notes["http://flood.test/4999"]; !ok {
+	if _, ok := h.follow.notes["https://flood.test/4999"]; !ok {
 		t.Error("the flooding origin's newest note is not kept")
 	}
 }
@@ -205,5 +206,34 @@ func TestArrivalOfAnotherOriginDisplacesNone(t *testing.T) {
 	h.follow.mu.Unlock()
 	if !ok || a.sessionID != next.ID {
 		t.Fatalf("the arrival of the tab's next page = %+v, %v; want its session %s", a, ok, next.ID)
+	}
+}
+
+// TestChatNeverFollowsOverPlainHTTP: over plain http a page can make sessions of its own (a
+// fetch forging a navigation's headers) and hold them in another window, and the proxy cannot
+// give the next page a Window of its own (the browser ignores COOP there), so a chat never
+// follows its tab over http: the next page, however it says hello, takes no chat, and no
+// document is told a chat may follow. Over https the same navigation takes it.
+func TestChatNeverFollowsOverPlainHTTP(t *testing.T) {
+	for _, scheme := range []string{"http", "https"} {
+		h := newHub(nil, context.Background())
+		h.pages = page.New(page.Config{Secret: []byte("k")})
+		origin := scheme + "://shop.test"
+		c := &chat{hub: h, origin: origin}
+		wait := make(chan struct{})
+		c.waiting = wait
+		h.orphan(c, wait, origin+"/a")
+		req, _ := http.NewRequest("GET", origin+"/b", nil)
+		req.Header.Set("Referer", origin+"/a")
+		req.Header.Set("Upgrade-Insecure-Requests", "1")
+		followed := h.NoteNavigation(origin+"/b", req)
+		next := page.Info{ID: httpx.RandomID(), URL: origin + "/b", Origin: origin, Connected: true, Since: time.Now()}
+		openWithHello(h, next, `{"type": "hello"}`)
+		h.mu.Lock()
+		took := h.bySession[next.ID] == c
+		h.mu.Unlock()
+		if want := scheme == "https"; took != want || followed != want {
+			t.Errorf("%s: the next page took the chat %v (followed %v), want %v", scheme, took, followed, want)
+		}
 	}
 }
