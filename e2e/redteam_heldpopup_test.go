@@ -105,15 +105,24 @@ func storedChatText(t *testing.T, st *store.Store) string {
 
 // TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves: the person's Act chat on /a waits (wait_for);
 // the page opens /b in a popup it holds, drops the popup's newWindow from its hello, and sends its
-// own tab to about:blank. The chat must not move into the popup: the agent's next tool call
+// own tab to about:blank, or off the site. The chat must not move into the popup: the agent's next tool call
 // (capture_page) must never read the popup's page. Before the fix the popup, an arrival from
 // /a, took the chat as /a went, and the model was shown POPUP-PAGE-TEXT.
 func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
+	for _, away := range []string{"about:blank", "https://other.test/"} {
+		t.Run(away, func(t *testing.T) { heldPopupTakesNoChat(t, away) })
+	}
+}
+
+// heldPopupTakesNoChat is TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves with the opener's
+// tab sent to away.
+func heldPopupTakesNoChat(t *testing.T, away string) {
+	other := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { htmlPage(w, `<!doctype html><title>Other</title><p>other</p>`) })
 	aw := newAgentWorld(t, `{"turns": [
 		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 10000}}]},
 		{"tool_calls": [{"name": "capture_page", "arguments": {}}]},
 		{"text": "Finished."}
-	]}`, map[string]http.Handler{"held.test": heldPopSite()})
+	]}`, map[string]http.Handler{"held.test": heldPopSite(), "other.test": other})
 	tab := aw.tab
 	pf, _ := openActPanel(t, tab, "https://held.test/a")
 	chat(t, pf, "wait for it")
@@ -126,7 +135,7 @@ func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
 	t.Logf("the opener holds the popup's session: %v (hellos %v, hijack error %v, popup closed to the opener: %v)", held,
 		e2etest.Eval[[]string](tab, `window.hellos`), e2etest.Eval[any](tab, `window.hijackError || null`), e2etest.Eval[bool](tab, `window.popup.closed`))
 
-	e2etest.Eval[bool](tab, `(location.href = 'about:blank', true)`)
+	e2etest.Eval[bool](tab, `(location.href = `+jsString(away)+`, true)`)
 	// The turn ends either way: with the popup's page read (the hole), or stopped because its page
 	// left the site.
 	var text string
