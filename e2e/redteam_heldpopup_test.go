@@ -26,14 +26,14 @@ func heldPopSite() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/a":
-			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Opener</title></head><body>
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><meta name="referrer" content="unsafe-url"><title>Opener</title></head><body>
 <h1>Opener</h1>
 <button id="open" style="position:fixed;left:20px;top:80px;width:200px;height:60px">open</button>
 <script>
 window.seen = [];
 window.hellos = [];
 document.getElementById('open').onclick = () => {
-  const w = window.open('/b');
+  const w = window.open(window.popupTarget || '/b');
   window.popup = w;
   try {
     const W = w.WebSocket;
@@ -108,26 +108,38 @@ func storedChatText(t *testing.T, st *store.Store) string {
 // own tab to about:blank, or off the site. The chat must not move into the popup: the agent's next tool call
 // (capture_page) must never read the popup's page. Before the fix the popup, an arrival from
 // /a, took the chat as /a went, and the model was shown POPUP-PAGE-TEXT.
+//
+// The popup may also reach its page through a redirect on another origin of the site (a
+// same-site open redirect): its request then says Sec-Fetch-Site: same-site, yet the Window is
+// reused, for the document is same-origin with its opener.
 func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
-	for _, away := range []string{"about:blank", "https://other.test/"} {
-		t.Run(away, func(t *testing.T) { heldPopupTakesNoChat(t, away) })
+	for _, tc := range []struct{ name, popup, away string }{
+		{"tab to about:blank", "/b", "about:blank"},
+		{"tab off the site", "/b", "https://other.test/"},
+		{"popup through a same-site redirect", "https://www.held.test/r?to=https://held.test/b", "about:blank"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { heldPopupTakesNoChat(t, tc.popup, tc.away) })
 	}
 }
 
-// heldPopupTakesNoChat is TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves with the opener's
-// tab sent to away.
-func heldPopupTakesNoChat(t *testing.T, away string) {
+// heldPopupTakesNoChat is TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves with the popup opened
+// at popup and the opener's tab sent to away.
+func heldPopupTakesNoChat(t *testing.T, popup, away string) {
 	other := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { htmlPage(w, `<!doctype html><title>Other</title><p>other</p>`) })
+	redirector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	})
 	aw := newAgentWorld(t, `{"turns": [
 		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 10000}}]},
 		{"tool_calls": [{"name": "capture_page", "arguments": {}}]},
 		{"text": "Finished."}
-	]}`, map[string]http.Handler{"held.test": heldPopSite(), "other.test": other})
+	]}`, map[string]http.Handler{"held.test": heldPopSite(), "other.test": other, "www.held.test": redirector})
 	tab := aw.tab
 	pf, _ := openActPanel(t, tab, "https://held.test/a")
 	chat(t, pf, "wait for it")
 	pf.waitFor(t, 30*time.Second, "the wait_for tool running", `document.getElementById('log').innerText.includes('wait_for')`)
 
+	e2etest.Eval[bool](tab, `(window.popupTarget = `+jsString(popup)+`, true)`)
 	clickAt(t, tab, 120, 110) // the person's click on the page's button: the popup opens
 	waitSessionAt(t, aw.proxy, "https://held.test/b")
 	time.Sleep(time.Second) // its hello, sent on open, reaches the proxy

@@ -38,20 +38,23 @@ import (
 const openerPolicy = "noopener-allow-popups"
 
 // severOpener sets openerPolicy on the headers of an injected document that a chat may follow
-// to (followed) and that comes from a page of its own origin.
+// to (followed) and whose Referer is of its own origin: the only documents that can take a
+// chat (a chat moves to a page of its origin whose Referer is the chat's page: chat/follow.go).
+//
+// The Referer, not Sec-Fetch-Site: a popup sent through a redirect on another origin of the
+// site (a same-site open redirect) arrives with Sec-Fetch-Site: same-site, yet its document is
+// same-origin with its opener, and the browser reuses the Window; with a referrer policy of
+// unsafe-url its Referer is the opener's page, the chat's (found by
+// TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves, which a Sec-Fetch-Site test let through).
 func severOpener(h http.Header, req *http.Request, followed bool) {
-	if !followed || !fromSameOrigin(req) {
+	if !followed || !refererOfOwnOrigin(req) {
 		return
 	}
 	h["Cross-Origin-Opener-Policy"] = []string{openerPolicy}
 }
 
-// fromSameOrigin reports whether a navigation came from a page of its own origin: the
-// browser's Sec-Fetch-Site where it sends one (it accounts for redirects), else the Referer.
-func fromSameOrigin(req *http.Request) bool {
-	if site := req.Header.Get("Sec-Fetch-Site"); site != "" {
-		return site == "same-origin"
-	}
+// refererOfOwnOrigin reports whether a navigation's Referer is a page of its own origin.
+func refererOfOwnOrigin(req *http.Request) bool {
 	ref, err := url.Parse(req.Header.Get("Referer"))
 	return err == nil && ref.Host != "" && httpx.OriginOf(ref) == httpx.OriginOf(req.URL)
 }

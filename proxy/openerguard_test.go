@@ -20,6 +20,7 @@ func TestSeverOpener(t *testing.T) {
 		{"the site's own policy is replaced", "https://shop.test/b", map[string]string{"Sec-Fetch-Site": "same-origin", "Referer": "https://shop.test/a"}, true, openerPolicy},
 		{"no chat on the page it came from", "https://shop.test/b", map[string]string{"Sec-Fetch-Site": "same-origin", "Referer": "https://shop.test/a"}, false, ""},
 		{"another origin of the site", "https://www.shop.test/b", map[string]string{"Sec-Fetch-Site": "same-site", "Referer": "https://shop.test/a"}, true, ""},
+		{"through a same-site redirect, Referer of the origin", "https://shop.test/b", map[string]string{"Sec-Fetch-Site": "same-site", "Referer": "https://shop.test/a"}, true, openerPolicy},
 		{"back from another site (a sign-in popup)", "https://shop.test/callback", map[string]string{"Sec-Fetch-Site": "cross-site", "Referer": "https://idp.test/"}, true, ""},
 		{"no fetch metadata, Referer of the origin", "https://shop.test/b", map[string]string{"Referer": "https://shop.test/a"}, true, openerPolicy},
 		{"no fetch metadata, Referer of another origin", "https://shop.test/b", map[string]string{"Referer": "https://www.shop.test/a"}, true, ""},
