@@ -125,7 +125,9 @@ func TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves(t *testing.T) {
 // heldPopupTakesNoChat is TestRedteamHeldPopupTakesNoChatWhenItsTabLeaves with the popup opened
 // at popup and the opener's tab sent to away.
 func heldPopupTakesNoChat(t *testing.T, popup, away string) {
-	other := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { htmlPage(w, `<!doctype html><title>Other</title><p>other</p>`) })
+	other := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		htmlPage(w, `<!doctype html><title>Other</title><p>other</p>`)
+	})
 	redirector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
 	})

@@ -20,8 +20,8 @@ import (
 // What the proxy can decide is the window a document gets. A document a chat may follow to
 // (the request came from a page with a chat, or from one whose chat waits for its tab's next
 // page: chat.Hub.NoteNavigation) is sent with Cross-Origin-Opener-Policy:
-// noopener-allow-popups when it is same-origin with the page it came from, the only case in
-// which the browser would reuse a Window. The browser then gives it a Window of its own, in a
+// noopener-allow-popups when its Referer is of its own origin (a document that can take a
+// chat; the browser reuses a Window only for a document of its opener's origin). The browser then gives it a Window of its own, in a
 // new browsing context group, and severs its opener, whatever the opener's own policy: so the
 // page agent of every document that could take a chat captured its built-ins in a Window no
 // other page has touched, and its hello (a popup says newWindow) is its own. The document may
@@ -29,7 +29,9 @@ import (
 //
 // The cost, only while a chat is open on the page a document came from: a same-origin popup
 // opened from that page loses its window.opener (a site's own pop-out that calls back into
-// its opener stops working while the person chats there); popups the tab opened before lose
+// its opener stops working while the person chats there, and so does a sign-in popup on another
+// origin of the site that sends itself back without the person's input, keeping the Referer;
+// a sign-in popup through another site keeps it: its request is cross-site, never followed); popups the tab opened before lose
 // their link to it; and a page that was cross-origin isolated (COOP same-origin with COEP)
 // is not, on that one document. Over plain http the browser ignores COOP (a secure-context
 // feature), and the hole stays open there as the rest of the http residual (OPEN-ITEMS 2).
