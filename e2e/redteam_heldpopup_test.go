@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -211,4 +213,77 @@ func TestChatKeepsASignInPopupsOpener(t *testing.T) {
 	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('Hello.')`)
 	clickAt(t, tab, 120, 110)
 	tab.WaitFor(20*time.Second, "the callback's message to its opener", `window.signedIn === 'code-42'`)
+}
+
+// panelFrameBut waits for a panel frame in tab other than not.
+func panelFrameBut(t *testing.T, tab *e2etest.Tab, not childFrame) childFrame {
+	t.Helper()
+	for deadline := time.Now().Add(panelTimeout); ; time.Sleep(100 * time.Millisecond) {
+		for _, f := range childFrames(t, tab) {
+			if strings.HasPrefix(f.URL, panelURLPrefix) && (f.Frame != not.Frame || f.Target != not.Target) {
+				return f
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no second panel frame within %v\n%s", panelTimeout, tab.Diagnose())
+		}
+	}
+}
+
+// TestRedteamHeldPopupCannotResumeTheTabsChat (OPEN-ITEMS 7): the person chatted on /a and
+// reloaded; no tab holds the chat now, and the tab's remix.proxy sessionStorage keeps its ID.
+// The page opens a same-origin popup it holds, reads the popup's panel token from the welcome,
+// and frames the real panel unseen in its own tab with that token: the panel read the tab's
+// chat ID and resumed the person's chat into the popup's session, by itself. The person's own
+// panel then could not have it back. Now the panel resumes only on the person's click on its
+// "Continue the chat" offer, seen visible: the unseen frame resumes nothing, and the person's
+// panel continues the chat.
+func TestRedteamHeldPopupCannotResumeTheTabsChat(t *testing.T) {
+	aw := newAgentWorld(t, `{"turns": [{"text": "First answer."}, {"text": "Second answer."}]}`,
+		map[string]http.Handler{"held.test": heldPopSite()})
+	tab := aw.tab
+	pf, _ := askChat(t, tab, "https://held.test/a", "hello agent")
+	pf.waitFor(t, 20*time.Second, "the reply", `document.getElementById('log').innerText.includes('First answer.')`)
+	tab.Reload()
+	tab.WaitConnected()
+	time.Sleep(6 * time.Second) // the chat waits followGrace (5 s) for the tab's next page, then no tab holds it
+
+	clickAt(t, tab, 120, 110) // the person's click on the page: the popup opens, held by the page
+	var panelToken string
+	for deadline := time.Now().Add(15 * time.Second); panelToken == ""; time.Sleep(100 * time.Millisecond) {
+		panelToken = e2etest.Eval[string](tab, `(() => { for (const s of window.seen) { const m = JSON.parse(s); if (m.type === 'welcome') return m.panel; } return ''; })()`)
+		if panelToken == "" && time.Now().After(deadline) {
+			t.Fatalf("the page does not hold its popup's session (the attack would prove nothing): seen %v", e2etest.Eval[[]string](tab, `window.seen`))
+		}
+	}
+	e2etest.Eval[bool](tab, `(() => {
+  const f = document.createElement('iframe');
+  f.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px;opacity:0.01;border:0';
+  f.src = 'https://remix.proxy/panel';
+  f.onload = () => f.contentWindow.postMessage({type: 'panel-token', token: `+jsString(panelToken)+`}, 'https://remix.proxy');
+  document.body.appendChild(f);
+  return true; })()`)
+	hiddenFrame := waitPanelFrame(t, tab)
+	hidden := attachFrame(t, tab, hiddenFrame)
+	hidden.waitFor(t, 20*time.Second, "the unseen panel connected with the popup's token", `document.getElementById('status-text').textContent === 'Connected'`)
+	time.Sleep(2 * time.Second) // whatever it sends by itself on connecting, it has sent
+
+	// The person comes back to the tab, opens their own panel and continues their chat (with a
+	// click where the panel offers it).
+	cdpCall(t, tab, page.BringToFront, cdp.Empty{})
+	x, y := launcherButtonCenter(t, tab)
+	clickAt(t, tab, x, y)
+	f := panelFrameBut(t, tab, hiddenFrame)
+	own := attachFrame(t, tab, f)
+	own.waitFor(t, panelTimeout, "the person's panel to connect", `document.getElementById('status-text').textContent === 'Connected'`)
+	if own.eval(t, `String(!!document.getElementById('resume') && !document.getElementById('resume').hidden)`) == "true" {
+		bx, by := pointAt(t, tab, own, f, "#resume-chat")
+		own.waitFor(t, 10*time.Second, "the offer armed", `!document.getElementById('resume-chat').disabled`)
+		clickAt(t, tab, bx, by)
+	}
+	own.waitFor(t, 15*time.Second, "the person's chat in their own panel (the unseen panel of the page's popup took it)",
+		`document.getElementById('log').innerText.includes('hello agent')`)
+	if s := hidden.eval(t, `document.getElementById('log').innerText`); strings.Contains(s, "hello agent") {
+		t.Errorf("the unseen panel of the page's popup shows the person's chat: %q", s)
+	}
 }
