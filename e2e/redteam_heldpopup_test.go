@@ -287,3 +287,43 @@ func TestRedteamHeldPopupCannotResumeTheTabsChat(t *testing.T) {
 		t.Errorf("the unseen panel of the page's popup shows the person's chat: %q", s)
 	}
 }
+
+// TestRedteamNavigatedPopupTakesNoChat: the page opens its popup before the person chats (held,
+// as no chat was there to follow); once the chat runs it navigates the popup to /b2 (the
+// request names /a as Referer, so /b2 gets a Window of its own and is no longer held) and sends
+// its own tab away. The popup's page came from the popup's /b, not from /a: the chat must not
+// move there. Before the hello said where a page came from (panel.Hello.From), the agent went on
+// in the popup, out of the person's sight (seen with a probe of this test).
+func TestRedteamNavigatedPopupTakesNoChat(t *testing.T) {
+	aw := newAgentWorld(t, `{"turns": [
+		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 10000}}]},
+		{"tool_calls": [{"name": "capture_page", "arguments": {}}]},
+		{"text": "Finished."}
+	]}`, map[string]http.Handler{"held.test": heldPopSite()})
+	tab := aw.tab
+	tab.Navigate("https://held.test/a")
+	tab.WaitConnected()
+	clickAt(t, tab, 120, 110) // the popup opens before any chat
+	waitSessionAt(t, aw.proxy, "https://held.test/b")
+	pf, _ := openPanel(t, tab)
+	actMode(t, pf)
+	chat(t, pf, "wait for it")
+	pf.waitFor(t, 30*time.Second, "the wait_for tool running", `document.getElementById('log').innerText.includes('wait_for')`)
+	e2etest.Eval[bool](tab, `(window.popup.location.href = '/b2', true)`)
+	waitSessionAt(t, aw.proxy, "https://held.test/b2")
+	time.Sleep(time.Second) // its hello, sent on open, reaches the proxy
+	e2etest.Eval[bool](tab, `(location.href = 'about:blank', true)`)
+	var text string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		text = storedChatText(t, aw.proxy.Store)
+		if strings.Contains(text, "POPUP-PAGE-TEXT") || strings.Contains(text, "left the site") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not end\n%s\n%s", head(text, 3000), aw.diagnose())
+		}
+	}
+	if strings.Contains(text, "POPUP-PAGE-TEXT") {
+		t.Fatalf("the chat moved into the popup its opener navigated:\n%s", head(text, 3000))
+	}
+}

@@ -237,3 +237,36 @@ func TestChatNeverFollowsOverPlainHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestChatFollowsOnlyFromThePageItReplaced: a page whose request names the chat's page as
+// Referer but which came, in its own tab, from another page (a popup its opener navigated:
+// panel.Hello.From) takes no chat; one that came from the chat's page does, fragment or not, and
+// so does one whose browser does not say where it came from.
+func TestChatFollowsOnlyFromThePageItReplaced(t *testing.T) {
+	for _, tc := range []struct {
+		name, hello string
+		want        bool
+	}{
+		{"came from the popup's own page", `{"type": "hello", "from": "https://shop.test/b"}`, false},
+		{"came from the chat's page", `{"type": "hello", "from": "https://shop.test/a#top"}`, true},
+		{"says nothing", `{"type": "hello"}`, true},
+	} {
+		h := newHub(nil, context.Background())
+		h.pages = page.New(page.Config{Secret: []byte("k")})
+		c := &chat{hub: h, origin: "https://shop.test"}
+		wait := make(chan struct{})
+		c.waiting = wait
+		h.orphan(c, wait, "https://shop.test/a")
+		req, _ := http.NewRequest("GET", "https://shop.test/b2", nil)
+		req.Header.Set("Referer", "https://shop.test/a")
+		h.NoteNavigation("https://shop.test/b2", req)
+		next := page.Info{ID: httpx.RandomID(), URL: "https://shop.test/b2", Origin: "https://shop.test", Connected: true, Since: time.Now()}
+		openWithHello(h, next, tc.hello)
+		h.mu.Lock()
+		took := h.bySession[next.ID] == c
+		h.mu.Unlock()
+		if took != tc.want {
+			t.Errorf("%s: took the chat %v, want %v", tc.name, took, tc.want)
+		}
+	}
+}
