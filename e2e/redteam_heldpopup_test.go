@@ -82,6 +82,21 @@ func waitSessionAt(t *testing.T, p *e2etest.Proxy, pageURL string) {
 	}
 }
 
+// popupTurnEnd waits for the end of the chat's turn and returns the stored chat: either the
+// agent read the popup's page (the hole), or the turn stopped because its page left the site.
+func popupTurnEnd(t *testing.T, aw *agentWorld) string {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		text := storedChatText(t, aw.proxy.Store)
+		if strings.Contains(text, "POPUP-PAGE-TEXT") || strings.Contains(text, "left the site") {
+			return text
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not end\n%s\n%s", head(text, 3000), aw.diagnose())
+		}
+	}
+}
+
 // storedChatText is every stored message and item of the newest chat, joined.
 func storedChatText(t *testing.T, st *store.Store) string {
 	t.Helper()
@@ -152,18 +167,7 @@ func heldPopupTakesNoChat(t *testing.T, popup, away string) {
 		e2etest.Eval[[]string](tab, `window.hellos`), e2etest.Eval[any](tab, `window.hijackError || null`), e2etest.Eval[bool](tab, `window.popup.closed`))
 
 	e2etest.Eval[bool](tab, `(location.href = `+jsString(away)+`, true)`)
-	// The turn ends either way: with the popup's page read (the hole), or stopped because its page
-	// left the site.
-	var text string
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		text = storedChatText(t, aw.proxy.Store)
-		if strings.Contains(text, "POPUP-PAGE-TEXT") || strings.Contains(text, "left the site") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the turn did not end\n%s\n%s", head(text, 3000), aw.diagnose())
-		}
-	}
+	text := popupTurnEnd(t, aw)
 	if strings.Contains(text, "POPUP-PAGE-TEXT") {
 		t.Fatalf("the chat moved into the popup its opener holds, and the agent read the popup's page:\n%s", head(text, 3000))
 	}
@@ -313,16 +317,7 @@ func TestRedteamNavigatedPopupTakesNoChat(t *testing.T) {
 	waitSessionAt(t, aw.proxy, "https://held.test/b2")
 	time.Sleep(time.Second) // its hello, sent on open, reaches the proxy
 	e2etest.Eval[bool](tab, `(location.href = 'about:blank', true)`)
-	var text string
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		text = storedChatText(t, aw.proxy.Store)
-		if strings.Contains(text, "POPUP-PAGE-TEXT") || strings.Contains(text, "left the site") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the turn did not end\n%s\n%s", head(text, 3000), aw.diagnose())
-		}
-	}
+	text := popupTurnEnd(t, aw)
 	if strings.Contains(text, "POPUP-PAGE-TEXT") {
 		t.Fatalf("the chat moved into the popup its opener navigated:\n%s", head(text, 3000))
 	}

@@ -216,13 +216,8 @@ func TestArrivalOfAnotherOriginDisplacesNone(t *testing.T) {
 // document is told a chat may follow. Over https the same navigation takes it.
 func TestChatNeverFollowsOverPlainHTTP(t *testing.T) {
 	for _, scheme := range []string{"http", "https"} {
-		h := newHub(nil, context.Background())
-		h.pages = page.New(page.Config{Secret: []byte("k")})
 		origin := scheme + "://shop.test"
-		c := &chat{hub: h, origin: origin}
-		wait := make(chan struct{})
-		c.waiting = wait
-		h.orphan(c, wait, origin+"/a")
+		h, c := waitingChat(origin, origin+"/a")
 		req, _ := http.NewRequest("GET", origin+"/b", nil)
 		req.Header.Set("Referer", origin+"/a")
 		req.Header.Set("Upgrade-Insecure-Requests", "1")
@@ -251,12 +246,7 @@ func TestChatFollowsOnlyFromThePageItReplaced(t *testing.T) {
 		{"came from the chat's page", `{"type": "hello", "from": "https://shop.test/a#top"}`, true},
 		{"says nothing", `{"type": "hello"}`, true},
 	} {
-		h := newHub(nil, context.Background())
-		h.pages = page.New(page.Config{Secret: []byte("k")})
-		c := &chat{hub: h, origin: "https://shop.test"}
-		wait := make(chan struct{})
-		c.waiting = wait
-		h.orphan(c, wait, "https://shop.test/a")
+		h, c := waitingChat("https://shop.test", "https://shop.test/a")
 		req, _ := http.NewRequest("GET", "https://shop.test/b2", nil)
 		req.Header.Set("Referer", "https://shop.test/a")
 		h.NoteNavigation("https://shop.test/b2", req)
@@ -269,4 +259,16 @@ func TestChatFollowsOnlyFromThePageItReplaced(t *testing.T) {
 			t.Errorf("%s: took the chat %v, want %v", tc.name, took, tc.want)
 		}
 	}
+}
+
+// waitingChat is a hub with a chat of origin whose page at lastURL went: it waits for its tab's
+// next page.
+func waitingChat(origin, lastURL string) (*Hub, *chat) {
+	h := newHub(nil, context.Background())
+	h.pages = page.New(page.Config{Secret: []byte("k")})
+	c := &chat{hub: h, origin: origin}
+	wait := make(chan struct{})
+	c.waiting = wait
+	h.orphan(c, wait, lastURL)
+	return h, c
 }
