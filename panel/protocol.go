@@ -73,6 +73,12 @@ type Hello struct {
 	// first page of a popup or of a new tab. A chat never follows its tab to such a page
 	// (proxy/chat/follow.go): a same-origin popup is not the tab's next page.
 	NewWindow bool `json:"newWindow,omitempty"`
+	// From is the address of the entry of its tab the document came from
+	// (navigation.activation.from's url), where the browser shows it: an entry of the same
+	// origin whose page sent a full referrer. A chat follows its tab only to a page that came
+	// from the chat's page (proxy/chat/follow.go): a popup its opener navigates names the
+	// opener's page as Referer, yet came from the popup's own previous page.
+	From string `json:"from,omitempty"`
 }
 
 // TypeReady is a page agent → proxy message: Ready.

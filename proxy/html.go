@@ -250,6 +250,7 @@ func (s *Server) injectHTML(resp *http.Response) {
 	}
 	resp.Header[httpx.MarkerHeader] = []string{"injected"} // Set, without canonicalizing a canonical name
 	cacheForHistoryOnly(resp.Header)
+	severOpener(resp.Header, req, followed) // a chat's next page gets a Window of its own (openerguard.go)
 }
 
 // unconditional removes a navigation's cache validators. A document the browser stores

@@ -66,6 +66,9 @@ function sendHello() {
   if (newWindow) {
     m.newWindow = true; // navigation.js: a chat never follows its tab to a popup
   }
+  if (cameFrom !== '') {
+    m.from = cameFrom; // navigation.js: a chat follows only from the page this one replaced
+  }
   lastURL = m.url;
   send(m);
 }

@@ -44,6 +44,13 @@ function wrapHistory(name, original, kind) {
 // tab's next page. Read at start; false where the browser has no activation to read.
 var newWindow = false;
 
+// cameFrom is the address of the entry of its tab this document came from, where the Navigation
+// API shows it (an entry of this origin whose page sent a full referrer), else ''. The hello says
+// it, and the proxy moves a chat only to a page that came from the chat's page in its own tab
+// (proxy/chat/follow.go): a popup its opener navigates came from the popup's previous page, though
+// its request names the opener's page as Referer.
+var cameFrom = '';
+
 function readNewWindow() {
   if (!navigation || !navigationActivation || !activationFrom || !entryURL || !entryIndex) {
     return;
@@ -59,7 +66,11 @@ function readNewWindow() {
       return;
     }
     var u = apply(entryURL, from, []);
-    newWindow = apply(entryIndex, from, []) === -1 && (u === null || u === '' || u === 'about:blank');
+    var index = apply(entryIndex, from, []);
+    newWindow = index === -1 && (u === null || u === '' || u === 'about:blank');
+    if (!newWindow && typeof u === 'string') {
+      cameFrom = u;
+    }
   } catch (e) { /* keep false */ }
 }
 

@@ -32,7 +32,11 @@
  * Panel -> proxy:
  *   {type: 'send', text}  {type: 'stop'}  {type: 'new'}  {type: 'mode', mode}
  *   {type: 'model', provider, model}  {type: 'decide', id, allow: bool}
- *   {type: 'resume', chat}   on open: the chat ID this tab kept in sessionStorage
+ *   {type: 'resume', chat}   the chat ID this tab kept in sessionStorage, on the person's click on
+ *      "Continue the chat" (with the cards' visibility gate), never by itself: a page can hold a
+ *      panel token of its own origin (a same-origin popup whose Window its opener patched) and
+ *      frame this panel unseen in its tab, whose sessionStorage holds the person's chat
+ *      (red-team pass 6b, OPEN-ITEMS 7)
  *   {type: 'api', on: bool}  the person's API access switch for this chat
  *   {type: 'submit', on: bool}  the person's "Act may submit forms" switch for this chat: on
  *      is only a request, the proxy then shows a card to allow in the confirmation window
@@ -178,6 +182,8 @@
   var commandsBox = byId('commands');
   var commandList = byId('command-list');
   var commandsNote = byId('commands-note');
+  var resumeBox = byId('resume');
+  var resumeButton = byId('resume-chat');
   var modeButtons = {};
   MODES.forEach(function (m) {
     modeButtons[m] = byId('mode-' + m);
@@ -259,8 +265,14 @@
   // watchCommands observes the list's visibility (IntersectionObserver v2) while it has
   // commands; an empty list is not observed, and shown again it waits again.
   function watchCommands(any) {
-    var g = commandsGate;
-    if (!any) {
+    observeGate(commandsGate, commandList, any, updateCommands);
+  }
+
+  // observeGate watches el's visibility for gate g (IntersectionObserver v2) while on, calling
+  // update on every change and once g has been visible for DEFAULT_ARM_MS; off, it stops, and
+  // shown again el waits again.
+  function observeGate(g, el, on, update) {
+    if (!on) {
       if (g.observer) {
         g.observer.disconnect();
         g.observer = null;
@@ -278,23 +290,28 @@
         if (visible && !g.visible) {
           g.visibleAt = now();
           clearTimeout(g.timer);
-          g.timer = setTimeout(updateCommands, DEFAULT_ARM_MS + 20);
+          g.timer = setTimeout(update, DEFAULT_ARM_MS + 20);
         }
         g.visible = visible;
-        updateCommands();
+        update();
       });
       if (g.observer) {
-        g.observer.observe(commandList);
+        g.observer.observe(el);
       } else {
         g.supported = false;
       }
     }
-    updateCommands();
+    update();
+  }
+
+  // gateReady reports whether gate g's element has been seen visible, uncovered, for
+  // DEFAULT_ARM_MS while the panel is connected.
+  function gateReady(g) {
+    return g.supported && g.visible && now() - g.visibleAt >= DEFAULT_ARM_MS && isOpen();
   }
 
   function commandsReady() {
-    var g = commandsGate;
-    return g.supported && g.visible && now() - g.visibleAt >= DEFAULT_ARM_MS && isOpen();
+    return gateReady(commandsGate);
   }
 
   function updateCommands() {
@@ -320,6 +337,32 @@
     }
     commandsNote.textContent = 'Ran \u201c' + c.label + '\u201d (' + g.source + ').';
   }
+
+  // ---- The chat this tab had (see the top of this file: resume) ----
+
+  var pendingResume = ''; // the chat ID this tab kept, offered until continued or replaced
+  var resumeGate = { observer: null, supported: true, visible: false, visibleAt: 0, timer: 0 };
+
+  // offerResume shows "Continue the chat" for the chat ID this tab kept, or hides it ('').
+  function offerResume(id) {
+    pendingResume = id;
+    resumeBox.hidden = id === '';
+    observeGate(resumeGate, resumeBox, id !== '', updateResume);
+  }
+
+  function updateResume() {
+    resumeButton.disabled = !gateReady(resumeGate) || pendingResume === '';
+  }
+
+  resumeButton.addEventListener('click', function (ev) {
+    if (!ev || ev.isTrusted !== true || !gateReady(resumeGate) || pendingResume === '') {
+      updateResume();
+      return;
+    }
+    if (send({ type: 'resume', chat: pendingResume })) {
+      offerResume('');
+    }
+  });
 
   function announce(text) {
     announcer.textContent = text.length > 400 ? text.slice(0, 400) + '\u2026' : text;
@@ -392,12 +435,12 @@
       if (sock === s) {
         updateControls();
         // A chat belongs to its tab: this frame's sessionStorage is per tab, so the chat this
-        // tab had goes on after a reload or a proxy restart. The proxy resumes it only on a page
-        // of the same origin that no other tab holds.
-        var saved = savedChat();
-        if (saved !== '') {
-          send({type: 'resume', chat: saved});
-        }
+        // tab had can go on after a reload or a proxy restart. The proxy resumes it only on a
+        // page of the same origin that no other tab holds, and this panel asks only on the
+        // person's click (offerResume): a page that holds a panel token of its own origin can
+        // frame this panel unseen in the tab, and the panel then read this tab's chat ID and
+        // resumed the person's chat into a session the page holds.
+        offerResume(savedChat());
       }
     });
     s.addEventListener('message', function (ev) {
@@ -528,8 +571,11 @@
 
   function showChat(m) {
     var c = m.chat && typeof m.chat === 'object' ? m.chat : {};
-    if (typeof c.id === 'string' && (c.id !== '' || !c.running)) {
+    if (typeof c.id === 'string' && c.id !== '') {
       saveChat(c.id);
+      offerResume(''); // this tab has its chat (a new one, or one that followed the tab here)
+    } else if (typeof c.id === 'string' && !c.running && pendingResume === '') {
+      saveChat(c.id); // the chat offered stays kept while it is offered
     }
     var wasRunning = running;
     running = c.running === true;
@@ -649,6 +695,7 @@
       }
     });
     updateCommands();
+    updateResume();
   }
 
   function submitText() {

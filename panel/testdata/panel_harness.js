@@ -115,7 +115,7 @@ const ELEMENT_IDS = {
   'new-chat': 'button', 'mode-ask': 'button', 'mode-build': 'button', 'mode-act': 'button',
   model: 'select', log: 'main', empty: 'p', composer: 'form', input: 'textarea', send: 'button',
   usage: 'span', manage: 'a', announce: 'div', 'api-access': 'button', 'act-submits': 'button',
-  commands: 'section', 'command-list': 'div', 'commands-note': 'p',
+  commands: 'section', 'command-list': 'div', 'commands-note': 'p', resume: 'section', 'resume-chat': 'button',
 };
 
 // newPanel runs panel.js in a fresh context whose location is url and whose parent is a separate
@@ -136,6 +136,7 @@ function newPanel(url, framed, io) {
   elements['api-access'].hidden = true;
   elements['act-submits'].hidden = true;
   elements.commands.hidden = true;
+  elements.resume.hidden = true;
   elements.log.appendChild(elements.empty);
   const sockets = [];
   const timers = [];
@@ -615,6 +616,61 @@ scenario('lists the page\'s remixlet commands and sends a trusted click on one o
   state([]);
   assert.strictEqual(box.hidden, true);
   assert.ok(p.observers.every((x) => x.disconnected));
+});
+
+// tabStorage gives panel p a sessionStorage holding the chat ID this tab kept, and returns it.
+function tabStorage(p, chatID) {
+  const store = { 'remixproxy-chat': chatID };
+  p.ctx.sessionStorage = {
+    getItem: (k) => (k in store ? store[k] : null),
+    setItem: (k, v) => { store[k] = String(v); },
+    removeItem: (k) => { delete store[k]; },
+  };
+  return store;
+}
+
+scenario('offers the chat this tab kept and resumes it only on a trusted click once the offer has been visible', () => {
+  // A page that holds a panel token of its own origin frames this panel unseen in the tab whose
+  // sessionStorage keeps the person's chat (red-team pass 6b): nothing may resume by itself.
+  const p = newPanel('https://remix.proxy/panel#t', true);
+  const store = tabStorage(p, 'old1');
+  p.open();
+  assert.deepStrictEqual(p.sent(), [], 'sent something by itself on open');
+  const box = p.elements.resume;
+  const b = p.elements['resume-chat'];
+  assert.strictEqual(box.hidden, false, 'the chat this tab kept is not offered');
+  assert.strictEqual(b.disabled, true);
+  // The proxy's fresh chat does not make the tab forget the chat offered.
+  p.server({ type: 'chat', chat: { id: '', mode: 'ask', running: false }, providers: [] });
+  assert.strictEqual(store['remixproxy-chat'], 'old1');
+  b.fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), [], 'a click before the offer was seen');
+  const o = p.observers[p.observers.length - 1];
+  assert.strictEqual(o.targets[0], box);
+  p.see({ isVisible: true }, null);
+  p.advance(700);
+  b.fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), [], 'a click before the offer was visible for 800 ms');
+  p.advance(200);
+  assert.strictEqual(b.disabled, false);
+  b.fire('click', { detail: 1, isTrusted: false });
+  assert.deepStrictEqual(p.sent(), [], 'an untrusted click');
+  b.fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), [{ type: 'resume', chat: 'old1' }]);
+  assert.strictEqual(box.hidden, true);
+});
+
+scenario('a chat that comes to the tab (sent, or followed here) ends the offer', () => {
+  const p = newPanel('https://remix.proxy/panel#t', true);
+  const store = tabStorage(p, 'old1');
+  p.open();
+  assert.strictEqual(p.elements.resume.hidden, false);
+  p.server({ type: 'chat', chat: { id: 'c9', mode: 'ask', running: false }, providers: [] });
+  assert.strictEqual(p.elements.resume.hidden, true);
+  assert.strictEqual(store['remixproxy-chat'], 'c9');
+  p.advance(2000);
+  p.elements['resume-chat'].fire('click', { detail: 1 });
+  assert.deepStrictEqual(p.sent(), []);
 });
 
 scenario('without IntersectionObserver v2 the commands stay off and say why', () => {

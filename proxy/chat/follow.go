@@ -107,7 +107,7 @@ func (h *Hub) SetFollowGrace(d time.Duration) {
 // waiting for the load (and well within followGrace).
 func (h *Hub) NoteNavigation(pageURL string, req *http.Request) (followed bool) {
 	ref := req.Header.Get("Referer")
-	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" {
+	if ref == "" || req.Header.Get("Sec-Fetch-Site") == "cross-site" || !followsOver(req) {
 		return false
 	}
 	if len(pageURL) > page.MaxSessionURL || len(ref) > page.MaxSessionURL {
@@ -329,10 +329,23 @@ func (h *Hub) pageHello(snap page.Info, raw json.RawMessage) {
 		return
 	}
 	var hello panel.Hello
-	if json.Unmarshal(raw, &hello) != nil || hello.NewWindow {
+	if json.Unmarshal(raw, &hello) != nil || hello.NewWindow || !cameFromReferer(hello, note) {
 		return
 	}
 	h.arrive(snap, note)
+}
+
+// cameFromReferer reports whether a page came, in its own tab, from the page its request named
+// as Referer (panel.Hello.From). A popup that its opener navigates (window.open earlier, then
+// popup.location = …) is requested with the opener's page as Referer, but came from the popup's
+// own previous page: before, it took the opener's chat once the opener's tab went away, and the
+// agent went on in a window the person was not looking at (red-team pass 6b). The hello is the
+// page agent's own word, and a page agent's world may belong to another page (a same-origin
+// popup's reused Window); but a page a chat may follow to is sent with a policy that gives it a
+// Window of its own (proxy/openerguard.go), so there the hello is true. A browser without the
+// Navigation API's activation says nothing, and the Referer decides as before.
+func cameFromReferer(hello panel.Hello, note navNote) bool {
+	return hello.From == "" || httpx.WithoutFragment(hello.From) == note.referer
 }
 
 // arrive runs for the tab's next page, noted with note: a chat whose page was its Referer moves

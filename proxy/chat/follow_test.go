@@ -147,8 +147,9 @@ func TestNoteNavigationSaysWhenAChatMayFollow(t *testing.T) {
 	}
 }
 
-// TestNavNotesOfOneOriginEvictNoOther: a page that makes navigations without end (a plain-http
-// page forging a navigation's headers on its fetches) fills the notes with its own; the note of
+// TestNavNotesOfOneOriginEvictNoOther: a page that makes navigations without end (once a
+// plain-http page forging a navigation's headers on its fetches; over http nothing is noted now,
+// follow_http.go) fills the notes with its own; the note of
 // another site's tab, made before, stays, and the flooding origin keeps at most
 // maxNavNotesPerOrigin.
 func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
@@ -161,7 +162,7 @@ func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
 	}
 	note("https://shop.test/b", "https://shop.test/a")
 	for i := 0; i < 5000; i++ {
-		note(fmt.Sprintf("http://flood.test/%d", i), "http://flood.test/")
+		note(fmt.Sprintf("https://flood.test/%d", i), "https://flood.test/")
 	}
 	h.follow.mu.Lock()
 	defer h.follow.mu.Unlock()
@@ -170,14 +171,14 @@ func TestNavNotesOfOneOriginEvictNoOther(t *testing.T) {
 	}
 	n := 0
 	for _, nn := range h.follow.notes {
-		if nn.origin == "http://flood.test" {
+		if nn.origin == "https://flood.test" {
 			n++
 		}
 	}
 	if n > maxNavNotesPerOrigin {
 		t.Errorf("the flooding origin keeps %d notes, want at most %d", n, maxNavNotesPerOrigin)
 	}
-	if _, ok := h.follow.notes["http://flood.test/4999"]; !ok {
+	if _, ok := h.follow.notes["https://flood.test/4999"]; !ok {
 		t.Error("the flooding origin's newest note is not kept")
 	}
 }
@@ -206,4 +207,68 @@ func TestArrivalOfAnotherOriginDisplacesNone(t *testing.T) {
 	if !ok || a.sessionID != next.ID {
 		t.Fatalf("the arrival of the tab's next page = %+v, %v; want its session %s", a, ok, next.ID)
 	}
+}
+
+// TestChatNeverFollowsOverPlainHTTP: over plain http a page can make sessions of its own (a
+// fetch forging a navigation's headers) and hold them in another window, and the proxy cannot
+// give the next page a Window of its own (the browser ignores COOP there), so a chat never
+// follows its tab over http: the next page, however it says hello, takes no chat, and no
+// document is told a chat may follow. Over https the same navigation takes it.
+func TestChatNeverFollowsOverPlainHTTP(t *testing.T) {
+	for _, scheme := range []string{"http", "https"} {
+		origin := scheme + "://shop.test"
+		h, c := waitingChat(origin, origin+"/a")
+		req, _ := http.NewRequest("GET", origin+"/b", nil)
+		req.Header.Set("Referer", origin+"/a")
+		req.Header.Set("Upgrade-Insecure-Requests", "1")
+		followed := h.NoteNavigation(origin+"/b", req)
+		next := page.Info{ID: httpx.RandomID(), URL: origin + "/b", Origin: origin, Connected: true, Since: time.Now()}
+		openWithHello(h, next, `{"type": "hello"}`)
+		h.mu.Lock()
+		took := h.bySession[next.ID] == c
+		h.mu.Unlock()
+		if want := scheme == "https"; took != want || followed != want {
+			t.Errorf("%s: the next page took the chat %v (followed %v), want %v", scheme, took, followed, want)
+		}
+	}
+}
+
+// TestChatFollowsOnlyFromThePageItReplaced: a page whose request names the chat's page as
+// Referer but which came, in its own tab, from another page (a popup its opener navigated:
+// panel.Hello.From) takes no chat; one that came from the chat's page does, fragment or not, and
+// so does one whose browser does not say where it came from.
+func TestChatFollowsOnlyFromThePageItReplaced(t *testing.T) {
+	for _, tc := range []struct {
+		name, hello string
+		want        bool
+	}{
+		{"came from the popup's own page", `{"type": "hello", "from": "https://shop.test/b"}`, false},
+		{"came from the chat's page", `{"type": "hello", "from": "https://shop.test/a#top"}`, true},
+		{"says nothing", `{"type": "hello"}`, true},
+	} {
+		h, c := waitingChat("https://shop.test", "https://shop.test/a")
+		req, _ := http.NewRequest("GET", "https://shop.test/b2", nil)
+		req.Header.Set("Referer", "https://shop.test/a")
+		h.NoteNavigation("https://shop.test/b2", req)
+		next := page.Info{ID: httpx.RandomID(), URL: "https://shop.test/b2", Origin: "https://shop.test", Connected: true, Since: time.Now()}
+		openWithHello(h, next, tc.hello)
+		h.mu.Lock()
+		took := h.bySession[next.ID] == c
+		h.mu.Unlock()
+		if took != tc.want {
+			t.Errorf("%s: took the chat %v, want %v", tc.name, took, tc.want)
+		}
+	}
+}
+
+// waitingChat is a hub with a chat of origin whose page at lastURL went: it waits for its tab's
+// next page.
+func waitingChat(origin, lastURL string) (*Hub, *chat) {
+	h := newHub(nil, context.Background())
+	h.pages = page.New(page.Config{Secret: []byte("k")})
+	c := &chat{hub: h, origin: origin}
+	wait := make(chan struct{})
+	c.waiting = wait
+	h.orphan(c, wait, lastURL)
+	return h, c
 }

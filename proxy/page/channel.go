@@ -86,7 +86,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 		c.Close(CloseBadToken, "a page token in the socket's address is not read; offer it as the subprotocol "+panel.AgentProtocolPrefix+"TOKEN")
 		return
 	}
-	pageURL, err := h.Verify(token)
+	pageURL, issued, err := h.verify(token)
 	if err != nil {
 		c.Close(CloseBadToken, "unknown page token")
 		return
@@ -98,7 +98,7 @@ func (h *Hub) ServeAgentWS(w http.ResponseWriter, r *http.Request) {
 	}
 
 	sess := h.newSession(pageURL, c, parseFirstSheets(r.URL.Query().Get(panel.FirstSheetsParam)))
-	evicted, err := h.claim(token, key, sess, h.answers) // claims.go
+	evicted, err := h.claim(token, issued, key, sess, h.answers) // claims.go
 	if evicted != nil {
 		go evicted.conn.Close(websocket.StatusNormalClosure, "the page agent reconnected") // Close waits for the peer's answer
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 )
@@ -35,7 +36,8 @@ import (
 //     brings a document with a token of its own.
 //   - Once the token's session has gone, the token opens a new one without the key: that is a
 //     page restored from the browser's HTTP cache on a history navigation, a new document with
-//     the old token.
+//     the old token. Without the key a token opens a session only within its lifetime
+//     (lifetime.go); with the key, at any time.
 //   - An origin has at most maxSessionsPerOrigin live sessions, so a page that mints tokens for
 //     itself (over plain http, by forging a navigation's headers: html.go) cannot start the
 //     remixlets of its site a thousand times over; and a site (weburl.Site: its registrable
@@ -93,16 +95,19 @@ func (h *Hub) derive(label, value string) string {
 }
 
 // claim decides, atomically with the session's entry into the table, whether a socket with a
-// verified token (and resume key, "" for none) may open s. On success s is live for the token;
+// verified token issued at issued (and resume key, "" for none) may open s. On success s is live for the token;
 // evicted, if not nil, is the token's previous session, replaced: the caller closes it. A
 // previous session met without the key is first asked whether it is still there (alive,
 // outside the lock: a ping): a page agent whose welcome was lost with its connection reconnects
 // without a key, and its old socket, dead but not yet noticed, must not keep it out.
-func (h *Hub) claim(token, resume string, s *Session, alive func(*Session) bool) (evicted *Session, err error) {
+func (h *Hub) claim(token string, issued time.Time, resume string, s *Session, alive func(*Session) bool) (evicted *Session, err error) {
 	key := tokenKey(token)
 	withKey := resume != "" && hmac.Equal([]byte(resume), []byte(h.ResumeKey(token)))
 	if resume != "" && !withKey {
 		return nil, errBadResume
+	}
+	if !withKey && h.tokenExpired(issued) {
+		return nil, errTokenExpired
 	}
 	var asked *Session // the previous session alive was asked about, and its answer
 	var answer bool

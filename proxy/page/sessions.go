@@ -59,6 +59,8 @@ type Config struct {
 	Secret []byte
 	// Logger receives one line per notable event. If nil, slog.Default().
 	Logger *slog.Logger
+	// Now is the clock a token's age is read with (lifetime.go). If nil, time.Now.
+	Now func() time.Time
 }
 
 // Hub is the table of page sessions, the token authority, and what belongs to each session: the
@@ -67,7 +69,8 @@ type Config struct {
 // Use New.
 type Hub struct {
 	secret    []byte
-	macs      sync.Pool // of hash.Hash: HMAC-SHA256 keyed with secret, reset before each use
+	now       func() time.Time // Config.Now
+	macs      sync.Pool        // of hash.Hash: HMAC-SHA256 keyed with secret, reset before each use
 	log       *slog.Logger
 	listeners []Listener
 
@@ -88,7 +91,10 @@ func New(cfg Config) *Hub {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	h := &Hub{secret: cfg.Secret, log: cfg.Logger, byID: map[string]*Session{}, panels: map[string]string{},
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	h := &Hub{secret: cfg.Secret, now: cfg.Now, log: cfg.Logger, byID: map[string]*Session{}, panels: map[string]string{},
 		tools: toolCalls{pending: map[string]map[uint64]chan toolAnswer{}}, data: records{bySession: map[string]*sessionRecord{}},
 		secrets: reports{bySession: map[string]*pageReport{}}, claims: newClaimTable()}
 	var seed [8]byte
@@ -216,29 +222,36 @@ func (h *Hub) sign(payload string) []byte {
 	return sum
 }
 
-// Verify checks a token's signature and returns the page URL it names.
+// Verify checks a token's signature and returns the page URL it names. It does not look at
+// the token's age: whether a token may still open a session is claim's decision (lifetime.go).
 func (h *Hub) Verify(token string) (*url.URL, error) {
+	u, _, err := h.verify(token)
+	return u, err
+}
+
+// verify is Verify with the time the token was issued.
+func (h *Hub) verify(token string) (*url.URL, time.Time, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 || parts[0] != tokenVersion {
-		return nil, errors.New("verifying page token: malformed")
+		return nil, time.Time{}, errors.New("verifying page token: malformed")
 	}
 	mac, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil || !hmac.Equal(mac, h.sign(parts[1])) {
-		return nil, errors.New("verifying page token: bad signature")
+		return nil, time.Time{}, errors.New("verifying page token: bad signature")
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return nil, errors.New("verifying page token: malformed payload")
+		return nil, time.Time{}, errors.New("verifying page token: malformed payload")
 	}
 	var c tokenClaims
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("verifying page token: %w", err)
+		return nil, time.Time{}, fmt.Errorf("verifying page token: %w", err)
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, errors.New("verifying page token: bad URL")
+		return nil, time.Time{}, errors.New("verifying page token: bad URL")
 	}
-	return u, nil
+	return u, time.Unix(c.Issued, 0), nil
 }
 
 // newSession is a session for a connected page agent; claim enters it into the table.
