@@ -103,18 +103,24 @@ type navExpect struct {
 	onRefuse func(why string)
 
 	// Guarded by g.mu.
-	origins  map[string]bool
-	urls     map[string]bool // expected addresses: navigate's target, a followed link, hops
-	hops     map[string]int  // hops followed and not yet requested, by address
-	running  bool            // the action has not answered yet
-	until    time.Time       // when running is false: the end of the window
-	started  time.Time
-	pending  int      // marked requests not yet answered, and hops followed but not yet requested
-	paired   int      // requests paired in all
-	refusals []string // what was stopped, in the proxy's words
+	origins map[string]bool
+	// frameOrigins are the origins of frame documents the expectation's navigations loaded on
+	// the site (navguard_frames.go): a frame's navigation off the site from one is held.
+	frameOrigins map[string]bool
+	urls         map[string]bool // expected addresses: navigate's target, a followed link, hops
+	hops         map[string]int  // hops followed and not yet requested, by address
+	running      bool            // the action has not answered yet
+	until        time.Time       // when running is false: the end of the window
+	started      time.Time
+	pending      int      // marked requests not yet answered, and hops followed but not yet requested
+	paired       int      // requests paired in all
+	refusals     []string // what was stopped, in the proxy's words
 
-	// owner is the chat whose action this is (nil in tests): its documents' lease is keyed by it.
+	// owner is the chat whose action this is (nil in tests): its documents' leases name it.
 	owner any
+	// pageAlive reports whether the page session the action runs in still lives (nil: unknown):
+	// a frame its navigation loaded lives no longer (navguard_frames.go).
+	pageAlive func() bool
 	// doc is non-nil when this is not an action's expectation but the lease of the documents
 	// the chat's agent loaded (navDoc): it pairs for as long as the chat's page is one of them.
 	doc *navDoc
@@ -148,6 +154,7 @@ func (g *navGuard) arm(tool, pageURL, pageOrigin string, expected []string, onRe
 // submission the action causes is put to the person (navExpect's fields of the same names).
 type navOwner struct {
 	owner       any
+	pageAlive   func() bool
 	control     string
 	confirmPost func(ctx context.Context, p postAsk) (bool, error)
 }
@@ -160,8 +167,8 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	}
 	now := g.clock()
 	x := &navExpect{g: g, tool: tool, site: site, home: pageOrigin, onRefuse: onRefuse,
-		origins: map[string]bool{pageOrigin: true}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now,
-		owner: o.owner, control: o.control, confirmPost: o.confirmPost}
+		origins: map[string]bool{pageOrigin: true}, frameOrigins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now,
+		owner: o.owner, pageAlive: o.pageAlive, control: o.control, confirmPost: o.confirmPost}
 	for _, e := range expected {
 		if eu, err := weburl.Parse(e); err == nil {
 			if k := weburl.Key(eu); k != "" {
@@ -176,21 +183,27 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	}
 	g.pruneLocked(now)
 	if len(g.xs) >= maxNavExpects {
-		// Every one is live: drop the oldest rather than refuse to arm (the newest action
-		// must be guarded; the oldest is the likeliest to be over).
-		var oldest *navExpect
-		for _, o := range g.xs {
-			if oldest == nil || o.id < oldest.id {
-				oldest = o
-			}
-		}
-		delete(g.xs, oldest.id)
+		g.dropOldestLocked()
 	}
 	g.next++
 	x.id = g.next
 	g.xs[x.id] = x
 	g.live.Store(int32(len(g.xs)))
 	return x
+}
+
+// dropOldestLocked makes room when every expectation is live: the oldest goes rather than the
+// newest be refused (the newest action must be guarded; the oldest is the likeliest to be over).
+func (g *navGuard) dropOldestLocked() {
+	var oldest *navExpect
+	for _, o := range g.xs {
+		if oldest == nil || o.id < oldest.id {
+			oldest = o
+		}
+	}
+	if oldest != nil {
+		delete(g.xs, oldest.id)
+	}
 }
 
 // pruneLocked drops expectations whose window has ended.
@@ -393,6 +406,9 @@ type navMark struct {
 	from     *weburl.URL
 	top      bool // a top-level document: its answer is a document the agent loaded (navDoc)
 	answered atomic.Bool
+	// leases are the leases its answer started (loaded), for the page token the proxy mints
+	// for that document (DocumentMinted). Written and read in the response's taps, in order.
+	leases []*navExpect
 }
 
 // readNavRequest builds what pairing needs from an incoming request, read as the browser sent
@@ -443,7 +459,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.pending--
 		}
 		if x.leaves(nr.url) {
-			if frame && nr.method == http.MethodGet {
+			if frame && nr.method == http.MethodGet && !x.fromFrameLocked(nr) {
 				continue // a frame loading another site (a payment widget, a sign-in): its own load
 			}
 			off = append(off, x)
@@ -452,6 +468,9 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 		}
 		xs = append(xs, x)
 		x.origins[nr.origin] = true
+		if frame && len(x.frameOrigins) < maxNavURLs {
+			x.frameOrigins[nr.origin] = true // its navigations off the site are held (navguard_frames.go)
+		}
 		x.pending++
 		x.paired++
 		if !x.running {
@@ -593,8 +612,8 @@ func (h *Hub) GuardRedirect(resp *http.Response) {
 		why, site = mark.checkHop(from, ref, "a Refresh header")
 	}
 	if why == "" {
-		if mark.top && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-			mark.loaded(from) // a document the agent's navigation loaded (navDoc)
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			mark.loaded(from) // a document (or a frame's) the agent's navigation loaded (navDoc)
 		}
 		return
 	}
@@ -719,7 +738,9 @@ func (p chatActPage) armNavigation(tool string, args json.RawMessage) *navExpect
 		}
 	}
 	c := p.c
-	o := navOwner{owner: c, control: actionShown(tool, args), confirmPost: p.confirmPost}
+	id, pages := p.sess.ID, c.hub.pages
+	alive := func() bool { _, ok := pages.Get(id); return ok }
+	o := navOwner{owner: c, pageAlive: alive, control: actionShown(tool, args), confirmPost: p.confirmPost}
 	return c.hub.nav.armAs(o, tool, p.sess.URL, p.sess.Origin, expected, c.navRefused)
 }
 
@@ -791,82 +812,108 @@ const (
 	navStopRecent = 15 * time.Second
 )
 
-// navDoc is a lease's record of its documents. Guarded by navGuard.mu.
+// navDoc is a lease's record of its document. Guarded by navGuard.mu.
 type navDoc struct {
-	session string          // the page session of the document the chat is on, "" until one connects
-	alive   func() bool     // whether that session is still connected
-	loading map[string]bool // documents answered whose page agent has not connected, by address key
-	loaded  time.Time       // when the last of them was answered
+	// token names the page token the proxy minted for the document (page.TokenID), "" until
+	// it is minted (none for a frame, or a document the page agent does not go into): only the
+	// session opened with that token binds the lease (docOpened), not another page of the same
+	// address (a popup, a frame).
+	token   string
+	session string      // the page session of the document, "" until it connects
+	alive   func() bool // whether that session is still connected
+	loaded  time.Time   // when the document was answered
+	// frame is true for a frame's document (navguard_frames.go): it has no page session of
+	// its own, and lives while within reports the page it was loaded in lives.
+	frame  bool
+	within func(now time.Time) bool
 }
 
 func (d *navDoc) liveLocked(now time.Time) bool {
-	if d.session != "" && d.alive != nil && d.alive() {
-		return true
+	if d.session != "" {
+		return d.alive != nil && d.alive()
 	}
-	return len(d.loading) > 0 && now.Sub(d.loaded) < navDocLoading
+	if now.Sub(d.loaded) >= navDocLoading {
+		return false
+	}
+	return d.within == nil || d.within(now)
 }
 
-// loaded gives the chats of a marked top-level request, answered with a document from `from`,
-// a lease on it.
+// loaded gives the chats of a marked request, answered with a document from `from`, a lease on
+// it (a frame's document too: navguard_frames.go).
 func (m *navMark) loaded(from *weburl.URL) {
 	if from == nil {
 		return
 	}
 	for _, x := range m.xs {
 		if x.owner != nil {
-			x.g.lease(x, from)
+			m.leases = append(m.leases, x.g.lease(x, from, !m.top))
 		}
 	}
 }
 
-// lease starts or extends the lease of x's owner for the document at u.
-func (g *navGuard) lease(x *navExpect, u *weburl.URL) {
-	k := weburl.Key(u)
+// lease starts a lease of x's owner on the document at u, which x's navigation loaded; frame
+// is true when it is a frame's document.
+func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	now := g.clock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var l *navExpect
-	for _, o := range g.xs {
-		if o.doc != nil && o.owner == x.owner {
-			l = o
-			break
+	if g.xs == nil {
+		g.xs = map[uint64]*navExpect{}
+	}
+	g.pruneLocked(now)
+	if frame {
+		if l := g.frameLeaseLocked(x.owner); l != nil {
+			l.origins[u.Origin()] = true
+			l.frameOrigins[u.Origin()] = true
+			l.doc.loaded, l.doc.within = now, g.frameWithin(x)
+			return l
 		}
 	}
-	if l == nil {
-		if g.xs == nil {
-			g.xs = map[uint64]*navExpect{}
-		}
-		g.next++
-		l = &navExpect{g: g, id: g.next, tool: "the page it opened", site: x.site, home: x.home, onRefuse: x.onRefuse,
-			owner: x.owner, confirmPost: x.confirmPost, control: "the page it opened",
-			origins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, started: now,
-			doc: &navDoc{loading: map[string]bool{}}}
-		g.xs[l.id] = l
-		g.live.Store(int32(len(g.xs)))
+	if len(g.xs) >= maxNavExpects {
+		g.dropOldestLocked()
 	}
-	if len(l.doc.loading) < maxNavURLs {
-		l.doc.loading[k] = true
+	g.next++
+	l := &navExpect{g: g, id: g.next, tool: "the page it opened", site: x.site, home: x.home, onRefuse: x.onRefuse,
+		owner: x.owner, confirmPost: x.confirmPost, control: "the page it opened",
+		origins: map[string]bool{u.Origin(): true}, frameOrigins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, started: now,
+		doc: &navDoc{loaded: now, frame: frame}}
+	if frame {
+		l.frameOrigins[u.Origin()] = true
+		l.doc.within = g.frameWithin(x)
 	}
-	l.doc.loaded = now
-	l.origins[u.Origin()] = true
+	g.xs[l.id] = l
+	g.live.Store(int32(len(g.xs)))
+	return l
 }
 
-// docOpened binds a lease waiting for the document at pageURL to its page session, whose
-// liveness alive reports (follow.go: every page agent that connects).
-func (g *navGuard) docOpened(sessionID, pageURL string, alive func() bool) {
-	if g.live.Load() == 0 {
+// DocumentMinted is told of the page token the proxy mints for the document a request's answer
+// brings (html.go, with the request's context): a lease that answer started is bound to the
+// session that token opens, and to no other (docOpened).
+func (h *Hub) DocumentMinted(ctx context.Context, token string) {
+	mark, ok := ctx.Value(navMarkKey{}).(*navMark)
+	if !ok || !mark.top || len(mark.leases) == 0 {
 		return
 	}
-	u, err := weburl.Parse(pageURL)
-	if err != nil {
+	id := page.TokenID(token)
+	h.nav.mu.Lock()
+	defer h.nav.mu.Unlock()
+	for _, l := range mark.leases {
+		l.doc.token = id
+	}
+}
+
+// docOpened binds the lease of the document whose page token is tokenID to the page session
+// sessionID opened with it, whose liveness alive reports (chat/follow.go: every page agent that
+// connects). A session of the same token that reconnects (the back/forward cache, a dropped
+// socket) is the same document: the lease follows it.
+func (g *navGuard) docOpened(tokenID, sessionID string, alive func() bool) {
+	if g.live.Load() == 0 || tokenID == "" {
 		return
 	}
-	k := weburl.Key(u)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, x := range g.xs {
-		if x.doc != nil && x.doc.loading[k] {
-			delete(x.doc.loading, k)
+		if x.doc != nil && x.doc.token == tokenID {
 			x.doc.session, x.doc.alive = sessionID, alive
 		}
 	}
