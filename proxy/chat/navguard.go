@@ -87,8 +87,8 @@ type navGuard struct {
 	next uint64
 	xs   map[uint64]*navExpect // actions' expectations and documents' leases (navDoc)
 	now  func() time.Time      // nil: time.Now
-	// panelAt is when a panel last reported the person's input (UnixNano; panelActive).
-	panelAt atomic.Int64
+	// persons are the reports of the person's clicks (navguard_person.go). Guarded by mu.
+	persons []personNav
 	// stops are the last refusals by owner (a chat), for a call whose page went (stopFor).
 	stops map[any]navStop
 }
@@ -364,8 +364,8 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	if nr.fetchSite == "none" {
 		return false // the person's own: address bar, bookmark, the browser's UI
 	}
-	if x.doc != nil && nr.user && !x.g.panelTaints(x.g.clock()) {
-		return false // the person's own click in a page the agent loaded (navDoc)
+	if x.doc != nil && nr.user && x.g.personClickedLocked(nr) {
+		return false // the person's own click in a page the agent loaded (navguard_person.go)
 	}
 	if x.urls[nr.key] {
 		return true
@@ -440,10 +440,9 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	}
 	nr := readNavRequest(r)
 	g := &h.nav
-	if nr.user && g.gestureRace(nr) {
-		// The person's activation may be one a panel gave the page: its report can trail the
-		// request by a moment (panelActive); look again after it.
-		time.Sleep(panelRace)
+	if nr.user && g.personRace(nr) {
+		// The report of the person's click can trail the request by a moment.
+		g.waitPersonReport(r.Context(), nr)
 	}
 	now := g.clock()
 	var xs []*navExpect
@@ -483,7 +482,11 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	if len(off) > 0 {
 		running = g.runningOfLocked(off)
 	}
+	person := nr.user && len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr)
 	g.mu.Unlock()
+	if person {
+		r = g.markPerson(r, nr) // its redirects are the person's too (navguard_person.go)
+	}
 	if len(off) > 0 {
 		why := fmt.Sprintf("the navigation would have left the site %s for %s", off[0].site, shownAddress(nr.url))
 		for _, x := range off {
@@ -595,6 +598,7 @@ func (h *Hub) GuardRedirect(resp *http.Response) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
+	personRedirect(resp) // a redirect of the person's own click (navguard_person.go)
 	mark, ok := resp.Request.Context().Value(navMarkKey{}).(*navMark)
 	if !ok {
 		return
@@ -802,12 +806,6 @@ func (c *chat) pageLeftError() error {
 const (
 	// navDocLoading is how long a lease waits for its document's page agent.
 	navDocLoading = navMaxRunning
-	// panelTaint is how long after the panel's last report Sec-Fetch-User is not the person's:
-	// Chromium's activation lasts five seconds; the panel reports at most once a second.
-	panelTaint = 6500 * time.Millisecond
-	// panelRace is how long a navigation with activation waits for a panel report that may
-	// trail it.
-	panelRace = 250 * time.Millisecond
 	// navStopRecent is how long after a refusal a page that went is taken to have gone by it.
 	navStopRecent = 15 * time.Second
 )
@@ -917,34 +915,6 @@ func (g *navGuard) docOpened(tokenID, sessionID string, alive func() bool) {
 			x.doc.session, x.doc.alive = sessionID, alive
 		}
 	}
-}
-
-// panelActive records the person's input in a panel (a panel message).
-func (g *navGuard) panelActive() { g.panelAt.Store(g.clock().UnixNano()) }
-
-// panelTaints reports whether the person typed or clicked in a panel so recently that the
-// page may have its activation from there (see the top of this section).
-func (g *navGuard) panelTaints(now time.Time) bool {
-	at := g.panelAt.Load()
-	return at != 0 && now.Sub(time.Unix(0, at)) < panelTaint
-}
-
-// gestureRace reports whether a lease would pair nr but for its activation, with no panel
-// report yet: worth waiting panelRace for one.
-func (g *navGuard) gestureRace(nr navRequest) bool {
-	now := g.clock()
-	if g.panelTaints(now) {
-		return false
-	}
-	nr.user = false
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, x := range g.xs {
-		if x.doc != nil && x.liveLocked(now) && x.pairs(nr) {
-			return true
-		}
-	}
-	return false
 }
 
 // runningOfLocked returns the live action expectations of the owners of xs that are not in xs:

@@ -243,8 +243,8 @@ func (c *leaseClock) skip(d time.Duration) { c.off.Add(int64(d)) }
 // the action's window is over, that document's own navigations off the site (a meta refresh, a
 // timer's location assignment: no user activation, with or without a Referer) are still held,
 // and so are those of a page of the site it went on to by itself, and a Refresh header there.
-// The person's own click (Sec-Fetch-User: ?1) goes where it goes — unless the person has just
-// typed in the panel, whose activation the page shares. When the tab leaves the document (its
+// The person's own click on a link (Sec-Fetch-User: ?1, and the page agent's report of the
+// click to that address) goes where it goes; activation alone does not. When the tab leaves the document (its
 // page session goes), the lease ends; a document whose page agent never connects keeps it for
 // navDocLoading.
 func TestNavDocLease(t *testing.T) {
@@ -283,6 +283,7 @@ func TestNavDocLease(t *testing.T) {
 	// (403).
 	const passed = http.StatusBadGateway
 	user := func(h []string) []string { return append(h, "Sec-Fetch-User", "?1") }
+	personClicks(t, g, "https://example.com", "https://witness.test/meta?d=4711") // the page agent's report
 	for _, tt := range []struct {
 		name string
 		hdr  []string
@@ -309,14 +310,10 @@ func TestNavDocLease(t *testing.T) {
 		t.Errorf("stopFor = %q", why)
 	}
 
-	// The person typed in the panel a moment ago: the page has their activation from it.
-	g.panelActive()
+	// The person's activation, but no click of theirs to this address (typing in the panel, a
+	// click elsewhere on the page): held (navguard_person.go, TestNavPersonClicks).
 	if resp, _ := cf.get("https://witness.test/typed", user(testsite.NavHeaders("cross-site", page))...); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a navigation with the panel's activation: %d, want 403", resp.StatusCode)
-	}
-	clk.skip(panelTaint)
-	if resp, _ := cf.get("https://witness.test/clicked", user(testsite.NavHeaders("cross-site", page))...); resp.StatusCode != passed {
-		t.Errorf("the person's click after the panel's activation ran out: %d, want 502 (let go)", resp.StatusCode)
+		t.Errorf("a navigation with activation and no click to it: %d, want 403", resp.StatusCode)
 	}
 
 	// The tab left the document (the person's own navigation): the lease ends.

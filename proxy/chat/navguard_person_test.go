@@ -1,0 +1,116 @@
+package chat
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
+)
+
+// personClicks is the page agent's report that the person clicked, on a page of origin, a link
+// to rawURL (as the "person" message reaches the hub).
+func personClicks(t *testing.T, g *navGuard, origin, rawURL string) {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"type": "person", "url": rawURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.personReported(origin, raw)
+}
+
+// TestNavPersonClicks (OPEN-ITEMS 13): on a page the agent loaded (its lease), a navigation off
+// the site with the person's activation (Sec-Fetch-User: ?1) goes only to an address the page
+// agent reported the person clicking, from a page of the navigation's Referer origin, within
+// personNavTTL: a link's exact address, a form's origin and path. Activation alone — a site's
+// "click anywhere to continue" script, the panel's typing — is held, and so is a report of
+// another address, another origin's report, and an old one. A redirect of the person's click
+// is theirs too, and a report that trails the request by a moment still counts. (Before the
+// fix, every navigation with ?1 went.)
+func TestNavPersonClicks(t *testing.T) {
+	cf := newGuardPipeline(t, &testsite.NavSite{})
+	g := &cf.h.nav
+	clk := &leaseClock{}
+	g.mu.Lock()
+	g.now = clk.now
+	g.mu.Unlock()
+	page := "https://example.com/"
+	leaving := "https://example.com/leaving?to=x"
+	x := g.armAs(navOwner{owner: new(int)}, "navigate", page, "https://example.com", []string{leaving}, nil)
+	if resp, _ := cf.get(leaving, testsite.NavHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the agent's navigate: %d", resp.StatusCode)
+	}
+	x.settle()
+	clk.skip(navAfter + time.Second)
+	var alive atomic.Bool
+	alive.Store(true)
+	g.docOpened(cf.token(leaving), "s1", alive.Load)
+
+	const passed = http.StatusBadGateway // let go: the reverse proxy's error for witness.test
+	clicked := func(to, fetchSite string) int {
+		t.Helper()
+		resp, _ := cf.get(to, append(testsite.NavHeaders(fetchSite, leaving), "Sec-Fetch-User", "?1")...)
+		if resp.StatusCode == http.StatusForbidden {
+			return http.StatusForbidden
+		}
+		if fetchSite == "cross-site" {
+			return passed
+		}
+		return resp.StatusCode
+	}
+	for _, tt := range []struct {
+		name     string
+		report   func()
+		to       string
+		want     int
+		skipTime time.Duration
+	}{
+		{"activation alone (a click anywhere, the panel)", func() {}, "https://witness.test/c?d=4711", http.StatusForbidden, 0},
+		{"the person's click on that link", func() { personClicks(t, g, "https://example.com", "https://witness.test/mine") }, "https://witness.test/mine", passed, 0},
+		{"a click on another link", func() { personClicks(t, g, "https://example.com", "https://witness.test/other") }, "https://witness.test/c?d=4711", http.StatusForbidden, 0},
+		{"another origin's report", func() { personClicks(t, g, "https://evil.example.com", "https://witness.test/c?d=1") }, "https://witness.test/c?d=1", http.StatusForbidden, 0},
+		{"an old report", func() { personClicks(t, g, "https://example.com", "https://witness.test/old") }, "https://witness.test/old", http.StatusForbidden, personNavTTL},
+		{"the person's search form", func() {
+			g.personReported("https://example.com", json.RawMessage(`{"type":"person","url":"https://witness.test/search?x=1","form":true}`))
+		}, "https://witness.test/search?q=typed", passed, 0},
+		{"a form's report is for its own path", func() {
+			g.personReported("https://example.com", json.RawMessage(`{"type":"person","url":"https://witness.test/search","form":true}`))
+		}, "https://witness.test/collect?q=typed", http.StatusForbidden, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.report()
+			clk.skip(tt.skipTime)
+			if got := clicked(tt.to, "cross-site"); got != tt.want {
+				t.Errorf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+
+	// Through the site's own redirector: the person's click is followed to where it leads; a
+	// script's navigation with activation is held at the redirect.
+	out := "https://example.com/out?to=" + url.QueryEscape("https://witness.test/via")
+	personClicks(t, g, "https://example.com", out)
+	resp, _ := cf.get(out, append(testsite.NavHeaders("same-origin", leaving), "Sec-Fetch-User", "?1")...)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("the person's click through the redirector: %d, want 302", resp.StatusCode)
+	}
+	if got := clicked(resp.Header.Get("Location"), "cross-site"); got != passed {
+		t.Errorf("the redirect of the person's click: %d, want let go", got)
+	}
+	script := "https://example.com/out?to=" + url.QueryEscape("https://witness.test/c?d=4711")
+	if got := clicked(script, "same-origin"); got != http.StatusForbidden {
+		t.Errorf("a script's navigation with activation through the redirector: %d, want 403", got)
+	}
+
+	// The report trails the request (the socket and the request race).
+	go func() {
+		time.Sleep(personNavRace / 3)
+		personClicks(t, g, "https://example.com", "https://witness.test/late")
+	}()
+	if got := clicked("https://witness.test/late", "cross-site"); got != passed {
+		t.Errorf("a click whose report trails the request: %d, want let go", got)
+	}
+}
