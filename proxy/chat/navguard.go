@@ -59,7 +59,9 @@ import (
 // request that leaves the site is answered by the proxy's refusal page without going upstream
 // (a click whose page script navigates off the site directly); a frame's first hop to another
 // site is the page's own widget loading (payment, sign-in) and is left alone, but a frame's
-// request on the site is marked like a top-level one, so its redirects off the site are held. A marked request's redirect (3xx with a
+// request on the site is marked like a top-level one, so its redirects off the site are held,
+// and a frame's navigation off the site from a frame document so loaded is held
+// (navguard_frames.go). A marked request's redirect (3xx with a
 // Location, or a Refresh header) that leaves the site is replaced by the refusal page; one that
 // stays is followed by the browser as a new request, which pairs by its address and Referer
 // and is checked in turn, and its origin joins the expectation's (so the next page's own
@@ -786,22 +788,24 @@ func (c *chat) pageLeftError() error {
 // (2xx, top level), the chat gets a lease: an expectation with no time window that pairs
 // navigations from that document as the action's did, and holds them to the site.
 //
-// How long. The lease lives while the page session of that document lives (the proxy injects
-// the page agent into it; when it connects, docOpened binds the lease to it), i.e. until the
-// tab goes elsewhere or is closed. A document that never connects (a CSP that forbids the page
+// How long. The lease lives while the page session of that document lives, i.e. until the tab
+// goes elsewhere or is closed. Which session is the document's is decided by the page token the
+// proxy mints for that very response (html.go tells DocumentMinted; docOpened binds the lease to
+// the session that token opens, and to its reconnections), not by its address: a popup or a
+// second tab of the same address, opened and closed by the page, neither binds nor ends it
+// (red-team pass 6a; OPEN-ITEMS 6). A document that never connects (a CSP that forbids the page
 // agent, a page that is not HTML) keeps it for navDocLoading after it was answered. A new page
-// the person opens ends it: its session is not the lease's.
+// the person opens ends it: its session is not the lease's. Each document has its lease; a
+// frame's document has one too, bound differently (navguard_frames.go).
 //
 // The person's own clicks. Chromium sends Sec-Fetch-User: ?1 only with a navigation that has
-// the person's activation (a real click or key press in the page within the last five seconds);
-// the page agent's synthetic events have none, nor has a meta refresh or a timer. So a lease
-// does not pair such a navigation: a link the person clicks goes where it goes. But activation
-// also reaches the page from its frames, the panel among them: a person typing in the panel
-// activates the page (a page can see it: navigator.userActivation.isActive) and could forward
-// then. The panel reports the person's input (panelActive); for panelTaint after it, ?1 is not
-// taken as the person's. Plain http has no Fetch metadata: there every navigation of the
-// document pairs (fails safe: the person's own click off the site is refused, with a page
-// that says to type the address).
+// the person's activation (a real click or key press in the page, or in one of its frames — the
+// panel among them — within the last five seconds); the page agent's synthetic events have
+// none, nor has a meta refresh or a timer. Activation is not a choice of address, though: a
+// page's script may forward on any click. So a lease lets ?1 go only to an address the page
+// agent reported the person clicking (navguard_person.go); any other navigation pairs. Plain
+// http has no Fetch metadata: there every navigation of the document pairs (fails safe: the
+// person's own click off the site is refused, with a page that says to type the address).
 
 const (
 	// navDocLoading is how long a lease waits for its document's page agent.
