@@ -366,7 +366,7 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	if nr.fetchSite == "none" {
 		return false // the person's own: address bar, bookmark, the browser's UI
 	}
-	if x.doc != nil && nr.user && x.g.personClickedLocked(nr) {
+	if x.doc != nil && nr.user && x.g.personClickedLocked(nr, x.origins) {
 		return false // the person's own click in a page the agent loaded (navguard_person.go)
 	}
 	if x.urls[nr.key] {
@@ -484,7 +484,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	if len(off) > 0 {
 		running = g.runningOfLocked(off)
 	}
-	person := nr.user && len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr)
+	person := nr.user && len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr, nil)
 	g.mu.Unlock()
 	if person {
 		r = g.markPerson(r, nr) // its redirects are the person's too (navguard_person.go)

@@ -48,8 +48,9 @@ const (
 	// personNavRace is how long a navigation with ?1 that a lease would hold waits for a report
 	// that may trail it (the socket and the request race).
 	personNavRace = 750 * time.Millisecond
-	// maxPersonNavs bounds the reports kept.
-	maxPersonNavs = 64
+	// maxPersonNavs bounds the reports kept, maxPersonNavsPerOrigin those of one origin.
+	maxPersonNavs          = 256
+	maxPersonNavsPerOrigin = 16
 )
 
 // personNav is one report: the page origin it came from, the address the person's click
@@ -85,8 +86,25 @@ func (g *navGuard) notePerson(origin string, u *weburl.URL, form bool) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.persons) >= maxPersonNavs {
-		g.persons = append(g.persons[:0], g.persons[1:]...)
+	// Old reports go first; then one origin's flood pushes out only its own (a page spamming
+	// reports cannot push out the person's click on another site's page).
+	kept, mine := g.persons[:0], 0
+	for _, q := range g.persons {
+		if p.at.Sub(q.at) < personNavTTL {
+			kept = append(kept, q)
+			if q.origin == origin {
+				mine++
+			}
+		}
+	}
+	g.persons = kept
+	if mine >= maxPersonNavsPerOrigin || len(g.persons) >= maxPersonNavs {
+		for i, q := range g.persons {
+			if q.origin == origin || mine < maxPersonNavsPerOrigin {
+				g.persons = append(g.persons[:i], g.persons[i+1:]...)
+				break
+			}
+		}
 	}
 	g.persons = append(g.persons, p)
 }
@@ -101,9 +119,9 @@ func formKey(u *weburl.URL) string {
 }
 
 // personClickedLocked reports whether nr, a navigation with ?1, goes to an address the person
-// clicked on a page of its Referer's origin (any origin's report when it has no Referer).
-// Called with g.mu held.
-func (g *navGuard) personClickedLocked(nr navRequest) bool {
+// clicked on a page of its Referer's origin — with no Referer (a no-referrer policy), of one of
+// origins, those of the lease that would hold it (nil: any). Called with g.mu held.
+func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) bool {
 	if nr.url == nil {
 		return false
 	}
@@ -113,7 +131,7 @@ func (g *navGuard) personClickedLocked(nr navRequest) bool {
 		if now.Sub(p.at) >= personNavTTL || now.Before(p.at) {
 			continue
 		}
-		if nr.referer != "" && p.origin != nr.referer {
+		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && !origins[p.origin] {
 			continue
 		}
 		if p.key != "" && p.key == nr.key || p.path != "" && p.path == fk {
@@ -129,9 +147,6 @@ func (g *navGuard) personRace(nr navRequest) bool {
 	now := g.clock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.personClickedLocked(nr) {
-		return false
-	}
 	for _, x := range g.xs {
 		if x.doc != nil && x.liveLocked(now) && x.pairs(nr) && x.leaves(nr.url) {
 			return true
@@ -146,7 +161,7 @@ func (g *navGuard) waitPersonReport(ctx context.Context, nr navRequest) {
 	pollUntil(ctx, personNavRace, func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.personClickedLocked(nr)
+		return g.personClickedLocked(nr, nil)
 	})
 }
 

@@ -3,6 +3,7 @@ package chat
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"sync/atomic"
 	"testing"
@@ -27,7 +28,8 @@ func personClicks(t *testing.T, g *navGuard, origin, rawURL string) {
 // agent reported the person clicking, from a page of the navigation's Referer origin, within
 // personNavTTL: a link's exact address, a form's origin and path. Activation alone — a site's
 // "click anywhere to continue" script, the panel's typing — is held, and so is a report of
-// another address, another origin's report, and an old one. A redirect of the person's click
+// another address, another origin's report (with no Referer, one not of the lease's origins),
+// and an old one. A redirect of the person's click
 // is theirs too, and a report that trails the request by a moment still counts. (Before the
 // fix, every navigation with ?1 went.)
 func TestNavPersonClicks(t *testing.T) {
@@ -105,6 +107,17 @@ func TestNavPersonClicks(t *testing.T) {
 		t.Errorf("a script's navigation with activation through the redirector: %d, want 403", got)
 	}
 
+	// A no-referrer policy: the report must come from the lease's own origin.
+	noRef := append(testsite.NavHeaders("cross-site", ""), "Sec-Fetch-User", "?1")
+	personClicks(t, g, "https://evil.example.com", "https://witness.test/nr1")
+	if resp, _ := cf.get("https://witness.test/nr1", noRef...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("no Referer, another origin's report: %d, want 403", resp.StatusCode)
+	}
+	personClicks(t, g, "https://example.com", "https://witness.test/nr2")
+	if resp, _ := cf.get("https://witness.test/nr2", noRef...); resp.StatusCode == http.StatusForbidden {
+		t.Errorf("no Referer, the page's own report: %d, want let go", resp.StatusCode)
+	}
+
 	// The report trails the request (the socket and the request race).
 	go func() {
 		time.Sleep(personNavRace / 3)
@@ -112,5 +125,28 @@ func TestNavPersonClicks(t *testing.T) {
 	}()
 	if got := clicked("https://witness.test/late", "cross-site"); got != passed {
 		t.Errorf("a click whose report trails the request: %d, want let go", got)
+	}
+}
+
+// TestPersonReportsBounded: the reports kept are bounded, and a page that floods reports pushes
+// out only its own origin's, not the person's click reported by another site's page.
+func TestPersonReportsBounded(t *testing.T) {
+	var g navGuard
+	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	for i := 0; i < 10*maxPersonNavs; i++ {
+		personClicks(t, &g, "https://spam.test", "https://witness.test/"+string(rune('a'+i%26)))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.persons); n > maxPersonNavsPerOrigin+1 {
+		t.Errorf("%d reports kept, want at most %d", n, maxPersonNavsPerOrigin+1)
+	}
+	r := httptest.NewRequest("GET", "https://other.test/story", nil)
+	for i, h := 0, append(testsite.NavHeaders("cross-site", "https://news.test/"), "Sec-Fetch-User", "?1"); i+1 < len(h); i += 2 {
+		r.Header.Set(h[i], h[i+1])
+	}
+	nr := readNavRequest(r)
+	if !g.personClickedLocked(nr, nil) {
+		t.Error("the person's click on the news page was pushed out by another page's reports")
 	}
 }
