@@ -30,13 +30,7 @@ func frameNav(fetchSite, referer string) []string {
 // navDocLoading after the frame's document was answered. (Before the fix every one of these
 // forwards went.)
 func TestNavFrameLease(t *testing.T) {
-	site := &testsite.NavSite{}
-	cf := newGuardPipeline(t, site)
-	g := &cf.h.nav
-	clk := &leaseClock{}
-	g.mu.Lock()
-	g.now = clk.now
-	g.mu.Unlock()
+	cf, g, clk := newLeasePipeline(t)
 	owner := new(int)
 	inbox := "https://example.com/inbox"
 	frameDoc := "https://example.com/go?to=x"
@@ -114,13 +108,7 @@ func TestNavFrameLease(t *testing.T) {
 // the site after the window, and so does its top.location: both are held while the viewer lives.
 // When the viewer goes, the frame's lease goes with it.
 func TestNavFrameOfAgentsPage(t *testing.T) {
-	site := &testsite.NavSite{}
-	cf := newGuardPipeline(t, site)
-	g := &cf.h.nav
-	clk := &leaseClock{}
-	g.mu.Lock()
-	g.now = clk.now
-	g.mu.Unlock()
+	cf, g, clk := newLeasePipeline(t)
 	owner := new(int)
 	var oldPage, viewerAlive atomic.Bool
 	oldPage.Store(true)

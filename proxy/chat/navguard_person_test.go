@@ -33,20 +33,10 @@ func personClicks(t *testing.T, g *navGuard, origin, rawURL string) {
 // is theirs too, and a report that trails the request by a moment still counts. (Before the
 // fix, every navigation with ?1 went.)
 func TestNavPersonClicks(t *testing.T) {
-	cf := newGuardPipeline(t, &testsite.NavSite{})
-	g := &cf.h.nav
-	clk := &leaseClock{}
-	g.mu.Lock()
-	g.now = clk.now
-	g.mu.Unlock()
+	cf, g, clk := newLeasePipeline(t)
 	page := "https://example.com/"
 	leaving := "https://example.com/leaving?to=x"
-	x := g.armAs(navOwner{owner: new(int)}, "navigate", page, "https://example.com", []string{leaving}, nil)
-	if resp, _ := cf.get(leaving, testsite.NavHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
-		t.Fatalf("the agent's navigate: %d", resp.StatusCode)
-	}
-	x.settle()
-	clk.skip(navAfter + time.Second)
+	cf.agentNavigated(clk, new(int), page, leaving)
 	var alive atomic.Bool
 	alive.Store(true)
 	g.docOpened(cf.token(leaving), "s1", alive.Load)

@@ -232,6 +232,31 @@ func TestAgentNavigationGuard(t *testing.T) {
 	}
 }
 
+// newLeasePipeline is newGuardPipeline over testsite.NavSite, its guard's clock one the test
+// moves on.
+func newLeasePipeline(t *testing.T) (*guardPipeline, *navGuard, *leaseClock) {
+	t.Helper()
+	cf := newGuardPipeline(t, &testsite.NavSite{})
+	g := &cf.h.nav
+	clk := &leaseClock{}
+	g.mu.Lock()
+	g.now = clk.now
+	g.mu.Unlock()
+	return cf, g, clk
+}
+
+// agentNavigated is a navigate of owner's agent from page to `to`, answered with a document,
+// its action's window then over: the document at `to` is leased (and its page token minted).
+func (p *guardPipeline) agentNavigated(clk *leaseClock, owner any, page, to string) {
+	p.t.Helper()
+	x := p.h.nav.armAs(navOwner{owner: owner}, "navigate", page, "https://example.com", []string{to}, nil)
+	if resp, _ := p.get(to, testsite.NavHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
+		p.t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
+	}
+	x.settle()
+	clk.skip(navAfter + time.Second)
+}
+
 // leaseClock is a navGuard clock a test moves on.
 type leaseClock struct{ off atomic.Int64 }
 
@@ -248,13 +273,7 @@ func (c *leaseClock) skip(d time.Duration) { c.off.Add(int64(d)) }
 // page session goes), the lease ends; a document whose page agent never connects keeps it for
 // navDocLoading.
 func TestNavDocLease(t *testing.T) {
-	site := &testsite.NavSite{}
-	cf := newGuardPipeline(t, site)
-	g := &cf.h.nav
-	clk := &leaseClock{}
-	g.mu.Lock()
-	g.now = clk.now
-	g.mu.Unlock()
+	cf, g, clk := newLeasePipeline(t)
 	var mu sync.Mutex
 	var told []string
 	owner := new(int)
@@ -369,22 +388,11 @@ func TestNavDocLease(t *testing.T) {
 // docOpened took the first session with the document's address, and the popup's closing ended
 // the lease.)
 func TestNavDocLeaseBindsItsOwnSession(t *testing.T) {
-	cf := newGuardPipeline(t, &testsite.NavSite{})
-	g := &cf.h.nav
-	clk := &leaseClock{}
-	g.mu.Lock()
-	g.now = clk.now
-	g.mu.Unlock()
-	owner := new(int)
+	cf, g, clk := newLeasePipeline(t)
 	page := "https://example.com/"
 	leaving := "https://example.com/leaving?to=x"
-	x := g.armAs(navOwner{owner: owner}, "navigate", page, "https://example.com", []string{leaving}, nil)
-	if resp, _ := cf.get(leaving, testsite.NavHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
-		t.Fatalf("the agent's navigate: %d", resp.StatusCode)
-	}
+	cf.agentNavigated(clk, new(int), page, leaving)
 	ownToken := cf.token(leaving)
-	x.settle()
-	clk.skip(navAfter + time.Second)
 	const passed = http.StatusBadGateway
 	forward := func(want int, what string) {
 		t.Helper()
