@@ -78,6 +78,9 @@ const (
 	// maxNavExpects bounds the expectations armed at once; past it the oldest is dropped only
 	// when it has expired, else arming fails safe by pairing with it anyway (see arm).
 	maxNavExpects = 256
+	// maxLeasesPerChat bounds the document leases of one chat (the documents of a chain of
+	// navigations whose page agents have not connected, or not yet gone).
+	maxLeasesPerChat = 16
 	// maxNavURLs bounds the addresses one expectation remembers.
 	maxNavURLs = 64
 )
@@ -871,6 +874,7 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 			return l
 		}
 	}
+	g.dropOwnersOldestLeaseLocked(x.owner)
 	if len(g.xs) >= maxNavExpects {
 		g.dropOldestLocked()
 	}
@@ -886,6 +890,25 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	g.xs[l.id] = l
 	g.live.Store(int32(len(g.xs)))
 	return l
+}
+
+// dropOwnersOldestLeaseLocked keeps a chat's document leases under maxLeasesPerChat, dropping its
+// oldest, so that a page the agent loaded that loads page after page of its site (each a lease)
+// cannot fill the table and push other chats' expectations out.
+func (g *navGuard) dropOwnersOldestLeaseLocked(owner any) {
+	var oldest *navExpect
+	n := 0
+	for _, o := range g.xs {
+		if o.doc != nil && !o.doc.frame && o.owner == owner {
+			n++
+			if oldest == nil || o.id < oldest.id {
+				oldest = o
+			}
+		}
+	}
+	if n >= maxLeasesPerChat {
+		delete(g.xs, oldest.id)
+	}
 }
 
 // DocumentMinted is told of the page token the proxy mints for the document a request's answer

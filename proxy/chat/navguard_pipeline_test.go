@@ -428,3 +428,31 @@ func TestNavDocLeaseBindsItsOwnSession(t *testing.T) {
 	again.Store(false)
 	forward(passed, "after its session went")
 }
+
+// TestNavLeasesPerChatBounded: a page the agent loaded that loads page after page of its site by
+// itself (each document a lease, none connecting) keeps maxLeasesPerChat of them, the newest;
+// another chat's lease (on another origin) stays. (Without the bound the flood filled the table,
+// and its eviction of the oldest took the other chat's lease.)
+func TestNavLeasesPerChatBounded(t *testing.T) {
+	cf, g, clk := newLeasePipeline(t)
+	other, flooder := new(int), new(int)
+	cf.agentNavigated(clk, other, "https://example.com/", "https://www.example.com/leaving?to=x") // another origin: not paired by the flood
+	cf.agentNavigated(clk, flooder, "https://example.com/", "https://example.com/a")
+	for i := 0; i < 2*maxNavExpects; i++ {
+		next := fmt.Sprintf("https://example.com/p%d", i)
+		if resp, _ := cf.get(next, testsite.NavHeaders("same-origin", "https://example.com/a")...); resp.StatusCode != http.StatusOK {
+			t.Fatalf("the page's own navigation %d: %d", i, resp.StatusCode)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	leases := map[any]int{}
+	for _, x := range g.xs {
+		if x.doc != nil {
+			leases[x.owner]++
+		}
+	}
+	if leases[flooder] > maxLeasesPerChat || leases[other] != 1 {
+		t.Errorf("leases: the flooding chat's %d (want at most %d), the other chat's %d (want 1)", leases[flooder], maxLeasesPerChat, leases[other])
+	}
+}
