@@ -892,23 +892,33 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	return l
 }
 
-// dropOwnersOldestLeaseLocked keeps a chat's document leases under maxLeasesPerChat, dropping its
-// oldest, so that a page the agent loaded that loads page after page of its site (each a lease)
-// cannot fill the table and push other chats' expectations out.
+// dropOwnersOldestLeaseLocked keeps a chat's document leases under maxLeasesPerChat, so that a
+// page the agent loaded that loads page after page of its site (each a lease) cannot fill the
+// table and push other chats' expectations out. It drops the chat's oldest lease whose document
+// has not connected; only when every one has, the oldest (a document that is open keeps its
+// lease longest).
 func (g *navGuard) dropOwnersOldestLeaseLocked(owner any) {
-	var oldest *navExpect
+	var oldest, oldestUnbound *navExpect
 	n := 0
 	for _, o := range g.xs {
-		if o.doc != nil && !o.doc.frame && o.owner == owner {
-			n++
-			if oldest == nil || o.id < oldest.id {
-				oldest = o
-			}
+		if o.doc == nil || o.doc.frame || o.owner != owner {
+			continue
+		}
+		n++
+		if oldest == nil || o.id < oldest.id {
+			oldest = o
+		}
+		if o.doc.session == "" && (oldestUnbound == nil || o.id < oldestUnbound.id) {
+			oldestUnbound = o
 		}
 	}
-	if n >= maxLeasesPerChat {
-		delete(g.xs, oldest.id)
+	if n < maxLeasesPerChat {
+		return
 	}
+	if oldestUnbound != nil {
+		oldest = oldestUnbound
+	}
+	delete(g.xs, oldest.id)
 }
 
 // DocumentMinted is told of the page token the proxy mints for the document a request's answer

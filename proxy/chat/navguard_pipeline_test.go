@@ -430,14 +430,17 @@ func TestNavDocLeaseBindsItsOwnSession(t *testing.T) {
 }
 
 // TestNavLeasesPerChatBounded: a page the agent loaded that loads page after page of its site by
-// itself (each document a lease, none connecting) keeps maxLeasesPerChat of them, the newest;
-// another chat's lease (on another origin) stays. (Without the bound the flood filled the table,
+// itself (each document a lease, none connecting) keeps maxLeasesPerChat of them, the open
+// document's among them; another chat's lease (on another origin) stays. (Without the bound the flood filled the table,
 // and its eviction of the oldest took the other chat's lease.)
 func TestNavLeasesPerChatBounded(t *testing.T) {
 	cf, g, clk := newLeasePipeline(t)
 	other, flooder := new(int), new(int)
 	cf.agentNavigated(clk, other, "https://example.com/", "https://www.example.com/leaving?to=x") // another origin: not paired by the flood
 	cf.agentNavigated(clk, flooder, "https://example.com/", "https://example.com/a")
+	var open atomic.Bool // the flooding chat's first document is open (its page agent connected)
+	open.Store(true)
+	g.docOpened(cf.token("https://example.com/a"), "a", open.Load)
 	for i := 0; i < 2*maxNavExpects; i++ {
 		next := fmt.Sprintf("https://example.com/p%d", i)
 		if resp, _ := cf.get(next, testsite.NavHeaders("same-origin", "https://example.com/a")...); resp.StatusCode != http.StatusOK {
@@ -454,5 +457,12 @@ func TestNavLeasesPerChatBounded(t *testing.T) {
 	}
 	if leases[flooder] > maxLeasesPerChat || leases[other] != 1 {
 		t.Errorf("leases: the flooding chat's %d (want at most %d), the other chat's %d (want 1)", leases[flooder], maxLeasesPerChat, leases[other])
+	}
+	kept := false
+	for _, x := range g.xs {
+		kept = kept || x.doc != nil && x.doc.session == "a"
+	}
+	if !kept {
+		t.Error("the open document's lease was dropped for ones that never connected")
 	}
 }
