@@ -31,6 +31,7 @@ var agentParts = []string{
 	"helpers.js",
 	"channel.js",
 	"navigation.js",
+	"person_nav.js", // the person's own clicks, for the agent's navigation guard
 	// Remixlet operations: dom.* under the page policy.
 	"rx_run.js",
 	"rx_handles.js",

@@ -45,6 +45,16 @@ const (
 	CloseRefused      = 4403 // the connection is refused (e.g. wrong Origin)
 )
 
+// PersonNav is the page agent's report of the person's own click (a trusted click, auxclick or
+// Enter) on a link or a form's submitter: the address it activates, as the browser resolves it.
+// The agent's navigation guard lets a navigation with the person's activation leave a page the
+// agent loaded only to such an address (proxy/chat/navguard_person.go).
+type PersonNav struct {
+	Type string `json:"type"` // TypePerson
+	URL  string `json:"url"`
+	Form bool   `json:"form,omitempty"` // a form's address: its query is the form's data
+}
+
 // Message types. Every message is one JSON object (one WebSocket text frame) with a "type".
 const (
 	TypeHello   = "hello"   // page agent → proxy, on every open: Hello
@@ -52,6 +62,7 @@ const (
 	TypeWelcome = "welcome" // proxy → page agent, on open: Welcome
 	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
 	TypeState   = "state"   // proxy → panel: State
+	TypePerson  = "person"  // page agent → proxy, on the person's click on a link or a submitter: PersonNav
 
 	// TypePanelToken is not a WebSocket message: the page agent sends it to the panel iframe
 	// with window.postMessage, target origin http(s)://remix.proxy. See PanelTokenMessage.

@@ -49,6 +49,7 @@ func (s *Server) bootstrapFor(ctx context.Context, pageURL *url.URL, policies []
 		Frame:   magicSources(pageURL.Scheme, false),
 	}
 	token := s.pages.Mint(pageURL, time.Now())
+	s.chats.DocumentMinted(ctx, token) // the agent's lease on this document binds to its session (chat/navguard.go)
 	sheets, run := s.firstFrame(ctx, pageURL)
 	now := run || followed
 	if rewrite.ExternalAllowed(policies, nonce) {

@@ -54,6 +54,7 @@
  *   helpers.js       small helpers over the captures; refusals
  *   channel.js       the WebSocket to the proxy: messages, reconnects, back/forward cache
  *   navigation.js    reports of same-document navigations
+ *   person_nav.js    the person's own clicks on links and submitters, for the navigation guard
  *   rx_run.js        remixlet operations: the overview, the dispatcher, page-change reports
  *   rx_handles.js    remixlet handles and marks; dom.query
  *   rx_policy.js     the page policy: attributes, loaders, password fields

@@ -13,6 +13,7 @@ function start() {
   watchPasswordFields();
   watchRevealedPasswords();
   startNavigationReports();
+  startPersonNavReports(); // person_nav.js: before any page script, like every listener here
   startReadinessReports();
   startBackForwardCache();
   startLauncher();

@@ -495,7 +495,8 @@ func (h *Hub) ServePanelWS(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if _, ok := m.(*panel.ActiveMessage); ok {
-			h.nav.panelActive() // navguard.go
+			// The person's input in the panel. The navigation guard no longer needs it: a
+			// lease lets ?1 go only to an address the person clicked (navguard_person.go).
 			continue
 		}
 		if cm, ok := m.(*panel.CommandMessage); ok {

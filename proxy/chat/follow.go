@@ -271,16 +271,24 @@ func (h *Hub) giveUp(c *chat, ch chan struct{}) {
 // The hub is a pageListener (page/channel.go): Opened is pageOpened, Gone is pageGone (chat.go).
 
 // Opened moves a waiting chat to the page that just connected (pageOpened).
-func (h *Hub) Opened(ctx context.Context, sess *page.Session) { h.pageOpened(sess.Info()) }
+func (h *Hub) Opened(ctx context.Context, sess *page.Session) {
+	snap := sess.Info()
+	h.nav.docOpened(sess.TokenID(), snap.ID, func() bool { _, ok := h.pages.Get(snap.ID); return ok }) // navguard.go
+	h.pageOpened(snap)
+}
 
 // Navigated does nothing: a same-origin navigation keeps the page's chat.
 func (h *Hub) Navigated(context.Context, *page.Session) {}
 
-// Message takes a page's hello, which decides whether the page may take a chat (pageHello);
-// the chats take no other page-agent traffic.
+// Message takes a page's hello, which decides whether the page may take a chat (pageHello),
+// and its reports of the person's clicks, for the navigation guard (navguard_person.go); the
+// chats take no other page-agent traffic.
 func (h *Hub) Message(_ context.Context, sess *page.Session, typ string, raw json.RawMessage) {
 	if typ == panel.TypeHello {
 		h.pageHello(sess.Info(), raw)
+	}
+	if typ == panel.TypePerson {
+		h.nav.personReported(sess.Info().Origin, raw) // the person's click (navguard_person.go)
 	}
 }
 
@@ -296,7 +304,6 @@ func (h *Hub) Gone(sess *page.Session) {
 // pageOpened runs when a page agent connects: a page whose navigation was noted waits for its
 // hello (pageHello) before a chat may move to it.
 func (h *Hub) pageOpened(snap page.Info) {
-	h.nav.docOpened(snap.ID, snap.URL, func() bool { _, ok := h.pages.Get(snap.ID); return ok }) // navguard.go
 	f := &h.follow
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -59,7 +59,9 @@ import (
 // request that leaves the site is answered by the proxy's refusal page without going upstream
 // (a click whose page script navigates off the site directly); a frame's first hop to another
 // site is the page's own widget loading (payment, sign-in) and is left alone, but a frame's
-// request on the site is marked like a top-level one, so its redirects off the site are held. A marked request's redirect (3xx with a
+// request on the site is marked like a top-level one, so its redirects off the site are held,
+// and a frame's navigation off the site from a frame document so loaded is held
+// (navguard_frames.go). A marked request's redirect (3xx with a
 // Location, or a Refresh header) that leaves the site is replaced by the refusal page; one that
 // stays is followed by the browser as a new request, which pairs by its address and Referer
 // and is checked in turn, and its origin joins the expectation's (so the next page's own
@@ -76,6 +78,9 @@ const (
 	// maxNavExpects bounds the expectations armed at once; past it the oldest is dropped only
 	// when it has expired, else arming fails safe by pairing with it anyway (see arm).
 	maxNavExpects = 256
+	// maxLeasesPerChat bounds the document leases of one chat (the documents of a chain of
+	// navigations whose page agents have not connected, or not yet gone).
+	maxLeasesPerChat = 16
 	// maxNavURLs bounds the addresses one expectation remembers.
 	maxNavURLs = 64
 )
@@ -87,8 +92,8 @@ type navGuard struct {
 	next uint64
 	xs   map[uint64]*navExpect // actions' expectations and documents' leases (navDoc)
 	now  func() time.Time      // nil: time.Now
-	// panelAt is when a panel last reported the person's input (UnixNano; panelActive).
-	panelAt atomic.Int64
+	// persons are the reports of the person's clicks (navguard_person.go). Guarded by mu.
+	persons []personNav
 	// stops are the last refusals by owner (a chat), for a call whose page went (stopFor).
 	stops map[any]navStop
 }
@@ -103,18 +108,24 @@ type navExpect struct {
 	onRefuse func(why string)
 
 	// Guarded by g.mu.
-	origins  map[string]bool
-	urls     map[string]bool // expected addresses: navigate's target, a followed link, hops
-	hops     map[string]int  // hops followed and not yet requested, by address
-	running  bool            // the action has not answered yet
-	until    time.Time       // when running is false: the end of the window
-	started  time.Time
-	pending  int      // marked requests not yet answered, and hops followed but not yet requested
-	paired   int      // requests paired in all
-	refusals []string // what was stopped, in the proxy's words
+	origins map[string]bool
+	// frameOrigins are the origins of frame documents the expectation's navigations loaded on
+	// the site (navguard_frames.go): a frame's navigation off the site from one is held.
+	frameOrigins map[string]bool
+	urls         map[string]bool // expected addresses: navigate's target, a followed link, hops
+	hops         map[string]int  // hops followed and not yet requested, by address
+	running      bool            // the action has not answered yet
+	until        time.Time       // when running is false: the end of the window
+	started      time.Time
+	pending      int      // marked requests not yet answered, and hops followed but not yet requested
+	paired       int      // requests paired in all
+	refusals     []string // what was stopped, in the proxy's words
 
-	// owner is the chat whose action this is (nil in tests): its documents' lease is keyed by it.
+	// owner is the chat whose action this is (nil in tests): its documents' leases name it.
 	owner any
+	// pageAlive reports whether the page session the action runs in still lives (nil: unknown):
+	// a frame its navigation loaded lives no longer (navguard_frames.go).
+	pageAlive func() bool
 	// doc is non-nil when this is not an action's expectation but the lease of the documents
 	// the chat's agent loaded (navDoc): it pairs for as long as the chat's page is one of them.
 	doc *navDoc
@@ -148,6 +159,7 @@ func (g *navGuard) arm(tool, pageURL, pageOrigin string, expected []string, onRe
 // submission the action causes is put to the person (navExpect's fields of the same names).
 type navOwner struct {
 	owner       any
+	pageAlive   func() bool
 	control     string
 	confirmPost func(ctx context.Context, p postAsk) (bool, error)
 }
@@ -160,8 +172,8 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	}
 	now := g.clock()
 	x := &navExpect{g: g, tool: tool, site: site, home: pageOrigin, onRefuse: onRefuse,
-		origins: map[string]bool{pageOrigin: true}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now,
-		owner: o.owner, control: o.control, confirmPost: o.confirmPost}
+		origins: map[string]bool{pageOrigin: true}, frameOrigins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, running: true, started: now,
+		owner: o.owner, pageAlive: o.pageAlive, control: o.control, confirmPost: o.confirmPost}
 	for _, e := range expected {
 		if eu, err := weburl.Parse(e); err == nil {
 			if k := weburl.Key(eu); k != "" {
@@ -176,21 +188,27 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	}
 	g.pruneLocked(now)
 	if len(g.xs) >= maxNavExpects {
-		// Every one is live: drop the oldest rather than refuse to arm (the newest action
-		// must be guarded; the oldest is the likeliest to be over).
-		var oldest *navExpect
-		for _, o := range g.xs {
-			if oldest == nil || o.id < oldest.id {
-				oldest = o
-			}
-		}
-		delete(g.xs, oldest.id)
+		g.dropOldestLocked()
 	}
 	g.next++
 	x.id = g.next
 	g.xs[x.id] = x
 	g.live.Store(int32(len(g.xs)))
 	return x
+}
+
+// dropOldestLocked makes room when every expectation is live: the oldest goes rather than the
+// newest be refused (the newest action must be guarded; the oldest is the likeliest to be over).
+func (g *navGuard) dropOldestLocked() {
+	var oldest *navExpect
+	for _, o := range g.xs {
+		if oldest == nil || o.id < oldest.id {
+			oldest = o
+		}
+	}
+	if oldest != nil {
+		delete(g.xs, oldest.id)
+	}
 }
 
 // pruneLocked drops expectations whose window has ended.
@@ -351,8 +369,8 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	if nr.fetchSite == "none" {
 		return false // the person's own: address bar, bookmark, the browser's UI
 	}
-	if x.doc != nil && nr.user && !x.g.panelTaints(x.g.clock()) {
-		return false // the person's own click in a page the agent loaded (navDoc)
+	if x.doc != nil && nr.user && x.g.personClickedLocked(nr, x.origins) {
+		return false // the person's own click in a page the agent loaded (navguard_person.go)
 	}
 	if x.urls[nr.key] {
 		return true
@@ -393,6 +411,9 @@ type navMark struct {
 	from     *weburl.URL
 	top      bool // a top-level document: its answer is a document the agent loaded (navDoc)
 	answered atomic.Bool
+	// leases are the leases its answer started (loaded), for the page token the proxy mints
+	// for that document (DocumentMinted). Written and read in the response's taps, in order.
+	leases []*navExpect
 }
 
 // readNavRequest builds what pairing needs from an incoming request, read as the browser sent
@@ -424,10 +445,9 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	}
 	nr := readNavRequest(r)
 	g := &h.nav
-	if nr.user && g.gestureRace(nr) {
-		// The person's activation may be one a panel gave the page: its report can trail the
-		// request by a moment (panelActive); look again after it.
-		time.Sleep(panelRace)
+	if nr.user && g.personRace(nr) {
+		// The report of the person's click can trail the request by a moment.
+		g.waitPersonReport(r.Context(), nr)
 	}
 	now := g.clock()
 	var xs []*navExpect
@@ -443,7 +463,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.pending--
 		}
 		if x.leaves(nr.url) {
-			if frame && nr.method == http.MethodGet {
+			if frame && nr.method == http.MethodGet && !x.fromFrameLocked(nr) {
 				continue // a frame loading another site (a payment widget, a sign-in): its own load
 			}
 			off = append(off, x)
@@ -452,6 +472,9 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 		}
 		xs = append(xs, x)
 		x.origins[nr.origin] = true
+		if frame && len(x.frameOrigins) < maxNavURLs {
+			x.frameOrigins[nr.origin] = true // its navigations off the site are held (navguard_frames.go)
+		}
 		x.pending++
 		x.paired++
 		if !x.running {
@@ -464,7 +487,11 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	if len(off) > 0 {
 		running = g.runningOfLocked(off)
 	}
+	person := nr.user && len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr, nil)
 	g.mu.Unlock()
+	if person {
+		r = g.markPerson(r, nr) // its redirects are the person's too (navguard_person.go)
+	}
 	if len(off) > 0 {
 		why := fmt.Sprintf("the navigation would have left the site %s for %s", off[0].site, shownAddress(nr.url))
 		for _, x := range off {
@@ -576,6 +603,7 @@ func (h *Hub) GuardRedirect(resp *http.Response) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
+	personRedirect(resp) // a redirect of the person's own click (navguard_person.go)
 	mark, ok := resp.Request.Context().Value(navMarkKey{}).(*navMark)
 	if !ok {
 		return
@@ -593,8 +621,8 @@ func (h *Hub) GuardRedirect(resp *http.Response) {
 		why, site = mark.checkHop(from, ref, "a Refresh header")
 	}
 	if why == "" {
-		if mark.top && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-			mark.loaded(from) // a document the agent's navigation loaded (navDoc)
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			mark.loaded(from) // a document (or a frame's) the agent's navigation loaded (navDoc)
 		}
 		return
 	}
@@ -719,7 +747,9 @@ func (p chatActPage) armNavigation(tool string, args json.RawMessage) *navExpect
 		}
 	}
 	c := p.c
-	o := navOwner{owner: c, control: actionShown(tool, args), confirmPost: p.confirmPost}
+	id, pages := p.sess.ID, c.hub.pages
+	alive := func() bool { _, ok := pages.Get(id); return ok }
+	o := navOwner{owner: c, pageAlive: alive, control: actionShown(tool, args), confirmPost: p.confirmPost}
 	return c.hub.nav.armAs(o, tool, p.sess.URL, p.sess.Origin, expected, c.navRefused)
 }
 
@@ -761,143 +791,167 @@ func (c *chat) pageLeftError() error {
 // (2xx, top level), the chat gets a lease: an expectation with no time window that pairs
 // navigations from that document as the action's did, and holds them to the site.
 //
-// How long. The lease lives while the page session of that document lives (the proxy injects
-// the page agent into it; when it connects, docOpened binds the lease to it), i.e. until the
-// tab goes elsewhere or is closed. A document that never connects (a CSP that forbids the page
+// How long. The lease lives while the page session of that document lives, i.e. until the tab
+// goes elsewhere or is closed. Which session is the document's is decided by the page token the
+// proxy mints for that very response (html.go tells DocumentMinted; docOpened binds the lease to
+// the session that token opens, and to its reconnections), not by its address: a popup or a
+// second tab of the same address, opened and closed by the page, neither binds nor ends it
+// (red-team pass 6a; OPEN-ITEMS 6). A document that never connects (a CSP that forbids the page
 // agent, a page that is not HTML) keeps it for navDocLoading after it was answered. A new page
-// the person opens ends it: its session is not the lease's.
+// the person opens ends it: its session is not the lease's. Each document has its lease; a
+// frame's document has one too, bound differently (navguard_frames.go).
 //
 // The person's own clicks. Chromium sends Sec-Fetch-User: ?1 only with a navigation that has
-// the person's activation (a real click or key press in the page within the last five seconds);
-// the page agent's synthetic events have none, nor has a meta refresh or a timer. So a lease
-// does not pair such a navigation: a link the person clicks goes where it goes. But activation
-// also reaches the page from its frames, the panel among them: a person typing in the panel
-// activates the page (a page can see it: navigator.userActivation.isActive) and could forward
-// then. The panel reports the person's input (panelActive); for panelTaint after it, ?1 is not
-// taken as the person's. Plain http has no Fetch metadata: there every navigation of the
-// document pairs (fails safe: the person's own click off the site is refused, with a page
-// that says to type the address).
+// the person's activation (a real click or key press in the page, or in one of its frames — the
+// panel among them — within the last five seconds); the page agent's synthetic events have
+// none, nor has a meta refresh or a timer. Activation is not a choice of address, though: a
+// page's script may forward on any click. So a lease lets ?1 go only to an address the page
+// agent reported the person clicking (navguard_person.go); any other navigation pairs. Plain
+// http has no Fetch metadata: there every navigation of the document pairs (fails safe: the
+// person's own click off the site is refused, with a page that says to type the address).
 
 const (
 	// navDocLoading is how long a lease waits for its document's page agent.
 	navDocLoading = navMaxRunning
-	// panelTaint is how long after the panel's last report Sec-Fetch-User is not the person's:
-	// Chromium's activation lasts five seconds; the panel reports at most once a second.
-	panelTaint = 6500 * time.Millisecond
-	// panelRace is how long a navigation with activation waits for a panel report that may
-	// trail it.
-	panelRace = 250 * time.Millisecond
 	// navStopRecent is how long after a refusal a page that went is taken to have gone by it.
 	navStopRecent = 15 * time.Second
 )
 
-// navDoc is a lease's record of its documents. Guarded by navGuard.mu.
+// navDoc is a lease's record of its document. Guarded by navGuard.mu.
 type navDoc struct {
-	session string          // the page session of the document the chat is on, "" until one connects
-	alive   func() bool     // whether that session is still connected
-	loading map[string]bool // documents answered whose page agent has not connected, by address key
-	loaded  time.Time       // when the last of them was answered
+	// token names the page token the proxy minted for the document (page.TokenID), "" until
+	// it is minted (none for a frame, or a document the page agent does not go into): only the
+	// session opened with that token binds the lease (docOpened), not another page of the same
+	// address (a popup, a frame).
+	token   string
+	session string      // the page session of the document, "" until it connects
+	alive   func() bool // whether that session is still connected
+	loaded  time.Time   // when the document was answered
+	// frame is true for a frame's document (navguard_frames.go): it has no page session of
+	// its own, and lives while within reports the page it was loaded in lives.
+	frame  bool
+	within func(now time.Time) bool
 }
 
 func (d *navDoc) liveLocked(now time.Time) bool {
-	if d.session != "" && d.alive != nil && d.alive() {
-		return true
+	if d.session != "" {
+		return d.alive != nil && d.alive()
 	}
-	return len(d.loading) > 0 && now.Sub(d.loaded) < navDocLoading
+	if now.Sub(d.loaded) >= navDocLoading {
+		return false
+	}
+	return d.within == nil || d.within(now)
 }
 
-// loaded gives the chats of a marked top-level request, answered with a document from `from`,
-// a lease on it.
+// loaded gives the chats of a marked request, answered with a document from `from`, a lease on
+// it (a frame's document too: navguard_frames.go).
 func (m *navMark) loaded(from *weburl.URL) {
 	if from == nil {
 		return
 	}
 	for _, x := range m.xs {
 		if x.owner != nil {
-			x.g.lease(x, from)
+			m.leases = append(m.leases, x.g.lease(x, from, !m.top))
 		}
 	}
 }
 
-// lease starts or extends the lease of x's owner for the document at u.
-func (g *navGuard) lease(x *navExpect, u *weburl.URL) {
-	k := weburl.Key(u)
+// lease starts a lease of x's owner on the document at u, which x's navigation loaded; frame
+// is true when it is a frame's document.
+func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	now := g.clock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var l *navExpect
-	for _, o := range g.xs {
-		if o.doc != nil && o.owner == x.owner {
-			l = o
-			break
+	if g.xs == nil {
+		g.xs = map[uint64]*navExpect{}
+	}
+	g.pruneLocked(now)
+	if frame {
+		if l := g.frameLeaseLocked(x.owner); l != nil {
+			l.origins[u.Origin()] = true
+			l.frameOrigins[u.Origin()] = true
+			l.doc.loaded, l.doc.within = now, g.frameWithin(x)
+			return l
 		}
 	}
-	if l == nil {
-		if g.xs == nil {
-			g.xs = map[uint64]*navExpect{}
-		}
-		g.next++
-		l = &navExpect{g: g, id: g.next, tool: "the page it opened", site: x.site, home: x.home, onRefuse: x.onRefuse,
-			owner: x.owner, confirmPost: x.confirmPost, control: "the page it opened",
-			origins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, started: now,
-			doc: &navDoc{loading: map[string]bool{}}}
-		g.xs[l.id] = l
-		g.live.Store(int32(len(g.xs)))
+	g.dropOwnersOldestLeaseLocked(x.owner)
+	if len(g.xs) >= maxNavExpects {
+		g.dropOldestLocked()
 	}
-	if len(l.doc.loading) < maxNavURLs {
-		l.doc.loading[k] = true
+	g.next++
+	l := &navExpect{g: g, id: g.next, tool: "the page it opened", site: x.site, home: x.home, onRefuse: x.onRefuse,
+		owner: x.owner, confirmPost: x.confirmPost, control: "the page it opened",
+		origins: map[string]bool{u.Origin(): true}, frameOrigins: map[string]bool{}, urls: map[string]bool{}, hops: map[string]int{}, started: now,
+		doc: &navDoc{loaded: now, frame: frame}}
+	if frame {
+		l.frameOrigins[u.Origin()] = true
+		l.doc.within = g.frameWithin(x)
 	}
-	l.doc.loaded = now
-	l.origins[u.Origin()] = true
+	g.xs[l.id] = l
+	g.live.Store(int32(len(g.xs)))
+	return l
 }
 
-// docOpened binds a lease waiting for the document at pageURL to its page session, whose
-// liveness alive reports (follow.go: every page agent that connects).
-func (g *navGuard) docOpened(sessionID, pageURL string, alive func() bool) {
-	if g.live.Load() == 0 {
+// dropOwnersOldestLeaseLocked keeps a chat's document leases under maxLeasesPerChat, so that a
+// page the agent loaded that loads page after page of its site (each a lease) cannot fill the
+// table and push other chats' expectations out. It drops the chat's oldest lease whose document
+// has not connected; only when every one has, the oldest (a document that is open keeps its
+// lease longest).
+func (g *navGuard) dropOwnersOldestLeaseLocked(owner any) {
+	var oldest, oldestUnbound *navExpect
+	n := 0
+	for _, o := range g.xs {
+		if o.doc == nil || o.doc.frame || o.owner != owner {
+			continue
+		}
+		n++
+		if oldest == nil || o.id < oldest.id {
+			oldest = o
+		}
+		if o.doc.session == "" && (oldestUnbound == nil || o.id < oldestUnbound.id) {
+			oldestUnbound = o
+		}
+	}
+	if n < maxLeasesPerChat {
 		return
 	}
-	u, err := weburl.Parse(pageURL)
-	if err != nil {
+	if oldestUnbound != nil {
+		oldest = oldestUnbound
+	}
+	delete(g.xs, oldest.id)
+}
+
+// DocumentMinted is told of the page token the proxy mints for the document a request's answer
+// brings (html.go, with the request's context): a lease that answer started is bound to the
+// session that token opens, and to no other (docOpened).
+func (h *Hub) DocumentMinted(ctx context.Context, token string) {
+	mark, ok := ctx.Value(navMarkKey{}).(*navMark)
+	if !ok || !mark.top || len(mark.leases) == 0 {
 		return
 	}
-	k := weburl.Key(u)
+	id := page.TokenID(token)
+	h.nav.mu.Lock()
+	defer h.nav.mu.Unlock()
+	for _, l := range mark.leases {
+		l.doc.token = id
+	}
+}
+
+// docOpened binds the lease of the document whose page token is tokenID to the page session
+// sessionID opened with it, whose liveness alive reports (chat/follow.go: every page agent that
+// connects). A session of the same token that reconnects (the back/forward cache, a dropped
+// socket) is the same document: the lease follows it.
+func (g *navGuard) docOpened(tokenID, sessionID string, alive func() bool) {
+	if g.live.Load() == 0 || tokenID == "" {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, x := range g.xs {
-		if x.doc != nil && x.doc.loading[k] {
-			delete(x.doc.loading, k)
+		if x.doc != nil && x.doc.token == tokenID {
 			x.doc.session, x.doc.alive = sessionID, alive
 		}
 	}
-}
-
-// panelActive records the person's input in a panel (a panel message).
-func (g *navGuard) panelActive() { g.panelAt.Store(g.clock().UnixNano()) }
-
-// panelTaints reports whether the person typed or clicked in a panel so recently that the
-// page may have its activation from there (see the top of this section).
-func (g *navGuard) panelTaints(now time.Time) bool {
-	at := g.panelAt.Load()
-	return at != 0 && now.Sub(time.Unix(0, at)) < panelTaint
-}
-
-// gestureRace reports whether a lease would pair nr but for its activation, with no panel
-// report yet: worth waiting panelRace for one.
-func (g *navGuard) gestureRace(nr navRequest) bool {
-	now := g.clock()
-	if g.panelTaints(now) {
-		return false
-	}
-	nr.user = false
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, x := range g.xs {
-		if x.doc != nil && x.liveLocked(now) && x.pairs(nr) {
-			return true
-		}
-	}
-	return false
 }
 
 // runningOfLocked returns the live action expectations of the owners of xs that are not in xs:

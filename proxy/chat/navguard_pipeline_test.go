@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // guardPipeline is the part of the proxy's pipeline the agent's navigation guard lives in: its
@@ -29,6 +31,10 @@ type guardPipeline struct {
 	h  *Hub
 	rp *httputil.ReverseProxy
 	t  *testing.T
+
+	mu     sync.Mutex
+	tokens map[string]string // the page token minted for each address's last top-level document (its TokenID)
+	serial int
 }
 
 func newGuardPipeline(t *testing.T, site http.Handler) *guardPipeline {
@@ -47,15 +53,42 @@ func newGuardPipeline(t *testing.T, site http.Handler) *guardPipeline {
 	t.Cleanup(tr.CloseIdleConnections)
 	h := newHub(nil, context.Background())
 	h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	rp := &httputil.ReverseProxy{
+	p := &guardPipeline{h: h, t: t, tokens: map[string]string{}}
+	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = "https", pr.In.Host, pr.In.Host
 		},
 		Transport:      tr,
-		ModifyResponse: func(resp *http.Response) error { h.GuardRedirect(resp); return nil },
+		ModifyResponse: func(resp *http.Response) error { h.GuardRedirect(resp); p.mint(resp); return nil },
 		ErrorLog:       log.New(io.Discard, "", 0),
 	}
-	return &guardPipeline{h: h, rp: rp, t: t}
+	return p
+}
+
+// mint is the injection tap's part in the guard: a 2xx answer to a top-level navigation gets a
+// page token of its own, of which the hub is told (DocumentMinted).
+func (p *guardPipeline) mint(resp *http.Response) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || resp.Request.Header.Get("Sec-Fetch-Dest") != "document" {
+		return
+	}
+	p.mu.Lock()
+	p.serial++
+	token := fmt.Sprintf("v1.page%d.mac%d", p.serial, p.serial)
+	p.tokens["https://"+resp.Request.Host+resp.Request.URL.RequestURI()] = page.TokenID(token)
+	p.mu.Unlock()
+	p.h.DocumentMinted(resp.Request.Context(), token)
+}
+
+// token is the TokenID of the page token minted for the last document from rawURL.
+func (p *guardPipeline) token(rawURL string) string {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id, ok := p.tokens[rawURL]
+	if !ok {
+		p.t.Fatalf("no page token was minted for %s", rawURL)
+	}
+	return id
 }
 
 // get sends a GET for rawURL with the headers hdr (name, value, …) as the browser sends it in
@@ -154,14 +187,16 @@ func TestAgentNavigationGuard(t *testing.T) {
 
 	// A frame of the page: loading another site is its own (a widget); a redirect off the site
 	// of a frame's address on the site is held like the tab's.
+	// (Once a frame of the site was loaded, a frame off the site from that origin is held:
+	// navguard_frames.go, TestNavFrameLease.)
 	x = arm()
-	frameHdr := []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "same-origin", "Referer", pageURL}
-	if resp, _ := cf.get("https://example.com/out?to="+exfil, frameHdr...); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a frame's redirect off the site: %d, want 403", resp.StatusCode)
-	}
-	frameHdr[5] = "cross-site"
+	frameHdr := []string{"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "cross-site", "Referer", pageURL}
 	if resp, body := cf.get("https://witness.test/widget", frameHdr...); resp.StatusCode == http.StatusForbidden {
 		t.Errorf("a frame loading another site was refused: %d\n%s", resp.StatusCode, body)
+	}
+	frameHdr[5] = "same-origin"
+	if resp, _ := cf.get("https://example.com/out?to="+exfil, frameHdr...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a frame's redirect off the site: %d, want 403", resp.StatusCode)
 	}
 	x.settle()
 
@@ -197,6 +232,31 @@ func TestAgentNavigationGuard(t *testing.T) {
 	}
 }
 
+// newLeasePipeline is newGuardPipeline over testsite.NavSite, its guard's clock one the test
+// moves on.
+func newLeasePipeline(t *testing.T) (*guardPipeline, *navGuard, *leaseClock) {
+	t.Helper()
+	cf := newGuardPipeline(t, &testsite.NavSite{})
+	g := &cf.h.nav
+	clk := &leaseClock{}
+	g.mu.Lock()
+	g.now = clk.now
+	g.mu.Unlock()
+	return cf, g, clk
+}
+
+// agentNavigated is a navigate of owner's agent from page to `to`, answered with a document,
+// its action's window then over: the document at `to` is leased (and its page token minted).
+func (p *guardPipeline) agentNavigated(clk *leaseClock, owner any, page, to string) {
+	p.t.Helper()
+	x := p.h.nav.armAs(navOwner{owner: owner}, "navigate", page, "https://example.com", []string{to}, nil)
+	if resp, _ := p.get(to, testsite.NavHeaders("same-origin", page)...); resp.StatusCode != http.StatusOK {
+		p.t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
+	}
+	x.settle()
+	clk.skip(navAfter + time.Second)
+}
+
 // leaseClock is a navGuard clock a test moves on.
 type leaseClock struct{ off atomic.Int64 }
 
@@ -208,18 +268,12 @@ func (c *leaseClock) skip(d time.Duration) { c.off.Add(int64(d)) }
 // the action's window is over, that document's own navigations off the site (a meta refresh, a
 // timer's location assignment: no user activation, with or without a Referer) are still held,
 // and so are those of a page of the site it went on to by itself, and a Refresh header there.
-// The person's own click (Sec-Fetch-User: ?1) goes where it goes — unless the person has just
-// typed in the panel, whose activation the page shares. When the tab leaves the document (its
+// The person's own click on a link (Sec-Fetch-User: ?1, and the page agent's report of the
+// click to that address) goes where it goes; activation alone does not. When the tab leaves the document (its
 // page session goes), the lease ends; a document whose page agent never connects keeps it for
 // navDocLoading.
 func TestNavDocLease(t *testing.T) {
-	site := &testsite.NavSite{}
-	cf := newGuardPipeline(t, site)
-	g := &cf.h.nav
-	clk := &leaseClock{}
-	g.mu.Lock()
-	g.now = clk.now
-	g.mu.Unlock()
+	cf, g, clk := newLeasePipeline(t)
 	var mu sync.Mutex
 	var told []string
 	owner := new(int)
@@ -241,13 +295,14 @@ func TestNavDocLease(t *testing.T) {
 	leaving := "https://example.com/leaving?to=x"
 	navigate(leaving)
 	alive1.Store(true)
-	g.docOpened("s1", leaving, alive1.Load)
+	g.docOpened(cf.token(leaving), "s1", alive1.Load)
 
 	// witness.test is dialed to the test site, whose certificate is not for it: a navigation the
 	// guard lets go is answered by the reverse proxy's error (502), one it holds by its refusal
 	// (403).
 	const passed = http.StatusBadGateway
 	user := func(h []string) []string { return append(h, "Sec-Fetch-User", "?1") }
+	personClicks(t, g, "https://example.com", "https://witness.test/meta?d=4711") // the page agent's report
 	for _, tt := range []struct {
 		name string
 		hdr  []string
@@ -274,14 +329,10 @@ func TestNavDocLease(t *testing.T) {
 		t.Errorf("stopFor = %q", why)
 	}
 
-	// The person typed in the panel a moment ago: the page has their activation from it.
-	g.panelActive()
+	// The person's activation, but no click of theirs to this address (typing in the panel, a
+	// click elsewhere on the page): held (navguard_person.go, TestNavPersonClicks).
 	if resp, _ := cf.get("https://witness.test/typed", user(testsite.NavHeaders("cross-site", page))...); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("a navigation with the panel's activation: %d, want 403", resp.StatusCode)
-	}
-	clk.skip(panelTaint)
-	if resp, _ := cf.get("https://witness.test/clicked", user(testsite.NavHeaders("cross-site", page))...); resp.StatusCode != passed {
-		t.Errorf("the person's click after the panel's activation ran out: %d, want 502 (let go)", resp.StatusCode)
+		t.Errorf("a navigation with activation and no click to it: %d, want 403", resp.StatusCode)
 	}
 
 	// The tab left the document (the person's own navigation): the lease ends.
@@ -297,13 +348,13 @@ func TestNavDocLease(t *testing.T) {
 	// and so is its Refresh header.
 	navigate(leaving)
 	alive2.Store(true)
-	g.docOpened("s2", leaving, alive2.Load)
+	g.docOpened(cf.token(leaving), "s2", alive2.Load)
 	if resp, _ := cf.get("https://example.com/next", testsite.NavHeaders("same-origin", leaving)...); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the document's own navigation within the site: %d", resp.StatusCode)
 	}
 	alive2.Store(false)
 	alive3.Store(true)
-	g.docOpened("s3", "https://example.com/next", alive3.Load)
+	g.docOpened(cf.token("https://example.com/next"), "s3", alive3.Load)
 	if resp, _ := cf.get("https://witness.test/chain", testsite.NavHeaders("cross-site", "https://example.com/next")...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("the next page's forward off the site: %d, want 403", resp.StatusCode)
 	}
@@ -325,5 +376,93 @@ func TestNavDocLease(t *testing.T) {
 	defer mu.Unlock()
 	if len(told) < 3 {
 		t.Errorf("the chat was told of %d refusals, want at least 3: %q", len(told), told)
+	}
+}
+
+// TestNavDocLeaseBindsItsOwnSession (OPEN-ITEMS 6): the lease on a document the agent loaded is
+// bound to the session its own page token opens, not to the first page of the same address
+// that connects. A popup (or a second tab) of the same address, opened by the page and then
+// closed, leaves the lease as it was: the document's later forward off the site is still held.
+// The document's own session binds it, and a reconnection of that session (the back/forward
+// cache: the same token) keeps it; once that session goes, the lease goes. (Before the fix,
+// docOpened took the first session with the document's address, and the popup's closing ended
+// the lease.)
+func TestNavDocLeaseBindsItsOwnSession(t *testing.T) {
+	cf, g, clk := newLeasePipeline(t)
+	page := "https://example.com/"
+	leaving := "https://example.com/leaving?to=x"
+	cf.agentNavigated(clk, new(int), page, leaving)
+	ownToken := cf.token(leaving)
+	const passed = http.StatusBadGateway
+	forward := func(want int, what string) {
+		t.Helper()
+		if resp, _ := cf.get("https://witness.test/meta?d=4711", testsite.NavHeaders("cross-site", leaving)...); resp.StatusCode != want && (want != passed || resp.StatusCode == http.StatusForbidden) {
+			t.Errorf("%s: the document's forward: %d, want %d", what, resp.StatusCode, want)
+		}
+	}
+
+	// A popup of the same address: the page's own request, so a token of its own.
+	if resp, _ := cf.get(leaving, testsite.NavHeaders("same-origin", leaving)...); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the popup's load: %d", resp.StatusCode)
+	}
+	popupToken := cf.token(leaving)
+	var popup, own, again atomic.Bool
+	popup.Store(true)
+	g.docOpened(popupToken, "popup", popup.Load) // its page agent connects first
+	popup.Store(false)                           // and the page closes it
+	forward(http.StatusForbidden, "after the popup closed")
+	g.docOpened("", "notoken", func() bool { return false }) // a page served without a token
+
+	// (The popup's load was the document's own navigation, paired: it had a lease too, which
+	// its closing ended.) The agent's document's own session now connects.
+	if popupToken == ownToken {
+		t.Fatal("the popup's document got the agent's document's token")
+	}
+	own.Store(true)
+	g.docOpened(ownToken, "own", own.Load)
+	forward(http.StatusForbidden, "bound to its own session")
+	own.Store(false)
+	again.Store(true)
+	g.docOpened(ownToken, "own-again", again.Load) // the same document, reconnected
+	forward(http.StatusForbidden, "its session reconnected")
+	again.Store(false)
+	forward(passed, "after its session went")
+}
+
+// TestNavLeasesPerChatBounded: a page the agent loaded that loads page after page of its site by
+// itself (each document a lease, none connecting) keeps maxLeasesPerChat of them, the open
+// document's among them; another chat's lease (on another origin) stays. (Without the bound the flood filled the table,
+// and its eviction of the oldest took the other chat's lease.)
+func TestNavLeasesPerChatBounded(t *testing.T) {
+	cf, g, clk := newLeasePipeline(t)
+	other, flooder := new(int), new(int)
+	cf.agentNavigated(clk, other, "https://example.com/", "https://www.example.com/leaving?to=x") // another origin: not paired by the flood
+	cf.agentNavigated(clk, flooder, "https://example.com/", "https://example.com/a")
+	var open atomic.Bool // the flooding chat's first document is open (its page agent connected)
+	open.Store(true)
+	g.docOpened(cf.token("https://example.com/a"), "a", open.Load)
+	for i := 0; i < 2*maxNavExpects; i++ {
+		next := fmt.Sprintf("https://example.com/p%d", i)
+		if resp, _ := cf.get(next, testsite.NavHeaders("same-origin", "https://example.com/a")...); resp.StatusCode != http.StatusOK {
+			t.Fatalf("the page's own navigation %d: %d", i, resp.StatusCode)
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	leases := map[any]int{}
+	for _, x := range g.xs {
+		if x.doc != nil {
+			leases[x.owner]++
+		}
+	}
+	if leases[flooder] > maxLeasesPerChat || leases[other] != 1 {
+		t.Errorf("leases: the flooding chat's %d (want at most %d), the other chat's %d (want 1)", leases[flooder], maxLeasesPerChat, leases[other])
+	}
+	kept := false
+	for _, x := range g.xs {
+		kept = kept || x.doc != nil && x.doc.session == "a"
+	}
+	if !kept {
+		t.Error("the open document's lease was dropped for ones that never connected")
 	}
 }

@@ -1,0 +1,105 @@
+// Unit tests of pageagent/person_nav.js, the reports of the person's own clicks for the agent's
+// navigation guard (proxy/chat/navguard_person.go), alone with the files it uses. The stub adds
+// a socket that records what is sent, events with isTrusted and a composed path, and the getters
+// the reports read (a link's href, a submitter's formAction, an input's form, a form's action).
+'use strict';
+
+const assert = require('assert');
+const { load, test, done } = require('./load.js');
+
+const setup = `(function () {
+  const g = globalThis;
+  const abs = (v) => new URL(v || '', location.href).href;
+  g.sent = [];
+  g.timers = [];
+  g.setTimeout = (fn) => { g.timers.push(fn); return g.timers.length; };
+  g.clearTimeout = () => {};
+  class WebSocket { get readyState() { return 1; } send(s) { g.sent.push(JSON.parse(s)); } close() {} }
+  Object.defineProperty(Node.prototype, 'nodeType', { get() { return this._nt || 1; } });
+  class HTMLElement extends Element {}
+  class HTMLAnchorElement extends HTMLElement { get href() { return abs(this.getAttribute('href')); } }
+  class HTMLAreaElement extends HTMLElement { get href() { return abs(this.getAttribute('href')); } }
+  class HTMLButtonElement extends HTMLElement { get formAction() { return abs(this.getAttribute('formaction') || (this._form && this._form.getAttribute('action'))); } get form() { return this._form || null; } }
+  class HTMLInputElement extends HTMLElement { get formAction() { return abs(this.getAttribute('formaction') || (this._form && this._form.getAttribute('action'))); } get form() { return this._form || null; } }
+  class HTMLFormElement extends HTMLElement { get action() { return abs(this.getAttribute('action')); } }
+  Event.prototype.composedPath = function () { return this._path; };
+  class KeyboardEvent extends Event { get key() { return this._key; } }
+  Object.assign(g, { WebSocket, HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement, HTMLInputElement, HTMLFormElement, KeyboardEvent });
+})();`;
+
+const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
+  ['onPersonClick', 'onPersonEnter', 'sock='], 'https://blog.test/continue?to=x', setup);
+a['sock='](new a.ctx.WebSocket());
+
+// el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
+function el(ctor, attrs) {
+  const tags = { HTMLAnchorElement: 'a', HTMLButtonElement: 'button', HTMLInputElement: 'input', HTMLFormElement: 'form' };
+  if (!tags[ctor]) {
+    return new a.ctx.HTMLElement(a.ns.html, ctor, attrs || {});
+  }
+  return new a.ctx[ctor](a.ns.html, tags[ctor], attrs || {});
+}
+function event(path, trusted, key) {
+  const ev = key === undefined ? new a.ctx.Event() : new a.ctx.KeyboardEvent();
+  Object.defineProperty(ev, 'isTrusted', { value: trusted });
+  ev._path = path.concat([a.ctx.document, a.ctx]);
+  ev._key = key;
+  return ev;
+}
+function reports() {
+  const got = Array.from(a.ctx.sent, (m) => m.type + ' ' + m.url + (m.form ? ' form' : ''));
+  a.ctx.sent.length = 0;
+  return got;
+}
+
+test('a trusted click inside a link reports the link as the browser resolves it', () => {
+  const link = el('HTMLAnchorElement', { href: '/out?to=1' });
+  a.onPersonClick(event([el('span'), link], true));
+  assert.deepStrictEqual(reports(), ['person https://blog.test/out?to=1']);
+});
+
+test('a synthetic click reports nothing', () => {
+  a.onPersonClick(event([el('HTMLAnchorElement', { href: 'https://witness.test/' })], false));
+  assert.deepStrictEqual(reports(), []);
+});
+
+test('a click on the page, not on a link or a submitter, reports nothing', () => {
+  a.onPersonClick(event([el('span'), el('span')], true));
+  a.onPersonClick(event([el('HTMLButtonElement', { type: 'button' })], true));
+  a.onPersonClick(event([el('HTMLAnchorElement', {})], true)); // no href: not a link
+  const svgLink = new a.ctx.HTMLAnchorElement(a.ns.svg, 'a', { href: 'https://witness.test/' });
+  a.onPersonClick(event([svgLink], true));
+  assert.deepStrictEqual(reports(), []);
+});
+
+test('a submitter reports where its form goes', () => {
+  const form = el('HTMLFormElement', { action: 'https://search.test/s?x=1' });
+  const button = el('HTMLButtonElement', {});
+  button._form = form;
+  a.onPersonClick(event([button, form], true));
+  const image = el('HTMLInputElement', { type: 'image', formaction: '/alt' });
+  image._form = form;
+  a.onPersonClick(event([image, form], true));
+  assert.deepStrictEqual(reports(), ['person https://search.test/s?x=1 form', 'person https://blog.test/alt form']);
+});
+
+test("a link whose href the page's handler changes during the click is reported again", () => {
+  const link = el('HTMLAnchorElement', { href: '/first' });
+  a.onPersonClick(event([link], true));
+  link._attrs.href = 'https://witness.test/second';
+  a.ctx.timers.splice(0).forEach((fn) => fn());
+  assert.deepStrictEqual(reports(), ['person https://blog.test/first', 'person https://witness.test/second']);
+});
+
+test("Enter in a form's field reports the form; other keys and other targets nothing", () => {
+  const form = el('HTMLFormElement', { action: '/search' });
+  const input = el('HTMLInputElement', { type: 'text' });
+  input._form = form;
+  a.onPersonEnter(event([input, form], true, 'Enter'));
+  a.onPersonEnter(event([input, form], true, 'a'));
+  a.onPersonEnter(event([input, form], false, 'Enter'));
+  a.onPersonEnter(event([el('span')], true, 'Enter'));
+  assert.deepStrictEqual(reports(), ['person https://blog.test/search form']);
+});
+
+done();

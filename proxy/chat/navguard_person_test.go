@@ -1,0 +1,142 @@
+package chat
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
+)
+
+// personClicks is the page agent's report that the person clicked, on a page of origin, a link
+// to rawURL (as the "person" message reaches the hub).
+func personClicks(t *testing.T, g *navGuard, origin, rawURL string) {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"type": "person", "url": rawURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.personReported(origin, raw)
+}
+
+// TestNavPersonClicks (OPEN-ITEMS 13): on a page the agent loaded (its lease), a navigation off
+// the site with the person's activation (Sec-Fetch-User: ?1) goes only to an address the page
+// agent reported the person clicking, from a page of the navigation's Referer origin, within
+// personNavTTL: a link's exact address, a form's origin and path. Activation alone — a site's
+// "click anywhere to continue" script, the panel's typing — is held, and so is a report of
+// another address, another origin's report (with no Referer, one not of the lease's origins),
+// and an old one. A redirect of the person's click
+// is theirs too, and a report that trails the request by a moment still counts. (Before the
+// fix, every navigation with ?1 went.)
+func TestNavPersonClicks(t *testing.T) {
+	cf, g, clk := newLeasePipeline(t)
+	page := "https://example.com/"
+	leaving := "https://example.com/leaving?to=x"
+	cf.agentNavigated(clk, new(int), page, leaving)
+	var alive atomic.Bool
+	alive.Store(true)
+	g.docOpened(cf.token(leaving), "s1", alive.Load)
+
+	const passed = http.StatusBadGateway // let go: the reverse proxy's error for witness.test
+	clicked := func(to, fetchSite string) int {
+		t.Helper()
+		resp, _ := cf.get(to, append(testsite.NavHeaders(fetchSite, leaving), "Sec-Fetch-User", "?1")...)
+		if resp.StatusCode == http.StatusForbidden {
+			return http.StatusForbidden
+		}
+		if fetchSite == "cross-site" {
+			return passed
+		}
+		return resp.StatusCode
+	}
+	for _, tt := range []struct {
+		name     string
+		report   func()
+		to       string
+		want     int
+		skipTime time.Duration
+	}{
+		{"activation alone (a click anywhere, the panel)", func() {}, "https://witness.test/c?d=4711", http.StatusForbidden, 0},
+		{"the person's click on that link", func() { personClicks(t, g, "https://example.com", "https://witness.test/mine") }, "https://witness.test/mine", passed, 0},
+		{"a click on another link", func() { personClicks(t, g, "https://example.com", "https://witness.test/other") }, "https://witness.test/c?d=4711", http.StatusForbidden, 0},
+		{"another origin's report", func() { personClicks(t, g, "https://evil.example.com", "https://witness.test/c?d=1") }, "https://witness.test/c?d=1", http.StatusForbidden, 0},
+		{"an old report", func() { personClicks(t, g, "https://example.com", "https://witness.test/old") }, "https://witness.test/old", http.StatusForbidden, personNavTTL},
+		{"the person's search form", func() {
+			g.personReported("https://example.com", json.RawMessage(`{"type":"person","url":"https://witness.test/search?x=1","form":true}`))
+		}, "https://witness.test/search?q=typed", passed, 0},
+		{"a form's report is for its own path", func() {
+			g.personReported("https://example.com", json.RawMessage(`{"type":"person","url":"https://witness.test/search","form":true}`))
+		}, "https://witness.test/collect?q=typed", http.StatusForbidden, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.report()
+			clk.skip(tt.skipTime)
+			if got := clicked(tt.to, "cross-site"); got != tt.want {
+				t.Errorf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+
+	// Through the site's own redirector: the person's click is followed to where it leads; a
+	// script's navigation with activation is held at the redirect.
+	out := "https://example.com/out?to=" + url.QueryEscape("https://witness.test/via")
+	personClicks(t, g, "https://example.com", out)
+	resp, _ := cf.get(out, append(testsite.NavHeaders("same-origin", leaving), "Sec-Fetch-User", "?1")...)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("the person's click through the redirector: %d, want 302", resp.StatusCode)
+	}
+	if got := clicked(resp.Header.Get("Location"), "cross-site"); got != passed {
+		t.Errorf("the redirect of the person's click: %d, want let go", got)
+	}
+	script := "https://example.com/out?to=" + url.QueryEscape("https://witness.test/c?d=4711")
+	if got := clicked(script, "same-origin"); got != http.StatusForbidden {
+		t.Errorf("a script's navigation with activation through the redirector: %d, want 403", got)
+	}
+
+	// A no-referrer policy: the report must come from the lease's own origin.
+	noRef := append(testsite.NavHeaders("cross-site", ""), "Sec-Fetch-User", "?1")
+	personClicks(t, g, "https://evil.example.com", "https://witness.test/nr1")
+	if resp, _ := cf.get("https://witness.test/nr1", noRef...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("no Referer, another origin's report: %d, want 403", resp.StatusCode)
+	}
+	personClicks(t, g, "https://example.com", "https://witness.test/nr2")
+	if resp, _ := cf.get("https://witness.test/nr2", noRef...); resp.StatusCode == http.StatusForbidden {
+		t.Errorf("no Referer, the page's own report: %d, want let go", resp.StatusCode)
+	}
+
+	// The report trails the request (the socket and the request race).
+	go func() {
+		time.Sleep(personNavRace / 3)
+		personClicks(t, g, "https://example.com", "https://witness.test/late")
+	}()
+	if got := clicked("https://witness.test/late", "cross-site"); got != passed {
+		t.Errorf("a click whose report trails the request: %d, want let go", got)
+	}
+}
+
+// TestPersonReportsBounded: the reports kept are bounded, and a page that floods reports pushes
+// out only its own origin's, not the person's click reported by another site's page.
+func TestPersonReportsBounded(t *testing.T) {
+	var g navGuard
+	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	for i := 0; i < 10*maxPersonNavs; i++ {
+		personClicks(t, &g, "https://spam.test", "https://witness.test/"+string(rune('a'+i%26)))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.persons); n > maxPersonNavsPerOrigin+1 {
+		t.Errorf("%d reports kept, want at most %d", n, maxPersonNavsPerOrigin+1)
+	}
+	r := httptest.NewRequest("GET", "https://other.test/story", nil)
+	for i, h := 0, append(testsite.NavHeaders("cross-site", "https://news.test/"), "Sec-Fetch-User", "?1"); i+1 < len(h); i += 2 {
+		r.Header.Set(h[i], h[i+1])
+	}
+	nr := readNavRequest(r)
+	if !g.personClickedLocked(nr, nil) {
+		t.Error("the person's click on the news page was pushed out by another page's reports")
+	}
+}
