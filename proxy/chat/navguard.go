@@ -91,6 +91,8 @@ type navGuard struct {
 	panelAt atomic.Int64
 	// stops are the last refusals by owner (a chat), for a call whose page went (stopFor).
 	stops map[any]navStop
+	// sends are the recent actions whose page's requests are held (sendguard.go).
+	sends sendActs
 }
 
 // navExpect is one action's expectation: the navigations it may start, and what became of them.
@@ -191,6 +193,7 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	x.id = g.next
 	g.xs[x.id] = x
 	g.live.Store(int32(len(g.xs)))
+	g.noteSendLocked(x, now) // sendguard.go
 	return x
 }
 

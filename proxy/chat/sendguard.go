@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -21,47 +22,99 @@ import (
 // something, which passes through the proxy while the action runs. So that is where it is held.
 //
 // The rule (GuardSend, called for every proxied request that is not a navigation): while one of
-// a chat's actions is armed (navguard.go's expectation: from before the page call until navAfter
-// after its answer, the same window that pairs its navigations), a request with a method other
-// than GET, HEAD or OPTIONS, to the chat page's site (registrable domain), sent by a page of an
-// origin the action covers, waits for the person's card — unless "Act may submit forms" is on
-// (confirmPost answers at once), or the person already allowed this action on a card (the
-// probe's, or this one's: sendHold.allowed). One card per action: every request of the action
-// that arrives while it waits waits for the same decision; after "Not now" the action's later
-// requests are refused without another card. Allow → they go upstream. Not now, the card going
-// (the page left, the turn stopped) or sendHoldMax passing → the proxy answers 403 in the site's
-// place, nothing goes upstream, and the action's tool result says so (finish, deniedPost).
+// a chat's actions runs and for sendAfter after its answer (the action's expectation, armed in
+// navguard.go before the page call; sendAfter is longer than the navigations' navAfter, since a
+// site's "Send" may wait out an undo window first), a request with a method other than GET, HEAD
+// or OPTIONS, to the chat page's site (registrable domain), sent by a page of that site, waits
+// for the person's card — unless "Act may submit forms" is on (confirmPost answers at once), or
+// the person already allowed it: the probe's card allowed the action itself (sendHold.all), or a
+// card allowed this request (the same method and address without its query; another request
+// gets its own card). Each chat's newest action decides; its card says "during or after" it,
+// since which action caused a request cannot be known. While a card waits, the other requests
+// wait for its decision; after "Not now" the action's later requests are refused without another
+// card. Allow → the request goes upstream. Not now, the card going (the page left, the turn
+// stopped) or sendHoldMax passing → the proxy answers 403 in the site's place, nothing goes
+// upstream, and the action's tool result says so (finish, deniedPost) when its call still runs.
 //
 // Who sent it. HTTP carries no tab: the proxy sees the request's Origin header (Chromium sends
 // it with every request whose method is not GET or HEAD; "null" under a no-referrer policy),
 // its Referer, and Sec-Fetch-Site — all set by the browser, none by the page's script. The
-// initiator is the Origin, else the Referer's origin; it pairs when the action covers it (the
-// chat page's origin and the same-site origins its navigations reached). With neither (a
-// no-referrer policy), Sec-Fetch-Site decides as for navigations: same-origin with an origin it
-// covers, same-site, or cross-site/absent (unknown: counted as the action's); "none" (the
-// browser's own) never. Limits, all failing safe: a second tab of the same origin, the person's
-// own click in the page, and the page's own timers (autosave, an analytics beacon to the site)
-// during the window are held like the agent's — the card names the action, and Not now only
-// costs the page that request. Not held: requests to other sites (a site whose API is on another
-// registrable domain; a third-party widget), messages on a WebSocket opened before (the proxy
-// passes frames through; only the upgrade is a request), a GET that changes something (the
-// probe's names still catch a control called delete), and anything the page sends after the
-// window (a timer longer than navAfter: the page acting by itself, as it could without the
-// agent). A page the agent loaded (a lease) is not held for its lifetime: its autosave and the
-// person's own use of it would each need a card.
+// initiator is the Origin, else the Referer's origin; it pairs when it is of the chat page's
+// site (the page itself, the origins the action's navigations reached, or a sibling host's
+// widget framed in the page that the click messages). With neither (a no-referrer policy),
+// Sec-Fetch-Site decides as for navigations: same-origin with an origin the action covers,
+// same-site, or cross-site/absent (unknown: counted as the action's); "none" (the browser's
+// own) never. A request that comes after the action's call answered (an undo window) is held
+// and carded all the same, but no tool result carries the decision to the model.
 //
-// A synchronous XHR blocks the page's thread while its request waits; the panel and the
-// confirmation window are other documents (remix.proxy, another process) and still answer.
+// Limits, all failing safe: a second tab of the site, the person's own click in the page, and
+// the page's own timers (autosave, an analytics beacon to the site) during the window are held
+// like the agent's — the card names the action, and Not now only costs the page that request.
+// The longer window costs this: for sendAfter after the agent's last action, the person's own
+// "Send" in the page asks them on a card first. Not held: requests to other sites (a site whose
+// API is on another registrable domain; a third-party widget), messages on a WebSocket opened
+// before (the proxy passes frames through; only the upgrade is a request), a GET that changes
+// something (the probe's names still catch a control called delete), and anything the page
+// sends after the window (a timer longer than sendAfter: the page acting by itself, as it could
+// without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
+// autosave and the person's own use of it would each need a card.
+//
+// A synchronous XHR blocks the page's thread while its request waits. The panel and the
+// confirmation window are other documents (remix.proxy, another renderer); in tests, though,
+// DevTools' input to the tab waits for the blocked page, so whether a person's click reaches
+// the card then was not shown here. sendHoldMax ends the wait, refused, in any case.
 
-// sendHoldMax bounds how long a request waits for the person's decision: past it the request is
-// refused and the card withdrawn, so no fetch (or synchronous XHR) of the page waits for long.
-const sendHoldMax = 2 * time.Minute
+const (
+	// sendHoldMax bounds how long a request waits for the person's decision: past it the
+	// request is refused and the card withdrawn, so no fetch (or synchronous XHR) of the page
+	// waits for long.
+	sendHoldMax = 2 * time.Minute
+	// sendAfter is how long after an action's answer the page's requests are still held: a
+	// site's "Send" often waits out an undo window of a few seconds (webmail's "Undo send")
+	// before it posts, longer than navAfter, the window of the action's navigations.
+	sendAfter = 30 * time.Second
+)
 
-// sendHold is an action's record of the decision about its requests. Guarded by navGuard.mu.
+// sendHold is an action's record of the decisions about its requests. Guarded by navGuard.mu.
 type sendHold struct {
-	allowed bool          // the person allowed this action on a card: its requests go
-	denied  string        // the refusal's words, once the person refused (later requests refused too)
-	asking  chan struct{} // closed when the pending card is decided; nil when none is pending
+	all     bool            // the person allowed the action itself (the probe's card): its requests go
+	allowed map[string]bool // requests the person allowed on a card, by method and address without query
+	denied  string          // the refusal's words, once the person refused (later requests refused too)
+	asking  chan struct{}   // closed when the pending card is decided; nil when none is pending
+}
+
+// sendActs are a navGuard's recent actions, for the send guard: an action's expectation leaves
+// navGuard.xs navAfter after its answer, its requests are held for sendAfter. Guarded by
+// navGuard.mu but live.
+type sendActs struct {
+	live atomic.Int32 // len(xs), read without the lock on every request
+	xs   []*navExpect
+}
+
+// noteSendLocked adds a newly armed action (navGuard.armAs) to the send guard's list, dropping
+// the actions whose window is over (and, past maxNavExpects, the oldest: each chat's newest
+// action is the one that decides).
+func (g *navGuard) noteSendLocked(x *navExpect, now time.Time) {
+	kept := g.sends.xs[:0]
+	for _, o := range g.sends.xs {
+		if o.sendLiveLocked(now) {
+			kept = append(kept, o)
+		}
+	}
+	clear(g.sends.xs[len(kept):])
+	if len(kept) >= maxNavExpects {
+		kept = append(kept[:0], kept[1:]...)
+	}
+	g.sends.xs = append(kept, x)
+	g.sends.live.Store(int32(len(g.sends.xs)))
+}
+
+// sendLiveLocked reports whether the page's requests are still held for the action x.
+func (x *navExpect) sendLiveLocked(now time.Time) bool {
+	if x.running {
+		return now.Sub(x.started) < navMaxRunning
+	}
+	return now.Before(x.until.Add(sendAfter - navAfter)) // until is navAfter after the answer
 }
 
 // allowSends lets the action's requests go without a card: the person allowed the action on
@@ -71,7 +124,7 @@ func (x *navExpect) allowSends() {
 		return
 	}
 	x.g.mu.Lock()
-	x.sends.allowed = true
+	x.sends.all = true
 	x.g.mu.Unlock()
 }
 
@@ -104,6 +157,13 @@ type sendRequest struct {
 	method    string
 }
 
+// key is what a card's Allow covers: the method and the address without its query (a site's
+// request to the same endpoint with a new timestamp is the same request to the person).
+func (sr sendRequest) key() string {
+	p, _, _ := strings.Cut(sr.url.PathQuery(), "?")
+	return sr.method + " " + sr.url.Origin() + p
+}
+
 func readSendRequest(r *http.Request) sendRequest {
 	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: r.Method}
 	if u, err := httpx.RequestedAddress(r); err == nil {
@@ -129,7 +189,13 @@ func (x *navExpect) sendPairs(sr sendRequest) bool {
 		return false // another site's: not held here
 	}
 	if sr.initiator != "" {
-		return x.origins[sr.initiator]
+		// An origin the action reached, or another of the site's own (a comments widget on a
+		// sibling host, framed in the page, that the action's click messages).
+		if x.origins[sr.initiator] {
+			return true
+		}
+		iu, err := weburl.Parse(sr.initiator)
+		return err == nil && !x.leaves(iu)
 	}
 	switch sr.fetchSite {
 	case "none":
@@ -141,16 +207,16 @@ func (x *navExpect) sendPairs(sr sendRequest) bool {
 	}
 }
 
-// actionsSendingLocked returns the live action expectations (not leases) that sr pairs with and
+// actionsSendingLocked returns the recent actions (sendActs: not leases) that sr pairs with and
 // that have a way to ask the person: of each chat, its newest action only. A chat's actions
-// follow each other, and the window of one runs on for navAfter after its answer: a request
-// then is the newest action's doing, and is decided (and reported) by it, not refused by the
-// decision about the action before.
+// follow each other, and the window of one runs on for sendAfter after its answer: a request
+// then is decided (and reported) by the newest, not refused by the decision about the action
+// before. The card says "during or after", since which of them caused it cannot be known.
 func (g *navGuard) actionsSendingLocked(sr sendRequest, now time.Time) []*navExpect {
 	newest := map[any]*navExpect{}
 	var xs []*navExpect
-	for _, x := range g.xs {
-		if x.doc != nil || x.confirmPost == nil || !x.liveLocked(now) || !x.sendPairs(sr) {
+	for _, x := range g.sends.xs {
+		if x.doc != nil || x.confirmPost == nil || !x.sendLiveLocked(now) || !x.sendPairs(sr) {
 			continue
 		}
 		if x.owner == nil {
@@ -169,7 +235,7 @@ func (g *navGuard) actionsSendingLocked(sr sendRequest, now time.Time) []*navExp
 // agent runs (see the top of the file), called for every proxied request after GuardNavigation.
 // It returns true when it answered the request itself (refused; nothing went upstream).
 func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
-	if h.nav.live.Load() == 0 || safeMethod(r.Method) {
+	if h.nav.sends.live.Load() == 0 || safeMethod(r.Method) {
 		return false
 	}
 	if top, frame := navigationKind(r); top || frame {
@@ -178,7 +244,6 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	sr := readSendRequest(r)
 	g := &h.nav
 	g.mu.Lock()
-	g.pruneLocked(g.clock())
 	xs := g.actionsSendingLocked(sr, g.clock())
 	g.mu.Unlock()
 	if len(xs) == 0 {
@@ -193,7 +258,7 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	httpx.SetType(w.Header(), "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusForbidden)
-	fmt.Fprintf(w, "remixproxy held back a request that an action of the AI agent made this page send: %s.\n", why)
+	fmt.Fprintf(w, "remixproxy held back a request this page sent during or just after an action of the AI agent: %s.\n", why)
 	return true
 }
 
@@ -228,7 +293,7 @@ func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 	for {
 		g.mu.Lock()
 		switch {
-		case x.sends.allowed:
+		case x.sends.all || x.sends.allowed[sr.key()]:
 			g.mu.Unlock()
 			return ""
 		case x.sends.denied != "":
@@ -253,12 +318,17 @@ func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 		cctx, cancel := context.WithTimeout(context.Background(), sendHoldMax)
 		allow, err := x.confirmPost(cctx, postAsk{method: sr.method, to: sr.url, site: x.site, control: x.control, script: true})
 		cancel()
-		sent := "the " + x.control + " made the page's script send a request (" + strings.ToUpper(sr.method) + " " + shownAddress(sr.url) + ")"
+		sent := "the page's script sent a request (" + strings.ToUpper(sr.method) + " " + shownAddress(sr.url) + ") during or after the " + x.control
 		g.mu.Lock()
 		x.sends.asking = nil
 		switch {
 		case err == nil && allow:
-			x.sends.allowed = true
+			if x.sends.allowed == nil {
+				x.sends.allowed = map[string]bool{}
+			}
+			if len(x.sends.allowed) < maxNavURLs {
+				x.sends.allowed[sr.key()] = true
+			}
 		case err != nil:
 			x.sends.denied = sent + " and the person did not decide (the card was withdrawn: the page left, the turn stopped, or two minutes passed), so it was not sent"
 		default:

@@ -107,7 +107,7 @@ func TestSendPairs(t *testing.T) {
 		{"a CORS preflight", "OPTIONS", "https://example.com/api/reply", scriptHeaders("cors", "same-origin", origin, page), false},
 		{"to another site", "POST", "https://witness.test/collect", scriptHeaders("no-cors", "cross-site", origin, page), false},
 		{"from another site's page", "POST", "https://example.com/api/reply", scriptHeaders("cors", "cross-site", "https://other.test", "https://other.test/"), false},
-		{"from another origin of the site the action did not reach", "POST", "https://example.com/api/reply", scriptHeaders("cors", "same-site", "https://blog.example.com", ""), false},
+		{"from a sibling host's frame (a comments widget)", "POST", "https://comments.example.com/api/reply", scriptHeaders("cors", "same-origin", "https://comments.example.com", "https://comments.example.com/frame"), true},
 		{"the browser's own (Sec-Fetch-Site none)", "POST", "https://example.com/api/reply", scriptHeaders("no-cors", "none", "", ""), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,14 +121,14 @@ func TestSendPairs(t *testing.T) {
 				if code != http.StatusForbidden || got != "" || ask.count() != 1 {
 					t.Fatalf("status %d, asked %d, the site got %q; want 403, one card, nothing\n%s", code, ask.count(), got, body)
 				}
-				if !strings.Contains(body, "remixproxy held back a request that an action of the AI agent made this page send") {
+				if !strings.Contains(body, "remixproxy held back a request this page sent during or just after an action of the AI agent") {
 					t.Errorf("the page was answered:\n%s", body)
 				}
 				if a := ask.asked[0]; !a.script || a.method != tt.method || a.site != "example.com" || a.control != `click “Post reply”` {
 					t.Errorf("asked %+v", a)
 				}
 				_, err := x.finish(context.Background(), "click", false, json.RawMessage(`{}`), nil)
-				want := "click: stopped by the proxy: the click “Post reply” made the page's script send a request (" + tt.method + " " + strings.SplitN(tt.url, "?", 2)[0] + ") and the person chose “Not now”, so it was not sent"
+				want := "click: stopped by the proxy: the page's script sent a request (" + tt.method + " " + strings.SplitN(tt.url, "?", 2)[0] + ") during or after the click “Post reply” and the person chose “Not now”, so it was not sent"
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("the action's result = %v, want it to say %q", err, want)
 				}
@@ -143,11 +143,12 @@ func TestSendPairs(t *testing.T) {
 	}
 }
 
-// TestHoldSend: the decisions around held requests — one card per action however many requests
-// wait for it; "Not now" refuses the action's later requests without another card, but the
-// chat's next action asks again; Allow lets them all go; a card that goes refuses; the probe's
-// allowed card (allowSends) and the switch (confirmPost answering at once) let them go; nothing
-// is held once the window is over, nor for a page the agent loaded (a lease).
+// TestHoldSend: the decisions around held requests — one card however many requests wait for
+// it; "Not now" refuses the action's later requests without another card, but the chat's next
+// action asks again; Allow covers that request (method and address without query) again, and
+// another request asks; a card that goes refuses; the probe's allowed card (allowSends) lets
+// them go; requests are held past the action's navigation window (navAfter) until sendAfter,
+// and not after; a page the agent loaded (a lease) is not held.
 func TestHoldSend(t *testing.T) {
 	page := "https://example.com/"
 	origin := "https://example.com"
@@ -195,18 +196,18 @@ func TestHoldSend(t *testing.T) {
 		}
 	})
 
-	t.Run("Allow lets the action's requests go", func(t *testing.T) {
+	t.Run("Allow covers the request shown, again; another is asked about", func(t *testing.T) {
 		site := &testsite.NavSite{}
 		cf := newGuardPipeline(t, site)
 		ask := &askCounter{answer: true}
 		arm(cf, ask)
-		for _, p := range []string{"/api/a", "/api/b"} {
+		for _, p := range []string{"/api/a?t=1", "/api/a?t=2", "/api/b"} {
 			if c, body := cf.send("POST", "https://example.com"+p, hdr...); c != 200 {
 				t.Errorf("%s: status %d\n%s", p, c, body)
 			}
 		}
-		if ask.count() != 1 || site.Requests() != "POST example.com/api/a\nPOST example.com/api/b" {
-			t.Errorf("asked %d, the site got %q", ask.count(), site.Requests())
+		if ask.count() != 2 || site.Requests() != "POST example.com/api/a?t=1\nPOST example.com/api/a?t=2\nPOST example.com/api/b" {
+			t.Errorf("asked %d, the site got %q; want two cards (a, b) and all three sent", ask.count(), site.Requests())
 		}
 	})
 
@@ -240,9 +241,14 @@ func TestHoldSend(t *testing.T) {
 		var off atomic.Int64
 		cf.h.nav.now = func() time.Time { return time.Now().Add(time.Duration(off.Load())) }
 		ask := &askCounter{}
-		arm(cf, ask).settle()
-		off.Store(int64(navAfter + time.Second))
-		if c, _ := cf.send("POST", "https://example.com/api/a", hdr...); c != 200 || ask.count() != 0 {
+		x := arm(cf, ask)
+		x.settle()
+		off.Store(int64(navAfter + time.Second)) // past the navigations' window, within the sends'
+		if c, _ := cf.send("POST", "https://example.com/api/late", hdr...); c != 403 || ask.count() != 1 {
+			t.Errorf("%s after the answer: status %d, asked %d; want it held", navAfter+time.Second, c, ask.count())
+		}
+		off.Store(int64(sendAfter + time.Second))
+		if c, _ := cf.send("POST", "https://example.com/api/a", hdr...); c != 200 || ask.count() != 1 {
 			t.Errorf("status %d, asked %d; want it sent unasked", c, ask.count())
 		}
 	})
@@ -251,13 +257,13 @@ func TestHoldSend(t *testing.T) {
 		site := &testsite.NavSite{}
 		cf := newGuardPipeline(t, site)
 		ask := &askCounter{}
+		var off atomic.Int64
+		cf.h.nav.now = func() time.Time { return time.Now().Add(time.Duration(off.Load())) }
 		u, _ := weburl.Parse(page)
 		x := arm(cf, ask)
 		cf.h.nav.lease(x, u)
 		x.settle()
-		cf.h.nav.mu.Lock()
-		delete(cf.h.nav.xs, x.id) // only the lease is left
-		cf.h.nav.mu.Unlock()
+		off.Store(int64(sendAfter + time.Second)) // the action's window is over; the lease lives on
 		if c, _ := cf.send("POST", "https://example.com/api/autosave", hdr...); c != 200 || ask.count() != 0 {
 			t.Errorf("status %d, asked %d; want it sent unasked", c, ask.count())
 		}
@@ -281,7 +287,7 @@ func TestScriptSendCardWords(t *testing.T) {
 	cd := postCard(postAsk{method: "PUT", to: sr.url, site: "example.com", control: `press_keys “Enter”`, script: true})
 	got := cd.Title + "\n" + strings.Join(cd.Rows, "\n") + "\n" + cd.Allow + "/" + cd.Deny
 	want := "Let the agent's action send this?\n" +
-		"The agent's press_keys “Enter” made the page's script send PUT https://example.com/api/quick?…\n" +
+		"During or after the agent's press_keys “Enter”, the page's script sent PUT https://example.com/api/quick?…\n" +
 		"A PUT request changes something on example.com as you.\n" +
 		"Allow only if you asked for it: a page can ask the agent to do this.\n" +
 		"Send it/Not now"

@@ -397,7 +397,7 @@ func postCard(p postAsk) chatItem {
 	if p.script {
 		return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent's action send this?",
 			Rows: []string{
-				"The agent's " + p.control + " made the page's script send " + strings.ToUpper(p.method) + " " + shownAddress(p.to),
+				"During or after the agent's " + p.control + ", the page's script sent " + strings.ToUpper(p.method) + " " + shownAddress(p.to),
 				"A " + strings.ToUpper(p.method) + " request changes something on " + p.site + " as you.",
 				"Allow only if you asked for it: a page can ask the agent to do this.",
 			},
