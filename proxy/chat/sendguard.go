@@ -95,6 +95,16 @@ type sendActs struct {
 // the actions whose window is over (and, past maxNavExpects, the oldest: each chat's newest
 // action is the one that decides).
 func (g *navGuard) noteSendLocked(x *navExpect, now time.Time) {
+	g.pruneSendsLocked(now)
+	if len(g.sends.xs) >= maxNavExpects {
+		g.sends.xs = append(g.sends.xs[:0], g.sends.xs[1:]...)
+	}
+	g.sends.xs = append(g.sends.xs, x)
+	g.sends.live.Store(int32(len(g.sends.xs)))
+}
+
+// pruneSendsLocked drops the actions whose window is over.
+func (g *navGuard) pruneSendsLocked(now time.Time) {
 	kept := g.sends.xs[:0]
 	for _, o := range g.sends.xs {
 		if o.sendLiveLocked(now) {
@@ -102,11 +112,8 @@ func (g *navGuard) noteSendLocked(x *navExpect, now time.Time) {
 		}
 	}
 	clear(g.sends.xs[len(kept):])
-	if len(kept) >= maxNavExpects {
-		kept = append(kept[:0], kept[1:]...)
-	}
-	g.sends.xs = append(kept, x)
-	g.sends.live.Store(int32(len(g.sends.xs)))
+	g.sends.xs = kept
+	g.sends.live.Store(int32(len(kept)))
 }
 
 // sendLiveLocked reports whether the page's requests are still held for the action x.
@@ -243,8 +250,10 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	}
 	sr := readSendRequest(r)
 	g := &h.nav
+	now := g.clock()
 	g.mu.Lock()
-	xs := g.actionsSendingLocked(sr, g.clock())
+	g.pruneSendsLocked(now)
+	xs := g.actionsSendingLocked(sr, now)
 	g.mu.Unlock()
 	if len(xs) == 0 {
 		return false
