@@ -120,9 +120,10 @@ func TestRedteamAgentScriptSends(t *testing.T) {
 		t.Fatalf("neither a card nor %s at the board\nthe board got: %q\nresults: %q\n%s", path, rec.all(), storedToolResults(t, aw.proxy.Store), aw.diagnose())
 		return false
 	}
+	var late string
 	for _, v := range []struct {
 		action, request string
-		told            bool // the request comes while the action's call runs: its result says so
+		told            bool // the request comes while the action's call runs: its result says so, else the next tool's
 	}{
 		{"click “Post reply”", "POST https://board.test/api/reply", true},
 		{"click “Like”", "POST https://board.test/api/like", true},
@@ -142,11 +143,11 @@ func TestRedteamAgentScriptSends(t *testing.T) {
 			continue
 		}
 		declineSubmitCard(t, aw, hc, "During or after the agent's "+v.action+", the page's script sent "+v.request, "changes something on board.test as you")
-		if v.told {
-			res := waitToolResult(t, aw, v.request+") during or after the "+v.action+" and the person chose “Not now”")
-			if !strings.Contains(res, "stopped by the proxy") {
-				t.Errorf("%s: the model was shown: %s", v.action, res)
-			}
+		told := v.request + ") during or after the " + v.action + " and the person chose “Not now”"
+		if !v.told {
+			late = told // the next action's result says it (checked below)
+		} else if res := waitToolResult(t, aw, told); !strings.Contains(res, "stopped by the proxy") {
+			t.Errorf("%s: the model was shown: %s", v.action, res)
 		}
 		if got := rec.all(); strings.Contains(got, path) {
 			t.Errorf("%s: the board received what the person refused: %s", v.action, got)
@@ -161,6 +162,10 @@ func TestRedteamAgentScriptSends(t *testing.T) {
 		}
 		if got := rec.all(); !strings.Contains(got, "POST board.test/api/thank post=1") {
 			t.Errorf("the allowed request did not reach the board: %q\n%s", got, aw.diagnose())
+		}
+		// The next tool's result tells the model what was held back after the earlier call.
+		if res := waitToolResult(t, aw, late); !strings.Contains(res, `after an earlier action the proxy held back`) {
+			t.Errorf("the late refusal reached the model as: %s", res)
 		}
 	} else {
 		t.Errorf("click “Thank author”: the board received it with no card")

@@ -51,7 +51,9 @@ func (e *chatEnv) session() (page.Info, error) {
 // PageTool runs a page tool in the chat's tab (page/tools.go): open_page is the page agent's
 // fetch_page, checked there against the tab's own origin before anything is fetched, and
 // read_page_data gets the JSON responses the proxy saw.
-func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (out json.RawMessage, err error) {
+	// What the proxy held back after an earlier action's call had answered (sendguard.go).
+	defer func() { out, err = lateSends(e.c, out, err) }()
 	if err := e.planGate(tool); err != nil {
 		return nil, err // plan review: no page action before an approved plan (plan.go)
 	}

@@ -1,13 +1,17 @@
 package chat
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
@@ -89,6 +93,51 @@ type sendHold struct {
 type sendActs struct {
 	live atomic.Int32 // len(xs), read without the lock on every request
 	xs   []*navExpect
+	// late are refusals, by chat (owner), of requests that came after the action's call had
+	// answered (an undo window): the chat's next page tool says so (lateSends).
+	late map[any][]string
+}
+
+// noteLateLocked keeps a refusal for owner's next page tool; bounded.
+func (a *sendActs) noteLateLocked(owner any, why string) {
+	if owner == nil {
+		return
+	}
+	if a.late == nil || len(a.late) >= maxNavExpects {
+		a.late = map[any][]string{}
+	}
+	if len(a.late[owner]) < 4 {
+		a.late[owner] = append(a.late[owner], why)
+	}
+}
+
+// lateSends adds to the answer (or the tool error) of the chat's next page tool, as the model
+// gets it (chatEnv.PageTool, around the searches' inner calls), the requests the proxy refused
+// after an earlier action's call had answered, once: the model would otherwise take that
+// action as done. An answer that is not a JSON object (none is) keeps the note for later.
+func lateSends(c *chat, out json.RawMessage, err error) (json.RawMessage, error) {
+	var te *agent.ToolError
+	if err != nil && !errors.As(err, &te) {
+		return out, err
+	}
+	g := &c.hub.nav
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	notes := g.sends.late[c]
+	if len(notes) == 0 {
+		return out, err
+	}
+	note := "after an earlier action the proxy held back what the page then sent: " + strings.Join(notes, "; ") +
+		". Nothing of it was sent; do not try another way to send it, and do not tell the person it was done."
+	if te != nil {
+		delete(g.sends.late, c)
+		return out, &agent.ToolError{Message: te.Message + ". Also, " + note}
+	}
+	with := withField(out, "heldBack", note)
+	if !bytes.Equal(with, out) {
+		delete(g.sends.late, c)
+	}
+	return with, nil
 }
 
 // noteSendLocked adds a newly armed action (navGuard.armAs) to the send guard's list, dropping
@@ -343,8 +392,12 @@ func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 		default:
 			x.sends.denied = sent + " and the person chose “Not now”, so it was not sent"
 		}
-		if d := x.sends.denied; d != "" && len(x.denied) < 4 {
-			x.denied = append(x.denied, d)
+		if d := x.sends.denied; d != "" {
+			if !x.running {
+				g.sends.noteLateLocked(x.owner, d) // its call has answered (finish): no result carries it
+			} else if len(x.denied) < 4 {
+				x.denied = append(x.denied, d)
+			}
 		}
 		close(decided)
 		g.mu.Unlock()

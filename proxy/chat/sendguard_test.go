@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
@@ -211,6 +212,26 @@ func TestHoldSend(t *testing.T) {
 		}
 	})
 
+	t.Run("a refusal after the call answered waits for the chat's next tool", func(t *testing.T) {
+		site := &testsite.NavSite{}
+		cf := newGuardPipeline(t, site)
+		ask := &askCounter{}
+		x := arm(cf, ask)
+		x.settle() // the call answered (finish); the window runs on
+		if c, _ := cf.send("POST", "https://example.com/api/later", hdr...); c != 403 || ask.count() != 1 {
+			t.Fatalf("status %d, asked %d; want it held and refused", c, ask.count())
+		}
+		if d := x.deniedPost(); d != "" {
+			t.Errorf("the answered call's refusals = %q, want none (no result carries them)", d)
+		}
+		cf.h.nav.mu.Lock()
+		late := cf.h.nav.sends.late[cf]
+		cf.h.nav.mu.Unlock()
+		if len(late) != 1 || !strings.Contains(late[0], "(POST https://example.com/api/later) during or after the click “Send”") {
+			t.Errorf("kept for the next tool: %q", late)
+		}
+	})
+
 	t.Run("the card goes", func(t *testing.T) {
 		site := &testsite.NavSite{}
 		cf := newGuardPipeline(t, site)
@@ -293,5 +314,33 @@ func TestScriptSendCardWords(t *testing.T) {
 		"Send it/Not now"
 	if got != want {
 		t.Errorf("card =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestLateSends: a refusal kept for the chat's next page tool is added once, to an answer
+// (heldBack) or a tool error; an answer that is not an object keeps it for the next.
+func TestLateSends(t *testing.T) {
+	h := newHub(nil, context.Background())
+	c := &chat{hub: h}
+	note := func(why string) {
+		h.nav.mu.Lock()
+		h.nav.sends.noteLateLocked(c, why)
+		h.nav.mu.Unlock()
+	}
+	note("the page's script sent a request (POST https://example.com/api/later) during or after the click “Send” and the person chose “Not now”, so it was not sent")
+	if out, err := lateSends(c, json.RawMessage(`"text"`), nil); err != nil || string(out) != `"text"` {
+		t.Errorf("a string answer = %s, %v; want it unchanged", out, err)
+	}
+	out, err := lateSends(c, json.RawMessage(`{"ok":true}`), nil)
+	if err != nil || !strings.Contains(string(out), `"heldBack":"after an earlier action the proxy held back what the page then sent: the page's script sent a request (POST https://example.com/api/later)`) {
+		t.Errorf("the next answer = %s, %v", out, err)
+	}
+	if out, _ := lateSends(c, json.RawMessage(`{"ok":true}`), nil); string(out) != `{"ok":true}` {
+		t.Errorf("the answer after = %s, want it unchanged (once)", out)
+	}
+	note("another")
+	_, err = lateSends(c, nil, &agent.ToolError{Message: "wait_for: \"Sent\" did not appear"})
+	if err == nil || !strings.HasPrefix(err.Error(), "wait_for: \"Sent\" did not appear. Also, after an earlier action the proxy held back what the page then sent: another.") {
+		t.Errorf("the next tool error = %v", err)
 	}
 }
