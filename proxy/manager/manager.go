@@ -582,6 +582,9 @@ func (s *Manager) managerApproval(w http.ResponseWriter, r *http.Request) {
 		s.managerError(w, err)
 		return
 	}
+	if s.leftToChat(w, a) { // chatapproval.go
+		return
+	}
 	rx, err := st.Remixlet(ctx, a.RemixletID)
 	if err != nil {
 		s.managerError(w, err)
@@ -788,6 +791,9 @@ func (s *Manager) managerDecide(w http.ResponseWriter, r *http.Request, st *stor
 	a, err := st.Approval(ctx, r.PathValue("aid"))
 	if err != nil {
 		s.managerError(w, err)
+		return
+	}
+	if s.leftToChat(w, a) { // chatapproval.go
 		return
 	}
 	switch r.PostForm.Get("decision") {
