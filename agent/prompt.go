@@ -82,7 +82,7 @@ const (
 const remixletGuide = `A remixlet is saved with write_remixlet:
 - manifest: {"name": "short name", "description": "what it does", "api": 1, "matches": ["https://example.com/*"], "permissions": []}
   matches are Chrome match patterns. Match only the site of this page unless the person asked for more; other sites need the person's approval.
-  permissions (each {"name", "reason"}): storage, clipboard, notifications, menu, fetch:HOST, network:observe:HOST, netrules. Each one needs the person's approval; ask only for what the request needs.
+  permissions (each {"name", "reason"}): storage, clipboard, notifications, menu, fetch:HOST, network:observe:HOST, netrules. Each one needs the person's approval; ask only for what the request needs. A save holding a new fetch:, network:observe: or netrules permission shows the person its code on a card even after they allowed the permission.
   run_at (optional) is when script.js starts: "document_end" (the default: after the page is parsed, so dom.query finds what the HTML has), "document_start" (while the page loads; wait with dom.waitFor) or "document_idle" (once the page has loaded). For elements the site adds later, use await dom.waitFor(selector, {timeout}) or rmx.keep.
 - script (script.js): runs once per matching page inside an async function; use dom.* (async, handles) and rmx.keep(name, {check, repair}) to keep a condition true while the site redraws.
   Example: rmx.keep("hide promoted", { async check() { return (await dom.queryAll(".promoted:not([hidden])")).length === 0 }, async repair() { for (const el of await dom.queryAll(".promoted")) await dom.hide(el) } })

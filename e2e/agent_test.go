@@ -240,8 +240,9 @@ document.body.dataset.pageScript = 'ran';
 // TestAgentPermissionCardResistsCovering: a permission card in the real panel while the page
 // covers the panel with a translucent layer that lets clicks through. A real click on the
 // panel's Allow only opens the confirmation window — a top-level remix.proxy page the page
-// cannot cover — and decides nothing; a real click on Allow there grants the permission, and the
-// save with it activates without a second card.
+// cannot cover — and decides nothing; a real click on Allow there grants the permission. The
+// save with it then shows its code on an activation card (a network permission is applied only
+// with code the person has seen, red-team pass 6e), and activates when that is allowed.
 func TestAgentPermissionCardResistsCovering(t *testing.T) {
 	manifest := `{"name": "prices", "description": "prices", "api": 1, "matches": ["https://shop.test/*"], "permissions": [{"name": "fetch:api.shop.test", "reason": "read prices"}]}`
 	aw := newAgentWorld(t, `{"turns": [
@@ -285,6 +286,10 @@ func TestAgentPermissionCardResistsCovering(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clicking Allow in the confirmation window: %v", err)
 	}
+	act := `.card[data-card=activation][data-state=pending]`
+	pf.waitFor(t, 20*time.Second, "the activation card", `!!document.querySelector('`+act+`')`)
+	waitConfirmWindowGone(t, tab) // the permission's window closes once it decided
+	confirmAllow(t, tab, pf, f, act)
 	pf.waitFor(t, 20*time.Second, "the reply after saving", `document.getElementById('log').innerText.includes('Saved.')`)
 	if st := pf.eval(t, `document.querySelector('.card').getAttribute('data-state')`); st != "allowed" {
 		t.Errorf("card state = %s, want allowed", st)
@@ -293,8 +298,32 @@ func TestAgentPermissionCardResistsCovering(t *testing.T) {
 	if err != nil || rx.ActiveVersionID == 0 {
 		t.Fatalf("prices = %+v, %v; want active\n%s", rx, err, aw.diagnose())
 	}
-	if n := pf.eval(t, `String(document.querySelectorAll('.card').length)`); n != "1" {
-		t.Errorf("%s cards, want 1: the allowed permission must not be asked again on save", n)
+	if n := pf.eval(t, `String(document.querySelectorAll('.card').length)`); n != "2" {
+		t.Errorf("%s cards, want 2: the permission's, then the save's with its code", n)
+	}
+}
+
+// waitConfirmWindowGone waits until no confirmation window is open, so that the next one
+// waitConfirmWindow finds is a new one.
+func waitConfirmWindowGone(t *testing.T, tab *e2etest.Tab) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(tab.Context(), cdpTimeout)
+		infos, err := chromedp.Targets(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := false
+		for _, info := range infos {
+			open = open || info.Type == "page" && strings.HasPrefix(info.URL, "https://remix.proxy/panel/confirm")
+		}
+		if !open {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the confirmation window stays open\n%s", tab.Diagnose())
+		}
 	}
 }
 

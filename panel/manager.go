@@ -167,11 +167,20 @@ type ManagerRestore struct {
 	ID, Name  string
 	VersionID int64
 	Number    int
-	// ByAgent: the agent wrote the version. A restore applies it under the person's rules,
-	// never asking about its code, so the page says who wrote it.
+	// ByAgent: the agent wrote the version's code (proxy/manager/restore.go).
 	ByAgent     bool
 	Sites       string
 	Permissions []PermissionReason
+	// Review: the agent's code holds permissions or other sites, so the page shows it and the
+	// click on Restore is the person's Allow for exactly this: the change (Diffs) from the
+	// version running now (BaseVersionID, 0 for none) to the code whose digest is Digest, the
+	// code whole (Files) and the approval policy's reasons (Changes, in the proxy's words).
+	Review        bool
+	BaseVersionID int64
+	Digest        string
+	Diffs         []FileDiff
+	Files         []FileView
+	Changes       []string
 }
 
 // ManagerLog is a remixlet's log, newest first.

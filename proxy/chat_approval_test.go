@@ -189,17 +189,19 @@ func TestChatSameSiteRewriteNeedsNoCard(t *testing.T) {
 }
 
 // TestChatGrantAppliesNewPermissionOnly: a grant from a permission card still applies a save
-// that needs nothing else (a new permission for a same-site remixlet), and only that.
+// that needs nothing else — a new permission that reaches no network (clipboard) for a
+// same-site remixlet — and only that. (A network permission's save shows its code on a card:
+// TestChatNetworkGrantShowsCode.)
 func TestChatGrantAppliesNewPermissionOnly(t *testing.T) {
 	v1 := `{"name": "kilo", "description": "d", "api": 1, "matches": ["https://example.com/*"], "permissions": []}`
-	v2 := `{"name": "kilo", "description": "d", "api": 1, "matches": ["https://example.com/*"], "permissions": [{"name": "fetch:api.example.com", "reason": "r"}]}`
+	v2 := `{"name": "kilo", "description": "d", "api": 1, "matches": ["https://example.com/*"], "permissions": [{"name": "clipboard", "reason": "r"}]}`
 	cf := newChatFixture(t, `{"turns": [
-		{"tool_calls": [{"name": "request_permissions", "arguments": {"remixlet": "kilo", "permissions": ["fetch:api.example.com"]}}]},
-		{"tool_calls": [{"name": "write_remixlet", "arguments": {"name": "kilo", "manifest": `+v2+`, "script": "await rmx.fetch('https://api.example.com/kilo');", "note": "v2"}}]},
+		{"tool_calls": [{"name": "request_permissions", "arguments": {"remixlet": "kilo", "permissions": ["clipboard"]}}]},
+		{"tool_calls": [{"name": "write_remixlet", "arguments": {"name": "kilo", "manifest": `+v2+`, "script": "rmx.log('kilo v2');", "note": "v2"}}]},
 		{"text": "done"}
 	]}`)
 	rx := personRemixlet(t, cf.st, "kilo", store.Files{sandbox.ManifestFile: []byte(v1), sandbox.ScriptFile: []byte("rmx.log('v1')")})
-	cf.say(t, map[string]string{"type": "send", "text": "show the price per kilo from the API"})
+	cf.say(t, map[string]string{"type": "send", "text": "copy the price per kilo"})
 	perm := cf.pendingCard(t, "permissions")
 	cf.confirm(t, perm["id"], true)
 	w := cf.waitItem(t, "write_remixlet done", toolDone("write_remixlet"))
@@ -207,7 +209,7 @@ func TestChatGrantAppliesNewPermissionOnly(t *testing.T) {
 		t.Fatalf("write_remixlet = %v, want applied with the grant", w)
 	}
 	cf.waitIdle(t)
-	if got := activeScript(t, cf.st, rx.ID); !strings.Contains(got, "/kilo") {
+	if got := activeScript(t, cf.st, rx.ID); !strings.Contains(got, "kilo v2") {
 		t.Errorf("active script = %q, want the new version's", got)
 	}
 }

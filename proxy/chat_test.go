@@ -403,8 +403,8 @@ func TestChatBuildsRemixletWithoutDialog(t *testing.T) {
 }
 
 // TestChatPermissionCard: request_permissions shows the proxy's fixed text; a decision sooner
-// than the arming delay is refused; "Allow" lets the next save with that permission activate
-// without a second card.
+// than the arming delay is refused; after "Allow", the next save with that permission (a network
+// one) shows its code on the activation card, and applies when that is allowed (grantCovers).
 func TestChatPermissionCard(t *testing.T) {
 	manifest := `{"name": "prices", "description": "prices", "api": 1, "matches": ["https://example.com/*"], "permissions": [{"name": "fetch:api.example.com", "reason": "read prices"}]}`
 	cf := newChatFixture(t, `{"turns": [
@@ -455,8 +455,12 @@ func TestChatPermissionCard(t *testing.T) {
 	c.Close(websocket.StatusNormalClosure, "")
 	cf.confirm(t, card["id"], true)
 	cf.waitItem(t, "the card allowed", func(it map[string]any) bool { return it["id"] == card["id"] && it["state"] == "allowed" })
+	act := cf.waitItem(t, "the activation card", func(it map[string]any) bool {
+		return it["kind"] == "card" && it["card"] == "activation" && it["state"] == "pending"
+	})
+	cf.confirm(t, act["id"], true)
 	w := cf.waitItem(t, "write_remixlet done", toolDone("write_remixlet"))
-	if w["status"] != "ok" || !strings.Contains(fmt.Sprint(w["result"]), "with the permissions the person allowed") {
+	if w["status"] != "ok" || !strings.Contains(fmt.Sprint(w["result"]), "The person allowed it") {
 		t.Fatalf("write_remixlet = %v", w)
 	}
 	cf.waitIdle(t)

@@ -746,10 +746,12 @@ func TestManagerApprovalIsForTheChangeShown(t *testing.T) {
 	}
 }
 
-// TestManagerRestoreSaysTheAgentWroteIt (red-team pass 5b): restoring applies a version under
-// the person's rules (more sites, new permissions, network rules), never asking about its code;
-// for a version the agent wrote — perhaps one the person declined on a card — the confirmation
-// says so before the click.
+// TestManagerRestoreSaysTheAgentWroteIt (red-team passes 5b and 6e): a version the agent wrote
+// — perhaps one the person declined on a card — that holds a permission is not restored under
+// the person's rules: its confirmation says who wrote it and shows its code, and the click
+// there allows exactly what was shown. A post without the running version and the digest the
+// page showed (an old page) applies nothing; one with them applies the agent's code through
+// an approval bound to that running version (e2e: TestRedteamRestoreAgentCodeShowsIt).
 func TestManagerRestoreSaysTheAgentWroteIt(t *testing.T) {
 	f := newManagerFixture(t)
 	r := f.seed("Restorable", "fetch:api.example.com")
@@ -759,10 +761,31 @@ func TestManagerRestoreSaysTheAgentWroteIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, agent.ID)); !strings.Contains(confirm, "The agent wrote this version") {
-		t.Errorf("the restore confirmation of the agent's version does not say who wrote it:\n%s", confirm)
+	confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, agent.ID))
+	for _, want := range []string{"The agent wrote this code", "+ await rmx.fetch(&#39;https://api.example.com/orders&#39;, {method: &#39;POST&#39;});",
+		fmt.Sprintf(`name="base" value="%d"`, v1.ID), `name="digest" value="` + agent.Digest + `"`} {
+		if !strings.Contains(confirm, want) {
+			t.Errorf("the restore confirmation of the agent's version lacks %q:\n%s", want, confirm)
+		}
 	}
-	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, v1.ID)); strings.Contains(confirm, "The agent wrote this version") {
+	restore := fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, agent.ID)
+	for _, form := range []url.Values{nil, {"base": {fmt.Sprint(v1.ID)}}, {"base": {"0"}, "digest": {agent.Digest}}} {
+		resp, body := f.post(restore, managerOriginHTTPS, form, true)
+		if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "Nothing was restored") {
+			t.Errorf("restore with %v: %s, want 409 nothing restored\n%s", form, resp.Status, body)
+		}
+		if n := f.activeNumber(r.ID); n != 1 {
+			t.Fatalf("restore with %v: active version %d, want 1", form, n)
+		}
+	}
+	resp, body := f.post(restore, managerOriginHTTPS, url.Values{"base": {fmt.Sprint(v1.ID)}, "digest": {agent.Digest}}, true)
+	if resp.StatusCode != http.StatusSeeOther || !strings.Contains(resp.Header.Get("Location"), "m=restored") {
+		t.Fatalf("restore with what the page showed: %s %s\n%s", resp.Status, resp.Header.Get("Location"), body)
+	}
+	if v, _, _ := f.st.Active(context.Background(), r.ID); v.Digest != agent.Digest || v.Author != store.AuthorRestore {
+		t.Errorf("active is v%d by %s, want the restore's copy of the agent's code", v.Number, v.Author)
+	}
+	if confirm := f.page(fmt.Sprintf("%s/r/%s/restore/%d", managerURL, r.ID, v1.ID)); strings.Contains(confirm, "The agent wrote this") || strings.Contains(confirm, `name="base"`) {
 		t.Errorf("the restore confirmation of the person's version says the agent wrote it")
 	}
 }

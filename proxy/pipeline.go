@@ -130,6 +130,11 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer navDone()
+	// Nor may the page's script send a request that changes something while an action of the
+	// agent runs, unless the person allows it (chat/sendguard.go).
+	if s.chats.GuardSend(w, r) {
+		return
+	}
 	r, done := s.netrules.Apply(rw, r) // block, redirect, upgradeScheme; header changes ride along (remixlet/netrules.go)
 	if done {
 		return

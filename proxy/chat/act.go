@@ -275,7 +275,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	// An action that submits a form with POST or presses a destructive control waits for the
 	// person's Allow unless the chat's switch is on (submit.go).
-	expect, withExpect, allowed, err := gateSubmit(ctx, pg, tool, args)
+	expect, withExpect, facts, allowed, err := gateSubmit(ctx, pg, tool, args)
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +285,12 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	sent, _ := json.Marshal(args)
 	nav := armFor(pg, tool, sent) // navguard.go
-	if allowed != nil {
-		nav.allowPost(allowed.Action) // asked once: its submission is not held again (submit.go)
+	if facts != nil && tool == "click" {
+		nav.nameControl(tool + " " + quotedName(facts.displayName())) // cards name the control, not its ref (sendguard.go)
+	}
+	if allowed {
+		nav.allowPost(facts.Action) // asked once: its submission is not held again (submit.go)
+		nav.allowSends()            // nor what the page's script sends for it (sendguard.go)
 	}
 	out, err := pg.call(ctx, tool, sent)
 	if err != nil {

@@ -51,7 +51,9 @@ func (e *chatEnv) session() (page.Info, error) {
 // PageTool runs a page tool in the chat's tab (page/tools.go): open_page is the page agent's
 // fetch_page, checked there against the tab's own origin before anything is fetched, and
 // read_page_data gets the JSON responses the proxy saw.
-func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (out json.RawMessage, err error) {
+	// What the proxy held back after an earlier action's call had answered (sendguard.go).
+	defer func() { out, err = lateSends(e.c, out, err) }()
 	if err := e.planGate(tool); err != nil {
 		return nil, err // plan review: no page action before an approved plan (plan.go)
 	}
@@ -104,7 +106,8 @@ func (e *chatEnv) ReadLog(ctx context.Context, name string) (string, error) {
 
 // RequestPermissions shows a permission card with the proxy's fixed text for each permission.
 // An "Allow" is remembered for this chat and this remixlet name for grantLifetime, so that the
-// next write_remixlet asking for exactly these permissions activates without a second card.
+// next write_remixlet asking for exactly these permissions activates without a second card —
+// unless one of them reaches the network: that save's card shows its code (grantCovers).
 func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms []string) (string, error) {
 	remixlet = strings.TrimSpace(remixlet)
 	if remixlet == "" {
@@ -156,6 +159,12 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 		g[n] = time.Now().Add(grantLifetime)
 	}
 	e.c.mu.Unlock()
+	for _, n := range names {
+		if sandbox.IsNetworkPermission(n) {
+			// grantCovers: the person approves the code that uses a network permission too.
+			return "The person allowed: " + strings.Join(names, ", ") + ". Save the remixlet named " + fmt.Sprintf("%q", remixlet) + " with these permissions in its manifest within ten minutes. A permission that reaches the network is applied only with code the person has seen: the save shows the person its code on a card, and applies when they allow it.", nil
+		}
+	}
 	return "The person allowed: " + strings.Join(names, ", ") + ". Save the remixlet named " + fmt.Sprintf("%q", remixlet) + " with these permissions in its manifest within ten minutes; it will then be applied without asking again, unless the change also needs the person's approval for something a permission does not cover (other sites, new code under a network permission it already holds, network rules).", nil
 }
 
@@ -327,10 +336,14 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 }
 
 // grantCovers reports whether every reason the version needs approval for is a new permission
-// that the person allowed on a permission card in this chat, for this remixlet name, unexpired.
-// A permission card names permissions only: it never stands for code that runs on another
-// site, new code under a permission held before, changed network rules, more sites or a
-// narrowed remixlet — those always get the activation card (sandbox.NeedsApproval).
+// that the person allowed on a permission card in this chat, for this remixlet name, unexpired,
+// and that reaches no network. A permission card names permissions only: it never stands for
+// code that runs on another site, new code under a permission held before, changed network
+// rules, more sites or a narrowed remixlet — those always get the activation card
+// (sandbox.NeedsApproval). Nor does it stand for the code of a save holding a new network
+// permission (fetch:, network:observe:, netrules): the card said "Send requests to HOST as you",
+// not what the code sends, and the person approves code, not only a permission (red-team pass
+// 6e, OPEN-ITEMS 21) — that save's activation card shows its code.
 func (e *chatEnv) grantCovers(name string, reasons []sandbox.Reason) bool {
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
@@ -340,7 +353,7 @@ func (e *chatEnv) grantCovers(name string, reasons []sandbox.Reason) bool {
 	}
 	now := time.Now()
 	for _, r := range reasons {
-		if r.Kind != sandbox.ReasonNewPermission {
+		if r.Kind != sandbox.ReasonNewPermission || sandbox.IsNetworkPermission(r.Permission) {
 			return false
 		}
 		if exp, ok := g[r.Permission]; !ok || now.After(exp) {

@@ -96,6 +96,8 @@ type navGuard struct {
 	persons []personNav
 	// stops are the last refusals by owner (a chat), for a call whose page went (stopFor).
 	stops map[any]navStop
+	// sends are the recent actions whose page's requests are held (sendguard.go).
+	sends sendActs
 }
 
 // navExpect is one action's expectation: the navigations it may start, and what became of them.
@@ -139,6 +141,7 @@ type navExpect struct {
 	postOK  map[string]int // submissions already allowed (the probe's card), by address key; "" any
 	holding int            // submissions waiting for the person
 	denied  []string       // submissions the person refused, in the proxy's words
+	sends   sendHold       // the person's decision on the requests the page sends (sendguard.go)
 }
 
 func (g *navGuard) clock() time.Time {
@@ -194,6 +197,7 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	x.id = g.next
 	g.xs[x.id] = x
 	g.live.Store(int32(len(g.xs)))
+	g.noteSendLocked(x, now) // sendguard.go
 	return x
 }
 
@@ -327,7 +331,7 @@ func (x *navExpect) finish(ctx context.Context, tool string, navigating bool, ou
 	x.waitOutcome(ctx, navSettle)
 	x.settle()
 	if why := x.deniedPost(); why != "" {
-		return nil, &agent.ToolError{Message: tool + ": stopped by the proxy: " + why + ". Nothing was sent, and the tab shows the proxy's page saying so. Do not try another way to submit it; tell the person what you found instead."}
+		return nil, &agent.ToolError{Message: tool + ": stopped by the proxy: " + why + ". Nothing was sent: the proxy answered in the site's place. Do not try another way to submit it; tell the person what you found instead."}
 	}
 	if why := x.refusal(); why != "" {
 		return nil, &agent.ToolError{Message: tool + ": stopped by the proxy: " + why + ". The agent's own navigations stay on this site, so the tab now shows the proxy's page saying so and this page's session has ended; nothing was sent to the other site. Do not try another way to reach it; tell the person what you found instead."}

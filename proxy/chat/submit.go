@@ -320,19 +320,19 @@ func readProbe(out json.RawMessage) (f *submitFacts, ok bool) {
 
 // gateSubmit runs, for click, set_field (submit) and press_keys, the probe and the card when
 // the page is a submitGate with the switch off. It returns the expect value to send with the
-// action ("" when the probe found nothing to submit), whether to send one, the facts the person
-// allowed on the card (nil when none was shown), or the error that ends the call with nothing
-// done.
-func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]json.RawMessage) (string, bool, *submitFacts, error) {
+// action ("" when the probe found nothing to submit), whether to send one, the probe's facts
+// (nil when there were none), whether the person allowed them on the card, or the error that
+// ends the call with nothing done.
+func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]json.RawMessage) (string, bool, *submitFacts, bool, error) {
 	gate, ok := pg.(submitGate)
 	if !ok || gate.submitsAllowed() {
-		return "", false, nil, nil
+		return "", false, nil, false, nil
 	}
 	if tool == "set_field" {
 		var submit bool
 		json.Unmarshal(args["submit"], &submit)
 		if !submit {
-			return "", false, nil, nil // typing submits nothing
+			return "", false, nil, false, nil // typing submits nothing
 		}
 	}
 	probe := make(map[string]json.RawMessage, len(args)+1)
@@ -343,28 +343,28 @@ func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]js
 	raw, _ := json.Marshal(probe)
 	out, err := pg.call(ctx, tool, raw)
 	if err != nil {
-		return "", false, nil, err
+		return "", false, nil, false, err
 	}
 	f, ok := readProbe(out)
 	if !ok {
-		return "", false, nil, &agent.ToolError{Message: tool + ": the page did not say what this would activate, so nothing was done"}
+		return "", false, nil, false, &agent.ToolError{Message: tool + ": the page did not say what this would activate, so nothing was done"}
 	}
 	if f == nil {
-		return "", true, nil, nil
+		return "", true, nil, false, nil
 	}
-	var allowed *submitFacts
+	allowed := false
 	if f.needsCard() {
 		allow, err := gate.confirmSubmit(ctx, *f)
 		name := quotedName(f.displayName())
 		if err != nil {
-			return "", false, nil, &agent.ToolError{Message: tool + ": the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). " + name + " was not pressed and nothing was submitted."}
+			return "", false, nil, false, &agent.ToolError{Message: tool + ": the person did not decide (the card was withdrawn: the turn stopped, the page left, or ten minutes passed). " + name + " was not pressed and nothing was submitted."}
 		}
 		if !allow {
-			return "", false, nil, &agent.ToolError{Message: tool + " refused: the person chose \"Not now\"; " + name + " was not pressed and nothing was submitted. Do not press it again or try another way unless the person asks you to."}
+			return "", false, nil, false, &agent.ToolError{Message: tool + " refused: the person chose \"Not now\"; " + name + " was not pressed and nothing was submitted. Do not press it again or try another way unless the person asks you to."}
 		}
-		allowed = f
+		allowed = true
 	}
-	return f.Key, true, allowed, nil
+	return f.Key, true, f, allowed, nil
 }
 
 // Form submissions that an agent action caused by any path (issue 11's open hole: a change
@@ -388,11 +388,21 @@ type postAsk struct {
 	to      *weburl.URL
 	site    string
 	control string // the action that caused it, e.g. select “Delete my data”
+	script  bool   // a request of the page's script, not a navigation (sendguard.go)
 }
 
 // postCard is the card for a held submission; every word but the action's argument and the
 // address is the proxy's.
 func postCard(p postAsk) chatItem {
+	if p.script {
+		return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent's action send this?",
+			Rows: []string{
+				"During or after the agent's " + p.control + ", the page's script sent " + strings.ToUpper(p.method) + " " + shownAddress(p.to),
+				"A " + strings.ToUpper(p.method) + " request changes something on " + p.site + " as you.",
+				"Allow only if you asked for it: a page can ask the agent to do this.",
+			},
+			Allow: "Send it", Deny: "Not now"}
+	}
 	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent's action submit a form?",
 		Rows: []string{
 			"The agent's " + p.control + " made the page send a form: " + strings.ToUpper(p.method) + " " + shownAddress(p.to),

@@ -489,14 +489,7 @@ func (s *Manager) managerHistory(w http.ResponseWriter, r *http.Request) {
 		for _, v := range vs {
 			vv := panel.VersionView{ID: v.ID, Number: v.Number, Author: string(v.Author), Note: v.Note,
 				CreatedAt: v.CreatedAt, Active: v.ID == rx.ActiveVersionID, Files: fileViews(v.Files)}
-			for _, name := range fileOrder {
-				a, inA := prev[name]
-				b, inB := v.Files[name]
-				if (!inA && !inB) || (inA && inB && bytes.Equal(a, b)) {
-					continue
-				}
-				vv.Diffs = append(vv.Diffs, panel.FileDiff{Name: name, Lines: panel.LineDiff(string(a), string(b))})
-			}
+			vv.Diffs = fileDiffs(prev, v.Files) // restore.go
 			prev = v.Files
 			p.Versions = append(p.Versions, vv)
 		}
@@ -519,28 +512,6 @@ func versionFromPath(ctx context.Context, st *store.Store, r *http.Request, rx s
 		return store.Version{}, store.ErrNotFound
 	}
 	return v, nil
-}
-
-func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) {
-	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
-		v, err := versionFromPath(r.Context(), st, r, rx)
-		if err != nil {
-			s.managerError(w, err)
-			return
-		}
-		p := panel.ManagerRestore{ManagerBase: s.base(r), ID: rx.ID, Name: rx.Name, VersionID: v.ID, Number: v.Number,
-			ByAgent: v.Author == store.AuthorAgent}
-		if m, probs := sandbox.ParseManifest(v.Files[sandbox.ManifestFile]); len(probs) == 0 {
-			p.Sites = sitesText(m)
-			for _, perm := range m.Permissions {
-				p.Permissions = append(p.Permissions, panel.PermissionReason{Name: perm.Name,
-					Text: sandbox.PermissionText(perm.Name), Reason: perm.Reason})
-			}
-		} else {
-			p.Sites = "(its manifest no longer passes the checks)"
-		}
-		writeManager(w, http.StatusOK, func(b *bytes.Buffer) error { return panel.RenderManagerRestore(b, p) })
-	})
 }
 
 func (s *Manager) managerLog(w http.ResponseWriter, r *http.Request) {
@@ -609,6 +580,9 @@ func (s *Manager) managerApproval(w http.ResponseWriter, r *http.Request) {
 	a, err := st.Approval(ctx, r.PathValue("aid"))
 	if err != nil {
 		s.managerError(w, err)
+		return
+	}
+	if s.leftToChat(w, a) { // chatapproval.go
 		return
 	}
 	rx, err := st.Remixlet(ctx, a.RemixletID)
@@ -819,6 +793,9 @@ func (s *Manager) managerDecide(w http.ResponseWriter, r *http.Request, st *stor
 		s.managerError(w, err)
 		return
 	}
+	if s.leftToChat(w, a) { // chatapproval.go
+		return
+	}
 	switch r.PostForm.Get("decision") {
 	case "allow":
 		_, old, _ := remixlet.ActiveManifest(ctx, st, a.RemixletID)
@@ -909,24 +886,6 @@ func (s *Manager) standingChanged(w http.ResponseWriter, r *http.Request, m *san
 	}
 	s.activator.Applied(r.Context(), "", m, nil)
 	seeOther(w, where, notice)
-}
-
-func (s *Manager) managerRestore(w http.ResponseWriter, r *http.Request, st *store.Store) {
-	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, _ *sandbox.Manifest) {
-		ctx := r.Context()
-		old, err := versionFromPath(ctx, st, r, rx)
-		if err != nil {
-			s.managerError(w, err)
-			return
-		}
-		v, err := st.Restore(ctx, old.ID)
-		if err != nil {
-			s.managerError(w, err)
-			return
-		}
-		m, _ := sandbox.ParseManifest(v.Files[sandbox.ManifestFile])
-		s.activate(w, r, st, rx, v, m, "restored")
-	})
 }
 
 func (s *Manager) managerDeleteData(w http.ResponseWriter, r *http.Request, st *store.Store) {

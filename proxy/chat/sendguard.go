@@ -1,0 +1,405 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/remixproxy/remixproxy/agent"
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+)
+
+// What the page's own script sends while the agent acts (red-team pass 6e; OPEN-ITEMS 19;
+// DESIGN invariant 11). The probe (submit.go) reads the page's facts about what an action would
+// activate, and the navigation guard holds a form the action submits as a navigation. But a
+// site's features post by script: a "Send" that is a div with a fetch, a link with an XHR
+// handler, sendBeacon, Enter in a field or a combobox, a form whose submit handler posts with
+// fetch, a change handler. None of that is a navigation, and none of it need carry a word the
+// probe knows. What every such path has in common is a request with a method that changes
+// something, which passes through the proxy while the action runs. So that is where it is held.
+//
+// The rule (GuardSend, called for every proxied request that is not a navigation): while one of
+// a chat's actions runs and for sendAfter after its answer (the action's expectation, armed in
+// navguard.go before the page call; sendAfter is longer than the navigations' navAfter, since a
+// site's "Send" may wait out an undo window first), a request with a method other than GET, HEAD
+// or OPTIONS, to the chat page's site (registrable domain), sent by a page of that site, waits
+// for the person's card — unless "Act may submit forms" is on (confirmPost answers at once), or
+// the person already allowed it: the probe's card allowed the action itself (sendHold.all), or a
+// card allowed this request (the same method and address without its query; another request
+// gets its own card). Each chat's newest action decides; its card says "during or after" it,
+// since which action caused a request cannot be known. While a card waits, the other requests
+// wait for its decision; after "Not now" the action's later requests are refused without another
+// card. Allow → the request goes upstream. Not now, the card going (the page left, the turn
+// stopped) or sendHoldMax passing → the proxy answers 403 in the site's place, nothing goes
+// upstream, and the action's tool result says so (finish, deniedPost) when its call still runs.
+//
+// Who sent it. HTTP carries no tab: the proxy sees the request's Origin header (Chromium sends
+// it with every request whose method is not GET or HEAD; "null" under a no-referrer policy),
+// its Referer, and Sec-Fetch-Site — all set by the browser, none by the page's script. The
+// initiator is the Origin, else the Referer's origin; it pairs when it is of the chat page's
+// site (the page itself, the origins the action's navigations reached, or a sibling host's
+// widget framed in the page that the click messages). With neither (a no-referrer policy),
+// Sec-Fetch-Site decides as for navigations: same-origin with an origin the action covers,
+// same-site, or cross-site/absent (unknown: counted as the action's); "none" (the browser's
+// own) never. A request that comes after the action's call answered (an undo window) is held
+// and carded all the same, but no tool result carries the decision to the model.
+//
+// Limits, all failing safe: a second tab of the site, the person's own click in the page, and
+// the page's own timers (autosave, an analytics beacon to the site) during the window are held
+// like the agent's — the card names the action, and Not now only costs the page that request.
+// The longer window costs this: for sendAfter after the agent's last action, the person's own
+// "Send" in the page asks them on a card first. Not held: requests to other sites (a site whose
+// API is on another registrable domain; a third-party widget), messages on a WebSocket opened
+// before (the proxy passes frames through; only the upgrade is a request), a GET that changes
+// something (the probe's names still catch a control called delete), and anything the page
+// sends after the window (a timer longer than sendAfter: the page acting by itself, as it could
+// without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
+// autosave and the person's own use of it would each need a card.
+//
+// A synchronous XHR blocks the page's thread while its request waits. The panel and the
+// confirmation window are other documents (remix.proxy, another renderer); in tests, though,
+// DevTools' input to the tab waits for the blocked page, so whether a person's click reaches
+// the card then was not shown here. sendHoldMax ends the wait, refused, in any case.
+
+const (
+	// sendHoldMax bounds how long a request waits for the person's decision: past it the
+	// request is refused and the card withdrawn, so no fetch (or synchronous XHR) of the page
+	// waits for long.
+	sendHoldMax = 2 * time.Minute
+	// sendAfter is how long after an action's answer the page's requests are still held: a
+	// site's "Send" often waits out an undo window of a few seconds (webmail's "Undo send")
+	// before it posts, longer than navAfter, the window of the action's navigations.
+	sendAfter = 30 * time.Second
+)
+
+// sendHold is an action's record of the decisions about its requests. Guarded by navGuard.mu.
+type sendHold struct {
+	all     bool            // the person allowed the action itself (the probe's card): its requests go
+	allowed map[string]bool // requests the person allowed on a card, by method and address without query
+	denied  string          // the refusal's words, once the person refused (later requests refused too)
+	asking  chan struct{}   // closed when the pending card is decided; nil when none is pending
+}
+
+// sendActs are a navGuard's recent actions, for the send guard: an action's expectation leaves
+// navGuard.xs navAfter after its answer, its requests are held for sendAfter. Guarded by
+// navGuard.mu but live.
+type sendActs struct {
+	live atomic.Int32 // len(xs), read without the lock on every request
+	xs   []*navExpect
+	// late are refusals, by chat (owner), of requests that came after the action's call had
+	// answered (an undo window): the chat's next page tool says so (lateSends).
+	late map[any][]string
+}
+
+// noteLateLocked keeps a refusal for owner's next page tool; bounded.
+func (a *sendActs) noteLateLocked(owner any, why string) {
+	if owner == nil {
+		return
+	}
+	if a.late == nil || len(a.late) >= maxNavExpects {
+		a.late = map[any][]string{}
+	}
+	if len(a.late[owner]) < 4 {
+		a.late[owner] = append(a.late[owner], why)
+	}
+}
+
+// lateSends adds to the answer (or the tool error) of the chat's next page tool, as the model
+// gets it (chatEnv.PageTool, around the searches' inner calls), the requests the proxy refused
+// after an earlier action's call had answered, once: the model would otherwise take that
+// action as done. An answer that is not a JSON object (none is) keeps the note for later.
+func lateSends(c *chat, out json.RawMessage, err error) (json.RawMessage, error) {
+	var te *agent.ToolError
+	if err != nil && !errors.As(err, &te) {
+		return out, err
+	}
+	g := &c.hub.nav
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	notes := g.sends.late[c]
+	if len(notes) == 0 {
+		return out, err
+	}
+	note := "after an earlier action the proxy held back what the page then sent: " + strings.Join(notes, "; ") +
+		". Nothing of it was sent; do not try another way to send it, and do not tell the person it was done."
+	if te != nil {
+		delete(g.sends.late, c)
+		return out, &agent.ToolError{Message: te.Message + ". Also, " + note}
+	}
+	with := withField(out, "heldBack", note)
+	if !bytes.Equal(with, out) {
+		delete(g.sends.late, c)
+	}
+	return with, nil
+}
+
+// noteSendLocked adds a newly armed action (navGuard.armAs) to the send guard's list, dropping
+// the actions whose window is over (and, past maxNavExpects, the oldest: each chat's newest
+// action is the one that decides).
+func (g *navGuard) noteSendLocked(x *navExpect, now time.Time) {
+	g.pruneSendsLocked(now)
+	if len(g.sends.xs) >= maxNavExpects {
+		g.sends.xs = append(g.sends.xs[:0], g.sends.xs[1:]...)
+	}
+	g.sends.xs = append(g.sends.xs, x)
+	g.sends.live.Store(int32(len(g.sends.xs)))
+}
+
+// pruneSendsLocked drops the actions whose window is over.
+func (g *navGuard) pruneSendsLocked(now time.Time) {
+	kept := g.sends.xs[:0]
+	for _, o := range g.sends.xs {
+		if o.sendLiveLocked(now) {
+			kept = append(kept, o)
+		}
+	}
+	clear(g.sends.xs[len(kept):])
+	g.sends.xs = kept
+	g.sends.live.Store(int32(len(kept)))
+}
+
+// sendLiveLocked reports whether the page's requests are still held for the action x.
+func (x *navExpect) sendLiveLocked(now time.Time) bool {
+	if x.running {
+		return now.Sub(x.started) < navMaxRunning
+	}
+	return now.Before(x.until.Add(sendAfter - navAfter)) // until is navAfter after the answer
+}
+
+// allowSends lets the action's requests go without a card: the person allowed the action on
+// the probe's card (act.go). Nil-safe.
+func (x *navExpect) allowSends() {
+	if x == nil {
+		return
+	}
+	x.g.mu.Lock()
+	x.sends.all = true
+	x.g.mu.Unlock()
+}
+
+// nameControl names the action on the cards by the control the probe found (a click whose
+// target the proxy resolved to a ref is otherwise shown by that ref). Nil-safe; called before
+// the action is sent, so before any request can pair with it.
+func (x *navExpect) nameControl(control string) {
+	if x == nil || control == "" {
+		return
+	}
+	x.g.mu.Lock()
+	x.control = control
+	x.g.mu.Unlock()
+}
+
+// safeMethod reports whether a request with method changes nothing by the HTTP rules.
+func safeMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return false
+}
+
+// sendRequest is what the send guard reads from a request.
+type sendRequest struct {
+	url       *weburl.URL // nil when it cannot be read
+	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
+	fetchSite string
+	method    string
+}
+
+// key is what a card's Allow covers: the method and the address without its query (a site's
+// request to the same endpoint with a new timestamp is the same request to the person).
+func (sr sendRequest) key() string {
+	p, _, _ := strings.Cut(sr.url.PathQuery(), "?")
+	return sr.method + " " + sr.url.Origin() + p
+}
+
+func readSendRequest(r *http.Request) sendRequest {
+	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: r.Method}
+	if u, err := httpx.RequestedAddress(r); err == nil {
+		sr.url = u
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		if ou, err := weburl.Parse(o); err == nil && ou.IsHTTP() {
+			sr.initiator = ou.Origin()
+		}
+	}
+	if sr.initiator == "" {
+		if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
+			sr.initiator = ru.Origin()
+		}
+	}
+	return sr
+}
+
+// sendPairs reports whether sr may be a request that the action x made the page send (see the
+// top of the file). Called with g.mu held.
+func (x *navExpect) sendPairs(sr sendRequest) bool {
+	if sr.url == nil || x.leaves(sr.url) {
+		return false // another site's: not held here
+	}
+	if sr.initiator != "" {
+		// An origin the action reached, or another of the site's own (a comments widget on a
+		// sibling host, framed in the page, that the action's click messages).
+		if x.origins[sr.initiator] {
+			return true
+		}
+		iu, err := weburl.Parse(sr.initiator)
+		return err == nil && !x.leaves(iu)
+	}
+	switch sr.fetchSite {
+	case "none":
+		return false
+	case "same-origin":
+		return x.origins[sr.url.Origin()]
+	default: // same-site (the destination is on the site), cross-site or absent: unknown
+		return true
+	}
+}
+
+// actionsSendingLocked returns the recent actions (sendActs: not leases) that sr pairs with and
+// that have a way to ask the person: of each chat, its newest action only. A chat's actions
+// follow each other, and the window of one runs on for sendAfter after its answer: a request
+// then is decided (and reported) by the newest, not refused by the decision about the action
+// before. The card says "during or after", since which of them caused it cannot be known.
+func (g *navGuard) actionsSendingLocked(sr sendRequest, now time.Time) []*navExpect {
+	newest := map[any]*navExpect{}
+	var xs []*navExpect
+	for _, x := range g.sends.xs {
+		if x.doc != nil || x.confirmPost == nil || !x.sendLiveLocked(now) || !x.sendPairs(sr) {
+			continue
+		}
+		if x.owner == nil {
+			xs = append(xs, x)
+		} else if o := newest[x.owner]; o == nil || x.id > o.id {
+			newest[x.owner] = x
+		}
+	}
+	for _, x := range newest {
+		xs = append(xs, x)
+	}
+	return xs
+}
+
+// GuardSend is the pipeline's hold on requests the page's script sends while an action of the
+// agent runs (see the top of the file), called for every proxied request after GuardNavigation.
+// It returns true when it answered the request itself (refused; nothing went upstream).
+func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
+	if h.nav.sends.live.Load() == 0 || safeMethod(r.Method) {
+		return false
+	}
+	if top, frame := navigationKind(r); top || frame {
+		return false // a navigation: GuardNavigation held it already (holdAgentPost)
+	}
+	sr := readSendRequest(r)
+	g := &h.nav
+	now := g.clock()
+	g.mu.Lock()
+	g.pruneSendsLocked(now)
+	xs := g.actionsSendingLocked(sr, now)
+	g.mu.Unlock()
+	if len(xs) == 0 {
+		return false
+	}
+	why, site := holdSend(r.Context(), sr, xs)
+	if why == "" {
+		return false
+	}
+	h.log.Info("refused a request the page sent during an agent action", "site", site, "to", originShown(sr.url))
+	w.Header().Set(httpx.MarkerHeader, "error")
+	httpx.SetType(w.Header(), "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusForbidden)
+	fmt.Fprintf(w, "remixproxy held back a request this page sent during or just after an action of the AI agent: %s.\n", why)
+	return true
+}
+
+// holdSend waits for the person's decision on the actions xs that sr pairs with; it returns the
+// refusal's words and the site when the request must not go.
+func holdSend(ctx context.Context, sr sendRequest, xs []*navExpect) (why, site string) {
+	g := xs[0].g
+	g.mu.Lock()
+	for _, x := range xs {
+		x.holding++ // the action's tool result waits for the decision (waitOutcome)
+	}
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		for _, x := range xs {
+			x.holding--
+		}
+		g.mu.Unlock()
+	}()
+	for _, x := range xs {
+		if why := x.decideSend(ctx, sr); why != "" {
+			return why, x.site
+		}
+	}
+	return "", ""
+}
+
+// decideSend is x's decision on sr: "" to let it go, else the refusal's words. The first request
+// that needs one shows the card; the others wait for its decision.
+func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
+	g := x.g
+	for {
+		g.mu.Lock()
+		switch {
+		case x.sends.all || x.sends.allowed[sr.key()]:
+			g.mu.Unlock()
+			return ""
+		case x.sends.denied != "":
+			why := x.sends.denied
+			g.mu.Unlock()
+			return why
+		case x.sends.asking != nil:
+			wait := x.sends.asking
+			g.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return "the page gave up the request while the person decided"
+			}
+		}
+		decided := make(chan struct{})
+		x.sends.asking = decided
+		g.mu.Unlock()
+
+		// The card's life is the action's, not this request's: requests after it wait for it.
+		cctx, cancel := context.WithTimeout(context.Background(), sendHoldMax)
+		allow, err := x.confirmPost(cctx, postAsk{method: sr.method, to: sr.url, site: x.site, control: x.control, script: true})
+		cancel()
+		sent := "the page's script sent a request (" + strings.ToUpper(sr.method) + " " + shownAddress(sr.url) + ") during or after the " + x.control
+		g.mu.Lock()
+		x.sends.asking = nil
+		switch {
+		case err == nil && allow:
+			if x.sends.allowed == nil {
+				x.sends.allowed = map[string]bool{}
+			}
+			if len(x.sends.allowed) < maxNavURLs {
+				x.sends.allowed[sr.key()] = true
+			}
+		case err != nil:
+			x.sends.denied = sent + " and the person did not decide (the card was withdrawn: the page left, the turn stopped, or two minutes passed), so it was not sent"
+		default:
+			x.sends.denied = sent + " and the person chose “Not now”, so it was not sent"
+		}
+		if d := x.sends.denied; d != "" {
+			if !x.running {
+				g.sends.noteLateLocked(x.owner, d) // its call has answered (finish): no result carries it
+			} else if len(x.denied) < 4 {
+				x.denied = append(x.denied, d)
+			}
+		}
+		close(decided)
+		g.mu.Unlock()
+	}
+}
