@@ -1,0 +1,315 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/store"
+)
+
+// Red-team pass 6c: a remixlet (code a page-steered model wrote) learning what the person types
+// into a sensitive field — its value, length, prefix or any bit of it — without reading the
+// field itself: through the page's own mirror of the typed value in an attribute (sites keep
+// `data-value` and the like in sync for their styles), through selectors and stylesheets that
+// test such a mirror, and through fields inside shadow roots that the light-DOM checks did not
+// see. Each remixlet waits until the person has typed (the test adds #go), tries, and stores
+// what it learned; none may learn anything.
+
+const (
+	rtFieldsPassword = "hunter2"
+	rtFieldsCard     = "4111111111111111"
+)
+
+// rtFieldsCases run side by side on /mirror after the person typed the password and the card.
+var rtFieldsCases = []policyCase{
+	{name: "read the mirrors with dom.attr", body: `await dom.waitFor('#go', { timeout: 60000 });
+const out = [];
+for (const [sel, a] of [['#pw', 'data-value'], ['#wrap', 'data-typed'], ['#card', 'data-value'], ['#pwlen', 'data-len']]) {
+  try { out.push(await dom.attr(await dom.query(sel), a)); } catch (e) { out.push('refused'); }
+}
+try {
+  const c = await dom.clone(await dom.query('#wrap'), true);
+  out.push(await dom.attr(c, 'data-typed'));
+} catch (e) { out.push('refused'); }
+await rmx.storage.set('read', out.join('|'));`},
+	{name: "prefix oracle by dom.query", body: `await dom.waitFor('#go', { timeout: 60000 });
+const abc = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const learned = [];
+for (const tpl of ['#wrap[data-typed^="%"]', 'form:has([data-typed^="%"]) #user', '#card[data-value^="%"]', '[data-typed$="%"]', ':is(#wrap)[data-typed*="%"]']) {
+  let got = '';
+  for (let n = 0; n < 4; n++) {
+    let hit = false;
+    for (const c of abc) {
+      let el = null;
+      try { el = await dom.query(tpl.replace('%', got + c)); } catch (e) { break; }
+      if (el) { got += c; hit = true; break; }
+    }
+    if (!hit) break;
+  }
+  learned.push(got);
+}
+await rmx.storage.set('read', learned.join(''));`},
+	{name: "prefix oracle by style.css and a layout read", style: `#wrap[data-typed^="h"] { width: 123px !important }
+#user:is(form:has(#card[data-value^="4"]) *) { width: 77px !important }
+#wrap[data-typed*="ter"] + #card { width: 99px !important }`,
+		body: `await dom.waitFor('#go', { timeout: 60000 });
+const out = [];
+for (const sel of ['#wrap', '#user', '#card']) {
+  try { out.push(String((await dom.rect(await dom.query(sel))).width)); } catch (e) { out.push('refused'); }
+}
+await rmx.storage.set('read', out.join(','));`},
+	{name: "prefix oracle by addStyle pieces", body: `await dom.waitFor('#go', { timeout: 60000 });
+const abc = 'abcdefghijklmnopqrstuvwxyz0123456789';
+let got = '';
+for (let n = 0; n < 3; n++) {
+  let hit = false;
+  for (const c of abc) {
+    try {
+      await dom.addStyle('#wrap[data-typed^="' + got + c + '"] { outline-width: 7px !important; outline-style: solid }');
+    } catch (e) { continue; }
+    let w = '';
+    try { w = await dom.style(await dom.query('#wrap'), 'outline-width'); } catch (e) { break; }
+    if (w === '7px') { got += c; hit = true; break; }
+  }
+  if (!hit) break;
+}
+await rmx.storage.set('read', got);`},
+	{name: "length oracle by the page's length mirror", style: `#pwlen[data-len="7"] { height: 55px !important }`,
+		body: `await dom.waitFor('#go', { timeout: 60000 });
+let h = '';
+try { h = String((await dom.rect(await dom.query('#pwlen'))).height); } catch (e) { h = 'refused'; }
+await rmx.storage.set('read', h);`},
+}
+
+// rtFieldsShadowCases run on /shadow, whose only sensitive fields are inside shadow roots: each
+// measures once before the person types and once after; the two must not differ.
+var rtFieldsShadowCases = []policyCase{
+	{name: "size of a shadow field sized by its content", body: `const m = async () => {
+  try { return String((await dom.rect(await dom.query('x-open'))).width); } catch (e) { return 'refused'; }
+};
+const before = await m();
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify([before, await m()]));`},
+	{name: "field-state selectors on shadow fields", body: `const m = async () => {
+  const out = [];
+  for (const sel of ['x-fa:invalid', 'x-fa:valid', 'x-fa:state(empty)', 'form:invalid', 'form:has(:invalid)', 'x-open:has(:placeholder-shown)']) {
+    try { out.push((await dom.query(sel)) ? 1 : 0); } catch (e) { out.push('refused'); }
+  }
+  return out.join(',');
+};
+const before = await m();
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify([before, await m()]));`},
+	{name: "a shadow field's mirror on its host", body: `await dom.waitFor('#go', { timeout: 60000 });
+const out = [];
+try { out.push(await dom.attr(await dom.query('x-open'), 'data-value')); } catch (e) { out.push('refused'); }
+let got = '';
+for (const c of 'abcdefghijklmnopqrstuvwxyz0123456789') {
+  try { if (await dom.query('x-open[data-value^="' + c + '"]')) { got = c; break; } } catch (e) { break; }
+}
+out.push(got);
+await rmx.storage.set('read', out.join('|'));`},
+}
+
+// rtFieldsSite serves /mirror (fields whose typed value the page mirrors into attributes, as
+// sites with floating labels and controlled inputs do) and /shadow (sensitive fields only
+// inside shadow roots: one sized by its content, a form-associated custom element that reports
+// its validity and states to the light DOM, and a host that mirrors its field's value).
+func rtFieldsSite(nCases, nShadow int) http.Handler {
+	status := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "<p class=st id=s-%d></p>\n", i)
+		}
+		return b.String()
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/mirror":
+			htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title>
+<style>input { width: 150px; box-sizing: border-box } #wrap { width: 200px } #pwlen { height: 10px }</style></head>
+<body><h1>Sign in</h1>
+<form id="form" action="/login" onsubmit="return false">
+<input id="user" name="user" value="alice">
+<div id="wrap" class="field" data-typed=""><input id="pw" type="password" name="pw" data-value=""></div>
+<input id="card" name="cardnumber" autocomplete="off" data-value="">
+</form>
+<div id="pwlen" data-len="0"></div>
+`+status(nCases)+`
+<script>
+// The site mirrors what is typed into attributes, for its floating labels and strength meter.
+const pw = document.getElementById('pw'), card = document.getElementById('card');
+pw.addEventListener('input', () => {
+  pw.dataset.value = pw.value;
+  document.getElementById('wrap').dataset.typed = pw.value;
+  document.getElementById('pwlen').dataset.len = String(pw.value.length);
+});
+card.addEventListener('input', () => { card.dataset.value = card.value; });
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+		case "/shadow":
+			htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<form id="form" action="/login" onsubmit="return false">
+<x-open></x-open>
+<x-fa name="pin"></x-fa>
+</form>
+`+status(nShadow)+`
+<script>
+// A password widget in an open shadow root, sized by what is typed (field-sizing: content) and
+// mirroring the value onto its host; and a form-associated PIN element in a closed root that
+// reports its validity (at least 6 characters) and an "empty" state to the light DOM.
+customElements.define('x-open', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({ mode: 'open' });
+    root.innerHTML = '<style>input { field-sizing: content; min-width: 0 }</style><input id="spw" type="password" placeholder="pw">';
+    const f = root.getElementById('spw');
+    f.addEventListener('input', () => { this.dataset.value = f.value; });
+  }
+});
+customElements.define('x-fa', class extends HTMLElement {
+  static formAssociated = true;
+  #root; #int;
+  connectedCallback() {
+    this.#int = this.attachInternals();
+    this.#root = this.attachShadow({ mode: 'closed' });
+    this.#root.innerHTML = '<input id="cpw" type="password">';
+    const f = this.#root.getElementById('cpw');
+    const sync = () => {
+      this.#int.setFormValue(f.value);
+      if (f.value.length < 6) this.#int.setValidity({ tooShort: true }, 'too short', f); else this.#int.setValidity({});
+      if (f.value === '') this.#int.states.add('empty'); else this.#int.states.delete('empty');
+    };
+    f.addEventListener('input', sync);
+    sync();
+  }
+  focusField() { this.#root.getElementById('cpw').focus(); }
+  fieldValue() { return this.#root.getElementById('cpw').value; }
+});
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// rtFieldsRun opens page, types into each field (focus expressions), adds #go and waits for
+// every case to finish.
+func (h *hostileWorld) rtFieldsRun(page string, cases []policyCase, rxs []store.Remixlet, typing [][2]string, check string) {
+	h.t.Helper()
+	tab := h.tab
+	tab.Navigate(page)
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	// Let each remixlet reach its wait (the shadow cases measure first).
+	time.Sleep(1500 * time.Millisecond)
+	for _, ty := range typing {
+		e2etest.Eval[any](tab, ty[0])
+		ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+		err := chromedp.Do(ctx, chromedp.KeyEvent(ty[1]))
+		cancel()
+		if err != nil {
+			h.t.Fatalf("typing %q: %v", ty[1], err)
+		}
+	}
+	if got := e2etest.Eval[bool](tab, check); !got {
+		h.t.Fatalf("the typed values are not in the page (%s is false): typing did not work", check)
+	}
+	e2etest.Eval[any](tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	allDone := fmt.Sprintf(`[...document.querySelectorAll('p.st')].filter((e) => e.textContent === 'done').length === %d`, len(cases))
+	if err := waitTrue(tab, 60*time.Second, allDone); err != nil {
+		var missing []string
+		for i, c := range cases {
+			if e2etest.Eval[string](tab, fmt.Sprintf(`document.getElementById('s-%d').textContent`, i)) != "done" {
+				missing = append(missing, fmt.Sprintf("%s:\n%s", c.name, h.diagnose(rxs[i])))
+			}
+		}
+		h.t.Fatalf("not every remixlet finished: %v\n%s", err, strings.Join(missing, "\n"))
+	}
+}
+
+// TestRedteamFieldMirrorsTellRemixletsNothing: the page mirrors the typed password (into the
+// field's data-value, its wrapper's data-typed and its length into another element) and the
+// typed card number; no remixlet reads a mirror, learns a prefix by dom.query (also inside
+// :has() and :is()), by its style.css or by addStyle pieces read back with dom.rect/dom.style,
+// or the length through the page's length mirror.
+func TestRedteamFieldMirrorsTellRemixletsNothing(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{
+		"fields.test":  rtFieldsSite(len(rtFieldsCases), len(rtFieldsShadowCases)),
+		"witness.test": wit,
+	})
+	rxs := h.addPolicy(rtFieldsCases, "https://fields.test/mirror*")
+	h.rtFieldsRun("https://fields.test/mirror", rtFieldsCases, rxs, [][2]string{
+		{`document.getElementById('pw').focus()`, rtFieldsPassword},
+		{`document.getElementById('card').focus()`, rtFieldsCard},
+	}, `document.getElementById('wrap').dataset.typed === '`+rtFieldsPassword+`' && document.getElementById('card').dataset.value === '`+rtFieldsCard+`'`)
+	read := func(i int) string {
+		v := h.storedString(rxs[i], "read")
+		t.Logf("%s: read %q", rtFieldsCases[i].name, v)
+		return v
+	}
+	if v := read(0); strings.Contains(v, "hun") || strings.Contains(v, "4111") || strings.Contains(v, "7") {
+		t.Errorf("%s: the remixlet read %q: a mirror of the password or card\n%s", rtFieldsCases[0].name, v, h.diagnose(rxs[0]))
+	}
+	if v := read(1); v != "" {
+		t.Errorf("%s: the remixlet learned %q of the password and card\n%s", rtFieldsCases[1].name, v, h.diagnose(rxs[1]))
+	}
+	if v := read(2); v != "200,150,150" && v != "refused,refused,refused" {
+		t.Errorf("%s: the remixlet measured %q, want the page's own sizes 200,150,150 (refused rules not applied) or every read refused\n%s", rtFieldsCases[2].name, v, h.diagnose(rxs[2]))
+	}
+	if v := read(3); v != "" {
+		t.Errorf("%s: the remixlet learned %q of the password\n%s", rtFieldsCases[3].name, v, h.diagnose(rxs[3]))
+	}
+	if v := read(4); v != "10" && v != "refused" {
+		t.Errorf("%s: the remixlet measured %q, want the page's own 10 or refused: the password's length\n%s", rtFieldsCases[4].name, v, h.diagnose(rxs[4]))
+	}
+	h.checkNoWitness("after the mirror cases")
+}
+
+// TestRedteamShadowFieldsTellRemixletsNothing: sensitive fields inside shadow roots (open, and
+// closed in a form-associated custom element) tell a remixlet nothing through the size of a
+// field the page sizes by its content, field-state selectors the light DOM can see (the custom
+// element's :invalid and :state(), the form's :invalid) or the host's mirror of the value.
+func TestRedteamShadowFieldsTellRemixletsNothing(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{
+		"fields.test":  rtFieldsSite(len(rtFieldsCases), len(rtFieldsShadowCases)),
+		"witness.test": wit,
+	})
+	rxs := h.addPolicy(rtFieldsShadowCases, "https://fields.test/shadow*")
+	h.rtFieldsRun("https://fields.test/shadow", rtFieldsShadowCases, rxs, [][2]string{
+		{`document.querySelector('x-open').shadowRoot.getElementById('spw').focus()`, rtFieldsPassword},
+		{`document.querySelector('x-fa').focusField()`, rtFieldsPassword},
+	}, `document.querySelector('x-open').dataset.value === '`+rtFieldsPassword+`' && document.querySelector('x-fa').fieldValue() === '`+rtFieldsPassword+`' && document.querySelector('x-fa').matches(':valid')`)
+	for i := range 2 {
+		v := h.storedString(rxs[i], "read")
+		t.Logf("%s: read %s", rtFieldsShadowCases[i].name, v)
+		var m []string
+		if err := json.Unmarshal([]byte(v), &m); err != nil || len(m) != 2 {
+			t.Errorf("%s: the remixlet stored %q, not two measurements\n%s", rtFieldsShadowCases[i].name, v, h.diagnose(rxs[i]))
+			continue
+		}
+		if m[0] != m[1] {
+			t.Errorf("%s: before typing %q, after %q: the remixlet saw the typing", rtFieldsShadowCases[i].name, m[0], m[1])
+		}
+	}
+	if v := h.storedString(rxs[2], "read"); strings.Trim(v, "|") != "" && v != "refused|" {
+		t.Errorf("%s: the remixlet read %q of the host's mirror\n%s", rtFieldsShadowCases[2].name, v, h.diagnose(rxs[2]))
+	}
+	h.checkNoWitness("after the shadow cases")
+}
+
