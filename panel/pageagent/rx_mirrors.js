@@ -1,0 +1,130 @@
+// Mirrors: attributes the page writes while the person types a secret (red-team pass 6c).
+//
+// Many sites copy what is typed into a field into an attribute — the field's own data-value, a
+// wrapper's data-typed or class, a strength meter's width or aria-valuenow, a length counter —
+// for their styles. Such an attribute holds the secret, or a bit of it (its length, whether it is
+// empty), where the page policy's field rules (isSensitive) do not look. Which attribute a page
+// uses cannot be told from its name, so the page agent watches what the page does: while a key,
+// input or change event of a sensitive field is being handled (from our capture listener at the
+// window, registered before any page script, to the end of that task), every attribute the page
+// changes is a mirror of that element (mirrorTaint). Then:
+//   - dom.attr reads a mirror back empty (and any attribute of a sensitive field itself but the
+//     ones selectors may compare, rewrite/fieldselectors.go comparableAttrs);
+//   - no selector of dom.query, dom.queryAll or dom.waitFor may test a mirror's name, even for
+//     presence (fieldSelectorProblem, rx_policy.js); the stylesheets' static rule already
+//     refuses comparing the value of attributes outside comparableAttrs;
+//   - dom.rect and dom.style are refused on the page from the first mirror on: the page's own
+//     styles may size or move anything after it (a floating label, a meter's width);
+//   - a clone carries its source's mirrors (carryPasswords).
+// What a same-task watch does not see: a mirror the page writes later (debounced, after a
+// timer or a fetch), in text rather than an attribute, inside a shadow root, or already in the
+// markup; a secret typed into a closed shadow root counts when its input event reaches the
+// document with a host we cannot see into (secretEvent). The stylesheet rule holds for those.
+
+var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
+var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mirrored a secret into
+var mirrorNames = dict();            // every such attribute name, for the selector check
+var mirrorSeen = false;              // the page mirrored a secret at least once
+var mirrorObserver = null;
+var mirrorWindow = 0; // the timer that ends the current watch (0: none)
+var MIRROR_EVENTS = ['keydown', 'keyup', 'input', 'change', 'paste', 'cut'];
+
+// watchMirrors registers the capture listeners; the observer runs only during a watch.
+function watchMirrors() {
+  var i;
+  for (i = 0; i < MIRROR_EVENTS.length; i++) {
+    on(win, MIRROR_EVENTS[i], noteSecretTyping, true);
+  }
+}
+
+// noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input or change
+// event, which only fields and editable elements fire) from a host we cannot see into.
+function noteSecretTyping(ev) {
+  var path = eventPath(ev);
+  var secret = false;
+  var i;
+  for (i = 0; i < path.length && !secret; i++) {
+    secret = isSensitive(path[i]);
+  }
+  if (!secret && path.length > 0) {
+    var type = '';
+    try {
+      type = '' + ev.type;
+    } catch (e) { /* not an event */ }
+    secret = (type === 'input' || type === 'change') && secretEvent(path);
+  }
+  if (!secret || typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
+    return;
+  }
+  if (!mirrorObserver) {
+    mirrorObserver = new MO(noteMirrors);
+  }
+  if (mirrorWindow === 0) {
+    var opts = dict();
+    opts.attributes = true;
+    opts.subtree = true;
+    try {
+      apply(moObserve, mirrorObserver, [doc, opts]);
+    } catch (e) {
+      return;
+    }
+  }
+  cancel(mirrorWindow);
+  // The page's handlers of this event, and the microtasks they queue, run within this task; a
+  // timer of 0 ms runs after them.
+  mirrorWindow = later(endMirrorWatch, 0);
+}
+
+function endMirrorWatch() {
+  mirrorWindow = 0;
+  if (moTakeRecords) {
+    try {
+      noteMirrors(apply(moTakeRecords, mirrorObserver, []));
+    } catch (e) { /* nothing queued */ }
+  }
+  try {
+    apply(moDisconnect, mirrorObserver, []);
+  } catch (e) { /* not observing */ }
+}
+
+function noteMirrors(records) {
+  var n = records.length;
+  var i;
+  for (i = 0; i < n; i++) {
+    try {
+      var el = apply(recordTarget, records[i], []);
+      var name = apply(recordAttributeName, records[i], []);
+      if (typeof name !== 'string' || apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX || name === HIDDEN_ATTR) {
+        continue; // a remixlet's own mark
+      }
+      name = lower(name);
+      var set = apply(weakGet, mirrorTaint, [el]);
+      if (!set) {
+        set = dict();
+        apply(weakSet, mirrorTaint, [el, set]);
+      }
+      set[name] = true;
+      mirrorNames[name] = true;
+      mirrorSeen = true;
+    } catch (e) { /* not a record */ }
+  }
+}
+
+// isMirror reports whether attribute name (lowercase) of el may hold what is typed into a
+// sensitive field: the page wrote it while one was typed into, or el is such a field and the
+// attribute is not one of those a selector may compare (COMPARABLE_ATTRS).
+function isMirror(el, name) {
+  var set = apply(weakGet, mirrorTaint, [el]);
+  if (set && set[name] === true) {
+    return true;
+  }
+  return isSensitive(el) && !comparableAttr(name);
+}
+
+// carryMirrors gives copy (a clone of src) src's mirrors.
+function carryMirrors(src, copy) {
+  var set = apply(weakGet, mirrorTaint, [src]);
+  if (set) {
+    apply(weakSet, mirrorTaint, [copy, set]);
+  }
+}
