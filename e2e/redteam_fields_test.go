@@ -364,3 +364,92 @@ func TestRedteamShadowFieldsTellRemixletsNothing(t *testing.T) {
 	h.checkNoWitness("after the shadow cases")
 }
 
+
+// rtEditableSite serves /editable: password fields in closed shadow roots whose hosts are
+// editable (a declarative root on a contenteditable div and on a plaintext-only p, a custom
+// element's closed root with contenteditable on its host), and a plain editable note as the
+// control. Each host is a 200x30 box filled by its field, so a click on it focuses the field.
+func rtEditableSite(n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/editable" {
+			http.NotFound(w, r)
+			return
+		}
+		var status strings.Builder
+		for i := range n {
+			fmt.Fprintf(&status, "<p class=st id=s-%d></p>\n", i)
+		}
+		field := `<template shadowrootmode="closed"><style>:host { display: block; width: 200px; height: 30px } input { width: 200px; height: 30px; box-sizing: border-box }</style><input type="password"></template>`
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Editable</title></head>
+<body><h1>Editable</h1>
+<div id="ed1" contenteditable="true">`+field+`</div>
+<p id="ed2" contenteditable="plaintext-only">`+field+`</p>
+<x-ced id="ed3" contenteditable="true"></x-ced>
+<div id="note" contenteditable="true" style="width: 200px; height: 30px">note</div>
+`+status.String()+`
+<script>
+customElements.define('x-ced', class extends HTMLElement {
+  connectedCallback() {
+    const root = this.attachShadow({ mode: 'closed' });
+    root.innerHTML = '<style>:host { display: block; width: 200px; height: 30px } input { width: 200px; height: 30px; box-sizing: border-box }</style><input type="password">';
+  }
+});
+window.probe = [];
+addEventListener('keydown', (e) => { const s = getSelection(); window.probe.push([e.target.id, s.anchorNode && (s.anchorNode.id || s.anchorNode.nodeName), s.anchorOffset, s.rangeCount, s.type, document.activeElement.id].join(':')); }, true);
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// TestRedteamEditableShadowHostsCarryNoKeys: keys typed into password fields inside closed
+// shadow roots whose hosts are editable reach a remixlet's key listener without key or value;
+// the keys of a plain editable note still do.
+func TestRedteamEditableShadowHostsCarryNoKeys(t *testing.T) {
+	wit := &witness{}
+	c := []policyCase{{name: "key events on body", body: `const events = [];
+const report = (e) => { events.push([e.type, e.key === undefined ? '-' : e.key, e.value === undefined ? '-' : e.value]); rmx.storage.set('read', JSON.stringify(events)); };
+const body = await dom.query('body');
+await dom.on(body, 'keydown', report);
+await dom.on(body, 'keyup', report);
+await dom.on(body, 'input', report);`}}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": rtEditableSite(len(c)), "witness.test": wit})
+	rxs := h.addPolicy(c, "https://fields.test/editable*")
+	h.runPolicy("https://fields.test/editable", c, rxs)
+	tab := h.tab
+	for _, ty := range [][2]string{{"ed1", "hunter2"}, {"ed2", "hunter2"}, {"ed3", "hunter2"}, {"note", "k"}} {
+		box := e2etest.Eval[[]float64](tab, `(() => { const r = document.getElementById('`+ty[0]+`').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`)
+		ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+		err := chromedp.Do(ctx, chromedp.MouseClickXY(box[0], box[1]), chromedp.KeyEvent(ty[1]))
+		cancel()
+		if err != nil {
+			t.Fatalf("typing %q into %s: %v", ty[1], ty[0], err)
+		}
+	}
+	t.Logf("the page's probe: %v", e2etest.Eval[[]string](tab, `window.probe`))
+	var all string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		all = h.storedString(rxs[0], "read")
+		if strings.Contains(all, `["keyup","k",`) || time.Now().After(deadline) {
+			break
+		}
+	}
+	t.Logf("events: %s", head(all, 1500))
+	if !strings.Contains(all, `["keydown","k",`) {
+		t.Fatalf("the listener did not see the note's key (the case proves nothing): %s", all)
+	}
+	var events [][]string
+	if err := json.Unmarshal([]byte(all), &events); err != nil {
+		t.Fatalf("the remixlet stored %q: %v", all, err)
+	}
+	if blank := strings.Count(all, `["keydown","",""]`); blank < 3*7 {
+		t.Errorf("%d blank keydowns, want one per key typed into the three password fields (21)", blank)
+	}
+	for _, e := range events {
+		if len(e) == 3 && (len(e[1]) == 1 && strings.Contains("hunter2", e[1]) || strings.Contains(e[2], "hun")) {
+			t.Errorf("an event carries part of a password: %q", e)
+		}
+	}
+	h.checkNoWitness("after the editable cases")
+}

@@ -106,8 +106,8 @@ var SHADOW_HOSTS = dict();
 })();
 // secretEvent reports whether an event's key or value must be withheld: a password (or other
 // sensitive) field is on its path, or its real target may host a closed shadow root, whose
-// inside (a password field, maybe) this document cannot see. Body, editable elements and
-// elements that can host no shadow root are seen as they are.
+// inside (a password field, maybe) this document cannot see. Body, elements that can host no
+// shadow root and editable elements with the caret in their own content are seen as they are.
 function secretEvent(path) {
   var i;
   for (i = 0; i < path.length; i++) {
@@ -125,9 +125,25 @@ function secretEvent(path) {
   }
   try {
     if ((openShadowRoot && apply(openShadowRoot, el, []) !== null) ||
-        (contentEditable && apply(contentEditable, el, []) === true)) {
+        (contentEditable && apply(contentEditable, el, []) === true && caretIn(el))) {
       return false;
     }
   } catch (e) { /* unknown: withhold */ }
   return true;
+}
+var getSelectionFn = win.getSelection;
+var selectionFocusNode = getter(proto(win.Selection), 'focusNode');
+var nodeContains = win.Node && win.Node.prototype.contains;
+// caretIn reports whether the document's selection (the caret) is in el's own content. An
+// editable element may also host a closed shadow root (a declarative one even on a div, or a
+// custom element's): a key typed into a field inside it targets the host as far as this document
+// sees, and the selection is then reported at the host's parent, outside el; a key typed into el
+// itself has the caret inside el (red-team pass 6c, OPEN-ITEMS 31).
+function caretIn(el) {
+  if (typeof getSelectionFn !== 'function' || !selectionFocusNode || !nodeContains) {
+    return false;
+  }
+  var sel = apply(getSelectionFn, win, []);
+  var n = sel ? apply(selectionFocusNode, sel, []) : null;
+  return !!n && apply(nodeContains, el, [n]) === true;
 }

@@ -549,8 +549,25 @@ function installFakeDOM(opts) {
     log: function () {},
   };
 
+  // The document's selection: where the caret is (T.selection.node), for the key events of
+  // editable elements.
+  class Selection {
+    get focusNode() { return T.selection.node; }
+  }
+  T.selection = { node: null };
+  const theSelection = new Selection();
+  g.getSelection = function () { return theSelection; };
+  Node.prototype.contains = function (other) {
+    for (let n = other; n; n = n._parent) {
+      if (n === this) {
+        return true;
+      }
+    }
+    return false;
+  };
+
   const classes = {
-    EventTarget, Event, MessageEvent, CloseEvent, PageTransitionEvent,
+    Selection, EventTarget, Event, MessageEvent, CloseEvent, PageTransitionEvent,
     NavigationCurrentEntryChangeEvent, Node, Element, HTMLElement, HTMLIFrameElement, ShadowRoot, Document, Location,
     History, WebSocket, MutationObserver, MutationRecord, CSSStyleSheet, NodeList, DOMTokenList, CSSStyleDeclaration,
     HTMLInputElement, KeyboardEvent,
@@ -1786,7 +1803,13 @@ scenario('page policy: key and input events of password fields, in shadow roots 
   fire('keydown', button, 'j');
   const editor = p.add('div', { contenteditable: 'true' });
   editor._pathOverride = [editor, p.T.body, p.T.html, p.ctx.document];
+  p.T.selection.node = editor;
   fire('keydown', editor, 'k');
+  // An editable element whose key came from a field in its closed shadow root: the caret is
+  // then reported outside it (at its parent), and the key is withheld.
+  p.T.selection.node = p.T.body;
+  fire('keydown', editor, 'q');
+  p.T.selection.node = null;
   p.T.body._pathOverride = [p.T.body, p.T.html, p.ctx.document];
   fire('keydown', p.T.body, 'n');
   // Fields the page marks as secret with autocomplete are password fields to a remixlet.
@@ -1797,7 +1820,7 @@ scenario('page policy: key and input events of password fields, in shadow roots 
   fire('keydown', otp, '1');
   fire('input', card);
   assert.deepStrictEqual(events().slice(before).map((e) => [e.key, e.value]), [
-    ['', ''], ['', ''], ['j', undefined], ['k', undefined], ['n', undefined], ['', ''], [undefined, ''],
+    ['', ''], ['', ''], ['j', undefined], ['k', undefined], ['', ''], ['n', undefined], ['', ''], [undefined, ''],
   ]);
   const [hotp, hcard] = p.ok(RX_A, 'queryAll', 'input');
   assert.strictEqual(p.ok(RX_A, 'value', hotp), '');
