@@ -364,7 +364,6 @@ func TestRedteamShadowFieldsTellRemixletsNothing(t *testing.T) {
 	h.checkNoWitness("after the shadow cases")
 }
 
-
 // rtEditableSite serves /editable: password fields in closed shadow roots whose hosts are
 // editable (a declarative root on a contenteditable div and on a plaintext-only p, a custom
 // element's closed root with contenteditable on its host), and a plain editable note as the
