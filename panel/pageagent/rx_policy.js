@@ -595,7 +595,10 @@ function attributeSelectorProblem(l, at) {
       start = j + 1;
       continue;
     }
-    if (!(c >= 97 && c <= 122 || c >= 48 && c <= 57 || c === 45 || c === 95 || c === 42 || c >= 128)) {
+    if (c === 42 && j === start && apply(charCodeAt, l, [j + 1]) === 124) { // * of *|
+      continue;
+    }
+    if (!(c >= 97 && c <= 122 || c >= 48 && c <= 57 || c === 45 || c === 95 || c >= 128)) {
       break;
     }
   }

@@ -2328,6 +2328,20 @@ scenario('dom.waitFor: a page that changes constantly costs one try per waiting 
   assert.ok(waits.every((w) => w().length === 0));
 });
 
+scenario('page policy: selectors that could test what is typed are refused as in Go (field_selectors.json)', () => {
+  const p = opsPage();
+  p.add('div', { id: 'user' });
+  const cases = JSON.parse(fs.readFileSync(require('path').join(__dirname, 'field_selectors.json'), 'utf8'));
+  for (const sel of cases.refused) {
+    p.refused(/refused|may not/, RX_A, 'query', sel);
+  }
+  for (const sel of cases.allowed) {
+    const m = p.op(RX_A, 'query', sel);
+    // The harness's selector engine knows little CSS: an invalid selector here is not a refusal.
+    assert.ok(m.ok || /invalid selector/.test(m.error), sel + ': ' + m.error);
+  }
+});
+
 scenario('dom.waitFor: the selector is checked as dom.query\'s', () => {
   const p = waitPage();
   // A presence test is allowed; a value test is refused on every page (red-team pass 6c), with
