@@ -452,3 +452,96 @@ await dom.on(body, 'input', report);`}}
 	}
 	h.checkNoWitness("after the editable cases")
 }
+
+// rtRevealCases run on /reveal, whose password fields the page shows as text before its load
+// (a "show password" default), before the reveal watch starts; the person then types into them.
+var rtRevealCases = []policyCase{
+	{name: "read the fields the page revealed", body: `const out = [];
+for (const sel of ['#pw1', '#pw2', '#pw3']) {
+  const f = await dom.waitFor(sel, { timeout: 20000 });
+  out.push(await dom.attr(f, 'type'));
+}
+await dom.waitFor('#go', { timeout: 60000 });
+for (const sel of ['#pw1', '#pw2', '#pw3']) {
+  const f = await dom.query(sel);
+  out.push(await dom.value(f), await dom.attr(f, 'value'));
+  out.push(await dom.value(await dom.clone(f)));
+}
+await rmx.storage.set('read', out.join('|'));`},
+	{name: "keys of the fields the page revealed", body: `const events = [];
+const report = (e) => { events.push([e.type, e.key === undefined ? '-' : e.key, e.value === undefined ? '-' : e.value]); rmx.storage.set('keys', JSON.stringify(events)); };
+const body = await dom.query('body');
+await dom.on(body, 'keydown', report);
+await dom.on(body, 'input', report);
+await rmx.storage.set('read', 'listening');`},
+}
+
+// rtRevealSite serves /reveal.
+func rtRevealSite(n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/reveal" {
+			http.NotFound(w, r)
+			return
+		}
+		var status strings.Builder
+		for i := range n {
+			fmt.Fprintf(&status, "<p class=st id=s-%d></p>\n", i)
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<form id="form" action="/login" onsubmit="return false">
+<input id="pw1" type="password" name="password">
+<input id="pw2" type="password" name="user_pwd">
+<input id="pw3" type="password" placeholder="Passwort">
+<input id="plain" name="nickname">
+</form>
+`+status.String()+`
+<script>
+// The site shows its password fields as text by default, before its load.
+for (const id of ['pw1', 'pw2']) document.getElementById(id).type = 'text';
+document.addEventListener('DOMContentLoaded', () => { document.getElementById('pw3').type = 'text'; });
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// TestRedteamRevealedBeforeLoadStaySecret: password fields the page turns into text before its
+// load (before the reveal watch starts) are still password fields to a remixlet, by their names:
+// what the person types into them reads back empty and their keys carry nothing.
+func TestRedteamRevealedBeforeLoadStaySecret(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": rtRevealSite(len(rtRevealCases)), "witness.test": wit})
+	rxs := h.addPolicy(rtRevealCases, "https://fields.test/reveal*")
+	typing := [][2]string{
+		{`document.getElementById('pw1').focus()`, rtFieldsPassword},
+		{`document.getElementById('pw2').focus()`, rtFieldsPassword},
+		{`document.getElementById('pw3').focus()`, rtFieldsPassword},
+		{`document.getElementById('plain').focus()`, "k"},
+	}
+	h.rtFieldsRun("https://fields.test/reveal", rtRevealCases, rxs, typing,
+		`['pw1', 'pw2', 'pw3'].every((id) => document.getElementById(id).value === '`+rtFieldsPassword+`' && document.getElementById(id).type === 'text')`)
+	v := h.storedString(rxs[0], "read")
+	t.Logf("read: %q", v)
+	if !strings.HasPrefix(v, "text|text|text|") {
+		t.Errorf("the remixlet read %q: the fields were not text when it looked (the case proves nothing)", v)
+	}
+	if strings.Contains(v, "hun") {
+		t.Errorf("the remixlet read the typed password: %q\n%s", v, h.diagnose(rxs[0]))
+	}
+	var all string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		all = h.storedString(rxs[1], "keys")
+		if strings.Contains(all, `["input","-","k"]`) || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !strings.Contains(all, `["keydown","k",`) || !strings.Contains(all, `["input","-","k"]`) {
+		t.Fatalf("the listener did not see the plain field's key and input (the case proves nothing): %s", all)
+	}
+	if strings.Contains(all, `"h"`) || strings.Contains(all, `"u"`) || strings.Contains(all, "hun") {
+		t.Errorf("key events of the revealed fields reached the remixlet: %s", head(all, 600))
+	}
+	h.checkNoWitness("after the reveal cases")
+}

@@ -353,12 +353,17 @@ function isSensitive(node) {
 // holds no "otp"). From Chromium's autofill heuristics (kCardNumberRe, kCardCvcRe), the
 // unambiguous part only: "pin" alone is a postcode in India, "code" alone a coupon. A field too
 // many is only read back empty and kept from the model; the Go side has the same lists
-// (proxy/internal/redact/fields.go, checked equal by its test).
+// (proxy/internal/redact/fields.go, checked equal by its test). Password names count too
+// (red-team pass 6c): a field called a password stays sensitive when the page shows it as text
+// (a "show password" default, or a type flipped before the reveal watch started), since what
+// the person types into it is still their password.
 var SECRET_FIELD_PHRASES = ['cardnumber', 'cardnum', 'cardno', 'ccnumber', 'ccnum', 'creditcardno',
   'kartennummer', 'numerodetarjeta', 'numerodecarte', 'numerocarta', 'securitycode', 'cardcode',
   'cardverification', 'cardpin', 'onetimecode', 'onetimepass', 'otpcode', 'verificationcode',
-  'smscode', 'mfacode', 'twofactorcode', 'authenticatorcode'];
-var SECRET_FIELD_CODES = allowed(['cvc', 'cvv', 'cvn', 'csc', 'ccv', 'cvd', 'cvc2', 'cvv2', 'otp', 'totp']);
+  'smscode', 'mfacode', 'twofactorcode', 'authenticatorcode', 'password', 'passwd', 'passwort', 'passcode',
+  'motdepasse', 'contrasena', 'wachtwoord'];
+var SECRET_FIELD_CODES = allowed(['cvc', 'cvv', 'cvn', 'csc', 'ccv', 'cvd', 'cvc2', 'cvv2', 'otp', 'totp', 'pwd',
+  'pass', 'pw']);
 // SECRET_FIELD_ATTRS are the attributes that name a field.
 var SECRET_FIELD_ATTRS = ['name', 'id', 'autocomplete', 'placeholder', 'aria-label'];
 

@@ -23,6 +23,14 @@ func TestRedactNamedSecretInputsByStructure(t *testing.T) {
 		{"a coupon keeps its value", `<input name="coupon_code" value="SAVE10">`, `<input name="coupon_code" value="SAVE10">`},
 		{"a postcode keeps its value", `<input name="pincode" value="560001">`, `<input name="pincode" value="560001">`},
 		{"no code inside a word", `<input name="hotpink" value="x">`, `<input name="hotpink" value="x">`},
+		// Red-team pass 6c: a password field the page shows as text, a PIN masked inline.
+		{"password by name shown as text", `<input type="text" name="password" value="hunter2">`, `<input type="text" name="password" value="[redacted: password]">`},
+		{"password by id word", `<input id="login-pwd" value="hunter2">`, `<input id="login-pwd" value="[redacted: password]">`},
+		{"drupal pass", `<input name="pass" value="hunter2">`, `<input name="pass" value="[redacted: password]">`},
+		{"a passport number keeps its value", `<input name="passport" value="X123">`, `<input name="passport" value="X123">`},
+		{"inline mask", `<input name="pin" style="color: red; -webkit-text-security: disc" value="8642">`, `<input name="pin" style="color: red; -webkit-text-security: disc" value="[redacted: password]">`},
+		{"inline mask important", `<input style="text-security:square !important" value="8642">`, `<input style="text-security:square !important" value="[redacted: password]">`},
+		{"inline unmask keeps its value", `<input name="pin" style="-webkit-text-security: none" value="8642">`, `<input name="pin" style="-webkit-text-security: none" value="8642">`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

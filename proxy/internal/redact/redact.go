@@ -757,6 +757,8 @@ func passwordInputTag(t string) (string, int, bool) {
 		case "autocomplete":
 			password = password || strings.Contains(v, "current-password") || strings.Contains(v, "new-password") ||
 				strings.Contains(v, "one-time-code") || strings.Contains(v, "cc-")
+		case "style":
+			password = password || maskedByStyle(v)
 		}
 		named[a.Key] = raw
 	}
