@@ -1,7 +1,7 @@
 // Mirrors: attributes the page writes while the person types a secret (red-team pass 6c).
 //
-// Many sites copy what is typed into a field into an attribute — the field's own data-value, a
-// wrapper's data-typed or class, a strength meter's width or aria-valuenow, a length counter —
+// Many sites copy what is typed into a field into an attribute - the field's own data-value, a
+// wrapper's data-typed or class, a strength meter's width or aria-valuenow, a length counter -
 // for their styles. Such an attribute holds the secret, or a bit of it (its length, whether it is
 // empty), where the page policy's field rules (isSensitive) do not look. Which attribute a page
 // uses cannot be told from its name, so the page agent watches what the page does: while a key,

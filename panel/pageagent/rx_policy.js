@@ -239,7 +239,6 @@ var revealedPasswords = new WeakMapCtor();
 var REVEAL_TRIGGERS = ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin'];
 var revealWatchStarted = false;
 function watchRevealedPasswords() {
-  watchMirrors(); // rx_mirrors.js: from the start, cheap until a secret is typed
   var i;
   for (i = 0; i < REVEAL_TRIGGERS.length; i++) {
     on(win, REVEAL_TRIGGERS[i], startRevealWatch, true);
@@ -545,9 +544,9 @@ function comparableAttr(name) {
 }
 // fieldSelectorProblem says why a remixlet's selector (dom.query, dom.queryAll, dom.waitFor)
 // could test what is typed into a field, or returns '': the same rule as the stylesheets'
-// (rewrite/stylecheck.go selectorProblem, rewrite/fieldselectors.go) — an escape or comment
+// (rewrite/stylecheck.go selectorProblem, rewrite/fieldselectors.go) - an escape or comment
 // (either could hide the rest), the value attribute, a FIELD_STATE pseudo-class, comparing the
-// value of an attribute outside COMPARABLE_ATTRS — and, known only here, any test of an
+// value of an attribute outside COMPARABLE_ATTRS - and, known only here, any test of an
 // attribute the page was seen copying a secret into (mirrorNames, rx_mirrors.js). On every
 // page: a field inside a shadow root (a closed one above all) cannot always be seen, but its
 // state can reach the light DOM (a form-associated element's :invalid, its host's mirror).
