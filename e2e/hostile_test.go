@@ -198,11 +198,11 @@ try {
   await rmx.storage.set('read', v); rmx.log('read', JSON.stringify(v));
 }`, wantLog: `refused: dom.setAttr: attribute autocomplete of a password field cannot be changed`},
 	{name: "value selector", storage: true, body: `const v = (await dom.query('input[value^=h]')) !== null;
-await rmx.storage.set('read', v ? 'hunter2 prefix matched' : 'no match');`, wantLog: `refused: dom.query: selectors that mention value`},
+await rmx.storage.set('read', v ? 'hunter2 prefix matched' : 'no match');`, wantLog: `refused: dom.query: checking selector: selectors may not test the value attribute`},
 	{name: "value selector within form", storage: true, body: `const v = (await dom.query('[type=password][VALUE*="unter"]', await dom.query('#form'))) !== null;
-await rmx.storage.set('read', v ? 'hunter2 infix matched' : 'no match');`, wantLog: `refused: dom.query: selectors that mention value`},
+await rmx.storage.set('read', v ? 'hunter2 infix matched' : 'no match');`, wantLog: `refused: dom.query: checking selector: selectors may not test the value attribute`},
 	{name: "escaped value selector", storage: true, body: `const v = (await dom.queryAll('input[v\\61lue="hunter2"]')).length;
-await rmx.storage.set('read', v ? 'hunter2 matched' : 'no match');`, wantLog: `refused: dom.query(All)?: selectors that mention value`},
+await rmx.storage.set('read', v ? 'hunter2 matched' : 'no match');`, wantLog: `refused: dom.query(All)?: checking selector: CSS escapes are refused`},
 	// Key and input events while the test types into #pw2 (and, as a control, #user).
 	{name: "key events", storage: true, report: true, body: `let seen = '', n = 0;
 const report = (where) => (e) => { n++; if (where === 'pw') dom.value(pw).then((v) => rmx.storage.set('typed', v)); seen += where + ':' + e.type + ':' + (e.key || '') + ':' + (e.value || '') + ' '; rmx.storage.set('read', seen); rmx.storage.set('n', n); };
