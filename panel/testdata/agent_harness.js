@@ -2200,6 +2200,25 @@ scenario('readiness: hello says where the document is; DOMContentLoaded and load
   assert.deepStrictEqual(p.sent()[0], { type: 'hello', url: ORIGIN + '/start', title: 'Fake page', top: true, ready: 'complete' });
 });
 
+scenario('readiness: a DOMContentLoaded or load the page dispatches itself is not taken, even when readyState agrees', () => {
+  const p = page();
+  const C = p.T.classes;
+  const ready = () => p.sent().filter((m) => m.type === 'ready');
+  p.open();
+  // A deferred script runs with readyState already 'interactive', before the real
+  // DOMContentLoaded, and dispatches its own (OPEN-ITEMS 9).
+  p.T.readyState = 'interactive';
+  p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(false));
+  assert.deepStrictEqual(ready(), [], 'a synthetic DOMContentLoaded was taken');
+  p.T.fire(p.T.global, 'DOMContentLoaded', new C.Event(true));
+  assert.deepStrictEqual(ready(), [{ type: 'ready', state: 'interactive' }]);
+  p.T.readyState = 'complete';
+  p.T.fire(p.T.global, 'load', new C.Event(false));
+  assert.deepStrictEqual(ready(), [{ type: 'ready', state: 'interactive' }], 'a synthetic load was taken');
+  p.T.fire(p.T.global, 'load', new C.Event(true));
+  assert.deepStrictEqual(ready(), [{ type: 'ready', state: 'interactive' }, { type: 'ready', state: 'complete' }]);
+});
+
 scenario('the observer of revealed passwords is not there while the page loads; load, a key or a proxy message starts it', () => {
   const watching = (p) => p.T.observeOptions.filter((o) => o.attributeFilter === 'type,autocomplete' && o.subtree === true).length;
   const p = page();
