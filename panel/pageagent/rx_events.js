@@ -1,5 +1,5 @@
-// dom.on: a remixlet's listeners, and what an event may tell it (no keys or values of password
-// fields).
+// dom.on: a remixlet's listeners, and what an event may tell it (nothing of password fields:
+// their events are not delivered at all).
 
 var MAX_LISTENERS = 1000;
 var EVENTS = dict();
@@ -28,26 +28,28 @@ function opOn(t, node, type, listener) {
   t.listeners = t.listeners + 1;
   var rx = t.rx;
   var fn = function (ev) {
+    var path = eventPath(ev);
+    var target = path.length > 0 ? path[0] : null;
+    if (secretEvent(path)) {
+      // Not even a blank event: the number of key and input events of a password field is
+      // its length, their times its rhythm (red-team pass 6c).
+      return;
+    }
     var data = dict();
     data.type = type;
     data.target = handleFor(t, node);
-    var path = eventPath(ev);
-    var target = path.length > 0 ? path[0] : null;
-    var secret = secretEvent(path);
     if (keyOf && (type === 'keydown' || type === 'keyup')) {
       try {
-        data.key = secret ? '' : '' + apply(keyOf, ev, []);
+        data.key = '' + apply(keyOf, ev, []);
       } catch (e) { /* not a keyboard event */ }
     }
-    if (target !== null && !secret) {
+    if (target !== null) {
       var n = localName(target);
       if (n === 'input' || n === 'textarea' || n === 'select') {
         try {
           data.value = opValue(target);
         } catch (e) { /* no value */ }
       }
-    } else if (secret) {
-      data.value = '';
     }
     if (apply(mapGet, tables, [rx]) !== t) {
       return; // released
@@ -104,7 +106,7 @@ var SHADOW_HOSTS = dict();
     SHADOW_HOSTS[names[i]] = true;
   }
 })();
-// secretEvent reports whether an event's key or value must be withheld: a password (or other
+// secretEvent reports whether an event must be withheld: a password (or other
 // sensitive) field is on its path, or its real target may host a closed shadow root, whose
 // inside (a password field, maybe) this document cannot see. Body, elements that can host no
 // shadow root and editable elements with the caret in their own content are seen as they are.

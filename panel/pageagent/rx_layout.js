@@ -44,6 +44,7 @@ function checkLayoutReadable(what) {
   if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
     refuse('this browser cannot read computed styles here');
   }
+  flushMirrors();
   if (mirrorSeen) {
     refuse(what + ' is refused on this page: it copies what is typed into a password (or other secret) field into its elements, so sizes and styles could tell it');
   }

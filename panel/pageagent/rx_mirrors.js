@@ -77,14 +77,21 @@ function noteSecretTyping(ev) {
 
 function endMirrorWatch() {
   mirrorWindow = 0;
-  if (moTakeRecords) {
+  flushMirrors();
+  try {
+    apply(moDisconnect, mirrorObserver, []);
+  } catch (e) { /* not observing */ }
+}
+
+// flushMirrors notes the records the watch has queued but not yet delivered: another observer
+// (a dom.waitFor's) may be called first with the same change, and must not see the attribute
+// before it counts as a mirror.
+function flushMirrors() {
+  if (mirrorObserver && moTakeRecords) {
     try {
       noteMirrors(apply(moTakeRecords, mirrorObserver, []));
     } catch (e) { /* nothing queued */ }
   }
-  try {
-    apply(moDisconnect, mirrorObserver, []);
-  } catch (e) { /* not observing */ }
 }
 
 function noteMirrors(records) {
@@ -114,6 +121,7 @@ function noteMirrors(records) {
 // sensitive field: the page wrote it while one was typed into, or el is such a field and the
 // attribute is not one of those a selector may compare (COMPARABLE_ATTRS).
 function isMirror(el, name) {
+  flushMirrors();
   var set = apply(weakGet, mirrorTaint, [el]);
   if (set && set[name] === true) {
     return true;

@@ -551,6 +551,7 @@ function comparableAttr(name) {
 // page: a field inside a shadow root (a closed one above all) cannot always be seen, but its
 // state can reach the light DOM (a form-associated element's :invalid, its host's mirror).
 function fieldSelectorProblem(sel) {
+  flushMirrors();
   var l = lower(sel);
   if (contains(l, '\\') || contains(l, '/*')) {
     return 'CSS escapes and comments are refused in selectors';

@@ -1318,13 +1318,13 @@ scenario('remixlet ops: password fields read back empty and cannot change', () =
   }
   assert.strictEqual(pw.getAttribute('type'), 'password');
   p.refused(/cannot be set/, RX_A, 'setText', hpw, 'x');
-  // Key events typed into it carry no key and no value.
+  // Key events typed into it do not reach the remixlet at all (their number is its length).
   p.ok(RX_A, 'on', hpw, 'keydown', { $listener: 7 });
   const ev = new p.T.classes.KeyboardEvent('h');
   ev._target = pw;
   p.T.fire(pw, 'keydown', ev);
   const events = p.sent().filter((m) => m.type === 'event');
-  assert.deepStrictEqual(events, [{ type: 'event', remixlet: RX_A, listener: 7, event: { type: 'keydown', target: hpw, key: '', value: '' } }]);
+  assert.deepStrictEqual(events, []);
   // Without a password field value selectors are refused too (a field in a closed shadow root
   // cannot be seen); presence tests and comparable attributes work.
   // Attributes of a sensitive field outside the comparable ones read back empty: the page's
@@ -1787,7 +1787,7 @@ scenario('page policy: key and input events of password fields, in shadow roots 
   fire('keydown', txt, 'a');
   fire('input', txt);
   assert.deepStrictEqual(events().map((e) => [e.type, e.key, e.value]), [
-    ['keydown', '', ''], ['input', undefined, ''], ['keydown', 'a', 'alice'], ['input', undefined, 'alice'],
+    ['keydown', 'a', 'alice'], ['input', undefined, 'alice'],
   ]);
   // A closed shadow root: the path stops at its host, which may hold a password field.
   const before = events().length;
@@ -1820,7 +1820,7 @@ scenario('page policy: key and input events of password fields, in shadow roots 
   fire('keydown', otp, '1');
   fire('input', card);
   assert.deepStrictEqual(events().slice(before).map((e) => [e.key, e.value]), [
-    ['', ''], ['', ''], ['j', undefined], ['k', undefined], ['', ''], ['n', undefined], ['', ''], [undefined, ''],
+    ['j', undefined], ['k', undefined], ['n', undefined],
   ]);
   const [hotp, hcard] = p.ok(RX_A, 'queryAll', 'input');
   assert.strictEqual(p.ok(RX_A, 'value', hotp), '');
