@@ -34,7 +34,7 @@ const (
 var rtFieldsCases = []policyCase{
 	{name: "read the mirrors with dom.attr", body: `await dom.waitFor('#go', { timeout: 60000 });
 const out = [];
-for (const [sel, a] of [['#pw', 'data-value'], ['#wrap', 'data-typed'], ['#card', 'data-value'], ['#pwlen', 'data-len']]) {
+for (const [sel, a] of [['#pw', 'data-value'], ['#wrap', 'data-typed'], ['#card', 'data-value'], ['#pwlen', 'data-len'], ['#deb', 'data-shown']]) {
   try { out.push(await dom.attr(await dom.query(sel), a)); } catch (e) { out.push('refused'); }
 }
 try {
@@ -166,6 +166,7 @@ func rtFieldsSite(nCases, nShadow int) http.Handler {
 <input id="card" name="cardnumber" autocomplete="off" data-value="">
 </form>
 <div id="pwlen" data-len="0"></div>
+<div id="deb" data-shown=""></div>
 `+status(nCases)+`
 <script>
 // The site mirrors what is typed into attributes, for its floating labels and strength meter.
@@ -176,6 +177,9 @@ pw.addEventListener('input', () => {
   document.getElementById('pwlen').dataset.len = String(pw.value.length);
 });
 card.addEventListener('input', () => { card.dataset.value = card.value; });
+// And, for its preview, a debounced copy (written by a timer, after the typing's task).
+let timer = 0;
+pw.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => { document.getElementById('deb').dataset.shown = pw.value; }, 300); });
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)

@@ -9,7 +9,9 @@
 // window, registered before any page script, to the end of that task), every attribute the page
 // changes is a mirror of that element (mirrorTaint). Then:
 //   - dom.attr reads a mirror back empty (and any attribute of a sensitive field itself but the
-//     ones selectors may compare, rewrite/fieldselectors.go comparableAttrs);
+//     ones selectors may compare, rewrite/fieldselectors.go comparableAttrs, and, once a secret
+//     was typed, any value that holds a sensitive field's value or a start of it: a copy
+//     written later, holdsTypedSecret);
 //   - no selector of dom.query, dom.queryAll or dom.waitFor may test a mirror's name, even for
 //     presence (fieldSelectorProblem, rx_policy.js); the stylesheets' static rule already
 //     refuses comparing the value of attributes outside comparableAttrs;
@@ -17,14 +19,15 @@
 //     styles may size or move anything after it (a floating label, a meter's width);
 //   - a clone carries its source's mirrors (carryPasswords).
 // What a same-task watch does not see: a mirror the page writes later (debounced, after a
-// timer or a fetch), in text rather than an attribute, inside a shadow root, or already in the
-// markup; a secret typed into a closed shadow root counts when its input event reaches the
+// timer or a fetch: dom.attr still blanks a copy of the value, not a length or a mask), in text
+// rather than an attribute, inside a shadow root, or already in the markup; a secret typed into a closed shadow root counts when its input event reaches the
 // document with a host we cannot see into (secretEvent). The stylesheet rule holds for those.
 
 var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
 var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mirrored a secret into
 var mirrorNames = dict();            // every such attribute name, for the selector check
 var mirrorSeen = false;              // the page mirrored a secret at least once
+var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
 var mirrorWindow = 0; // the timer that ends the current watch (0: none)
 var MIRROR_EVENTS = ['keydown', 'keyup', 'input', 'change', 'paste', 'cut'];
@@ -53,7 +56,11 @@ function noteSecretTyping(ev) {
     } catch (e) { /* not an event */ }
     secret = (type === 'input' || type === 'change') && secretEvent(path);
   }
-  if (!secret || typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
+  if (!secret) {
+    return;
+  }
+  secretTyped = true;
+  if (typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
     return;
   }
   if (!mirrorObserver) {
@@ -126,7 +133,33 @@ function isMirror(el, name) {
   if (set && set[name] === true) {
     return true;
   }
-  return isSensitive(el) && !comparableAttr(name);
+  return isSensitive(el) && !comparableAttr(name) || holdsTypedSecret(attrOf(el, name));
+}
+
+// holdsTypedSecret reports whether v (an attribute value) holds what is in a sensitive field
+// now, once a secret was typed: a copy the page writes later than the typing's task (after a
+// debounce timer, a fetch), which the watch does not see. v holds it when it contains the
+// field's value (of 3 characters or more: shorter ones are in too many values), or is a start
+// of it (a copy that lags behind the typing).
+function holdsTypedSecret(v) {
+  if (!secretTyped || typeof v !== 'string' || v === '') {
+    return false;
+  }
+  var found = false;
+  eachField(doc, function (f) {
+    if (!isSensitive(f)) {
+      return false;
+    }
+    var s = '';
+    try {
+      s = '' + apply(localName(f) === 'input' ? inputValue : textareaValue, f, []);
+    } catch (e) {
+      return false;
+    }
+    found = s !== '' && (s.length >= 3 && contains(v, s) || v.length <= s.length && apply(strSlice, s, [0, v.length]) === v);
+    return found;
+  }, 0);
+  return found;
 }
 
 // carryMirrors gives copy (a clone of src) src's mirrors.
