@@ -553,3 +553,66 @@ func TestRedteamRevealedBeforeLoadStaySecret(t *testing.T) {
 	}
 	h.checkNoWitness("after the reveal cases")
 }
+
+// TestRedteamKeystrokesCountedByNothing: the page changes itself on every key typed into its
+// password field (its mirrors); a remixlet's rmx.keep check, which runs on page changes, must not
+// run once per key — the number of runs would be the password's length.
+func TestRedteamKeystrokesCountedByNothing(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{
+		"fields.test":  rtFieldsSite(1, 0),
+		"witness.test": wit,
+	})
+	c := []policyCase{{name: "count page changes with a keep", body: `let n = 0;
+rmx.keep('count', { check: async () => { n++; return true; }, repair: async () => {} });
+await dom.query('body'); // starts the page-change reports
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', String(n));
+await dom.waitFor('#go2', { timeout: 60000 });
+await rmx.storage.set('after', String(n));`}}
+	rxs := h.addPolicy(c, "https://fields.test/mirror*")
+	tab := h.tab
+	tab.Navigate("https://fields.test/mirror")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	time.Sleep(1500 * time.Millisecond)
+	e2etest.Eval[any](tab, `document.getElementById('pw').focus()`)
+	// One key at a time, as a person types: each its own page change.
+	for _, k := range rtFieldsPassword {
+		ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+		err := chromedp.Do(ctx, chromedp.KeyEvent(string(k)))
+		cancel()
+		if err != nil {
+			t.Fatalf("typing: %v", err)
+		}
+		time.Sleep(120 * time.Millisecond)
+	}
+	if v := e2etest.Eval[string](tab, `document.getElementById('wrap').dataset.typed`); v != rtFieldsPassword {
+		t.Fatalf("the page's mirror holds %q: typing did not work", v)
+	}
+	time.Sleep(200 * time.Millisecond)
+	e2etest.Eval[any](tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	for deadline := time.Now().Add(20 * time.Second); h.storedString(rxs[0], "read") == ""; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the remixlet did not store its count\n%s", h.diagnose(rxs[0]))
+		}
+	}
+	// After the typing the keep runs again on page changes (the marks the test adds).
+	time.Sleep(2 * time.Second)
+	e2etest.Eval[any](tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`)
+	if err := waitTrue(tab, 30*time.Second, `document.getElementById('s-0').textContent === 'done'`); err != nil {
+		t.Fatalf("the remixlet did not finish: %v\n%s", err, h.diagnose(rxs[0]))
+	}
+	var after int
+	fmt.Sscan(h.storedString(rxs[0], "after"), &after)
+	v := h.storedString(rxs[0], "read")
+	t.Logf("keep checks by the time the person had typed: %s", v)
+	var n int
+	fmt.Sscan(v, &n)
+	if n >= len(rtFieldsPassword) {
+		t.Errorf("the keep's check ran %d times while %d keys were typed into the password field: it can count them", n, len(rtFieldsPassword))
+	}
+	if after <= n {
+		t.Errorf("the keep's check ran %d times by the end, %d when the typing ended: page changes after the typing were not reported", after, n)
+	}
+}

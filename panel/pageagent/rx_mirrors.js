@@ -17,7 +17,8 @@
 //     refuses comparing the value of attributes outside comparableAttrs;
 //   - dom.rect and dom.style are refused on the page from the first mirror on: the page's own
 //     styles may size or move anything after it (a floating label, a meter's width);
-//   - a clone carries its source's mirrors (carryPasswords).
+//   - a clone carries its source's mirrors (carryPasswords);
+//   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges).
 // What a same-task watch does not see: a mirror the page writes later (debounced, after a
 // timer or a fetch: dom.attr still blanks a copy of the value, not a length or a mask), in text
 // rather than an attribute, inside a shadow root, or already in the markup; a secret typed into a closed shadow root counts when its input event reaches the
@@ -60,6 +61,7 @@ function noteSecretTyping(ev) {
     return;
   }
   secretTyped = true;
+  holdPageChanges();
   if (typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
     return;
   }
@@ -168,4 +170,34 @@ function carryMirrors(src, copy) {
   if (set) {
     apply(weakSet, mirrorTaint, [copy, set]);
   }
+}
+
+// Page-change reports while a secret is typed. rmx.keep checks run on every report of a page
+// change (rx_run.js observe), and a page that changes itself on every key typed into a password
+// field (its mirrors, a controlled input's re-render) would let a remixlet count the keys, which
+// is the password's length, and time them. While a secret is being typed, and until
+// SECRET_QUIET_MS after its last key, the reports are held and then sent as one.
+var SECRET_QUIET_MS = 1000;
+var secretQuiet = 0;       // the timer that ends the hold (0: not holding)
+var pageChangeHeld = false; // a page change came during the hold
+
+function holdPageChanges() {
+  cancel(secretQuiet);
+  secretQuiet = later(releasePageChanges, SECRET_QUIET_MS);
+}
+function releasePageChanges() {
+  secretQuiet = 0;
+  if (pageChangeHeld) {
+    pageChangeHeld = false;
+    send(message('mutated'));
+  }
+}
+// pageChangeHolds reports whether the page-change observer must hold its report now (and
+// remembers that one is due).
+function pageChangeHolds() {
+  if (secretQuiet === 0) {
+    return false;
+  }
+  pageChangeHeld = true;
+  return true;
 }

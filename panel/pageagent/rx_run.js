@@ -238,6 +238,9 @@ function observe() {
   // The first change is reported at once (a keep repairs within the frame); changes during
   // the next MUTATION_DEBOUNCE_MS are coalesced into one notice at its end.
   observer = new MO(function () {
+    if (pageChangeHolds()) {
+      return; // a secret is being typed: one report after it (rx_mirrors.js)
+    }
     if (mutationTimer) {
       mutationDirty = true;
       return;
