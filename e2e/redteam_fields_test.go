@@ -91,6 +91,12 @@ let h = '';
 try { h = String((await dom.rect(await dom.query('#pwlen'))).height); } catch (e) { h = 'refused'; }
 await rmx.storage.set('read', h);`,
 		wantLog: `refused: style.css 1:8: selectors may not compare the value of attribute data-len`},
+	{name: "read the page's strength meter and counter", body: `await dom.waitFor('#go', { timeout: 60000 });
+const out = [];
+for (const sel of ['#strength', '#count', '#meter', '#form', 'h1', '#wrap']) {
+  try { out.push(await dom.text(await dom.query(sel))); } catch (e) { out.push('refused'); }
+}
+await rmx.storage.set('read', JSON.stringify(out));`},
 	// The control: what a legitimate remixlet does on such a page still works — layout before
 	// anything is typed, presence tests, test ids, comparable attributes, ordinary attributes.
 	{name: "a legitimate remixlet", style: `[data-testid="login"] #user { outline: 1px solid rgb(1, 2, 3) }`,
@@ -164,6 +170,7 @@ func rtFieldsSite(nCases, nShadow int) http.Handler {
 <input id="user" name="user" value="alice">
 <div id="wrap" class="field" data-typed=""><input id="pw" type="password" name="pw" data-value=""></div>
 <input id="card" name="cardnumber" autocomplete="off" data-value="">
+<p id="meter">Strength: <b id="strength">none</b>, <small id="count">0 / 64</small></p>
 </form>
 <div id="pwlen" data-len="0"></div>
 <div id="deb" data-shown=""></div>
@@ -175,6 +182,8 @@ pw.addEventListener('input', () => {
   pw.dataset.value = pw.value;
   document.getElementById('wrap').dataset.typed = pw.value;
   document.getElementById('pwlen').dataset.len = String(pw.value.length);
+  document.getElementById('strength').textContent = pw.value.length < 8 ? 'weak' : 'strong';
+  document.getElementById('count').firstChild.data = pw.value.length + ' / 64';
 });
 card.addEventListener('input', () => { card.dataset.value = card.value; });
 // And, for its preview, a debounced copy (written by a timer, after the typing's task).
@@ -307,8 +316,11 @@ func TestRedteamFieldMirrorsTellRemixletsNothing(t *testing.T) {
 	if v := read(4); v != "10" && v != "refused" {
 		t.Errorf("%s: the remixlet measured %q, want the page's own 10 or refused: the password's length\n%s", rtFieldsCases[4].name, v, h.diagnose(rxs[4]))
 	}
-	if v := read(5); v != "150,true,true,user,alice" {
-		t.Errorf("%s: read %q, want \"150,true,true,user,alice\": the rules stopped a legitimate remixlet\n%s", rtFieldsCases[5].name, v, h.diagnose(rxs[5]))
+	if v := read(5); strings.Contains(v, "weak") || strings.Contains(v, "7 /") || !strings.Contains(v, "Strength") {
+		t.Errorf("%s: the remixlet read %q: the page's strength meter or length counter (or not even the meter's label)\n%s", rtFieldsCases[5].name, v, h.diagnose(rxs[5]))
+	}
+	if v := read(6); v != "150,true,true,user,alice" {
+		t.Errorf("%s: read %q, want \"150,true,true,user,alice\": the rules stopped a legitimate remixlet\n%s", rtFieldsCases[6].name, v, h.diagnose(rxs[6]))
 	}
 	if c := e2etest.Eval[string](h.tab, `getComputedStyle(document.getElementById('user')).outlineColor`); c != "rgb(1, 2, 3)" {
 		t.Errorf("the legitimate remixlet's test-id rule did not apply: outline colour %q", c)

@@ -18,13 +18,24 @@
 //   - dom.rect and dom.style are refused on the page from the first mirror on: the page's own
 //     styles may size or move anything after it (a floating label, a meter's width);
 //   - a clone carries its source's mirrors (carryPasswords);
-//   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges).
+//   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges);
+//   - dom.text leaves out the text of the elements whose text or children the page changed while
+//     a secret was typed (a strength meter, a length counter, a preview: textMirrors).
 // What a same-task watch does not see: a mirror the page writes later (debounced, after a
-// timer or a fetch: dom.attr still blanks a copy of the value, not a length or a mask), in text
-// rather than an attribute, inside a shadow root, or already in the markup; a secret typed into a closed shadow root counts when its input event reaches the
+// timer or a fetch: dom.attr still blanks a copy of the value, not a length or a mask), inside
+// a shadow root, or already in the markup; a secret typed into a closed shadow root counts when its input event reaches the
 // document with a host we cannot see into (secretEvent). The stylesheet rule holds for those.
 
 var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
+var recordType = getter(proto(win.MutationRecord), 'type');
+var recordAddedNodes = getter(proto(win.MutationRecord), 'addedNodes');
+// MAX_TEXT_MIRROR_LEN bounds the text of an element taken as a text mirror: a strength meter, a
+// counter or a preview is short; a container (the body) that merely got a child in the same
+// task as a key is not one, or every text read of the page would be blank.
+var MAX_TEXT_MIRROR_LEN = 256;
+var textMirrors = list();   // elements whose text the page wrote while a secret was typed
+var MAX_TEXT_MIRRORS = 256; // past it every text read is blank (textMirrorsFull)
+var textMirrorsFull = false;
 var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mirrored a secret into
 var mirrorNames = dict();            // every such attribute name, for the selector check
 var mirrorSeen = false;              // the page mirrored a secret at least once
@@ -71,6 +82,8 @@ function noteSecretTyping(ev) {
   if (mirrorWindow === 0) {
     var opts = dict();
     opts.attributes = true;
+    opts.characterData = true;
+    opts.childList = true;
     opts.subtree = true;
     try {
       apply(moObserve, mirrorObserver, [doc, opts]);
@@ -109,6 +122,24 @@ function noteMirrors(records) {
   for (i = 0; i < n; i++) {
     try {
       var el = apply(recordTarget, records[i], []);
+      var kind = recordType ? '' + apply(recordType, records[i], []) : 'attributes';
+      if (kind === 'characterData') {
+        noteTextMirror(apply(parentNodeOf, el, []));
+        continue;
+      }
+      if (kind === 'childList') {
+        var added = recordAddedNodes ? apply(recordAddedNodes, records[i], []) : null;
+        var m = added ? apply(nodeListLength, added, []) : 0;
+        var k;
+        for (k = 0; k < m; k++) {
+          var a = apply(nodeListItem, added, [k]);
+          noteTextMirror(nodeType(a) === 1 ? a : el);
+        }
+        if (m === 0) {
+          noteTextMirror(el); // text taken out: what is left may say something
+        }
+        continue;
+      }
       var name = apply(recordAttributeName, records[i], []);
       if (typeof name !== 'string' || apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX || name === HIDDEN_ATTR) {
         continue; // a remixlet's own mark
@@ -124,6 +155,56 @@ function noteMirrors(records) {
       mirrorSeen = true;
     } catch (e) { /* not a record */ }
   }
+}
+
+// noteTextMirror remembers el (an element whose text or children the page changed while a
+// secret was typed: a strength meter, a length counter, a preview) as a text mirror.
+function noteTextMirror(el) {
+  if (!el || nodeType(el) !== 1 || isPageFrame(el) || ('' + apply(getTextContent, el, [])).length > MAX_TEXT_MIRROR_LEN) {
+    return;
+  }
+  mirrorSeen = true;
+  var i;
+  for (i = 0; i < textMirrors.length; i++) {
+    if (textMirrors[i] === el) {
+      return;
+    }
+  }
+  if (textMirrors.length >= MAX_TEXT_MIRRORS) {
+    textMirrorsFull = true;
+    return;
+  }
+  put(textMirrors, textMirrors.length, el);
+}
+
+// textMirrorIn reports whether node is a text mirror or inside one (1), holds one (2), or
+// neither (0).
+function textMirrorIn(node) {
+  flushMirrors();
+  if (textMirrorsFull) {
+    return 1;
+  }
+  var holds = 0;
+  var i;
+  for (i = 0; i < textMirrors.length; i++) {
+    var m = textMirrors[i];
+    if (apply(nodeContains, m, [node])) {
+      return 1;
+    }
+    if (holds === 0 && apply(nodeContains, node, [m])) {
+      holds = 2;
+    }
+  }
+  return holds;
+}
+function isTextMirror(el) {
+  var i;
+  for (i = 0; i < textMirrors.length; i++) {
+    if (textMirrors[i] === el) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // isMirror reports whether attribute name (lowercase) of el may hold what is typed into a

@@ -627,14 +627,16 @@ function attributeSelectorProblem(l, at) {
 
 // opText is dom.text: the element's textContent, without the text of the sensitive textareas
 // inside it (a textarea's text is its default value: a key or answer the page prefilled reads
-// back empty through the element around it, as through the field itself).
+// back empty through the element around it, as through the field itself) and of the elements
+// the page wrote while a secret was typed (text mirrors, rx_mirrors.js).
 function opText(node) {
-  if (isSensitive(node)) {
+  var mirror = textMirrorIn(node); // rx_mirrors.js: a strength meter, a length counter
+  if (isSensitive(node) || mirror === 1) {
     return '';
   }
   var tas = apply(querySelectorAllEl, node, ['textarea']);
   var n = apply(nodeListLength, tas, []);
-  var secret = false;
+  var secret = mirror === 2;
   var i;
   for (i = 0; i < n && !secret; i++) {
     secret = isSensitive(apply(nodeListItem, tas, [i]));
@@ -655,7 +657,7 @@ function opText(node) {
     var type = nodeType(c);
     if (type === 3 || type === 4) {
       out = out + apply(nodeValueOf, c, []);
-    } else if (type === 1 && !(localName(c) === 'textarea' && isSensitive(c)) && firstChild(c)) {
+    } else if (type === 1 && !(localName(c) === 'textarea' && isSensitive(c)) && !isTextMirror(c) && firstChild(c)) {
       put(stack, stack.length, c);
       c = firstChild(c);
       continue;
