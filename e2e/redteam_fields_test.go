@@ -152,13 +152,7 @@ await rmx.storage.set('read', out.join('|'));`},
 // inside shadow roots: one sized by its content, a form-associated custom element that reports
 // its validity and states to the light DOM, and a host that mirrors its field's value).
 func rtFieldsSite(nCases, nShadow int) http.Handler {
-	status := func(n int) string {
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, "<p class=st id=s-%d></p>\n", i)
-		}
-		return b.String()
-	}
+	status := statusParagraphs
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/mirror":
@@ -390,10 +384,7 @@ func rtEditableSite(n int) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		var status strings.Builder
-		for i := range n {
-			fmt.Fprintf(&status, "<p class=st id=s-%d></p>\n", i)
-		}
+		status := statusParagraphs(n)
 		field := `<template shadowrootmode="closed"><style>:host { display: block; width: 200px; height: 30px } input { width: 200px; height: 30px; box-sizing: border-box }</style><input type="password"></template>`
 		htmlPage(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>Editable</title></head>
@@ -402,7 +393,7 @@ func rtEditableSite(n int) http.Handler {
 <p id="ed2" contenteditable="plaintext-only">`+field+`</p>
 <x-ced id="ed3" contenteditable="true"></x-ced>
 <div id="note" contenteditable="true" style="width: 200px; height: 30px">note</div>
-`+status.String()+`
+`+status+`
 <script>
 customElements.define('x-ced', class extends HTMLElement {
   connectedCallback() {
@@ -443,13 +434,7 @@ await dom.on(body, 'input', report);`}}
 		}
 	}
 	t.Logf("the page's probe: %v", e2etest.Eval[[]string](tab, `window.probe`))
-	var all string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		all = h.storedString(rxs[0], "read")
-		if strings.Contains(all, `["keyup","k",`) || time.Now().After(deadline) {
-			break
-		}
-	}
+	all := h.waitStored(rxs[0], "read", `["keyup","k",`, 10*time.Second)
 	t.Logf("events: %s", head(all, 1500))
 	if !strings.Contains(all, `["keydown","k",`) {
 		t.Fatalf("the listener did not see the note's key (the case proves nothing): %s", all)
@@ -500,10 +485,7 @@ func rtRevealSite(n int) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		var status strings.Builder
-		for i := range n {
-			fmt.Fprintf(&status, "<p class=st id=s-%d></p>\n", i)
-		}
+		status := statusParagraphs(n)
 		htmlPage(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>Sign in</title></head>
 <body><h1>Sign in</h1>
@@ -513,7 +495,7 @@ func rtRevealSite(n int) http.Handler {
 <input id="pw3" type="password" placeholder="Passwort">
 <input id="plain" name="nickname">
 </form>
-`+status.String()+`
+`+status+`
 <script>
 // The site shows its password fields as text by default, before its load.
 for (const id of ['pw1', 'pw2']) document.getElementById(id).type = 'text';
@@ -547,13 +529,7 @@ func TestRedteamRevealedBeforeLoadStaySecret(t *testing.T) {
 	if strings.Contains(v, "hun") {
 		t.Errorf("the remixlet read the typed password: %q\n%s", v, h.diagnose(rxs[0]))
 	}
-	var all string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		all = h.storedString(rxs[1], "keys")
-		if strings.Contains(all, `["input","-","k"]`) || time.Now().After(deadline) {
-			break
-		}
-	}
+	all := h.waitStored(rxs[1], "keys", `["input","-","k"]`, 10*time.Second)
 	if !strings.Contains(all, `["keydown","k",`) || !strings.Contains(all, `["input","-","k"]`) {
 		t.Fatalf("the listener did not see the plain field's key and input (the case proves nothing): %s", all)
 	}
@@ -626,5 +602,27 @@ await rmx.storage.set('after', String(n));`}}
 	}
 	if after <= n {
 		t.Errorf("the keep's check ran %d times by the end, %d when the typing ended: page changes after the typing were not reported", after, n)
+	}
+}
+
+// statusParagraphs are the status elements of n hostile cases (hostileWrapper writes "done" into
+// its own when its attempt is over).
+func statusParagraphs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "<p class=st id=s-%d></p>\n", i)
+	}
+	return b.String()
+}
+
+// waitStored waits until the string rx stored under key contains want (or d has passed) and
+// returns it.
+func (h *hostileWorld) waitStored(rx store.Remixlet, key, want string, d time.Duration) string {
+	var v string
+	for deadline := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
+		v = h.storedString(rx, key)
+		if strings.Contains(v, want) || time.Now().After(deadline) {
+			return v
+		}
 	}
 }

@@ -3,10 +3,11 @@ package rewrite
 import (
 	"encoding/json"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/internal/jslist"
 )
 
 // fieldSelectorCases are the selectors both sides must decide the same way
@@ -65,15 +66,11 @@ func TestFieldSelectorListsMatchThePageAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(name string) []string {
-		m := regexp.MustCompile(`(?s)var ` + name + ` = (?:allowed\()?\[(.*?)\]`).FindSubmatch(src)
-		if m == nil {
+		l, ok := jslist.Read(src, name)
+		if !ok {
 			t.Fatalf("rx_policy.js has no %s", name)
 		}
-		var out []string
-		for _, q := range regexp.MustCompile(`'([^']*)'`).FindAllSubmatch(m[1], -1) {
-			out = append(out, string(q[1]))
-		}
-		return out
+		return l
 	}
 	keys := func(m map[string]bool) []string {
 		var out []string

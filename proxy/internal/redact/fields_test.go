@@ -2,10 +2,11 @@ package redact
 
 import (
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/internal/jslist"
 )
 
 func TestRedactNamedSecretInputsByStructure(t *testing.T) {
@@ -49,15 +50,11 @@ func TestSecretFieldListsMatchThePageAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(name string) []string {
-		m := regexp.MustCompile(`(?s)var ` + name + ` = (?:allowed\()?\[(.*?)\]`).FindSubmatch(src)
-		if m == nil {
+		l, ok := jslist.Read(src, name)
+		if !ok {
 			t.Fatalf("rx_policy.js has no %s", name)
 		}
-		var out []string
-		for _, q := range regexp.MustCompile(`'([^']*)'`).FindAllSubmatch(m[1], -1) {
-			out = append(out, string(q[1]))
-		}
-		return out
+		return l
 	}
 	for _, c := range []struct {
 		js  string
