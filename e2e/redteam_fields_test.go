@@ -557,7 +557,11 @@ await dom.query('body'); // starts the page-change reports
 await dom.waitFor('#go', { timeout: 60000 });
 await rmx.storage.set('read', String(n));
 await dom.waitFor('#go2', { timeout: 60000 });
-await rmx.storage.set('after', String(n));`}}
+await rmx.storage.set('after', String(n));
+const rect = async () => { try { return String((await dom.rect(await dom.query('#user'))).width); } catch (e) { return 'refused'; } };
+await rmx.storage.set('rect1', await rect());
+await dom.waitFor('#go3', { timeout: 60000 });
+await rmx.storage.set('rect2', await rect());`}}
 	rxs := h.addPolicy(c, "https://fields.test/mirror*")
 	tab := h.tab
 	tab.Navigate("https://fields.test/mirror")
@@ -588,8 +592,17 @@ await rmx.storage.set('after', String(n));`}}
 	// After the typing the keep runs again on page changes (the marks the test adds).
 	time.Sleep(2 * time.Second)
 	e2etest.Eval[any](tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`)
+	// While the password field holds what was typed, the page's mirrors make layout reads
+	// refused; once the person (or the page) empties it, they are allowed again.
+	if r := h.waitStored(rxs[0], "rect1", "", 20*time.Second); r != "refused" {
+		t.Errorf("dom.rect while the mirrored password is in its field: %q, want refused", r)
+	}
+	e2etest.Eval[any](tab, `document.getElementById('pw').value = ''; document.getElementById('card').value = ''; document.body.append(Object.assign(document.createElement('i'), { id: 'go3' }))`)
 	if err := waitTrue(tab, 30*time.Second, `document.getElementById('s-0').textContent === 'done'`); err != nil {
 		t.Fatalf("the remixlet did not finish: %v\n%s", err, h.diagnose(rxs[0]))
+	}
+	if r := h.storedString(rxs[0], "rect2"); r != "150" {
+		t.Errorf("dom.rect after the fields were emptied: %q, want 150 (the page's width of #user)", r)
 	}
 	var after int
 	fmt.Sscan(h.storedString(rxs[0], "after"), &after)
@@ -615,13 +628,13 @@ func statusParagraphs(n int) string {
 	return b.String()
 }
 
-// waitStored waits until the string rx stored under key contains want (or d has passed) and
-// returns it.
+// waitStored waits until the string rx stored under key contains want (is not empty, when want
+// is "") or d has passed, and returns it.
 func (h *hostileWorld) waitStored(rx store.Remixlet, key, want string, d time.Duration) string {
 	var v string
 	for deadline := time.Now().Add(d); ; time.Sleep(100 * time.Millisecond) {
 		v = h.storedString(rx, key)
-		if strings.Contains(v, want) || time.Now().After(deadline) {
+		if v != "" && strings.Contains(v, want) || time.Now().After(deadline) {
 			return v
 		}
 	}

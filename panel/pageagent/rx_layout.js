@@ -45,7 +45,7 @@ function checkLayoutReadable(what) {
     refuse('this browser cannot read computed styles here');
   }
   flushMirrors();
-  if (mirrorSeen) {
+  if (mirrorSeen && secretHeld()) {
     refuse(what + ' is refused on this page: it copies what is typed into a password (or other secret) field into its elements, so sizes and styles could tell it');
   }
   if (sizedByContent()) {

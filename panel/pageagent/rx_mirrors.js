@@ -15,8 +15,10 @@
 //   - no selector of dom.query, dom.queryAll or dom.waitFor may test a mirror's name, even for
 //     presence (fieldSelectorProblem, rx_policy.js); the stylesheets' static rule already
 //     refuses comparing the value of attributes outside comparableAttrs;
-//   - dom.rect and dom.style are refused on the page from the first mirror on: the page's own
-//     styles may size or move anything after it (a floating label, a meter's width);
+//   - dom.rect and dom.style are refused from the first mirror on while a sensitive field of the
+//     page holds a value: the page's own styles may size or move anything after a mirror (a
+//     floating label, a meter's width); once the fields are empty or gone (a single-page app
+//     past its sign-in) they are allowed again;
 //   - a clone carries its source's mirrors (carryPasswords);
 //   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges);
 //   - dom.text leaves out the text of the elements whose text or children the page changed while
@@ -217,6 +219,24 @@ function isMirror(el, name) {
     return true;
   }
   return isSensitive(el) && !comparableAttr(name) || holdsTypedSecret(attrOf(el, name));
+}
+
+// secretHeld reports whether a sensitive field of the page (or of an open shadow root in it)
+// holds a value now.
+function secretHeld() {
+  var held = false;
+  eachField(doc, function (f) {
+    if (!isSensitive(f)) {
+      return false;
+    }
+    try {
+      held = '' + apply(localName(f) === 'input' ? inputValue : textareaValue, f, []) !== '';
+    } catch (e) {
+      held = true; // unknown: hold
+    }
+    return held;
+  }, 0);
+  return held;
 }
 
 // holdsTypedSecret reports whether v (an attribute value) holds what is in a sensitive field
