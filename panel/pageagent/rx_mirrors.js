@@ -30,6 +30,7 @@
 
 var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
 var recordType = getter(proto(win.MutationRecord), 'type');
+var eventTypeOf = getter(proto(win.Event), 'type');
 var recordAddedNodes = getter(proto(win.MutationRecord), 'addedNodes');
 // MAX_TEXT_MIRROR_LEN bounds the text of an element taken as a text mirror: a strength meter, a
 // counter or a preview is short; a container (the body) that merely got a child in the same
@@ -66,7 +67,7 @@ function noteSecretTyping(ev) {
   if (!secret && path.length > 0) {
     var type = '';
     try {
-      type = '' + ev.type;
+      type = '' + apply(eventTypeOf, ev, []);
     } catch (e) { /* not an event */ }
     secret = (type === 'input' || type === 'change') && secretEvent(path);
   }
