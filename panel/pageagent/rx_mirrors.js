@@ -249,21 +249,42 @@ function holdsTypedSecret(v) {
   if (!secretTyped || typeof v !== 'string' || v === '') {
     return false;
   }
-  var found = false;
-  eachField(doc, function (f) {
-    if (!isSensitive(f)) {
-      return false;
-    }
+  var fields = sensitiveFields();
+  var i;
+  for (i = 0; i < fields.length; i++) {
     var s = '';
     try {
-      s = '' + apply(localName(f) === 'input' ? inputValue : textareaValue, f, []);
+      s = '' + apply(localName(fields[i]) === 'input' ? inputValue : textareaValue, fields[i], []);
     } catch (e) {
-      return false;
+      continue;
     }
-    found = s !== '' && (s.length >= 3 && contains(v, s) || v.length <= s.length && apply(strSlice, s, [0, v.length]) === v);
-    return found;
-  }, 0);
-  return found;
+    if (s !== '' && (s.length >= 3 && contains(v, s) || v.length <= s.length && apply(strSlice, s, [0, v.length]) === v)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// sensitiveFields lists the sensitive fields of the page and its open shadow roots, found again
+// at most every SENSITIVE_FIELDS_MS (a remixlet reading a thousand attributes walks the page
+// once, not a thousand times); their values are read fresh by the caller.
+var SENSITIVE_FIELDS_MS = 250;
+var sensitiveFieldsAt = -1;
+var sensitiveFieldsList = null;
+function sensitiveFields() {
+  var now = apply(dateNow, null, []);
+  if (sensitiveFieldsList === null || now - sensitiveFieldsAt > SENSITIVE_FIELDS_MS || now < sensitiveFieldsAt) {
+    var out = list();
+    eachField(doc, function (f) {
+      if (isSensitive(f)) {
+        put(out, out.length, f);
+      }
+      return false;
+    }, 0);
+    sensitiveFieldsList = out;
+    sensitiveFieldsAt = now;
+  }
+  return sensitiveFieldsList;
 }
 
 // carryMirrors gives copy (a clone of src) src's mirrors.
