@@ -31,6 +31,7 @@ func TestRedactNamedSecretInputsByStructure(t *testing.T) {
 		{"a passport number keeps its value", `<input name="passport" value="X123">`, `<input name="passport" value="X123">`},
 		{"inline mask", `<input name="pin" style="color: red; -webkit-text-security: disc" value="8642">`, `<input name="pin" style="color: red; -webkit-text-security: disc" value="[redacted: password]">`},
 		{"inline mask important", `<input style="text-security:square !important" value="8642">`, `<input style="text-security:square !important" value="[redacted: password]">`},
+		{"a password's data-value copy", `<input type="password" data-value="hunter2" data-len="7" value="">`, `<input type="password" data-value="[redacted: password]" data-len="[redacted: password]" value="">`},
 		{"inline unmask keeps its value", `<input name="pin" style="-webkit-text-security: none" value="8642">`, `<input name="pin" style="-webkit-text-security: none" value="8642">`},
 	}
 	for _, tt := range tests {
