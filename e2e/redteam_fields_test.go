@@ -186,6 +186,23 @@ pw.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() 
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
+		case "/styled":
+			htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title>
+<style>
+/* A floating label, and a field marked while too short: the page's own styles follow the typing. */
+.fl { position: relative; display: block; width: 200px; height: 40px }
+.fl label { position: absolute; left: 4px; top: 2px; font-size: 10px }
+.fl input:placeholder-shown + label { top: 14px; font-size: 14px }
+#pw:invalid { outline: 3px solid red }
+</style></head>
+<body><h1>Sign in</h1>
+<form id="form" action="/login" onsubmit="return false">
+<span class="fl"><input id="pw" type="password" placeholder=" " minlength="8"><label id="lbl" for="pw">Password</label></span>
+</form>
+`+status(1)+`
+<script>document.body.dataset.pageScript = 'ran';</script>
+</body></html>`)
 		case "/shadow":
 			htmlPage(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>Sign in</title></head>
@@ -637,5 +654,38 @@ func (h *hostileWorld) waitStored(rx store.Remixlet, key, want string, d time.Du
 		if v != "" && strings.Contains(v, want) || time.Now().After(deadline) {
 			return v
 		}
+	}
+}
+
+// TestRedteamPageStylesTellRemixletsNothing: the page's own styles follow what is typed (a
+// floating label on :placeholder-shown, an outline on :invalid with minlength): a remixlet's
+// layout reads do not tell before from after.
+func TestRedteamPageStylesTellRemixletsNothing(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": rtFieldsSite(0, 0), "witness.test": wit})
+	c := []policyCase{{name: "measure the page's own field styles", body: `const m = async () => {
+  const out = [];
+  try { out.push((await dom.rect(await dom.query('#lbl'))).y); } catch (e) { out.push('refused'); }
+  try { out.push(await dom.style(await dom.query('#pw'), 'outline-width')); } catch (e) { out.push('refused'); }
+  try { out.push(await dom.style(await dom.query('#lbl'), 'font-size')); } catch (e) { out.push('refused'); }
+  return out.join(',');
+};
+const before = await m();
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify([before, await m()]));`}}
+	rxs := h.addPolicy(c, "https://fields.test/styled*")
+	h.rtFieldsRun("https://fields.test/styled", c, rxs, [][2]string{{`document.getElementById('pw').focus()`, "hunt"}},
+		`document.getElementById('pw').value === 'hunt' && document.getElementById('pw').matches(':invalid')`)
+	v := h.storedString(rxs[0], "read")
+	t.Logf("before and after: %s", v)
+	var m []string
+	if err := json.Unmarshal([]byte(v), &m); err != nil || len(m) != 2 {
+		t.Fatalf("the remixlet stored %q\n%s", v, h.diagnose(rxs[0]))
+	}
+	if strings.Contains(m[0], "refused") {
+		t.Errorf("layout reads were refused before anything was typed: %q", m[0])
+	}
+	if m[1] != m[0] && m[1] != "refused,refused,refused" {
+		t.Errorf("before typing %q, after %q: the page's own styles told the remixlet the field was filled and too short", m[0], m[1])
 	}
 }

@@ -44,12 +44,18 @@ function checkLayoutReadable(what) {
   if (typeof getComputedStyleFn !== 'function' || !getPropertyValue) {
     refuse('this browser cannot read computed styles here');
   }
-  flushMirrors();
-  if (mirrorSeen && secretHeld()) {
-    refuse(what + ' is refused on this page: it copies what is typed into a password (or other secret) field into its elements, so sizes and styles could tell it');
-  }
   if (sizedByContent()) {
     refuse(what + ' is refused on this page: a password field here is sized by its content (field-sizing: content), so sizes would tell its length');
+  }
+  // Once a secret was typed, and while a sensitive field holds a value, the page's own styles
+  // may follow it anywhere: a floating label on :placeholder-shown, an outline on :invalid with
+  // minlength or pattern, a strength meter's width, a copy in an attribute its rules test
+  // (rx_mirrors.js). Which of them a page has cannot be told cheaply (cross-origin sheets cannot
+  // even be read), so layout is not read then; once the fields are empty or gone it is again. A
+  // value the page itself put there, untouched, changes nothing in its layout while a remixlet
+  // looks (red-team pass 6c).
+  if (secretTyped && secretHeld()) {
+    refuse(what + ' is refused on this page while a password (or other secret) field holds what was typed: the page\'s styles may follow it');
   }
 }
 

@@ -15,10 +15,8 @@
 //   - no selector of dom.query, dom.queryAll or dom.waitFor may test a mirror's name, even for
 //     presence (fieldSelectorProblem, rx_policy.js); the stylesheets' static rule already
 //     refuses comparing the value of attributes outside comparableAttrs;
-//   - dom.rect and dom.style are refused from the first mirror on while a sensitive field of the
-//     page holds a value: the page's own styles may size or move anything after a mirror (a
-//     floating label, a meter's width); once the fields are empty or gone (a single-page app
-//     past its sign-in) they are allowed again;
+//   - (dom.rect and dom.style are refused while a sensitive field holds a value, mirror or not:
+//     rx_layout.js checkLayoutReadable);
 //   - a clone carries its source's mirrors (carryPasswords);
 //   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges);
 //   - dom.text leaves out the text of the elements whose text or children the page changed while
@@ -41,7 +39,6 @@ var MAX_TEXT_MIRRORS = 256; // past it every text read is blank (textMirrorsFull
 var textMirrorsFull = false;
 var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mirrored a secret into
 var mirrorNames = dict();            // every such attribute name, for the selector check
-var mirrorSeen = false;              // the page mirrored a secret at least once
 var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
 var mirrorWindow = 0; // the timer that ends the current watch (0: none)
@@ -155,7 +152,6 @@ function noteMirrors(records) {
       }
       set[name] = true;
       mirrorNames[name] = true;
-      mirrorSeen = true;
     } catch (e) { /* not a record */ }
   }
 }
@@ -166,7 +162,6 @@ function noteTextMirror(el) {
   if (!el || nodeType(el) !== 1 || isPageFrame(el) || ('' + apply(getTextContent, el, [])).length > MAX_TEXT_MIRROR_LEN) {
     return;
   }
-  mirrorSeen = true;
   var i;
   for (i = 0; i < textMirrors.length; i++) {
     if (textMirrors[i] === el) {
