@@ -61,17 +61,7 @@ func TestFieldSelectorRulesInStylesheets(t *testing.T) {
 
 // TestFieldSelectorListsMatchThePageAgent: the page agent's lists (rx_policy.js) are the Go ones.
 func TestFieldSelectorListsMatchThePageAgent(t *testing.T) {
-	src, err := os.ReadFile("../panel/pageagent/rx_policy.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) []string {
-		l, ok := jslist.Read(src, name)
-		if !ok {
-			t.Fatalf("rx_policy.js has no %s", name)
-		}
-		return l
-	}
+	read := jslist.FileReader(t, "../panel/pageagent/rx_policy.js")
 	keys := func(m map[string]bool) []string {
 		var out []string
 		for k := range m {

@@ -3,7 +3,11 @@
 // same. It is used by tests only and never reaches the binary's data flow.
 package jslist
 
-import "regexp"
+import (
+	"os"
+	"regexp"
+	"testing"
+)
 
 var quoted = regexp.MustCompile(`'([^']*)'`)
 
@@ -18,4 +22,22 @@ func Read(src []byte, name string) (items []string, ok bool) {
 		items = append(items, string(q[1]))
 	}
 	return items, true
+}
+
+// FileReader returns a function that reads the named lists of the page agent's file at path,
+// failing t when the file cannot be read or declares no such list.
+func FileReader(t testing.TB, path string) func(name string) []string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading the page agent's lists: %v", err)
+	}
+	return func(name string) []string {
+		t.Helper()
+		l, ok := Read(src, name)
+		if !ok {
+			t.Fatalf("%s has no list %s", path, name)
+		}
+		return l
+	}
 }

@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -46,17 +45,7 @@ func TestRedactNamedSecretInputsByStructure(t *testing.T) {
 // TestSecretFieldListsMatchThePageAgent: the Go lists and the page agent's (rx_policy.js) are
 // the same, so a field the page agent keeps from the model is not shown by the structural rule.
 func TestSecretFieldListsMatchThePageAgent(t *testing.T) {
-	src, err := os.ReadFile("../../../panel/pageagent/rx_policy.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) []string {
-		l, ok := jslist.Read(src, name)
-		if !ok {
-			t.Fatalf("rx_policy.js has no %s", name)
-		}
-		return l
-	}
+	read := jslist.FileReader(t, "../../../panel/pageagent/rx_policy.js")
 	for _, c := range []struct {
 		js  string
 		go_ []string
