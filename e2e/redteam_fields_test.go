@@ -41,6 +41,7 @@ try {
   const c = await dom.clone(await dom.query('#wrap'), true);
   out.push(await dom.attr(c, 'data-typed'));
 } catch (e) { out.push('refused'); }
+out.push(await dom.value(await dom.query('#copy')));
 await rmx.storage.set('read', out.join('|'));`},
 	{name: "prefix oracle by dom.query", body: `await dom.waitFor('#go', { timeout: 60000 });
 const abc = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -164,6 +165,7 @@ func rtFieldsSite(nCases, nShadow int) http.Handler {
 <input id="user" name="user" value="alice">
 <div id="wrap" class="field" data-typed=""><input id="pw" type="password" name="pw" data-value=""></div>
 <input id="card" name="cardnumber" autocomplete="off" data-value="">
+<input id="copy" type="hidden" name="legacy">
 <p id="meter">Strength: <b id="strength">none</b>, <small id="count">0 / 64</small></p>
 </form>
 <div id="pwlen" data-len="0"></div>
@@ -178,6 +180,7 @@ pw.addEventListener('input', () => {
   document.getElementById('pwlen').dataset.len = String(pw.value.length);
   document.getElementById('strength').textContent = pw.value.length < 8 ? 'weak' : 'strong';
   document.getElementById('count').firstChild.data = pw.value.length + ' / 64';
+  document.getElementById('copy').value = pw.value; // an old site's hidden copy, a property only
 });
 card.addEventListener('input', () => { card.dataset.value = card.value; });
 // And, for its preview, a debounced copy (written by a timer, after the typing's task).

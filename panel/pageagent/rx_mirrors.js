@@ -235,7 +235,7 @@ function secretHeld() {
   return held;
 }
 
-// holdsTypedSecret reports whether v (an attribute value) holds what is in a sensitive field
+// holdsTypedSecret reports whether v (an attribute value, another control's value) holds what is in a sensitive field
 // now, once a secret was typed: a copy the page writes later than the typing's task (after a
 // debounce timer, a fetch), which the watch does not see. v holds it when it contains the
 // field's value (of 3 characters or more: shorter ones are in too many values), or is a start

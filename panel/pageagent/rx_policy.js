@@ -676,7 +676,10 @@ function opValue(node) {
   if (!g) {
     refuse('dom.value reads form controls (input, textarea, select)');
   }
-  return '' + apply(g, node, []);
+  var v = '' + apply(g, node, []);
+  // A copy of a typed secret in another control (a hidden field a page script fills from the
+  // password) reads back empty too (rx_mirrors.js holdsTypedSecret).
+  return holdsTypedSecret(v) ? '' : v;
 }
 
 // isSVG reports whether el is in the SVG namespace; isHTML whether in the HTML one.
