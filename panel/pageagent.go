@@ -36,6 +36,7 @@ var agentParts = []string{
 	"rx_run.js",
 	"rx_handles.js",
 	"rx_policy.js",
+	"rx_mirrors.js", // attributes the page copies a typed secret into
 	"rx_addresses.js",
 	"rx_styles.js",
 	"rx_events.js",

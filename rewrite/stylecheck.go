@@ -556,6 +556,10 @@ var checkedFieldState = map[string]bool{
 	"placeholder-shown": true, "valid": true, "invalid": true, "user-valid": true,
 	"user-invalid": true, "ui-valid": true, "ui-invalid": true, "in-range": true,
 	"out-of-range": true, "autofill": true, "blank": true,
+	// A custom element's states (:state(empty), :state(short)) are whatever its code says:
+	// a form-associated field in a closed shadow root reports its emptiness or validity by them
+	// to the light DOM (red-team pass 6c).
+	"state": true,
 }
 
 // selectorProblem checks the selector tokens [i, j) for tests of field contents: an attribute
@@ -565,14 +569,16 @@ func (c *styleChecker) selectorProblem(i, j int) (int, string) {
 	for k := i; k < j; k++ {
 		switch t := c.toks[k]; t.tt {
 		case css.LeftBracketToken:
-			if at, name := c.attributeName(k); strings.EqualFold(name, "value") {
-				return at, "selectors may not test the value attribute (it mirrors what is typed into fields, passwords included); select by class, id or another attribute"
+			if at, name := c.attributeName(k); name != "" || at == k {
+				if reason := c.mirrorProblem(k, at, name); reason != "" {
+					return at, reason
+				}
 			}
 		case css.ColonToken:
 			n := c.nextSignificant(k+1, j)
-			if n < j && c.toks[n].tt == css.IdentToken {
-				name := strings.ToLower(decodeCSSName(c.toks[n].raw))
-				if checkedFieldState[stripVendor(name)] {
+			if n < j && (c.toks[n].tt == css.IdentToken || c.toks[n].tt == css.FunctionToken || c.toks[n].tt == css.CustomPropertyNameToken) {
+				name := strings.ToLower(decodeCSSName(bytes.TrimSuffix(c.toks[n].raw, []byte("("))))
+				if checkedFieldState[stripVendor(name)] || strings.HasPrefix(name, "--") { // :--x, the older spelling of :state(x)
 					return n, fmt.Sprintf(":%s is refused in a remixlet stylesheet: it tests what is typed into a field (a password's length or content could be read back)", name)
 				}
 			}

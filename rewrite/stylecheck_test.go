@@ -16,7 +16,7 @@ func styleHosts(host string) bool {
 const benignCSS = `/* Remixlet: tidy the feed */
 @charset-free;
 :root { --accent: #0a7; --gap: calc(1rem + 2px); --shadow: 0 1px 2px rgb(0 0 0 / 20%); }
-.promoted, [data-ad="true"], article:has(> .sponsored) { display: none !important; }
+.promoted, [data-ad], [data-testid="ad"], [aria-label^="Sponsored"], a[href*="utm_"], article:has(> .sponsored) { display: none !important; }
 .feed > li:not(:first-child):nth-child(2n+1) { margin-block: var(--gap, 8px); }
 .card {
   background: linear-gradient(to right, hsl(210 40% 96%), oklch(70% 0.1 200)) , url(https://cdn.example.com/bg.png) no-repeat;
@@ -502,6 +502,24 @@ func TestCheckStylesheetFieldContents(t *testing.T) {
 		{"text-security escaped", `#pin{-webkit-text-s\65 curity:none}`, "text-security"},
 		{"all resets the mask", `#pin{all:unset;width:11px}`, "property all"},
 		{"all escaped", `#pin{\61 ll:revert}`, "property all"},
+		// A page's own copy of what is typed (red-team pass 6c).
+		{"mirror prefix", `#pw[data-value^="h"]{width:11px}`, "compare the value of attribute data-value"},
+		{"mirror suffix", `[data-typed$=a]{width:11px}`, "attribute data-typed"},
+		{"mirror substring", `[data-typed*=a]{width:11px}`, "attribute data-typed"},
+		{"mirror exact length", `#pwlen[data-len="7"]{width:11px}`, "attribute data-len"},
+		{"mirror word", `[data-x~=a]{width:11px}`, "attribute data-x"},
+		{"mirror dash", `[data-x|=a]{width:11px}`, "attribute data-x"},
+		{"mirror case flag", `[data-x="a" i]{width:11px}`, "attribute data-x"},
+		{"mirror namespaced", `[*|data-x^=a]{width:11px}`, "attribute data-x"},
+		{"mirror escaped name", `[d\61ta-x^=a]{width:11px}`, "attribute data-x"},
+		{"mirror spaced", `[ data-x ^= a ]{width:11px}`, "attribute data-x"},
+		{"mirror commented", `[data-x/**/^=a]{width:11px}`, "attribute data-x"},
+		{"mirror in has", `form:has([data-typed^=h]) #user{width:11px}`, "attribute data-typed"},
+		{"mirror in is", `#user:is(form:has(#card[data-v^="4"]) *){width:11px}`, "attribute data-v"},
+		{"strength meter", `[aria-valuenow="3"]{width:11px}`, "attribute aria-valuenow"},
+		{"inline style mirror", `[style*="width: 70%"]{width:11px}`, "attribute style"},
+		{"custom state", `x-pin:state(empty){width:11px}`, ":state"},
+		{"custom state legacy", `x-pin:--empty{width:11px}`, ":--empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -518,7 +536,8 @@ func TestCheckStylesheetFieldContents(t *testing.T) {
 			}
 		})
 	}
-	for _, css := range []string{`[data-x=value]{width:1px}`, `[data-value]{width:1px}`, `.value{width:1px}`,
+	for _, css := range []string{`[data-x]{width:1px}`, `[data-value]{width:1px}`, `[data-testid="x"]{width:1px}`,
+		`a[href^="https://"]{color:red}`, `[class*="ad-"]{display:none}`, `[aria-expanded=true]{color:red}`, `[ data-x ]{width:1px}`, `.value{width:1px}`,
 		`input[type=password]{width:1px}`, `input::placeholder{color:red}`, `input:focus{outline:0}`,
 		`a:hover{color:red}`, `@media (orientation:landscape){a{color:red}}`, `a{content:"[value]"}`} {
 		if clean, probs := CheckStylesheet([]byte(css), styleHosts); len(probs) != 0 || string(clean) != css {

@@ -63,9 +63,9 @@ interface Rect {
 interface DOMEventData {
   type: string;
   target: Handle | null;
-  /** The key (keydown, keyup); "" when typed into a password or other secret field (autocomplete one-time-code, cc-*), also inside a shadow root, or into an element that may hide a closed shadow root (a custom element, a div …). */
+  /** The key (keydown, keyup). Events of a password or other secret field (autocomplete one-time-code, cc-*, a field called a password, card number or code, a masked one), also inside a shadow root, or of an element that may hide a closed shadow root (a custom element, a div …, an editable one without the caret in it) are not delivered at all. */
   key?: string;
-  /** The field's value (input, change); "" in the same cases as key. */
+  /** The field's value (input, change). */
   value?: string;
 }
 
@@ -127,7 +127,14 @@ interface KeepSpec {
 
 /** Page content, through the page agent, under the page policy. */
 declare namespace dom {
-  /** The first element matching a CSS selector, or null. Example: `const h = await dom.query("h1")` */
+  /**
+   * The first element matching a CSS selector, or null. Refused: CSS escapes and comments, the value
+   * attribute, field-state pseudo-classes (:placeholder-shown, :valid, :invalid, :autofill, :state() …), and
+   * comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not
+   * aria-value*), data-testid and a few more ([data-x] tests presence and is fine; read the value with dom.attr),
+   * or any test of an attribute the page writes while a password is typed.
+   * Example: `const h = await dom.query("h1")`
+   */
   function query(selector: string, within?: Handle): Promise<Handle | null>;
   /** Every element matching a CSS selector. Example: `for (const el of await dom.queryAll(".ad")) await dom.hide(el)` */
   function queryAll(selector: string, within?: Handle): Promise<Handle[]>;
@@ -140,13 +147,13 @@ declare namespace dom {
    * Example: `const feed = await dom.waitFor("#feed .post", { timeout: 5000 })`
    */
   function waitFor(selector: string, options?: { timeout?: number }): Promise<Handle>;
-  /** The element's text content. Example: `const t = await dom.text(h)` */
+  /** The element's text content (without the text the page writes while a password is typed: a strength meter, a counter). Example: `const t = await dom.text(h)` */
   function text(el: Handle): Promise<string>;
-  /** An attribute's value, or null. Example: `const href = await dom.attr(link, "href")` */
+  /** An attribute's value, or null ("" for an attribute the page copies a typed password into, and for a password field's attributes other than id, class, name, type and the like). Example: `const href = await dom.attr(link, "href")` */
   function attr(el: Handle, name: string): Promise<string | null>;
   /** A form control's current value (always "" for password fields and fields the page marks secret with autocomplete one-time-code or cc-*). Example: `const q = await dom.value(input)` */
   function value(el: Handle): Promise<string>;
-  /** The element's box in viewport pixels (refused on a page whose password field is sized by its text, field-sizing: content). Example: `const { width } = await dom.rect(h)` */
+  /** The element's box in viewport pixels (refused on a page whose password field is sized by its text, field-sizing: content, and on a page that writes into its elements while a password is typed). Example: `const { width } = await dom.rect(h)` */
   function rect(el: Handle): Promise<Rect>;
   /** A computed style property (password fields too; never their value; refused where dom.rect is). Example: `const c = await dom.style(h, "color")` */
   function style(el: Handle, property: string): Promise<string>;
@@ -197,7 +204,7 @@ declare namespace dom {
   function focus(el: Handle): Promise<void>;
   /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
   function scrollIntoView(el: Handle): Promise<void>;
-  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill ...; no field-sizing, -webkit-text-security or all; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
+  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill, :state() ..., none comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not aria-value*), data-testid and a few more; no field-sizing, -webkit-text-security or all; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
   function addStyle(css: string): Promise<void>;
   /** Replaces the element's content with HTML parsed inert in the page; only dom.create's elements and dom.setAttr's attributes are kept (no on*, style, script, iframe, svg use/animate/foreignObject, math; addresses checked as for setAttr); the rest is left out. It answers with a description of each part left out (also written to the log). Prefer dom.create. Example: `const leftOut = await dom.setHTML(h, "<b>Sale</b> ends <a href='/sale'>today</a>")` */
   function setHTML(el: Handle, html: string): Promise<string[]>;

@@ -1,5 +1,5 @@
-// dom.on: a remixlet's listeners, and what an event may tell it (no keys or values of password
-// fields).
+// dom.on: a remixlet's listeners, and what an event may tell it (nothing of password fields:
+// their events are not delivered at all).
 
 var MAX_LISTENERS = 1000;
 var EVENTS = dict();
@@ -28,26 +28,28 @@ function opOn(t, node, type, listener) {
   t.listeners = t.listeners + 1;
   var rx = t.rx;
   var fn = function (ev) {
+    var path = eventPath(ev);
+    var target = path.length > 0 ? path[0] : null;
+    if (secretEvent(path)) {
+      // Not even a blank event: the number of key and input events of a password field is
+      // its length, their times its rhythm (red-team pass 6c).
+      return;
+    }
     var data = dict();
     data.type = type;
     data.target = handleFor(t, node);
-    var path = eventPath(ev);
-    var target = path.length > 0 ? path[0] : null;
-    var secret = secretEvent(path);
     if (keyOf && (type === 'keydown' || type === 'keyup')) {
       try {
-        data.key = secret ? '' : '' + apply(keyOf, ev, []);
+        data.key = '' + apply(keyOf, ev, []);
       } catch (e) { /* not a keyboard event */ }
     }
-    if (target !== null && !secret) {
+    if (target !== null) {
       var n = localName(target);
       if (n === 'input' || n === 'textarea' || n === 'select') {
         try {
           data.value = opValue(target);
         } catch (e) { /* no value */ }
       }
-    } else if (secret) {
-      data.value = '';
     }
     if (apply(mapGet, tables, [rx]) !== t) {
       return; // released
@@ -104,10 +106,10 @@ var SHADOW_HOSTS = dict();
     SHADOW_HOSTS[names[i]] = true;
   }
 })();
-// secretEvent reports whether an event's key or value must be withheld: a password (or other
+// secretEvent reports whether an event must be withheld: a password (or other
 // sensitive) field is on its path, or its real target may host a closed shadow root, whose
-// inside (a password field, maybe) this document cannot see. Body, editable elements and
-// elements that can host no shadow root are seen as they are.
+// inside (a password field, maybe) this document cannot see. Body, elements that can host no
+// shadow root and editable elements with the caret in their own content are seen as they are.
 function secretEvent(path) {
   var i;
   for (i = 0; i < path.length; i++) {
@@ -125,9 +127,25 @@ function secretEvent(path) {
   }
   try {
     if ((openShadowRoot && apply(openShadowRoot, el, []) !== null) ||
-        (contentEditable && apply(contentEditable, el, []) === true)) {
+        (contentEditable && apply(contentEditable, el, []) === true && caretIn(el))) {
       return false;
     }
   } catch (e) { /* unknown: withhold */ }
   return true;
+}
+var getSelectionFn = win.getSelection;
+var selectionFocusNode = getter(proto(win.Selection), 'focusNode');
+var nodeContains = win.Node && win.Node.prototype.contains;
+// caretIn reports whether the document's selection (the caret) is in el's own content. An
+// editable element may also host a closed shadow root (a declarative one even on a div, or a
+// custom element's): a key typed into a field inside it targets the host as far as this document
+// sees, and the selection is then reported at the host's parent, outside el; a key typed into el
+// itself has the caret inside el (red-team pass 6c, OPEN-ITEMS 31).
+function caretIn(el) {
+  if (typeof getSelectionFn !== 'function' || !selectionFocusNode || !nodeContains) {
+    return false;
+  }
+  var sel = apply(getSelectionFn, win, []);
+  var n = sel ? apply(selectionFocusNode, sel, []) : null;
+  return !!n && apply(nodeContains, el, [n]) === true;
 }

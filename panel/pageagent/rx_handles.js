@@ -95,8 +95,9 @@ function opQuery(t, args, all) {
   var l = lower(sel);
   var within = arg(args, 1);
   var root = within === undefined || within === null ? null : element(t, within);
-  if (testsFieldContents(l) && (pageHasPassword() || (root && subtreeHasPassword(root)))) {
-    refuse('selectors that mention value or a field-state pseudo-class (or use CSS escapes or comments) are refused while the page has a password field');
+  var why = fieldSelectorProblem(sel);
+  if (why !== '') {
+    refuse(why);
   }
   var found;
   try {

@@ -305,6 +305,7 @@ function carryPasswords(src, copy, count) {
     if ((ln === 'input' || ln === 'textarea') && isSensitive(src)) {
       rememberPassword(copy);
     }
+    carryMirrors(src, copy);
   }
   var a = firstChild(src);
   var b = firstChild(copy);
@@ -351,12 +352,17 @@ function isSensitive(node) {
 // holds no "otp"). From Chromium's autofill heuristics (kCardNumberRe, kCardCvcRe), the
 // unambiguous part only: "pin" alone is a postcode in India, "code" alone a coupon. A field too
 // many is only read back empty and kept from the model; the Go side has the same lists
-// (proxy/internal/redact/fields.go, checked equal by its test).
+// (proxy/internal/redact/fields.go, checked equal by its test). Password names count too
+// (red-team pass 6c): a field called a password stays sensitive when the page shows it as text
+// (a "show password" default, or a type flipped before the reveal watch started), since what
+// the person types into it is still their password.
 var SECRET_FIELD_PHRASES = ['cardnumber', 'cardnum', 'cardno', 'ccnumber', 'ccnum', 'creditcardno',
   'kartennummer', 'numerodetarjeta', 'numerodecarte', 'numerocarta', 'securitycode', 'cardcode',
   'cardverification', 'cardpin', 'onetimecode', 'onetimepass', 'otpcode', 'verificationcode',
-  'smscode', 'mfacode', 'twofactorcode', 'authenticatorcode'];
-var SECRET_FIELD_CODES = allowed(['cvc', 'cvv', 'cvn', 'csc', 'ccv', 'cvd', 'cvc2', 'cvv2', 'otp', 'totp']);
+  'smscode', 'mfacode', 'twofactorcode', 'authenticatorcode', 'password', 'passwd', 'passwort', 'passcode',
+  'motdepasse', 'contrasena', 'wachtwoord'];
+var SECRET_FIELD_CODES = allowed(['cvc', 'cvv', 'cvn', 'csc', 'ccv', 'cvd', 'cvc2', 'cvv2', 'otp', 'totp', 'pwd',
+  'pass', 'pw']);
 // SECRET_FIELD_ATTRS are the attributes that name a field.
 var SECRET_FIELD_ATTRS = ['name', 'id', 'autocomplete', 'placeholder', 'aria-label'];
 
@@ -478,11 +484,6 @@ function isMasked(node, name) {
 function pageHasPassword() {
   return inputsHavePassword(apply(querySelectorAllDoc, doc, ['input,textarea']));
 }
-// subtreeHasPassword covers elements a remixlet still holds after they left the page (a
-// removed form keeps its password field, and a value selector run inside it would read it).
-function subtreeHasPassword(el) {
-  return isSensitive(el) || inputsHavePassword(apply(querySelectorAllEl, el, ['input,textarea']));
-}
 function inputsHavePassword(inputs) {
   var n = apply(nodeListLength, inputs, []);
   var i;
@@ -519,35 +520,123 @@ function loaderWritable(el, name) {
   return LOADER_WRITABLE[name] === true;
 }
 // FIELD_STATE are the pseudo-classes that depend on what is typed into a field (the
-// checkedFieldState of rewrite/stylecheck.go), as they appear in a lowercase selector.
+// checkedFieldState of rewrite/stylecheck.go), as they appear in a lowercase selector; ':--' is
+// the older spelling of a custom element's :state().
 var FIELD_STATE = [':placeholder-shown', ':valid', ':invalid', ':user-valid', ':user-invalid', 'ui-valid',
-  'ui-invalid', ':in-range', ':out-of-range', 'autofill', ':blank'];
-// testsFieldContents reports whether a lowercase selector could test a field's contents: it
-// mentions value, a FIELD_STATE pseudo-class, or uses an escape or a comment that could hide
-// one.
-function testsFieldContents(l) {
-  if (contains(l, 'value') || contains(l, '\\') || contains(l, '/*')) {
-    return true;
+  'ui-invalid', ':in-range', ':out-of-range', 'autofill', ':blank', ':state(', ':--'];
+// COMPARABLE_ATTRS are the attributes whose values a selector may compare (comparableAttrs in
+// rewrite/fieldselectors.go, checked equal by its test): pages copy what is typed into other
+// attributes (data-value, data-len), so comparing those would tell a secret's prefix or length.
+var COMPARABLE_ATTRS = allowed(['id', 'class', 'href', 'src', 'type', 'rel', 'role', 'lang', 'dir', 'name',
+  'for', 'target', 'title', 'alt', 'hreflang', 'media', 'method', 'action', 'slot', 'part', 'tabindex',
+  'colspan', 'rowspan', 'scope', 'datetime', 'itemprop', 'itemtype', 'download', 'accept', 'autocomplete',
+  'inputmode', 'enterkeyhint', 'contenteditable', 'draggable', 'hidden', 'disabled', 'checked', 'selected',
+  'open', 'required', 'readonly', 'multiple', 'placeholder', 'loading', 'data-testid', 'data-test-id',
+  'data-test', 'data-qa', 'data-cy']);
+// comparableAttr reports whether a selector may compare the value of attribute name (lowercase):
+// one of COMPARABLE_ATTRS, or an ARIA attribute other than aria-value* (a strength meter's
+// aria-valuenow follows the password).
+function comparableAttr(name) {
+  if (apply(strSlice, name, [0, 5]) === 'aria-') {
+    return apply(strSlice, name, [5, 10]) !== 'value';
+  }
+  return COMPARABLE_ATTRS[name] === true;
+}
+// fieldSelectorProblem says why a remixlet's selector (dom.query, dom.queryAll, dom.waitFor)
+// could test what is typed into a field, or returns '': the same rule as the stylesheets'
+// (rewrite/stylecheck.go selectorProblem, rewrite/fieldselectors.go) - an escape or comment
+// (either could hide the rest), the value attribute, a FIELD_STATE pseudo-class, comparing the
+// value of an attribute outside COMPARABLE_ATTRS - and, known only here, any test of an
+// attribute the page was seen copying a secret into (mirrorNames, rx_mirrors.js). On every
+// page: a field inside a shadow root (a closed one above all) cannot always be seen, but its
+// state can reach the light DOM (a form-associated element's :invalid, its host's mirror).
+function fieldSelectorProblem(sel) {
+  flushMirrors();
+  var l = lower(sel);
+  if (contains(l, '\\') || contains(l, '/*')) {
+    return 'CSS escapes and comments are refused in selectors';
   }
   var i;
   for (i = 0; i < FIELD_STATE.length; i++) {
     if (contains(l, FIELD_STATE[i])) {
-      return true;
+      return 'field-state pseudo-classes (' + FIELD_STATE[i] + ') are refused: they tell what is typed into a field';
     }
   }
-  return false;
+  var quote = 0;
+  for (i = 0; i < l.length; i++) {
+    var c = apply(charCodeAt, l, [i]);
+    if (quote !== 0) {
+      if (c === quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c === 34 || c === 39) {
+      quote = c;
+    } else if (c === 91) { // [
+      var why = attributeSelectorProblem(l, i + 1);
+      if (why !== '') {
+        return why;
+      }
+    }
+  }
+  return '';
+}
+function cssSpace(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
+}
+// attributeSelectorProblem checks the attribute selector whose text starts at l[at] (after [):
+// [name], [ns|name] or [*|name], then ] or a comparison.
+function attributeSelectorProblem(l, at) {
+  var j = at;
+  while (j < l.length && cssSpace(apply(charCodeAt, l, [j]))) {
+    j++;
+  }
+  var name = '';
+  var start = j;
+  for (; j < l.length; j++) {
+    var c = apply(charCodeAt, l, [j]);
+    if (c === 124 && apply(charCodeAt, l, [j + 1]) !== 61) { // | of a namespace, not |=
+      start = j + 1;
+      continue;
+    }
+    if (c === 42 && j === start && apply(charCodeAt, l, [j + 1]) === 124) { // * of *|
+      continue;
+    }
+    if (!(c >= 97 && c <= 122 || c >= 48 && c <= 57 || c === 45 || c === 95 || c >= 128)) {
+      break;
+    }
+  }
+  name = apply(strSlice, l, [start, j]);
+  while (j < l.length && cssSpace(apply(charCodeAt, l, [j]))) {
+    j++;
+  }
+  var compares = j < l.length && apply(charCodeAt, l, [j]) !== 93; // anything but ]
+  if (name === 'value') {
+    return 'selectors may not test the value attribute (it mirrors what is typed into fields, passwords included); select by class, id or another attribute';
+  }
+  if (mirrorNames[name] === true) {
+    return 'selectors may not test attribute ' + name + ': the page copies what is typed into a password (or other secret) field into it';
+  }
+  if (compares && !comparableAttr(name)) {
+    return 'selectors may not compare the value of attribute ' + name + ' (pages copy what is typed into fields, passwords included, into such attributes); ' +
+      'test its presence ([' + name + ']) or compare id, class, href, role, aria-* or data-testid';
+  }
+  return '';
 }
 
 // opText is dom.text: the element's textContent, without the text of the sensitive textareas
 // inside it (a textarea's text is its default value: a key or answer the page prefilled reads
-// back empty through the element around it, as through the field itself).
+// back empty through the element around it, as through the field itself) and of the elements
+// the page wrote while a secret was typed (text mirrors, rx_mirrors.js).
 function opText(node) {
-  if (isSensitive(node)) {
+  var mirror = textMirrorIn(node); // rx_mirrors.js: a strength meter, a length counter
+  if (isSensitive(node) || mirror === 1) {
     return '';
   }
   var tas = apply(querySelectorAllEl, node, ['textarea']);
   var n = apply(nodeListLength, tas, []);
-  var secret = false;
+  var secret = mirror === 2;
   var i;
   for (i = 0; i < n && !secret; i++) {
     secret = isSensitive(apply(nodeListItem, tas, [i]));
@@ -568,7 +657,7 @@ function opText(node) {
     var type = nodeType(c);
     if (type === 3 || type === 4) {
       out = out + apply(nodeValueOf, c, []);
-    } else if (type === 1 && !(localName(c) === 'textarea' && isSensitive(c)) && firstChild(c)) {
+    } else if (type === 1 && !(localName(c) === 'textarea' && isSensitive(c)) && !isTextMirror(c) && firstChild(c)) {
       put(stack, stack.length, c);
       c = firstChild(c);
       continue;
@@ -587,7 +676,10 @@ function opValue(node) {
   if (!g) {
     refuse('dom.value reads form controls (input, textarea, select)');
   }
-  return '' + apply(g, node, []);
+  var v = '' + apply(g, node, []);
+  // A copy of a typed secret in another control (a hidden field a page script fills from the
+  // password) reads back empty too (rx_mirrors.js holdsTypedSecret).
+  return holdsTypedSecret(v) ? '' : v;
 }
 
 // isSVG reports whether el is in the SVG namespace; isHTML whether in the HTML one.

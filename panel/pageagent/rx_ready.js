@@ -5,9 +5,9 @@
 // grace after DOMContentLoaded). The page agent only reports what it saw: the state in every
 // hello (readiness(), so a page restored from the back/forward cache or reconnecting says where
 // it is), and {type:'ready', state} when DOMContentLoaded and the window's load happen. Reports
-// only go forward, and an event that document.readyState contradicts (a DOMContentLoaded the
-// page dispatches itself while the parser still runs, a load before the document is complete)
-// is not taken.
+// only go forward; an event the page dispatches itself (not isTrusted) is not taken, nor one
+// that document.readyState contradicts (a DOMContentLoaded while the parser still runs, a load
+// before the document is complete).
 
 var docReady = 'loading'; // 'loading' | 'interactive' (DOMContentLoaded fired) | 'complete' (load fired)
 
@@ -46,6 +46,17 @@ function startReadinessReports() {
       docReady = 'complete';
     }
   } catch (e) { /* keep 'loading' */ }
-  on(win, 'DOMContentLoaded', function () { advanceReady('interactive'); }, true);
-  on(win, 'load', function () { advanceReady('complete'); }, true);
+  // Only the browser's own events: a deferred page script runs with readyState already
+  // 'interactive', before the real DOMContentLoaded, and could dispatch one of its own (isTrusted
+  // is an unforgeable own property of every event).
+  on(win, 'DOMContentLoaded', function (ev) {
+    if (ev.isTrusted === true) {
+      advanceReady('interactive');
+    }
+  }, true);
+  on(win, 'load', function (ev) {
+    if (ev.isTrusted === true) {
+      advanceReady('complete');
+    }
+  }, true);
 }

@@ -125,8 +125,8 @@ function op(t, name, args) {
     return opText(node);
   } else if (name === 'attr') {
     var an = lower(stringArg(args, 1, 'the attribute name'));
-    if (an === 'value' && isSensitive(node)) {
-      return '';
+    if (an === 'value' && isSensitive(node) || isMirror(node, an)) {
+      return ''; // rx_mirrors.js
     }
     return attrOf(node, an);
   } else if (name === 'value') {
@@ -238,6 +238,9 @@ function observe() {
   // The first change is reported at once (a keep repairs within the frame); changes during
   // the next MUTATION_DEBOUNCE_MS are coalesced into one notice at its end.
   observer = new MO(function () {
+    if (pageChangeHolds()) {
+      return; // a secret is being typed: one report after it (rx_mirrors.js)
+    }
     if (mutationTimer) {
       mutationDirty = true;
       return;

@@ -12,6 +12,7 @@ function start() {
   useToken();
   watchPasswordFields();
   watchRevealedPasswords();
+  watchMirrors(); // rx_mirrors.js: two capture listeners, an observer only while a secret is typed
   startNavigationReports();
   startPersonNavReports(); // person_nav.js: before any page script, like every listener here
   startReadinessReports();

@@ -8,13 +8,15 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/remixproxy/remixproxy/rewrite"
 )
 
 // dom.waitFor(selector, {timeout}): resolves with a handle to the first element matching the
-// selector, once one appears. Its selector is checked as dom.query's, here (checkSelector, the
-// static half) and in the page agent each time it tries it (opQuery, the half that needs the
-// DOM: a selector that tests a field's value is refused while the page has a password field,
-// also one that appears while the remixlet waits). The page agent watches the page with a
+// selector, once one appears. Its selector is checked as dom.query's, here (checkSelector: no
+// test of what is typed into a field, rewrite.CheckFieldSelector) and again in the page agent
+// each time it tries it (opQuery: the same rule, and the attributes the page was seen copying a
+// secret into, rx_mirrors.js). The page agent watches the page with a
 // MutationObserver (rx_wait.js) and answers the op when an element matches or its timeout
 // ends; the relay here waits that long and a little more (waitForRelayMargin).
 
@@ -42,7 +44,10 @@ func checkSelector(args []json.RawMessage) error {
 	if strings.TrimSpace(sel) == "" {
 		return errors.New("the selector is empty")
 	}
-	return nil
+	// No selector may test what is typed into a field: the value attribute, a field-state
+	// pseudo-class, or the value of an attribute a page may copy it into (the stylesheets'
+	// rule; the page agent repeats it).
+	return rewrite.CheckFieldSelector(sel)
 }
 
 // checkWaitFor checks a dom.waitFor call and writes its options out in full: the page agent gets

@@ -1,12 +1,12 @@
 // Unit tests of pageagent/rx_policy.js, the page policy (attributes, loaders, password fields),
-// alone with the files it uses (helpers.js, rx_run.js, rx_handles.js, rx_addresses.js).
+// alone with the files it uses (helpers.js, rx_run.js, rx_handles.js, rx_mirrors.js, rx_addresses.js).
 'use strict';
 
 const assert = require('assert');
 const { load, test, refusal, done } = require('./load.js');
 
-const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
-  ['isLoader', 'loaderWritable', 'isPassword', 'isSensitive', 'testsFieldContents', 'checkAttr'],
+const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_mirrors.js', 'rx_addresses.js'],
+  ['isLoader', 'loaderWritable', 'isPassword', 'isSensitive', 'fieldSelectorProblem', 'checkAttr'],
   'https://shop.test/');
 const { html, svg, mathml } = a.ns;
 
@@ -115,7 +115,7 @@ const setupObserver = `(function () {
     Object.defineProperty(Node.prototype, 'nodeType', { get() { return 1; } });
     Object.assign(globalThis, { MutationRecord, MutationObserver });
   })();`;
-const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_mirrors.js', 'rx_addresses.js'],
   ['isPassword', 'isSensitive', 'watchRevealedPasswords', 'carryPasswords'], 'https://shop.test/', setupObserver);
 
 test('the observer of revealed passwords starts on load, not while the page loads', () => {
@@ -133,7 +133,7 @@ test('the observer of revealed passwords starts on load, not while the page load
 
 test('the observer starts at the first pointer, key, touch or focus event, or the first message that runs something', () => {
   for (const type of ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin', 'message']) {
-    const q = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_addresses.js'],
+    const q = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_mirrors.js', 'rx_addresses.js'],
       ['watchRevealedPasswords', 'startRevealWatch'], 'https://shop.test/', setupObserver);
     q.watchRevealedPasswords();
     assert.strictEqual(q.ctx.moOptions, undefined, type + ': no observer before it');
@@ -176,7 +176,7 @@ test('clones of a revealed password field are password fields too', () => {
   assert.strictEqual(r.isPassword(copy._kids[0]), false, 'its sibling');
 });
 
-test('testsFieldContents: selectors that could read what is typed into a field', () => {
+test('fieldSelectorProblem: selectors that could read what is typed into a field', () => {
   const cases = [
     ['input[value^=a]', true],
     ['input:placeholder-shown', true],
@@ -185,11 +185,17 @@ test('testsFieldContents: selectors that could read what is typed into a field',
     ['input:in-range', true],
     ['a\\76 alue', true], // an escape could spell value
     ['input/**/', true], // so could a comment
+    ['[data-value^=h]', true], // a page's copy of what is typed
+    ['[data-len="7"]', true],
+    ['x-pin:state(empty)', true],
     ['input.name', false],
     ['div > p:hover', false],
+    ['[data-value]', false],
+    ['[data-testid="x"] a[href^="/"]', false],
+    ['.value', false],
   ];
   for (const [sel, want] of cases) {
-    assert.strictEqual(a.testsFieldContents(sel), want, 'testsFieldContents(' + sel + ')');
+    assert.strictEqual(a.fieldSelectorProblem(sel) !== '', want, 'fieldSelectorProblem(' + sel + ')');
   }
 });
 

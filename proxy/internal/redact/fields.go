@@ -4,7 +4,8 @@ import "strings"
 
 // Fields a page calls secret by their names. The page agent treats a text field as sensitive
 // when its name, id, autocomplete, placeholder or aria-label calls it a card number, a card's
-// security code or a one-time code, although the page set no autocomplete token
+// security code, a one-time code or a password, although the page set no autocomplete token
+// (or, for a password, shows the field as text)
 // (namedSecretField in panel/pageagent/rx_policy.js); the structural rule for <input> tags in
 // any text does the same here, so such a field's value written into HTML (a server-rendered
 // form in a JSON answer, a page's own markup in a script string) is a marker too. The two lists
@@ -14,11 +15,13 @@ import "strings"
 var secretFieldPhrases = []string{"cardnumber", "cardnum", "cardno", "ccnumber", "ccnum", "creditcardno",
 	"kartennummer", "numerodetarjeta", "numerodecarte", "numerocarta", "securitycode", "cardcode",
 	"cardverification", "cardpin", "onetimecode", "onetimepass", "otpcode", "verificationcode",
-	"smscode", "mfacode", "twofactorcode", "authenticatorcode"}
+	"smscode", "mfacode", "twofactorcode", "authenticatorcode", "password", "passwd", "passwort", "passcode",
+	"motdepasse", "contrasena", "wachtwoord"}
 
 // secretFieldCodes must be a word of their own (split at anything but an ASCII letter or digit,
 // and at camelCase).
-var secretFieldCodes = []string{"cvc", "cvv", "cvn", "csc", "ccv", "cvd", "cvc2", "cvv2", "otp", "totp"}
+var secretFieldCodes = []string{"cvc", "cvv", "cvn", "csc", "ccv", "cvd", "cvc2", "cvv2", "otp", "totp", "pwd",
+	"pass", "pw"}
 
 // secretFieldAttrs are the attributes that name a field.
 var secretFieldAttrs = []string{"name", "id", "autocomplete", "placeholder", "aria-label"}
@@ -100,4 +103,27 @@ func namedSecretInput(attrs map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// maskedByStyle reports whether an inline style (lower case) masks its field's text, as the
+// page agent's isMasked sees it in the computed style: -webkit-text-security (or the
+// unprefixed spelling) other than none. Banks mask PINs in text inputs this way; a class rule
+// cannot be seen in an HTML string, the inline style can (red-team pass 6c).
+func maskedByStyle(style string) bool {
+	for rest := style; ; {
+		i := strings.Index(rest, "text-security")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("text-security"):]
+		v, ok := strings.CutPrefix(strings.TrimLeft(rest, " \t\n"), ":")
+		if !ok {
+			continue
+		}
+		v, _, _ = strings.Cut(v, ";")
+		v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "!important"))
+		if v != "" && v != "none" {
+			return true
+		}
+	}
 }

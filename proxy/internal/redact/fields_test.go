@@ -1,11 +1,11 @@
 package redact
 
 import (
-	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/internal/jslist"
 )
 
 func TestRedactNamedSecretInputsByStructure(t *testing.T) {
@@ -23,6 +23,15 @@ func TestRedactNamedSecretInputsByStructure(t *testing.T) {
 		{"a coupon keeps its value", `<input name="coupon_code" value="SAVE10">`, `<input name="coupon_code" value="SAVE10">`},
 		{"a postcode keeps its value", `<input name="pincode" value="560001">`, `<input name="pincode" value="560001">`},
 		{"no code inside a word", `<input name="hotpink" value="x">`, `<input name="hotpink" value="x">`},
+		// Red-team pass 6c: a password field the page shows as text, a PIN masked inline.
+		{"password by name shown as text", `<input type="text" name="password" value="hunter2">`, `<input type="text" name="password" value="[redacted: password]">`},
+		{"password by id word", `<input id="login-pwd" value="hunter2">`, `<input id="login-pwd" value="[redacted: password]">`},
+		{"drupal pass", `<input name="pass" value="hunter2">`, `<input name="pass" value="[redacted: password]">`},
+		{"a passport number keeps its value", `<input name="passport" value="X123">`, `<input name="passport" value="X123">`},
+		{"inline mask", `<input name="pin" style="color: red; -webkit-text-security: disc" value="8642">`, `<input name="pin" style="color: red; -webkit-text-security: disc" value="[redacted: password]">`},
+		{"inline mask important", `<input style="text-security:square !important" value="8642">`, `<input style="text-security:square !important" value="[redacted: password]">`},
+		{"a password's data-value copy", `<input type="password" data-value="hunter2" data-len="7" value="">`, `<input type="password" data-value="[redacted: password]" data-len="[redacted: password]" value="">`},
+		{"inline unmask keeps its value", `<input name="pin" style="-webkit-text-security: none" value="8642">`, `<input name="pin" style="-webkit-text-security: none" value="8642">`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,21 +45,7 @@ func TestRedactNamedSecretInputsByStructure(t *testing.T) {
 // TestSecretFieldListsMatchThePageAgent: the Go lists and the page agent's (rx_policy.js) are
 // the same, so a field the page agent keeps from the model is not shown by the structural rule.
 func TestSecretFieldListsMatchThePageAgent(t *testing.T) {
-	src, err := os.ReadFile("../../../panel/pageagent/rx_policy.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(name string) []string {
-		m := regexp.MustCompile(`(?s)var ` + name + ` = (?:allowed\()?\[(.*?)\]`).FindSubmatch(src)
-		if m == nil {
-			t.Fatalf("rx_policy.js has no %s", name)
-		}
-		var out []string
-		for _, q := range regexp.MustCompile(`'([^']*)'`).FindAllSubmatch(m[1], -1) {
-			out = append(out, string(q[1]))
-		}
-		return out
-	}
+	read := jslist.FileReader(t, "../../../panel/pageagent/rx_policy.js")
 	for _, c := range []struct {
 		js  string
 		go_ []string

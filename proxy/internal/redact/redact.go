@@ -757,6 +757,8 @@ func passwordInputTag(t string) (string, int, bool) {
 		case "autocomplete":
 			password = password || strings.Contains(v, "current-password") || strings.Contains(v, "new-password") ||
 				strings.Contains(v, "one-time-code") || strings.Contains(v, "cc-")
+		case "style":
+			password = password || maskedByStyle(v)
 		}
 		named[a.Key] = raw
 	}
@@ -765,7 +767,9 @@ func passwordInputTag(t string) (string, int, bool) {
 	}
 	changed := false
 	for i, a := range tok.Attr {
-		if v := strings.Trim(a.Val, " \t\n\\\"'"); a.Key == "value" && v != "" && !isMarker(v) {
+		// A data- attribute of the field is where pages copy what is typed (data-value; red-team
+		// pass 6c): its value goes as the value does.
+		if v := strings.Trim(a.Val, " \t\n\\\"'"); (a.Key == "value" || strings.HasPrefix(a.Key, "data-")) && v != "" && !isMarker(v) {
 			tok.Attr[i].Val = marker(KindPassword)
 			changed = true
 		}

@@ -1,0 +1,89 @@
+package rewrite
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/remixproxy/remixproxy/internal/jslist"
+)
+
+// fieldSelectorCases are the selectors both sides must decide the same way
+// (panel/testdata/field_selectors.json, also run by the page agent's harness).
+func fieldSelectorCases(t *testing.T) (allowed, refused []string) {
+	t.Helper()
+	src, err := os.ReadFile("../panel/testdata/field_selectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct{ Allowed, Refused []string }
+	if err := json.Unmarshal(src, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.Allowed, c.Refused
+}
+
+// TestCheckFieldSelector: dom.query's selectors follow the stylesheets' field-contents rule.
+func TestCheckFieldSelector(t *testing.T) {
+	allowed, refused := fieldSelectorCases(t)
+	for _, sel := range allowed {
+		if err := CheckFieldSelector(sel); err != nil {
+			t.Errorf("CheckFieldSelector(%q) = %v, want it allowed", sel, err)
+		}
+	}
+	for _, sel := range refused {
+		if err := CheckFieldSelector(sel); err == nil {
+			t.Errorf("CheckFieldSelector(%q) = nil, want it refused", sel)
+		}
+	}
+}
+
+// TestFieldSelectorRulesInStylesheets: a rule with a refused selector is left out of a sheet;
+// one with an allowed selector is kept as written.
+func TestFieldSelectorRulesInStylesheets(t *testing.T) {
+	allowed, refused := fieldSelectorCases(t)
+	for _, sel := range allowed {
+		css := sel + " { color: red }"
+		if clean, probs := CheckStylesheet([]byte(css), styleHosts); len(probs) != 0 || string(clean) != css {
+			t.Errorf("%q: got %q %v, want it unchanged", css, clean, probs)
+		}
+	}
+	for _, sel := range refused {
+		css := sel + " { color: red }\np { color: blue }"
+		clean, probs := CheckStylesheet([]byte(css), styleHosts)
+		if len(probs) == 0 || strings.Contains(string(clean), "red") {
+			t.Errorf("%q: got %q %v, want the first rule refused", css, clean, probs)
+		}
+	}
+}
+
+// TestFieldSelectorListsMatchThePageAgent: the page agent's lists (rx_policy.js) are the Go ones.
+func TestFieldSelectorListsMatchThePageAgent(t *testing.T) {
+	read := jslist.FileReader(t, "../panel/pageagent/rx_policy.js")
+	keys := func(m map[string]bool) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
+	}
+	js := read("COMPARABLE_ATTRS")
+	slices.Sort(js)
+	if goList := keys(comparableAttrs); !slices.Equal(js, goList) {
+		t.Errorf("COMPARABLE_ATTRS in rx_policy.js is %s, comparableAttrs %s", strings.Join(js, ","), strings.Join(goList, ","))
+	}
+	var states []string
+	for _, s := range read("FIELD_STATE") {
+		if s == ":--" {
+			continue // the older custom-state spelling: a prefix in Go (selectorProblem)
+		}
+		states = append(states, strings.TrimSuffix(strings.TrimPrefix(s, ":"), "("))
+	}
+	slices.Sort(states)
+	if goList := keys(checkedFieldState); !slices.Equal(states, goList) {
+		t.Errorf("FIELD_STATE in rx_policy.js is %s, checkedFieldState %s", strings.Join(states, ","), strings.Join(goList, ","))
+	}
+}
