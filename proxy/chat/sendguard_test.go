@@ -282,7 +282,7 @@ func TestHoldSend(t *testing.T) {
 		cf.h.nav.now = func() time.Time { return time.Now().Add(time.Duration(off.Load())) }
 		u, _ := weburl.Parse(page)
 		x := arm(cf, ask)
-		cf.h.nav.lease(x, u)
+		cf.h.nav.lease(x, u, false) // a top-level document
 		x.settle()
 		off.Store(int64(sendAfter + time.Second)) // the action's window is over; the lease lives on
 		if c, _ := cf.send("POST", "https://example.com/api/autosave", hdr...); c != 200 || ask.count() != 0 {
