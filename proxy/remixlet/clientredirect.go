@@ -66,8 +66,8 @@ const (
 	// script that sets top.location within them borrows it from the page above.
 	activationBorrowed = 6500 * time.Millisecond
 	openedLoading      = 30 * time.Second
-	openedAfterEnd = 5 * time.Second
-	maxOpenedDocs  = 4096
+	openedAfterEnd     = 5 * time.Second
+	maxOpenedDocs      = 4096
 )
 
 // openedDoc is one document an address a remixlet wrote opened.

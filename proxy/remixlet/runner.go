@@ -302,7 +302,7 @@ func (r *Runner) pageConnected(ctx context.Context, pc pageConn) {
 	if old != nil {
 		old.end()
 	}
-	r.guard.sessionStarted(pc.id, pc.url()) // a page back from the back/forward cache keeps its guarded addresses
+	r.guard.sessionStarted(pc.id, pc.url())  // a page back from the back/forward cache keeps its guarded addresses
 	r.opened.sessionStarted(pc.id, pc.url()) // a document a remixlet's address opened lives with its session
 	p.sync(ctx)
 }
