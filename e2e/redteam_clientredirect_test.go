@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -52,13 +53,18 @@ func clientRedirectSite() http.Handler {
 				return
 			}
 			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Leaving</title></head><body><p>Leaving…</p>`+js+`</body></html>`)
-		case strings.HasPrefix(p, "/top/"), strings.HasPrefix(p, "/frame/"):
+		case strings.HasPrefix(p, "/top/"), strings.HasPrefix(p, "/frame/"), strings.HasPrefix(p, "/click/"):
 			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Deputies</title></head><body>
 <h1>Articles</h1><div id="box"></div><p id="done"></p>
 <a id="own" href="/go/script?to=https://elsewhere.test/own-click">the site's own outbound link</a>
 <a id="plink" target="pv" href="/article">preview the article</a>
 <iframe name="pv" src="/article" width="400" height="200"></iframe>
 </body></html>`)
+		case p == "/r":
+			http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+		case p == "/links":
+			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Links</title></head><body>
+<p>Further reading: <a id="ext" href="https://elsewhere.test/ext-click">an article elsewhere</a></p></body></html>`)
 		case p == "/article":
 			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Article</title></head><body><p>An article.</p></body></html>`)
 		default:
@@ -72,6 +78,14 @@ const clientRedirectTopScript = `const a = await dom.create({ tag: 'a', attrs: {
 await dom.insert(await dom.query('#box'), a);
 await dom.setText(await dom.query('#done'), 'clicking');
 await dom.click(a);
+`
+
+// clientRedirectOnClickScript writes the link and clicks it when the person clicks anywhere on
+// the page: the navigation then has the person's activation (Sec-Fetch-User ?1).
+const clientRedirectOnClickScript = `const a = await dom.create({ tag: 'a', attrs: { id: 'rx', href: %q }, text: 'next' });
+await dom.insert(await dom.query('#box'), a);
+await dom.on(await dom.query('body'), 'click', async () => { await dom.click(a); });
+await dom.setText(await dom.query('#done'), 'armed');
 `
 
 // clientRedirectFrameScript rewrites the page's own link into its frame; the person clicks it.
@@ -115,11 +129,23 @@ func TestRedteamClientRedirectsCarryNoRemixletAddressOff(t *testing.T) {
 	for _, name := range []string{"script", "top", "meta", "timer"} {
 		variants = append(variants, variant{"frame-" + name, "/frame/" + name, "/go/" + name + "?to=https://witness.test/frame-" + name + "/secret-4711"})
 	}
+	variants = append(variants,
+		// A forwarding page that forwards to another one on the site, which forwards off it.
+		variant{"top-chain", "/top/chain", "/go/script?to=" + url.QueryEscape("/go/meta?to=https://witness.test/top-chain/secret-4711")},
+		// The site's server redirect to its own forwarding page.
+		variant{"top-server", "/top/server", "/r?to=" + url.QueryEscape("/go/script?to=https://witness.test/top-server/secret-4711")},
+		// dom.click on the person's click: the navigation borrows the person's activation.
+		variant{"click-script", "/click/script", "/go/script?to=https://witness.test/click-script/secret-4711"},
+		variant{"click-timer", "/click/timer", "/go/timer?to=https://witness.test/click-timer/secret-4711"},
+	)
 	ids := map[string]string{}
 	for _, v := range variants {
 		script := fmt.Sprintf(clientRedirectTopScript, v.to)
-		if strings.HasPrefix(v.name, "frame-") {
+		switch {
+		case strings.HasPrefix(v.name, "frame-"):
 			script = fmt.Sprintf(clientRedirectFrameScript, v.to)
+		case strings.HasPrefix(v.name, "click-"):
+			script = fmt.Sprintf(clientRedirectOnClickScript, v.to)
 		}
 		rx := saveUnchecked(t, p.Store, "deputy "+v.name, store.Files{
 			sandbox.ManifestFile: guardManifest("deputy "+v.name, "https://dep.test"+v.page),
@@ -129,13 +155,17 @@ func TestRedteamClientRedirectsCarryNoRemixletAddressOff(t *testing.T) {
 	}
 	for _, v := range variants {
 		tab.Navigate("https://dep.test" + v.page)
-		if strings.HasPrefix(v.name, "frame-") {
+		if clicked := strings.HasPrefix(v.name, "frame-") || strings.HasPrefix(v.name, "click-"); clicked {
 			tab.WaitConnected()
 			if err := waitTrue(tab, 30*time.Second, `document.getElementById('done').textContent !== ''`); err != nil {
 				t.Errorf("%s: the remixlet did not run: %v\nlog:\n%s", v.name, err, remixletLog(t, p.Store, ids[v.name]))
 				continue
 			}
-			personClick(t, tab, "#plink")
+			if strings.HasPrefix(v.name, "frame-") {
+				personClick(t, tab, "#plink")
+			} else {
+				personClick(t, tab, "h1")
+			}
 		}
 		// The remixlet's dom.click leaves the page at once; the forwarding page forwards (the
 		// timer after 1.5 s) or the proxy refuses, and the remixlet's log says so.
@@ -151,6 +181,24 @@ func TestRedteamClientRedirectsCarryNoRemixletAddressOff(t *testing.T) {
 			fetchMetaMu.Unlock()
 		} else if !strings.Contains(remixletLog(t, p.Store, ids[v.name]), "witness.test/"+v.name) {
 			t.Errorf("%s: nothing reached the witness, but the remixlet's log does not say a navigation was refused:\n%s", v.name, remixletLog(t, p.Store, ids[v.name]))
+		}
+	}
+
+	// The person's own click on a link to another site, in a page a remixlet's address opened
+	// (once the activation of the click that opened it is over), goes where it goes.
+	rx := saveUnchecked(t, p.Store, "deputy links", store.Files{
+		sandbox.ManifestFile: guardManifest("deputy links", "https://dep.test/top/links"),
+		sandbox.ScriptFile:   []byte(fmt.Sprintf(clientRedirectTopScript, "/links?from=remixlet")),
+	})
+	tab.Navigate("https://dep.test/top/links")
+	if err := waitTrue(tab, 30*time.Second, `location.pathname === '/links' && document.getElementById('ext') !== null`); err != nil {
+		t.Fatalf("the remixlet's dom.click did not open /links: %v\nlog:\n%s", err, remixletLog(t, p.Store, rx.ID))
+	}
+	time.Sleep(7 * time.Second)
+	personClick(t, tab, "#ext")
+	for deadline := time.Now().Add(20 * time.Second); sites.Requests("elsewhere.test", "/ext-click") == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the person's click on a link to another site, in a page a remixlet's address opened, did not reach it (at %s)\nlog:\n%s", tab.URL(), remixletLog(t, p.Store, rx.ID))
 		}
 	}
 
