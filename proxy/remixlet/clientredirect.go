@@ -1,6 +1,7 @@
 package remixlet
 
 import (
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -392,6 +393,9 @@ func (r *Runner) NoteOpenedDocument(resp *http.Response) {
 	if httpx.RedirectTarget(resp) != "" || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusResetContent {
 		return // a redirect is the redirect guard's; a 204 opens no document
 	}
+	if !mayNavigate(resp.Header.Get("Content-Type")) {
+		return // text, images, the guards' own refusals: nothing in them can navigate
+	}
 	from, err := httpx.RequestedAddress(resp.Request)
 	if err != nil {
 		return
@@ -412,6 +416,20 @@ func (r *Runner) NoteOpenedDocument(resp *http.Response) {
 	}
 	httpx.ReplaceResponse(resp, http.StatusForbidden, http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}},
 		[]byte("remixproxy: too many pages opened by addresses remixlets wrote are open; refused\n"))
+}
+
+// mayNavigate reports whether a document of the media type can run script or refresh itself:
+// HTML, XHTML, SVG and XML (which may hold either), and no type at all (the browser sniffs).
+func mayNavigate(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return strings.TrimSpace(contentType) == "" || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/plain")
+	}
+	switch mt {
+	case "text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml":
+		return true
+	}
+	return strings.HasSuffix(mt, "+xml")
 }
 
 // sessionAt is the connected page session whose page is at the address ref, "" when none is.

@@ -151,3 +151,15 @@ func guardKeyOf(t *testing.T, a string) string {
 	}
 	return keys[0]
 }
+
+func TestMayNavigate(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/html; charset=utf-8": true, "application/xhtml+xml": true, "image/svg+xml": true, "": true,
+		"application/rss+xml": true, "TEXT/HTML": true, "text/plain; charset=utf-8": false, "image/png": false,
+		"application/json": false, "application/pdf": false, "text/html;;;": true,
+	} {
+		if got := mayNavigate(ct); got != want {
+			t.Errorf("mayNavigate(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
