@@ -57,6 +57,9 @@ type guardOwner struct {
 	keys     map[string]struct{} // weburl.Key of each address
 	bytes    int
 	ended    time.Time // when its page session ended; zero while it is open
+	// clones is set once the remixlet cloned page elements on the page: their images' own
+	// addresses are guarded too (cloneguard.go).
+	clones bool
 }
 
 type ownerID struct{ session, remixlet string }
@@ -223,6 +226,7 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 			for u := range o.urls {
 				cur.urls[u] = true
 			}
+			cur.clones = cur.clones || o.clones
 			g.removeLocked(id, o)
 			continue
 		}
@@ -322,6 +326,9 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 		return
 	}
 	hits := r.guard.lookup(weburl.Key(from))
+	if len(hits) == 0 {
+		hits = r.guard.cloneHits(resp.Request) // an image a remixlet's clone asks for again (cloneguard.go)
+	}
 	if len(hits) == 0 {
 		return
 	}
