@@ -74,6 +74,7 @@ const (
 // openedDoc is one document an address a remixlet wrote opened.
 type openedDoc struct {
 	keys     map[string]bool // weburl.Key of its address, and of the addresses an SPA moved it to
+	address  string          // its address as answered
 	origin   string
 	site     string // weburl.Site of its host
 	owners   []guardHit
@@ -168,7 +169,7 @@ func (o *openedDocs) opened(u *weburl.URL, owners []guardHit, parent string) boo
 			o.docs = append(o.docs[:i], o.docs[i+1:]...)
 		}
 	}
-	o.docs = append(o.docs, &openedDoc{keys: map[string]bool{k: true}, origin: u.Origin(), site: weburl.Site(u.HostKey()),
+	o.docs = append(o.docs, &openedDoc{keys: map[string]bool{k: true}, address: u.Request(), origin: u.Origin(), site: weburl.Site(u.HostKey()),
 		owners: owners, answered: now, session: parent})
 	o.live.Store(int32(len(o.docs)))
 	return true
@@ -325,14 +326,15 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 	}
 	now := r.opened.clock()
 	type pairing struct {
-		origin string
-		owners []guardHit
+		origin  string
+		owners  []guardHit
+		address string // the document's address: the followed hop's Referer
 	}
 	var paired []pairing
 	r.opened.mu.Lock()
 	for _, d := range r.opened.docs {
 		if d.liveLocked(now) && d.pairsLocked(nav, now) {
-			paired = append(paired, pairing{d.origin, append([]guardHit(nil), d.owners...)})
+			paired = append(paired, pairing{d.origin, append([]guardHit(nil), d.owners...), d.address})
 		}
 	}
 	r.opened.mu.Unlock()
@@ -347,7 +349,8 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 			if ok {
 				// Followed: its redirects, and the document it opens, are guarded in turn (or it
 				// is refused when the guard is full).
-				ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{nav.url.Request()}) == nil
+				ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{nav.url.Request()}) == nil &&
+					r.guard.addPage(h.session, h.remixlet, p.address)
 			}
 			if !ok {
 				refusedBy = append(refusedBy, h)
@@ -400,7 +403,7 @@ func (r *Runner) NoteOpenedDocument(resp *http.Response) {
 	if err != nil {
 		return
 	}
-	hits := r.guard.lookup(weburl.Key(from))
+	hits := r.guard.lookup(weburl.Key(from), requesterOf(resp.Request))
 	if len(hits) == 0 {
 		return
 	}

@@ -108,7 +108,7 @@ func TestClientRedirectGuard(t *testing.T) {
 		}
 	}
 	// The followed same-origin hop is guarded in turn: the document it opens is opened too.
-	if hits := g.r.guard.lookup(guardKeyOf(t, "https://shop.test/next?d=1")); len(hits) == 0 {
+	if hits := g.r.guard.lookup(guardKeyOf(t, "https://shop.test/next?d=1"), requester{none: true}); len(hits) == 0 {
 		t.Error("the followed same-origin navigation's address is not guarded")
 	}
 

@@ -60,6 +60,9 @@ type guardOwner struct {
 	// clones is set once the remixlet cloned page elements on the page: their images' own
 	// addresses are guarded too (cloneguard.go).
 	clones bool
+	// anyPage is set when more pages than maxOwnerPages were added: requests from any page are
+	// then taken as its pages' (guardrequester.go).
+	anyPage bool
 }
 
 type ownerID struct{ session, remixlet string }
@@ -165,7 +168,7 @@ func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.
 	g.owners[id] = o
 	o.manifest = m
 	if pageURL != "" {
-		o.urls[pageURL] = true
+		o.addPageLocked(pageURL)
 	}
 	for _, k := range keys {
 		if _, ok := o.keys[k]; ok {
@@ -190,7 +193,7 @@ func (g *redirectGuard) sessionEnded(session, lastURL string) {
 		if id.session == session && o.ended.IsZero() {
 			o.ended = now
 			if lastURL != "" {
-				o.urls[lastURL] = true
+				o.addPageLocked(lastURL)
 			}
 		}
 	}
@@ -224,9 +227,10 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 				}
 			}
 			for u := range o.urls {
-				cur.urls[u] = true
+				cur.addPageLocked(u)
 			}
 			cur.clones = cur.clones || o.clones
+			cur.anyPage = cur.anyPage || o.anyPage
 			g.removeLocked(id, o)
 			continue
 		}
@@ -286,9 +290,10 @@ type guardHit struct {
 	manifest *sandbox.Manifest
 }
 
-// lookup returns the owners that guard the address with key k.
-func (g *redirectGuard) lookup(k string) []guardHit {
-	if k == "" {
+// lookup returns the owners that guard the address with key k for a request from `from`
+// (requesterOf; see guardrequester.go).
+func (g *redirectGuard) lookup(k string, from requester) []guardHit {
+	if k == "" || from.typed {
 		return nil
 	}
 	grace, _, _ := g.limits()
@@ -297,7 +302,7 @@ func (g *redirectGuard) lookup(k string) []guardHit {
 	now := g.clock()
 	var hits []guardHit
 	for _, o := range g.byKey[k] {
-		if !o.ended.IsZero() && now.Sub(o.ended) > grace {
+		if (!o.ended.IsZero() && now.Sub(o.ended) > grace) || !from.mayBe(o) {
 			continue
 		}
 		page := ""
@@ -325,7 +330,7 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 	if err != nil {
 		return
 	}
-	hits := r.guard.lookup(weburl.Key(from))
+	hits := r.guard.lookup(weburl.Key(from), requesterOf(resp.Request))
 	if len(hits) == 0 {
 		hits = r.guard.cloneHits(resp.Request) // an image a remixlet's clone asks for again (cloneguard.go)
 	}

@@ -322,6 +322,7 @@ func (r *Runner) pageNavigated(ctx context.Context, sessionID string) {
 	r.mu.Unlock()
 	if p != nil {
 		r.opened.sessionMoved(sessionID, p.pc.url()) // its Referer now names the new address
+		r.guard.sessionMoved(sessionID, p.pc.url())
 		p.sync(ctx)
 	}
 }
