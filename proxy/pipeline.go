@@ -136,8 +136,9 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 	}
 	defer navDone()
 	// Nor may a page that an address a remixlet wrote opened forward it off the remixlet's
-	// sites (remixlet/clientredirect.go).
-	if s.remixlets.GuardClientRedirect(rw, r) {
+	// sites (remixlet/clientredirect.go), nor a page reach a site a remixlet named on it
+	// (remixlet/namedhosts.go).
+	if s.remixlets.GuardPageRequests(rw, r) {
 		return
 	}
 	r, done := s.netrules.Apply(rw, r) // block, redirect, upgradeScheme; header changes ride along (remixlet/netrules.go)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -63,6 +64,8 @@ type guardOwner struct {
 	// anyPage is set when more pages than maxOwnerPages were added: requests from any page are
 	// then taken as its pages' (guardrequester.go).
 	anyPage bool
+	// named are the sites it named in what it wrote on the page (namedhosts.go).
+	named map[string]bool
 }
 
 type ownerID struct{ session, remixlet string }
@@ -82,6 +85,9 @@ type redirectGuard struct {
 	// firstFrame counts the owners addBeforeSession made that no session has adopted yet
 	// (styleguard.go), bounded by maxFirstFrameOwners.
 	firstFrame int
+	// named counts the sites all owners named (namedhosts.go), read without the lock on every
+	// request.
+	named atomic.Int64
 }
 
 // errGuardFull refuses an operation whose addresses the guard cannot hold.
@@ -230,6 +236,15 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 				cur.addPageLocked(u)
 			}
 			cur.clones = cur.clones || o.clones
+			for site := range o.named {
+				if cur.named == nil {
+					cur.named = map[string]bool{}
+				}
+				if !cur.named[site] {
+					cur.named[site] = true
+					g.named.Add(1)
+				}
+			}
 			cur.anyPage = cur.anyPage || o.anyPage
 			g.removeLocked(id, o)
 			continue
@@ -261,6 +276,7 @@ func (g *redirectGuard) sweepLocked(force bool) {
 
 func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 	delete(g.owners, id)
+	g.named.Add(-int64(len(o.named)))
 	if isFirstFrameSession(id.session) {
 		g.firstFrame--
 	}
