@@ -283,24 +283,6 @@ func (d *openedDoc) pairsLocked(nav clientNav, now time.Time) bool {
 	}
 }
 
-// navigationKind reports whether r is a navigation of a top-level document or of a frame: by
-// its Fetch metadata, or, without any (plain http), by the headers browsers send only with
-// navigations (counted as top-level). The agent's navigation guard reads requests the same way
-// (proxy/chat/navguard.go).
-func navigationKind(r *http.Request) (top, frame bool) {
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		return false, false
-	}
-	dest, mode := r.Header.Get("Sec-Fetch-Dest"), r.Header.Get("Sec-Fetch-Mode")
-	if dest != "" || mode != "" {
-		if mode != "" && mode != "navigate" {
-			return false, false
-		}
-		return dest == "document", dest == "iframe" || dest == "frame"
-	}
-	return r.Header.Get("Upgrade-Insecure-Requests") == "1" || strings.HasPrefix(strings.TrimSpace(r.Header.Get("Accept")), "text/html"), false
-}
-
 // GuardClientRedirect is the request side: called for every proxied request before it goes
 // upstream, it answers with the proxy's 403 (and returns true) a navigation of an opened
 // document that would leave for an origin its remixlets may not load from; a navigation that
@@ -309,7 +291,7 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 	if r == nil || r.opened.live.Load() == 0 {
 		return false
 	}
-	top, frame := navigationKind(req)
+	top, frame := httpx.NavigationKind(req)
 	if !top && !frame {
 		return false
 	}
@@ -372,13 +354,7 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 				httpx.Clip(shown, 300))
 		}
 	}
-	body := []byte("remixproxy: a page that an address a remixlet wrote opened tried to go to another site; refused\n")
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusForbidden)
-	w.Write(body)
+	writeRefusal(w, "remixproxy: a page that an address a remixlet wrote opened tried to go to another site; refused\n")
 	return true
 }
 
@@ -389,7 +365,7 @@ func (r *Runner) NoteOpenedDocument(resp *http.Response) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
-	top, frame := navigationKind(resp.Request)
+	top, frame := httpx.NavigationKind(resp.Request)
 	if !top && !frame {
 		return
 	}
@@ -454,4 +430,15 @@ func (r *Runner) sessionAt(ref string) string {
 		}
 	}
 	return ""
+}
+
+// writeRefusal answers a request the remixlet guards refuse before it leaves: a 403 in plain
+// text, never cached.
+func writeRefusal(w http.ResponseWriter, body string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	w.Write([]byte(body))
 }

@@ -181,7 +181,7 @@ func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool 
 	if r.guard.named.Load() == 0 {
 		return false
 	}
-	if top, frame := navigationKind(req); (top || frame) && req.Header.Get("Sec-Fetch-User") == "?1" {
+	if top, frame := httpx.NavigationKind(req); (top || frame) && req.Header.Get("Sec-Fetch-User") == "?1" {
 		return false // the person's click on a link to it
 	}
 	u, err := httpx.RequestedAddress(req)
@@ -200,12 +200,7 @@ func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool 
 				httpx.Clip(u.Request(), 300))
 		}
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusForbidden)
-	w.Write([]byte("remixproxy: a request to a site a remixlet named on this page was refused\n"))
+	writeRefusal(w, "remixproxy: a request to a site a remixlet named on this page was refused\n")
 	return true
 }
 
