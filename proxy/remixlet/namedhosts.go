@@ -39,8 +39,10 @@ import (
 
 const maxNamedSitesPerOwner = 4096
 
-// hostPattern finds host-like names: labels of letters, digits and hyphens joined by dots.
-var hostPattern = regexp.MustCompile(`(?i)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)+`)
+// hostPattern finds host-like names: labels of letters (any script), digits and hyphens joined
+// by dots. A name with letters outside ASCII is read as the browser reads it (weburl.Host:
+// IDNA/UTS-46), so "wítness.test" is remembered as the punycode host the browser would ask.
+var hostPattern = regexp.MustCompile(`[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]{0,62}[\p{L}\p{N}\p{M}])?(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]{0,62}[\p{L}\p{N}\p{M}])?)+`)
 
 // namedSites returns the sites named in the strings of a dom call's arguments (see the top of
 // the file); nil for calls that write nothing.
@@ -98,6 +100,9 @@ func sitesIn(s string) []string {
 	for _, shape := range shapes {
 		folded := hostFolds.Replace(norm.NFKC.String(shape))
 		for _, h := range hostPattern.FindAllString(folded, -1) {
+			if ascii, err := weburl.Host(h); err == nil {
+				h = ascii
+			}
 			h = strings.ToLower(h)
 			if site := weburl.Site(h); strings.Contains(site, ".") {
 				out = append(out, site)

@@ -18,6 +18,8 @@ func TestSitesIn(t *testing.T) {
 		{"ｗｉｔｎｅｓｓ。test", []string{"witness.test"}},
 		// As written, the escape's digits run into the name: a site more, harmless (nothing asks it).
 		{"https%3A%2F%2Fwitness.test%2Fx", []string{"2fwitness.test", "witness.test"}},
+		{"https://wítness.test/x", []string{"xn--wtness-3va.test"}},
+		{"WITNESS.TEST", []string{"witness.test"}},
 		{"no host here", nil},
 		{"version 1", nil},
 	}
