@@ -118,6 +118,8 @@ await dom.insert(await dom.query('#box'), d);
 		"text": `const d = await dom.create({ tag: 'div', attrs: { 'data-text-src': '' }, text: 'https://witness.test/text/secret-4711' });
 await dom.insert(await dom.query('#box'), d);
 `,
+		// A host in another script: the browser asks its punycode, xn--wtness-3va.test.
+		"idn":       create(`{ 'data-host': 'wítness.test', 'data-path': '/idn/secret-4711' }`),
 		"fullwidth": create(`{ 'data-host': 'ｗｉｔｎｅｓｓ。test', 'data-path': '/fullwidth/secret-4711' }`),
 		// Residual shapes, logged only.
 		"labels": create(`{ 'data-ha': 'witness', 'data-hb': 'test' }`),
@@ -136,8 +138,9 @@ var pageDeputyResiduals = map[string]bool{"labels": true, "hex": true}
 func TestRedteamPageScriptsAsDeputies(t *testing.T) {
 	wit := &witness{}
 	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
-		"deputies.test": pageDeputiesSite(),
-		"witness.test":  wit,
+		"deputies.test":       pageDeputiesSite(),
+		"witness.test":        wit,
+		"xn--wtness-3va.test": wit,
 	}, e2etest.WithStore())
 	variants := pageDeputyVariants()
 	ids := map[string]string{}
@@ -170,9 +173,13 @@ func TestRedteamPageScriptsAsDeputies(t *testing.T) {
 	for _, name := range names {
 		tab.Navigate("https://deputies.test/p/" + name)
 		want := "/" + name + "/secret-4711"
+		witnessHost := "witness.test"
+		if name == "idn" {
+			witnessHost = "xn--wtness-3va.test"
+		}
 		// The remixlet writes (or is refused, and says so), the page's script loads (or the
 		// proxy refuses its navigation).
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && sites.Requests("witness.test", want) == 0; time.Sleep(200 * time.Millisecond) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && sites.Requests(witnessHost, want) == 0; time.Sleep(200 * time.Millisecond) {
 			log := remixletLog(t, p.Store, ids[name])
 			if strings.Contains(log, "refused") || strings.Contains(log, "error") {
 				break
@@ -182,7 +189,7 @@ func TestRedteamPageScriptsAsDeputies(t *testing.T) {
 				break
 			}
 		}
-		n := sites.Requests("witness.test", want)
+		n := sites.Requests(witnessHost, want)
 		log := remixletLog(t, p.Store, ids[name])
 		switch {
 		case pageDeputyResiduals[name]:
