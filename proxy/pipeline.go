@@ -16,7 +16,9 @@ import (
 //
 //  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
 //     a navigation the agent started that leaves the chat page's site gets the proxy's refusal
-//     page (chat/navguard.go); then the remixlets' network rules (remixlet/netrules.go) may
+//     page (chat/navguard.go); so does a navigation of a page that an address a remixlet wrote
+//     opened, when it leaves that remixlet's sites (remixlet/clientredirect.go); then the
+//     remixlets' network rules (remixlet/netrules.go) may
 //     block, redirect or upgrade it, or note request and response header changes that Rewrite
 //     and the first response tap apply;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
@@ -48,7 +50,10 @@ func (s *Server) responseTaps() []responseTap {
 	}
 	if s.remixlets != nil {
 		// An address a remixlet wrote may not redirect off its sites (remixlet/redirect.go).
-		taps = append(taps, responseTap{"remixlet redirect guard", s.remixlets.GuardRedirect})
+		taps = append(taps, responseTap{"remixlet redirect guard", s.remixlets.GuardRedirect},
+			// A document such an address opened has its own navigations held too
+			// (remixlet/clientredirect.go).
+			responseTap{"remixlet opened documents", s.remixlets.NoteOpenedDocument})
 	}
 	return append(taps,
 		// Nor may the agent's own navigation leave the chat's site (chat/navguard.go).
@@ -133,6 +138,12 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 	// Nor may the page's script send a request that changes something while an action of the
 	// agent runs, unless the person allows it (chat/sendguard.go).
 	if s.chats.GuardSend(w, r) {
+		return
+	}
+	// Nor may a page that an address a remixlet wrote opened forward it off the remixlet's
+	// sites (remixlet/clientredirect.go), nor a page reach a site a remixlet named on it
+	// (remixlet/namedhosts.go).
+	if s.remixlets.GuardPageRequests(rw, r) {
 		return
 	}
 	r, done := s.netrules.Apply(rw, r) // block, redirect, upgradeScheme; header changes ride along (remixlet/netrules.go)

@@ -8,11 +8,23 @@ DATA_IMAGE_TYPES['image/jpeg'] = true;
 DATA_IMAGE_TYPES['image/webp'] = true;
 
 // addressesIn finds the addresses an attribute value holds anywhere in it, as a page script
-// that loads them would read them (lazy loaders copy data-src to src): tabs and newlines
-// removed, every http:, https:, ws: or wss: address and every scheme-relative one (//host,
-// ///host, any slash written as a backslash), up to a space, quote, comma or bracket. The
-// same as addressesIn in proxy/remixlets_policy.go.
+// that loads them would read them (lazy loaders copy data-src to src, some after
+// decodeURIComponent or atob): those plainAddressesIn finds in the value as written, then those
+// in its percent-decoded and base64-decoded forms (encodedAddressesIn). The same as addressesIn
+// in proxy/remixlet/policy.go and deputies.go.
 function addressesIn(value) {
+  var out = plainAddressesIn(value);
+  var more = encodedAddressesIn(value);
+  var i;
+  for (i = 0; i < more.length; i++) {
+    put(out, out.length, more[i]);
+  }
+  return out;
+}
+// plainAddressesIn: tabs and newlines removed, every http:, https:, ws: or wss: address and
+// every scheme-relative one (//host, ///host, any slash written as a backslash), up to a space,
+// quote, comma or bracket.
+function plainAddressesIn(value) {
   var v = '';
   var lv = ''; // v with ASCII letters in lowercase, position for position
   var i;
@@ -54,6 +66,154 @@ function addressesIn(value) {
     }
     put(out, out.length, apply(strSlice, v, [start, end]));
     p = end;
+  }
+  return out;
+}
+// encodedAddressesIn (red-team pass 6d; see proxy/remixlet/deputies.go, which this follows
+// step for step): the addresses in the value's percent-decoded levels (each %XX of a printable
+// ASCII character decoded, up to three times), then in the printable stretches (8 bytes or
+// more) of the base64 decodings, from each of the first four offsets, of every run of at least
+// 12 base64 characters (either alphabet) of the value and of each decoded level.
+function encodedAddressesIn(value) {
+  var out = list();
+  var levels = decodedLevels(value);
+  var i;
+  var j;
+  var k;
+  for (i = 0; i < levels.length; i++) {
+    var found = plainAddressesIn(levels[i]);
+    for (j = 0; j < found.length; j++) {
+      put(out, out.length, found[j]);
+    }
+  }
+  var all = list();
+  put(all, 0, value);
+  for (i = 0; i < levels.length; i++) {
+    put(all, all.length, levels[i]);
+  }
+  for (i = 0; i < all.length; i++) {
+    var texts = base64Texts(all[i]);
+    for (j = 0; j < texts.length; j++) {
+      var f = plainAddressesIn(texts[j]);
+      for (k = 0; k < f.length; k++) {
+        put(out, out.length, f[k]);
+      }
+    }
+  }
+  return out;
+}
+function decodedLevels(value) {
+  var out = list();
+  var cur = value;
+  var r;
+  for (r = 0; r < 3; r++) {
+    var next = decodePrintable(cur);
+    if (next === cur) {
+      break;
+    }
+    put(out, out.length, next);
+    cur = next;
+  }
+  return out;
+}
+function decodePrintable(s) {
+  if (apply(strIndexOf, s, ['%']) < 0) {
+    return s;
+  }
+  var out = '';
+  var i;
+  for (i = 0; i < s.length; i++) {
+    var c = apply(charCodeAt, s, [i]);
+    if (c === 37 && i + 2 < s.length) {
+      var hi = hexValue(apply(charCodeAt, s, [i + 1]));
+      var lo = hexValue(apply(charCodeAt, s, [i + 2]));
+      if (hi >= 0 && lo >= 0 && hi * 16 + lo >= 32 && hi * 16 + lo < 127) {
+        out = out + apply(fromCharCode, null, [hi * 16 + lo]);
+        i += 2;
+        continue;
+      }
+    }
+    out = out + apply(fromCharCode, null, [c]);
+  }
+  return out;
+}
+function base64Value(c) {
+  if (c >= 65 && c <= 90) {
+    return c - 65;
+  }
+  if (c >= 97 && c <= 122) {
+    return c - 97 + 26;
+  }
+  if (c >= 48 && c <= 57) {
+    return c - 48 + 52;
+  }
+  if (c === 43 || c === 45) {
+    return 62;
+  }
+  if (c === 47 || c === 95) {
+    return 63;
+  }
+  return -1;
+}
+function base64Texts(s) {
+  var out = list();
+  var i = 0;
+  while (i < s.length) {
+    if (base64Value(apply(charCodeAt, s, [i])) < 0) {
+      i++;
+      continue;
+    }
+    var j = i;
+    while (j < s.length && base64Value(apply(charCodeAt, s, [j])) >= 0) {
+      j++;
+    }
+    if (j - i >= 12) {
+      var off;
+      for (off = 0; off < 4; off++) {
+        var texts = printableStretches(s, i + off, j);
+        var t;
+        for (t = 0; t < texts.length; t++) {
+          put(out, out.length, texts[t]);
+        }
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+// printableStretches decodes s[from, to) as base64 and returns the runs of printable ASCII of
+// at least 8 bytes in the result.
+function printableStretches(s, from, to) {
+  var out = list();
+  var acc = 0;
+  var bits = 0;
+  var run = '';
+  var i;
+  for (i = from; i <= to; i++) {
+    var b = -1;
+    if (i < to) {
+      acc = (acc * 64 + base64Value(apply(charCodeAt, s, [i]))) % 16384;
+      bits += 6;
+      if (bits < 8) {
+        continue;
+      }
+      bits -= 8;
+      var p = 1;
+      var n;
+      for (n = 0; n < bits; n++) {
+        p = p * 2;
+      }
+      b = (acc - acc % p) / p;
+      acc = acc % p;
+    }
+    if (b >= 32 && b < 127) {
+      run = run + apply(fromCharCode, null, [b]);
+      continue;
+    }
+    if (run.length >= 8) {
+      put(out, out.length, run);
+    }
+    run = '';
   }
   return out;
 }

@@ -81,6 +81,12 @@ func (r *Runner) checkedStyle(c candidate) checkedStyle {
 		return cs
 	}
 	clean, addrs, problems := rewrite.CheckStylesheetAddresses(c.style, c.manifest.StyleHostAllowed)
+	if clean != nil {
+		// Custom properties a page script may read an address from (deputies.go).
+		var dropped []rewrite.StyleProblem
+		clean, dropped = rewrite.DropCustomProperties(clean, styleSheetTextRefusal(c.manifest))
+		problems = append(problems, dropped...)
+	}
 	cs = checkedStyle{clean: clean, addrs: styleGuardAddrs(addrs), problems: problems}
 	sc.mu.Lock()
 	if sc.byVersion == nil || len(sc.byVersion) >= maxCheckedStyles {

@@ -108,6 +108,15 @@ func (h *remixletHost) call(ctx context.Context, ns, method string, args json.Ra
 		if err := h.p.r.guard.add(h.p.pc.id, pageURL, h.id, h.manifest, call.addresses); err != nil {
 			return nil, &httpx.Refusal{Why: err.Error()}
 		}
+		// The sites it names, which the page's scripts may be made to reach (namedhosts.go).
+		if err := h.p.r.guard.addNamed(h.p.pc.id, pageURL, h.id, h.manifest, namedSites(method, args)); err != nil {
+			return nil, &httpx.Refusal{Why: err.Error()}
+		}
+		if method == "clone" { // the page's own addresses it copies are guarded too (cloneguard.go)
+			if err := h.p.r.guard.addClone(h.p.pc.id, pageURL, h.id, h.manifest); err != nil {
+				return nil, &httpx.Refusal{Why: err.Error()}
+			}
+		}
 		if call.wait > 0 {
 			release, err := h.waitSlot()
 			if err != nil {

@@ -233,6 +233,9 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 		err = checkClassName(args)
 	case "setStyle":
 		err = checkSetStyle(args[1])
+		if err == nil {
+			err = pol.checkStyleTexts(&call, args[1]) // custom properties page scripts read (deputies.go)
+		}
 	case "on":
 		call.listener, err = checkOn(args)
 	case "insert":
@@ -361,9 +364,20 @@ func (pol domPolicy) checkAttrValue(call *domCall, name, value string) (string, 
 		// so an address anywhere in the value follows the address rule too; the value itself
 		// is written as given.
 		for _, a := range addressesIn(value) {
-			if _, err := pol.allowAddress(call, a); err != nil {
+			resolved, err := pol.allowAddress(call, a)
+			if err != nil {
 				return "", fmt.Errorf("attribute %s refused: its value holds the address %s: %v", name, a, err)
 			}
+			// A page script that loads it loads it now: an image's rule, never a link's (the
+			// page agent applies the same, checkAddress with link false).
+			if !pol.imageAllowed(resolved) {
+				return "", fmt.Errorf("attribute %s (its value holds the address %s) refused: %s is not on the page's origin or one of the remixlet's sites or fetch: hosts (a page script may load it)", name, a, resolved)
+			}
+		}
+		// A path in it may be where a page script goes (a router's data-go): guarded like an
+		// address the remixlet wrote (deputies.go).
+		if err := pol.guardPaths(call, value); err != nil {
+			return "", fmt.Errorf("attribute %s refused: %w", name, err)
 		}
 		return value, nil
 	}
@@ -438,11 +452,18 @@ func (pol domPolicy) allowAddress(call *domCall, value string) (string, error) {
 }
 
 // addressesIn finds the addresses an attribute value holds anywhere in it, as a page script
-// that loads them would read them: with tabs and newlines removed (the URL parser drops them),
-// every http:, https:, ws: or wss: address, and every scheme-relative one (//host, ///host,
-// with any slash written as a backslash), up to a space, quote, comma or bracket. The page agent
+// that loads them would read them: those plainAddressesIn finds in it as written, then those in
+// its percent-decoded and base64-decoded forms (encodedAddressesIn, deputies.go). The page agent
 // (addressesIn in panel/pageagent/rx_addresses.js) finds the same.
 func addressesIn(value string) []string {
+	return append(plainAddressesIn(value), encodedAddressesIn(value)...)
+}
+
+// plainAddressesIn finds the addresses a value holds as written: with tabs and newlines removed
+// (the URL parser drops them), every http:, https:, ws: or wss: address, and every
+// scheme-relative one (//host, ///host, with any slash written as a backslash), up to a space,
+// quote, comma or bracket.
+func plainAddressesIn(value string) []string {
 	v := strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return -1
@@ -747,6 +768,10 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 			parts = append(parts, fmt.Sprintf("%d:%d: %s", p.Line, p.Column, p.Reason))
 		}
 		return errors.New("the stylesheet is refused: " + strings.Join(parts, "; "))
+	}
+	// Custom properties a page script may read an address from (deputies.go).
+	if _, problems := rewrite.DropCustomProperties(clean, pol.textRefusal(call)); len(problems) > 0 {
+		return errors.New("the stylesheet is refused: " + problems[0].Error())
 	}
 	for _, a := range addrs {
 		if err := call.addAddress(httpx.WithoutFragment(a)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -57,6 +58,14 @@ type guardOwner struct {
 	keys     map[string]struct{} // weburl.Key of each address
 	bytes    int
 	ended    time.Time // when its page session ended; zero while it is open
+	// clones is set once the remixlet cloned page elements on the page: their images' own
+	// addresses are guarded too (cloneguard.go).
+	clones bool
+	// anyPage is set when more pages than maxOwnerPages were added: requests from any page are
+	// then taken as its pages' (guardrequester.go).
+	anyPage bool
+	// named are the sites it named in what it wrote on the page (namedhosts.go).
+	named map[string]bool
 }
 
 type ownerID struct{ session, remixlet string }
@@ -76,6 +85,9 @@ type redirectGuard struct {
 	// firstFrame counts the owners addBeforeSession made that no session has adopted yet
 	// (styleguard.go), bounded by maxFirstFrameOwners.
 	firstFrame int
+	// named counts the sites all owners named (namedhosts.go), read without the lock on every
+	// request.
+	named atomic.Int64
 }
 
 // errGuardFull refuses an operation whose addresses the guard cannot hold.
@@ -162,7 +174,7 @@ func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.
 	g.owners[id] = o
 	o.manifest = m
 	if pageURL != "" {
-		o.urls[pageURL] = true
+		o.addPageLocked(pageURL)
 	}
 	for _, k := range keys {
 		if _, ok := o.keys[k]; ok {
@@ -187,7 +199,7 @@ func (g *redirectGuard) sessionEnded(session, lastURL string) {
 		if id.session == session && o.ended.IsZero() {
 			o.ended = now
 			if lastURL != "" {
-				o.urls[lastURL] = true
+				o.addPageLocked(lastURL)
 			}
 		}
 	}
@@ -221,8 +233,19 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 				}
 			}
 			for u := range o.urls {
-				cur.urls[u] = true
+				cur.addPageLocked(u)
 			}
+			cur.clones = cur.clones || o.clones
+			for site := range o.named {
+				if cur.named == nil {
+					cur.named = map[string]bool{}
+				}
+				if !cur.named[site] {
+					cur.named[site] = true
+					g.named.Add(1)
+				}
+			}
+			cur.anyPage = cur.anyPage || o.anyPage
 			g.removeLocked(id, o)
 			continue
 		}
@@ -253,6 +276,7 @@ func (g *redirectGuard) sweepLocked(force bool) {
 
 func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 	delete(g.owners, id)
+	g.named.Add(-int64(len(o.named)))
 	if isFirstFrameSession(id.session) {
 		g.firstFrame--
 	}
@@ -282,9 +306,10 @@ type guardHit struct {
 	manifest *sandbox.Manifest
 }
 
-// lookup returns the owners that guard the address with key k.
-func (g *redirectGuard) lookup(k string) []guardHit {
-	if k == "" {
+// lookup returns the owners that guard the address with key k for a request from `from`
+// (requesterOf; see guardrequester.go).
+func (g *redirectGuard) lookup(k string, from requester) []guardHit {
+	if k == "" || from.typed {
 		return nil
 	}
 	grace, _, _ := g.limits()
@@ -293,7 +318,7 @@ func (g *redirectGuard) lookup(k string) []guardHit {
 	now := g.clock()
 	var hits []guardHit
 	for _, o := range g.byKey[k] {
-		if !o.ended.IsZero() && now.Sub(o.ended) > grace {
+		if (!o.ended.IsZero() && now.Sub(o.ended) > grace) || !from.mayBe(o) {
 			continue
 		}
 		page := ""
@@ -321,7 +346,10 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 	if err != nil {
 		return
 	}
-	hits := r.guard.lookup(weburl.Key(from))
+	hits := r.guard.lookup(weburl.Key(from), requesterOf(resp.Request))
+	if len(hits) == 0 {
+		hits = r.guard.cloneHits(resp.Request) // an image a remixlet's clone asks for again (cloneguard.go)
+	}
 	if len(hits) == 0 {
 		return
 	}

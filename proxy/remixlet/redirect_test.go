@@ -200,7 +200,7 @@ func TestRedirectGuardHasNoCountLimit(t *testing.T) {
 	if !errors.Is(err, errGuardFull) || !strings.Contains(err.Error(), "at most 10 per page") {
 		t.Errorf("9th to 11th address: got %v, want the per-page bound", err)
 	}
-	if hits := small.lookup(keyOf(t, "https://shop.test/r?i=100")); len(hits) != 0 {
+	if hits := small.lookup(keyOf(t, "https://shop.test/r?i=100"), requester{none: true}); len(hits) != 0 {
 		t.Errorf("a refused op's address is remembered")
 	}
 	if err := small.add("s1", "", g.id, g.m, addrs(0, 8)); err != nil {
@@ -277,5 +277,60 @@ func TestRedirectGuardLifetime(t *testing.T) {
 	g.r.guard.mu.Unlock()
 	if left != 0 {
 		t.Errorf("%d owners left after every grace period ended, want 0", left)
+	}
+}
+
+// The guard is for the page that wrote the address (guardrequester.go, OPEN-ITEMS 36): another
+// page of the site asking for the same address, or the person typing it, is not refused.
+func TestRedirectGuardIsForThePageThatWrote(t *testing.T) {
+	g := newGuardTest(t)
+	if err := g.r.guard.add("s1", "https://shop.test/list", g.id, g.m, []string{"https://shop.test/go?to=https://witness.test/"}); err != nil {
+		t.Fatal(err)
+	}
+	from := func(h http.Header) bool {
+		t.Helper()
+		target := "/go?to=https://witness.test/"
+		u, _ := url.ParseRequestURI(target)
+		u.Scheme, u.Host = "https", "shop.test"
+		resp := &http.Response{StatusCode: http.StatusFound, Header: http.Header{"Location": {"https://witness.test/x"}},
+			Body: io.NopCloser(strings.NewReader("")), Request: &http.Request{URL: u, Host: "shop.test", RequestURI: target, Header: h}}
+		g.r.GuardRedirect(resp)
+		return resp.StatusCode == http.StatusForbidden
+	}
+	loc := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name    string
+		h       http.Header
+		refused bool
+	}{
+		{"the page that wrote it", loc("Referer", "https://shop.test/list"), true},
+		{"its origin only", loc("Referer", "https://shop.test/"), true},
+		{"no Referer", loc(), true},
+		{"another page of the site", loc("Referer", "https://shop.test/other"), false},
+		{"another site's page", loc("Referer", "https://other.test/list"), false},
+		{"the address bar", loc("Sec-Fetch-Site", "none"), false},
+	}
+	for _, tt := range tests {
+		if got := from(tt.h); got != tt.refused {
+			t.Errorf("%s: refused = %v, want %v", tt.name, got, tt.refused)
+		}
+	}
+	// The page moves (an SPA navigation): its requests name the new address.
+	g.r.guard.sessionMoved("s1", "https://shop.test/list?page=2")
+	if !from(loc("Referer", "https://shop.test/list?page=2")) {
+		t.Error("after an SPA navigation the page's own requests are not guarded")
+	}
+	// Past maxOwnerPages, every page is the owner's (fail safe).
+	for i := range maxOwnerPages {
+		g.r.guard.addPage("s1", g.id, fmt.Sprintf("https://shop.test/p%d", i))
+	}
+	if !from(loc("Referer", "https://shop.test/unknown")) {
+		t.Error("an owner past maxOwnerPages pages lets another page's request through")
 	}
 }

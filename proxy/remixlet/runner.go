@@ -90,6 +90,7 @@ type Runner struct {
 	idleGrace   time.Duration // document_idle's wait for load after DOMContentLoaded (runat.go)
 
 	guard    redirectGuard // addresses remixlets wrote, by page session, checked on redirects (redirect.go)
+	opened   openedDocs    // documents those addresses opened, their navigations checked (clientredirect.go)
 	net      *fetch.Client // rmx.fetch's client (rmx_fetch.go); nil: rmx.fetch is refused
 	observed *Observed     // network:observe's records (rmx_observe.go); nil: none
 	// now is the clock of the rmx services (rmx.schedule's times, rmx.notify's rate) and of the
@@ -301,7 +302,8 @@ func (r *Runner) pageConnected(ctx context.Context, pc pageConn) {
 	if old != nil {
 		old.end()
 	}
-	r.guard.sessionStarted(pc.id, pc.url()) // a page back from the back/forward cache keeps its guarded addresses
+	r.guard.sessionStarted(pc.id, pc.url())  // a page back from the back/forward cache keeps its guarded addresses
+	r.opened.sessionStarted(pc.id, pc.url()) // a document a remixlet's address opened lives with its session
 	p.sync(ctx)
 }
 
@@ -319,6 +321,8 @@ func (r *Runner) pageNavigated(ctx context.Context, sessionID string) {
 	p := r.pages[sessionID]
 	r.mu.Unlock()
 	if p != nil {
+		r.opened.sessionMoved(sessionID, p.pc.url()) // its Referer now names the new address
+		r.guard.sessionMoved(sessionID, p.pc.url())
 		p.sync(ctx)
 	}
 }
@@ -546,6 +550,7 @@ func (r *Runner) pageGone(sessionID string) {
 		p.end()
 		p.syncMu.Unlock()
 		r.guard.sessionEnded(sessionID, p.pc.url()) // its addresses stay guarded for the grace period
+		r.opened.sessionEnded(sessionID)
 	}
 }
 

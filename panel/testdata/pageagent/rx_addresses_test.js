@@ -6,7 +6,7 @@ const assert = require('assert');
 const { load, test, refusal, plain, done } = require('./load.js');
 
 const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_addresses.js'],
-  ['addressesIn', 'addressKey', 'addressSet', 'checkAddress', 'opHosts=', 'opAddrs=', 'opRelative='],
+  ['addressesIn', 'encodedAddressesIn', 'addressKey', 'addressSet', 'checkAddress', 'opHosts=', 'opAddrs=', 'opRelative='],
   'https://shop.test/a/b?q=1');
 
 function reset() {
@@ -33,6 +33,15 @@ test('addressesIn finds every address in a value, up to a space, quote, comma or
   ];
   for (const [value, want] of cases) {
     assert.deepStrictEqual(plain(a.addressesIn(value)), want, 'addressesIn(' + JSON.stringify(value) + ')');
+  }
+});
+
+test('encodedAddressesIn finds what proxy/remixlet/deputies.go finds (the cases are shared)', () => {
+  const cases = JSON.parse(require('fs').readFileSync(require('path').join(__dirname, 'encoded_addresses.json'), 'utf8'));
+  for (const [value, want] of cases) {
+    assert.deepStrictEqual(plain(a.addressesIn(value)).slice(plain(a.addressesIn(value)).length - want.length), want,
+      'addressesIn(' + JSON.stringify(value) + ')');
+    assert.deepStrictEqual(plain(a.encodedAddressesIn(value)), want, 'encodedAddressesIn(' + JSON.stringify(value) + ')');
   }
 });
 

@@ -1,6 +1,9 @@
 package httpx
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // IsNavigation reports whether req is a browser's navigation to a document: the requests the
 // proxy injects its page agent into (proxy/html.go) and whose answers a page's script never
@@ -19,4 +22,23 @@ func IsNavigation(req *http.Request) bool {
 		return req.Header.Get("Upgrade-Insecure-Requests") == "1"
 	}
 	return false // subresources, iframes, workers: not a page the person is looking at
+}
+
+// NavigationKind reports whether r is a navigation of a top-level document or of a frame: by
+// its Fetch metadata, or, without any (plain http), by the headers browsers send only with
+// navigations (counted as top-level: the two cannot be told apart there). The remixlet guards
+// read requests so (proxy/remixlet/clientredirect.go); the agent's navigation guard has the same
+// reading (navigationKind in proxy/chat/navguard.go).
+func NavigationKind(r *http.Request) (top, frame bool) {
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		return false, false
+	}
+	dest, mode := r.Header.Get("Sec-Fetch-Dest"), r.Header.Get("Sec-Fetch-Mode")
+	if dest != "" || mode != "" {
+		if mode != "" && mode != "navigate" {
+			return false, false
+		}
+		return dest == "document", dest == "iframe" || dest == "frame"
+	}
+	return r.Header.Get("Upgrade-Insecure-Requests") == "1" || strings.HasPrefix(strings.TrimSpace(r.Header.Get("Accept")), "text/html"), false
 }

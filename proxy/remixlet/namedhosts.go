@@ -1,0 +1,221 @@
+package remixlet
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+	"github.com/remixproxy/remixproxy/sandbox"
+)
+
+// Hosts a remixlet named (red-team pass 6d, OPEN-ITEMS 29). A page script can turn any text into
+// a request: an unfurler that fetches the address in a text node, a loader that joins a host
+// from one attribute with a path from another. Which transforms a site's scripts apply cannot be
+// known; what can be known is where a request goes. A request a page's script makes to carry
+// what the remixlet wrote somewhere needs that somewhere's name, and the site's own scripts do
+// not know the attacker's host: the remixlet must write it. So every site (registrable domain)
+// a remixlet names in what it writes on a page — in text, attribute values, HTML, styles, in
+// any shape the address rule reads (as written, percent-decoded, base64-decoded; full-width and
+// ideographic spellings folded), as an address or a bare host name — is remembered for that
+// page, and a request the page makes to that site (any kind: an image, a fetch, a navigation
+// without the person's activation) is answered with the proxy's 403, unless the site is the
+// page's own or one the remixlet may load from (its sites and fetch: hosts).
+//
+// Which requests are the page's: as the redirect guard decides (guardrequester.go) — a Referer
+// of the page or of its origin only; no Referer, unless Sec-Fetch-Site says the request came from
+// the named site itself. While the page is open, and openedAfterEnd after. The collateral: while
+// such a page is open, other pages of its origin cannot reach a site the remixlet named either,
+// and neither can the page's own scripts (a remixlet that writes "fonts.example.com" in a note
+// stops the page's later loads from there; the log says so).
+//
+// What this does not see: a host written in pieces a script joins (two labels in two
+// attributes), or in an encoding the rule does not read (hex, char codes, a site's own cipher).
+
+const maxNamedSitesPerOwner = 4096
+
+// hostPattern finds host-like names: labels of letters (any script), digits and hyphens joined
+// by dots. A name with letters outside ASCII is read as the browser reads it (weburl.Host:
+// IDNA/UTS-46), so "wítness.test" is remembered as the punycode host the browser would ask.
+var hostPattern = regexp.MustCompile(`[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]{0,62}[\p{L}\p{N}\p{M}])?(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]{0,62}[\p{L}\p{N}\p{M}])?)+`)
+
+// namedSites returns the sites named in the strings of a dom call's arguments (see the top of
+// the file); nil for calls that write nothing.
+func namedSites(method string, args json.RawMessage) []string {
+	switch method {
+	case "setText", "setAttr", "create", "setHTML", "addStyle", "setStyle":
+	default:
+		return nil
+	}
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return nil
+	}
+	texts := collectStrings(v, nil)
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range texts {
+		for _, s := range sitesIn(t) {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func collectStrings(v any, out []string) []string {
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, e := range x {
+			out = collectStrings(e, out)
+		}
+	case map[string]any:
+		for k, e := range x {
+			out = append(out, k)
+			out = collectStrings(e, out)
+		}
+	}
+	return out
+}
+
+// hostFolds are the dots UTS-46 maps to "." (NFKC maps the full-width letters).
+var hostFolds = strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".")
+
+// sitesIn returns the sites of the host names in s, as written and in its decoded shapes.
+func sitesIn(s string) []string {
+	shapes := append([]string{s}, decodedLevels(s)...)
+	for _, level := range append([]string{s}, decodedLevels(s)...) {
+		shapes = append(shapes, base64Texts(level)...)
+	}
+	var out []string
+	for _, shape := range shapes {
+		folded := hostFolds.Replace(norm.NFKC.String(shape))
+		for _, h := range hostPattern.FindAllString(folded, -1) {
+			if ascii, err := weburl.Host(h); err == nil {
+				h = ascii
+			}
+			h = strings.ToLower(h)
+			if site := weburl.Site(h); strings.Contains(site, ".") {
+				out = append(out, site)
+			}
+		}
+	}
+	return out
+}
+
+// addNamed remembers sites a remixlet named on a page session. It adds all of them or none.
+func (g *redirectGuard) addNamed(session, pageURL, remixlet string, m *sandbox.Manifest, sites []string) error {
+	if len(sites) == 0 {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.addLocked(session, pageURL, remixlet, m, nil, 0); err != nil {
+		return err
+	}
+	o := g.owners[ownerID{session, remixlet}]
+	if o.named == nil {
+		o.named = map[string]bool{}
+	}
+	fresh := 0
+	for _, s := range sites {
+		if !o.named[s] {
+			fresh++
+		}
+	}
+	if len(o.named)+fresh > maxNamedSitesPerOwner {
+		return fmt.Errorf("%w: this remixlet already named %d sites on this page, and the proxy watches at most %d", errGuardFull, len(o.named), maxNamedSitesPerOwner)
+	}
+	for _, s := range sites {
+		if !o.named[s] {
+			o.named[s] = true
+			g.named.Add(1)
+		}
+	}
+	return nil
+}
+
+// namedHits are the owners that named the site of u and may have made req (see the top of the
+// file), and may not load from it.
+func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
+	fs := req.Header.Get("Sec-Fetch-Site")
+	if fs == "none" || fs == "same-origin" || fs == "same-site" {
+		return nil // the browser's UI, or a request from the named site itself
+	}
+	site := weburl.Site(u.HostKey())
+	from := requesterOf(req)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock()
+	var hits []guardHit
+	for _, o := range g.owners {
+		if !o.named[site] || (!o.ended.IsZero() && now.Sub(o.ended) > openedAfterEnd) || !from.mayBe(o) {
+			continue
+		}
+		if o.manifest != nil && o.manifest.StyleHostAllowed(u.HostKey()) {
+			continue
+		}
+		page := ""
+		own := false
+		for pu := range o.urls {
+			page = pu
+			if p, err := weburl.Parse(pu); err == nil && weburl.Site(p.HostKey()) == site {
+				own = true
+			}
+		}
+		if own {
+			continue
+		}
+		hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: page, manifest: o.manifest})
+	}
+	return hits
+}
+
+// guardNamedHosts answers with the proxy's 403 (and returns true) a request a page makes to a
+// site a remixlet named on it and may not load from (see the top of the file).
+func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool {
+	if r.guard.named.Load() == 0 {
+		return false
+	}
+	if top, frame := httpx.NavigationKind(req); (top || frame) && req.Header.Get("Sec-Fetch-User") == "?1" {
+		return false // the person's click on a link to it
+	}
+	u, err := httpx.RequestedAddress(req)
+	if err != nil {
+		return false
+	}
+	hits := r.guard.namedHits(req, u)
+	if len(hits) == 0 {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if !seen[h.remixlet] {
+			seen[h.remixlet] = true
+			r.logf(h.remixlet, "warn", "refused: the page asked for %s, on a site this remixlet named in what it wrote on the page and may not load from; the browser got a 403 instead",
+				httpx.Clip(u.Request(), 300))
+		}
+	}
+	writeRefusal(w, "remixproxy: a request to a site a remixlet named on this page was refused\n")
+	return true
+}
+
+// GuardPageRequests is the request side of the remixlet guards that look at what a page asks
+// for (called for every proxied request before it goes upstream): navigations of documents a
+// remixlet's address opened (clientredirect.go) and requests to sites a remixlet named
+// (namedhosts.go). It returns true when the proxy has answered.
+func (r *Runner) GuardPageRequests(w http.ResponseWriter, req *http.Request) bool {
+	if r == nil {
+		return false
+	}
+	return r.GuardClientRedirect(w, req) || r.guardNamedHosts(w, req)
+}

