@@ -350,23 +350,6 @@ type navRequest struct {
 	method    string
 }
 
-// navigationKind reports whether r is a navigation of a top-level document or of a frame: by its
-// Fetch metadata, or, without any (plain http), by the headers browsers send only with
-// navigations (counted as top-level: the two cannot be told apart there).
-func navigationKind(r *http.Request) (top, frame bool) {
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		return false, false
-	}
-	dest, mode := r.Header.Get("Sec-Fetch-Dest"), r.Header.Get("Sec-Fetch-Mode")
-	if dest != "" || mode != "" {
-		if mode != "" && mode != "navigate" {
-			return false, false
-		}
-		return dest == "document", dest == "iframe" || dest == "frame"
-	}
-	return r.Header.Get("Upgrade-Insecure-Requests") == "1" || strings.HasPrefix(strings.TrimSpace(r.Header.Get("Accept")), "text/html"), false
-}
-
 // pairs reports whether nr may be a navigation of the action x (see the top of the file).
 // Called with g.mu held.
 func (x *navExpect) pairs(nr navRequest) bool {
@@ -443,7 +426,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	if h.nav.live.Load() == 0 {
 		return r, w, nothing, false
 	}
-	top, frame := navigationKind(r)
+	top, frame := httpx.NavigationKind(r)
 	if !top && !frame {
 		return r, w, nothing, false
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -57,7 +58,7 @@ func TestNavExpectPairs(t *testing.T) {
 				r.Header.Del("Sec-Fetch-Dest")
 				r.Header.Del("Sec-Fetch-Mode")
 			}
-			if top, _ := navigationKind(r); !top {
+			if top, _ := httpx.NavigationKind(r); !top {
 				t.Fatal("not read as a navigation")
 			}
 			g.mu.Lock()
@@ -90,7 +91,7 @@ func TestNavigationKind(t *testing.T) {
 		{"a DELETE", "DELETE", []string{"Sec-Fetch-Dest", "document", "Sec-Fetch-Mode", "navigate"}, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			top, frame := navigationKind(navRequestFor(t, tt.method, "https://shop.test/", tt.hdr...))
+			top, frame := httpx.NavigationKind(navRequestFor(t, tt.method, "https://shop.test/", tt.hdr...))
 			if top != tt.top || frame != tt.frame {
 				t.Errorf("navigationKind = %v, %v; want %v, %v", top, frame, tt.top, tt.frame)
 			}

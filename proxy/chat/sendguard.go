@@ -294,7 +294,7 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	if h.nav.sends.live.Load() == 0 || safeMethod(r.Method) {
 		return false
 	}
-	if top, frame := navigationKind(r); top || frame {
+	if top, frame := httpx.NavigationKind(r); top || frame {
 		return false // a navigation: GuardNavigation held it already (holdAgentPost)
 	}
 	sr := readSendRequest(r)
