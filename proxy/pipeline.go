@@ -17,10 +17,14 @@ import (
 //  1. serveProxied: count it; remix.proxy is answered in process (magic.go), never dialed;
 //     a navigation the agent started that leaves the chat page's site gets the proxy's refusal
 //     page (chat/navguard.go); so does a navigation of a page that an address a remixlet wrote
-//     opened, when it leaves that remixlet's sites (remixlet/clientredirect.go); then the
-//     remixlets' network rules (remixlet/netrules.go) may
-//     block, redirect or upgrade it, or note request and response header changes that Rewrite
-//     and the first response tap apply;
+//     opened, when it leaves that remixlet's sites (remixlet/clientredirect.go), and a page's
+//     request to a site a remixlet named on it (remixlet/namedhosts.go); then the remixlets'
+//     network rules (remixlet/netrules.go) may block, redirect or upgrade it, or note request
+//     and response header changes that Rewrite and the first response tap apply; last, a
+//     request that changes something, sent by a page of the chat's site during an agent
+//     action, waits for the person's card (chat/sendguard.go). The guards that answer at once
+//     come before the one that waits for the person, so no card is shown for a request that a
+//     guard after it would refuse anyway;
 //  2. Rewrite: the outbound request is the inbound one aimed at its origin (the inbound request
 //     is never modified); no X-Forwarded-* headers are added; a navigation goes without cache
 //     validators, so the document comes whole, to be injected (html.go, unconditional);
@@ -135,11 +139,6 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer navDone()
-	// Nor may the page's script send a request that changes something while an action of the
-	// agent runs, unless the person allows it (chat/sendguard.go).
-	if s.chats.GuardSend(w, r) {
-		return
-	}
 	// Nor may a page that an address a remixlet wrote opened forward it off the remixlet's
 	// sites (remixlet/clientredirect.go), nor a page reach a site a remixlet named on it
 	// (remixlet/namedhosts.go).
@@ -148,6 +147,12 @@ func (s *Server) serveProxied(w http.ResponseWriter, r *http.Request) {
 	}
 	r, done := s.netrules.Apply(rw, r) // block, redirect, upgradeScheme; header changes ride along (remixlet/netrules.go)
 	if done {
+		return
+	}
+	// Nor may the page's script send a request that changes something while an action of the
+	// agent runs, unless the person allows it (chat/sendguard.go). Last of the guards: it may
+	// wait for the person, and a card for a request refused anyway would ask for nothing.
+	if s.chats.GuardSend(w, r) {
 		return
 	}
 	// A page may reach the person's machine or local network only as the person could
