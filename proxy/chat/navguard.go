@@ -118,6 +118,7 @@ type navExpect struct {
 	hops         map[string]int  // hops followed and not yet requested, by address
 	running      bool            // the action has not answered yet
 	until        time.Time       // when running is false: the end of the window
+	answered     time.Time       // when the action answered (settle); zero while it runs
 	started      time.Time
 	pending      int      // marked requests not yet answered, and hops followed but not yet requested
 	paired       int      // requests paired in all
@@ -263,7 +264,25 @@ func (x *navExpect) settle() {
 	x.g.mu.Lock()
 	defer x.g.mu.Unlock()
 	x.running = false
-	if end := x.g.clock().Add(navAfter); end.After(x.until) {
+	now := x.g.clock()
+	x.answered = now
+	if end := now.Add(navAfter); end.After(x.until) {
+		x.until = end
+	}
+}
+
+// extendLocked moves the end of the action's navigation window to navAfter from now (a
+// navigation or hop it started, paired after its answer), but never past its hard cap,
+// sendAfter after its answer: else a page that keeps navigating (a frame reloading itself
+// every second) would keep the window — and with it the hold on its requests — open for ever.
+func (x *navExpect) extendLocked(now time.Time) {
+	end := now.Add(navAfter)
+	if !x.running && !x.answered.IsZero() {
+		if limit := x.answered.Add(sendAfter); end.After(limit) {
+			end = limit
+		}
+	}
+	if end.After(x.until) {
 		x.until = end
 	}
 }
@@ -465,9 +484,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 		x.pending++
 		x.paired++
 		if !x.running {
-			if end := now.Add(navAfter); end.After(x.until) {
-				x.until = end
-			}
+			x.extendLocked(now)
 		}
 	}
 	var running []*navExpect // the same chats' running actions: a lease's refusal is theirs too
@@ -576,9 +593,7 @@ func (m *navMark) checkHop(from *weburl.URL, loc, kind string) (string, string) 
 			x.hops[k]++
 			x.pending++ // until the browser requests it
 		}
-		if end := x.g.clock().Add(navAfter); end.After(x.until) {
-			x.until = end
-		}
+		x.extendLocked(x.g.clock())
 		x.g.mu.Unlock()
 	}
 	return "", ""
