@@ -167,7 +167,7 @@ func TestHoldSend(t *testing.T) {
 		var codes [2]atomic.Int32
 		for i := range 2 {
 			wg.Go(func() {
-				c, _ := cf.send("POST", "https://example.com/api/"+[]string{"a", "b"}[i], hdr...)
+				c, _ := cf.send("POST", "https://example.com/api/a?n="+[]string{"0", "1"}[i], hdr...)
 				codes[i].Store(int32(c))
 			})
 		}
