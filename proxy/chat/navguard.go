@@ -382,11 +382,11 @@ func (x *navExpect) pairs(nr navRequest) bool {
 		return true
 	}
 	if nr.referer != "" {
-		return x.origins[nr.referer]
+		return x.hasOriginLocked(x.origins, nr.referer)
 	}
 	switch nr.fetchSite {
 	case "same-origin":
-		return x.origins[nr.origin]
+		return x.hasOriginLocked(x.origins, nr.origin)
 	case "same-site":
 		return !x.leaves(nr.url)
 	default: // cross-site, or no Fetch metadata: the initiator is unknown
@@ -477,9 +477,9 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			continue
 		}
 		xs = append(xs, x)
-		x.origins[nr.origin] = true
-		if frame && len(x.frameOrigins) < maxNavURLs {
-			x.frameOrigins[nr.origin] = true // its navigations off the site are held (navguard_frames.go)
+		addOrigin(x.origins, nr.origin)
+		if frame {
+			addOrigin(x.frameOrigins, nr.origin) // its navigations off the site are held (navguard_frames.go)
 		}
 		x.pending++
 		x.paired++
@@ -588,7 +588,7 @@ func (m *navMark) checkHop(from *weburl.URL, loc, kind string) (string, string) 
 		if len(x.urls) < maxNavURLs {
 			x.urls[k] = true
 		}
-		x.origins[to.Origin()] = true
+		addOrigin(x.origins, to.Origin())
 		if len(x.hops) < maxNavURLs {
 			x.hops[k]++
 			x.pending++ // until the browser requests it
@@ -833,13 +833,16 @@ type navDoc struct {
 	// its own, and lives while within reports the page it was loaded in lives.
 	frame  bool
 	within func(now time.Time) bool
+	// bound is when a frame lease ends however often the page loads frames: navFrameLeaseMax
+	// after the last of the agent's actions that loaded one (navguard_frames.go).
+	bound time.Time
 }
 
 func (d *navDoc) liveLocked(now time.Time) bool {
 	if d.session != "" {
 		return d.alive != nil && d.alive()
 	}
-	if now.Sub(d.loaded) >= navDocLoading {
+	if now.Sub(d.loaded) >= navDocLoading || !d.bound.IsZero() && !now.Before(d.bound) {
 		return false
 	}
 	return d.within == nil || d.within(now)
@@ -870,8 +873,11 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	g.pruneLocked(now)
 	if frame {
 		if l := g.frameLeaseLocked(x.owner); l != nil {
-			l.origins[u.Origin()] = true
-			l.frameOrigins[u.Origin()] = true
+			addOrigin(l.origins, u.Origin())
+			addOrigin(l.frameOrigins, u.Origin())
+			if x.doc == nil { // the agent's action loaded it: the bound starts again
+				l.doc.bound = now.Add(navFrameLeaseMax)
+			}
 			l.doc.loaded, l.doc.within = now, g.frameWithin(x)
 			return l
 		}
@@ -888,6 +894,7 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	if frame {
 		l.frameOrigins[u.Origin()] = true
 		l.doc.within = g.frameWithin(x)
+		l.doc.bound = now.Add(navFrameLeaseMax)
 	}
 	g.xs[l.id] = l
 	g.live.Store(int32(len(g.xs)))

@@ -281,7 +281,7 @@ func (x *navExpect) sendPairs(sr sendRequest) bool {
 	if sr.initiator != "" {
 		// An origin the action reached, or another of the site's own (a comments widget on a
 		// sibling host, framed in the page, that the action's click messages).
-		if x.origins[sr.initiator] {
+		if x.hasOriginLocked(x.origins, sr.initiator) {
 			return true
 		}
 		iu, err := weburl.Parse(sr.initiator)
@@ -291,7 +291,7 @@ func (x *navExpect) sendPairs(sr sendRequest) bool {
 	case "none":
 		return false
 	case "same-origin":
-		return x.origins[sr.url.Origin()]
+		return x.hasOriginLocked(x.origins, sr.url.Origin())
 	default: // same-site (the destination is on the site), cross-site or absent: unknown
 		return true
 	}
