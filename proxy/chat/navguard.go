@@ -98,6 +98,9 @@ type navGuard struct {
 	stops map[any]navStop
 	// sends are the recent actions whose page's requests are held (sendguard.go).
 	sends sendActs
+	// leases counts the leases in xs (storeLiveLocked): with none, the person's click reports
+	// are dropped at once (personReported), without the lock.
+	leases atomic.Int32
 }
 
 // navExpect is one action's expectation: the navigations it may start, and what became of them.
@@ -197,7 +200,7 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	g.next++
 	x.id = g.next
 	g.xs[x.id] = x
-	g.live.Store(int32(len(g.xs)))
+	g.storeLiveLocked()
 	g.noteSendLocked(x, now) // sendguard.go
 	return x
 }
@@ -216,6 +219,20 @@ func (g *navGuard) dropOldestLocked() {
 	}
 }
 
+// storeLiveLocked publishes, for the checks made without the lock, how many expectations there
+// are (live) and how many of them are leases (leases). Every change of g.xs ends with it; a
+// lease that lapsed without a prune is still counted, which only keeps the person's reports.
+func (g *navGuard) storeLiveLocked() {
+	n := 0
+	for _, x := range g.xs {
+		if x.doc != nil {
+			n++
+		}
+	}
+	g.live.Store(int32(len(g.xs)))
+	g.leases.Store(int32(n))
+}
+
 // pruneLocked drops expectations whose window has ended.
 func (g *navGuard) pruneLocked(now time.Time) {
 	for id, x := range g.xs {
@@ -223,7 +240,7 @@ func (g *navGuard) pruneLocked(now time.Time) {
 			delete(g.xs, id)
 		}
 	}
-	g.live.Store(int32(len(g.xs)))
+	g.storeLiveLocked()
 }
 
 func (x *navExpect) liveLocked(now time.Time) bool {
@@ -897,7 +914,7 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 		l.doc.bound = now.Add(navFrameLeaseMax)
 	}
 	g.xs[l.id] = l
-	g.live.Store(int32(len(g.xs)))
+	g.storeLiveLocked()
 	return l
 }
 

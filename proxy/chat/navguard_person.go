@@ -65,6 +65,9 @@ type personNav struct {
 // personReported records a page agent's report: a page of origin clicked to raw (a form's
 // address when form).
 func (g *navGuard) personReported(origin string, raw json.RawMessage) {
+	if g.leases.Load() == 0 {
+		return // only a lease reads them (pairs): every trusted click of every page reports one
+	}
 	var m panel.PersonNav
 	if json.Unmarshal(raw, &m) != nil || m.URL == "" || len(m.URL) > 8192 {
 		return
