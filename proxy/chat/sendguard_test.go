@@ -13,6 +13,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -438,5 +439,21 @@ func TestSendWindowNotStretched(t *testing.T) {
 	cf.h.nav.mu.Unlock()
 	if now := cf.h.nav.clock(); until.After(now) {
 		t.Errorf("the navigations' window runs to %s from now, want it closed by the hard cap", until.Sub(now))
+	}
+}
+
+// TestFormCardWords: the card for a form the action submitted, in the proxy's words (postCard's
+// other card; pinned with TestScriptSendCardWords when the two were made one shape).
+func TestFormCardWords(t *testing.T) {
+	sr := readSendRequest(httptest.NewRequest("POST", "https://example.com/delete?id=7", nil))
+	cd := postCard(postAsk{method: "post", to: sr.url, site: "example.com", control: `select “Delete my data”`})
+	got := cd.Title + "\n" + strings.Join(cd.Rows, "\n") + "\n" + cd.Allow + "/" + cd.Deny
+	want := "Let the agent's action submit a form?\n" +
+		"The agent's select “Delete my data” made the page send a form: POST https://example.com/delete?…\n" +
+		"A POST form changes something on example.com as you.\n" +
+		"Allow only if you asked for it: a page can ask the agent to do this.\n" +
+		"Submit it/Not now"
+	if got != want || cd.Card != panel.CardSubmit || !strings.HasPrefix(cd.ID, "k") {
+		t.Errorf("card %q %q =\n%s\nwant\n%s", cd.Card, cd.ID, got, want)
 	}
 }
