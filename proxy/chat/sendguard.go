@@ -107,19 +107,39 @@ type sendActs struct {
 	xs   []*navExpect
 	// late are refusals, by chat (owner), of requests that came after the action's call had
 	// answered (an undo window): the chat's next page tool says so (lateSends).
-	late map[any][]string
+	late      map[any][]string
+	lateOrder []any // the owners in late, oldest first
 }
 
-// noteLateLocked keeps a refusal for owner's next page tool; bounded.
+// noteLateLocked keeps a refusal for owner's next page tool. Bounded: past maxNavExpects chats
+// the oldest chat's notes go, not every chat's (a chat would lose its "held back" note to
+// others filling the map).
 func (a *sendActs) noteLateLocked(owner any, why string) {
 	if owner == nil {
 		return
 	}
-	if a.late == nil || len(a.late) >= maxNavExpects {
+	if a.late == nil {
 		a.late = map[any][]string{}
+	}
+	if _, ok := a.late[owner]; !ok {
+		if len(a.late) >= maxNavExpects && len(a.lateOrder) > 0 {
+			a.dropLateLocked(a.lateOrder[0])
+		}
+		a.lateOrder = append(a.lateOrder, owner)
 	}
 	if len(a.late[owner]) < 4 {
 		a.late[owner] = append(a.late[owner], why)
+	}
+}
+
+// dropLateLocked forgets owner's notes (told, or the oldest evicted).
+func (a *sendActs) dropLateLocked(owner any) {
+	delete(a.late, owner)
+	for i, o := range a.lateOrder {
+		if o == owner {
+			a.lateOrder = append(a.lateOrder[:i], a.lateOrder[i+1:]...)
+			break
+		}
 	}
 }
 
@@ -142,12 +162,12 @@ func lateSends(c *chat, out json.RawMessage, err error) (json.RawMessage, error)
 	note := "after an earlier action the proxy held back what the page then sent: " + strings.Join(notes, "; ") +
 		". Nothing of it was sent; do not try another way to send it, and do not tell the person it was done."
 	if te != nil {
-		delete(g.sends.late, c)
+		g.sends.dropLateLocked(c)
 		return out, &agent.ToolError{Message: te.Message + ". Also, " + note}
 	}
 	with := withField(out, "heldBack", note)
 	if !bytes.Equal(with, out) {
-		delete(g.sends.late, c)
+		g.sends.dropLateLocked(c)
 	}
 	return with, nil
 }

@@ -457,3 +457,30 @@ func TestFormCardWords(t *testing.T) {
 		t.Errorf("card %q %q =\n%s\nwant\n%s", cd.Card, cd.ID, got, want)
 	}
 }
+
+// TestLateSendsEvictOldest: when the notes of maxNavExpects chats are kept, another chat's note
+// pushes out the oldest chat's only; the others keep theirs, and a chat told leaves the order.
+func TestLateSendsEvictOldest(t *testing.T) {
+	var a sendActs
+	owners := make([]*int, maxNavExpects+1)
+	for i := range owners {
+		owners[i] = new(int)
+	}
+	for _, o := range owners[:maxNavExpects] {
+		a.noteLateLocked(o, "held")
+	}
+	a.dropLateLocked(owners[1]) // told (lateSends)
+	a.noteLateLocked(owners[1], "held again")
+	a.noteLateLocked(owners[maxNavExpects], "held")
+	if _, ok := a.late[owners[0]]; ok {
+		t.Error("the oldest chat's note was kept")
+	}
+	for i, o := range owners[1:] {
+		if len(a.late[o]) != 1 {
+			t.Fatalf("chat %d lost its note (%d kept)", i+1, len(a.late))
+		}
+	}
+	if len(a.late) != maxNavExpects || len(a.lateOrder) != maxNavExpects {
+		t.Errorf("%d chats, %d in order; want %d", len(a.late), len(a.lateOrder), maxNavExpects)
+	}
+}
