@@ -36,7 +36,9 @@ import (
 // and no longer than the page it was loaded in (frameWithin): the session the action ran in,
 // or a document the chat's agent loaded. A chat has one frame lease; each frame document its
 // navigations load adds its origin, so a page that frames itself many times cannot fill the
-// table (maxNavExpects) and push the leases of its tab out.
+// table (maxNavExpects) and push the leases of its tab out. Its origins are bounded (addOrigin),
+// and the page's own frame loads renew it only up to navFrameLeaseMax after the agent's last
+// action that loaded a frame.
 
 // navFrameLeaseMax bounds a frame lease from the last action of the agent that loaded a frame
 // into it: the page's own frame loads (which pair with the lease itself) renew navDocLoading

@@ -134,7 +134,8 @@ func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) b
 		if now.Sub(p.at) >= personNavTTL || now.Before(p.at) {
 			continue
 		}
-		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && !origins[p.origin] {
+		// p.origin "" is never one of origins: "" marks a full set (addOrigin).
+		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && (p.origin == "" || !origins[p.origin]) {
 			continue
 		}
 		if p.key != "" && p.key == nr.key || p.path != "" && p.path == fk {
