@@ -98,6 +98,9 @@ type navGuard struct {
 	stops map[any]navStop
 	// sends are the recent actions whose page's requests are held (sendguard.go).
 	sends sendActs
+	// leases counts the leases in xs (storeLiveLocked): with none, the person's click reports
+	// are dropped at once (personReported), without the lock.
+	leases atomic.Int32
 }
 
 // navExpect is one action's expectation: the navigations it may start, and what became of them.
@@ -118,6 +121,7 @@ type navExpect struct {
 	hops         map[string]int  // hops followed and not yet requested, by address
 	running      bool            // the action has not answered yet
 	until        time.Time       // when running is false: the end of the window
+	answered     time.Time       // when the action answered (settle); zero while it runs
 	started      time.Time
 	pending      int      // marked requests not yet answered, and hops followed but not yet requested
 	paired       int      // requests paired in all
@@ -196,7 +200,7 @@ func (g *navGuard) armAs(o navOwner, tool, pageURL, pageOrigin string, expected 
 	g.next++
 	x.id = g.next
 	g.xs[x.id] = x
-	g.live.Store(int32(len(g.xs)))
+	g.storeLiveLocked()
 	g.noteSendLocked(x, now) // sendguard.go
 	return x
 }
@@ -215,6 +219,20 @@ func (g *navGuard) dropOldestLocked() {
 	}
 }
 
+// storeLiveLocked publishes, for the checks made without the lock, how many expectations there
+// are (live) and how many of them are leases (leases). Every change of g.xs ends with it; a
+// lease that lapsed without a prune is still counted, which only keeps the person's reports.
+func (g *navGuard) storeLiveLocked() {
+	n := 0
+	for _, x := range g.xs {
+		if x.doc != nil {
+			n++
+		}
+	}
+	g.live.Store(int32(len(g.xs)))
+	g.leases.Store(int32(n))
+}
+
 // pruneLocked drops expectations whose window has ended.
 func (g *navGuard) pruneLocked(now time.Time) {
 	for id, x := range g.xs {
@@ -222,7 +240,7 @@ func (g *navGuard) pruneLocked(now time.Time) {
 			delete(g.xs, id)
 		}
 	}
-	g.live.Store(int32(len(g.xs)))
+	g.storeLiveLocked()
 }
 
 func (x *navExpect) liveLocked(now time.Time) bool {
@@ -263,7 +281,25 @@ func (x *navExpect) settle() {
 	x.g.mu.Lock()
 	defer x.g.mu.Unlock()
 	x.running = false
-	if end := x.g.clock().Add(navAfter); end.After(x.until) {
+	now := x.g.clock()
+	x.answered = now
+	if end := now.Add(navAfter); end.After(x.until) {
+		x.until = end
+	}
+}
+
+// extendLocked moves the end of the action's navigation window to navAfter from now (a
+// navigation or hop it started, paired after its answer), but never past its hard cap,
+// sendAfter after its answer: else a page that keeps navigating (a frame reloading itself
+// every second) would keep the window — and with it the hold on its requests — open for ever.
+func (x *navExpect) extendLocked(now time.Time) {
+	end := now.Add(navAfter)
+	if !x.running && !x.answered.IsZero() {
+		if limit := x.answered.Add(sendAfter); end.After(limit) {
+			end = limit
+		}
+	}
+	if end.After(x.until) {
 		x.until = end
 	}
 }
@@ -363,11 +399,11 @@ func (x *navExpect) pairs(nr navRequest) bool {
 		return true
 	}
 	if nr.referer != "" {
-		return x.origins[nr.referer]
+		return x.hasOriginLocked(x.origins, nr.referer)
 	}
 	switch nr.fetchSite {
 	case "same-origin":
-		return x.origins[nr.origin]
+		return x.hasOriginLocked(x.origins, nr.origin)
 	case "same-site":
 		return !x.leaves(nr.url)
 	default: // cross-site, or no Fetch metadata: the initiator is unknown
@@ -458,16 +494,14 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			continue
 		}
 		xs = append(xs, x)
-		x.origins[nr.origin] = true
-		if frame && len(x.frameOrigins) < maxNavURLs {
-			x.frameOrigins[nr.origin] = true // its navigations off the site are held (navguard_frames.go)
+		addOrigin(x.origins, nr.origin)
+		if frame {
+			addOrigin(x.frameOrigins, nr.origin) // its navigations off the site are held (navguard_frames.go)
 		}
 		x.pending++
 		x.paired++
 		if !x.running {
-			if end := now.Add(navAfter); end.After(x.until) {
-				x.until = end
-			}
+			x.extendLocked(now)
 		}
 	}
 	var running []*navExpect // the same chats' running actions: a lease's refusal is theirs too
@@ -571,14 +605,12 @@ func (m *navMark) checkHop(from *weburl.URL, loc, kind string) (string, string) 
 		if len(x.urls) < maxNavURLs {
 			x.urls[k] = true
 		}
-		x.origins[to.Origin()] = true
+		addOrigin(x.origins, to.Origin())
 		if len(x.hops) < maxNavURLs {
 			x.hops[k]++
 			x.pending++ // until the browser requests it
 		}
-		if end := x.g.clock().Add(navAfter); end.After(x.until) {
-			x.until = end
-		}
+		x.extendLocked(x.g.clock())
 		x.g.mu.Unlock()
 	}
 	return "", ""
@@ -818,13 +850,16 @@ type navDoc struct {
 	// its own, and lives while within reports the page it was loaded in lives.
 	frame  bool
 	within func(now time.Time) bool
+	// bound is when a frame lease ends however often the page loads frames: navFrameLeaseMax
+	// after the last of the agent's actions that loaded one (navguard_frames.go).
+	bound time.Time
 }
 
 func (d *navDoc) liveLocked(now time.Time) bool {
 	if d.session != "" {
 		return d.alive != nil && d.alive()
 	}
-	if now.Sub(d.loaded) >= navDocLoading {
+	if now.Sub(d.loaded) >= navDocLoading || !d.bound.IsZero() && !now.Before(d.bound) {
 		return false
 	}
 	return d.within == nil || d.within(now)
@@ -855,8 +890,11 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	g.pruneLocked(now)
 	if frame {
 		if l := g.frameLeaseLocked(x.owner); l != nil {
-			l.origins[u.Origin()] = true
-			l.frameOrigins[u.Origin()] = true
+			addOrigin(l.origins, u.Origin())
+			addOrigin(l.frameOrigins, u.Origin())
+			if x.doc == nil { // the agent's action loaded it: the bound starts again
+				l.doc.bound = now.Add(navFrameLeaseMax)
+			}
 			l.doc.loaded, l.doc.within = now, g.frameWithin(x)
 			return l
 		}
@@ -873,9 +911,10 @@ func (g *navGuard) lease(x *navExpect, u *weburl.URL, frame bool) *navExpect {
 	if frame {
 		l.frameOrigins[u.Origin()] = true
 		l.doc.within = g.frameWithin(x)
+		l.doc.bound = now.Add(navFrameLeaseMax)
 	}
 	g.xs[l.id] = l
-	g.live.Store(int32(len(g.xs)))
+	g.storeLiveLocked()
 	return l
 }
 

@@ -2,6 +2,8 @@ package chat
 
 import (
 	"time"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
 )
 
 // Frames the agent loaded (red-team pass 6a; OPEN-ITEMS 14). An action's navigation may load a
@@ -34,14 +36,22 @@ import (
 // and no longer than the page it was loaded in (frameWithin): the session the action ran in,
 // or a document the chat's agent loaded. A chat has one frame lease; each frame document its
 // navigations load adds its origin, so a page that frames itself many times cannot fill the
-// table (maxNavExpects) and push the leases of its tab out.
+// table (maxNavExpects) and push the leases of its tab out. Its origins are bounded (addOrigin),
+// and the page's own frame loads renew it only up to navFrameLeaseMax after the agent's last
+// action that loaded a frame.
+
+// navFrameLeaseMax bounds a frame lease from the last action of the agent that loaded a frame
+// into it: the page's own frame loads (which pair with the lease itself) renew navDocLoading
+// only up to it, so a page that reloads a frame every minute cannot keep the lease for ever.
+// Past it the page's frames are the page's own, as a page's are after its lease.
+const navFrameLeaseMax = 3 * navDocLoading
 
 // fromFrameLocked reports whether a paired navigation comes from a frame document the
 // expectation's navigations loaded: its Referer is of a frame origin, or it has none and there
 // is one (a no-referrer policy: counted as the frame's). Called with g.mu held.
 func (x *navExpect) fromFrameLocked(nr navRequest) bool {
 	if nr.referer != "" {
-		return x.frameOrigins[nr.referer]
+		return x.hasOriginLocked(x.frameOrigins, nr.referer)
 	}
 	return len(x.frameOrigins) > 0
 }
@@ -76,4 +86,34 @@ func (g *navGuard) frameWithin(x *navExpect) func(now time.Time) bool {
 		}
 		return false
 	}
+}
+
+// addOrigin adds origin o to an expectation's set m, bounded by maxNavURLs: past it m is marked
+// full (its "" key, never an origin) and any origin of the site counts as one of it
+// (hasOriginLocked). A page that loads frames from host after host of its site then neither
+// grows the set nor gets its navigations out of the lease.
+func addOrigin(m map[string]bool, o string) {
+	if m[o] {
+		return
+	}
+	if len(m) >= maxNavURLs {
+		m[""] = true
+		return
+	}
+	m[o] = true
+}
+
+// hasOriginLocked reports whether origin o is in x's set m (addOrigin). Called with g.mu held.
+func (x *navExpect) hasOriginLocked(m map[string]bool, o string) bool {
+	if o == "" {
+		return false
+	}
+	if m[o] {
+		return true
+	}
+	if !m[""] {
+		return false
+	}
+	u, err := weburl.Parse(o)
+	return err == nil && !x.leaves(u)
 }

@@ -1,12 +1,14 @@
 package chat
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -134,5 +136,52 @@ func TestNavFrameOfAgentsPage(t *testing.T) {
 	viewerAlive.Store(false)
 	if resp, _ := cf.get("https://witness.test/f2", frameNav("cross-site", "https://example.com/go?to=x")...); resp.StatusCode == http.StatusForbidden {
 		t.Errorf("after the viewer went: %d, want let go", resp.StatusCode)
+	}
+}
+
+// TestNavFrameLeaseBounded: a page that loads frame after frame cannot grow its frame lease's
+// origins without bound (past maxNavURLs any origin of the site counts as the lease's: it
+// fails safe), nor keep the lease for ever by reloading frames: only the agent's own actions
+// move its bound, navFrameLeaseMax.
+func TestNavFrameLeaseBounded(t *testing.T) {
+	_, g, clk := newLeasePipeline(t)
+	owner := new(int)
+	x := g.armAs(navOwner{owner: owner, pageAlive: func() bool { return true }}, "click", "https://example.com/", "https://example.com", nil, nil)
+	first, _ := weburl.Parse("https://example.com/frame")
+	l := g.lease(x, first, true)
+	x.settle()
+	for i := range 3 * maxNavURLs {
+		u, _ := weburl.Parse(fmt.Sprintf("https://h%d.example.com/frame", i))
+		if got := g.lease(l, u, true); got != l {
+			t.Fatalf("frame %d: a second frame lease", i)
+		}
+	}
+	last := fmt.Sprintf("https://h%d.example.com", 3*maxNavURLs-1)
+	g.mu.Lock()
+	no, nf := len(l.origins), len(l.frameOrigins)
+	held := l.fromFrameLocked(navRequest{referer: last}) && l.pairs(navRequest{referer: last, fetchSite: "same-site"})
+	other := l.pairs(navRequest{referer: "https://other.test", fetchSite: "cross-site"})
+	g.mu.Unlock()
+	if no > maxNavURLs+1 || nf > maxNavURLs+1 {
+		t.Errorf("origins %d, frame origins %d; want at most %d", no, nf, maxNavURLs+1)
+	}
+	if !held {
+		t.Errorf("a navigation from the last frame (%s) is not the lease's: past the bound it must fail safe", last)
+	}
+	if other {
+		t.Error("a navigation from another site's page pairs with the lease")
+	}
+
+	// The page reloads its frame every minute, long after the action: the lease ends at its bound.
+	u, _ := weburl.Parse("https://example.com/frame")
+	for d := time.Duration(0); d < navFrameLeaseMax+navDocLoading; d += time.Minute {
+		clk.skip(time.Minute)
+		g.lease(l, u, true)
+	}
+	g.mu.Lock()
+	live := l.liveLocked(g.clock())
+	g.mu.Unlock()
+	if live {
+		t.Errorf("the frame lease lives %s after the agent's action, its frames reloading; want it ended by navFrameLeaseMax", navFrameLeaseMax+navDocLoading)
 	}
 }

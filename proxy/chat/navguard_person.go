@@ -65,6 +65,9 @@ type personNav struct {
 // personReported records a page agent's report: a page of origin clicked to raw (a form's
 // address when form).
 func (g *navGuard) personReported(origin string, raw json.RawMessage) {
+	if g.leases.Load() == 0 {
+		return // only a lease reads them (pairs): every trusted click of every page reports one
+	}
 	var m panel.PersonNav
 	if json.Unmarshal(raw, &m) != nil || m.URL == "" || len(m.URL) > 8192 {
 		return
@@ -131,7 +134,8 @@ func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) b
 		if now.Sub(p.at) >= personNavTTL || now.Before(p.at) {
 			continue
 		}
-		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && !origins[p.origin] {
+		// p.origin "" is never one of origins: "" marks a full set (addOrigin).
+		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && (p.origin == "" || !origins[p.origin]) {
 			continue
 		}
 		if p.key != "" && p.key == nr.key || p.path != "" && p.path == fk {

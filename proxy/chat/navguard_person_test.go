@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -122,6 +123,7 @@ func TestNavPersonClicks(t *testing.T) {
 // out only its own origin's, not the person's click reported by another site's page.
 func TestPersonReportsBounded(t *testing.T) {
 	var g navGuard
+	g.leases.Store(1) // a lease is live: reports are kept (TestPersonReportsOnlyWithALease)
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
 	for i := 0; i < 10*maxPersonNavs; i++ {
 		personClicks(t, &g, "https://spam.test", "https://witness.test/"+string(rune('a'+i%26)))
@@ -138,5 +140,32 @@ func TestPersonReportsBounded(t *testing.T) {
 	nr := readNavRequest(r)
 	if !g.personClickedLocked(nr, nil) {
 		t.Error("the person's click on the news page was pushed out by another page's reports")
+	}
+}
+
+// TestPersonReportsOnlyWithALease: the person's click reports (every trusted click of every page
+// sends one) are kept only while some chat holds a lease, the only reader of them; with none
+// they are dropped before the lock.
+func TestPersonReportsOnlyWithALease(t *testing.T) {
+	var g navGuard
+	kept := func() int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.persons)
+	}
+	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	x := g.armAs(navOwner{owner: new(int)}, "click", "https://news.test/", "https://news.test", nil, nil)
+	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	if n := kept(); n != 0 {
+		t.Fatalf("%d reports kept with no lease (an action only), want none", n)
+	}
+	u, _ := weburl.Parse("https://news.test/page")
+	g.lease(x, u, false)
+	if n := g.leases.Load(); n != 1 {
+		t.Errorf("leases = %d, want 1", n)
+	}
+	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	if n := kept(); n != 1 {
+		t.Errorf("%d reports kept with a lease, want 1", n)
 	}
 }

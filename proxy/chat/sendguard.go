@@ -35,10 +35,15 @@ import (
 // card allowed this request (the same method and address without its query; another request
 // gets its own card). Each chat's newest action decides; its card says "during or after" it,
 // since which action caused a request cannot be known. While a card waits, the other requests
-// wait for its decision; after "Not now" the action's later requests are refused without another
-// card. Allow → the request goes upstream. Not now, the card going (the page left, the turn
-// stopped) or sendHoldMax passing → the proxy answers 403 in the site's place, nothing goes
-// upstream, and the action's tool result says so (finish, deniedPost) when its call still runs.
+// wait for its decision; after "Not now" the same request (method and address without query)
+// is refused without another card, and another request gets its own. Allow → the request goes
+// upstream. Not now, the card going (the page left, the turn stopped) or sendHoldMax passing →
+// the proxy answers 403 in the site's place for the requests that waited on the card, nothing
+// goes upstream, and the action's tool result says so (finish, deniedPost) when its call still
+// runs. A withdrawn card also takes the action out of the guard: no one is there to decide, and
+// refusing the rest of its window refused the person's own requests with no card. The window is
+// a hard sendAfter from the action's answer: the page's own navigations do not extend it (and
+// extend the navigations' window only up to that same bound, extendLocked).
 //
 // Who sent it. HTTP carries no tab: the proxy sees the request's Origin header (Chromium sends
 // it with every request whose method is not GET or HEAD; "null" under a no-referrer policy),
@@ -81,10 +86,17 @@ const (
 
 // sendHold is an action's record of the decisions about its requests. Guarded by navGuard.mu.
 type sendHold struct {
-	all     bool            // the person allowed the action itself (the probe's card): its requests go
-	allowed map[string]bool // requests the person allowed on a card, by method and address without query
-	denied  string          // the refusal's words, once the person refused (later requests refused too)
-	asking  chan struct{}   // closed when the pending card is decided; nil when none is pending
+	all     bool              // the person allowed the action itself (the probe's card): its requests go
+	allowed map[string]bool   // requests the person allowed on a card, by key (method and address without query)
+	refused map[string]string // requests the person refused on a card ("Not now"), by key: the refusal's words
+	gone    bool              // a card of the action was withdrawn: it left the send guard (dropSendLocked)
+	card    *sendCard         // the pending card; nil when none is pending
+}
+
+// sendCard is one card of the send guard, which the requests that come while it shows wait on.
+type sendCard struct {
+	decided chan struct{} // closed when the card is decided
+	refused string        // set before decided closes when the card refused: its waiters are refused too
 }
 
 // sendActs are a navGuard's recent actions, for the send guard: an action's expectation leaves
@@ -95,19 +107,39 @@ type sendActs struct {
 	xs   []*navExpect
 	// late are refusals, by chat (owner), of requests that came after the action's call had
 	// answered (an undo window): the chat's next page tool says so (lateSends).
-	late map[any][]string
+	late      map[any][]string
+	lateOrder []any // the owners in late, oldest first
 }
 
-// noteLateLocked keeps a refusal for owner's next page tool; bounded.
+// noteLateLocked keeps a refusal for owner's next page tool. Bounded: past maxNavExpects chats
+// the oldest chat's notes go, not every chat's (a chat would lose its "held back" note to
+// others filling the map).
 func (a *sendActs) noteLateLocked(owner any, why string) {
 	if owner == nil {
 		return
 	}
-	if a.late == nil || len(a.late) >= maxNavExpects {
+	if a.late == nil {
 		a.late = map[any][]string{}
+	}
+	if _, ok := a.late[owner]; !ok {
+		if len(a.late) >= maxNavExpects && len(a.lateOrder) > 0 {
+			a.dropLateLocked(a.lateOrder[0])
+		}
+		a.lateOrder = append(a.lateOrder, owner)
 	}
 	if len(a.late[owner]) < 4 {
 		a.late[owner] = append(a.late[owner], why)
+	}
+}
+
+// dropLateLocked forgets owner's notes (told, or the oldest evicted).
+func (a *sendActs) dropLateLocked(owner any) {
+	delete(a.late, owner)
+	for i, o := range a.lateOrder {
+		if o == owner {
+			a.lateOrder = append(a.lateOrder[:i], a.lateOrder[i+1:]...)
+			break
+		}
 	}
 }
 
@@ -130,12 +162,12 @@ func lateSends(c *chat, out json.RawMessage, err error) (json.RawMessage, error)
 	note := "after an earlier action the proxy held back what the page then sent: " + strings.Join(notes, "; ") +
 		". Nothing of it was sent; do not try another way to send it, and do not tell the person it was done."
 	if te != nil {
-		delete(g.sends.late, c)
+		g.sends.dropLateLocked(c)
 		return out, &agent.ToolError{Message: te.Message + ". Also, " + note}
 	}
 	with := withField(out, "heldBack", note)
 	if !bytes.Equal(with, out) {
-		delete(g.sends.late, c)
+		g.sends.dropLateLocked(c)
 	}
 	return with, nil
 }
@@ -165,10 +197,32 @@ func (g *navGuard) pruneSendsLocked(now time.Time) {
 	g.sends.live.Store(int32(len(kept)))
 }
 
-// sendLiveLocked reports whether the page's requests are still held for the action x.
+// dropSendLocked takes x out of the send guard: its card was withdrawn (the turn stopped, the
+// page left, sendHoldMax passed), so no one is there to decide its requests. Refusing them all
+// for the rest of its window instead refused the person's own requests on the next page with a
+// 403 and no card.
+func (g *navGuard) dropSendLocked(x *navExpect) {
+	x.sends.gone = true
+	kept := g.sends.xs[:0]
+	for _, o := range g.sends.xs {
+		if o != x {
+			kept = append(kept, o)
+		}
+	}
+	clear(g.sends.xs[len(kept):])
+	g.sends.xs = kept
+	g.sends.live.Store(int32(len(kept)))
+}
+
+// sendLiveLocked reports whether the page's requests are still held for the action x. After the
+// answer the window is a hard sendAfter from it: the page's own navigations that pair with the
+// action move its navigation window (until) on, but must not keep its requests held.
 func (x *navExpect) sendLiveLocked(now time.Time) bool {
 	if x.running {
 		return now.Sub(x.started) < navMaxRunning
+	}
+	if !x.answered.IsZero() {
+		return now.Before(x.answered.Add(sendAfter))
 	}
 	return now.Before(x.until.Add(sendAfter - navAfter)) // until is navAfter after the answer
 }
@@ -247,7 +301,7 @@ func (x *navExpect) sendPairs(sr sendRequest) bool {
 	if sr.initiator != "" {
 		// An origin the action reached, or another of the site's own (a comments widget on a
 		// sibling host, framed in the page, that the action's click messages).
-		if x.origins[sr.initiator] {
+		if x.hasOriginLocked(x.origins, sr.initiator) {
 			return true
 		}
 		iu, err := weburl.Parse(sr.initiator)
@@ -257,7 +311,7 @@ func (x *navExpect) sendPairs(sr sendRequest) bool {
 	case "none":
 		return false
 	case "same-origin":
-		return x.origins[sr.url.Origin()]
+		return x.hasOriginLocked(x.origins, sr.url.Origin())
 	default: // same-site (the destination is on the site), cross-site or absent: unknown
 		return true
 	}
@@ -345,31 +399,38 @@ func holdSend(ctx context.Context, sr sendRequest, xs []*navExpect) (why, site s
 }
 
 // decideSend is x's decision on sr: "" to let it go, else the refusal's words. The first request
-// that needs one shows the card; the others wait for its decision.
+// that needs one shows the card; the others wait for its decision. A card refused ("Not now")
+// or withdrawn refuses the requests that waited on it; after "Not now" the same request (key)
+// is refused without another card, another one gets its own card; after a withdrawn card the
+// action is out of the guard (dropSendLocked) and its later requests go.
 func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 	g := x.g
+	k := sr.key()
 	for {
 		g.mu.Lock()
 		switch {
-		case x.sends.all || x.sends.allowed[sr.key()]:
+		case x.sends.all || x.sends.allowed[k] || x.sends.gone:
 			g.mu.Unlock()
 			return ""
-		case x.sends.denied != "":
-			why := x.sends.denied
+		case x.sends.refused[k] != "":
+			why := x.sends.refused[k]
 			g.mu.Unlock()
 			return why
-		case x.sends.asking != nil:
-			wait := x.sends.asking
+		case x.sends.card != nil:
+			card := x.sends.card
 			g.mu.Unlock()
 			select {
-			case <-wait:
+			case <-card.decided:
+				if card.refused != "" {
+					return card.refused
+				}
 				continue
 			case <-ctx.Done():
 				return "the page gave up the request while the person decided"
 			}
 		}
-		decided := make(chan struct{})
-		x.sends.asking = decided
+		card := &sendCard{decided: make(chan struct{})}
+		x.sends.card = card
 		g.mu.Unlock()
 
 		// The card's life is the action's, not this request's: requests after it wait for it.
@@ -378,28 +439,38 @@ func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 		cancel()
 		sent := "the page's script sent a request (" + strings.ToUpper(sr.method) + " " + shownAddress(sr.url) + ") during or after the " + x.control
 		g.mu.Lock()
-		x.sends.asking = nil
+		x.sends.card = nil
 		switch {
 		case err == nil && allow:
 			if x.sends.allowed == nil {
 				x.sends.allowed = map[string]bool{}
 			}
 			if len(x.sends.allowed) < maxNavURLs {
-				x.sends.allowed[sr.key()] = true
+				x.sends.allowed[k] = true
 			}
 		case err != nil:
-			x.sends.denied = sent + " and the person did not decide (the card was withdrawn: the page left, the turn stopped, or two minutes passed), so it was not sent"
+			card.refused = sent + " and the person did not decide (the card was withdrawn: the page left, the turn stopped, or two minutes passed), so it was not sent"
+			g.dropSendLocked(x)
 		default:
-			x.sends.denied = sent + " and the person chose “Not now”, so it was not sent"
+			card.refused = sent + " and the person chose “Not now”, so it was not sent"
+			if x.sends.refused == nil {
+				x.sends.refused = map[string]string{}
+			}
+			if len(x.sends.refused) < maxNavURLs { // past it, the same request asks again
+				x.sends.refused[k] = card.refused
+			}
 		}
-		if d := x.sends.denied; d != "" {
+		if d := card.refused; d != "" {
 			if !x.running {
 				g.sends.noteLateLocked(x.owner, d) // its call has answered (finish): no result carries it
 			} else if len(x.denied) < 4 {
 				x.denied = append(x.denied, d)
 			}
 		}
-		close(decided)
+		close(card.decided)
 		g.mu.Unlock()
+		if card.refused != "" {
+			return card.refused
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -145,7 +146,7 @@ func TestSendPairs(t *testing.T) {
 }
 
 // TestHoldSend: the decisions around held requests — one card however many requests wait for
-// it; "Not now" refuses the action's later requests without another card, but the chat's next
+// it; "Not now" refuses the same request later without another card, but the chat's next
 // action asks again; Allow covers that request (method and address without query) again, and
 // another request asks; a card that goes refuses; the probe's allowed card (allowSends) lets
 // them go; requests are held past the action's navigation window (navAfter) until sendAfter,
@@ -158,7 +159,7 @@ func TestHoldSend(t *testing.T) {
 		return cf.h.nav.armAs(navOwner{owner: cf, control: `click “Send”`, confirmPost: ask.confirm}, "click", page, origin, nil, nil)
 	}
 
-	t.Run("one card for two requests, then Not now for a third", func(t *testing.T) {
+	t.Run("one card for two requests, then Not now for the same again", func(t *testing.T) {
 		site := &testsite.NavSite{}
 		cf := newGuardPipeline(t, site)
 		ask := &askCounter{release: make(chan struct{})}
@@ -167,7 +168,7 @@ func TestHoldSend(t *testing.T) {
 		var codes [2]atomic.Int32
 		for i := range 2 {
 			wg.Go(func() {
-				c, _ := cf.send("POST", "https://example.com/api/"+[]string{"a", "b"}[i], hdr...)
+				c, _ := cf.send("POST", "https://example.com/api/a?n="+[]string{"0", "1"}[i], hdr...)
 				codes[i].Store(int32(c))
 			})
 		}
@@ -181,8 +182,8 @@ func TestHoldSend(t *testing.T) {
 		if ask.count() != 1 || codes[0].Load() != 403 || codes[1].Load() != 403 {
 			t.Fatalf("asked %d, statuses %d %d; want one card and both refused", ask.count(), codes[0].Load(), codes[1].Load())
 		}
-		if c, _ := cf.send("POST", "https://example.com/api/c", hdr...); c != 403 || ask.count() != 1 {
-			t.Errorf("a later request of the refused action: status %d, asked %d; want 403 with no new card", c, ask.count())
+		if c, _ := cf.send("POST", "https://example.com/api/a?t=2", hdr...); c != 403 || ask.count() != 1 {
+			t.Errorf("the refused request again: status %d, asked %d; want 403 with no new card", c, ask.count())
 		}
 		y := arm(cf, ask) // the chat's next action: its own decision
 		ask.answer = true
@@ -342,5 +343,144 @@ func TestLateSends(t *testing.T) {
 	_, err = lateSends(c, nil, &agent.ToolError{Message: "wait_for: \"Sent\" did not appear"})
 	if err == nil || !strings.HasPrefix(err.Error(), "wait_for: \"Sent\" did not appear. Also, after an earlier action the proxy held back what the page then sent: another.") {
 		t.Errorf("the next tool error = %v", err)
+	}
+}
+
+// TestSendCardWithdrawn: a card withdrawn (the turn stopped, the page left, sendHoldMax) refuses
+// the requests waiting on it, and no more: the action leaves the send guard, so the person's own
+// requests afterwards (the same address or another) go unasked instead of a 403 with no card.
+func TestSendCardWithdrawn(t *testing.T) {
+	page := "https://example.com/"
+	hdr := scriptHeaders("cors", "same-origin", "https://example.com", page)
+	site := &testsite.NavSite{}
+	cf := newGuardPipeline(t, site)
+	ask := &askCounter{err: errCardGone, release: make(chan struct{})}
+	x := cf.h.nav.armAs(navOwner{owner: cf, control: `click “Send”`, confirmPost: ask.confirm}, "click", page, "https://example.com", nil, nil)
+	var wg sync.WaitGroup
+	var codes [2]atomic.Int32
+	for i := range 2 {
+		wg.Go(func() {
+			c, _ := cf.send("POST", "https://example.com/api/"+[]string{"a", "b"}[i], hdr...)
+			codes[i].Store(int32(c))
+		})
+	}
+	waitFor(t, func() bool {
+		cf.h.nav.mu.Lock()
+		defer cf.h.nav.mu.Unlock()
+		return x.holding == 2
+	})
+	close(ask.release)
+	wg.Wait()
+	if ask.count() != 1 || codes[0].Load() != 403 || codes[1].Load() != 403 || site.Requests() != "" {
+		t.Fatalf("asked %d, statuses %d %d, the site got %q; want one card, both refused", ask.count(), codes[0].Load(), codes[1].Load(), site.Requests())
+	}
+	for _, p := range []string{"/api/a", "/api/c"} {
+		if c, body := cf.send("POST", "https://example.com"+p, hdr...); c != 200 {
+			t.Errorf("%s after the card was withdrawn: status %d, want it sent\n%s", p, c, body)
+		}
+	}
+	if ask.count() != 1 {
+		t.Errorf("asked %d, want no new card", ask.count())
+	}
+	cf.h.nav.mu.Lock()
+	n := len(cf.h.nav.sends.xs)
+	cf.h.nav.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d actions left in the send guard, want the withdrawn one dropped", n)
+	}
+}
+
+// TestSendNotNowOnlyThatRequest: after "Not now" the same request (method and address without
+// query) is refused again without a card; another request of the page gets its own card.
+func TestSendNotNowOnlyThatRequest(t *testing.T) {
+	page := "https://example.com/"
+	hdr := scriptHeaders("cors", "same-origin", "https://example.com", page)
+	site := &testsite.NavSite{}
+	cf := newGuardPipeline(t, site)
+	ask := &askCounter{}
+	cf.h.nav.armAs(navOwner{owner: cf, control: `click “Send”`, confirmPost: ask.confirm}, "click", page, "https://example.com", nil, nil)
+	if c, _ := cf.send("POST", "https://example.com/api/a?t=1", hdr...); c != 403 || ask.count() != 1 {
+		t.Fatalf("status %d, asked %d; want it asked and refused", c, ask.count())
+	}
+	if c, _ := cf.send("POST", "https://example.com/api/a?t=2", hdr...); c != 403 || ask.count() != 1 {
+		t.Errorf("the same request again: status %d, asked %d; want 403 with no new card", c, ask.count())
+	}
+	ask.answer = true
+	if c, _ := cf.send("POST", "https://example.com/api/b", hdr...); c != 200 || ask.count() != 2 {
+		t.Errorf("another request: status %d, asked %d; want its own card (allowed: sent)", c, ask.count())
+	}
+	if got := site.Requests(); got != "POST example.com/api/b" {
+		t.Errorf("the site got %q", got)
+	}
+}
+
+// TestSendWindowNotStretched: the page's own navigations, paired with the action after its
+// answer, do not keep its requests held past sendAfter from the action's answer.
+func TestSendWindowNotStretched(t *testing.T) {
+	page := "https://example.com/"
+	hdr := scriptHeaders("cors", "same-origin", "https://example.com", page)
+	site := &testsite.NavSite{}
+	cf := newGuardPipeline(t, site)
+	var off atomic.Int64
+	cf.h.nav.now = func() time.Time { return time.Now().Add(time.Duration(off.Load())) }
+	ask := &askCounter{}
+	x := cf.h.nav.armAs(navOwner{owner: cf, control: `click “Send”`, confirmPost: ask.confirm}, "click", page, "https://example.com", nil, nil)
+	x.settle()
+	for d := time.Second; d < sendAfter+5*time.Second; d += navAfter - time.Second {
+		off.Store(int64(d))
+		cf.get("https://example.com/next", testsite.NavHeaders("same-origin", page)...)
+	}
+	off.Store(int64(sendAfter + time.Second))
+	if c, _ := cf.send("POST", "https://example.com/api/a", hdr...); c != 200 || ask.count() != 0 {
+		t.Errorf("%s after the answer, the page navigating all along: status %d, asked %d; want it sent unasked", sendAfter+time.Second, c, ask.count())
+	}
+	cf.h.nav.mu.Lock()
+	until := x.until
+	cf.h.nav.mu.Unlock()
+	if now := cf.h.nav.clock(); until.After(now) {
+		t.Errorf("the navigations' window runs to %s from now, want it closed by the hard cap", until.Sub(now))
+	}
+}
+
+// TestFormCardWords: the card for a form the action submitted, in the proxy's words (postCard's
+// other card; pinned with TestScriptSendCardWords when the two were made one shape).
+func TestFormCardWords(t *testing.T) {
+	sr := readSendRequest(httptest.NewRequest("POST", "https://example.com/delete?id=7", nil))
+	cd := postCard(postAsk{method: "post", to: sr.url, site: "example.com", control: `select “Delete my data”`})
+	got := cd.Title + "\n" + strings.Join(cd.Rows, "\n") + "\n" + cd.Allow + "/" + cd.Deny
+	want := "Let the agent's action submit a form?\n" +
+		"The agent's select “Delete my data” made the page send a form: POST https://example.com/delete?…\n" +
+		"A POST form changes something on example.com as you.\n" +
+		"Allow only if you asked for it: a page can ask the agent to do this.\n" +
+		"Submit it/Not now"
+	if got != want || cd.Card != panel.CardSubmit || !strings.HasPrefix(cd.ID, "k") {
+		t.Errorf("card %q %q =\n%s\nwant\n%s", cd.Card, cd.ID, got, want)
+	}
+}
+
+// TestLateSendsEvictOldest: when the notes of maxNavExpects chats are kept, another chat's note
+// pushes out the oldest chat's only; the others keep theirs, and a chat told leaves the order.
+func TestLateSendsEvictOldest(t *testing.T) {
+	var a sendActs
+	owners := make([]*int, maxNavExpects+1)
+	for i := range owners {
+		owners[i] = new(int)
+	}
+	for _, o := range owners[:maxNavExpects] {
+		a.noteLateLocked(o, "held")
+	}
+	a.dropLateLocked(owners[1]) // told (lateSends)
+	a.noteLateLocked(owners[1], "held again")
+	a.noteLateLocked(owners[maxNavExpects], "held")
+	if _, ok := a.late[owners[0]]; ok {
+		t.Error("the oldest chat's note was kept")
+	}
+	for i, o := range owners[1:] {
+		if len(a.late[o]) != 1 {
+			t.Fatalf("chat %d lost its note (%d kept)", i+1, len(a.late))
+		}
+	}
+	if len(a.late) != maxNavExpects || len(a.lateOrder) != maxNavExpects {
+		t.Errorf("%d chats, %d in order; want %d", len(a.late), len(a.lateOrder), maxNavExpects)
 	}
 }

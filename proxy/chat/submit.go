@@ -394,22 +394,25 @@ type postAsk struct {
 // postCard is the card for a held submission; every word but the action's argument and the
 // address is the proxy's.
 func postCard(p postAsk) chatItem {
+	m := strings.ToUpper(p.method) + " " + shownAddress(p.to)
 	if p.script {
-		return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent's action send this?",
-			Rows: []string{
-				"During or after the agent's " + p.control + ", the page's script sent " + strings.ToUpper(p.method) + " " + shownAddress(p.to),
-				"A " + strings.ToUpper(p.method) + " request changes something on " + p.site + " as you.",
-				"Allow only if you asked for it: a page can ask the agent to do this.",
-			},
-			Allow: "Send it", Deny: "Not now"}
+		return heldCard(p, "Let the agent's action send this?",
+			"During or after the agent's "+p.control+", the page's script sent "+m, "request", "Send it")
 	}
-	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: "Let the agent's action submit a form?",
+	return heldCard(p, "Let the agent's action submit a form?",
+		"The agent's "+p.control+" made the page send a form: "+m, "form", "Submit it")
+}
+
+// heldCard is the shape both of postCard's cards share: what was sent (sent), what a request
+// of that method does (noun: "request" or "form"), and the Allow button's words (verb).
+func heldCard(p postAsk, title, sent, noun, verb string) chatItem {
+	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: panel.CardSubmit, Title: title,
 		Rows: []string{
-			"The agent's " + p.control + " made the page send a form: " + strings.ToUpper(p.method) + " " + shownAddress(p.to),
-			"A " + strings.ToUpper(p.method) + " form changes something on " + p.site + " as you.",
+			sent,
+			"A " + strings.ToUpper(p.method) + " " + noun + " changes something on " + p.site + " as you.",
 			"Allow only if you asked for it: a page can ask the agent to do this.",
 		},
-		Allow: "Submit it", Deny: "Not now"}
+		Allow: verb, Deny: "Not now"}
 }
 
 // confirmPost is the chat's answer to a held submission: at once when the switch is on, else

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -32,15 +33,25 @@ import (
 // (store.RequestApproval, Approve, ActivateApproved). If another version became active since,
 // or the code is not what was shown, nothing is applied and the person is told to look again.
 
+// restoreTarget is the version the restore path names and whether its code is the agent's
+// (agentCode): the first steps of the restore page and of the restore alike. An error names the
+// step (the manager's error page shows it) and wraps the store's, so ErrNotFound stays a 404.
+func restoreTarget(ctx context.Context, st *store.Store, r *http.Request, rx store.Remixlet) (store.Version, bool, error) {
+	v, err := versionFromPath(ctx, st, r, rx)
+	if err != nil {
+		return store.Version{}, false, fmt.Errorf("restore: read the version: %w", err)
+	}
+	byAgent, err := agentCode(ctx, st, v)
+	if err != nil {
+		return store.Version{}, false, fmt.Errorf("restore: read who wrote version %d: %w", v.Number, err)
+	}
+	return v, byAgent, nil
+}
+
 func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) {
 	s.withRemixlet(w, r, func(st *store.Store, rx store.Remixlet) {
 		ctx := r.Context()
-		v, err := versionFromPath(ctx, st, r, rx)
-		if err != nil {
-			s.managerError(w, err)
-			return
-		}
-		byAgent, err := agentCode(ctx, st, v)
+		v, byAgent, err := restoreTarget(ctx, st, r, rx)
 		if err != nil {
 			s.managerError(w, err)
 			return
@@ -60,7 +71,7 @@ func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) 
 		if byAgent && needsReview(m) {
 			active, _, err := st.Active(ctx, rx.ID)
 			if err != nil {
-				s.managerError(w, err)
+				s.managerError(w, fmt.Errorf("restore: read the running version: %w", err))
 				return
 			}
 			p.Review = true
@@ -78,12 +89,7 @@ func (s *Manager) managerRestoreConfirm(w http.ResponseWriter, r *http.Request) 
 func (s *Manager) managerRestore(w http.ResponseWriter, r *http.Request, st *store.Store) {
 	s.withPostRemixlet(w, r, st, func(rx store.Remixlet, _ *sandbox.Manifest) {
 		ctx := r.Context()
-		old, err := versionFromPath(ctx, st, r, rx)
-		if err != nil {
-			s.managerError(w, err)
-			return
-		}
-		byAgent, err := agentCode(ctx, st, old)
+		old, byAgent, err := restoreTarget(ctx, st, r, rx)
 		if err != nil {
 			s.managerError(w, err)
 			return
@@ -95,7 +101,7 @@ func (s *Manager) managerRestore(w http.ResponseWriter, r *http.Request, st *sto
 		}
 		v, err := st.Restore(ctx, old.ID)
 		if err != nil {
-			s.managerError(w, err)
+			s.managerError(w, fmt.Errorf("restore: copy version %d: %w", old.Number, err))
 			return
 		}
 		s.activate(w, r, st, rx, v, m, "restored")
@@ -118,7 +124,7 @@ func (s *Manager) restoreReviewed(w http.ResponseWriter, r *http.Request, st *st
 	}
 	active, _, err := st.Active(ctx, rx.ID)
 	if err != nil {
-		s.managerError(w, err)
+		s.managerError(w, fmt.Errorf("restore: read the running version: %w", err))
 		return
 	}
 	if active.ID != base {
@@ -127,30 +133,31 @@ func (s *Manager) restoreReviewed(w http.ResponseWriter, r *http.Request, st *st
 	}
 	v, err := st.Restore(ctx, old.ID)
 	if err != nil {
-		s.managerError(w, err)
+		s.managerError(w, fmt.Errorf("restore: copy version %d: %w", old.Number, err))
 		return
 	}
 	a, err := st.RequestApproval(ctx, v.ID, "")
 	if err != nil {
-		s.managerError(w, err)
+		s.managerError(w, fmt.Errorf("restore: request the approval of version %d: %w", v.Number, err))
 		return
 	}
 	if a.BaseVersionID != base || a.Digest != old.Digest {
-		st.Decline(context.Background(), a.ID)
+		s.declineLeft(st, a.ID)
 		stale()
 		return
 	}
 	if err := st.Approve(ctx, a.ID); err != nil {
-		s.managerError(w, err)
+		s.declineLeft(st, a.ID)
+		s.managerError(w, fmt.Errorf("restore: approve version %d: %w", v.Number, err))
 		return
 	}
 	if err := st.ActivateApproved(ctx, a.ID); err != nil {
-		st.Decline(context.Background(), a.ID) // an approval that did not apply is not left approved
+		s.declineLeft(st, a.ID) // an approval that did not apply is not left approved
 		if errors.Is(err, store.ErrBaseChanged) {
 			stale()
 			return
 		}
-		s.managerError(w, err)
+		s.managerError(w, fmt.Errorf("restore: activate version %d: %w", v.Number, err))
 		return
 	}
 	var oldManifest *sandbox.Manifest
@@ -159,6 +166,15 @@ func (s *Manager) restoreReviewed(w http.ResponseWriter, r *http.Request, st *st
 	}
 	s.activator.Applied(ctx, "", oldManifest, m)
 	seeOther(w, "/manager/r/"+rx.ID, "restored")
+}
+
+// declineLeft declines the approval a restore requested and did not apply, so that it is not
+// left pending or approved. The person is already answered (stale or the error page); a failure
+// here is logged with the approval, for it stays in the store's list until decided.
+func (s *Manager) declineLeft(st *store.Store, id string) {
+	if err := st.Decline(context.Background(), id); err != nil {
+		s.log.Error("restore: decline the approval it did not apply", "approval", id, "err", err)
+	}
 }
 
 // agentCode reports whether v's code is the agent's: a version of its remixlet with the same
