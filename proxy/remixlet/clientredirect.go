@@ -3,6 +3,7 @@ package remixlet
 import (
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,6 +70,11 @@ const (
 	openedLoading      = 30 * time.Second
 	openedAfterEnd     = 5 * time.Second
 	maxOpenedDocs      = 4096
+	// maxOpenedPerSession bounds the documents one page session's remixlets' addresses opened
+	// (by the session of their first owner): a page that opens many cannot fill the table
+	// (maxOpenedDocs) that every page shares. Past it, that session's own oldest document that
+	// can no longer navigate makes room; when all of them still can, the new one is refused.
+	maxOpenedPerSession = 256
 )
 
 // openedDoc is one document an address a remixlet wrote opened.
@@ -81,6 +87,7 @@ type openedDoc struct {
 	answered time.Time
 	session  string    // the page session it lives with (its own, or its parent's for a frame)
 	ended    time.Time // when that session ended; zero while it is open
+	by       string    // the page session of its first owner: whose budget it counts against
 }
 
 // openedDocs is the runner's table of opened documents.
@@ -152,25 +159,37 @@ func (o *openedDocs) opened(u *weburl.URL, owners []guardHit, parent string) boo
 			return true
 		}
 	}
-	if len(o.docs) >= maxOpenedDocs {
-		o.sweepLocked(now)
-		if len(o.docs) >= maxOpenedDocs {
-			// Drop the oldest that can no longer navigate; never one that can.
-			i := -1
-			for j, d := range o.docs {
-				if !d.liveLocked(now) {
-					i = j
-					break
-				}
-			}
-			if i < 0 {
-				return false
-			}
-			o.docs = append(o.docs[:i], o.docs[i+1:]...)
+	by := ""
+	if len(owners) > 0 {
+		by = owners[0].session
+	}
+	mine := 0
+	for _, d := range o.docs {
+		if d.by == by {
+			mine++
 		}
 	}
+	if mine >= maxOpenedPerSession || len(o.docs) >= maxOpenedDocs {
+		o.sweepLocked(now)
+		mine = 0
+		for _, d := range o.docs {
+			if d.by == by {
+				mine++
+			}
+		}
+	}
+	// Past either bound, drop the session's own oldest that can no longer navigate (never one
+	// that can, and never another session's: one page must not starve the others).
+	for mine >= maxOpenedPerSession || len(o.docs) >= maxOpenedDocs {
+		i := slices.IndexFunc(o.docs, func(d *openedDoc) bool { return d.by == by && !d.liveLocked(now) })
+		if i < 0 {
+			return false
+		}
+		o.docs = slices.Delete(o.docs, i, i+1)
+		mine--
+	}
 	o.docs = append(o.docs, &openedDoc{keys: map[string]bool{k: true}, address: u.Request(), origin: u.Origin(), site: weburl.Site(u.HostKey()),
-		owners: owners, answered: now, session: parent})
+		owners: owners, answered: now, session: parent, by: by})
 	o.live.Store(int32(len(o.docs)))
 	return true
 }
@@ -331,7 +350,7 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 			if ok {
 				// Followed: its redirects, and the document it opens, are guarded in turn (or it
 				// is refused when the guard is full).
-				ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{nav.url.Request()}) == nil &&
+				ok = r.guard.addHop(h.session, h.pageURL, h.remixlet, h.manifest, nav.url.Request()) == nil &&
 					r.guard.addPage(h.session, h.remixlet, p.address)
 			}
 			if !ok {
