@@ -3,8 +3,10 @@ package remixlet
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -92,8 +94,9 @@ var hostFolds = strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".")
 
 // sitesIn returns the sites of the host names in s, as written and in its decoded shapes.
 func sitesIn(s string) []string {
-	shapes := append([]string{s}, decodedLevels(s)...)
-	for _, level := range append([]string{s}, decodedLevels(s)...) {
+	levels := append([]string{s}, decodedLevels(s)...)
+	shapes := slices.Clone(levels)
+	for _, level := range levels {
 		shapes = append(shapes, base64Texts(level)...)
 	}
 	var out []string
@@ -138,10 +141,81 @@ func (g *redirectGuard) addNamed(session, pageURL, remixlet string, m *sandbox.M
 	for _, s := range sites {
 		if !o.named[s] {
 			o.named[s] = true
-			g.named.Add(1)
+			g.nameLocked(s)
 		}
 	}
 	return nil
+}
+
+// nameLocked counts one more owner naming site, and publishes a new namedSet when the site is
+// new. With g.mu held.
+func (g *redirectGuard) nameLocked(site string) {
+	g.named.Add(1)
+	if g.namedRefs == nil {
+		g.namedRefs = map[string]int{}
+	}
+	g.namedRefs[site]++
+	if g.namedRefs[site] == 1 {
+		g.publishNamedLocked()
+	}
+}
+
+// unnameLocked counts one owner fewer naming site. With g.mu held.
+func (g *redirectGuard) unnameLocked(site string) {
+	g.named.Add(-1)
+	if g.namedRefs[site]--; g.namedRefs[site] <= 0 {
+		delete(g.namedRefs, site)
+		g.publishNamedLocked()
+	}
+}
+
+// publishNamedLocked replaces namedSet with a copy of namedRefs' sites. A copy costs as many
+// sites as are named, and is made only when a site comes or goes: a remixlet's write, never a
+// request.
+func (g *redirectGuard) publishNamedLocked() {
+	set := make(map[string]struct{}, len(g.namedRefs))
+	for site := range g.namedRefs {
+		set[site] = struct{}{}
+	}
+	g.namedSet.Store(&set)
+}
+
+// mayBeNamed reports whether the host of req (its Host header, as the proxy received it) may be
+// on a named site: whether the host or one of its parent domains is in namedSet. A site is a
+// registrable domain, so it is one of the host's dot-suffixes; looking them up costs no
+// public-suffix lookup, no parse of the request's address or Referer, and no lock. A host that
+// is not plain (an IPv6 literal, anything weburl.Host does not read as it is) answers true: the
+// slow path decides.
+func (g *redirectGuard) mayBeNamed(req *http.Request) bool {
+	p := g.namedSet.Load()
+	if p == nil || len(*p) == 0 {
+		return false
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.HasPrefix(host, "[") || strings.Contains(host, ":") {
+		return true
+	}
+	h, err := weburl.Host(host)
+	if err != nil {
+		return true
+	}
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	for {
+		if _, ok := (*p)[h]; ok {
+			return true
+		}
+		i := strings.IndexByte(h, '.')
+		if i < 0 {
+			return false
+		}
+		h = h[i+1:]
+	}
 }
 
 // namedHits are the owners that named the site of u and may have made req (see the top of the
@@ -183,8 +257,8 @@ func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
 // guardNamedHosts answers with the proxy's 403 (and returns true) a request a page makes to a
 // site a remixlet named on it and may not load from (see the top of the file).
 func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool {
-	if r.guard.named.Load() == 0 {
-		return false
+	if !r.guard.mayBeNamed(req) {
+		return false // the common case: no request header read beyond Host, no lock
 	}
 	if top, frame := httpx.NavigationKind(req); (top || frame) && req.Header.Get("Sec-Fetch-User") == "?1" {
 		return false // the person's click on a link to it

@@ -96,6 +96,11 @@ type redirectGuard struct {
 	// named counts the sites all owners named (namedhosts.go), read without the lock on every
 	// request.
 	named atomic.Int64
+	// namedRefs counts, per site, the owners that named it; namedSet is a copy of its keys,
+	// replaced whole (never changed in place) when a site comes or goes, so that every request
+	// can be checked against it without the lock (namedhosts.go).
+	namedRefs map[string]int
+	namedSet  atomic.Pointer[map[string]struct{}]
 }
 
 // errGuardFull refuses an operation whose addresses the guard cannot hold.
@@ -267,7 +272,7 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 				}
 				if !cur.named[site] {
 					cur.named[site] = true
-					g.named.Add(1)
+					g.nameLocked(site)
 				}
 			}
 			cur.anyPage = cur.anyPage || o.anyPage
@@ -301,7 +306,9 @@ func (g *redirectGuard) sweepLocked(force bool) {
 
 func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 	delete(g.owners, id)
-	g.named.Add(-int64(len(o.named)))
+	for site := range o.named {
+		g.unnameLocked(site)
+	}
 	if isFirstFrameSession(id.session) {
 		g.firstFrame--
 	}
