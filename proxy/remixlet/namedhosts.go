@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
 
+	"golang.org/x/net/publicsuffix"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -107,12 +109,43 @@ func sitesIn(s string) []string {
 				h = ascii
 			}
 			h = strings.ToLower(h)
-			if site := weburl.Site(h); strings.Contains(site, ".") {
+			if site, ok := namedSite(h); ok {
 				out = append(out, site)
 			}
 		}
 	}
 	return out
+}
+
+// reservedTLDs are the special-use names (RFC 2606, RFC 6761, ICANN's .internal) that the public
+// suffix list leaves out but that a browser may still reach through a local resolver or hosts
+// file (the red-team tests' witness.test is one): they are counted like real top-level domains.
+var reservedTLDs = map[string]bool{"test": true, "example": true, "invalid": true, "localhost": true, "local": true, "internal": true}
+
+// namedSite is the site of the host name h (lower case, ASCII) when h counts as naming a site,
+// and false otherwise (review of 6d, item 3). A remixlet that copies page text writes many dotted
+// tokens that are no host ("file.txt", "e.g", "v1.2"); counting each as a site refused the page's
+// own later loads from such a site and, with enough of them, the remixlet's writes
+// (maxNamedSitesPerOwner). So a token counts only when its last label is a top-level domain the
+// public suffix list holds as ICANN's (or a reserved one, above) and it has a registrable domain
+// under it ("co.uk" alone names none); an IPv4 address counts as itself (a page script can load
+// from one). Tokens whose last label happens to be a real TLD ("readme.md", "setup.py") still
+// count: the rule is narrower, not exact.
+func namedSite(h string) (string, bool) {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return h, ip.Is4()
+	}
+	tld := h[strings.LastIndexByte(h, '.')+1:]
+	if !reservedTLDs[tld] {
+		if ps, icann := publicsuffix.PublicSuffix(tld); !icann || ps != tld {
+			return "", false
+		}
+	}
+	site, err := publicsuffix.EffectiveTLDPlusOne(h)
+	if err != nil {
+		return "", false
+	}
+	return site, true
 }
 
 // addNamed remembers sites a remixlet named on a page session. It adds all of them or none.
