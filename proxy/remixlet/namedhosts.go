@@ -251,6 +251,20 @@ func (g *redirectGuard) mayBeNamed(req *http.Request) bool {
 	}
 }
 
+// ownerNamed reports whether the remixlet named site on the page session (or on an ended one
+// this session adopted).
+func (g *redirectGuard) ownerNamed(session, remixlet, site string) bool {
+	if p := g.namedSet.Load(); p == nil {
+		return false
+	} else if _, ok := (*p)[site]; !ok {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	o := g.owners[ownerID{session, remixlet}]
+	return o != nil && o.named[site]
+}
+
 // namedHits are the owners that named the site of u and may have made req (see the top of the
 // file), and may not load from it.
 func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
