@@ -3,6 +3,8 @@ package remixlet
 import (
 	"mime"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,6 +71,11 @@ const (
 	openedLoading      = 30 * time.Second
 	openedAfterEnd     = 5 * time.Second
 	maxOpenedDocs      = 4096
+	// maxOpenedPerSession bounds the documents one page session's remixlets' addresses opened
+	// (by the session of their first owner): a page that opens many cannot fill the table
+	// (maxOpenedDocs) that every page shares. Past it, that session's own oldest document that
+	// can no longer navigate makes room; when all of them still can, the new one is refused.
+	maxOpenedPerSession = 256
 )
 
 // openedDoc is one document an address a remixlet wrote opened.
@@ -81,6 +88,7 @@ type openedDoc struct {
 	answered time.Time
 	session  string    // the page session it lives with (its own, or its parent's for a frame)
 	ended    time.Time // when that session ended; zero while it is open
+	by       string    // the page session of its first owner: whose budget it counts against
 }
 
 // openedDocs is the runner's table of opened documents.
@@ -152,25 +160,37 @@ func (o *openedDocs) opened(u *weburl.URL, owners []guardHit, parent string) boo
 			return true
 		}
 	}
-	if len(o.docs) >= maxOpenedDocs {
-		o.sweepLocked(now)
-		if len(o.docs) >= maxOpenedDocs {
-			// Drop the oldest that can no longer navigate; never one that can.
-			i := -1
-			for j, d := range o.docs {
-				if !d.liveLocked(now) {
-					i = j
-					break
-				}
-			}
-			if i < 0 {
-				return false
-			}
-			o.docs = append(o.docs[:i], o.docs[i+1:]...)
+	by := ""
+	if len(owners) > 0 {
+		by = owners[0].session
+	}
+	mine := 0
+	for _, d := range o.docs {
+		if d.by == by {
+			mine++
 		}
 	}
+	if mine >= maxOpenedPerSession || len(o.docs) >= maxOpenedDocs {
+		o.sweepLocked(now)
+		mine = 0
+		for _, d := range o.docs {
+			if d.by == by {
+				mine++
+			}
+		}
+	}
+	// Past either bound, drop the session's own oldest that can no longer navigate (never one
+	// that can, and never another session's: one page must not starve the others).
+	for mine >= maxOpenedPerSession || len(o.docs) >= maxOpenedDocs {
+		i := slices.IndexFunc(o.docs, func(d *openedDoc) bool { return d.by == by && !d.liveLocked(now) })
+		if i < 0 {
+			return false
+		}
+		o.docs = slices.Delete(o.docs, i, i+1)
+		mine--
+	}
 	o.docs = append(o.docs, &openedDoc{keys: map[string]bool{k: true}, address: u.Request(), origin: u.Origin(), site: weburl.Site(u.HostKey()),
-		owners: owners, answered: now, session: parent})
+		owners: owners, answered: now, session: parent, by: by})
 	o.live.Store(int32(len(o.docs)))
 	return true
 }
@@ -310,13 +330,18 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 	type pairing struct {
 		origin  string
 		owners  []guardHit
-		address string // the document's address: the followed hop's Referer
+		address string   // the document's address: the followed hop's Referer
+		keys    []string // every address it is known by (its SPA moves too)
 	}
 	var paired []pairing
 	r.opened.mu.Lock()
 	for _, d := range r.opened.docs {
 		if d.liveLocked(now) && d.pairsLocked(nav, now) {
-			paired = append(paired, pairing{d.origin, append([]guardHit(nil), d.owners...), d.address})
+			keys := make([]string, 0, len(d.keys))
+			for k := range d.keys {
+				keys = append(keys, k)
+			}
+			paired = append(paired, pairing{d.origin, append([]guardHit(nil), d.owners...), d.address, keys})
 		}
 	}
 	r.opened.mu.Unlock()
@@ -331,8 +356,10 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 			if ok {
 				// Followed: its redirects, and the document it opens, are guarded in turn (or it
 				// is refused when the guard is full).
-				ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{nav.url.Request()}) == nil &&
+				ok = r.guard.addHop(h.session, h.pageURL, h.remixlet, h.manifest, nav.url.Request()) == nil &&
 					r.guard.addPage(h.session, h.remixlet, p.address)
+			} else if !r.offSiteCarries(nav.url, append([]string{p.address}, p.keys...), h) {
+				ok = true // the document's own way off the site (a sign-in, a payment): not followed, not guarded
 			}
 			if !ok {
 				refusedBy = append(refusedBy, h)
@@ -356,6 +383,53 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 	}
 	writeRefusal(w, "remixproxy: a page that an address a remixlet wrote opened tried to go to another site; refused\n")
 	return true
+}
+
+// offSiteCarries reports whether a navigation of an opened document (known by the addresses
+// docAddrs) to dest, off its origin and the remixlet h's sites, is to be refused (review of 6d,
+// item 4). A remixlet's path guard (pathsIn) makes a document of any path it writes, "/" and
+// "/login" included, an opened document; refusing every one of its unactivated navigations off
+// the site refused the site's own sign-in and payment redirects. The attack is the forwarding
+// page: it goes where its address tells it (/go?to=https://elsewhere/…), or where the remixlet
+// named elsewhere on the page for a script to find. So the navigation is refused when the
+// destination's site appears in the document's own address in any shape the guard reads (as
+// written, percent-decoded, base64-decoded: sitesIn for bare names, addressesIn for addresses,
+// read as the browser reads them, so http://3405803783/ is 203.0.113.7), or is a site the
+// owning remixlet named on the page (namedhosts.go). A destination that is an IP address, or
+// that is no http(s) address, or carries credentials, is refused always: no sign-in goes
+// there, and an IP can be spelled in ways no text search finds. What stays: a site's own
+// mapping from a name the remixlet writes to a destination it does not (a link shortener of
+// the same site, /s/abc), which carries only the choice of link.
+func (r *Runner) offSiteCarries(dest *weburl.URL, docAddrs []string, h guardHit) bool {
+	if dest == nil || !dest.IsHTTP() || dest.HasCredentials() {
+		return true
+	}
+	host := dest.HostKey()
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil || strings.HasPrefix(host, "[") {
+		return true
+	}
+	site := weburl.Site(host)
+	for _, a := range docAddrs {
+		if slices.Contains(sitesIn(a), site) {
+			return true
+		}
+		base, err := weburl.Parse(a)
+		if err != nil {
+			base = nil
+		}
+		for _, x := range addressesIn(a) {
+			var u *weburl.URL
+			if base != nil {
+				u, err = weburl.Resolve(base, x)
+			} else {
+				u, err = weburl.Parse(x)
+			}
+			if err == nil && weburl.Site(u.HostKey()) == site {
+				return true
+			}
+		}
+	}
+	return r.guard.ownerNamed(h.session, h.remixlet, site)
 }
 
 // NoteOpenedDocument is a response tap, after the redirect guard: a navigation's answer for

@@ -163,3 +163,40 @@ func TestMayNavigate(t *testing.T) {
 		}
 	}
 }
+
+// An opened document's navigation off the remixlet's sites is refused only when it may carry
+// what the remixlet wrote: its destination is in the document's own address (in any shape the
+// guard reads) or a site the remixlet named on the page (review of 6d, item 4). Before the fix
+// the site's own sign-in redirect from a "/login" the remixlet wrote (a path guarded by pathsIn)
+// got the 403.
+func TestOpenedDocumentLeavesOnlyForWhatItWasTold(t *testing.T) {
+	g := newGuardTest(t)
+	now := time.Unix(1_000_000, 0)
+	g.r.opened.now = func() time.Time { return now }
+	const forward = "/go?to=https%3A%2F%2Fwitness.test%2Fx"
+	if err := g.r.guard.add("s1", "https://shop.test/", g.id, g.m, []string{
+		"https://shop.test/login", "https://shop.test" + forward, "https://shop.test/b64?d=aHR0cHM6Ly93aXRuZXNzLnRlc3QveA"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.r.guard.addNamed("s1", "https://shop.test/", g.id, g.m, []string{"named.test"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, doc, to string
+		refused       bool
+	}{
+		{"the site's sign-in from /login", "/login", "https://accounts.example-idp.test/auth?client=shop", false},
+		{"the destination percent-encoded in the address", forward, "https://witness.test/x", true},
+		{"a subdomain of the destination in the address", forward, "https://a.witness.test/x", true},
+		{"the destination base64-encoded in the address", "/b64?d=aHR0cHM6Ly93aXRuZXNzLnRlc3QveA", "https://witness.test/x", true},
+		{"a site the remixlet named on the page", "/login", "https://named.test/x", true},
+		{"an IP address", "/login", "https://203.0.113.7/x", true},
+	}
+	for _, tt := range tests {
+		g.openDocument(t, tt.doc, "document", "")
+		ref := "https://shop.test" + tt.doc
+		if got := g.navigate(t, tt.to, navHeader("document", "cross-site", "", ref)); got != tt.refused {
+			t.Errorf("%s: refused = %v, want %v", tt.name, got, tt.refused)
+		}
+	}
+}

@@ -84,3 +84,15 @@ func (g *redirectGuard) cloneHits(req *http.Request) []guardHit {
 	}
 	return hits
 }
+
+// clonePairsAgain reports whether cloneHits will pair the next hop of req's redirect from from
+// to to by itself, so it need not be guarded as an address: the browser sends the next hop of
+// an image's redirect with the page's Referer again (whole to the page's origin, the origin only
+// elsewhere, as the policy reads it for the new target), and with no Referer a same-origin hop
+// stays same-origin. Only a hop with no Referer to another origin is not paired again.
+func clonePairsAgain(req *http.Request, from, to *weburl.URL) bool {
+	if ref, err := weburl.Parse(req.Header.Get("Referer")); err == nil && ref.IsHTTP() {
+		return true
+	}
+	return weburl.SameOrigin(from, to)
+}

@@ -3,10 +3,14 @@ package remixlet
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
+	"golang.org/x/net/publicsuffix"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -92,8 +96,9 @@ var hostFolds = strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".")
 
 // sitesIn returns the sites of the host names in s, as written and in its decoded shapes.
 func sitesIn(s string) []string {
-	shapes := append([]string{s}, decodedLevels(s)...)
-	for _, level := range append([]string{s}, decodedLevels(s)...) {
+	levels := append([]string{s}, decodedLevels(s)...)
+	shapes := slices.Clone(levels)
+	for _, level := range levels {
 		shapes = append(shapes, base64Texts(level)...)
 	}
 	var out []string
@@ -104,12 +109,43 @@ func sitesIn(s string) []string {
 				h = ascii
 			}
 			h = strings.ToLower(h)
-			if site := weburl.Site(h); strings.Contains(site, ".") {
+			if site, ok := namedSite(h); ok {
 				out = append(out, site)
 			}
 		}
 	}
 	return out
+}
+
+// reservedTLDs are the special-use names (RFC 2606, RFC 6761, ICANN's .internal) that the public
+// suffix list leaves out but that a browser may still reach through a local resolver or hosts
+// file (the red-team tests' witness.test is one): they are counted like real top-level domains.
+var reservedTLDs = map[string]bool{"test": true, "example": true, "invalid": true, "localhost": true, "local": true, "internal": true}
+
+// namedSite is the site of the host name h (lower case, ASCII) when h counts as naming a site,
+// and false otherwise (review of 6d, item 3). A remixlet that copies page text writes many dotted
+// tokens that are no host ("file.txt", "e.g", "v1.2"); counting each as a site refused the page's
+// own later loads from such a site and, with enough of them, the remixlet's writes
+// (maxNamedSitesPerOwner). So a token counts only when its last label is a top-level domain the
+// public suffix list holds as ICANN's (or a reserved one, above) and it has a registrable domain
+// under it ("co.uk" alone names none); an IPv4 address counts as itself (a page script can load
+// from one). Tokens whose last label happens to be a real TLD ("readme.md", "setup.py") still
+// count: the rule is narrower, not exact.
+func namedSite(h string) (string, bool) {
+	if ip, err := netip.ParseAddr(h); err == nil {
+		return h, ip.Is4()
+	}
+	tld := h[strings.LastIndexByte(h, '.')+1:]
+	if !reservedTLDs[tld] {
+		if ps, icann := publicsuffix.PublicSuffix(tld); !icann || ps != tld {
+			return "", false
+		}
+	}
+	site, err := publicsuffix.EffectiveTLDPlusOne(h)
+	if err != nil {
+		return "", false
+	}
+	return site, true
 }
 
 // addNamed remembers sites a remixlet named on a page session. It adds all of them or none.
@@ -138,10 +174,95 @@ func (g *redirectGuard) addNamed(session, pageURL, remixlet string, m *sandbox.M
 	for _, s := range sites {
 		if !o.named[s] {
 			o.named[s] = true
-			g.named.Add(1)
+			g.nameLocked(s)
 		}
 	}
 	return nil
+}
+
+// nameLocked counts one more owner naming site, and publishes a new namedSet when the site is
+// new. With g.mu held.
+func (g *redirectGuard) nameLocked(site string) {
+	g.named.Add(1)
+	if g.namedRefs == nil {
+		g.namedRefs = map[string]int{}
+	}
+	g.namedRefs[site]++
+	if g.namedRefs[site] == 1 {
+		g.publishNamedLocked()
+	}
+}
+
+// unnameLocked counts one owner fewer naming site. With g.mu held.
+func (g *redirectGuard) unnameLocked(site string) {
+	g.named.Add(-1)
+	if g.namedRefs[site]--; g.namedRefs[site] <= 0 {
+		delete(g.namedRefs, site)
+		g.publishNamedLocked()
+	}
+}
+
+// publishNamedLocked replaces namedSet with a copy of namedRefs' sites. A copy costs as many
+// sites as are named, and is made only when a site comes or goes: a remixlet's write, never a
+// request.
+func (g *redirectGuard) publishNamedLocked() {
+	set := make(map[string]struct{}, len(g.namedRefs))
+	for site := range g.namedRefs {
+		set[site] = struct{}{}
+	}
+	g.namedSet.Store(&set)
+}
+
+// mayBeNamed reports whether the host of req (its Host header, as the proxy received it) may be
+// on a named site: whether the host or one of its parent domains is in namedSet. A site is a
+// registrable domain, so it is one of the host's dot-suffixes; looking them up costs no
+// public-suffix lookup, no parse of the request's address or Referer, and no lock. A host that
+// is not plain (an IPv6 literal, anything weburl.Host does not read as it is) answers true: the
+// slow path decides.
+func (g *redirectGuard) mayBeNamed(req *http.Request) bool {
+	p := g.namedSet.Load()
+	if p == nil || len(*p) == 0 {
+		return false
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.HasPrefix(host, "[") || strings.Contains(host, ":") {
+		return true
+	}
+	h, err := weburl.Host(host)
+	if err != nil {
+		return true
+	}
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	for {
+		if _, ok := (*p)[h]; ok {
+			return true
+		}
+		i := strings.IndexByte(h, '.')
+		if i < 0 {
+			return false
+		}
+		h = h[i+1:]
+	}
+}
+
+// ownerNamed reports whether the remixlet named site on the page session (or on an ended one
+// this session adopted).
+func (g *redirectGuard) ownerNamed(session, remixlet, site string) bool {
+	if p := g.namedSet.Load(); p == nil {
+		return false
+	} else if _, ok := (*p)[site]; !ok {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	o := g.owners[ownerID{session, remixlet}]
+	return o != nil && o.named[site]
 }
 
 // namedHits are the owners that named the site of u and may have made req (see the top of the
@@ -183,8 +304,8 @@ func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
 // guardNamedHosts answers with the proxy's 403 (and returns true) a request a page makes to a
 // site a remixlet named on it and may not load from (see the top of the file).
 func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool {
-	if r.guard.named.Load() == 0 {
-		return false
+	if !r.guard.mayBeNamed(req) {
+		return false // the common case: no request header read beyond Host, no lock
 	}
 	if top, frame := httpx.NavigationKind(req); (top || frame) && req.Header.Get("Sec-Fetch-User") == "?1" {
 		return false // the person's click on a link to it

@@ -1,9 +1,12 @@
 package remixlet
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +25,13 @@ func TestSitesIn(t *testing.T) {
 		{"WITNESS.TEST", []string{"witness.test"}},
 		{"no host here", nil},
 		{"version 1", nil},
+		// Review of 6d, item 3: dotted tokens that name no site (before the fix each was one).
+		{"see file.txt, e.g. v1.2 and index.html", nil},
+		{"co.uk", nil},
+		{"https://shop.example.co.uk/x", []string{"example.co.uk"}},
+		{"fonts.gstatic.com", []string{"gstatic.com"}},
+		{"load from 203.0.113.7 now", []string{"203.0.113.7"}},
+		{"a.localhost", []string{"a.localhost"}},
 	}
 	for _, tt := range tests {
 		got := sitesIn(tt.in)
@@ -33,6 +43,16 @@ func TestSitesIn(t *testing.T) {
 	}
 	if got := namedSites("setText", []byte(`[{"$h":1}, "mail me at x@witness.test"]`)); !slices.Contains(got, "witness.test") {
 		t.Errorf("namedSites(setText) = %q, want witness.test among them", got)
+	}
+	// A page full of dotted tokens (copied text) names no site, so it cannot reach
+	// maxNamedSitesPerOwner and have the remixlet's writes refused.
+	var text strings.Builder
+	for i := 0; i <= maxNamedSitesPerOwner; i++ {
+		fmt.Fprintf(&text, "see part%d.txt or v%d.2, ", i, i)
+	}
+	arg, _ := json.Marshal([]any{map[string]int{"$h": 1}, text.String()})
+	if got := namedSites("setText", arg); len(got) != 0 {
+		t.Errorf("namedSites of %d dotted tokens = %d sites (%q...), want none", 2*(maxNamedSitesPerOwner+1), len(got), got[0])
 	}
 	if got := namedSites("query", []byte(`["a[href*=witness.test]"]`)); got != nil {
 		t.Errorf("namedSites(query) = %q: a call that writes nothing names nothing", got)

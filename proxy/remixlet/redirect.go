@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,6 +67,12 @@ type guardOwner struct {
 	anyPage bool
 	// named are the sites it named in what it wrote on the page (namedhosts.go).
 	named map[string]bool
+	// hops are the keys addHop added (a followed redirect or client-side hop), oldest first, and
+	// hopSet the same keys: they are in keys too (lookup finds them) but are counted apart from
+	// what the remixlet wrote, and bounded per owner (see addHop).
+	hops     []string
+	hopSet   map[string]struct{}
+	hopBytes int
 }
 
 type ownerID struct{ session, remixlet string }
@@ -79,8 +86,9 @@ type redirectGuard struct {
 	maxTotal int              // 0: redirectGuardMaxTotal
 	byKey    map[string][]*guardOwner
 	owners   map[ownerID]*guardOwner
-	total    int // keys held over all owners
+	total    int // keys the remixlets wrote, over all owners (hops not counted: see addHop)
 	bytes    int // their length over all owners
+	hopBytes int // the length of the hops over all owners, each owner's bounded by maxHopBytesPerOwner
 	swept    time.Time
 	// firstFrame counts the owners addBeforeSession made that no session has adopted yet
 	// (styleguard.go), bounded by maxFirstFrameOwners.
@@ -88,6 +96,11 @@ type redirectGuard struct {
 	// named counts the sites all owners named (namedhosts.go), read without the lock on every
 	// request.
 	named atomic.Int64
+	// namedRefs counts, per site, the owners that named it; namedSet is a copy of its keys,
+	// replaced whole (never changed in place) when a site comes or goes, so that every request
+	// can be checked against it without the lock (namedhosts.go).
+	namedRefs map[string]int
+	namedSet  atomic.Pointer[map[string]struct{}]
 }
 
 // errGuardFull refuses an operation whose addresses the guard cannot hold.
@@ -161,13 +174,15 @@ func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.
 	}
 	fresh := 0
 	for _, k := range keys {
-		if _, ok := o.keys[k]; !ok {
+		_, have := o.keys[k]
+		if _, hop := o.hopSet[k]; !have || hop {
 			fresh++
 		}
 	}
+	written := len(o.keys) - len(o.hopSet)
 	switch {
-	case len(o.keys)+fresh > perOwner:
-		return fmt.Errorf("%w: this remixlet already wrote %d addresses on this page, and the guard holds at most %d per page; write fewer addresses", errGuardFull, len(o.keys), perOwner)
+	case written+fresh > perOwner:
+		return fmt.Errorf("%w: this remixlet already wrote %d addresses on this page, and the guard holds at most %d per page; write fewer addresses", errGuardFull, written, perOwner)
 	case g.total+fresh > total || g.bytes+size > redirectGuardMaxBytes:
 		return fmt.Errorf("%w: the guard holds %d addresses for all open pages (at most %d); try again when pages have closed", errGuardFull, g.total, total)
 	}
@@ -177,6 +192,13 @@ func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.
 		o.addPageLocked(pageURL)
 	}
 	for _, k := range keys {
+		if _, hop := o.hopSet[k]; hop {
+			// Written now as well: it counts as written, and eviction no longer drops it.
+			o.dropHopLocked(g, k)
+			g.total++
+			g.bytes += len(k)
+			continue
+		}
 		if _, ok := o.keys[k]; ok {
 			continue
 		}
@@ -224,6 +246,14 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 		if cur := g.owners[nid]; cur != nil {
 			// The new session already has addresses of this remixlet: fold the old ones in.
 			for k := range o.keys {
+				if _, hop := o.hopSet[k]; hop {
+					if _, ok := cur.keys[k]; !ok {
+						cur.keys[k] = struct{}{}
+						g.byKey[k] = append(g.byKey[k], cur)
+						cur.noteHopLocked(g, k)
+					}
+					continue
+				}
 				if _, ok := cur.keys[k]; !ok {
 					cur.keys[k] = struct{}{}
 					cur.bytes += len(k)
@@ -242,7 +272,7 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 				}
 				if !cur.named[site] {
 					cur.named[site] = true
-					g.named.Add(1)
+					g.nameLocked(site)
 				}
 			}
 			cur.anyPage = cur.anyPage || o.anyPage
@@ -276,7 +306,9 @@ func (g *redirectGuard) sweepLocked(force bool) {
 
 func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 	delete(g.owners, id)
-	g.named.Add(-int64(len(o.named)))
+	for site := range o.named {
+		g.unnameLocked(site)
+	}
 	if isFirstFrameSession(id.session) {
 		g.firstFrame--
 	}
@@ -293,9 +325,97 @@ func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 		} else {
 			g.byKey[k] = list
 		}
+		if _, hop := o.hopSet[k]; hop {
+			g.hopBytes -= len(k)
+			continue
+		}
 		g.total--
 		g.bytes -= len(k)
 	}
+}
+
+// Hops (review of pass 6d). A followed redirect's target and a followed client-side hop of an
+// opened document are guarded in turn, but how many there are is the page's doing, not the
+// remixlet's: a page whose images redirect within its origin, or a document that navigates
+// within its origin, with long addresses, used to fill the budget that every page's remixlet
+// writes share (redirectGuardMaxTotal, redirectGuardMaxBytes), and every remixlet write on
+// every page was refused for the grace period. So hops are held apart: at most
+// maxHopsPerOwner of them and maxHopBytesPerOwner bytes per owner (one remixlet on one page
+// session), evicting that owner's own oldest hop, and not counted against what remixlets
+// write. An evicted hop is one the browser already asked for (a hop is added just before its
+// request goes); only a later request for exactly it again (a reload of it) is then no longer
+// guarded. A single hop longer than maxHopBytesPerOwner is refused.
+const (
+	maxHopsPerOwner     = 1024
+	maxHopBytesPerOwner = 1 << 20
+)
+
+// addHop guards the address of a hop the owner (session, remixlet) follows (see above). It
+// returns an error, and the caller refuses the hop, when the address does not parse or is too
+// long, or the owner cannot be held.
+func (g *redirectGuard) addHop(session, pageURL, remixlet string, m *sandbox.Manifest, addr string) error {
+	u, err := weburl.Parse(addr)
+	if err != nil {
+		return fmt.Errorf("redirect guard hop: %w", err)
+	}
+	k := weburl.Key(u)
+	if k == "" {
+		return nil
+	}
+	if len(k) > maxHopBytesPerOwner {
+		return fmt.Errorf("redirect guard hop: %w: an address of %d bytes (at most %d)", errGuardFull, len(k), maxHopBytesPerOwner)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.addLocked(session, pageURL, remixlet, m, nil, 0); err != nil {
+		return fmt.Errorf("redirect guard hop: %w", err)
+	}
+	o := g.owners[ownerID{session, remixlet}]
+	if _, ok := o.keys[k]; ok {
+		return nil
+	}
+	for len(o.hops) > 0 && (len(o.hops) >= maxHopsPerOwner || o.hopBytes+len(k) > maxHopBytesPerOwner) {
+		old := o.hops[0]
+		o.dropHopLocked(g, old)
+		delete(o.keys, old)
+		list := g.byKey[old]
+		for i, x := range list {
+			if x == o {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(g.byKey, old)
+		} else {
+			g.byKey[old] = list
+		}
+	}
+	o.keys[k] = struct{}{}
+	g.byKey[k] = append(g.byKey[k], o)
+	o.noteHopLocked(g, k)
+	return nil
+}
+
+// noteHopLocked counts k, already in o.keys and g.byKey, as one of o's hops.
+func (o *guardOwner) noteHopLocked(g *redirectGuard, k string) {
+	if o.hopSet == nil {
+		o.hopSet = map[string]struct{}{}
+	}
+	o.hopSet[k] = struct{}{}
+	o.hops = append(o.hops, k)
+	o.hopBytes += len(k)
+	g.hopBytes += len(k)
+}
+
+// dropHopLocked stops counting k as one of o's hops (it stays in o.keys: the caller decides).
+func (o *guardOwner) dropHopLocked(g *redirectGuard, k string) {
+	delete(o.hopSet, k)
+	if i := slices.Index(o.hops, k); i >= 0 {
+		o.hops = slices.Delete(o.hops, i, i+1)
+	}
+	o.hopBytes -= len(k)
+	g.hopBytes -= len(k)
 }
 
 // guardHit is one owner of a guarded address, as lookup reports it.
@@ -347,8 +467,10 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 		return
 	}
 	hits := r.guard.lookup(weburl.Key(from), requesterOf(resp.Request))
+	cloned := false
 	if len(hits) == 0 {
 		hits = r.guard.cloneHits(resp.Request) // an image a remixlet's clone asks for again (cloneguard.go)
+		cloned = true
 	}
 	if len(hits) == 0 {
 		return
@@ -358,9 +480,10 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 	for _, h := range hits {
 		ok := err == nil && to.IsHTTP() && !to.HasCredentials() &&
 			(weburl.SameOrigin(to, from) || (h.manifest != nil && h.manifest.StyleHostAllowed(to.HostKey())))
-		if ok {
-			// Followed: the next hop is guarded in turn (or refused when the guard is full).
-			ok = r.guard.add(h.session, h.pageURL, h.remixlet, h.manifest, []string{to.Request()}) == nil
+		if ok && !(cloned && clonePairsAgain(resp.Request, from, to)) {
+			// Followed: the next hop is guarded in turn, among the owner's hops (addHop; or
+			// refused when it cannot be held).
+			ok = r.guard.addHop(h.session, h.pageURL, h.remixlet, h.manifest, to.Request()) == nil
 		}
 		if !ok {
 			refusedBy = append(refusedBy, h)
