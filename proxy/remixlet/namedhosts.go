@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/net/publicsuffix"
 	"golang.org/x/text/unicode/norm"
@@ -29,7 +30,9 @@ import (
 // ideographic spellings folded), as an address or a bare host name — is remembered for that
 // page, and a request the page makes to that site (any kind: an image, a fetch, a navigation
 // without the person's activation) is answered with the proxy's 403, unless the site is the
-// page's own or one the remixlet may load from (its sites and fetch: hosts).
+// page's own or one the remixlet may load from (its sites and fetch: hosts), or the request is
+// for an address exactly as a remixlet of the page that may load from its host wrote it (that
+// remixlet's own load: writtenByLoaderLocked).
 //
 // Which requests are the page's: as the redirect guard decides (guardrequester.go) — a Referer
 // of the page or of its origin only; no Referer, unless Sec-Fetch-Site says the request came from
@@ -277,6 +280,9 @@ func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.clock()
+	if g.writtenByLoaderLocked(weburl.Key(u), u.HostKey(), from, now) {
+		return nil
+	}
 	var hits []guardHit
 	for _, o := range g.owners {
 		if !o.named[site] || (!o.ended.IsZero() && now.Sub(o.ended) > openedAfterEnd) || !from.mayBe(o) {
@@ -299,6 +305,34 @@ func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
 		hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: page, manifest: o.manifest})
 	}
 	return hits
+}
+
+// writtenByLoaderLocked reports whether the address with key k (on host) is one a remixlet
+// wrote on a page the request may come from, and that remixlet may load from host (its sites
+// and fetch: hosts): the request is then that remixlet's own load, which its grant allows. A
+// request cannot say which remixlet of a page made it, so without this another remixlet on the
+// same page that merely named the site — even in a part of its write the page agent left out —
+// refused a granted remixlet's image from its fetch: host (TestRedteamLoadsCorpus, path htmlg:
+// the ungranted "html" remixlet's refused <img src="https://granted.test/…"> named
+// granted.test). Only the exact address counts, as the remixlet wrote it (not a redirect's or
+// a page-driven hop's, addHop): any other address on the site still carries what the naming
+// remixlet could put in it and stays refused. With g.mu held.
+func (g *redirectGuard) writtenByLoaderLocked(k, host string, from requester, now time.Time) bool {
+	if k == "" {
+		return false
+	}
+	for _, o := range g.byKey[k] {
+		if _, hop := o.hopSet[k]; hop {
+			continue
+		}
+		if (!o.ended.IsZero() && now.Sub(o.ended) > openedAfterEnd) || !from.mayBe(o) {
+			continue
+		}
+		if o.manifest != nil && o.manifest.StyleHostAllowed(host) {
+			return true
+		}
+	}
+	return false
 }
 
 // guardNamedHosts answers with the proxy's 403 (and returns true) a request a page makes to a

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/sandbox"
 )
 
 func TestSitesIn(t *testing.T) {
@@ -103,4 +105,48 @@ func TestNamedHostsGuard(t *testing.T) {
 	// The page goes: after openedAfterEnd its named sites are free again, and the count drops
 	// when the owner is swept.
 	g.r.guard.sessionEnded("s1", "https://shop.test/list")
+}
+
+// A remixlet granted fetch:granted.test loads the image it wrote from there, even when another
+// remixlet on the same page named granted.test (TestRedteamLoadsCorpus, path htmlg: the
+// ungranted remixlet's refused <img src> named the site, and the granted one's image got the
+// 403). Any other address on the site stays refused.
+func TestNamedHostsGuardLetsAGrantedRemixletLoadWhatItWrote(t *testing.T) {
+	g := newGuardTest(t)
+	granted, err := sandbox.ParseManifest([]byte(`{"name": "gg", "description": "test", "api": 1, "matches": ["https://shop.test/*"], "permissions": [{"name": "fetch:granted.test", "reason": "its images"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = "https://shop.test/list"
+	// The ungranted remixlet names granted.test; the granted one writes its image.
+	if err := g.r.guard.addNamed("s1", page, g.id, g.m, []string{"granted.test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.r.guard.add("s1", page, "granted-rx", granted, []string{"https://granted.test/img/ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.r.guard.addNamed("s1", page, "granted-rx", granted, []string{"granted.test"}); err != nil {
+		t.Fatal(err)
+	}
+	req := func(address, referer string) bool {
+		t.Helper()
+		r := httptest.NewRequest(http.MethodGet, address, nil)
+		r.RequestURI = r.URL.RequestURI()
+		r.Header.Set("Sec-Fetch-Dest", "image")
+		r.Header.Set("Sec-Fetch-Site", "cross-site")
+		r.Header.Set("Referer", referer)
+		return g.r.GuardPageRequests(httptest.NewRecorder(), r)
+	}
+	if req("https://granted.test/img/ok", "https://shop.test/") {
+		t.Error("the granted remixlet's own image from its fetch: host was refused (a false refusal)")
+	}
+	if !req("https://granted.test/img/ok?leak=1", "https://shop.test/") {
+		t.Error("another address on the named site was let through")
+	}
+	if !req("https://granted.test/other", "https://shop.test/") {
+		t.Error("an address on the named site no granted remixlet wrote was let through")
+	}
+	if req("https://granted.test/img/ok", "https://other.test/") {
+		t.Error("a request from another site's page was refused")
+	}
 }
