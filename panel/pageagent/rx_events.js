@@ -1,5 +1,6 @@
 // dom.on: a remixlet's listeners, and what an event may tell it (nothing of password fields:
-// their events are not delivered at all).
+// their events are not delivered at all; of an element that may hide one in a closed shadow
+// root, no key, input or change events, and its other events without a value).
 
 var MAX_LISTENERS = 1000;
 var EVENTS = dict();
@@ -13,6 +14,13 @@ EVENTS.focus = true;
 EVENTS.blur = true;
 EVENTS.keydown = true;
 EVENTS.keyup = true;
+// TYPING_EVENTS come once per key typed, or when typing ends: none is delivered where
+// secretEvent says a secret may be typed.
+var TYPING_EVENTS = dict();
+TYPING_EVENTS.keydown = true;
+TYPING_EVENTS.keyup = true;
+TYPING_EVENTS.input = true;
+TYPING_EVENTS.change = true;
 
 function opOn(t, node, type, listener) {
   if (typeof type !== 'string' || EVENTS[type] !== true) {
@@ -30,9 +38,11 @@ function opOn(t, node, type, listener) {
   var fn = function (ev) {
     var path = eventPath(ev);
     var target = path.length > 0 ? path[0] : null;
-    if (secretEvent(path)) {
+    var secret = secretEvent(path);
+    if (secret && (TYPING_EVENTS[type] === true || sensitiveOnPath(path))) {
       // Not even a blank event: the number of key and input events of a password field is
-      // its length, their times its rhythm (red-team pass 6c).
+      // its length, their times its rhythm (red-team pass 6c); a password field's other
+      // events are not delivered either.
       return;
     }
     var data = dict();
@@ -43,7 +53,12 @@ function opOn(t, node, type, listener) {
         data.key = '' + apply(keyOf, ev, []);
       } catch (e) { /* not a keyboard event */ }
     }
-    if (target !== null) {
+    if (secret) {
+      // Only an element that may host a closed shadow root: a click or a focus there counts no
+      // keys and is delivered without a value. The person's click on a heading or a div is one
+      // of these, and must reach a remixlet's click handler.
+      data.value = '';
+    } else if (target !== null) {
       var n = localName(target);
       if (n === 'input' || n === 'textarea' || n === 'select') {
         try {
@@ -106,16 +121,23 @@ var SHADOW_HOSTS = dict();
     SHADOW_HOSTS[names[i]] = true;
   }
 })();
-// secretEvent reports whether an event must be withheld: a password (or other
-// sensitive) field is on its path, or its real target may host a closed shadow root, whose
-// inside (a password field, maybe) this document cannot see. Body, elements that can host no
-// shadow root and editable elements with the caret in their own content are seen as they are.
-function secretEvent(path) {
+// sensitiveOnPath reports whether a password (or other sensitive) field is on an event's path.
+function sensitiveOnPath(path) {
   var i;
   for (i = 0; i < path.length; i++) {
     if (isSensitive(path[i])) {
       return true;
     }
+  }
+  return false;
+}
+// secretEvent reports whether an event must be withheld: a password (or other
+// sensitive) field is on its path, or its real target may host a closed shadow root, whose
+// inside (a password field, maybe) this document cannot see. Body, elements that can host no
+// shadow root and editable elements with the caret in their own content are seen as they are.
+function secretEvent(path) {
+  if (sensitiveOnPath(path)) {
+    return true;
   }
   if (path.length === 0) {
     return false;

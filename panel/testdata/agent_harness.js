@@ -1822,6 +1822,26 @@ scenario('page policy: key and input events of password fields, in shadow roots 
   assert.deepStrictEqual(events().slice(before).map((e) => [e.key, e.value]), [
     ['j', undefined], ['k', undefined], ['n', undefined],
   ]);
+  // Events that count no keys on what may host a closed shadow root still arrive, without a
+  // value: the person's click on a heading or a div reaches a remixlet's click handler (e2e: the
+  // click-script variant of the client redirects). A password field's events, and change
+  // events where one may be typed, do not.
+  p.ok(RX_A, 'on', hbody, 'click', { $listener: 3 });
+  p.ok(RX_A, 'on', hbody, 'change', { $listener: 4 });
+  const clicks = events().length;
+  const h1 = p.add('h1', {});
+  h1._pathOverride = [h1, p.T.body, p.T.html, p.ctx.document];
+  fire('click', h1);
+  fire('click', div);
+  fire('click', closed);
+  fire('click', otp);
+  fire('change', card);
+  fire('change', closed);
+  fire('keydown', div, 'v');
+  fire('input', otp);
+  assert.deepStrictEqual(events().slice(clicks).map((e) => [e.type, e.key, e.value]), [
+    ['click', undefined, ''], ['click', undefined, ''], ['click', undefined, ''],
+  ]);
   const [hotp, hcard] = p.ok(RX_A, 'queryAll', 'input');
   assert.strictEqual(p.ok(RX_A, 'value', hotp), '');
   assert.strictEqual(p.ok(RX_A, 'value', hcard), '');
