@@ -164,21 +164,7 @@ func TestHoldSend(t *testing.T) {
 		cf := newGuardPipeline(t, site)
 		ask := &askCounter{release: make(chan struct{})}
 		x := arm(cf, ask)
-		var wg sync.WaitGroup
-		var codes [2]atomic.Int32
-		for i := range 2 {
-			wg.Go(func() {
-				c, _ := cf.send("POST", "https://example.com/api/a?n="+[]string{"0", "1"}[i], hdr...)
-				codes[i].Store(int32(c))
-			})
-		}
-		waitFor(t, func() bool {
-			cf.h.nav.mu.Lock()
-			defer cf.h.nav.mu.Unlock()
-			return x.holding == 2
-		})
-		close(ask.release)
-		wg.Wait()
+		codes := sendTwoHeld(t, cf, x, ask, [2]string{"https://example.com/api/a?n=0", "https://example.com/api/a?n=1"}, hdr)
 		if ask.count() != 1 || codes[0].Load() != 403 || codes[1].Load() != 403 {
 			t.Fatalf("asked %d, statuses %d %d; want one card and both refused", ask.count(), codes[0].Load(), codes[1].Load())
 		}
@@ -356,21 +342,7 @@ func TestSendCardWithdrawn(t *testing.T) {
 	cf := newGuardPipeline(t, site)
 	ask := &askCounter{err: errCardGone, release: make(chan struct{})}
 	x := cf.h.nav.armAs(navOwner{owner: cf, control: `click “Send”`, confirmPost: ask.confirm}, "click", page, "https://example.com", nil, nil)
-	var wg sync.WaitGroup
-	var codes [2]atomic.Int32
-	for i := range 2 {
-		wg.Go(func() {
-			c, _ := cf.send("POST", "https://example.com/api/"+[]string{"a", "b"}[i], hdr...)
-			codes[i].Store(int32(c))
-		})
-	}
-	waitFor(t, func() bool {
-		cf.h.nav.mu.Lock()
-		defer cf.h.nav.mu.Unlock()
-		return x.holding == 2
-	})
-	close(ask.release)
-	wg.Wait()
+	codes := sendTwoHeld(t, cf, x, ask, [2]string{"https://example.com/api/a", "https://example.com/api/b"}, hdr)
 	if ask.count() != 1 || codes[0].Load() != 403 || codes[1].Load() != 403 || site.Requests() != "" {
 		t.Fatalf("asked %d, statuses %d %d, the site got %q; want one card, both refused", ask.count(), codes[0].Load(), codes[1].Load(), site.Requests())
 	}
@@ -483,4 +455,26 @@ func TestLateSendsEvictOldest(t *testing.T) {
 	if len(a.late) != maxNavExpects || len(a.lateOrder) != maxNavExpects {
 		t.Errorf("%d chats, %d in order; want %d", len(a.late), len(a.lateOrder), maxNavExpects)
 	}
+}
+
+// sendTwoHeld POSTs to both addresses at once, waits until the action x holds both, lets the
+// card (ask) answer, and returns the two statuses.
+func sendTwoHeld(t *testing.T, cf *guardPipeline, x *navExpect, ask *askCounter, urls [2]string, hdr []string) *[2]atomic.Int32 {
+	t.Helper()
+	var wg sync.WaitGroup
+	var codes [2]atomic.Int32
+	for i := range 2 {
+		wg.Go(func() {
+			c, _ := cf.send("POST", urls[i], hdr...)
+			codes[i].Store(int32(c))
+		})
+	}
+	waitFor(t, func() bool {
+		cf.h.nav.mu.Lock()
+		defer cf.h.nav.mu.Unlock()
+		return x.holding == 2
+	})
+	close(ask.release)
+	wg.Wait()
+	return &codes
 }
