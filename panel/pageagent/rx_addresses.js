@@ -116,7 +116,9 @@ function decodedLevels(value) {
   }
   return out;
 }
-function decodePrintable(s) {
+// decodePercents decodes the %XX escapes of s whose byte value decodes accepts, and keeps the
+// rest as written (decodePrintable and addressKey differ only in which bytes they decode).
+function decodePercents(s, decodes) {
   if (apply(strIndexOf, s, ['%']) < 0) {
     return s;
   }
@@ -127,7 +129,7 @@ function decodePrintable(s) {
     if (c === 37 && i + 2 < s.length) {
       var hi = hexValue(apply(charCodeAt, s, [i + 1]));
       var lo = hexValue(apply(charCodeAt, s, [i + 2]));
-      if (hi >= 0 && lo >= 0 && hi * 16 + lo >= 32 && hi * 16 + lo < 127) {
+      if (hi >= 0 && lo >= 0 && decodes(hi * 16 + lo)) {
         out = out + apply(fromCharCode, null, [hi * 16 + lo]);
         i += 2;
         continue;
@@ -136,6 +138,12 @@ function decodePrintable(s) {
     out = out + apply(fromCharCode, null, [c]);
   }
   return out;
+}
+function printableByte(v) {
+  return v >= 32 && v < 127;
+}
+function decodePrintable(s) {
+  return decodePercents(s, printableByte);
 }
 function base64Value(c) {
   if (c >= 65 && c <= 90) {
@@ -289,34 +297,18 @@ function isMarked(el) {
   }
   return false;
 }
+function hexValue(c) {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1;
+}
 // addressKey is an address with every escape of a printable ASCII character other than
 // % / ? # decoded: Chromium escapes a few characters the URL Standard leaves raw (| and ^ in
 // paths), so the proxy's serialisation and the browser's may differ there and nowhere else.
 // The redirect guard compares with all escapes decoded, so this is never looser than it.
-function hexValue(c) {
-  return c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1;
+function keyByte(v) {
+  return v > 32 && v < 127 && v !== 37 && v !== 47 && v !== 63 && v !== 35;
 }
 function addressKey(a) {
-  if (apply(strIndexOf, a, ['%']) < 0) {
-    return a;
-  }
-  var out = '';
-  var i;
-  for (i = 0; i < a.length; i++) {
-    var c = apply(charCodeAt, a, [i]);
-    if (c === 37 && i + 2 < a.length) {
-      var hi = hexValue(apply(charCodeAt, a, [i + 1]));
-      var lo = hexValue(apply(charCodeAt, a, [i + 2]));
-      var v = hi * 16 + lo;
-      if (hi >= 0 && lo >= 0 && v > 32 && v < 127 && v !== 37 && v !== 47 && v !== 63 && v !== 35) {
-        out = out + apply(fromCharCode, null, [v]);
-        i += 2;
-        continue;
-      }
-    }
-    out = out + apply(fromCharCode, null, [c]);
-  }
-  return out;
+  return decodePercents(a, keyByte);
 }
 // addressSet turns Op.addrs into a set (by addressKey) for checkAddress; ops that write
 // addresses always get one (empty when the proxy found none), other ops null.
