@@ -15,6 +15,10 @@
 //   - no selector of dom.query, dom.queryAll or dom.waitFor may test a mirror's name, even for
 //     presence (fieldSelectorProblem, rx_policy.js); the stylesheets' static rule already
 //     refuses comparing the value of attributes outside comparableAttrs;
+//   - from the first key of a secret on, for the rest of the document, and while a sensitive
+//     field holds a value, no query may compare a data-* value ([data-state="open"] is allowed
+//     before: secretOnPage), and waits pending with such a selector end refused at that key,
+//     before the page's own handlers can write a mirror (endRefusedWaits, rx_wait.js);
 //   - (dom.rect and dom.style are refused while a sensitive field holds a value, mirror or not:
 //     rx_layout.js checkLayoutReadable);
 //   - a clone carries its source's mirrors (carryPasswords);
@@ -71,7 +75,10 @@ function noteSecretTyping(ev) {
   if (!secret) {
     return;
   }
-  secretTyped = true;
+  if (!secretTyped) {
+    secretTyped = true;
+    endRefusedWaits(); // rx_wait.js: a wait on [data-len="7"] must not match the mirror
+  }
   holdPageChanges();
   if (typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
     return;
@@ -233,6 +240,36 @@ function secretHeld() {
     return held;
   }, 0);
   return held;
+}
+
+// secretOnPage reports whether a query may no longer compare data-* values (datasel7): a secret
+// was typed into a field of this document (for the rest of it: a page whose field was emptied
+// without an input event, by a form reset or a script, keeps its data-len mirror), or a
+// sensitive field holds a value now (a password the browser or the page filled in, which a
+// page script may copy with no key typed). Within a batch of tries (tryWaits) the walk of the
+// fields is done once: no page script runs in between.
+var heldInBatch = 0; // 0: no batch; 1: in one, not yet known; 2: known empty; 3: known held
+function secretOnPage() {
+  if (secretTyped) {
+    return true;
+  }
+  if (heldInBatch >= 2) {
+    return heldInBatch === 3;
+  }
+  var held = secretHeld();
+  if (heldInBatch === 1) {
+    heldInBatch = held ? 3 : 2;
+  }
+  return held;
+}
+// inSecretBatch runs fn (a batch of queries in one task) with secretOnPage's walk done once.
+function inSecretBatch(fn) {
+  heldInBatch = 1;
+  try {
+    fn();
+  } finally {
+    heldInBatch = 0;
+  }
 }
 
 // holdsTypedSecret reports whether v (an attribute value, another control's value) holds what is in a sensitive field
