@@ -46,7 +46,9 @@ var mirrorNames = dict();            // every such attribute name, for the selec
 var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
 var mirrorWindow = 0; // the timer that ends the current watch (0: none)
-var MIRROR_EVENTS = ['keydown', 'keyup', 'input', 'change', 'paste', 'cut'];
+// beforeinput comes before input, and is the first event of a paste from the menu, a drop or
+// an autofill: a page may write its mirror there, before any input event.
+var MIRROR_EVENTS = ['keydown', 'keyup', 'beforeinput', 'input', 'change', 'paste', 'cut'];
 
 // watchMirrors registers the capture listeners; the observer runs only during a watch.
 function watchMirrors() {
@@ -56,8 +58,8 @@ function watchMirrors() {
   }
 }
 
-// noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input or change
-// event, which only fields and editable elements fire) from a host we cannot see into.
+// noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input, beforeinput
+// or change event, which only fields and editable elements fire) from a host we cannot see into.
 function noteSecretTyping(ev) {
   var path = eventPath(ev);
   var secret = false;
@@ -70,7 +72,7 @@ function noteSecretTyping(ev) {
     try {
       type = '' + apply(eventTypeOf, ev, []);
     } catch (e) { /* not an event */ }
-    secret = (type === 'input' || type === 'change') && secretEvent(path);
+    secret = (type === 'input' || type === 'beforeinput' || type === 'change') && secretEvent(path);
   }
   if (!secret) {
     return;

@@ -2386,13 +2386,14 @@ scenario('page policy: selectors that could test what is typed are refused as in
 });
 
 // typeSecret sends a key typed into a new password field of page p through the page's window
-// (where the page agent's capture listener sees it first).
-function typeSecret(p) {
+// (where the page agent's capture listener sees it first), or, with type beforeinput, the
+// first event of a paste from the menu or a drop.
+function typeSecret(p, type) {
   const pw = p.add('input', { type: 'password' });
   pw._value = 'h';
-  const ev = new p.T.classes.KeyboardEvent('h');
+  const ev = type === 'beforeinput' ? new p.T.classes.Event(true) : new p.T.classes.KeyboardEvent('h');
   ev._target = pw;
-  p.T.fire(p.T.global, 'keydown', ev);
+  p.T.fire(p.T.global, type || 'keydown', ev);
   return pw;
 }
 
@@ -2420,6 +2421,12 @@ scenario('page policy: a data-* value may be compared until a secret is typed; a
   }
   assert.strictEqual(p.op(RX_A, 'query', '[data-state]').ok, true, 'presence tests stay');
   assert.strictEqual(p.op(RX_A, 'query', '[data-testid="x"]').ok, true, 'test ids stay');
+  // A paste or drop starts with beforeinput, where a page may write its mirror first.
+  const q = waitPage();
+  const pasted = q.wait(RX_A, '[data-len="1"]', { timeout: 5000 });
+  typeSecret(q, 'beforeinput');
+  assert.strictEqual(pasted().length, 1);
+  assert.match(pasted()[0].error, /compare the value of attribute data-len/);
 });
 
 scenario('page policy: no data-* value is compared while a sensitive field holds a value nobody typed', () => {
