@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -20,8 +21,9 @@ import (
 // secretOnPage). Stylesheets keep refusing data-* value comparisons.
 
 // dataSelSite serves /radix (a Radix-like menu whose trigger and content say data-state="open"
-// or "closed", and a sign-in field), /len (a sign-in form whose page copies the typed password's
-// length into data-len, at once and after a debounce, and its strength into data-strength) and
+// or "closed", and a sign-in field), /len and /len-control (a sign-in form whose page copies the
+// typed password's length into data-len, at once and after a debounce, and its strength into
+// data-strength) and
 // /filled (a password field the page fills itself at load, as a browser's autofill would, with
 // its length copied into data-len); n status paragraphs each.
 func dataSelSite(n int) http.Handler {
@@ -49,7 +51,7 @@ trigger.addEventListener('click', () => {
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
-		case "/len":
+		case "/len", "/len-control":
 			htmlPage(w, `<!doctype html>
 <html><head><meta charset="utf-8"><title>Sign in</title></head>
 <body><h1>Sign in</h1>
@@ -57,6 +59,7 @@ document.body.dataset.pageScript = 'ran';
 <input id="user" name="user" value="alice">
 <div id="wrap" data-filled="no"><input id="pw" type="password" name="pw"></div>
 <span id="meter" data-strength="none"></span>
+<button id="signin" type="button" onclick="document.body.dataset.signin = 'clicked'">Sign in</button>
 </form>
 <div id="pwlen" data-len="0"></div>
 <div id="deb" data-dlen="0"></div>
@@ -266,4 +269,76 @@ await rmx.storage.set('read', JSON.stringify(out));`}}, "https://fields.test/fil
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// dataSelProbes is a remixlet script that puts 13 full-page probes on the page (.rx-p0 ...
+// .rx-p12, and .rx-pc), each storing its name under "clicked" when the person's click lands on
+// it; its style.css decides which, if any, is shown.
+const dataSelProbes = `for (const n of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11', '12', 'c']) {
+  const el = await dom.create({ tag: 'div', attrs: { class: 'rx-probe rx-p' + n } });
+  await dom.insert(await dom.query('body'), el);
+  await dom.on(el, 'click', () => { rmx.storage.set('clicked', n); });
+}
+await rmx.storage.set('ready', 'yes');
+await dom.waitFor('#end', { timeout: 60000 });`
+
+// dataSelProbeSheet shows probe n when the page's length mirror says n: rules that load nothing,
+// so a stylesheet rule allowing data-* comparisons "when nothing loads" would keep them.
+func dataSelProbeSheet(control string) string {
+	var b strings.Builder
+	b.WriteString(".rx-probe { display: none; position: fixed; inset: 0; z-index: 2147483647 }\n")
+	for n := range 13 {
+		fmt.Fprintf(&b, "body:has(#pwlen[data-len=\"%d\"]) .rx-p%d { display: block }\n", n, n)
+	}
+	b.WriteString(control)
+	return b.String()
+}
+
+// TestRedteamSheetOnAMirrorTakesNoClick: why stylesheets keep refusing data-* value comparisons
+// even in rules that load nothing. A sheet rule keyed on the page's length mirror can show one of
+// thirteen full-page elements of the remixlet, and the person's next click (on "Sign in") lands
+// on it: its dom.on('click') learns the length, with no layout read and no load. The control
+// shows the channel with a comparable attribute (the form's data-testid): the person's click
+// reaches the remixlet's probe. On the mirror the rules are left out and the click reaches the
+// page's button.
+func TestRedteamSheetOnAMirrorTakesNoClick(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": dataSelSite(1), "witness.test": wit})
+	control := h.addPolicy([]policyCase{{name: "probe on a test id", body: dataSelProbes,
+		style: dataSelProbeSheet(`form[data-testid="login"] ~ .rx-pc, body:has(form[data-testid="login"]) .rx-pc { display: block }`)}}, "https://fields.test/len-control*")
+	attack := h.addPolicy([]policyCase{{name: "probe on the length mirror", body: dataSelProbes, style: dataSelProbeSheet("")}}, "https://fields.test/len")
+	clickSignIn := func(rx store.Remixlet) {
+		t.Helper()
+		if v := h.waitStored(rx, "ready", "yes", 20*time.Second); v != "yes" {
+			t.Fatalf("the probes were not put on the page\n%s", h.diagnose(rx))
+		}
+		personClick(t, h.tab, "#signin")
+	}
+	h.tab.Navigate("https://fields.test/len-control")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	clickSignIn(control[0])
+	if v := h.waitStored(control[0], "clicked", "c", 10*time.Second); v != "c" {
+		t.Fatalf("control: the person's click reached probe %q, want c (the sheet's rule on the test id): the channel below is not shown\n%s", v, h.diagnose(control[0]))
+	}
+
+	if v := h.storedString(attack[0], "ready"); v != "" {
+		t.Fatalf("the attacking remixlet ran on the control's page: the control proves nothing")
+	}
+
+	h.tab.Navigate("https://fields.test/len")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pwlen').dataset.len === '7'`)
+	clickSignIn(attack[0])
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.signin === 'clicked'`); err != nil {
+		t.Errorf("the person's click on Sign in did not reach the page's button: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if v := h.storedString(attack[0], "clicked"); v != "" {
+		t.Errorf("the person's click landed on probe %q: the remixlet's sheet told it the password's length", v)
+	}
+	if log, ok := h.waitLog(attack[0], regexp.MustCompile(`refused: style\.css 2:\d+: selectors may not compare the value of attribute data-len`), 5*time.Second); !ok {
+		t.Errorf("the sheet's rules on the mirror were not refused:\n%s", log)
+	}
 }
