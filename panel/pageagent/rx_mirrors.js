@@ -248,8 +248,8 @@ function secretHeld() {
 // was typed into a field of this document (for the rest of it: a page whose field was emptied
 // without an input event, by a form reset or a script, keeps its data-len mirror), or a
 // sensitive field holds a value now (a password the browser or the page filled in, which a
-// page script may copy with no key typed). Within a batch of tries (tryWaits) the walk of the
-// fields is done once: no page script runs in between.
+// page script may copy with no key typed). Within a batch of tries (tryWaits) the fields are
+// looked at once: no page script runs in between.
 var heldInBatch = 0; // 0: no batch; 1: in one, not yet known; 2: known empty; 3: known held
 function secretOnPage() {
   if (secretTyped) {
@@ -258,19 +258,54 @@ function secretOnPage() {
   if (heldInBatch >= 2) {
     return heldInBatch === 3;
   }
-  var held = secretHeld();
+  var held = secretFilled();
   if (heldInBatch === 1) {
     heldInBatch = held ? 3 : 2;
   }
   return held;
 }
-// inSecretBatch runs fn (a batch of queries in one task) with secretOnPage's walk done once.
+// inSecretBatch runs fn (a batch of queries in one task) with secretOnPage's look at the fields
+// done once.
 function inSecretBatch(fn) {
+  if (heldInBatch !== 0) {
+    fn();
+    return;
+  }
   heldInBatch = 1;
   try {
     fn();
   } finally {
     heldInBatch = 0;
+  }
+}
+// secretFilled reports whether a sensitive field holds a value: the document's own fields each
+// time (a value read first, the costlier sensitivity check only then), those in open shadow
+// roots as sensitiveFields found them (at most SENSITIVE_FIELDS_MS ago: walking every element
+// on each query of a large React page would cost more than the query).
+function secretFilled() {
+  var fields = apply(querySelectorAllDoc, doc, ['input,textarea']);
+  var n = apply(nodeListLength, fields, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    var f = apply(nodeListItem, fields, [i]);
+    if (secretFieldValue(f) !== '' && isSensitive(f)) {
+      return true;
+    }
+  }
+  var shadowed = sensitiveFields();
+  for (i = 0; i < shadowed.length; i++) {
+    if (secretFieldValue(shadowed[i]) !== '') {
+      return true;
+    }
+  }
+  return false;
+}
+// secretFieldValue is an input's or textarea's value ("?" when it cannot be read: unknown, held).
+function secretFieldValue(f) {
+  try {
+    return '' + apply(localName(f) === 'input' ? inputValue : textareaValue, f, []);
+  } catch (e) {
+    return '?';
   }
 }
 

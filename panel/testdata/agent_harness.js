@@ -2437,7 +2437,8 @@ scenario('page policy: no data-* value is compared while a sensitive field holds
   pw._value = 'hunter2'; // filled by the browser or the page, no key typed
   p.refused(/compare the value of attribute data-len/, RX_A, 'query', '[data-len="7"]');
   pw._value = '';
-  assert.strictEqual(p.op(RX_A, 'query', '[data-len="7"]').ok, true, 'nothing typed, nothing held');
+  const m = p.op(RX_A, 'query', '[data-len="7"]');
+  assert.strictEqual(m.ok, true, 'nothing typed, nothing held: ' + m.error);
 });
 
 scenario('dom.waitFor: the selector is checked as dom.query\'s', () => {
