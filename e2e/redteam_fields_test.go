@@ -265,6 +265,15 @@ func (h *hostileWorld) rtFieldsRun(page string, cases []policyCase, rxs []store.
 	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
 	// Let each remixlet reach its wait (the shadow cases measure first).
 	time.Sleep(1500 * time.Millisecond)
+	h.rtFieldsType(typing, check)
+	h.rtFieldsGo(cases, rxs)
+}
+
+// rtFieldsType types into each field as the person (focus expression, text) and fails the test
+// unless check is then true in the page.
+func (h *hostileWorld) rtFieldsType(typing [][2]string, check string) {
+	h.t.Helper()
+	tab := h.tab
 	for _, ty := range typing {
 		e2etest.Eval[any](tab, ty[0])
 		ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
@@ -277,6 +286,12 @@ func (h *hostileWorld) rtFieldsRun(page string, cases []policyCase, rxs []store.
 	if got := e2etest.Eval[bool](tab, check); !got {
 		h.t.Fatalf("the typed values are not in the page (%s is false): typing did not work", check)
 	}
+}
+
+// rtFieldsGo adds #go to the page and waits for every case to finish.
+func (h *hostileWorld) rtFieldsGo(cases []policyCase, rxs []store.Remixlet) {
+	h.t.Helper()
+	tab := h.tab
 	e2etest.Eval[any](tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
 	allDone := fmt.Sprintf(`[...document.querySelectorAll('p.st')].filter((e) => e.textContent === 'done').length === %d`, len(cases))
 	if err := waitTrue(tab, 60*time.Second, allDone); err != nil {

@@ -11,24 +11,30 @@ import (
 )
 
 // fieldSelectorCases are the selectors both sides must decide the same way
-// (panel/testdata/field_selectors.json, also run by the page agent's harness).
-func fieldSelectorCases(t *testing.T) (allowed, refused []string) {
+// (panel/testdata/field_selectors.json, also run by the page agent's harness): allowed and
+// refused everywhere, and dataValues, which compare a data-* attribute's value: allowed in
+// queries (until a secret is typed, which only the page agent knows), refused in stylesheets.
+func fieldSelectorCases(t *testing.T) (allowed, refused, dataValues []string) {
 	t.Helper()
 	src, err := os.ReadFile("../panel/testdata/field_selectors.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c struct{ Allowed, Refused []string }
+	var c struct{ Allowed, Refused, DataValues []string }
 	if err := json.Unmarshal(src, &c); err != nil {
 		t.Fatal(err)
 	}
-	return c.Allowed, c.Refused
+	if len(c.DataValues) == 0 {
+		t.Fatal("field_selectors.json has no dataValues")
+	}
+	return c.Allowed, c.Refused, c.DataValues
 }
 
-// TestCheckFieldSelector: dom.query's selectors follow the stylesheets' field-contents rule.
+// TestCheckFieldSelector: dom.query's selectors follow the stylesheets' field-contents rule,
+// except for data-* value comparisons, which the page agent decides.
 func TestCheckFieldSelector(t *testing.T) {
-	allowed, refused := fieldSelectorCases(t)
-	for _, sel := range allowed {
+	allowed, refused, dataValues := fieldSelectorCases(t)
+	for _, sel := range append(allowed, dataValues...) {
 		if err := CheckFieldSelector(sel); err != nil {
 			t.Errorf("CheckFieldSelector(%q) = %v, want it allowed", sel, err)
 		}
@@ -40,17 +46,17 @@ func TestCheckFieldSelector(t *testing.T) {
 	}
 }
 
-// TestFieldSelectorRulesInStylesheets: a rule with a refused selector is left out of a sheet;
-// one with an allowed selector is kept as written.
+// TestFieldSelectorRulesInStylesheets: a rule with a refused selector is left out of a sheet,
+// data-* value comparisons included; one with an allowed selector is kept as written.
 func TestFieldSelectorRulesInStylesheets(t *testing.T) {
-	allowed, refused := fieldSelectorCases(t)
+	allowed, refused, dataValues := fieldSelectorCases(t)
 	for _, sel := range allowed {
 		css := sel + " { color: red }"
 		if clean, probs := CheckStylesheet([]byte(css), styleHosts); len(probs) != 0 || string(clean) != css {
 			t.Errorf("%q: got %q %v, want it unchanged", css, clean, probs)
 		}
 	}
-	for _, sel := range refused {
+	for _, sel := range append(refused, dataValues...) {
 		css := sel + " { color: red }\np { color: blue }"
 		clean, probs := CheckStylesheet([]byte(css), styleHosts)
 		if len(probs) == 0 || strings.Contains(string(clean), "red") {

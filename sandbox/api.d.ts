@@ -132,7 +132,9 @@ declare namespace dom {
    * attribute, field-state pseudo-classes (:placeholder-shown, :valid, :invalid, :autofill, :state() …), and
    * comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not
    * aria-value*), data-testid and a few more ([data-x] tests presence and is fine; read the value with dom.attr),
-   * or any test of an attribute the page writes while a password is typed.
+   * or any test of an attribute the page writes while a password is typed. data-* values ([data-state="open"])
+   * may be compared until a password or other secret is typed on the page (or while one is filled in); after
+   * that they are refused for the rest of the page, and a dom.waitFor waiting on one ends refused.
    * Example: `const h = await dom.query("h1")`
    */
   function query(selector: string, within?: Handle): Promise<Handle | null>;

@@ -15,6 +15,10 @@
 //   - no selector of dom.query, dom.queryAll or dom.waitFor may test a mirror's name, even for
 //     presence (fieldSelectorProblem, rx_policy.js); the stylesheets' static rule already
 //     refuses comparing the value of attributes outside comparableAttrs;
+//   - from the first key of a secret on, for the rest of the document, and while a sensitive
+//     field holds a value, no query may compare a data-* value ([data-state="open"] is allowed
+//     before: secretOnPage), and waits pending with such a selector end refused at that key,
+//     before the page's own handlers can write a mirror (endRefusedWaits, rx_wait.js);
 //   - (dom.rect and dom.style are refused while a sensitive field holds a value, mirror or not:
 //     rx_layout.js checkLayoutReadable);
 //   - a clone carries its source's mirrors (carryPasswords);
@@ -42,7 +46,9 @@ var mirrorNames = dict();            // every such attribute name, for the selec
 var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
 var mirrorWindow = 0; // the timer that ends the current watch (0: none)
-var MIRROR_EVENTS = ['keydown', 'keyup', 'input', 'change', 'paste', 'cut'];
+// beforeinput comes before input, and is the first event of a paste from the menu, a drop or
+// an autofill: a page may write its mirror there, before any input event.
+var MIRROR_EVENTS = ['keydown', 'keyup', 'beforeinput', 'input', 'change', 'paste', 'cut'];
 
 // watchMirrors registers the capture listeners; the observer runs only during a watch.
 function watchMirrors() {
@@ -52,8 +58,8 @@ function watchMirrors() {
   }
 }
 
-// noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input or change
-// event, which only fields and editable elements fire) from a host we cannot see into.
+// noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input, beforeinput
+// or change event, which only fields and editable elements fire) from a host we cannot see into.
 function noteSecretTyping(ev) {
   var path = eventPath(ev);
   var secret = false;
@@ -66,12 +72,15 @@ function noteSecretTyping(ev) {
     try {
       type = '' + apply(eventTypeOf, ev, []);
     } catch (e) { /* not an event */ }
-    secret = (type === 'input' || type === 'change') && secretEvent(path);
+    secret = (type === 'input' || type === 'beforeinput' || type === 'change') && secretEvent(path);
   }
   if (!secret) {
     return;
   }
-  secretTyped = true;
+  if (!secretTyped) {
+    secretTyped = true;
+    endRefusedWaits(); // rx_wait.js: a wait on [data-len="7"] must not match the mirror
+  }
   holdPageChanges();
   if (typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
     return;
@@ -233,6 +242,71 @@ function secretHeld() {
     return held;
   }, 0);
   return held;
+}
+
+// secretOnPage reports whether a query may no longer compare data-* values (datasel7): a secret
+// was typed into a field of this document (for the rest of it: a page whose field was emptied
+// without an input event, by a form reset or a script, keeps its data-len mirror), or a
+// sensitive field holds a value now (a password the browser or the page filled in, which a
+// page script may copy with no key typed). Within a batch of tries (tryWaits) the fields are
+// looked at once: no page script runs in between.
+var heldInBatch = 0; // 0: no batch; 1: in one, not yet known; 2: known empty; 3: known held
+function secretOnPage() {
+  if (secretTyped) {
+    return true;
+  }
+  if (heldInBatch >= 2) {
+    return heldInBatch === 3;
+  }
+  var held = secretFilled();
+  if (heldInBatch === 1) {
+    heldInBatch = held ? 3 : 2;
+  }
+  return held;
+}
+// inSecretBatch runs fn (a batch of queries in one task) with secretOnPage's look at the fields
+// done once.
+function inSecretBatch(fn) {
+  if (heldInBatch !== 0) {
+    fn();
+    return;
+  }
+  heldInBatch = 1;
+  try {
+    fn();
+  } finally {
+    heldInBatch = 0;
+  }
+}
+// secretFilled reports whether a sensitive field holds a value: the document's own fields each
+// time (a value read first, the costlier sensitivity check only then), those in open shadow
+// roots as sensitiveFields found them (at most SENSITIVE_FIELDS_MS ago: walking every element
+// on each query of a large React page would cost more than the query).
+function secretFilled() {
+  var fields = apply(querySelectorAllDoc, doc, ['input,textarea']);
+  var n = apply(nodeListLength, fields, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    var f = apply(nodeListItem, fields, [i]);
+    if (secretFieldValue(f) !== '' && isSensitive(f)) {
+      return true;
+    }
+  }
+  var shadowed = sensitiveFields();
+  for (i = 0; i < shadowed.length; i++) {
+    if (secretFieldValue(shadowed[i]) !== '') {
+      return true;
+    }
+  }
+  return false;
+}
+// secretFieldValue is an input's or textarea's value ("?" when it cannot be read: unknown, held).
+function secretFieldValue(f) {
+  try {
+    return '' + apply(localName(f) === 'input' ? inputValue : textareaValue, f, []);
+  } catch (e) {
+    return '?';
+  }
 }
 
 // holdsTypedSecret reports whether v (an attribute value, another control's value) holds what is in a sensitive field

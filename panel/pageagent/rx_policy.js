@@ -546,8 +546,10 @@ function comparableAttr(name) {
 // could test what is typed into a field, or returns '': the same rule as the stylesheets'
 // (rewrite/stylecheck.go selectorProblem, rewrite/fieldselectors.go) - an escape or comment
 // (either could hide the rest), the value attribute, a FIELD_STATE pseudo-class, comparing the
-// value of an attribute outside COMPARABLE_ATTRS - and, known only here, any test of an
-// attribute the page was seen copying a secret into (mirrorNames, rx_mirrors.js). On every
+// value of an attribute outside COMPARABLE_ATTRS (a data-* attribute's only once a secret was
+// typed on the page or while a sensitive field holds a value: secretOnPage, rx_mirrors.js; Go
+// leaves those to this check) - and, known only here, any test of an attribute the page was
+// seen copying a secret into (mirrorNames, rx_mirrors.js). On every
 // page: a field inside a shadow root (a closed one above all) cannot always be seen, but its
 // state can reach the light DOM (a form-associated element's :invalid, its host's mirror).
 function fieldSelectorProblem(sel) {
@@ -619,8 +621,13 @@ function attributeSelectorProblem(l, at) {
     return 'selectors may not test attribute ' + name + ': the page copies what is typed into a password (or other secret) field into it';
   }
   if (compares && !comparableAttr(name)) {
+    var data = name.length > 5 && apply(strSlice, name, [0, 5]) === 'data-';
+    if (data && !secretOnPage()) {
+      return ''; // data-state and the like, until a secret is typed (rx_mirrors.js)
+    }
     return 'selectors may not compare the value of attribute ' + name + ' (pages copy what is typed into fields, passwords included, into such attributes); ' +
-      'test its presence ([' + name + ']) or compare id, class, href, role, aria-* or data-testid';
+      'test its presence ([' + name + ']) or compare id, class, href, role, aria-* or data-testid' +
+      (data ? ' (data-* values may be compared only until a password or other secret is typed on the page)' : '');
   }
   return '';
 }

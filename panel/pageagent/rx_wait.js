@@ -103,17 +103,43 @@ function waitEnd(w, ok, value, error) {
   send(m);
 }
 
-// tryWaits tries every waiting selector once.
-function tryWaits() {
+// waitList is the waits now, in a list of our own (ending one changes the map).
+function waitList() {
+  var out = list();
+  apply(mapForEach, waits, [function (w) {
+    put(out, out.length, w);
+  }]);
+  return out;
+}
+
+// endRefusedWaits ends, refused, every wait whose selector the page agent now refuses: at the
+// first key of a secret (rx_mirrors.js noteSecretTyping), a wait comparing a data-* value
+// (fieldSelectorProblem), before the page's handlers of that key write any mirror. Its answer
+// is the same whatever is typed.
+function endRefusedWaits() {
   if (!waits) {
     return;
   }
-  var now = list();
-  var n = 0;
-  apply(mapForEach, waits, [function (w) {
-    put(now, n, w);
-    n++;
-  }]);
+  var now = waitList();
+  var n = now.length;
+  var i;
+  for (i = 0; i < n; i++) {
+    var why = fieldSelectorProblem(now[i].q[0]);
+    if (why !== '') {
+      waitEnd(now[i], false, null, why);
+    }
+  }
+}
+
+// tryWaits tries every waiting selector once (secretOnPage's walk once for all).
+function tryWaits() {
+  if (waits) {
+    inSecretBatch(tryEachWait);
+  }
+}
+function tryEachWait() {
+  var now = waitList();
+  var n = now.length;
   var i;
   for (i = 0; i < n; i++) {
     var w = now[i];
@@ -182,16 +208,11 @@ function waitRelease(rx) {
   if (!waits) {
     return;
   }
-  var gone = list();
-  var n = 0;
-  apply(mapForEach, waits, [function (w) {
-    if (w.t.rx === rx) {
-      put(gone, n, w);
-      n++;
-    }
-  }]);
+  var now = waitList();
   var i;
-  for (i = 0; i < n; i++) {
-    waitEnd(gone[i], false, null, null);
+  for (i = 0; i < now.length; i++) {
+    if (now[i].t.rx === rx) {
+      waitEnd(now[i], false, null, null);
+    }
   }
 }

@@ -2377,30 +2377,91 @@ scenario('page policy: selectors that could test what is typed are refused as in
   for (const sel of cases.refused) {
     p.refused(/refused|may not/, RX_A, 'query', sel);
   }
-  for (const sel of cases.allowed) {
+  // dataValues (a data-* value compared) are allowed until a secret is typed on the page.
+  for (const sel of cases.allowed.concat(cases.dataValues)) {
     const m = p.op(RX_A, 'query', sel);
     // The harness's selector engine knows little CSS: an invalid selector here is not a refusal.
     assert.ok(m.ok || /invalid selector/.test(m.error), sel + ': ' + m.error);
   }
 });
 
+// typeSecret sends a key typed into a new password field of page p through the page's window
+// (where the page agent's capture listener sees it first), or, with type beforeinput, the
+// first event of a paste from the menu or a drop.
+function typeSecret(p, type) {
+  const pw = p.add('input', { type: 'password' });
+  pw._value = 'h';
+  const ev = type === 'beforeinput' ? new p.T.classes.Event(true) : new p.T.classes.KeyboardEvent('h');
+  ev._target = pw;
+  p.T.fire(p.T.global, type || 'keydown', ev);
+  return pw;
+}
+
+scenario('page policy: a data-* value may be compared until a secret is typed; a wait on one ends refused at the first key', () => {
+  const p = waitPage();
+  const cases = JSON.parse(fs.readFileSync(require('path').join(__dirname, 'field_selectors.json'), 'utf8'));
+  p.add('div', { 'data-state': 'open' });
+  assert.strictEqual(p.op(RX_A, 'query', '[data-state="open"]').ok, true);
+  const pending = p.wait(RX_A, '[data-len="1"]', { timeout: 5000 });
+  const other = p.wait(RX_A, '.later', { timeout: 5000 });
+  assert.deepStrictEqual(pending(), []);
+  typeSecret(p);
+  // Ended at the key itself, before the page could write a mirror, with the query's refusal.
+  assert.strictEqual(pending().length, 1);
+  assert.strictEqual(pending()[0].ok, false);
+  assert.match(pending()[0].error, /compare the value of attribute data-len .*only until a password or other secret is typed/);
+  assert.deepStrictEqual(other(), [], 'a wait that compares no data-* value goes on');
+  p.add('div', { 'data-len': '1', class: 'later' });
+  p.T.flushMutations();
+  p.T.advance(16);
+  assert.strictEqual(other().length, 1);
+  assert.strictEqual(other()[0].ok, true);
+  for (const sel of cases.dataValues) {
+    p.refused(/may not compare the value of attribute data-/, RX_A, 'query', sel);
+  }
+  assert.strictEqual(p.op(RX_A, 'query', '[data-state]').ok, true, 'presence tests stay');
+  assert.strictEqual(p.op(RX_A, 'query', '[data-testid="x"]').ok, true, 'test ids stay');
+  // A paste or drop starts with beforeinput, where a page may write its mirror first.
+  const q = waitPage();
+  const pasted = q.wait(RX_A, '[data-len="1"]', { timeout: 5000 });
+  typeSecret(q, 'beforeinput');
+  assert.strictEqual(pasted().length, 1);
+  assert.match(pasted()[0].error, /compare the value of attribute data-len/);
+});
+
+scenario('page policy: no data-* value is compared while a sensitive field holds a value nobody typed', () => {
+  const p = opsPage();
+  p.add('div', { 'data-len': '7' });
+  assert.strictEqual(p.op(RX_A, 'query', '[data-len="7"]').ok, true);
+  const pw = p.add('input', { type: 'password' });
+  pw._value = 'hunter2'; // filled by the browser or the page, no key typed
+  p.refused(/compare the value of attribute data-len/, RX_A, 'query', '[data-len="7"]');
+  pw._value = '';
+  const m = p.op(RX_A, 'query', '[data-len="7"]');
+  assert.strictEqual(m.ok, true, 'nothing typed, nothing held: ' + m.error);
+});
+
 scenario('dom.waitFor: the selector is checked as dom.query\'s', () => {
   const p = waitPage();
-  // A presence test is allowed; a value test is refused on every page (red-team pass 6c), with
-  // dom.query's words.
+  // A presence test is allowed, and a data-* value before a secret is typed; a value test is
+  // refused on every page (red-team pass 6c), with dom.query's words.
   const ok = p.wait(RX_A, 'input[data-x]', { timeout: 1000 });
+  const data = p.wait(RX_A, 'input[data-x^="a"]', { timeout: 1000 });
   assert.deepStrictEqual(ok(), []);
-  p.add('input', { 'data-x': '' });
+  assert.deepStrictEqual(data(), []);
+  p.add('input', { 'data-x': 'ab' });
   p.T.flushMutations();
   p.T.advance(16);
   assert.strictEqual(ok().length, 1);
   assert.strictEqual(ok()[0].ok, true);
-  for (const sel of ['input[value^="a"]', 'input[data-value^="a"]', 'form:has(input:invalid)']) {
+  assert.strictEqual(data().length, 1);
+  assert.strictEqual(data()[0].ok, true);
+  for (const sel of ['input[value^="a"]', 'input[aria-valuenow="3"]', 'form:has(input:invalid)']) {
     const v = p.wait(RX_A, sel, { timeout: 1000 });
     assert.strictEqual(v().length, 1, sel);
     assert.strictEqual(v()[0].ok, false, sel);
-    assert.match(v()[0].error, /value attribute|compare the value of attribute data-value|field-state/, sel);
-    p.refused(/value attribute|compare the value of attribute data-value|field-state/, RX_A, 'query', sel);
+    assert.match(v()[0].error, /value attribute|compare the value of attribute aria-valuenow|field-state/, sel);
+    p.refused(/value attribute|compare the value of attribute aria-valuenow|field-state/, RX_A, 'query', sel);
   }
 });
 

@@ -69,6 +69,27 @@ func TestCheckWaitFor(t *testing.T) {
 	}
 }
 
+// TestQuerySelectorsRelayDataValues: the relay passes dom.query/queryAll/waitFor selectors that
+// compare data-* values to the page agent, which refuses them once a secret was typed on the page
+// (datasel7); other attributes outside the comparable list, and every stylesheet piece comparing
+// a data-* value, are refused here.
+func TestQuerySelectorsRelayDataValues(t *testing.T) {
+	pol := testPolicy(t, "https://shop.test/", "")
+	for _, method := range []string{"query", "queryAll", "waitFor"} {
+		for _, sel := range []string{`[data-state=\"open\"]`, `[data-side^=bot] > [data-orientation=vertical]`} {
+			if _, err := checkDOMCall(pol, method, json.RawMessage(`["`+sel+`"]`)); err != nil {
+				t.Errorf("dom.%s(%s): %v, want it relayed", method, sel, err)
+			}
+		}
+		if _, err := checkDOMCall(pol, method, json.RawMessage(`["[aria-valuenow=\"3\"]"]`)); err == nil || !strings.Contains(err.Error(), "compare the value of attribute aria-valuenow") {
+			t.Errorf("dom.%s on aria-valuenow: %v, want it refused", method, err)
+		}
+	}
+	if _, err := checkDOMCall(pol, "addStyle", json.RawMessage(`["[data-state=\"open\"] { color: red }"]`)); err == nil || !strings.Contains(err.Error(), "dom.query may compare data-* values until a secret is typed") {
+		t.Errorf("addStyle on a data-* value: %v, want it refused, pointing to dom.query", err)
+	}
+}
+
 // TestWaitForRelay: the relay waits for a dom.waitFor's answer as long as its timeout (longer
 // than other ops), a remixlet has at most waitForMaxPending waits on a page, and a slot is given
 // back when its wait ends.

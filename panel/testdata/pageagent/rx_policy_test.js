@@ -1,13 +1,16 @@
 // Unit tests of pageagent/rx_policy.js, the page policy (attributes, loaders, password fields),
-// alone with the files it uses (helpers.js, rx_run.js, rx_handles.js, rx_mirrors.js, rx_addresses.js).
+// alone with the files it uses (helpers.js, rx_run.js, rx_handles.js, rx_mirrors.js, rx_addresses.js,
+// rx_layout.js).
 'use strict';
 
 const assert = require('assert');
 const { load, test, refusal, done } = require('./load.js');
 
-const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_mirrors.js', 'rx_addresses.js'],
-  ['isLoader', 'loaderWritable', 'isPassword', 'isSensitive', 'fieldSelectorProblem', 'checkAttr'],
-  'https://shop.test/');
+const a = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_mirrors.js', 'rx_addresses.js', 'rx_layout.js'],
+  ['isLoader', 'loaderWritable', 'isPassword', 'isSensitive', 'fieldSelectorProblem', 'checkAttr', 'secretTyped='],
+  'https://shop.test/',
+  // secretOnPage walks the document's fields (none here): it asks the document's node type.
+  "Object.defineProperty(Node.prototype, 'nodeType', { get() { return this instanceof Document ? 9 : 1; } });");
 const { html, svg, mathml } = a.ns;
 
 test('isLoader: elements that load, navigate or change how the page is fetched', () => {
@@ -185,8 +188,10 @@ test('fieldSelectorProblem: selectors that could read what is typed into a field
     ['input:in-range', true],
     ['a\\76 alue', true], // an escape could spell value
     ['input/**/', true], // so could a comment
-    ['[data-value^=h]', true], // a page's copy of what is typed
-    ['[data-len="7"]', true],
+    ['[data-value^=h]', false], // a data-* value, until a secret is typed (below)
+    ['[data-len="7"]', false],
+    ['[aria-valuenow="7"]', true], // a strength meter's
+    ['[x-len="7"]', true],
     ['x-pin:state(empty)', true],
     ['input.name', false],
     ['div > p:hover', false],
@@ -196,6 +201,17 @@ test('fieldSelectorProblem: selectors that could read what is typed into a field
   ];
   for (const [sel, want] of cases) {
     assert.strictEqual(a.fieldSelectorProblem(sel) !== '', want, 'fieldSelectorProblem(' + sel + ')');
+  }
+  // Once a secret was typed on the page, a data-* value is refused too (a page's copy of it).
+  a['secretTyped='](true);
+  try {
+    for (const sel of ['[data-value^=h]', '[data-len="7"]', 'form:has([data-state=open])']) {
+      assert.match(a.fieldSelectorProblem(sel), /compare the value of attribute data-.*until a password/, sel);
+    }
+    assert.strictEqual(a.fieldSelectorProblem('[data-state]'), '', 'presence');
+    assert.strictEqual(a.fieldSelectorProblem('[data-testid="x"]'), '', 'test id');
+  } finally {
+    a['secretTyped='](false);
   }
 });
 
