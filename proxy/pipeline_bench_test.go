@@ -1,0 +1,98 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// BenchmarkServeProxiedSmallPage is one request through serveProxied in process, as
+// `remixproxy run` serves it (a store, injection on), with no network: the upstream is a
+// RoundTripper that answers e2e/bench's small page at once. So what it measures is the pipeline
+// itself — the request guards (navigation, remixlet page requests, network rules, send guard,
+// local network), Rewrite, the response taps and the injection — without TLS, sockets or the
+// upstream's own work, which BenchmarkSmallPage and e2e/bench include. Profile it with
+// -cpuprofile; the "navigation" case is e2e/bench's request (a top-level GET), the "post" case a
+// page's POST to its own site (the send guard's kind of request).
+func BenchmarkServeProxiedSmallPage(b *testing.B) {
+	page := "<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" + smallBody + "</body></html>"
+	for _, c := range []struct {
+		name string
+		req  func() *http.Request
+	}{
+		{"navigation", func() *http.Request {
+			r := httptest.NewRequest("GET", "https://"+siteHost+"/small", nil)
+			r.Header.Set("Sec-Fetch-Dest", "document")
+			r.Header.Set("Sec-Fetch-Mode", "navigate")
+			r.Header.Set("Upgrade-Insecure-Requests", "1")
+			return r
+		}},
+		{"post", func() *http.Request {
+			r := httptest.NewRequest("POST", "https://"+siteHost+"/api/save", strings.NewReader("a=1"))
+			r.Header.Set("Sec-Fetch-Dest", "empty")
+			r.Header.Set("Sec-Fetch-Mode", "cors")
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			r.Header.Set("Origin", "https://"+siteHost)
+			r.Header.Set("Referer", "https://"+siteHost+"/small")
+			return r
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchServer(b, false)
+			s.rp.Transport = cannedUpstream(page)
+			// The site was dialed at a public address (as the first request of a real run would
+			// note it: localnet.go), so the page's requests ask no resolver.
+			s.spaces.note(siteHost, true)
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				w.status = 0
+				s.serveProxied(w, c.req())
+				if w.status != http.StatusOK {
+					b.Fatalf("status %d, want 200: the benchmark would measure a refusal", w.status)
+				}
+			}
+		})
+	}
+}
+
+// cannedUpstream answers every request with page as text/html, with a Content-Length.
+type cannedUpstream string
+
+func (p cannedUpstream) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{
+			"Content-Type":   {"text/html; charset=utf-8"},
+			"Content-Length": {strconv.Itoa(len(p))},
+		},
+		Body: io.NopCloser(strings.NewReader(string(p))), ContentLength: int64(len(p)), Request: req,
+	}, nil
+}
+
+// discardWriter is a ResponseWriter that keeps the status and drops the body.
+type discardWriter struct {
+	h      http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return len(b), nil
+}
+func (w *discardWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
