@@ -436,8 +436,8 @@ func (r *Runner) offSiteCarries(dest *weburl.URL, docAddrs []string, h guardHit)
 // an address a remixlet wrote that is not a redirect is an opened document (see the top of the
 // file). When the table cannot hold it, the answer is refused instead.
 func (r *Runner) NoteOpenedDocument(resp *http.Response) {
-	if resp == nil || resp.Request == nil {
-		return
+	if resp == nil || resp.Request == nil || !r.guard.holdsAddresses() {
+		return // no address a remixlet wrote: nothing to look up (one atomic load, every page)
 	}
 	top, frame := httpx.NavigationKind(resp.Request)
 	if !top && !frame {
