@@ -505,14 +505,3 @@ func (r *Runner) sessionAt(ref string) string {
 	}
 	return ""
 }
-
-// writeRefusal answers a request the remixlet guards refuse before it leaves: a 403 in plain
-// text, never cached.
-func writeRefusal(w http.ResponseWriter, body string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusForbidden)
-	w.Write([]byte(body))
-}
