@@ -1,12 +1,16 @@
 package proxy
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/remixproxy/remixproxy/store"
+	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // BenchmarkServeProxiedSmallPage is one request through serveProxied in process, as
@@ -16,7 +20,8 @@ import (
 // local network), Rewrite, the response taps and the injection — without TLS, sockets or the
 // upstream's own work, which BenchmarkSmallPage and e2e/bench include. Profile it with
 // -cpuprofile; the "navigation" case is e2e/bench's request (a top-level GET), the "post" case a
-// page's POST to its own site (the send guard's kind of request).
+// page's POST to its own site (the send guard's kind of request); "remixlet-on" has a remixlet
+// on for the site (benchRemixletOn), as e2e/bench --live.
 func BenchmarkServeProxiedSmallPage(b *testing.B) {
 	page := "<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" + smallBody + "</body></html>"
 	for _, c := range []struct {
@@ -40,24 +45,50 @@ func BenchmarkServeProxiedSmallPage(b *testing.B) {
 			return r
 		}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			s := benchServer(b, false)
-			s.rp.Transport = cannedUpstream(page)
-			// The site was dialed at a public address (as the first request of a real run would
-			// note it: localnet.go), so the page's requests ask no resolver.
-			s.spaces.note(siteHost, true)
-			w := &discardWriter{h: http.Header{}}
-			b.ReportAllocs()
-			for b.Loop() {
-				clear(w.h)
-				w.status = 0
-				s.serveProxied(w, c.req())
-				if w.status != http.StatusOK {
-					b.Fatalf("status %d, want 200: the benchmark would measure a refusal", w.status)
-				}
+		for _, on := range []bool{false, true} {
+			name := c.name
+			if on {
+				name += "/remixlet-on"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				s := benchServer(b, false)
+				if on {
+					benchRemixletOn(b, s)
+				}
+				s.rp.Transport = cannedUpstream(page)
+				// The site was dialed at a public address (as the first request of a real run
+				// would note it: localnet.go), so the page's requests ask no resolver.
+				s.spaces.note(siteHost, true)
+				w := &discardWriter{h: http.Header{}}
+				b.ReportAllocs()
+				for b.Loop() {
+					clear(w.h)
+					w.status = 0
+					s.serveProxied(w, c.req())
+					if w.status != http.StatusOK {
+						b.Fatalf("status %d, want 200: the benchmark would measure a refusal", w.status)
+					}
+				}
+			})
+		}
 	}
+}
+
+// benchRemixletOn stores and activates a remixlet for the bench's site, as e2e/bench --live
+// does for its pages: a stylesheet (the first frame), a script, and 50 network rules that block
+// nothing the benchmark asks for.
+func benchRemixletOn(b *testing.B, s *Server) {
+	var rules []string
+	for i := 1; i <= 50; i++ {
+		rules = append(rules, fmt.Sprintf(`{"id": %d, "action": {"type": "block"}, "condition": {"urlFilter": "/never-asked-%d/"}}`, i, i))
+	}
+	storetest.Create(b, s.cfg.Store, "bench-live", store.Files{
+		"manifest.json": []byte(`{"name": "bench-live", "api": 1, "matches": ["https://` + siteHost + `/*"], "permissions": [{"name": "netrules", "reason": "r"}]}`),
+		"style.css":     []byte("p { margin: 0 0 .5em; }\n"),
+		"script.js":     []byte(testScript),
+		"rules.json":    []byte("[" + strings.Join(rules, ",") + "]"),
+	})
+	s.InvalidateNetRules()
 }
 
 // cannedUpstream answers every request with page as text/html, with a Content-Length.
