@@ -23,7 +23,7 @@ import (
 // page's POST to its own site (the send guard's kind of request); "remixlet-on" has a remixlet
 // on for the site (benchRemixletOn), as e2e/bench --live.
 func BenchmarkServeProxiedSmallPage(b *testing.B) {
-	page := "<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" + smallBody + "</body></html>"
+	page := smallPage
 	for _, c := range []struct {
 		name string
 		req  func() *http.Request
