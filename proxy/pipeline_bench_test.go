@@ -19,7 +19,8 @@ import (
 // itself — the request guards (navigation, remixlet page requests, network rules, send guard,
 // local network), Rewrite, the response taps and the injection — without TLS, sockets or the
 // upstream's own work, which BenchmarkSmallPage and e2e/bench include. Profile it with
-// -cpuprofile; the "navigation" case is e2e/bench's request (a top-level GET), the "post" case a
+// -cpuprofile; the "navigation" case is e2e/bench's request (a top-level GET), "link" a link the
+// person followed within the site (a Referer, as browsing sends), the "post" case a
 // page's POST to its own site (the send guard's kind of request); "remixlet-on" has a remixlet
 // on for the site (benchRemixletOn), as e2e/bench --live.
 func BenchmarkServeProxiedSmallPage(b *testing.B) {
@@ -33,6 +34,16 @@ func BenchmarkServeProxiedSmallPage(b *testing.B) {
 			r.Header.Set("Sec-Fetch-Dest", "document")
 			r.Header.Set("Sec-Fetch-Mode", "navigate")
 			r.Header.Set("Upgrade-Insecure-Requests", "1")
+			return r
+		}},
+		{"link", func() *http.Request { // a link followed within the site: Referer and Sec-Fetch-Site
+			r := httptest.NewRequest("GET", "https://"+siteHost+"/small", nil)
+			r.Header.Set("Sec-Fetch-Dest", "document")
+			r.Header.Set("Sec-Fetch-Mode", "navigate")
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			r.Header.Set("Sec-Fetch-User", "?1")
+			r.Header.Set("Upgrade-Insecure-Requests", "1")
+			r.Header.Set("Referer", "https://"+siteHost+"/")
 			return r
 		}},
 		{"post", func() *http.Request {
