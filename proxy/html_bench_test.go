@@ -20,7 +20,7 @@ import (
 // body read to the end, against the same response relayed untouched (injection off). The
 // difference per op is what injection, CSP and the bootstrap add to a small page.
 func BenchmarkInjectHTMLSmall(b *testing.B) {
-	page := "<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" + smallBody + "</body></html>"
+	page := smallPage
 	for _, c := range []struct {
 		name     string
 		noInject bool

@@ -12,15 +12,18 @@ import (
 
 var smallBody = strings.Repeat("<p>A small page with a little text.</p>", 40)
 
+// smallPage is e2e/bench's small page.
+var smallPage = "<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>" + smallBody + "</body></html>"
+
 // BenchmarkSmallPage is one keep-alive HTTPS request for a small HTML page, injected.
 func BenchmarkSmallPage(b *testing.B) {
-	benchGet(b, htmlHandler("<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>"+smallBody+"</body></html>"))
+	benchGet(b, htmlHandler(smallPage))
 }
 
 // BenchmarkSmallPageNoInject is BenchmarkSmallPage with injection switched off
 // (--bench-no-inject): the difference is what injection adds to the whole request.
 func BenchmarkSmallPageNoInject(b *testing.B) {
-	benchGetWith(b, fixtureOpts{benchNoInject: true}, htmlHandler("<!doctype html><html><head><meta charset=utf-8><title>small</title></head><body>"+smallBody+"</body></html>"))
+	benchGetWith(b, fixtureOpts{benchNoInject: true}, htmlHandler(smallPage))
 }
 
 // BenchmarkSmallNonHTML is the same request for a body that passes through untouched.

@@ -24,6 +24,7 @@
 //     a CA of its own, buffering HTML bodies and inserting a tag, nothing else;
 //   - --also NAME=PATH,… adds more remixproxy binaries to the same rounds (A/B of a change);
 //   - --client-h2 makes the clients offer HTTP/2, as Chromium does (default HTTP/1.1);
+//   - --live starts every remixproxy target with a remixlet on for the bench's pages (live.go);
 //   - --proxy-cpus 1 runs the proxies under taskset; with `taskset -c 0 go run ./e2e/bench …`
 //     the load generator and the site get CPU 0 and each proxy CPU 1 (a pinned-core variant, not
 //     the shared-core figures of the README).
@@ -356,6 +357,9 @@ func warm(tg *target, c *http.Client, u string) error {
 	if injects && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && !bytes.Contains(body, []byte("data-remixproxy=")) {
 		return fmt.Errorf("%s answered %s without the bootstrap: it would measure the relay, not the injection", tg.name, u)
 	}
+	if *live && injects && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && !bytes.Contains(body, []byte("data-remixproxy-sheets=")) {
+		return fmt.Errorf("%s answered %s without the live remixlet's stylesheet: the remixlet is not on (--live)", tg.name, u)
+	}
 	return nil
 }
 
@@ -658,6 +662,11 @@ func startRemixproxy(dir string, s *site, name, bin string, extra ...string) (*t
 	}
 	addr := freePort()
 	data := filepath.Join(dir, name+"-data")
+	if *live {
+		if err := seedLive(data); err != nil {
+			return nil, nil, err
+		}
+	}
 	args := []string{"run", "--listen", addr, "--data-dir", data, "--upstream-ca", s.caPEM, "--only-resolved"}
 	for _, r := range s.hostResolves() {
 		args = append(args, "--resolve", r)

@@ -436,8 +436,8 @@ func (r *Runner) offSiteCarries(dest *weburl.URL, docAddrs []string, h guardHit)
 // an address a remixlet wrote that is not a redirect is an opened document (see the top of the
 // file). When the table cannot hold it, the answer is refused instead.
 func (r *Runner) NoteOpenedDocument(resp *http.Response) {
-	if resp == nil || resp.Request == nil {
-		return
+	if resp == nil || resp.Request == nil || !r.guard.holdsAddresses() {
+		return // no address a remixlet wrote: nothing to look up (one atomic load, every page)
 	}
 	top, frame := httpx.NavigationKind(resp.Request)
 	if !top && !frame {
@@ -504,15 +504,4 @@ func (r *Runner) sessionAt(ref string) string {
 		}
 	}
 	return ""
-}
-
-// writeRefusal answers a request the remixlet guards refuse before it leaves: a 403 in plain
-// text, never cached.
-func writeRefusal(w http.ResponseWriter, body string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusForbidden)
-	w.Write([]byte(body))
 }

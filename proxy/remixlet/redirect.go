@@ -101,7 +101,19 @@ type redirectGuard struct {
 	// can be checked against it without the lock (namedhosts.go).
 	namedRefs map[string]int
 	namedSet  atomic.Pointer[map[string]struct{}]
+	// addresses is len(byKey), published by every function that changes byKey before it lets
+	// g.mu go (publishAddressesLocked), read without the lock on every navigation's answer
+	// (holdsAddresses): while no remixlet wrote an address, no response need be parsed.
+	addresses atomic.Int64
 }
+
+// publishAddressesLocked publishes len(byKey) for holdsAddresses. With g.mu held; the functions
+// that change byKey defer it.
+func (g *redirectGuard) publishAddressesLocked() { g.addresses.Store(int64(len(g.byKey))) }
+
+// holdsAddresses reports whether the guard holds any address (lookup can find nothing
+// otherwise): one atomic load, for the response taps' fast path.
+func (g *redirectGuard) holdsAddresses() bool { return g.addresses.Load() > 0 }
 
 // errGuardFull refuses an operation whose addresses the guard cannot hold.
 var errGuardFull = errors.New("the proxy cannot remember more addresses for its redirect guard")
@@ -161,6 +173,7 @@ func guardKeys(addrs []string) (keys []string, size int, err error) {
 
 // addLocked is add's work on parsed keys (size: their length), with g.mu held.
 func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.Manifest, keys []string, size int) error {
+	defer g.publishAddressesLocked()
 	_, perOwner, total := g.limits()
 	g.sweepLocked(false)
 	if g.byKey == nil {
@@ -237,6 +250,7 @@ func (g *redirectGuard) sessionStarted(session, pageURL string) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer g.publishAddressesLocked()
 	g.sweepLocked(false)
 	for id, o := range g.owners {
 		if o.ended.IsZero() || !o.urls[pageURL] || id.session == session {
@@ -305,6 +319,7 @@ func (g *redirectGuard) sweepLocked(force bool) {
 }
 
 func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
+	defer g.publishAddressesLocked()
 	delete(g.owners, id)
 	for site := range o.named {
 		g.unnameLocked(site)
@@ -367,6 +382,7 @@ func (g *redirectGuard) addHop(session, pageURL, remixlet string, m *sandbox.Man
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer g.publishAddressesLocked()
 	if err := g.addLocked(session, pageURL, remixlet, m, nil, 0); err != nil {
 		return fmt.Errorf("redirect guard hop: %w", err)
 	}

@@ -40,6 +40,11 @@ func CleanPath(p string) string {
 
 // HostOnly strips the port and IPv6 brackets from a host[:port].
 func HostOnly(hostport string) string {
+	if !strings.Contains(hostport, ":") {
+		// No port: what SplitHostPort's error path gives, without the error it allocates (the
+		// usual Host inside an intercepted connection; asked on every request).
+		return strings.Trim(hostport, "[]")
+	}
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		return h
 	}

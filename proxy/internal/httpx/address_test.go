@@ -15,3 +15,19 @@ func TestRefreshURL(t *testing.T) {
 		}
 	}
 }
+
+// TestHostOnly: the host of a Host header or an address's host:port, without port or
+// brackets; a host without a port costs no allocation (it is asked on every request).
+func TestHostOnly(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"example.com", "example.com"}, {"example.com:443", "example.com"}, {"[::1]:8080", "::1"},
+		{"[::1]", "::1"}, {"127.0.0.1:80", "127.0.0.1"}, {"", ""}, {"::1", "::1"}, {"a:b:c", "a:b:c"},
+	} {
+		if got := HostOnly(tt.in); got != tt.want {
+			t.Errorf("HostOnly(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { HostOnly("example.com") }); n != 0 {
+		t.Errorf("HostOnly of a host without a port allocates %v times, want 0", n)
+	}
+}
