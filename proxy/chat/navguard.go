@@ -475,6 +475,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	now := g.clock()
 	var xs []*navExpect
 	var off []*navExpect
+	carried := carriedSite(nr.url) // an address of another site in its query (navguard_carried.go)
 	g.mu.Lock()
 	g.pruneLocked(now)
 	for _, x := range g.xs {
@@ -489,6 +490,11 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			if frame && nr.method == http.MethodGet && !x.fromFrameLocked(nr) {
 				continue // a frame loading another site (a payment widget, a sign-in): its own load
 			}
+			off = append(off, x)
+			x.paired++
+			continue
+		}
+		if carried != "" && (!frame || x.doc == nil) { // on the site, but the page may load what its query names
 			off = append(off, x)
 			x.paired++
 			continue
@@ -515,6 +521,9 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	}
 	if len(off) > 0 {
 		why := fmt.Sprintf("the navigation would have left the site %s for %s", off[0].site, shownAddress(nr.url))
+		if !off[0].leaves(nr.url) {
+			why = carriedWhy(nr.url, carried)
+		}
 		for _, x := range off {
 			x.refuse(why)
 		}
@@ -525,7 +534,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.refuse(why)
 			x.done()
 		}
-		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
+		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url), "carrying", carried)
 		writeNavRefusal(w, off[0].site, nr.url, "")
 		return r, w, nothing, true
 	}
