@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -95,4 +97,33 @@ func TestRedteamAgentNavigationCarries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rtForwardTo is where a test site's forwarding page (a "you are leaving" page, an open
+// redirect, a download page) sends the tab: ?to= as written, or ?tox= hex-encoded followed by
+// ?d= — the site's own encoding, which no reading of the query sees as an address. An agent
+// navigation carrying ?to=https://… is refused before the page loads (TestRedteamAgentNavigationCarries),
+// so the red-team tests of the guards behind it (redirects, leases, frames, the person's clicks)
+// reach them with ?tox=.
+func rtForwardTo(r *http.Request) string {
+	q := r.URL.Query()
+	if to := q.Get("to"); to != "" {
+		return to
+	}
+	b, err := hex.DecodeString(q.Get("tox"))
+	if err != nil {
+		return ""
+	}
+	return string(b) + q.Get("d")
+}
+
+// rtTox is the query that sends a forwarding page to addr followed by d (rtForwardTo).
+func rtTox(addr, d string) string {
+	return "tox=" + hex.EncodeToString([]byte(addr)) + "&d=" + d
+}
+
+// rtForwardJS is rtForwardTo(r) as a JavaScript string, for a forwarding page's script.
+func rtForwardJS(r *http.Request) string {
+	b, _ := json.Marshal(rtForwardTo(r)) // escapes <, > and & as \u003c…
+	return string(b)
 }
