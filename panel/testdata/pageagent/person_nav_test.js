@@ -25,10 +25,15 @@ const setup = `(function () {
   Event.prototype.composedPath = function () { return this._path; };
   class KeyboardEvent extends Event { get key() { return this._key; } }
   Object.assign(g, { WebSocket, HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement, HTMLInputElement, HTMLFormElement, KeyboardEvent });
+  g.opened = [];
+  g.open = function (u) { g.opened.push(String(u)); return null; };
+  class NavigationDestination { get url() { return this._url; } }
+  class NavigateEvent extends Event { get destination() { return this._dest; } }
+  Object.assign(g, { NavigationDestination, NavigateEvent });
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'sock='], 'https://blog.test/continue?to=x', setup);
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'sock='], 'https://blog.test/continue?to=x', setup);
 a['sock='](new a.ctx.WebSocket());
 
 // el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
@@ -100,6 +105,55 @@ test("Enter in a form's field reports the form; other keys and other targets not
   a.onPersonEnter(event([input, form], false, 'Enter'));
   a.onPersonEnter(event([el('span')], true, 'Enter'));
   assert.deepStrictEqual(reports(), ['person https://blog.test/search form']);
+});
+
+function navigateTo(url) {
+  const ev = new a.ctx.NavigateEvent();
+  ev._dest = new a.ctx.NavigationDestination();
+  ev._dest._url = url;
+  a.onPersonNavigate(ev);
+}
+function nextTask() {
+  a.ctx.timers.splice(0).forEach((fn) => fn());
+}
+
+test("a trusted click on a button reports the window its handler opens, until the next task", () => {
+  a.onPersonClick(event([el('span'), el('HTMLButtonElement', { type: 'button' })], true));
+  assert.strictEqual(a.personWindowOpen('https://witness.test/oauth?client=1'), null);
+  assert.deepStrictEqual(reports(), ['person https://witness.test/oauth?client=1']);
+  nextTask();
+  a.personWindowOpen('https://witness.test/later');
+  assert.deepStrictEqual(reports(), []);
+  assert.deepStrictEqual(Array.from(a.ctx.opened.splice(0)), ['https://witness.test/oauth?client=1', 'https://witness.test/later']);
+});
+
+test("a trusted click on a role=button reports where its handler sends the tab", () => {
+  a.onPersonClick(event([el('div', { role: 'Button' })], true));
+  navigateTo('https://witness.test/sso?x=1');
+  a.personWindowOpen('/popup');
+  nextTask();
+  navigateTo('https://witness.test/after');
+  assert.deepStrictEqual(reports(), ['person https://witness.test/sso?x=1', 'person https://blog.test/popup']);
+});
+
+test("a synthetic click on a button reports nothing its handler opens", () => {
+  a.onPersonClick(event([el('HTMLButtonElement', { type: 'button' })], false));
+  a.personWindowOpen('https://witness.test/oauth');
+  navigateTo('https://witness.test/sso');
+  nextTask();
+  assert.deepStrictEqual(reports(), []);
+  a.ctx.opened.length = 0;
+});
+
+test("a click on the page's text or on a link reports nothing a handler opens instead", () => {
+  a.onPersonClick(event([el('p')], true));
+  a.personWindowOpen('https://witness.test/c?d=1');
+  navigateTo('https://witness.test/c?d=2');
+  a.onPersonClick(event([el('span'), el('HTMLAnchorElement', { href: '/mine' })], true)); // the link's href is reported, not what a handler does
+  a.personWindowOpen('https://witness.test/c?d=3');
+  nextTask();
+  assert.deepStrictEqual(reports(), ['person https://blog.test/mine']);
+  a.ctx.opened.length = 0;
 });
 
 done();
