@@ -10,11 +10,11 @@
 // look a task later. A page can send reports of its own: the proxy counts them only for its own
 // origin's navigations, which its script could send anywhere with fetch anyway.
 
-// A button's handler. A "Sign in with …" button whose handler opens the provider in a popup
+// A button's handler. A "Sign in with ..." button whose handler opens the provider in a popup
 // (window.open) or sends the tab on (location) navigates to an address no link shows
 // (OPEN-ITEMS 96). While a trusted click whose first control on its path is a button (button,
-// input of a clickable type, role=button) is being dispatched — until the next task, so a
-// handler's awaited promise counts too — the address window.open is called with and the
+// input of a clickable type, role=button) is being dispatched (until the next task, so a
+// handler's awaited promise counts too), the address window.open is called with and the
 // destination of a navigation of this window (the Navigation API's navigate event) are reported
 // as the person's. A click on a link (its href is reported, not what a handler does instead) or
 // on the page's text ("click anywhere to continue") reports neither: red-team pass 6a's forwards.
