@@ -24,10 +24,15 @@ const rtSigninPage = `<!doctype html><html><head><meta charset="utf-8"><title>Si
 <p id="txt">Click here when you are ready.</p>
 <p id="ready" hidden>Ready to sign in</p>
 <button type="button" id="signin">Sign in with Witness</button>
+<div role="button" id="signin-tab" tabindex="0">Continue with Witness</div>
 <script>
 document.getElementById('txt').addEventListener('click', () => { document.getElementById('ready').hidden = false; });
 document.getElementById('signin').addEventListener('click', () => {
   window.open('https://witness.test/oauth?client=app', '_blank', 'width=500,height=600');
+});
+document.getElementById('signin-tab').addEventListener('click', async () => {
+  await Promise.resolve(); // a handler that awaits first, in the click's task
+  location.href = 'https://witness.test/sso?client=app';
 });
 document.body.dataset.pageScript = 'ran';
 </script></body></html>`
@@ -45,7 +50,8 @@ func rtSigninSite() http.Handler {
 // TestLeaseSigninPopupPersonClick: the agent opens the sign-in page (its document is leased) and,
 // once the person has clicked on the page (activation, so the popup is not blocked), clicks the
 // button itself: the popup's navigation is held and the witness gets nothing. Later, past the
-// action's window, the person clicks the same button: the popup goes to the provider.
+// action's window, the person clicks the same button: the popup goes to the provider; and their
+// click on a "Continue with …" control whose handler sends the tab there goes too.
 func TestLeaseSigninPopupPersonClick(t *testing.T) {
 	aw := newAgentWorld(t, `{"turns": [
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/signin"}}]},
@@ -81,4 +87,8 @@ func TestLeaseSigninPopupPersonClick(t *testing.T) {
 	if got := aw.witness.requests(); len(got) != 1 || !strings.Contains(got[0], `Referer "https://app.test/`) {
 		t.Errorf("the witness got %q, want the person's popup only", got)
 	}
+
+	// The person's click on a role=button whose handler sends the tab to the provider: it goes.
+	personClick("#signin-tab")
+	waitWitness(t, aw, "GET https://witness.test/sso?client=app")
 }
