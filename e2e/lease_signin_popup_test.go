@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 )
 
 // OPEN-ITEMS 96 (tenth session): on a page the agent loaded, the person's own click on a
@@ -64,16 +61,8 @@ func TestLeaseSigninPopupPersonClick(t *testing.T) {
 	if err := waitTrue(tab, 20*time.Second, `location.pathname === '/signin' && document.body && document.body.dataset.pageScript === 'ran'`); err != nil {
 		t.Fatalf("the agent's navigate did not load /signin: %v\n%s", err, aw.diagnose())
 	}
-	personClick := func(sel string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab.Context(), cdpTimeout)
-		defer cancel()
-		if _, err := chromedp.Run(ctx, chromedp.Click(sel, chromedp.NodeVisible)); err != nil {
-			t.Fatalf("the person's click on %s: %v", sel, err)
-		}
-	}
 	time.Sleep(500 * time.Millisecond) // the page agent of /signin is connected and waiting
-	personClick("#txt")
+	personClick(t, tab, "#txt")
 
 	// The agent's click: the popup's navigation off the site is held.
 	waitRefusalLogged(t, aw)
@@ -82,13 +71,13 @@ func TestLeaseSigninPopupPersonClick(t *testing.T) {
 
 	// The person's click on the button, past the agent's window: the popup goes.
 	time.Sleep(4 * time.Second)
-	personClick("#signin")
+	personClick(t, tab, "#signin")
 	waitWitness(t, aw, "GET https://witness.test/oauth?client=app")
 	if got := aw.witness.requests(); len(got) != 1 || !strings.Contains(got[0], `Referer "https://app.test/`) {
 		t.Errorf("the witness got %q, want the person's popup only", got)
 	}
 
 	// The person's click on a role=button whose handler sends the tab to the provider: it goes.
-	personClick("#signin-tab")
+	personClick(t, tab, "#signin-tab")
 	waitWitness(t, aw, "GET https://witness.test/sso?client=app")
 }
