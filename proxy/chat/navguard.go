@@ -66,8 +66,9 @@ import (
 // stays is followed by the browser as a new request, which pairs by its address and Referer
 // and is checked in turn, and its origin joins the expectation's (so the next page's own
 // navigations within the window are held too). A redirect written by a remixlet's network rule
-// is checked the same way. The chat's tool result says the navigation was stopped, and the chat
-// shows a notice.
+// is checked the same way. A paired navigation that stays on the site but whose query carries an
+// address of another site is refused too: the page may load what it names (navguard_carried.go).
+// The chat's tool result says the navigation was stopped, and the chat shows a notice.
 
 const (
 	// navAfter is how long after an action's answer (and after each hop) its expectation
