@@ -169,11 +169,41 @@ function onPersonEnter(ev) {
   } catch (e) { /* never break the page's keys */ }
 }
 
+// Same-origin frames (OPEN-ITEMS 96). A frame has no page agent of its own (the proxy injects
+// top-level documents only), so the person's click on a link in a frame was never reported and a
+// page the agent loaded held it. A frame of this page's origin (its contentDocument can be read)
+// gets the same listeners from here each time it loads a document, and its frames in turn; the
+// proxy matches its reports by the frame's origin, which is the page's. A frame of another
+// origin stays unseen (held, as before), and a click in a frame's first moments, before its
+// load event, is not seen either. The listeners come after the frame's own scripts.
+var personFrameDoc = getter(proto(win.HTMLIFrameElement), 'contentDocument');
+
+function onPersonFrameLoad(ev) {
+  try {
+    var t = apply(eventTarget, ev, []);
+    if (nodeTypeOrZero(t) !== 1 || nsOf(t) !== HTML_NS || localName(t) !== 'iframe' || !personFrameDoc) {
+      return;
+    }
+    var fd = apply(personFrameDoc, t, []);
+    var fw = fd ? apply(contentWindow, t, []) : null;
+    if (!fw) {
+      return; // another origin's: not ours to listen in
+    }
+    personListen(fw, fd);
+  } catch (e) { /* a frame that went, or another origin's */ }
+}
+
+// personListen adds the listeners for the person's clicks to a window w and its document d.
+function personListen(w, d) {
+  on(w, 'click', onPersonClick, true);
+  on(w, 'auxclick', onPersonClick, true);
+  on(w, 'keydown', onPersonEnter, true);
+  on(d, 'load', onPersonFrameLoad, true); // an iframe's load reaches its document, not its window
+}
+
 // startPersonNavReports listens for the person's clicks.
 function startPersonNavReports() {
-  on(win, 'click', onPersonClick, true);
-  on(win, 'auxclick', onPersonClick, true);
-  on(win, 'keydown', onPersonEnter, true);
+  personListen(win, doc);
   if (typeof personOpen === 'function') {
     var d = dict();
     d.value = personWindowOpen;

@@ -23,6 +23,8 @@ const setup = `(function () {
   class HTMLInputElement extends HTMLElement { get formAction() { return abs(this.getAttribute('formaction') || (this._form && this._form.getAttribute('action'))); } get form() { return this._form || null; } }
   class HTMLFormElement extends HTMLElement { get action() { return abs(this.getAttribute('action')); } }
   Event.prototype.composedPath = function () { return this._path; };
+  Object.defineProperty(Event.prototype, 'target', { get() { return this._target; }, configurable: true });
+  EventTarget.prototype.addEventListener = function (type, fn, capture) { (this._listeners = this._listeners || []).push(type + (capture ? ' capture' : '')); };
   class KeyboardEvent extends Event { get key() { return this._key; } }
   Object.assign(g, { WebSocket, HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement, HTMLInputElement, HTMLFormElement, KeyboardEvent });
   g.opened = [];
@@ -30,10 +32,12 @@ const setup = `(function () {
   class NavigationDestination { get url() { return this._url; } }
   class NavigateEvent extends Event { get destination() { return this._dest; } }
   Object.assign(g, { NavigationDestination, NavigateEvent });
+  class HTMLIFrameElement extends HTMLElement { get contentDocument() { return this._doc || null; } get contentWindow() { return this._win || null; } }
+  g.HTMLIFrameElement = HTMLIFrameElement;
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'sock='], 'https://blog.test/continue?to=x', setup);
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'sock='], 'https://blog.test/continue?to=x', setup);
 a['sock='](new a.ctx.WebSocket());
 
 // el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
@@ -154,6 +158,27 @@ test("a click on the page's text or on a link reports nothing a handler opens in
   nextTask();
   assert.deepStrictEqual(reports(), ['person https://blog.test/mine']);
   a.ctx.opened.length = 0;
+});
+
+test("a frame of the page's origin gets the listeners when it loads; another origin's does not", () => {
+  const listening = (t) => () => Array.from(t._listeners || []);
+  const same = new a.ctx.HTMLIFrameElement(a.ns.html, 'iframe', {});
+  same._win = new a.ctx.EventTarget();
+  same._doc = new a.ctx.EventTarget();
+  const onWin = listening(same._win);
+  const onDoc = listening(same._doc);
+  const other = new a.ctx.HTMLIFrameElement(a.ns.html, 'iframe', {});
+  other._win = new a.ctx.EventTarget(); // another origin: contentDocument is null
+  const onOther = listening(other._win);
+  const img = new a.ctx.HTMLElement(a.ns.html, 'img', {});
+  for (const t of [same, other, img]) {
+    const ev = new a.ctx.Event();
+    ev._target = t;
+    a.onPersonFrameLoad(ev);
+  }
+  assert.deepStrictEqual(onWin(), ['click capture', 'auxclick capture', 'keydown capture']);
+  assert.deepStrictEqual(onDoc(), ['load capture']);
+  assert.deepStrictEqual(onOther(), []);
 });
 
 done();
