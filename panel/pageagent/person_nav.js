@@ -205,14 +205,7 @@ function personListen(w, d) {
 function startPersonNavReports() {
   personListen(win, doc);
   if (typeof personOpen === 'function') {
-    var d = dict();
-    d.value = personWindowOpen;
-    d.writable = true;
-    d.configurable = true;
-    d.enumerable = true;
-    try {
-      defineProperty(win, 'open', d);
-    } catch (e) { /* not replaceable: a popup of a button stays held */ }
+    replaceMethod(win, 'open', personWindowOpen, true); // not replaceable: a button's popup stays held
   }
   if (navigation && navigateDestination) {
     try {
