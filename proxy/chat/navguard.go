@@ -522,8 +522,10 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	}
 	if len(off) > 0 {
 		why := fmt.Sprintf("the navigation would have left the site %s for %s", off[0].site, shownAddress(nr.url))
+		pageWhy := "" // the refusal page's default words
 		if !off[0].leaves(nr.url) {
 			why = carriedWhy(nr.url, carried)
+			pageWhy = why
 		}
 		for _, x := range off {
 			x.refuse(why)
@@ -536,7 +538,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.done()
 		}
 		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url), "carrying", carried)
-		writeNavRefusal(w, off[0].site, nr.url, "")
+		writeNavRefusal(w, off[0].site, nr.url, pageWhy)
 		return r, w, nothing, true
 	}
 	if len(xs) == 0 {

@@ -44,8 +44,8 @@ func TestNavCarriedAddress(t *testing.T) {
 			defer x.settle()
 			resp, body := cf.get(tt.to, tt.hdr...)
 			if tt.refused {
-				if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "4711") {
-					t.Fatalf("status = %d, want 403 without the data\n%s", resp.StatusCode, body)
+				if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "4711") || !strings.Contains(string(body), "carried an address of witness.test") {
+					t.Fatalf("status = %d, want 403 saying why, without the data\n%s", resp.StatusCode, body)
 				}
 				if why := x.refusal(); !strings.Contains(why, "carried an address of witness.test") || strings.Contains(why, "4711") {
 					t.Errorf("refusal = %q", why)
