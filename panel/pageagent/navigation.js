@@ -25,14 +25,23 @@ function wrapHistory(name, original, kind) {
     reportNav(kind);
     return result;
   };
+  replaceMethod(hist, name, wrapper, false); // history not extensible: rely on the listeners
+}
+
+// replaceMethod puts fn in obj's own property name (writable and configurable, as a built-in
+// method is; enumerable as said); false when obj does not allow it.
+function replaceMethod(obj, name, fn, enumerable) {
   var d = dict();
-  d.value = wrapper;
+  d.value = fn;
   d.writable = true;
   d.configurable = true;
-  d.enumerable = false;
+  d.enumerable = enumerable;
   try {
-    defineProperty(hist, name, d);
-  } catch (e) { /* history not extensible: rely on the listeners */ }
+    defineProperty(obj, name, d);
+    return true;
+  } catch (e) {
+    return false;
+  }
 }
 
 // newWindow is true when this document came from no document of its origin in its tab: the

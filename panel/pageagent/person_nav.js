@@ -10,6 +10,21 @@
 // look a task later. A page can send reports of its own: the proxy counts them only for its own
 // origin's navigations, which its script could send anywhere with fetch anyway.
 
+// A button's handler. A "Sign in with ..." button whose handler opens the provider in a popup
+// (window.open) or sends the tab on (location) navigates to an address no link shows
+// (OPEN-ITEMS 96). While a trusted click whose first control on its path is a button (button,
+// input of a clickable type, role=button) is being dispatched (until the next task, so a
+// handler's awaited promise counts too), the address window.open is called with and the
+// destination of a navigation of this window (the Navigation API's navigate event) are reported
+// as the person's. A click on a link (its href is reported, not what a handler does instead) or
+// on the page's text ("click anywhere to continue") reports neither: red-team pass 6a's forwards.
+// window.open is wrapped here, before any page script; a page that opens a window by another
+// window's open, or later than the click's task (a timer), is held as before.
+var personOpen = win.open;
+var navigateDestination = getter(proto(win.NavigateEvent), 'destination');
+var destinationURL = getter(proto(win.NavigationDestination), 'url');
+var personButtonClick = false;
+
 var personFormActionB = getter(proto(win.HTMLButtonElement), 'formAction');
 var personFormActionI = getter(proto(win.HTMLInputElement), 'formAction');
 var PERSON_PATH_MAX = 128; // elements of a click's path looked at
@@ -48,6 +63,7 @@ function onPersonClick(ev) {
     var linkEl = null;
     var link = '';
     var submitted = false;
+    var control = ''; // the first control on the path: 'link' or 'button'
     var i;
     for (i = 0; i < n && (linkEl === null || !submitted); i++) {
       var el = path[i];
@@ -55,6 +71,9 @@ function onPersonClick(ev) {
         continue;
       }
       var tag = localName(el);
+      if (control === '') {
+        control = personControl(el, tag);
+      }
       if (linkEl === null) {
         link = personLink(el, tag);
         if (link !== '') {
@@ -68,6 +87,10 @@ function onPersonClick(ev) {
         personReport('' + apply(tag === 'button' ? personFormActionB : personFormActionI, el, []), true);
       }
     }
+    if (control === 'button') {
+      personButtonClick = true;
+      later(function () { personButtonClick = false; }, 0);
+    }
     if (linkEl !== null) {
       later(function () {
         try {
@@ -79,6 +102,50 @@ function onPersonClick(ev) {
       }, 0);
     }
   } catch (e) { /* never break the page's clicks */ }
+}
+
+// personControl is 'link' for a link, 'button' for a button (button, an input the person
+// clicks: button, submit, image, reset; any element with role=button), '' for anything else.
+function personControl(el, tag) {
+  if ((tag === 'a' || tag === 'area') && apply(hasAttribute, el, ['href'])) {
+    return 'link';
+  }
+  if (tag === 'button' || lower('' + (attrOf(el, 'role') || '')) === 'button') {
+    return 'button';
+  }
+  if (tag === 'input') {
+    var type = lower('' + (attrOf(el, 'type') || ''));
+    return type === 'button' || type === 'submit' || type === 'image' || type === 'reset' ? 'button' : '';
+  }
+  return '';
+}
+
+// personWindowOpen is window.open: during a button's trusted click, the address it opens is
+// reported first (see personButtonClick).
+function personWindowOpen(url) {
+  if (personButtonClick && arguments.length > 0 && url !== undefined && url !== null) {
+    try {
+      var u = parseURLOrNull('' + url, href());
+      if (u) {
+        personReport(urlPart(u, urlHrefG), false);
+      }
+    } catch (e) { /* open anyway */ }
+  }
+  return apply(personOpen, this === undefined || this === null ? win : this, arguments);
+}
+
+// onPersonNavigate reports where this window navigates during a button's trusted click.
+function onPersonNavigate(ev) {
+  if (!personButtonClick || !navigateDestination || !destinationURL) {
+    return;
+  }
+  try {
+    var d = apply(navigateDestination, ev, []);
+    var u = d ? apply(destinationURL, d, []) : '';
+    if (typeof u === 'string' && u !== '') {
+      personReport(u, false);
+    }
+  } catch (e) { /* never break the page's navigation */ }
 }
 
 // onPersonEnter reports the form that Enter in one of its fields submits.
@@ -102,9 +169,47 @@ function onPersonEnter(ev) {
   } catch (e) { /* never break the page's keys */ }
 }
 
+// Same-origin frames (OPEN-ITEMS 96). A frame has no page agent of its own (the proxy injects
+// top-level documents only), so the person's click on a link in a frame was never reported and a
+// page the agent loaded held it. A frame of this page's origin (its contentDocument can be read)
+// gets the same listeners from here each time it loads a document, and its frames in turn; the
+// proxy matches its reports by the frame's origin, which is the page's. A frame of another
+// origin stays unseen (held, as before), and a click in a frame's first moments, before its
+// load event, is not seen either. The listeners come after the frame's own scripts.
+var personFrameDoc = getter(proto(win.HTMLIFrameElement), 'contentDocument');
+
+function onPersonFrameLoad(ev) {
+  try {
+    var t = apply(eventTarget, ev, []);
+    if (nodeTypeOrZero(t) !== 1 || nsOf(t) !== HTML_NS || localName(t) !== 'iframe' || !personFrameDoc) {
+      return;
+    }
+    var fd = apply(personFrameDoc, t, []);
+    var fw = fd ? apply(contentWindow, t, []) : null;
+    if (!fw) {
+      return; // another origin's: not ours to listen in
+    }
+    personListen(fw, fd);
+  } catch (e) { /* a frame that went, or another origin's */ }
+}
+
+// personListen adds the listeners for the person's clicks to a window w and its document d.
+function personListen(w, d) {
+  on(w, 'click', onPersonClick, true);
+  on(w, 'auxclick', onPersonClick, true);
+  on(w, 'keydown', onPersonEnter, true);
+  on(d, 'load', onPersonFrameLoad, true); // an iframe's load reaches its document, not its window
+}
+
 // startPersonNavReports listens for the person's clicks.
 function startPersonNavReports() {
-  on(win, 'click', onPersonClick, true);
-  on(win, 'auxclick', onPersonClick, true);
-  on(win, 'keydown', onPersonEnter, true);
+  personListen(win, doc);
+  if (typeof personOpen === 'function') {
+    replaceMethod(win, 'open', personWindowOpen, true); // not replaceable: a button's popup stays held
+  }
+  if (navigation && navigateDestination) {
+    try {
+      on(navigation, 'navigate', onPersonNavigate);
+    } catch (e) { /* not an EventTarget here */ }
+  }
 }

@@ -210,6 +210,11 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		}
 		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
 	default:
+		if p, ok := pg.(chatActPage); ok && tool == "navigate" {
+			if err := checkCarriedFragment(p.sess, args); err != nil { // navguard_carried.go
+				return nil, err
+			}
+		}
 		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
 		var res struct {

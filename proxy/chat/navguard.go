@@ -66,8 +66,9 @@ import (
 // stays is followed by the browser as a new request, which pairs by its address and Referer
 // and is checked in turn, and its origin joins the expectation's (so the next page's own
 // navigations within the window are held too). A redirect written by a remixlet's network rule
-// is checked the same way. The chat's tool result says the navigation was stopped, and the chat
-// shows a notice.
+// is checked the same way. A paired navigation that stays on the site but whose query carries an
+// address of another site is refused too: the page may load what it names (navguard_carried.go).
+// The chat's tool result says the navigation was stopped, and the chat shows a notice.
 
 const (
 	// navAfter is how long after an action's answer (and after each hop) its expectation
@@ -475,6 +476,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	now := g.clock()
 	var xs []*navExpect
 	var off []*navExpect
+	carried := carriedSite(nr.url) // an address of another site in its query (navguard_carried.go)
 	g.mu.Lock()
 	g.pruneLocked(now)
 	for _, x := range g.xs {
@@ -489,6 +491,11 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			if frame && nr.method == http.MethodGet && !x.fromFrameLocked(nr) {
 				continue // a frame loading another site (a payment widget, a sign-in): its own load
 			}
+			off = append(off, x)
+			x.paired++
+			continue
+		}
+		if carried != "" && (!frame || x.doc == nil) { // on the site, but the page may load what its query names
 			off = append(off, x)
 			x.paired++
 			continue
@@ -515,6 +522,11 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	}
 	if len(off) > 0 {
 		why := fmt.Sprintf("the navigation would have left the site %s for %s", off[0].site, shownAddress(nr.url))
+		pageWhy := "" // the refusal page's default words
+		if !off[0].leaves(nr.url) {
+			why = carriedWhy(nr.url, carried)
+			pageWhy = why
+		}
 		for _, x := range off {
 			x.refuse(why)
 		}
@@ -525,8 +537,8 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.refuse(why)
 			x.done()
 		}
-		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url))
-		writeNavRefusal(w, off[0].site, nr.url, "")
+		h.log.Info("refused an agent navigation off the site", "site", off[0].site, "to", originShown(nr.url), "carrying", carried)
+		writeNavRefusal(w, off[0].site, nr.url, pageWhy)
 		return r, w, nothing, true
 	}
 	if len(xs) == 0 {

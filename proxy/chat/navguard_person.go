@@ -36,9 +36,17 @@ import (
 // another origin of the site (attacker.example.com beside mail.example.com) cannot speak for
 // the leased one. A benign page never reports an address the person did not click.
 //
+// A button's script. During the person's trusted click on a button (button, a clickable input,
+// role=button) and until the next task, the page agent also reports the address window.open is
+// called with and the destination of the window's own navigation (the Navigation API's
+// navigate event): a "Sign in with ..." popup or a script's location assignment goes (tenth
+// session, OPEN-ITEMS 96; TestLeaseSigninPopupPersonClick). Not on a click on a link or on the
+// page's text: a "click anywhere to continue" page, or a handler overriding a link, stays held.
+//
 // What fails safe. A click the page agent cannot see (a link inside a closed shadow root or a
 // frame, which has no page agent; "Open link in new tab" from the context menu; a button whose
-// script opens a window or navigates) is held to the site on a page the agent loaded; the
+// script opens a window or navigates after a timer, or into a named window that is already
+// open, which Chromium sends without ?1) is held to the site on a page the agent loaded; the
 // refusal page says to type the address. Without Fetch metadata (plain http) every navigation of
 // the document pairs, as before.
 

@@ -148,8 +148,22 @@ func TestAgentNavigationGuard(t *testing.T) {
 	pageURL := "https://example.com/"
 	exfil := url.QueryEscape("https://witness.test/?d=secret")
 
+	// The open redirect's address in the query: refused before it goes upstream
+	// (navguard_carried.go).
 	x := arm()
 	resp, body := cf.get("https://example.com/out?to="+exfil, testsite.NavHeaders("same-origin", pageURL)...)
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Location") != "" || strings.Contains(string(body), "secret") {
+		t.Errorf("open redirect carrying the address: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	if why := x.refusal(); !strings.Contains(why, "carried an address of witness.test") {
+		t.Errorf("refusal = %q", why)
+	}
+	x.settle()
+
+	// An address the query does not show (assembled from pieces): the redirect is refused.
+	pieces := "/outpieces?host=witness&d=secret"
+	x = arm()
+	resp, body = cf.get("https://example.com"+pieces, testsite.NavHeaders("same-origin", pageURL)...)
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Location") != "" || !strings.Contains(string(body), "remixproxy stopped the agent&#39;s navigation") ||
 		!strings.Contains(string(body), "would have left example.com") || strings.Contains(string(body), "secret") {
 		t.Errorf("open redirect: %d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
@@ -161,12 +175,16 @@ func TestAgentNavigationGuard(t *testing.T) {
 
 	// A redirect within the site is followed; the hop it leads to is the agent's too.
 	x = arm()
-	resp, _ = cf.get("https://example.com/hop?to="+exfil, testsite.NavHeaders("same-origin", pageURL)...)
+	resp, _ = cf.get("https://example.com/hop?to="+url.QueryEscape(pieces), testsite.NavHeaders("same-origin", pageURL)...)
 	if resp.StatusCode != http.StatusMovedPermanently || !strings.HasPrefix(resp.Header.Get("Location"), "https://www.example.com/out?") {
 		t.Fatalf("same-site redirect: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	x.settle()
 	resp, _ = cf.get(resp.Header.Get("Location"), testsite.NavHeaders("same-site", pageURL)...)
+	if resp.StatusCode != http.StatusFound || !strings.HasPrefix(resp.Header.Get("Location"), "/outpieces?") {
+		t.Fatalf("the hop's redirect within the site: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ = cf.get("https://www.example.com"+resp.Header.Get("Location"), testsite.NavHeaders("same-origin", pageURL)...)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("the hop's own redirect off the site: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -195,7 +213,7 @@ func TestAgentNavigationGuard(t *testing.T) {
 		t.Errorf("a frame loading another site was refused: %d\n%s", resp.StatusCode, body)
 	}
 	frameHdr[5] = "same-origin"
-	if resp, _ := cf.get("https://example.com/out?to="+exfil, frameHdr...); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := cf.get("https://example.com"+pieces, frameHdr...); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a frame's redirect off the site: %d, want 403", resp.StatusCode)
 	}
 	x.settle()

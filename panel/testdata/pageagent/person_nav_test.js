@@ -23,12 +23,21 @@ const setup = `(function () {
   class HTMLInputElement extends HTMLElement { get formAction() { return abs(this.getAttribute('formaction') || (this._form && this._form.getAttribute('action'))); } get form() { return this._form || null; } }
   class HTMLFormElement extends HTMLElement { get action() { return abs(this.getAttribute('action')); } }
   Event.prototype.composedPath = function () { return this._path; };
+  Object.defineProperty(Event.prototype, 'target', { get() { return this._target; }, configurable: true });
+  EventTarget.prototype.addEventListener = function (type, fn, capture) { (this._listeners = this._listeners || []).push(type + (capture ? ' capture' : '')); };
   class KeyboardEvent extends Event { get key() { return this._key; } }
   Object.assign(g, { WebSocket, HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement, HTMLInputElement, HTMLFormElement, KeyboardEvent });
+  g.opened = [];
+  g.open = function (u) { g.opened.push(String(u)); return null; };
+  class NavigationDestination { get url() { return this._url; } }
+  class NavigateEvent extends Event { get destination() { return this._dest; } }
+  Object.assign(g, { NavigationDestination, NavigateEvent });
+  class HTMLIFrameElement extends HTMLElement { get contentDocument() { return this._doc || null; } get contentWindow() { return this._win || null; } }
+  g.HTMLIFrameElement = HTMLIFrameElement;
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'sock='], 'https://blog.test/continue?to=x', setup);
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'sock='], 'https://blog.test/continue?to=x', setup);
 a['sock='](new a.ctx.WebSocket());
 
 // el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
@@ -100,6 +109,76 @@ test("Enter in a form's field reports the form; other keys and other targets not
   a.onPersonEnter(event([input, form], false, 'Enter'));
   a.onPersonEnter(event([el('span')], true, 'Enter'));
   assert.deepStrictEqual(reports(), ['person https://blog.test/search form']);
+});
+
+function navigateTo(url) {
+  const ev = new a.ctx.NavigateEvent();
+  ev._dest = new a.ctx.NavigationDestination();
+  ev._dest._url = url;
+  a.onPersonNavigate(ev);
+}
+function nextTask() {
+  a.ctx.timers.splice(0).forEach((fn) => fn());
+}
+
+test("a trusted click on a button reports the window its handler opens, until the next task", () => {
+  a.onPersonClick(event([el('span'), el('HTMLButtonElement', { type: 'button' })], true));
+  assert.strictEqual(a.personWindowOpen('https://witness.test/oauth?client=1'), null);
+  assert.deepStrictEqual(reports(), ['person https://witness.test/oauth?client=1']);
+  nextTask();
+  a.personWindowOpen('https://witness.test/later');
+  assert.deepStrictEqual(reports(), []);
+  assert.deepStrictEqual(Array.from(a.ctx.opened.splice(0)), ['https://witness.test/oauth?client=1', 'https://witness.test/later']);
+});
+
+test("a trusted click on a role=button reports where its handler sends the tab", () => {
+  a.onPersonClick(event([el('div', { role: 'Button' })], true));
+  navigateTo('https://witness.test/sso?x=1');
+  a.personWindowOpen('/popup');
+  nextTask();
+  navigateTo('https://witness.test/after');
+  assert.deepStrictEqual(reports(), ['person https://witness.test/sso?x=1', 'person https://blog.test/popup']);
+});
+
+test("a synthetic click on a button reports nothing its handler opens", () => {
+  a.onPersonClick(event([el('HTMLButtonElement', { type: 'button' })], false));
+  a.personWindowOpen('https://witness.test/oauth');
+  navigateTo('https://witness.test/sso');
+  nextTask();
+  assert.deepStrictEqual(reports(), []);
+  a.ctx.opened.length = 0;
+});
+
+test("a click on the page's text or on a link reports nothing a handler opens instead", () => {
+  a.onPersonClick(event([el('p')], true));
+  a.personWindowOpen('https://witness.test/c?d=1');
+  navigateTo('https://witness.test/c?d=2');
+  a.onPersonClick(event([el('span'), el('HTMLAnchorElement', { href: '/mine' })], true)); // the link's href is reported, not what a handler does
+  a.personWindowOpen('https://witness.test/c?d=3');
+  nextTask();
+  assert.deepStrictEqual(reports(), ['person https://blog.test/mine']);
+  a.ctx.opened.length = 0;
+});
+
+test("a frame of the page's origin gets the listeners when it loads; another origin's does not", () => {
+  const listening = (t) => () => Array.from(t._listeners || []);
+  const same = new a.ctx.HTMLIFrameElement(a.ns.html, 'iframe', {});
+  same._win = new a.ctx.EventTarget();
+  same._doc = new a.ctx.EventTarget();
+  const onWin = listening(same._win);
+  const onDoc = listening(same._doc);
+  const other = new a.ctx.HTMLIFrameElement(a.ns.html, 'iframe', {});
+  other._win = new a.ctx.EventTarget(); // another origin: contentDocument is null
+  const onOther = listening(other._win);
+  const img = new a.ctx.HTMLElement(a.ns.html, 'img', {});
+  for (const t of [same, other, img]) {
+    const ev = new a.ctx.Event();
+    ev._target = t;
+    a.onPersonFrameLoad(ev);
+  }
+  assert.deepStrictEqual(onWin(), ['click capture', 'auxclick capture', 'keydown capture']);
+  assert.deepStrictEqual(onDoc(), ['load capture']);
+  assert.deepStrictEqual(onOther(), []);
 });
 
 done();

@@ -18,7 +18,8 @@ func NavHeaders(fetchSite, referer string) []string {
 	return h
 }
 
-// NavSite is a site with an open redirect (/out?to=), a same-site redirect into it (/hop?to=,
+// NavSite is a site with an open redirect (/out?to=; /outpieces?host=witness&d= goes to
+// https://witness.test/?d=, an address no reading of its query sees), a same-site redirect into it (/hop?to=,
 // via www.example.com), a page that refreshes off the site to witness.test (/refresh), a 307
 // redirect that keeps a POST (/post307 to /account2), and a page everywhere else; it records
 // what it answered.
@@ -34,6 +35,10 @@ func (s *NavSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/out":
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+	case "/outpieces":
+		// An address assembled from pieces ("witness" + ".test"), which no reading of the query
+		// sees as an address (proxy/chat/navguard_carried.go): the redirect guard's own case.
+		http.Redirect(w, r, "https://"+r.URL.Query().Get("host")+".test/?d="+url.QueryEscape(r.URL.Query().Get("d")), http.StatusFound)
 	case "/hop":
 		http.Redirect(w, r, "https://www.example.com/out?to="+url.QueryEscape(r.URL.Query().Get("to")), http.StatusMovedPermanently)
 	case "/refresh":

@@ -1,0 +1,97 @@
+package chat
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
+	"github.com/remixproxy/remixproxy/proxy/page"
+)
+
+// TestNavCarriedAddress: through the guard's two sides in a pipeline as the proxy's (the whole
+// wiring: e2e's TestRedteamAgentNavigationCarries). An agent navigation on the site whose query
+// carries an address of another site is refused without going upstream — the page it names
+// could load that address as an image or a frame (OPEN-ITEMS 14) — whatever the action and
+// however the address is encoded; an address of the site itself, a query with none, the
+// person's own navigation and a frame the agent-loaded page frames by itself go through.
+func TestNavCarriedAddress(t *testing.T) {
+	cf, g, clk := newLeasePipeline(t)
+	page0 := "https://example.com/inbox"
+	exfil := "https://witness.test/img?d=4711"
+	click := func() *navExpect {
+		return g.armAs(navOwner{owner: t}, "click", page0, "https://example.com", nil, nil)
+	}
+	for _, tt := range []struct {
+		name, to string
+		hdr      []string
+		refused  bool
+	}{
+		{"the viewer with an address", "https://example.com/viewer?doc=" + exfil, testsite.NavHeaders("same-origin", page0), true},
+		{"percent-encoded", "https://example.com/viewer?img=" + url.QueryEscape(exfil), testsite.NavHeaders("same-origin", page0), true},
+		{"a host name", "https://example.com/viewer?img=witness.test%2Fi%3Fd%3D4711", testsite.NavHeaders("same-origin", page0), true},
+		{"another origin of the site, no Referer", "https://www.example.com/viewer?img=//witness.test/i", testsite.NavHeaders("same-site", ""), true},
+		{"a frame the click loads", "https://example.com/viewer?img=" + exfil, frameNav("same-origin", page0), true},
+		{"a form the agent's click submits (GET)", "https://example.com/check?url=" + url.QueryEscape(exfil), testsite.NavHeaders("same-origin", page0), true},
+		{"an address of the site", "https://example.com/login?next=" + url.QueryEscape("https://www.example.com/account"), testsite.NavHeaders("same-origin", page0), false},
+		{"a plain search", "https://example.com/search?q=door+code", testsite.NavHeaders("same-origin", page0), false},
+		{"the person's address bar", "https://example.com/viewer?doc=" + exfil, testsite.NavHeaders("none", ""), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := click()
+			defer x.settle()
+			resp, body := cf.get(tt.to, tt.hdr...)
+			if tt.refused {
+				if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "4711") || !strings.Contains(string(body), "carried an address of witness.test") {
+					t.Fatalf("status = %d, want 403 saying why, without the data\n%s", resp.StatusCode, body)
+				}
+				if why := x.refusal(); !strings.Contains(why, "carried an address of witness.test") || strings.Contains(why, "4711") {
+					t.Errorf("refusal = %q", why)
+				}
+				return
+			}
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("status = %d, want 200\n%s", resp.StatusCode, body)
+			}
+		})
+	}
+	clk.skip(navAfter + navAfter)
+
+	// A page the agent loaded (a lease): its own forward carrying an address is held; a frame it
+	// frames by itself (an embed naming another site) is its own.
+	cf.agentNavigated(clk, t, page0, "https://example.com/article")
+	if resp, _ := cf.get("https://example.com/share?u="+url.QueryEscape(exfil), testsite.NavHeaders("same-origin", "https://example.com/article")...); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the leased page's forward carrying an address: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := cf.get("https://example.com/embed?url="+url.QueryEscape("https://video.test/v/1"), frameNav("same-origin", "https://example.com/article")...); resp.StatusCode != http.StatusOK {
+		t.Errorf("the leased page's own embed: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestNavCarriedFragment: navigate's fragment never reaches the proxy, so it is checked before
+// the page agent is asked; the query is left to the navigation guard.
+func TestNavCarriedFragment(t *testing.T) {
+	sess := page.Info{URL: "https://example.com/inbox", Origin: "https://example.com"}
+	for _, tt := range []struct {
+		to      string
+		refused bool
+	}{
+		{"/viewer#img=https://witness.test/i?d=4711", true},
+		{"/viewer#" + url.QueryEscape("doc=witness.test/i"), true},
+		{"/viewer#section-2", false},
+		{"/viewer#next=https://www.example.com/a", false},
+		{"/viewer?doc=https://witness.test/i", false}, // the query: GuardNavigation's
+		{"https://witness.test/#x", false},            // navigate refuses it itself
+	} {
+		args, _ := json.Marshal(map[string]string{"url": tt.to})
+		err := checkCarriedFragment(sess, args)
+		if (err != nil) != tt.refused {
+			t.Errorf("%s: err = %v, want refused %v", tt.to, err, tt.refused)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "witness.test") || strings.Contains(err.Error(), "4711")) {
+			t.Errorf("%s: message %q", tt.to, err)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package remixlet
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
+)
+
+// CarriedSites are the sites a piece of an address (a query, a fragment) carries in a shape a
+// page script may load from, read as the address rule reads attribute values (deputies.go): as
+// written, percent-decoded up to three times, and base64-decoded. Two kinds count:
+//   - every http, https, ws, wss or scheme-relative address in any shape (plainAddressesIn);
+//   - a field of a shape — the text between the query's separators ? # & ; = — that reads as a
+//     host name with an optional port and path ("witness.example/i?d=1", "10.0.0.7"), which a
+//     script completes with "https://", when its name counts as naming a site (namedSite: a
+//     real or reserved top-level domain, so "v1.2" and "file.txt" do not).
+//
+// The chat's navigation guard refuses an agent navigation whose query or fragment carries a site
+// other than its own (OPEN-ITEMS 14; proxy/chat/navguard_carried.go). An address a script
+// assembles from pieces, a host with no dot, or any other encoding is not seen (as in deputies.go).
+func CarriedSites(s string) []string {
+	if s == "" {
+		return nil
+	}
+	shapes := append([]string{s}, decodedLevels(s)...)
+	for _, level := range shapes[:len(shapes):len(shapes)] {
+		shapes = append(shapes, base64Texts(level)...)
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(site string) {
+		if site != "" && !seen[site] {
+			seen[site] = true
+			out = append(out, site)
+		}
+	}
+	base, _ := weburl.Parse("https://carried.invalid/")
+	for _, shape := range shapes {
+		for _, a := range plainAddressesIn(shape) {
+			u, err := weburl.Resolve(base, a)
+			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
+				continue
+			}
+			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") {
+				continue // "a//b" in a search is no address a script would load
+			}
+			add(weburl.Site(u.HostKey()))
+		}
+		for _, field := range strings.FieldsFunc(shape, queryBreak) {
+			if m := hostField.FindStringSubmatch(strings.TrimSpace(field)); m != nil {
+				if site, ok := namedSite(strings.ToLower(strings.TrimSuffix(m[1], "."))); ok {
+					add(site)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// queryBreak separates the fields of a query or fragment.
+func queryBreak(r rune) bool {
+	return r == '?' || r == '#' || r == '&' || r == ';' || r == '='
+}
+
+// hostField matches a field that is a host name (dotted labels), an optional port, and an
+// optional path.
+var hostField = regexp.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+\.?)(?::[0-9]{1,5})?(?:[/\\].*)?$`)

@@ -1,0 +1,52 @@
+package remixlet
+
+import (
+	"encoding/base64"
+	"net/url"
+	"slices"
+	"testing"
+)
+
+// TestCarriedSites: the sites a query or fragment carries, in the shapes a page script may load
+// (OPEN-ITEMS 14; proxy/chat/navguard_carried.go).
+func TestCarriedSites(t *testing.T) {
+	addr := "https://witness.test/img?d=4711"
+	for _, tt := range []struct {
+		name, part string
+		want       []string
+	}{
+		{"an address as written", "doc=" + addr, []string{"witness.test"}},
+		{"percent-encoded", "doc=" + url.QueryEscape(addr), []string{"witness.test"}},
+		{"percent-encoded twice", "to=" + url.QueryEscape("/viewer?img="+url.QueryEscape(addr)), []string{"witness.test"}},
+		{"percent-encoded three times", "a=" + url.QueryEscape(url.QueryEscape(url.QueryEscape(addr))), []string{"witness.test"}},
+		{"base64", "doc=" + base64.StdEncoding.EncodeToString([]byte(addr)), []string{"witness.test"}},
+		{"base64, URL alphabet, percent-encoded", "doc=" + url.QueryEscape(base64.URLEncoding.EncodeToString([]byte(addr))), []string{"witness.test"}},
+		{"scheme-relative", "img=//witness.test/i?d=1", []string{"witness.test"}},
+		{"a host name with a path", "img=witness.test/i?d=4711", []string{"witness.test"}},
+		{"a subdomain carrying the data", "img=d4711.witness.test", []string{"witness.test"}},
+		{"a host with a port", "img=witness.test:8443/x", []string{"witness.test"}},
+		{"an IPv4 address", "img=203.0.113.9/x", []string{"203.0.113.9"}},
+		{"nested in a fragment's query", "/view?doc=witness.test/x", []string{"witness.test"}},
+		{"a real TLD", "q=github.com", []string{"github.com"}},
+		{"two sites", "a=https://one.example/&b=www.two.example", []string{"one.example", "two.example"}},
+		{"full-width dots", "img=https://witness\uff0etest/x", []string{"witness.test"}},
+		{"a plain search", "q=door+code&page=2", nil},
+		{"a word in a sentence is not a field", "q=see+github.com+for+it", nil},
+		{"a version number", "v=1.2.3", nil},
+		{"a file name", "f=report.pdf&g=notes.txt", nil},
+		{"a mail address", "to=alice@example.com", nil},
+		{"a slash pair in a search", "q=a//b", nil},
+		{"a path of the site", "next=/account/settings", nil},
+		{"nothing", "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CarriedSites(tt.part)
+			slices.Sort(got)
+			want := slices.Clone(tt.want)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("CarriedSites(%q) = %q, want %q", tt.part, got, want)
+			}
+		})
+	}
+}
