@@ -86,7 +86,7 @@ const remixletGuide = `A remixlet is saved with write_remixlet:
   run_at (optional) is when script.js starts: "document_end" (the default: after the page is parsed, so dom.query finds what the HTML has), "document_start" (while the page loads; wait with dom.waitFor) or "document_idle" (once the page has loaded). For elements the site adds later, use await dom.waitFor(selector, {timeout}) or rmx.keep.
 - script (script.js): runs once per matching page inside an async function; use dom.* (async, handles) and rmx.keep(name, {check, repair}) to keep a condition true while the site redraws.
   Example: rmx.keep("hide promoted", { async check() { return (await dom.queryAll(".promoted:not([hidden])")).length === 0 }, async repair() { for (const el of await dom.queryAll(".promoted")) await dom.hide(el) } })
-- style (style.css): plain CSS; it may not load anything (no url(), @import) except full https addresses on the remixlet's own sites. Selectors (in CSS and dom.query) may compare the value only of id, class, href, src, type, name, role, aria-* and data-testid-like attributes; test others by presence ([data-state]) and read them with dom.attr.
+- style (style.css): plain CSS; it may not load anything (no url(), @import) except full https addresses on the page's own site (the remixlet's sites within it). Selectors (in CSS and dom.query) may compare the value only of id, class, href, src, type, name, role, aria-* and data-testid-like attributes; test others by presence ([data-state]) and read them with dom.attr.
 - note: what this version changes.
 To change an existing remixlet, pass its name and the complete new files.
 `

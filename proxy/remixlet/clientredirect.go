@@ -352,7 +352,7 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 	for _, p := range paired {
 		for _, h := range p.owners {
 			ok := nav.url != nil && nav.url.IsHTTP() && !nav.url.HasCredentials() &&
-				(nav.url.Origin() == p.origin || (h.manifest != nil && h.manifest.StyleHostAllowed(nav.url.HostKey())))
+				(nav.url.Origin() == p.origin || h.mayLoad(nav.url.HostKey()))
 			if ok {
 				// Followed: its redirects, and the document it opens, are guarded in turn (or it
 				// is refused when the guard is full).

@@ -94,7 +94,10 @@ func TestClientRedirectGuard(t *testing.T) {
 		{"a frame's navigation", "https://witness.test/x", navHeader("iframe", "cross-site", "", "https://shop.test/"), true},
 		{"plain http, no Fetch metadata", "http://witness.test/x", http.Header{"Upgrade-Insecure-Requests": {"1"}}, true},
 		{"borrowed activation right after the answer", "https://witness.test/x", navHeader("document", "cross-site", "?1", "https://shop.test/"), true},
-		{"the remixlet's own site", "https://cdn.own.test/x", navHeader("document", "cross-site", "", "https://shop.test/"), false},
+		{"the remixlet's site within the page's site (followed, guarded in turn)", "https://img.shop.test/x", navHeader("document", "cross-site", "", "https://shop.test/"), false},
+		// Another of its sites is like any other host (OPEN-ITEMS 99): this one is not in the
+		// document's address, so it carries nothing the remixlet wrote (offSiteCarries).
+		{"another of the remixlet's sites, not in the document's address", "https://cdn.own.test/x", navHeader("document", "cross-site", "", "https://shop.test/"), false},
 		{"same origin (followed, guarded in turn)", "https://shop.test/next?d=1", navHeader("document", "same-origin", "", written), false},
 		{"the address bar", "https://witness.test/x", navHeader("document", "none", "", ""), false},
 		{"a full Referer of another page of the origin", "https://witness.test/x", navHeader("document", "cross-site", "", "https://shop.test/other"), false},

@@ -14,7 +14,7 @@ import (
 func testPolicy(t *testing.T, pageURL string, permissions string) domPolicy {
 	t.Helper()
 	m, problems := sandbox.ParseManifest([]byte(`{"name": "p", "description": "test", "api": 1,
-		"matches": ["https://shop.test/*", "https://*.cdn-own.test/*"], "permissions": [` + permissions + `]}`))
+		"matches": ["https://shop.test/*", "https://img.shop.test/*", "https://*.cdn-own.test/*"], "permissions": [` + permissions + `]}`))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -53,7 +53,10 @@ func TestCheckAddress(t *testing.T) {
 		{in: "  ../c.png\n", resolved: "https://shop.test/c.png", relative: true},
 		{in: "?y=2", resolved: "https://shop.test/list/page?y=2", relative: true},
 		{in: "#top", resolved: "https://shop.test/list/page?x=1#top", relative: true},
-		{in: "https://img.cdn-own.test/x.png", resolved: "https://img.cdn-own.test/x.png", host: "img.cdn-own.test"},
+		{in: "https://img.shop.test/x.png", resolved: "https://img.shop.test/x.png", host: "img.shop.test"},
+		// The remixlet's sites outside the page's site are like any other host (OPEN-ITEMS 99):
+		// relayed without an allowance.
+		{in: "https://img.cdn-own.test/x.png", resolved: "https://img.cdn-own.test/x.png"},
 		{in: "https://API.partner.test/p", resolved: "https://api.partner.test/p", host: "api.partner.test"},
 		// Other hosts are relayed without an allowance: the page agent allows them only if the
 		// page already loads them exactly.
@@ -111,7 +114,8 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 	}{
 		{method: "create", args: `[{"tag": "DIV", "attrs": {"Class": "x"}, "text": "hi", "children": [{"tag": "a", "attrs": {"href": "/cart"}}]}]`,
 			wantArgs: `[{"tag":"div","attrs":{"class":"x"},"text":"hi","children":[{"tag":"a","attrs":{"href":"https://shop.test/cart"}}]}]`, relative: true},
-		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.cdn-own.test/a.png"}}]`, hosts: []string{"img.cdn-own.test"}},
+		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.shop.test/a.png"}}]`, hosts: []string{"img.shop.test"}},
+		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.cdn-own.test/a.png"}}]`, refused: "not on the page's origin"},
 		{method: "create", args: `[{"tag": "svg", "children": [{"tag": "circle"}, {"tag": "g", "children": [{"tag": "path"}]}]}]`},
 		{method: "create", args: `[{"tag": "script"}]`, refused: "<script> refused"},
 		{method: "create", args: `[{"tag": "form"}]`, refused: "<form> refused"},
@@ -143,8 +147,9 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		{method: "insert", args: `[{"$h":1}, {"$h":2}]`},
 		{method: "insert", args: `[{"$h":1}, {"$h":2}, "inside"]`, refused: "position"},
 		{method: "insert", args: `[{"$h":1}, "<b>x</b>", "after"]`, refused: "handle"},
-		// A clone's images keep only the remixlet's own sites and fetch: hosts (cloneHosts).
-		{method: "clone", args: `[{"$h":1}, true]`, hosts: []string{"*.cdn-own.test", "shop.test", "api.partner.test"}},
+		// A clone's images keep only the remixlet's sites within the page's site and its fetch:
+		// hosts (cloneHosts): not *.cdn-own.test, another of its sites.
+		{method: "clone", args: `[{"$h":1}, true]`, hosts: []string{"img.shop.test", "shop.test", "api.partner.test"}},
 		{method: "clone", args: `[{"$h":1}, "deep"]`, refused: "deep"},
 		{method: "rect", args: `[{"$h":1}]`},
 		{method: "style", args: `[{"$h":1}, ["color", "fontWeight", "--x"]]`},
@@ -155,10 +160,12 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		{method: "focus", args: `[{"$h":1}]`},
 		{method: "scrollIntoView", args: `[{"$h":1}]`},
 		{method: "click", args: `[]`, refused: "arguments"},
-		{method: "setHTML", args: `[{"$h":1}, "<b>x</b><img src=https://img.cdn-own.test/a.png><a href=https://witness.test/>w</a>"]`, hosts: []string{"img.cdn-own.test"}},
+		{method: "setHTML", args: `[{"$h":1}, "<b>x</b><img src=https://img.shop.test/a.png><a href=https://witness.test/>w</a>"]`, hosts: []string{"img.shop.test"}},
+		{method: "setHTML", args: `[{"$h":1}, "<img src=https://img.cdn-own.test/a.png>"]`},
 		{method: "setHTML", args: `[{"$h":1}, 3]`, refused: "string"},
 		{method: "addStyle", args: `[".x { color: red }"]`, wantArgs: `[".x { color: red }"]`},
-		{method: "addStyle", args: `[".x { background: url(https://img.cdn-own.test/a.png) }"]`},
+		{method: "addStyle", args: `[".x { background: url(https://img.shop.test/a.png) }"]`},
+		{method: "addStyle", args: `[".x { background: url(https://img.cdn-own.test/a.png) }"]`, refused: "refused"},
 		{method: "addStyle", args: `["@import 'https://witness.test/a.css';"]`, refused: "refused"},
 		{method: "addStyle", args: `[".x { background: u\\72l(https://witness.test/) }"]`, refused: "refused"},
 		{method: "addStyle", args: `["@font-face { src: url(https://shop.test/f.woff) }"]`, refused: "refused"},
@@ -212,7 +219,8 @@ func TestCheckDOMCallPagePolicy(t *testing.T) {
 		// An address in another attribute is loaded by page scripts at once: an image's rule
 		// (red-team pass 6d: the page agent refused these; Go now does too).
 		{name: "data-src to another host", method: "setAttr", args: `[{"$h":1}, "data-src", "https://witness.test/x.png"]`, refused: "is not on the page's origin"},
-		{name: "data-src own site", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.cdn-own.test/a.png"]`, hosts: []string{"img.cdn-own.test"}, addresses: []string{"https://img.cdn-own.test/a.png"}},
+		{name: "data-src own site", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.shop.test/a.png"]`, hosts: []string{"img.shop.test"}, addresses: []string{"https://img.shop.test/a.png"}},
+		{name: "data-src another of its sites", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.cdn-own.test/a.png"]`, refused: "is not on the page's origin"},
 		{name: "data-srcset scheme-relative", method: "setAttr", args: `[{"$h":1}, "data-srcset", "a.png 1x,//witness.test/b.png 2x"]`, refused: "is not on the page's origin"},
 		{name: "backslashes", method: "setAttr", args: `[{"$h":1}, "data-src", "\\\\witness.test\\x"]`, refused: "is not on the page's origin"},
 		{name: "tab in scheme", method: "setAttr", args: `[{"$h":1}, "data-src", "ht\ttps://witness.test/t"]`, refused: "is not on the page's origin"},
@@ -281,7 +289,8 @@ func TestAddressesIn(t *testing.T) {
 	}
 }
 
-// An image loads only from the page's origin and the remixlet's own sites and fetch: hosts: an
+// An image loads only from the page's origin, the remixlet's sites within the page's site and its
+// fetch: hosts: an
 // address the page itself loads (two images a comment planted, evil/0 and evil/1) is refused in
 // Go for setAttr and create, where it was relayed for the page agent to allow (red-team pass
 // 5a: the order and number of such writes were a channel to their host). Links keep the rule.
@@ -296,10 +305,13 @@ func TestImagesLoadOnlyFromAllowedHosts(t *testing.T) {
 		{"create", `[{"tag":"div","children":[{"tag":"img","attrs":{"src":"http://planted.test/0"}}]}]`, "needs a fetch: permission"},
 		{"setAttr", `[{"$h":1}, "src", "https://shop.test/pic.png"]`, ""},
 		{"setAttr", `[{"$h":1}, "src", "/pic.png"]`, ""},
-		{"setAttr", `[{"$h":1}, "src", "https://img.cdn-own.test/a.png"]`, ""},
+		{"setAttr", `[{"$h":1}, "src", "https://img.shop.test/a.png"]`, ""},
+		// Another of the remixlet's sites is like any other host on this page (OPEN-ITEMS 99).
+		{"setAttr", `[{"$h":1}, "src", "https://img.cdn-own.test/a.png"]`, "needs a fetch: permission"},
 		{"setAttr", `[{"$h":1}, "src", "https://api.partner.test/a.png"]`, ""},
 		{"setAttr", `[{"$h":1}, "src", "data:image/png;base64,iVBORw0KGgo="]`, ""},
-		{"create", `[{"tag":"img","attrs":{"src":"https://img.cdn-own.test/a.png"}}]`, ""},
+		{"create", `[{"tag":"img","attrs":{"src":"https://img.shop.test/a.png"}}]`, ""},
+		{"create", `[{"tag":"img","attrs":{"src":"https://img.cdn-own.test/a.png"}}]`, "needs a fetch: permission"},
 		// sizes flips a page's srcset between its candidates, each flip a request.
 		{"setAttr", `[{"$h":1}, "sizes", "900px"]`, "changes how a load is made"},
 		{"create", `[{"tag":"img","attrs":{"sizes":"auto"}}]`, "changes how a load is made"},
