@@ -532,7 +532,9 @@ func hostStart(b byte) bool {
 }
 
 // dataImage matches the data: addresses allowed for images (raster formats only, never SVG).
-var dataImage = regexp.MustCompile(`^data:image/(png|gif|jpeg|webp)(;base64)?,[A-Za-z0-9+/=%._~-]*$`)
+// The type is read without regard to case, as the browser reads it (the page agent's
+// DATA_IMAGE_TYPES does too; TestImageRuleMatchesThePageAgent).
+var dataImage = regexp.MustCompile(`^data:(?i:image/(png|gif|jpeg|webp)(;base64)?),[A-Za-z0-9+/=%._~-]*$`)
 
 // urlScheme finds a scheme at the start of an address, as the URL parser does.
 var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)

@@ -3,6 +3,7 @@ package remixlet
 import (
 	"encoding/json"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -326,6 +327,69 @@ func TestImagesLoadOnlyFromAllowedHosts(t *testing.T) {
 			t.Errorf("%s %s: refused: %v", tt.method, tt.args, err)
 		case tt.refused != "" && (err == nil || !strings.Contains(err.Error(), tt.refused)):
 			t.Errorf("%s %s: got %v, want a refusal containing %q", tt.method, tt.args, err, tt.refused)
+		}
+	}
+}
+
+// imageRuleCase is a row of panel/testdata/pageagent/image_rule.json: the image rule (Go's
+// imageAllowed, through checkDOMCall and cloneHosts) and the page agent's checkAddress with
+// link false (rx_addresses_test.js) must decide every row alike. hosts is the interface between
+// the two: what Go sends the page agent as Op.hosts (for a refused setAttr, what the page agent
+// is tested with: none), addrs its Op.addrs.
+type imageRuleCase struct {
+	Name    string   `json:"name"`
+	Page    string   `json:"page"`
+	Matches []string `json:"matches"`
+	Fetch   []string `json:"fetch"`
+	Op      string   `json:"op"` // setAttr (src), or clone (the page's own address, copied)
+	Value   string   `json:"value"`
+	Allowed bool     `json:"allowed"`
+	Hosts   []string `json:"hosts"`
+	Addrs   []string `json:"addrs"`
+}
+
+func TestImageRuleMatchesThePageAgent(t *testing.T) {
+	raw, err := os.ReadFile("../../panel/testdata/pageagent/image_rule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []imageRuleCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		perms := make([]string, 0, len(c.Fetch))
+		for _, h := range c.Fetch {
+			perms = append(perms, `{"name": "fetch:`+h+`", "reason": "r"}`)
+		}
+		matches, _ := json.Marshal(c.Matches)
+		m, problems := sandbox.ParseManifest([]byte(`{"name": "i", "description": "test", "api": 1, "matches": ` + string(matches) + `, "permissions": [` + strings.Join(perms, ",") + `]}`))
+		if len(problems) > 0 {
+			t.Fatalf("%s: %v", c.Name, problems)
+		}
+		page, _ := url.Parse(c.Page)
+		pol := domPolicy{page: page, manifest: m}
+		switch c.Op {
+		case "setAttr":
+			args, _ := json.Marshal([]any{map[string]int{"$h": 1}, "src", c.Value})
+			call, err := checkDOMCall(pol, "setAttr", args)
+			if allowed := err == nil; allowed != c.Allowed {
+				t.Errorf("%s: Go allowed %v (%v), want %v", c.Name, allowed, err, c.Allowed)
+				continue
+			}
+			if err == nil && (!slices.Equal(call.hosts, c.Hosts) && len(call.hosts)+len(c.Hosts) > 0 || !slices.Equal(call.opAddrs(), c.Addrs) && len(call.opAddrs())+len(c.Addrs) > 0) {
+				t.Errorf("%s: Go sends hosts %q addrs %q, the table says %q %q", c.Name, call.hosts, call.opAddrs(), c.Hosts, c.Addrs)
+			}
+		case "clone":
+			if got := pol.cloneHosts(); !slices.Equal(got, c.Hosts) {
+				t.Errorf("%s: cloneHosts = %q, the table says %q", c.Name, got, c.Hosts)
+			}
+			resolved, _, _, err := pol.checkAddress(c.Value)
+			if allowed := err == nil && pol.imageAllowed(resolved); allowed != c.Allowed {
+				t.Errorf("%s: Go's image rule allows %v, want %v", c.Name, allowed, c.Allowed)
+			}
+		default:
+			t.Fatalf("%s: unknown op %q", c.Name, c.Op)
 		}
 	}
 }
