@@ -92,6 +92,7 @@ type Runner struct {
 
 	guard    redirectGuard // addresses remixlets wrote, by page session, checked on redirects (redirect.go)
 	opened   openedDocs    // documents those addresses opened, their navigations checked (clientredirect.go)
+	embeds   embedGuard    // the embeds pages asked for, asked again while a script runs refused (embedguard.go)
 	net      *fetch.Client // rmx.fetch's client (rmx_fetch.go); nil: rmx.fetch is refused
 	observed *Observed     // network:observe's records (rmx_observe.go); nil: none
 	// now is the clock of the rmx services (rmx.schedule's times, rmx.notify's rate) and of the
