@@ -142,6 +142,7 @@ type domPolicy struct {
 	page     *url.URL
 	base     *weburl.URL // the page's URL as the browser reads it; nil: read from page
 	manifest *sandbox.Manifest
+	send     *sendScope // where its writes may send (mayLoad); nil: worked out on each use
 }
 
 // domCall is a dom.* call that passed the static checks, ready to relay: the arguments (with
@@ -199,6 +200,9 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 		return call, fmt.Errorf("takes %d to %d arguments, got %d", want[0], want[1], len(args))
 	}
 	call.args = args
+	if pol.send == nil {
+		pol.send = newSendScope(pol.manifest, pageSiteOf(pol.pageBase()))
+	}
 	switch method {
 	case "query", "queryAll":
 		if err := checkSelector(args); err != nil {
@@ -426,6 +430,9 @@ func (pol domPolicy) pageBase() *weburl.URL {
 // host beyond the page's origin: its sites within the page's site, and its fetch: hosts
 // (mayLoadOn, sendhosts.go).
 func (pol domPolicy) mayLoad(host string) bool {
+	if pol.send != nil {
+		return pol.send.allows(host)
+	}
 	return mayLoadOn(pol.manifest, pageSiteOf(pol.pageBase()), host)
 }
 
@@ -438,7 +445,11 @@ func (pol domPolicy) cloneHosts() []string {
 	if pol.manifest == nil {
 		return nil
 	}
-	return slices.Concat(sitesOnPage(pol.manifest, pageSiteOf(pol.pageBase())), pol.manifest.FetchHosts())
+	send := pol.send
+	if send == nil {
+		send = newSendScope(pol.manifest, pageSiteOf(pol.pageBase()))
+	}
+	return slices.Concat(send.sites, send.fetch)
 }
 
 // allowAddress applies checkAddress to one address the call writes and records, for the page

@@ -63,14 +63,33 @@ func sitesOnPage(m *sandbox.Manifest, pageSite string) []string {
 // send to host (a HostKey): a host of its sites inside pageSite (sitesOnPage), or a host a
 // fetch: permission names.
 func mayLoadOn(m *sandbox.Manifest, pageSite, host string) bool {
-	if m == nil || host == "" {
+	return newSendScope(m, pageSite).allows(host)
+}
+
+// sendScope is mayLoadOn's answer for one manifest and page site, worked out once (a call's
+// addresses each ask it: a setHTML may write thousands).
+type sendScope struct {
+	fetch []string // fetch: hosts
+	sites []string // sitesOnPage
+}
+
+func newSendScope(m *sandbox.Manifest, pageSite string) *sendScope {
+	if m == nil {
+		return &sendScope{}
+	}
+	return &sendScope{fetch: m.FetchHosts(), sites: sitesOnPage(m, pageSite)}
+}
+
+// allows is mayLoadOn for the scope's manifest and page site.
+func (s *sendScope) allows(host string) bool {
+	if host == "" {
 		return false
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if slices.Contains(m.FetchHosts(), host) {
+	if slices.Contains(s.fetch, host) {
 		return true
 	}
-	for _, p := range sitesOnPage(m, pageSite) {
+	for _, p := range s.sites {
 		if sandbox.SitePatternCovers(p, host) {
 			return true
 		}
