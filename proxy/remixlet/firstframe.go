@@ -88,8 +88,7 @@ func (r *Runner) checkedStyle(c candidate) checkedStyle {
 	if ok {
 		return cs
 	}
-	mayLoad := func(host string) bool { return mayLoadOn(c.manifest, c.site, host) }
-	clean, addrs, problems := rewrite.CheckStylesheetAddresses(c.style, mayLoad)
+	clean, addrs, problems := rewrite.CheckStylesheetAddresses(c.style, newSendScope(c.manifest, c.site).allows)
 	if clean != nil {
 		// Custom properties a page script may read an address from (deputies.go).
 		var dropped []rewrite.StyleProblem
