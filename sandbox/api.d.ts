@@ -174,7 +174,8 @@ declare namespace dom {
    * video, audio, source, track, picture, input type=image, svg a/image/use/animate/set/foreignObject ...)
    * only class, hidden, title (not on link or style), lang, dir and aria-* may be set. An address anywhere in
    * any attribute's value (data-src="https://…", "//host/…") follows the rule for src below. src (images only)
-   * must resolve to the page's origin, one of the remixlet's own sites (its matches), a fetch: permission's
+   * must resolve to the page's origin, one of the remixlet's own sites (its matches) within the page's site (on example.com
+   * pages not its other site example-cdn.com), a fetch: permission's
    * host, or a data:image/png, gif, jpeg or webp URL — an image from another host needs a fetch: permission,
    * even when the page shows it; href (links only) may also be a link the page already has exactly. Never
    * javascript: or blob:; relative addresses resolve against the page's URL
@@ -206,7 +207,7 @@ declare namespace dom {
   function focus(el: Handle): Promise<void>;
   /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
   function scrollIntoView(el: Handle): Promise<void>;
-  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill, :state() ..., none comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not aria-value*), data-testid and a few more; no field-sizing, -webkit-text-security or all; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
+  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites within the page's site, or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill, :state() ..., none comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not aria-value*), data-testid and a few more; no field-sizing, -webkit-text-security or all; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
   function addStyle(css: string): Promise<void>;
   /** Replaces the element's content with HTML parsed inert in the page; only dom.create's elements and dom.setAttr's attributes are kept (no on*, style, script, iframe, svg use/animate/foreignObject, math; addresses checked as for setAttr); the rest is left out. It answers with a description of each part left out (also written to the log). Prefer dom.create. Example: `const leftOut = await dom.setHTML(h, "<b>Sale</b> ends <a href='/sale'>today</a>")` */
   function setHTML(el: Handle, html: string): Promise<string[]>;

@@ -109,7 +109,7 @@ func CheckFiles(files map[string][]byte, extraStyleHosts ...string) (*Manifest, 
 func styleFix(reason string) string {
 	switch {
 	case strings.Contains(reason, "fetch: hosts"):
-		return "load only from the remixlet's own sites, or ask for a fetch: permission for that host"
+		return "load only from the remixlet's own sites (on a page, those within the page's site), or ask for a fetch: permission for that host"
 	case strings.Contains(reason, "the stylesheet ends"), strings.Contains(reason, "unfinished"):
 		return "end style.css outside any comment, string, url( or block: close what is open there, or delete it"
 	case strings.Contains(reason, "value attribute"), strings.Contains(reason, "typed into a field"), strings.Contains(reason, "field-sizing"):

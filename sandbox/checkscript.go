@@ -176,7 +176,7 @@ func (c *scriptChecker) visit(n ast.Node) {
 		if isSrcProperty(memberName(n.Left)) {
 			if s, ok := literalString(n.Right); ok && isRemoteAddress(s) {
 				c.refuse(n, fmt.Sprintf("sets %s to a remote address (%q)", memberName(n.Left), s),
-					"remixlets load images only from the page's own site, their own sites and fetch: hosts; use an address there, or declare fetch:HOST")
+					"remixlets load images only from the page's own site (their sites within it) and fetch: hosts; use an address there, or declare fetch:HOST")
 			}
 		}
 	}
@@ -221,7 +221,7 @@ func (c *scriptChecker) checkCall(n ast.Node, callee ast.Expression, args []ast.
 			if s, ok := arg(i); ok && isSrcProperty(strings.ToLower(strings.TrimSpace(s))) {
 				if v, ok := arg(i + 1); ok && isRemoteAddress(v) {
 					c.refuse(n, fmt.Sprintf("sets %s to a remote address (%q)", s, v),
-						"remixlets load images only from the page's own site, their own sites and fetch: hosts; use an address there, or declare fetch:HOST")
+						"remixlets load images only from the page's own site (their sites within it) and fetch: hosts; use an address there, or declare fetch:HOST")
 				}
 				break
 			}

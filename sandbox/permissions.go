@@ -173,9 +173,11 @@ func (m *Manifest) FetchHosts() []string {
 	return hosts
 }
 
-// StyleHostAllowed reports whether style.css may load from host: a host the remixlet's matches
-// cover (any host for a remixlet that runs on every site) or one a fetch: permission names. A
-// network:observe: permission allows no loads.
+// StyleHostAllowed reports whether style.css may load from host on some page: a host the
+// remixlet's matches cover (any host for a remixlet that runs on every site) or one a fetch:
+// permission names. A network:observe: permission allows no loads. It is the save-time bound;
+// on a page the proxy allows only the matches' hosts within the page's site (and fetch: hosts:
+// proxy/remixlet/sendhosts.go), since where a remixlet runs is not where it may send.
 func (m *Manifest) StyleHostAllowed(host string) bool {
 	host = strings.ToLower(host)
 	if m.Sites().CoversHost(host) {

@@ -6,6 +6,12 @@ DATA_IMAGE_TYPES['image/png'] = true;
 DATA_IMAGE_TYPES['image/gif'] = true;
 DATA_IMAGE_TYPES['image/jpeg'] = true;
 DATA_IMAGE_TYPES['image/webp'] = true;
+// dataImageByte reports whether a data: image's payload may hold the character code c: the
+// base64 alphabets, % escapes and . _ ~ (Go's dataImage, proxy/remixlet/policy.go).
+function dataImageByte(c) {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ||
+    c === 43 || c === 47 || c === 61 || c === 37 || c === 46 || c === 95 || c === 126 || c === 45;
+}
 
 // addressesIn finds the addresses an attribute value holds anywhere in it, as a page script
 // that loads them would read them (lazy loaders copy data-src to src, some after
@@ -380,6 +386,12 @@ function checkAddress(name, value, link) {
     if (DATA_IMAGE_TYPES[type] !== true) {
       refuse(name + ' refused: only data:image/png, gif, jpeg or webp addresses are allowed (not svg, not other types)');
     }
+    var j;
+    for (j = comma + 1; j < abs.length; j++) {
+      if (!dataImageByte(apply(charCodeAt, abs, [j]))) {
+        refuse(name + ' refused: a data: image may hold only base64 characters and % escapes');
+      }
+    }
     return abs;
   }
   if (protocol !== 'https:' && protocol !== 'http:') {
@@ -394,7 +406,12 @@ function checkAddress(name, value, link) {
   if (opAddrs !== null && opAddrs[addressKey(withoutFragment(abs))] !== true) {
     refuse(name + ' refused: the browser reads this address as ' + abs + ', which is not an address the proxy checked');
   }
-  if ('' + apply(urlOrigin, a, []) === pageOrigin() || opAllowsHost('' + apply(urlHostname, a, []))) {
+  // The host as the proxy names it (weburl's HostKey: without a trailing dot).
+  var hostname = '' + apply(urlHostname, a, []);
+  if (apply(strSlice, hostname, [-1]) === '.') {
+    hostname = apply(strSlice, hostname, [0, -1]);
+  }
+  if ('' + apply(urlOrigin, a, []) === pageOrigin() || opAllowsHost(hostname)) {
     return abs;
   }
   // A link the page itself has may be copied: it loads nothing until someone clicks it (the

@@ -99,19 +99,19 @@ func TestOpenedDocumentsBoundedPerSession(t *testing.T) {
 	refused := 0
 	for i := 0; i < maxOpenedDocs+10; i++ {
 		u := mustURL(t, fmt.Sprintf("https://shop.test/d%d", i))
-		if !g.r.opened.opened(u, h1, "") {
+		if !g.r.opened.opened(u, h1, "", false) {
 			refused++
 		}
 	}
 	if refused == 0 {
 		t.Error("s1 opened more than maxOpenedPerSession live documents")
 	}
-	if !g.r.opened.opened(mustURL(t, "https://shop.test/s2doc"), h2, "") {
+	if !g.r.opened.opened(mustURL(t, "https://shop.test/s2doc"), h2, "", false) {
 		t.Fatal("s2's document was refused after s1 opened many")
 	}
 	// s1's documents that can no longer navigate make room for its new ones.
 	now = now.Add(openedLoading + time.Second)
-	if !g.r.opened.opened(mustURL(t, "https://shop.test/later"), h1, "") {
+	if !g.r.opened.opened(mustURL(t, "https://shop.test/later"), h1, "", false) {
 		t.Error("s1's new document was refused though its old ones can no longer navigate")
 	}
 }

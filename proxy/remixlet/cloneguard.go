@@ -77,7 +77,7 @@ func (g *redirectGuard) cloneHits(req *http.Request) []guardHit {
 				continue
 			}
 			if weburl.Key(u) == refKey || (refOrigin != "" && u.Origin() == refOrigin) || (reqOrigin != "" && u.Origin() == reqOrigin) {
-				hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: pu, manifest: o.manifest})
+				hits = append(hits, o.hit(pu))
 				break
 			}
 		}

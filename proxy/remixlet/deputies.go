@@ -205,10 +205,7 @@ func (pol domPolicy) guardPaths(call *domCall, value string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	base := pol.base
-	if base == nil && pol.page != nil {
-		base, _ = weburl.Parse(pol.page.String())
-	}
+	base := pol.pageBase()
 	if base == nil {
 		return nil
 	}
@@ -267,10 +264,11 @@ func (pol domPolicy) checkStyleTexts(call *domCall, raw json.RawMessage) error {
 }
 
 // styleSheetTextRefusal is textRefusal for a remixlet's style.css, which is checked once per
-// version, for every page: an address in a custom property must be on one of the remixlet's
-// own sites or fetch: hosts (the page's origin is one of its sites). Its paths are not guarded
-// (they are the same on every page; a sheet's url()s are, styleguard.go).
-func styleSheetTextRefusal(m *sandbox.Manifest) func(string) string {
+// version and page site: an address in a custom property must be on one of the remixlet's
+// sites within pageSite or a fetch: host (mayLoadOn; the page's origin is one of its sites).
+// Its paths are not guarded (they are the same on every page; a sheet's url()s are,
+// styleguard.go).
+func styleSheetTextRefusal(m *sandbox.Manifest, pageSite string) func(string) string {
 	base, _ := weburl.Parse("https://style.invalid/")
 	return func(v string) string {
 		for _, a := range addressesIn(v) {
@@ -278,8 +276,8 @@ func styleSheetTextRefusal(m *sandbox.Manifest) func(string) string {
 			if err != nil || !u.IsHTTP() || u.HasCredentials() {
 				return fmt.Sprintf("it holds the address %s, which is not a full http(s) address", a)
 			}
-			if m == nil || !m.StyleHostAllowed(u.HostKey()) {
-				return fmt.Sprintf("it holds the address %s, which is not on one of the remixlet's sites or fetch: hosts (a page script may load it)", u.Href())
+			if !mayLoadOn(m, pageSite, u.HostKey()) {
+				return fmt.Sprintf("it holds the address %s, which is not on this page's site among the remixlet's sites, nor a fetch: host (a page script may load it)", u.Href())
 			}
 		}
 		return ""

@@ -20,7 +20,8 @@
 // refusal once per reason, so a paused remixlet's timers cannot flood it).
 //
 // A remixlet's style.css is sent to the page when its agent connects (panel.Style), after
-// rewrite.CheckStylesheet has run on it again with the stored manifest's StyleHostAllowed: the
+// rewrite.CheckStylesheet has run on it again with the hosts it may load from on that page
+// (mayLoadOn: its sites within the page's site, and its fetch: hosts; sendhosts.go): the
 // refused parts are left out and each goes to the remixlet's log, once per page session. The
 // same candidates get it as get a sandbox (enabled, not archived, active version matching the
 // page, site not paused); a style-only remixlet (no script.js) gets no sandbox at all.

@@ -36,13 +36,20 @@ type checkedStyle struct {
 	problems []rewrite.StyleProblem
 }
 
-// styleChecks caches checkedStyle by version ID: a stored version never changes, and the hosts a
-// stylesheet may load from are its own manifest's, so one check per version is the check of every
-// insertion of it. The zero value is ready.
+// styleChecks caches checkedStyle by version ID and page site: a stored version never changes,
+// and the hosts a stylesheet may load from are its own manifest's sites within the page's site
+// and its fetch: hosts (mayLoadOn), so one check per version and site is the check of every
+// insertion of it there. The zero value is ready.
 type styleChecks struct {
 	mu        sync.Mutex
-	byVersion map[int64]checkedStyle
+	byVersion map[styleKey]checkedStyle
 	manifests map[int64]parsedManifest // manifestOf's
+}
+
+// styleKey is what a checked stylesheet depends on: the version and the page's site.
+type styleKey struct {
+	version int64
+	site    string
 }
 
 // parsedManifest is a version's manifest.json as sandbox.ParseManifest reads it.
@@ -75,24 +82,25 @@ func (r *Runner) manifestOf(v store.Version) (*sandbox.Manifest, []sandbox.Probl
 func (r *Runner) checkedStyle(c candidate) checkedStyle {
 	sc := &r.styles
 	sc.mu.Lock()
-	cs, ok := sc.byVersion[c.versionID]
+	key := styleKey{c.versionID, c.site}
+	cs, ok := sc.byVersion[key]
 	sc.mu.Unlock()
 	if ok {
 		return cs
 	}
-	clean, addrs, problems := rewrite.CheckStylesheetAddresses(c.style, c.manifest.StyleHostAllowed)
+	clean, addrs, problems := rewrite.CheckStylesheetAddresses(c.style, newSendScope(c.manifest, c.site).allows)
 	if clean != nil {
 		// Custom properties a page script may read an address from (deputies.go).
 		var dropped []rewrite.StyleProblem
-		clean, dropped = rewrite.DropCustomProperties(clean, styleSheetTextRefusal(c.manifest))
+		clean, dropped = rewrite.DropCustomProperties(clean, styleSheetTextRefusal(c.manifest, c.site))
 		problems = append(problems, dropped...)
 	}
 	cs = checkedStyle{clean: clean, addrs: styleGuardAddrs(addrs), problems: problems}
 	sc.mu.Lock()
 	if sc.byVersion == nil || len(sc.byVersion) >= maxCheckedStyles {
-		sc.byVersion = map[int64]checkedStyle{}
+		sc.byVersion = map[styleKey]checkedStyle{}
 	}
-	sc.byVersion[c.versionID] = cs
+	sc.byVersion[key] = cs
 	sc.mu.Unlock()
 	return cs
 }

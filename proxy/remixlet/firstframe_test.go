@@ -200,7 +200,7 @@ func TestCheckedStyleCachedByVersion(t *testing.T) {
 	if n != 1 || len(first) != 1 {
 		t.Fatalf("after one page: %d cached checks, %d sheets; want 1 and 1", n, len(first))
 	}
-	cs := r.checkedStyle(candidate{id: id, versionID: first[0].Version})
+	cs := r.checkedStyle(candidate{id: id, versionID: first[0].Version, site: "shop.test"})
 	if &cs.clean[0] != &cached[0] {
 		t.Errorf("the second use of the version checked the stylesheet again")
 	}

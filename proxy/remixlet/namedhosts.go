@@ -288,7 +288,7 @@ func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
 		if !o.named[site] || (!o.ended.IsZero() && now.Sub(o.ended) > openedAfterEnd) || !from.mayBe(o) {
 			continue
 		}
-		if o.manifest != nil && o.manifest.StyleHostAllowed(u.HostKey()) {
+		if mayLoadOn(o.manifest, o.site, u.HostKey()) {
 			continue
 		}
 		page := ""
@@ -302,7 +302,7 @@ func (g *redirectGuard) namedHits(req *http.Request, u *weburl.URL) []guardHit {
 		if own {
 			continue
 		}
-		hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: page, manifest: o.manifest})
+		hits = append(hits, o.hit(page))
 	}
 	return hits
 }
@@ -328,7 +328,7 @@ func (g *redirectGuard) writtenByLoaderLocked(k, host string, from requester, no
 		if (!o.ended.IsZero() && now.Sub(o.ended) > openedAfterEnd) || !from.mayBe(o) {
 			continue
 		}
-		if o.manifest != nil && o.manifest.StyleHostAllowed(host) {
+		if mayLoadOn(o.manifest, o.site, host) {
 			return true
 		}
 	}

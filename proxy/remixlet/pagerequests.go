@@ -8,13 +8,14 @@ import "net/http"
 
 // GuardPageRequests is the request side of the remixlet guards that look at what a page asks
 // for (called for every proxied request before it goes upstream): navigations of documents a
-// remixlet's address opened (clientredirect.go) and requests to sites a remixlet named
-// (namedhosts.go). It returns true when the proxy has answered.
+// remixlet's address opened (clientredirect.go), requests to sites a remixlet named
+// (namedhosts.go) and a page's embeds asked again while a remixlet runs (embedguard.go). It
+// returns true when the proxy has answered.
 func (r *Runner) GuardPageRequests(w http.ResponseWriter, req *http.Request) bool {
 	if r == nil {
 		return false
 	}
-	return r.GuardClientRedirect(w, req) || r.guardNamedHosts(w, req)
+	return r.GuardClientRedirect(w, req) || r.guardNamedHosts(w, req) || r.guardEmbedRefetch(w, req)
 }
 
 // writeRefusal answers a request the remixlet guards refuse before it leaves: a 403 in plain

@@ -80,7 +80,7 @@ func liveGuards(b *testing.B, r *Runner) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !r.opened.opened(opened, []guardHit{{remixlet: "rx", session: session, pageURL: page}}, "") {
+		if !r.opened.opened(opened, []guardHit{{remixlet: "rx", session: session, pageURL: page}}, "", false) {
 			b.Fatal("the opened document was not held")
 		}
 		r.opened.sessionStarted(fmt.Sprintf("o%d", s), addrs[0])

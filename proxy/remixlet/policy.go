@@ -142,6 +142,7 @@ type domPolicy struct {
 	page     *url.URL
 	base     *weburl.URL // the page's URL as the browser reads it; nil: read from page
 	manifest *sandbox.Manifest
+	send     *sendScope // where its writes may send (mayLoad); nil: worked out on each use
 }
 
 // domCall is a dom.* call that passed the static checks, ready to relay: the arguments (with
@@ -199,6 +200,9 @@ func checkDOMCall(pol domPolicy, method string, raw json.RawMessage) (call domCa
 		return call, fmt.Errorf("takes %d to %d arguments, got %d", want[0], want[1], len(args))
 	}
 	call.args = args
+	if pol.send == nil {
+		pol.send = newSendScope(pol.manifest, pageSiteOf(pol.pageBase()))
+	}
 	switch method {
 	case "query", "queryAll":
 		if err := checkSelector(args); err != nil {
@@ -406,29 +410,46 @@ func (pol domPolicy) imageAllowed(resolved string) bool {
 	if err != nil {
 		return false
 	}
-	base := pol.base
-	if base == nil && pol.page != nil {
-		base, _ = weburl.Parse(pol.page.String())
-	}
+	base := pol.pageBase()
 	if base != nil && weburl.SameOrigin(u, base) {
 		return true
 	}
-	return pol.manifest != nil && pol.manifest.StyleHostAllowed(u.HostKey())
+	return pol.mayLoad(u.HostKey())
+}
+
+// pageBase is the page's URL as the browser reads it (nil without a page).
+func (pol domPolicy) pageBase() *weburl.URL {
+	if pol.base == nil && pol.page != nil {
+		base, _ := weburl.Parse(pol.page.String())
+		return base
+	}
+	return pol.base
+}
+
+// mayLoad reports whether what the remixlet writes on this page may make the browser send to
+// host beyond the page's origin: its sites within the page's site, and its fetch: hosts
+// (mayLoadOn, sendhosts.go).
+func (pol domPolicy) mayLoad(host string) bool {
+	if pol.send != nil {
+		return pol.send.allows(host)
+	}
+	return mayLoadOn(pol.manifest, pageSiteOf(pol.pageBase()), host)
 }
 
 // cloneHosts is what a clone's images may load from beyond the page's origin, for the page
-// agent: the remixlet's own sites as patterns ("*.example.com", or "*" for a remixlet that runs
-// on every site) and its fetch: hosts. A clone writes addresses the proxy never sees (the
-// page's own, copied in the page), so the page agent gets the manifest's allowance whole.
+// agent: the remixlet's sites within the page's site as patterns ("*.example.com" covers
+// example.com and its subdomains; sitesOnPage) and its fetch: hosts — mayLoad's hosts. A clone
+// writes addresses the proxy never sees (the page's own, copied in the page), so the page
+// agent gets the allowance whole.
 func (pol domPolicy) cloneHosts() []string {
 	if pol.manifest == nil {
 		return nil
 	}
-	sites := pol.manifest.Sites()
-	if sites.Every {
-		return []string{"*"}
+	send := pol.send
+	if send == nil {
+		send = newSendScope(pol.manifest, pageSiteOf(pol.pageBase()))
 	}
-	return slices.Concat(sites.Hosts, pol.manifest.FetchHosts())
+	return slices.Concat(send.sites, send.fetch)
 }
 
 // allowAddress applies checkAddress to one address the call writes and records, for the page
@@ -522,7 +543,9 @@ func hostStart(b byte) bool {
 }
 
 // dataImage matches the data: addresses allowed for images (raster formats only, never SVG).
-var dataImage = regexp.MustCompile(`^data:image/(png|gif|jpeg|webp)(;base64)?,[A-Za-z0-9+/=%._~-]*$`)
+// The type is read without regard to case, as the browser reads it (the page agent's
+// DATA_IMAGE_TYPES does too; TestImageRuleMatchesThePageAgent).
+var dataImage = regexp.MustCompile(`^data:(?i:image/(png|gif|jpeg|webp)(;base64)?),[A-Za-z0-9+/=%._~-]*$`)
 
 // urlScheme finds a scheme at the start of an address, as the URL parser does.
 var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
@@ -583,10 +606,7 @@ func (pol domPolicy) checkAddress(value string) (resolved, host string, relative
 	if len(v) > maxAttrValue {
 		return "", "", false, fmt.Errorf("the address is longer than %d bytes", maxAttrValue)
 	}
-	base := pol.base
-	if base == nil && pol.page != nil {
-		base, _ = weburl.Parse(pol.page.String())
-	}
+	base := pol.pageBase()
 	if scheme == "" {
 		if base == nil {
 			return "", "", false, errors.New("relative addresses need the page's address")
@@ -614,7 +634,7 @@ func (pol domPolicy) checkAddress(value string) (resolved, host string, relative
 	if base != nil && weburl.SameOrigin(u, base) {
 		return resolved, "", relative, nil
 	}
-	if pol.manifest != nil && pol.manifest.StyleHostAllowed(h) {
+	if pol.mayLoad(h) {
 		return resolved, h, relative, nil
 	}
 	// Anything else must be a link the page already has, exactly; only the page agent can
@@ -753,11 +773,7 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 	if err != nil {
 		return err
 	}
-	allowed := func(string) bool { return false }
-	if pol.manifest != nil {
-		allowed = pol.manifest.StyleHostAllowed
-	}
-	clean, addrs, problems := rewrite.CheckStylesheetAddresses([]byte(css), allowed)
+	clean, addrs, problems := rewrite.CheckStylesheetAddresses([]byte(css), pol.mayLoad)
 	if len(problems) > 0 {
 		parts := make([]string, 0, len(problems))
 		for i, p := range problems {

@@ -3,6 +3,7 @@ package remixlet
 import (
 	"encoding/json"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -14,7 +15,7 @@ import (
 func testPolicy(t *testing.T, pageURL string, permissions string) domPolicy {
 	t.Helper()
 	m, problems := sandbox.ParseManifest([]byte(`{"name": "p", "description": "test", "api": 1,
-		"matches": ["https://shop.test/*", "https://*.cdn-own.test/*"], "permissions": [` + permissions + `]}`))
+		"matches": ["https://shop.test/*", "https://img.shop.test/*", "https://*.cdn-own.test/*"], "permissions": [` + permissions + `]}`))
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -53,7 +54,10 @@ func TestCheckAddress(t *testing.T) {
 		{in: "  ../c.png\n", resolved: "https://shop.test/c.png", relative: true},
 		{in: "?y=2", resolved: "https://shop.test/list/page?y=2", relative: true},
 		{in: "#top", resolved: "https://shop.test/list/page?x=1#top", relative: true},
-		{in: "https://img.cdn-own.test/x.png", resolved: "https://img.cdn-own.test/x.png", host: "img.cdn-own.test"},
+		{in: "https://img.shop.test/x.png", resolved: "https://img.shop.test/x.png", host: "img.shop.test"},
+		// The remixlet's sites outside the page's site are like any other host (OPEN-ITEMS 99):
+		// relayed without an allowance.
+		{in: "https://img.cdn-own.test/x.png", resolved: "https://img.cdn-own.test/x.png"},
 		{in: "https://API.partner.test/p", resolved: "https://api.partner.test/p", host: "api.partner.test"},
 		// Other hosts are relayed without an allowance: the page agent allows them only if the
 		// page already loads them exactly.
@@ -111,7 +115,8 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 	}{
 		{method: "create", args: `[{"tag": "DIV", "attrs": {"Class": "x"}, "text": "hi", "children": [{"tag": "a", "attrs": {"href": "/cart"}}]}]`,
 			wantArgs: `[{"tag":"div","attrs":{"class":"x"},"text":"hi","children":[{"tag":"a","attrs":{"href":"https://shop.test/cart"}}]}]`, relative: true},
-		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.cdn-own.test/a.png"}}]`, hosts: []string{"img.cdn-own.test"}},
+		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.shop.test/a.png"}}]`, hosts: []string{"img.shop.test"}},
+		{method: "create", args: `[{"tag": "img", "attrs": {"src": "https://img.cdn-own.test/a.png"}}]`, refused: "not on the page's origin"},
 		{method: "create", args: `[{"tag": "svg", "children": [{"tag": "circle"}, {"tag": "g", "children": [{"tag": "path"}]}]}]`},
 		{method: "create", args: `[{"tag": "script"}]`, refused: "<script> refused"},
 		{method: "create", args: `[{"tag": "form"}]`, refused: "<form> refused"},
@@ -143,8 +148,9 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		{method: "insert", args: `[{"$h":1}, {"$h":2}]`},
 		{method: "insert", args: `[{"$h":1}, {"$h":2}, "inside"]`, refused: "position"},
 		{method: "insert", args: `[{"$h":1}, "<b>x</b>", "after"]`, refused: "handle"},
-		// A clone's images keep only the remixlet's own sites and fetch: hosts (cloneHosts).
-		{method: "clone", args: `[{"$h":1}, true]`, hosts: []string{"*.cdn-own.test", "shop.test", "api.partner.test"}},
+		// A clone's images keep only the remixlet's sites within the page's site and its fetch:
+		// hosts (cloneHosts): not *.cdn-own.test, another of its sites.
+		{method: "clone", args: `[{"$h":1}, true]`, hosts: []string{"img.shop.test", "shop.test", "api.partner.test"}},
 		{method: "clone", args: `[{"$h":1}, "deep"]`, refused: "deep"},
 		{method: "rect", args: `[{"$h":1}]`},
 		{method: "style", args: `[{"$h":1}, ["color", "fontWeight", "--x"]]`},
@@ -155,10 +161,12 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		{method: "focus", args: `[{"$h":1}]`},
 		{method: "scrollIntoView", args: `[{"$h":1}]`},
 		{method: "click", args: `[]`, refused: "arguments"},
-		{method: "setHTML", args: `[{"$h":1}, "<b>x</b><img src=https://img.cdn-own.test/a.png><a href=https://witness.test/>w</a>"]`, hosts: []string{"img.cdn-own.test"}},
+		{method: "setHTML", args: `[{"$h":1}, "<b>x</b><img src=https://img.shop.test/a.png><a href=https://witness.test/>w</a>"]`, hosts: []string{"img.shop.test"}},
+		{method: "setHTML", args: `[{"$h":1}, "<img src=https://img.cdn-own.test/a.png>"]`},
 		{method: "setHTML", args: `[{"$h":1}, 3]`, refused: "string"},
 		{method: "addStyle", args: `[".x { color: red }"]`, wantArgs: `[".x { color: red }"]`},
-		{method: "addStyle", args: `[".x { background: url(https://img.cdn-own.test/a.png) }"]`},
+		{method: "addStyle", args: `[".x { background: url(https://img.shop.test/a.png) }"]`},
+		{method: "addStyle", args: `[".x { background: url(https://img.cdn-own.test/a.png) }"]`, refused: "refused"},
 		{method: "addStyle", args: `["@import 'https://witness.test/a.css';"]`, refused: "refused"},
 		{method: "addStyle", args: `[".x { background: u\\72l(https://witness.test/) }"]`, refused: "refused"},
 		{method: "addStyle", args: `["@font-face { src: url(https://shop.test/f.woff) }"]`, refused: "refused"},
@@ -212,7 +220,8 @@ func TestCheckDOMCallPagePolicy(t *testing.T) {
 		// An address in another attribute is loaded by page scripts at once: an image's rule
 		// (red-team pass 6d: the page agent refused these; Go now does too).
 		{name: "data-src to another host", method: "setAttr", args: `[{"$h":1}, "data-src", "https://witness.test/x.png"]`, refused: "is not on the page's origin"},
-		{name: "data-src own site", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.cdn-own.test/a.png"]`, hosts: []string{"img.cdn-own.test"}, addresses: []string{"https://img.cdn-own.test/a.png"}},
+		{name: "data-src own site", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.shop.test/a.png"]`, hosts: []string{"img.shop.test"}, addresses: []string{"https://img.shop.test/a.png"}},
+		{name: "data-src another of its sites", method: "setAttr", args: `[{"$h":1}, "data-src", "https://img.cdn-own.test/a.png"]`, refused: "is not on the page's origin"},
 		{name: "data-srcset scheme-relative", method: "setAttr", args: `[{"$h":1}, "data-srcset", "a.png 1x,//witness.test/b.png 2x"]`, refused: "is not on the page's origin"},
 		{name: "backslashes", method: "setAttr", args: `[{"$h":1}, "data-src", "\\\\witness.test\\x"]`, refused: "is not on the page's origin"},
 		{name: "tab in scheme", method: "setAttr", args: `[{"$h":1}, "data-src", "ht\ttps://witness.test/t"]`, refused: "is not on the page's origin"},
@@ -281,7 +290,8 @@ func TestAddressesIn(t *testing.T) {
 	}
 }
 
-// An image loads only from the page's origin and the remixlet's own sites and fetch: hosts: an
+// An image loads only from the page's origin, the remixlet's sites within the page's site and its
+// fetch: hosts: an
 // address the page itself loads (two images a comment planted, evil/0 and evil/1) is refused in
 // Go for setAttr and create, where it was relayed for the page agent to allow (red-team pass
 // 5a: the order and number of such writes were a channel to their host). Links keep the rule.
@@ -296,10 +306,13 @@ func TestImagesLoadOnlyFromAllowedHosts(t *testing.T) {
 		{"create", `[{"tag":"div","children":[{"tag":"img","attrs":{"src":"http://planted.test/0"}}]}]`, "needs a fetch: permission"},
 		{"setAttr", `[{"$h":1}, "src", "https://shop.test/pic.png"]`, ""},
 		{"setAttr", `[{"$h":1}, "src", "/pic.png"]`, ""},
-		{"setAttr", `[{"$h":1}, "src", "https://img.cdn-own.test/a.png"]`, ""},
+		{"setAttr", `[{"$h":1}, "src", "https://img.shop.test/a.png"]`, ""},
+		// Another of the remixlet's sites is like any other host on this page (OPEN-ITEMS 99).
+		{"setAttr", `[{"$h":1}, "src", "https://img.cdn-own.test/a.png"]`, "needs a fetch: permission"},
 		{"setAttr", `[{"$h":1}, "src", "https://api.partner.test/a.png"]`, ""},
 		{"setAttr", `[{"$h":1}, "src", "data:image/png;base64,iVBORw0KGgo="]`, ""},
-		{"create", `[{"tag":"img","attrs":{"src":"https://img.cdn-own.test/a.png"}}]`, ""},
+		{"create", `[{"tag":"img","attrs":{"src":"https://img.shop.test/a.png"}}]`, ""},
+		{"create", `[{"tag":"img","attrs":{"src":"https://img.cdn-own.test/a.png"}}]`, "needs a fetch: permission"},
 		// sizes flips a page's srcset between its candidates, each flip a request.
 		{"setAttr", `[{"$h":1}, "sizes", "900px"]`, "changes how a load is made"},
 		{"create", `[{"tag":"img","attrs":{"sizes":"auto"}}]`, "changes how a load is made"},
@@ -314,6 +327,69 @@ func TestImagesLoadOnlyFromAllowedHosts(t *testing.T) {
 			t.Errorf("%s %s: refused: %v", tt.method, tt.args, err)
 		case tt.refused != "" && (err == nil || !strings.Contains(err.Error(), tt.refused)):
 			t.Errorf("%s %s: got %v, want a refusal containing %q", tt.method, tt.args, err, tt.refused)
+		}
+	}
+}
+
+// imageRuleCase is a row of panel/testdata/pageagent/image_rule.json: the image rule (Go's
+// imageAllowed, through checkDOMCall and cloneHosts) and the page agent's checkAddress with
+// link false (rx_addresses_test.js) must decide every row alike. hosts is the interface between
+// the two: what Go sends the page agent as Op.hosts (for a refused setAttr, what the page agent
+// is tested with: none), addrs its Op.addrs.
+type imageRuleCase struct {
+	Name    string   `json:"name"`
+	Page    string   `json:"page"`
+	Matches []string `json:"matches"`
+	Fetch   []string `json:"fetch"`
+	Op      string   `json:"op"` // setAttr (src), or clone (the page's own address, copied)
+	Value   string   `json:"value"`
+	Allowed bool     `json:"allowed"`
+	Hosts   []string `json:"hosts"`
+	Addrs   []string `json:"addrs"`
+}
+
+func TestImageRuleMatchesThePageAgent(t *testing.T) {
+	raw, err := os.ReadFile("../../panel/testdata/pageagent/image_rule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []imageRuleCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		perms := make([]string, 0, len(c.Fetch))
+		for _, h := range c.Fetch {
+			perms = append(perms, `{"name": "fetch:`+h+`", "reason": "r"}`)
+		}
+		matches, _ := json.Marshal(c.Matches)
+		m, problems := sandbox.ParseManifest([]byte(`{"name": "i", "description": "test", "api": 1, "matches": ` + string(matches) + `, "permissions": [` + strings.Join(perms, ",") + `]}`))
+		if len(problems) > 0 {
+			t.Fatalf("%s: %v", c.Name, problems)
+		}
+		page, _ := url.Parse(c.Page)
+		pol := domPolicy{page: page, manifest: m}
+		switch c.Op {
+		case "setAttr":
+			args, _ := json.Marshal([]any{map[string]int{"$h": 1}, "src", c.Value})
+			call, err := checkDOMCall(pol, "setAttr", args)
+			if allowed := err == nil; allowed != c.Allowed {
+				t.Errorf("%s: Go allowed %v (%v), want %v", c.Name, allowed, err, c.Allowed)
+				continue
+			}
+			if err == nil && (!slices.Equal(call.hosts, c.Hosts) && len(call.hosts)+len(c.Hosts) > 0 || !slices.Equal(call.opAddrs(), c.Addrs) && len(call.opAddrs())+len(c.Addrs) > 0) {
+				t.Errorf("%s: Go sends hosts %q addrs %q, the table says %q %q", c.Name, call.hosts, call.opAddrs(), c.Hosts, c.Addrs)
+			}
+		case "clone":
+			if got := pol.cloneHosts(); !slices.Equal(got, c.Hosts) {
+				t.Errorf("%s: cloneHosts = %q, the table says %q", c.Name, got, c.Hosts)
+			}
+			resolved, _, _, err := pol.checkAddress(c.Value)
+			if allowed := err == nil && pol.imageAllowed(resolved); allowed != c.Allowed {
+				t.Errorf("%s: Go's image rule allows %v, want %v", c.Name, allowed, c.Allowed)
+			}
+		default:
+			t.Fatalf("%s: unknown op %q", c.Name, c.Op)
 		}
 	}
 }

@@ -55,6 +55,7 @@ type guardOwner struct {
 	remixlet string
 	session  string
 	manifest *sandbox.Manifest
+	site     string              // the site of the page it wrote on: where its writes may send (mayLoadOn)
 	urls     map[string]bool     // the page's URLs while it wrote: a session on one of them adopts it
 	keys     map[string]struct{} // weburl.Key of each address
 	bytes    int
@@ -202,6 +203,9 @@ func (g *redirectGuard) addLocked(session, pageURL, remixlet string, m *sandbox.
 	g.owners[id] = o
 	o.manifest = m
 	if pageURL != "" {
+		if o.site == "" {
+			o.site = pageSiteOf(parsedOrNil(pageURL))
+		}
 		o.addPageLocked(pageURL)
 	}
 	for _, k := range keys {
@@ -440,6 +444,25 @@ type guardHit struct {
 	session  string
 	pageURL  string
 	manifest *sandbox.Manifest
+	site     string // the owner's page site (guardOwner.site)
+}
+
+// hit is the guardHit of o for a request from page pageURL.
+func (o *guardOwner) hit(pageURL string) guardHit {
+	return guardHit{remixlet: o.remixlet, session: o.session, pageURL: pageURL, manifest: o.manifest, site: o.site}
+}
+
+// mayLoad reports whether the owner's remixlet may send to host from the page it wrote on
+// (mayLoadOn, sendhosts.go).
+func (h guardHit) mayLoad(host string) bool { return mayLoadOn(h.manifest, h.site, host) }
+
+// parsedOrNil is the address a parsed as the browser reads it, or nil.
+func parsedOrNil(a string) *weburl.URL {
+	u, err := weburl.Parse(a)
+	if err != nil {
+		return nil
+	}
+	return u
 }
 
 // lookup returns the owners that guard the address with key k for a request from `from`
@@ -462,7 +485,7 @@ func (g *redirectGuard) lookup(k string, from requester) []guardHit {
 			page = u
 			break
 		}
-		hits = append(hits, guardHit{remixlet: o.remixlet, session: o.session, pageURL: page, manifest: o.manifest})
+		hits = append(hits, o.hit(page))
 	}
 	return hits
 }
@@ -495,7 +518,7 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 	var refusedBy []guardHit
 	for _, h := range hits {
 		ok := err == nil && to.IsHTTP() && !to.HasCredentials() &&
-			(weburl.SameOrigin(to, from) || (h.manifest != nil && h.manifest.StyleHostAllowed(to.HostKey())))
+			(weburl.SameOrigin(to, from) || h.mayLoad(to.HostKey()))
 		if ok && !(cloned && clonePairsAgain(resp.Request, from, to)) {
 			// Followed: the next hop is guarded in turn, among the owner's hops (addHop; or
 			// refused when it cannot be held).

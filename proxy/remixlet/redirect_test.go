@@ -28,7 +28,7 @@ func newGuardTest(t *testing.T) *guardTest {
 	st := openTestStore(t)
 	r := newRunner(st, sandbox.SupervisorConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(r.Close)
-	m, _ := sandbox.ParseManifest([]byte(`{"name": "g", "description": "test", "api": 1, "matches": ["https://shop.test/*", "https://cdn.own.test/*"], "permissions": []}`))
+	m, _ := sandbox.ParseManifest([]byte(`{"name": "g", "description": "test", "api": 1, "matches": ["https://shop.test/*", "https://img.shop.test/*", "https://cdn.own.test/*"], "permissions": []}`))
 	rx := addTestRemixlet(t, st, "g", `"https://shop.test/*"`, ``, rxTestScript)
 	return &guardTest{r: r, id: rx.id, m: m}
 }
@@ -75,7 +75,9 @@ func TestRedirectGuard(t *testing.T) {
 		{"user name in the location", "shop.test", "/hop", "https://shop.test@witness.test/x", true},
 		{"javascript location", "shop.test", "/hop", "javascript:alert(1)", true},
 		{"another origin that is one of the remixlet's sites", "shop.test", "/hop", "http://shop.test/x", false},
-		{"the remixlet's own site", "shop.test", "/hop", "https://cdn.own.test/a.png", false},
+		{"the remixlet's site within the page's site", "shop.test", "/hop", "https://img.shop.test/a.png", false},
+		// Another of its sites is like any other host from a page of shop.test (OPEN-ITEMS 99).
+		{"another of the remixlet's sites", "shop.test", "/hop", "https://cdn.own.test/a.png", true},
 		{"same origin", "shop.test", "/hop", "/same-origin", false},
 		{"the followed hop is guarded too", "shop.test", "/same-origin", "https://witness.test/second-hop", true},
 		// The page's own use of its redirect, with any other query, is left alone.

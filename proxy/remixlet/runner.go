@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -91,6 +92,7 @@ type Runner struct {
 
 	guard    redirectGuard // addresses remixlets wrote, by page session, checked on redirects (redirect.go)
 	opened   openedDocs    // documents those addresses opened, their navigations checked (clientredirect.go)
+	embeds   embedGuard    // the embeds pages asked for, asked again while a script runs refused (embedguard.go)
 	net      *fetch.Client // rmx.fetch's client (rmx_fetch.go); nil: rmx.fetch is refused
 	observed *Observed     // network:observe's records (rmx_observe.go); nil: none
 	// now is the clock of the rmx services (rmx.schedule's times, rmx.notify's rate) and of the
@@ -239,6 +241,7 @@ type candidate struct {
 	hasScript bool
 	style     []byte
 	hasStyle  bool
+	site      string // the page's site (weburl.Site): where its writes may send (sendhosts.go)
 }
 
 // remixletsFor lists the remixlets that should run on pageURL: enabled, not archived, with an
@@ -261,6 +264,7 @@ func (r *Runner) remixletsFrom(ctx context.Context, src remixletSource, pageURL 
 	if err != nil {
 		return nil, err
 	}
+	site := weburl.Site(u.Hostname())
 	var out []candidate
 	for _, rx := range list {
 		if !rx.Enabled || rx.Archived || rx.ActiveVersionID == 0 {
@@ -281,7 +285,7 @@ func (r *Runner) remixletsFrom(ctx context.Context, src remixletSource, pageURL 
 		script, hasScript := v.Files[sandbox.ScriptFile]
 		style, hasStyle := v.Files[sandbox.StyleFile]
 		out = append(out, candidate{id: rx.ID, versionID: v.ID, manifest: m,
-			script: string(script), hasScript: hasScript, style: style, hasStyle: hasStyle})
+			script: string(script), hasScript: hasScript, style: style, hasStyle: hasStyle, site: site})
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,8 @@ func TestStyleAddressesAreGuarded(t *testing.T) {
 	t.Run("dom.addStyle", func(t *testing.T) {
 		m, _ := sandbox.ParseManifest([]byte(`{"name": "g", "description": "test", "api": 1, "matches": ["https://shop.test/*"], "permissions": []}`))
 		args, _ := json.Marshal([]string{openRedirectSheet})
-		call, err := checkDOMCall(domPolicy{manifest: m}, "addStyle", args)
+		page, _ := url.Parse("https://shop.test/list")
+		call, err := checkDOMCall(domPolicy{page: page, manifest: m}, "addStyle", args)
 		if err != nil {
 			t.Fatal(err)
 		}

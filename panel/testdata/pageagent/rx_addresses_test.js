@@ -147,4 +147,35 @@ test('an address the page loads may be a link, never an image (red-team pass 5a:
   assert.ok(refusal(() => planted.checkAddress('href', 'https://planted.test/1', true)).includes('not an address the page already links to'));
 });
 
+
+// The image rule, one table for Go (TestImageRuleMatchesThePageAgent in
+// proxy/remixlet/policy_test.go: imageAllowed, checkDOMCall's hosts, cloneHosts) and the page
+// agent (checkAddress with link false, given the Op.hosts and Op.addrs Go sends): every row
+// decided alike.
+test('checkAddress(link false) decides every row of image_rule.json as Go does (the cases are shared)', () => {
+  const cases = JSON.parse(require('fs').readFileSync(require('path').join(__dirname, 'image_rule.json'), 'utf8'));
+  const pages = {};
+  const wrong = [];
+  for (const c of cases) {
+    if (!pages[c.page]) {
+      pages[c.page] = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_addresses.js'],
+        ['checkAddress', 'addressSet', 'opHosts=', 'opAddrs=', 'opRelative='], c.page);
+    }
+    const p = pages[c.page];
+    p['opHosts='](c.hosts);
+    p['opAddrs='](c.op === 'clone' ? null : p.addressSet(c.op, c.addrs || []));
+    p['opRelative='](false);
+    let why = '';
+    try {
+      p.checkAddress('src', c.value, false);
+    } catch (e) {
+      why = refusal(() => { throw e; }); // rethrows what is not a refusal
+    }
+    if ((why === '') !== c.allowed) {
+      wrong.push(c.name + ': the page agent ' + (why === '' ? 'allowed it' : 'refused it: ' + why) + '; want allowed ' + c.allowed);
+    }
+  }
+  assert.deepStrictEqual(wrong, []);
+});
+
 done();
