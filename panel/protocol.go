@@ -63,6 +63,10 @@ const (
 	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
 	TypeState   = "state"   // proxy → panel: State
 	TypePerson  = "person"  // page agent → proxy, on the person's click on a link or a submitter: PersonNav
+	// TypePersonInput: page agent → proxy, on the person's own click on a control, Enter or
+	// Space, or key in a field (a message with its type alone): the send guard lets the page's
+	// requests that follow it closely go uncarded (proxy/chat/sendguard_person.go).
+	TypePersonInput = "person-input"
 
 	// TypePanelToken is not a WebSocket message: the page agent sends it to the panel iframe
 	// with window.postMessage, target origin http(s)://remix.proxy. See PanelTokenMessage.

@@ -15,6 +15,7 @@ function start() {
   watchMirrors(); // rx_mirrors.js: two capture listeners, an observer only while a secret is typed
   startNavigationReports();
   startPersonNavReports(); // person_nav.js: before any page script, like every listener here
+  startPersonInputReports(); // person_input.js: the same, for the send guard
   startReadinessReports();
   startBackForwardCache();
   startLauncher();

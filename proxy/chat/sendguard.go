@@ -109,6 +109,9 @@ type sendActs struct {
 	// answered (an undo window): the chat's next page tool says so (lateSends).
 	late      map[any][]string
 	lateOrder []any // the owners in late, oldest first
+	// inputs are the recent reports of the person's own input (sendguard_person.go): a request
+	// that follows one closely goes as the person's.
+	inputs []personInput
 }
 
 // noteLateLocked keeps a refusal for owner's next page tool. Bounded: past maxNavExpects chats
@@ -358,8 +361,8 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	g.pruneSendsLocked(now)
 	xs := g.actionsSendingLocked(sr, now)
 	g.mu.Unlock()
-	if len(xs) == 0 {
-		return false
+	if len(xs) == 0 || g.personSend(r.Context(), sr, now) {
+		return false // nothing holds it, or it follows the person's own input (sendguard_person.go)
 	}
 	why, site := holdSend(r.Context(), sr, xs)
 	if why == "" {
