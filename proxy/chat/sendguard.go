@@ -63,7 +63,9 @@ import (
 // "Send" in the page asks them on a card first. Not held: requests to other sites (a site whose
 // API is on another registrable domain; a third-party widget), messages on a WebSocket opened
 // before (the proxy passes frames through; only the upgrade is a request), a GET that changes
-// something (the probe's names still catch a control called delete), and anything the page
+// something without saying so (the probe's names still catch a control called delete; a GET
+// that names another method in a method-override header or a _method query is held as that
+// method, sendMethod), and anything the page
 // sends after the window (a timer longer than sendAfter: the page acting by itself, as it could
 // without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
 // autosave and the person's own use of it would each need a card.
@@ -262,6 +264,39 @@ func safeMethod(method string) bool {
 	return false
 }
 
+// methodOverrides are the headers web frameworks read as the request's real method (Rails and
+// Rack, Laravel/Symfony, ASP.NET, Express's method-override, Google's APIs).
+var methodOverrides = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
+
+// sendMethod is the method r asks the site for: a GET, HEAD or OPTIONS that names a method which
+// changes something in a method-override header or a _method query parameter is taken as that
+// method (OPEN-ITEMS 19: a page's script "GET /api/thread/1" with X-HTTP-Method-Override: DELETE
+// deletes on a site that honours it). Another request's method is its own.
+func sendMethod(r *http.Request) string {
+	if !safeMethod(r.Method) {
+		return r.Method
+	}
+	named := func(v string) (string, bool) {
+		m := strings.ToUpper(strings.TrimSpace(v))
+		return m, m != "" && !safeMethod(m)
+	}
+	for _, h := range methodOverrides {
+		for _, v := range r.Header.Values(h) {
+			if m, ok := named(v); ok {
+				return m
+			}
+		}
+	}
+	if r.URL != nil && strings.Contains(r.URL.RawQuery, "_method") {
+		for _, v := range r.URL.Query()["_method"] {
+			if m, ok := named(v); ok {
+				return m
+			}
+		}
+	}
+	return r.Method
+}
+
 // sendRequest is what the send guard reads from a request.
 type sendRequest struct {
 	url       *weburl.URL // nil when it cannot be read
@@ -278,7 +313,7 @@ func (sr sendRequest) key() string {
 }
 
 func readSendRequest(r *http.Request) sendRequest {
-	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: r.Method}
+	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: sendMethod(r)}
 	if u, err := httpx.RequestedAddress(r); err == nil {
 		sr.url = u
 	}
@@ -348,8 +383,8 @@ func (g *navGuard) actionsSendingLocked(sr sendRequest, now time.Time) []*navExp
 // agent runs (see the top of the file), called for every proxied request after GuardNavigation.
 // It returns true when it answered the request itself (refused; nothing went upstream).
 func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
-	if h.nav.sends.live.Load() == 0 || safeMethod(r.Method) {
-		return false
+	if h.nav.sends.live.Load() == 0 || safeMethod(sendMethod(r)) {
+		return false // nothing is held, or the request changes nothing (a GET not overridden)
 	}
 	if top, frame := httpx.NavigationKind(r); top || frame {
 		return false // a navigation: GuardNavigation held it already (holdAgentPost)

@@ -478,3 +478,43 @@ func sendTwoHeld(t *testing.T, cf *guardPipeline, x *navExpect, ask *askCounter,
 	wg.Wait()
 	return &codes
 }
+
+// TestSendMethodOverride: a GET (or HEAD) that names a changing method in the headers or the
+// query parameter that frameworks honour (Rails, Laravel, ASP.NET, Express's method-override) is
+// held as that method; one that names a safe method is not.
+func TestSendMethodOverride(t *testing.T) {
+	page := "https://example.com/thread/1"
+	hdr := scriptHeaders("cors", "same-origin", "https://example.com", page)
+	for _, tt := range []struct {
+		name, method, url string
+		extra             []string
+		want              string // the method held as; "" when not held
+	}{
+		{"X-HTTP-Method-Override", "GET", "https://example.com/api/thread/1", []string{"X-HTTP-Method-Override", "DELETE"}, "DELETE"},
+		{"X-HTTP-Method", "GET", "https://example.com/api/thread/1", []string{"X-HTTP-Method", "put"}, "PUT"},
+		{"X-Method-Override on a HEAD", "HEAD", "https://example.com/api/thread/1", []string{"X-Method-Override", "PATCH"}, "PATCH"},
+		{"_method in the query", "GET", "https://example.com/api/thread/1?x=1&_method=delete", nil, "DELETE"},
+		{"an override naming GET", "GET", "https://example.com/api/feed", []string{"X-HTTP-Method-Override", "GET"}, ""},
+		{"_method=get", "GET", "https://example.com/api/feed?_method=get", nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := &testsite.NavSite{}
+			cf := newGuardPipeline(t, site)
+			ask := &askCounter{}
+			cf.h.nav.armAs(navOwner{owner: cf, control: `click “Remove”`, confirmPost: ask.confirm}, "click", page, "https://example.com", nil, nil)
+			code, body := cf.send(tt.method, tt.url, append(append([]string{}, hdr...), tt.extra...)...)
+			if tt.want == "" {
+				if code == http.StatusForbidden || ask.count() != 0 || site.Requests() == "" {
+					t.Errorf("status %d, asked %d, the site got %q; want it sent unasked\n%s", code, ask.count(), site.Requests(), body)
+				}
+				return
+			}
+			if code != http.StatusForbidden || ask.count() != 1 || site.Requests() != "" {
+				t.Fatalf("status %d, asked %d, the site got %q; want it held\n%s", code, ask.count(), site.Requests(), body)
+			}
+			if got := ask.asked[0].method; got != tt.want {
+				t.Errorf("carded as %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
