@@ -56,11 +56,13 @@ import (
 // own) never. A request that comes after the action's call answered (an undo window) is held
 // and carded all the same, but no tool result carries the decision to the model.
 //
-// Limits, all failing safe: a second tab of the site, the person's own click in the page, and
-// the page's own timers (autosave, an analytics beacon to the site) during the window are held
-// like the agent's — the card names the action, and Not now only costs the page that request.
-// The longer window costs this: for sendAfter after the agent's last action, the person's own
-// "Send" in the page asks them on a card first. Not held: requests to other sites (a site whose
+// Limits, all failing safe: a second tab of the site and the page's own timers (autosave, an
+// analytics beacon to the site) during the window are held like the agent's — the card names
+// the action, and Not now only costs the page that request. The person's own "Send" in a page of
+// the request's origin goes uncarded when it closely follows their trusted input there, after
+// the action's call answered (sendguard_person.go); their sends the page agent cannot tie to
+// their input (from a frame, an undo window later, a select's change) still ask on a card. Not
+// held: requests to other sites (a site whose
 // API is on another registrable domain; a third-party widget), messages on a WebSocket opened
 // before (the proxy passes frames through; only the upgrade is a request), a GET that changes
 // something without saying so (the probe's names still catch a control called delete; a GET
