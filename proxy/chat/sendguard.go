@@ -61,15 +61,18 @@ import (
 // the action, and Not now only costs the page that request. The person's own "Send" in a page of
 // the request's origin goes uncarded when it closely follows their trusted input there, after
 // the action's call answered (sendguard_person.go); their sends the page agent cannot tie to
-// their input (from a frame, an undo window later, a select's change) still ask on a card. Not
-// held: requests to other sites (a site whose
-// API is on another registrable domain; a third-party widget), messages on a WebSocket opened
-// before (the proxy passes frames through; only the upgrade is a request), a GET that changes
-// something without saying so (the probe's names still catch a control called delete; a GET
-// that names another method in a method-override header or a _method query is held as that
-// method, sendMethod), and anything the page
-// sends after the window (a timer longer than sendAfter: the page acting by itself, as it could
-// without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
+// their input (from a frame, an undo window later, a select's change) still ask on a card.
+//
+// Requests to another registrable domain are held only when an origin the action covers sends
+// them as CORS requests with the person's credentials there (a cookie or an Authorization
+// header: a site's API on another domain); the card names that domain. Not held: other sites'
+// no-cors beacons and requests without credentials (analytics), a third-party widget's own
+// requests (its frame's origin), messages on a WebSocket opened before (the proxy passes frames
+// through; only the upgrade is a request), a GET that changes something without saying so (the
+// probe's names still catch a control called delete; a GET that names another method in a
+// method-override header or a _method query is held as that method, sendMethod), and anything
+// the page sends after the window (a timer longer than sendAfter: the page acting by itself, as
+// it could without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
 // autosave and the person's own use of it would each need a card.
 //
 // A synchronous XHR blocks the page's thread while its request waits. The panel and the
@@ -305,6 +308,9 @@ type sendRequest struct {
 	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
 	fetchSite string
 	method    string
+	// credentialed is a CORS request carrying the person's credentials for its destination (a
+	// cookie, or an Authorization header): to another site, it acts as the person there.
+	credentialed bool
 }
 
 // key is what a card's Allow covers: the method and the address without its query (a site's
@@ -315,7 +321,8 @@ func (sr sendRequest) key() string {
 }
 
 func readSendRequest(r *http.Request) sendRequest {
-	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: sendMethod(r)}
+	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: sendMethod(r),
+		credentialed: r.Header.Get("Sec-Fetch-Mode") == "cors" && (r.Header.Get("Cookie") != "" || r.Header.Get("Authorization") != "")}
 	if u, err := httpx.RequestedAddress(r); err == nil {
 		sr.url = u
 	}
@@ -335,8 +342,15 @@ func readSendRequest(r *http.Request) sendRequest {
 // sendPairs reports whether sr may be a request that the action x made the page send (see the
 // top of the file). Called with g.mu held.
 func (x *navExpect) sendPairs(sr sendRequest) bool {
-	if sr.url == nil || x.leaves(sr.url) {
-		return false // another site's: not held here
+	if sr.url == nil {
+		return false
+	}
+	if x.leaves(sr.url) {
+		// Another site's (OPEN-ITEMS 19): held only when an origin the action covers sends it
+		// as a CORS request with the person's credentials there (a site's API on another
+		// domain). Analytics beacons (no-cors, or no credentials) and other origins' requests
+		// (a third-party widget's frame) go.
+		return sr.credentialed && sr.initiator != "" && x.hasOriginLocked(x.origins, sr.initiator)
 	}
 	if sr.initiator != "" {
 		// An origin the action reached, or another of the site's own (a comments widget on a
@@ -475,7 +489,11 @@ func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 
 		// The card's life is the action's, not this request's: requests after it wait for it.
 		cctx, cancel := context.WithTimeout(context.Background(), sendHoldMax)
-		allow, err := x.confirmPost(cctx, postAsk{method: sr.method, to: sr.url, site: x.site, control: x.control, script: true})
+		site := x.site
+		if x.leaves(sr.url) {
+			site = weburl.Site(sr.url.HostKey()) // the card says where it acts as the person
+		}
+		allow, err := x.confirmPost(cctx, postAsk{method: sr.method, to: sr.url, site: site, control: x.control, script: true})
 		cancel()
 		sent := "the page's script sent a request (" + strings.ToUpper(sr.method) + " " + shownAddress(sr.url) + ") during or after the " + x.control
 		g.mu.Lock()
