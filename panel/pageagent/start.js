@@ -16,6 +16,7 @@ function start() {
   startNavigationReports();
   startPersonNavReports(); // person_nav.js: before any page script, like every listener here
   startPersonInputReports(); // person_input.js: the same, for the send guard
+  startActLeaveWatch(); // tool_act.js: a new page an action's handlers start
   startReadinessReports();
   startBackForwardCache();
   startLauncher();

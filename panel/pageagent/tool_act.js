@@ -166,3 +166,85 @@ function focusOn(node) {
     } catch (e) { /* not focusable: the events still go to it */ }
   }
 }
+
+// ---- A new page an action's page handlers start (OPEN-ITEMS 97). -----------------------------
+//
+// A click whose target is a plain button answers "mayLeave: false", yet the page's click
+// handler may submit a form (requestSubmit, form.submit()) or set location: the new page's
+// request then reaches the proxy after the answer, and under load after the proxy's short
+// watch (act.go navQuiet), so the model was told the click had done what it said while the
+// proxy held the submission. So during click, set_field, press_keys and select the page agent
+// notes a submit event the page does not cancel and a navigate event (Navigation API) to another
+// document while the action runs: when either came, the answer says mayLeave, and the proxy
+// waits for the new page's request (finish, waitStart). Not seen: a navigation the handler
+// starts later (a timer), and one whose navigate event the browser fires in a later task.
+// Listeners at window and navigation, capture phase, registered before any page script.
+
+var navigateDestG = getter(proto(win.NavigateEvent), 'destination');
+var destSameDocG = getter(proto(win.NavigationDestination), 'sameDocument');
+var actWatch = null; // while an action runs: {submits: [events], navs: count}
+
+function onActSubmit(ev) {
+  if (actWatch !== null && actWatch.submits.length < 16) {
+    actWatch.submits[actWatch.submits.length] = ev;
+  }
+}
+function onActNavigate(ev) {
+  if (actWatch === null) {
+    return;
+  }
+  try {
+    if (apply(destSameDocG, apply(navigateDestG, ev, []), []) !== true) {
+      actWatch.navs++;
+    }
+  } catch (e) { /* counted as nothing */ }
+}
+
+// startActLeaveWatch listens for submissions and navigations (start.js).
+function startActLeaveWatch() {
+  on(win, 'submit', onActSubmit, true);
+  if (navigation && navigateDestG && destSameDocG) {
+    on(navigation, 'navigate', onActNavigate, true);
+  }
+}
+
+// actLeft reports whether the watch w saw the page start loading another document.
+function actLeft(w) {
+  if (w.navs > 0) {
+    return true;
+  }
+  var i;
+  for (i = 0; i < w.submits.length; i++) {
+    if (apply(defaultPreventedG, w.submits[i], []) !== true) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// watchedLeave wraps an action tool: its answer says mayLeave when the page started loading
+// another document while it ran (an answer that comes later, PENDING, is looked at then).
+function watchedLeave(fn) {
+  return function (args, done) {
+    var w = dict();
+    w.submits = [];
+    w.navs = 0;
+    var outer = actWatch;
+    actWatch = w;
+    var mark = function (ok, v) {
+      if (ok && v !== null && typeof v === 'object' && v !== PENDING && actLeft(w)) {
+        v.mayLeave = true;
+      }
+      return v;
+    };
+    var v;
+    try {
+      v = fn(args, function (ok, r) {
+        done(ok, mark(ok, r));
+      });
+    } finally {
+      actWatch = outer;
+    }
+    return mark(true, v);
+  };
+}
