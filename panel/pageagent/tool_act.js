@@ -215,8 +215,14 @@ function actLeft(w) {
   }
   var i;
   for (i = 0; i < w.submits.length; i++) {
-    if (apply(defaultPreventedG, w.submits[i], []) !== true) {
-      return true;
+    var ev = w.submits[i];
+    try {
+      // A dialog's form closes the dialog: no new page.
+      if (apply(defaultPreventedG, ev, []) !== true && lower('' + (attrOf(apply(eventTarget, ev, []), 'method') || '')) !== 'dialog') {
+        return true;
+      }
+    } catch (e) {
+      return true; // unknown: the proxy waits a little longer for a page that may come
     }
   }
   return false;
