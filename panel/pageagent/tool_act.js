@@ -175,8 +175,9 @@ function focusOn(node) {
 // watch (act.go navQuiet), so the model was told the click had done what it said while the
 // proxy held the submission. So during click, set_field, press_keys and select the page agent
 // notes a submit event the page does not cancel and a navigate event (Navigation API) to another
-// document while the action runs: when either came, the answer says mayLeave, and the proxy
-// waits for the new page's request (finish, waitStart). Not seen: a navigation the handler
+// document while the action runs: when either came, the answer says pageLeaves (mayLeave says
+// the action itself activated a link or a form), and the proxy waits for the new page's request
+// as for a link's (act.go, finish's waitStart). Not seen: a navigation the handler
 // starts later (a timer), and one whose navigate event the browser fires in a later task.
 // Listeners at window and navigation, capture phase, registered before any page script.
 
@@ -228,7 +229,7 @@ function actLeft(w) {
   return false;
 }
 
-// watchedLeave wraps an action tool: its answer says mayLeave when the page started loading
+// watchedLeave wraps an action tool: its answer says pageLeaves when the page started loading
 // another document while it ran (an answer that comes later, PENDING, is looked at then).
 function watchedLeave(fn) {
   return function (args, done) {
@@ -238,8 +239,8 @@ function watchedLeave(fn) {
     var outer = actWatch;
     actWatch = w;
     var mark = function (ok, v) {
-      if (ok && v !== null && typeof v === 'object' && v !== PENDING && actLeft(w)) {
-        v.mayLeave = true;
+      if (ok && v !== null && typeof v === 'object' && v !== PENDING && v.mayLeave !== true && actLeft(w)) {
+        v.pageLeaves = true;
       }
       return v;
     };

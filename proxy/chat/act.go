@@ -198,17 +198,18 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
-			Navigated bool   `json:"navigated"`
-			MayLeave  bool   `json:"mayLeave"`
-			URL       string `json:"url"`
+			Navigated  bool   `json:"navigated"`
+			MayLeave   bool   `json:"mayLeave"`
+			PageLeaves bool   `json:"pageLeaves"` // the page's handler started a new page (tool_act.js)
+			URL        string `json:"url"`
 		}
 		if err == nil {
 			json.Unmarshal(out, &res)
-			if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
+			if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave, res.PageLeaves); note != "" {
 				out = withField(out, "navigation", note)
 			}
 		}
-		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
+		out, err = nav.finish(ctx, tool, res.MayLeave || res.PageLeaves, out, err)
 	default:
 		nav := armFor(pg, tool, args) // navguard.go
 		out, err = pg.call(ctx, tool, args)
@@ -302,6 +303,10 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		MayLeave  bool   `json:"mayLeave"`
 		URL       string `json:"url"`
 		Href      string `json:"href"` // the link a click followed, absolute
+		// PageLeaves: the page's own handler started loading another document during the
+		// action (a plain button whose click handler submits a form; tool_act.js): its request
+		// may reach the proxy after the answer (OPEN-ITEMS 97), so it is waited for as a link's.
+		PageLeaves bool `json:"pageLeaves"`
 	}
 	if json.Unmarshal(out, &res) != nil {
 		return nav.finish(ctx, tool, false, out, nil)
@@ -310,19 +315,20 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(httpx.WithoutFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
-	if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
+	if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave, res.PageLeaves); note != "" {
 		out = withField(out, "navigation", note)
 	}
-	return nav.finish(ctx, tool, res.MayLeave, out, nil)
+	return nav.finish(ctx, tool, res.MayLeave || res.PageLeaves, out, nil)
 }
 
 // watchNavigation looks, shortly after an action (a click, set_field, …), for the page's address
 // changing or its session ending, and says what happened; "" when nothing did. after and
 // navigated are what the page agent answered: its address, and whether the action changed it
-// at once.
-func watchNavigation(ctx context.Context, pg actPage, action, before, after string, navigated, mayLeave bool) string {
+// at once; mayLeave that the action activated a link or a form, pageLeaves that the page's own
+// handler started a new page during it (either is watched navSettle, not navQuiet).
+func watchNavigation(ctx context.Context, pg actPage, action, before, after string, navigated, mayLeave, pageLeaves bool) string {
 	wait := navQuiet
-	if mayLeave {
+	if mayLeave || pageLeaves {
 		wait = navSettle
 	}
 	deadline := time.NewTimer(wait)
