@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -36,14 +35,9 @@ document.body.dataset.pageScript = 'ran';
 // personNotesSite serves the notes page and records every request that is not a GET.
 func personNotesSite(rec *shopRecord) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			b, _ := io.ReadAll(io.LimitReader(r.Body, 4096))
-			rec.add(r.Method + " " + r.Host + r.URL.Path + " " + string(b))
-			w.Header().Set("Cache-Control", "no-store")
-			w.WriteHeader(http.StatusNoContent)
-			return
+		if !recordSend(rec, w, r) {
+			htmlPage(w, personNotesPage)
 		}
-		htmlPage(w, personNotesPage)
 	})
 }
 
