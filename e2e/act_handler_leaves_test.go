@@ -28,9 +28,9 @@ document.body.dataset.pageScript = 'ran';
 // POST form is held on the card; after "Not now" the click's own result says it was stopped
 // (it said the click was done before), and nothing reached the site.
 func TestActHandlerSubmitIsWaitedFor(t *testing.T) {
-	// form.submit() is not in the list: it fires no submit event, and Chromium fires its navigate
-	// event in a later task, after the answer — that variant still fails (NOTES.ownposts7.md).
-	for _, submit := range []string{"requestSubmit()"} {
+	// requestSubmit() fires a submit event during the click; form.submit() fires none, and
+	// Chromium fires its navigate event a task after the answer (the page agent's TypeLeaving).
+	for _, submit := range []string{"requestSubmit()", "submit()"} {
 		t.Run(submit, func(t *testing.T) {
 			rec := &shopRecord{}
 			site := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -177,13 +177,17 @@ function focusOn(node) {
 // notes a submit event the page does not cancel and a navigate event (Navigation API) to another
 // document while the action runs: when either came, the answer says pageLeaves (mayLeave says
 // the action itself activated a link or a form), and the proxy waits for the new page's request
-// as for a link's (act.go, finish's waitStart). Not seen: a navigation the handler
-// starts later (a timer), and one whose navigate event the browser fires in a later task.
+// as for a link's (act.go, finish's waitStart). A navigate event to another document within
+// ACT_LEAVE_TAIL after the answer (a form's submit(): Chromium fires it a task later) is
+// reported on its own (TypeLeaving); the proxy's watch of the action takes it (act_leaving.go).
+// Not seen: a navigation the handler starts later than that (a timer).
 // Listeners at window and navigation, capture phase, registered before any page script.
 
 var navigateDestG = getter(proto(win.NavigateEvent), 'destination');
 var destSameDocG = getter(proto(win.NavigationDestination), 'sameDocument');
 var actWatch = null; // while an action runs: {submits: [events], navs: count}
+var ACT_LEAVE_TAIL = 1000; // ms after an action's answer a new page is still reported as its
+var actTailUntil = 0; // dateNow() until which one is (0: none)
 
 function onActSubmit(ev) {
   if (actWatch !== null && actWatch.submits.length < 16) {
@@ -191,12 +195,20 @@ function onActSubmit(ev) {
   }
 }
 function onActNavigate(ev) {
-  if (actWatch === null) {
+  if (actWatch === null && actTailUntil === 0) {
     return;
   }
   try {
-    if (apply(destSameDocG, apply(navigateDestG, ev, []), []) !== true) {
+    if (apply(destSameDocG, apply(navigateDestG, ev, []), []) === true) {
+      return;
+    }
+    if (actWatch !== null) {
       actWatch.navs++;
+    } else if (apply(dateNow, null, []) <= actTailUntil) {
+      // After the answer (a form's submit() navigates a task later): the proxy's watch of the
+      // action takes this report (proxy/chat/act_leaving.go).
+      actTailUntil = 0;
+      send(message('leaving'));
     }
   } catch (e) { /* counted as nothing */ }
 }
@@ -241,6 +253,9 @@ function watchedLeave(fn) {
     var mark = function (ok, v) {
       if (ok && v !== null && typeof v === 'object' && v !== PENDING && v.mayLeave !== true && actLeft(w)) {
         v.pageLeaves = true;
+      }
+      if (v !== PENDING) {
+        actTailUntil = apply(dateNow, null, []) + ACT_LEAVE_TAIL;
       }
       return v;
     };

@@ -88,6 +88,8 @@ type actClick struct {
 type actStates struct {
 	sync.Mutex
 	m map[string]*actState
+	// leaves are the pages' reports of a new page started just after an action (act_leaving.go).
+	leaves leaveNotes
 }
 
 // actStateFor returns the act state of chat c.
@@ -196,6 +198,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		// Enter, a submission or a change handler may navigate too.
 		before, _ := pg.url()
 		nav := armFor(pg, tool, args) // navguard.go
+		called := time.Now()
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
 			Navigated  bool   `json:"navigated"`
@@ -208,6 +211,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 			if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave, res.PageLeaves); note != "" {
 				out = withField(out, "navigation", note)
 			}
+			res.PageLeaves = res.PageLeaves || leftAfterAnswer(pg, called, res.MayLeave)
 		}
 		out, err = nav.finish(ctx, tool, res.MayLeave || res.PageLeaves, out, err)
 	default:
@@ -293,6 +297,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		nav.allowPost(facts.Action) // asked once: its submission is not held again (submit.go)
 		nav.allowSends()            // nor what the page's script sends for it (sendguard.go)
 	}
+	called := time.Now()
 	out, err := pg.call(ctx, tool, sent)
 	if err != nil {
 		return nav.finish(ctx, tool, false, nil, err)
@@ -318,6 +323,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave, res.PageLeaves); note != "" {
 		out = withField(out, "navigation", note)
 	}
+	res.PageLeaves = res.PageLeaves || leftAfterAnswer(pg, called, res.MayLeave)
 	return nav.finish(ctx, tool, res.MayLeave || res.PageLeaves, out, nil)
 }
 
