@@ -20,6 +20,10 @@
 // only for requests of its own origin.
 
 var PERSON_INPUT_PATH_MAX = 32; // elements of a click's path looked at
+// PERSON_INPUT_KEY_GAP: typing in a field reports at most once in this many ms (a report stands
+// for 2 s in the proxy); clicks, Enter and Space always report.
+var PERSON_INPUT_KEY_GAP = 250;
+var personInputKeyAt = 0;
 var personInputTags = allowed(['a', 'area', 'button', 'input', 'select', 'textarea', 'label', 'summary', 'option']);
 var personInputRoles = allowed(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'tab',
   'checkbox', 'switch', 'radio', 'treeitem', 'gridcell', 'combobox', 'textbox']);
@@ -85,7 +89,11 @@ function onPersonInputKey(ev) {
     }
     var tag = localName(el);
     if (tag === 'input' || tag === 'textarea' || (contentEditable && apply(contentEditable, el, []) === true)) {
-      personInputReport();
+      var now = apply(dateNow, null, []);
+      if (now - personInputKeyAt >= PERSON_INPUT_KEY_GAP) {
+        personInputKeyAt = now;
+        personInputReport();
+      }
     }
   } catch (e) { /* never break the page's keys */ }
 }
