@@ -39,6 +39,11 @@ function personClickable(path) {
   var n = path.length < PERSON_INPUT_PATH_MAX ? path.length : PERSON_INPUT_PATH_MAX;
   var i;
   for (i = 0; i < n; i++) {
+    if (path[i] === host || path[i] === tray) {
+      return false; // the proxy's own launcher or tray (launcher.js, services.js), not the page's
+    }
+  }
+  for (i = 0; i < n; i++) {
     var el = path[i];
     if (nodeTypeOrZero(el) !== 1) {
       continue;

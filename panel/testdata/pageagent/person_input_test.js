@@ -22,8 +22,8 @@ const setup = `(function () {
   Object.assign(g, { WebSocket, HTMLElement, CSSStyleDeclaration, KeyboardEvent });
 })();`;
 
-const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_input.js'],
-  ['onPersonInputClick', 'onPersonInputKey', 'sock='], 'https://board.test/', setup);
+const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'launcher.js', 'services.js', 'person_input.js'],
+  ['onPersonInputClick', 'onPersonInputKey', 'sock=', 'host='], 'https://board.test/', setup);
 a['sock='](new a.ctx.WebSocket());
 
 function el(tag, attrs, extra) {
@@ -66,6 +66,14 @@ test('typing in a field reports at most once in 250 ms; Enter always', () => {
 test("a synthetic click (the agent's) reports nothing, on any control", () => {
   a.onPersonInputClick(event([el('button')], false));
   a.onPersonInputClick(event([el('span', { role: 'button' })], false));
+  assert.strictEqual(reports(), 0);
+});
+
+test("a trusted click on the proxy's own launcher reports nothing", () => {
+  const launcher = el('div', { 'data-remixproxy-launcher': '' }, { _cursor: 'pointer' });
+  a['host='](launcher);
+  a.onPersonInputClick(event([launcher, el('body')], true));
+  a['host='](null);
   assert.strictEqual(reports(), 0);
 });
 
