@@ -15,7 +15,8 @@
 // form.requestSubmit(), a checkbox's synthetic click() and execCommand, which the agent's
 // synthetic input can start. The listeners are at window, capture phase, registered before any
 // page script: a page cannot stop them. Clicks in frames are not seen (frames have no page agent):
-// their sends are carded. A page's script can send reports of its own; a hostile script gains
+// their sends are carded. Input on the proxy's own launcher and tray is not input to the page
+// (a click to show the panel just after the agent's action must not release what it sends). A page's script can send reports of its own; a hostile script gains
 // nothing by it (it could post outside the window or off the site as well), and a report counts
 // only for requests of its own origin.
 
@@ -33,16 +34,27 @@ function personInputReport() {
   send(message('person-input'));
 }
 
-// personClickable reports whether a trusted click on the path may be the person using a
-// control of the page (not a click on text or blank space).
-function personClickable(path) {
+// personInProxyUI reports whether the path goes through the proxy's own launcher or tray
+// (launcher.js, services.js): input there is not the person's input to the page.
+function personInProxyUI(path) {
   var n = path.length < PERSON_INPUT_PATH_MAX ? path.length : PERSON_INPUT_PATH_MAX;
   var i;
   for (i = 0; i < n; i++) {
     if (path[i] === host || path[i] === tray) {
-      return false; // the proxy's own launcher or tray (launcher.js, services.js), not the page's
+      return true;
     }
   }
+  return false;
+}
+
+// personClickable reports whether a trusted click on the path may be the person using a
+// control of the page (not a click on text or blank space).
+function personClickable(path) {
+  if (personInProxyUI(path)) {
+    return false;
+  }
+  var n = path.length < PERSON_INPUT_PATH_MAX ? path.length : PERSON_INPUT_PATH_MAX;
+  var i;
   for (i = 0; i < n; i++) {
     var el = path[i];
     if (nodeTypeOrZero(el) !== 1) {
@@ -82,12 +94,15 @@ function onPersonInputKey(ev) {
     return;
   }
   try {
+    var path = apply(composedPathOf, ev, []);
+    if (personInProxyUI(path)) {
+      return;
+    }
     var key = '' + apply(keyOf, ev, []);
     if (key === 'Enter' || key === ' ') {
       personInputReport();
       return;
     }
-    var path = apply(composedPathOf, ev, []);
     var el = path.length > 0 ? path[0] : null;
     if (nodeTypeOrZero(el) !== 1) {
       return;

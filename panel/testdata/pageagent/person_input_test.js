@@ -73,6 +73,7 @@ test("a trusted click on the proxy's own launcher reports nothing", () => {
   const launcher = el('div', { 'data-remixproxy-launcher': '' }, { _cursor: 'pointer' });
   a['host='](launcher);
   a.onPersonInputClick(event([launcher, el('body')], true));
+  a.onPersonInputKey(event([launcher, el('body')], true, 'Enter'));
   a['host='](null);
   assert.strictEqual(reports(), 0);
 });
