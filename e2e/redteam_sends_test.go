@@ -53,11 +53,7 @@ document.body.dataset.pageScript = 'ran';
 // board.test and api.board.test alike).
 func rtBoard(rec *shopRecord) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			b, _ := io.ReadAll(io.LimitReader(r.Body, 4096))
-			rec.add(r.Method + " " + r.Host + r.URL.Path + " " + string(b))
-			w.Header().Set("Cache-Control", "no-store")
-			w.WriteHeader(http.StatusNoContent)
+		if recordSend(rec, w, r) {
 			return
 		}
 		if r.URL.Path == "/frame" { // the comments widget, a frame of a sibling host
@@ -181,4 +177,17 @@ func TestRedteamAgentScriptSends(t *testing.T) {
 	if got := rec.all(); got != "POST board.test/api/thank post=1" {
 		t.Errorf("the board received %q, want only the allowed thanks", got)
 	}
+}
+
+// recordSend records a request that is not a GET or HEAD ("METHOD host/path body") and answers
+// it 204, reporting true; a GET or HEAD it leaves to the caller.
+func recordSend(rec *shopRecord, w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return false
+	}
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 4096))
+	rec.add(r.Method + " " + r.Host + r.URL.Path + " " + string(b))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return true
 }

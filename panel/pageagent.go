@@ -31,7 +31,8 @@ var agentParts = []string{
 	"helpers.js",
 	"channel.js",
 	"navigation.js",
-	"person_nav.js", // the person's own clicks, for the agent's navigation guard
+	"person_nav.js",   // the person's own clicks, for the agent's navigation guard
+	"person_input.js", // the person's own input, for the agent's send guard
 	// Remixlet operations: dom.* under the page policy.
 	"rx_run.js",
 	"rx_handles.js",

@@ -63,6 +63,13 @@ const (
 	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
 	TypeState   = "state"   // proxy → panel: State
 	TypePerson  = "person"  // page agent → proxy, on the person's click on a link or a submitter: PersonNav
+	// TypePersonInput: page agent → proxy, on the person's own click on a control, Enter or
+	// Space, or key in a field (a message with its type alone): the send guard lets the page's
+	// requests that follow it closely go uncarded (proxy/chat/sendguard_person.go).
+	TypePersonInput = "person-input"
+	// TypeLeaving: page agent → proxy, when the page starts loading another document within
+	// a second after an action's answer (a message with its type alone; proxy/chat/act_leaving.go).
+	TypeLeaving = "leaving"
 
 	// TypePanelToken is not a WebSocket message: the page agent sends it to the panel iframe
 	// with window.postMessage, target origin http(s)://remix.proxy. See PanelTokenMessage.

@@ -15,6 +15,8 @@ function start() {
   watchMirrors(); // rx_mirrors.js: two capture listeners, an observer only while a secret is typed
   startNavigationReports();
   startPersonNavReports(); // person_nav.js: before any page script, like every listener here
+  startPersonInputReports(); // person_input.js: the same, for the send guard
+  startActLeaveWatch(); // tool_act.js: a new page an action's handlers start
   startReadinessReports();
   startBackForwardCache();
   startLauncher();

@@ -166,3 +166,107 @@ function focusOn(node) {
     } catch (e) { /* not focusable: the events still go to it */ }
   }
 }
+
+// ---- A new page an action's page handlers start (OPEN-ITEMS 97). -----------------------------
+//
+// A click whose target is a plain button answers "mayLeave: false", yet the page's click
+// handler may submit a form (requestSubmit, form.submit()) or set location: the new page's
+// request then reaches the proxy after the answer, and under load after the proxy's short
+// watch (act.go navQuiet), so the model was told the click had done what it said while the
+// proxy held the submission. So during click, set_field, press_keys and select the page agent
+// notes a submit event the page does not cancel and a navigate event (Navigation API) to another
+// document while the action runs: when either came, the answer says pageLeaves (mayLeave says
+// the action itself activated a link or a form), and the proxy waits for the new page's request
+// as for a link's (act.go, finish's waitStart). A navigate event to another document within
+// ACT_LEAVE_TAIL after the answer (a form's submit(): Chromium fires it a task later) is
+// reported on its own (TypeLeaving); the proxy's watch of the action takes it (act_leaving.go).
+// Not seen: a navigation the handler starts later than that (a timer).
+// Listeners at window and navigation, capture phase, registered before any page script.
+
+var navigateDestG = getter(proto(win.NavigateEvent), 'destination');
+var destSameDocG = getter(proto(win.NavigationDestination), 'sameDocument');
+var actWatch = null; // while an action runs: {submits: [events], navs: count}
+var ACT_LEAVE_TAIL = 1000; // ms after an action's answer a new page is still reported as its
+var actTailUntil = 0; // dateNow() until which one is (0: none)
+
+function onActSubmit(ev) {
+  if (actWatch !== null && actWatch.submits.length < 16) {
+    actWatch.submits[actWatch.submits.length] = ev;
+  }
+}
+function onActNavigate(ev) {
+  if (actWatch === null && actTailUntil === 0) {
+    return;
+  }
+  try {
+    if (apply(destSameDocG, apply(navigateDestG, ev, []), []) === true) {
+      return;
+    }
+    if (actWatch !== null) {
+      actWatch.navs++;
+    } else if (apply(dateNow, null, []) <= actTailUntil) {
+      // After the answer (a form's submit() navigates a task later): the proxy's watch of the
+      // action takes this report (proxy/chat/act_leaving.go).
+      actTailUntil = 0;
+      send(message('leaving'));
+    }
+  } catch (e) { /* counted as nothing */ }
+}
+
+// startActLeaveWatch listens for submissions and navigations (start.js).
+function startActLeaveWatch() {
+  on(win, 'submit', onActSubmit, true);
+  if (navigation && navigateDestG && destSameDocG) {
+    on(navigation, 'navigate', onActNavigate, true);
+  }
+}
+
+// actLeft reports whether the watch w saw the page start loading another document.
+function actLeft(w) {
+  if (w.navs > 0) {
+    return true;
+  }
+  var i;
+  for (i = 0; i < w.submits.length; i++) {
+    var ev = w.submits[i];
+    try {
+      // A dialog's form closes the dialog: no new page.
+      if (apply(defaultPreventedG, ev, []) !== true && lower('' + (attrOf(apply(eventTarget, ev, []), 'method') || '')) !== 'dialog') {
+        return true;
+      }
+    } catch (e) {
+      return true; // unknown: the proxy waits a little longer for a page that may come
+    }
+  }
+  return false;
+}
+
+// watchedLeave wraps an action tool: its answer says pageLeaves when the page started loading
+// another document while it ran (an answer that comes later, PENDING, is looked at then).
+function watchedLeave(fn) {
+  return function (args, done) {
+    var w = dict();
+    w.submits = [];
+    w.navs = 0;
+    var outer = actWatch;
+    actWatch = w;
+    var mark = function (ok, v) {
+      if (ok && v !== null && typeof v === 'object' && v !== PENDING && v.mayLeave !== true && actLeft(w)) {
+        v.pageLeaves = true;
+      }
+      if (v !== PENDING) {
+        actTailUntil = apply(dateNow, null, []) + ACT_LEAVE_TAIL;
+      }
+      return v;
+    };
+    var v;
+    try {
+      v = fn(args, function (ok, r) {
+        done(ok, mark(ok, r));
+      });
+    } finally {
+      actWatch = outer;
+    }
+    return mark(true, v);
+  };
+}

@@ -88,6 +88,8 @@ type actClick struct {
 type actStates struct {
 	sync.Mutex
 	m map[string]*actState
+	// leaves are the pages' reports of a new page started just after an action (act_leaving.go).
+	leaves leaveNotes
 }
 
 // actStateFor returns the act state of chat c.
@@ -196,19 +198,22 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 		// Enter, a submission or a change handler may navigate too.
 		before, _ := pg.url()
 		nav := armFor(pg, tool, args) // navguard.go
+		called := time.Now()
 		out, err = pg.call(ctx, tool, args)
 		var res struct {
-			Navigated bool   `json:"navigated"`
-			MayLeave  bool   `json:"mayLeave"`
-			URL       string `json:"url"`
+			Navigated  bool   `json:"navigated"`
+			MayLeave   bool   `json:"mayLeave"`
+			PageLeaves bool   `json:"pageLeaves"` // the page's handler started a new page (tool_act.js)
+			URL        string `json:"url"`
 		}
 		if err == nil {
 			json.Unmarshal(out, &res)
-			if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
+			if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave, res.PageLeaves); note != "" {
 				out = withField(out, "navigation", note)
 			}
+			res.PageLeaves = res.PageLeaves || leftAfterAnswer(pg, called, res.MayLeave)
 		}
-		out, err = nav.finish(ctx, tool, res.MayLeave, out, err)
+		out, err = nav.finish(ctx, tool, res.MayLeave || res.PageLeaves, out, err)
 	default:
 		if p, ok := pg.(chatActPage); ok && tool == "navigate" {
 			if err := checkCarriedFragment(p.sess, args); err != nil { // navguard_carried.go
@@ -297,6 +302,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		nav.allowPost(facts.Action) // asked once: its submission is not held again (submit.go)
 		nav.allowSends()            // nor what the page's script sends for it (sendguard.go)
 	}
+	called := time.Now()
 	out, err := pg.call(ctx, tool, sent)
 	if err != nil {
 		return nav.finish(ctx, tool, false, nil, err)
@@ -307,6 +313,10 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 		MayLeave  bool   `json:"mayLeave"`
 		URL       string `json:"url"`
 		Href      string `json:"href"` // the link a click followed, absolute
+		// PageLeaves: the page's own handler started loading another document during the
+		// action (a plain button whose click handler submits a form; tool_act.js): its request
+		// may reach the proxy after the answer (OPEN-ITEMS 97), so it is waited for as a link's.
+		PageLeaves bool `json:"pageLeaves"`
 	}
 	if json.Unmarshal(out, &res) != nil {
 		return nav.finish(ctx, tool, false, out, nil)
@@ -315,19 +325,21 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	if submitLike.MatchString(strings.ToLower(strings.TrimSpace(res.Name))) {
 		st.record(httpx.WithoutFragment(before), strings.ToLower(strings.TrimSpace(res.Name)))
 	}
-	if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave); note != "" {
+	if note := watchNavigation(ctx, pg, tool, before, res.URL, res.Navigated, res.MayLeave, res.PageLeaves); note != "" {
 		out = withField(out, "navigation", note)
 	}
-	return nav.finish(ctx, tool, res.MayLeave, out, nil)
+	res.PageLeaves = res.PageLeaves || leftAfterAnswer(pg, called, res.MayLeave)
+	return nav.finish(ctx, tool, res.MayLeave || res.PageLeaves, out, nil)
 }
 
 // watchNavigation looks, shortly after an action (a click, set_field, …), for the page's address
 // changing or its session ending, and says what happened; "" when nothing did. after and
 // navigated are what the page agent answered: its address, and whether the action changed it
-// at once.
-func watchNavigation(ctx context.Context, pg actPage, action, before, after string, navigated, mayLeave bool) string {
+// at once; mayLeave that the action activated a link or a form, pageLeaves that the page's own
+// handler started a new page during it (either is watched navSettle, not navQuiet).
+func watchNavigation(ctx context.Context, pg actPage, action, before, after string, navigated, mayLeave, pageLeaves bool) string {
 	wait := navQuiet
-	if mayLeave {
+	if mayLeave || pageLeaves {
 		wait = navSettle
 	}
 	deadline := time.NewTimer(wait)

@@ -281,14 +281,21 @@ func (h *Hub) Opened(ctx context.Context, sess *page.Session) {
 func (h *Hub) Navigated(context.Context, *page.Session) {}
 
 // Message takes a page's hello, which decides whether the page may take a chat (pageHello),
-// and its reports of the person's clicks, for the navigation guard (navguard_person.go); the
-// chats take no other page-agent traffic.
+// its reports of the person's clicks, for the navigation guard (navguard_person.go), and of the
+// person's input, for the send guard (sendguard_person.go), and of a new page an action's
+// handler started (act_leaving.go); the chats take no other page-agent traffic.
 func (h *Hub) Message(_ context.Context, sess *page.Session, typ string, raw json.RawMessage) {
 	if typ == panel.TypeHello {
 		h.pageHello(sess.Info(), raw)
 	}
 	if typ == panel.TypePerson {
 		h.nav.personReported(sess.Info().Origin, raw) // the person's click (navguard_person.go)
+	}
+	if typ == panel.TypePersonInput {
+		h.nav.personInputReported(sess.Info().Origin) // the person's input (sendguard_person.go)
+	}
+	if typ == panel.TypeLeaving {
+		h.acts.leaves.note(sess.ID(), time.Now()) // a new page just after an action (act_leaving.go)
 	}
 }
 

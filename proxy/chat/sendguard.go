@@ -56,16 +56,23 @@ import (
 // own) never. A request that comes after the action's call answered (an undo window) is held
 // and carded all the same, but no tool result carries the decision to the model.
 //
-// Limits, all failing safe: a second tab of the site, the person's own click in the page, and
-// the page's own timers (autosave, an analytics beacon to the site) during the window are held
-// like the agent's — the card names the action, and Not now only costs the page that request.
-// The longer window costs this: for sendAfter after the agent's last action, the person's own
-// "Send" in the page asks them on a card first. Not held: requests to other sites (a site whose
-// API is on another registrable domain; a third-party widget), messages on a WebSocket opened
-// before (the proxy passes frames through; only the upgrade is a request), a GET that changes
-// something (the probe's names still catch a control called delete), and anything the page
-// sends after the window (a timer longer than sendAfter: the page acting by itself, as it could
-// without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
+// Limits, all failing safe: a second tab of the site and the page's own timers (autosave, an
+// analytics beacon to the site) during the window are held like the agent's — the card names
+// the action, and Not now only costs the page that request. The person's own "Send" in a page of
+// the request's origin goes uncarded when it closely follows their trusted input there, after
+// the action's call answered (sendguard_person.go); their sends the page agent cannot tie to
+// their input (from a frame, an undo window later, a select's change) still ask on a card.
+//
+// Requests to another registrable domain are held only when an origin the action covers sends
+// them as CORS requests with the person's credentials there (a cookie or an Authorization
+// header: a site's API on another domain); the card names that domain. Not held: other sites'
+// no-cors beacons and requests without credentials (analytics), a third-party widget's own
+// requests (its frame's origin), messages on a WebSocket opened before (the proxy passes frames
+// through; only the upgrade is a request), a GET that changes something without saying so (the
+// probe's names still catch a control called delete; a GET that names another method in a
+// method-override header or a _method query is held as that method, sendMethod), and anything
+// the page sends after the window (a timer longer than sendAfter: the page acting by itself, as
+// it could without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
 // autosave and the person's own use of it would each need a card.
 //
 // A synchronous XHR blocks the page's thread while its request waits. The panel and the
@@ -109,6 +116,9 @@ type sendActs struct {
 	// answered (an undo window): the chat's next page tool says so (lateSends).
 	late      map[any][]string
 	lateOrder []any // the owners in late, oldest first
+	// inputs are the recent reports of the person's own input (sendguard_person.go): a request
+	// that follows one closely goes as the person's.
+	inputs []personInput
 }
 
 // noteLateLocked keeps a refusal for owner's next page tool. Bounded: past maxNavExpects chats
@@ -259,12 +269,48 @@ func safeMethod(method string) bool {
 	return false
 }
 
+// methodOverrides are the headers web frameworks read as the request's real method (Rails and
+// Rack, Laravel/Symfony, ASP.NET, Express's method-override, Google's APIs).
+var methodOverrides = []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"}
+
+// sendMethod is the method r asks the site for: a GET, HEAD or OPTIONS that names a method which
+// changes something in a method-override header or a _method query parameter is taken as that
+// method (OPEN-ITEMS 19: a page's script "GET /api/thread/1" with X-HTTP-Method-Override: DELETE
+// deletes on a site that honours it). Another request's method is its own.
+func sendMethod(r *http.Request) string {
+	if !safeMethod(r.Method) {
+		return r.Method
+	}
+	named := func(v string) (string, bool) {
+		m := strings.ToUpper(strings.TrimSpace(v))
+		return m, m != "" && !safeMethod(m)
+	}
+	for _, h := range methodOverrides {
+		for _, v := range r.Header.Values(h) {
+			if m, ok := named(v); ok {
+				return m
+			}
+		}
+	}
+	if r.URL != nil && strings.Contains(r.URL.RawQuery, "_method") {
+		for _, v := range r.URL.Query()["_method"] {
+			if m, ok := named(v); ok {
+				return m
+			}
+		}
+	}
+	return r.Method
+}
+
 // sendRequest is what the send guard reads from a request.
 type sendRequest struct {
 	url       *weburl.URL // nil when it cannot be read
 	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
 	fetchSite string
 	method    string
+	// credentialed is a CORS request carrying the person's credentials for its destination (a
+	// cookie, or an Authorization header): to another site, it acts as the person there.
+	credentialed bool
 }
 
 // key is what a card's Allow covers: the method and the address without its query (a site's
@@ -275,7 +321,8 @@ func (sr sendRequest) key() string {
 }
 
 func readSendRequest(r *http.Request) sendRequest {
-	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: r.Method}
+	sr := sendRequest{fetchSite: r.Header.Get("Sec-Fetch-Site"), method: sendMethod(r),
+		credentialed: r.Header.Get("Sec-Fetch-Mode") == "cors" && (r.Header.Get("Cookie") != "" || r.Header.Get("Authorization") != "")}
 	if u, err := httpx.RequestedAddress(r); err == nil {
 		sr.url = u
 	}
@@ -295,8 +342,15 @@ func readSendRequest(r *http.Request) sendRequest {
 // sendPairs reports whether sr may be a request that the action x made the page send (see the
 // top of the file). Called with g.mu held.
 func (x *navExpect) sendPairs(sr sendRequest) bool {
-	if sr.url == nil || x.leaves(sr.url) {
-		return false // another site's: not held here
+	if sr.url == nil {
+		return false
+	}
+	if x.leaves(sr.url) {
+		// Another site's (OPEN-ITEMS 19): held only when an origin the action covers sends it
+		// as a CORS request with the person's credentials there (a site's API on another
+		// domain). Analytics beacons (no-cors, or no credentials) and other origins' requests
+		// (a third-party widget's frame) go.
+		return sr.credentialed && sr.initiator != "" && x.hasOriginLocked(x.origins, sr.initiator)
 	}
 	if sr.initiator != "" {
 		// An origin the action reached, or another of the site's own (a comments widget on a
@@ -345,8 +399,8 @@ func (g *navGuard) actionsSendingLocked(sr sendRequest, now time.Time) []*navExp
 // agent runs (see the top of the file), called for every proxied request after GuardNavigation.
 // It returns true when it answered the request itself (refused; nothing went upstream).
 func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
-	if h.nav.sends.live.Load() == 0 || safeMethod(r.Method) {
-		return false
+	if h.nav.sends.live.Load() == 0 || safeMethod(sendMethod(r)) {
+		return false // nothing is held, or the request changes nothing (a GET not overridden)
 	}
 	if top, frame := httpx.NavigationKind(r); top || frame {
 		return false // a navigation: GuardNavigation held it already (holdAgentPost)
@@ -358,8 +412,8 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	g.pruneSendsLocked(now)
 	xs := g.actionsSendingLocked(sr, now)
 	g.mu.Unlock()
-	if len(xs) == 0 {
-		return false
+	if len(xs) == 0 || g.personSend(r.Context(), sr, now) {
+		return false // nothing holds it, or it follows the person's own input (sendguard_person.go)
 	}
 	why, site := holdSend(r.Context(), sr, xs)
 	if why == "" {
@@ -435,7 +489,11 @@ func (x *navExpect) decideSend(ctx context.Context, sr sendRequest) string {
 
 		// The card's life is the action's, not this request's: requests after it wait for it.
 		cctx, cancel := context.WithTimeout(context.Background(), sendHoldMax)
-		allow, err := x.confirmPost(cctx, postAsk{method: sr.method, to: sr.url, site: x.site, control: x.control, script: true})
+		site := x.site
+		if x.leaves(sr.url) {
+			site = weburl.Site(sr.url.HostKey()) // the card says where it acts as the person
+		}
+		allow, err := x.confirmPost(cctx, postAsk{method: sr.method, to: sr.url, site: site, control: x.control, script: true})
 		cancel()
 		sent := "the page's script sent a request (" + strings.ToUpper(sr.method) + " " + shownAddress(sr.url) + ") during or after the " + x.control
 		g.mu.Lock()

@@ -478,3 +478,87 @@ func sendTwoHeld(t *testing.T, cf *guardPipeline, x *navExpect, ask *askCounter,
 	wg.Wait()
 	return &codes
 }
+
+// TestSendMethodOverride: a GET (or HEAD) that names a changing method in the headers or the
+// query parameter that frameworks honour (Rails, Laravel, ASP.NET, Express's method-override) is
+// held as that method; one that names a safe method is not.
+func TestSendMethodOverride(t *testing.T) {
+	page := "https://example.com/thread/1"
+	hdr := scriptHeaders("cors", "same-origin", "https://example.com", page)
+	for _, tt := range []struct {
+		name, method, url string
+		extra             []string
+		want              string // the method held as; "" when not held
+	}{
+		{"X-HTTP-Method-Override", "GET", "https://example.com/api/thread/1", []string{"X-HTTP-Method-Override", "DELETE"}, "DELETE"},
+		{"X-HTTP-Method", "GET", "https://example.com/api/thread/1", []string{"X-HTTP-Method", "put"}, "PUT"},
+		{"X-Method-Override on a HEAD", "HEAD", "https://example.com/api/thread/1", []string{"X-Method-Override", "PATCH"}, "PATCH"},
+		{"_method in the query", "GET", "https://example.com/api/thread/1?x=1&_method=delete", nil, "DELETE"},
+		{"an override naming GET", "GET", "https://example.com/api/feed", []string{"X-HTTP-Method-Override", "GET"}, ""},
+		{"_method=get", "GET", "https://example.com/api/feed?_method=get", nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := &testsite.NavSite{}
+			cf := newGuardPipeline(t, site)
+			ask := &askCounter{}
+			cf.h.nav.armAs(navOwner{owner: cf, control: `click “Remove”`, confirmPost: ask.confirm}, "click", page, "https://example.com", nil, nil)
+			code, body := cf.send(tt.method, tt.url, append(append([]string{}, hdr...), tt.extra...)...)
+			if tt.want == "" {
+				if code == http.StatusForbidden || ask.count() != 0 || site.Requests() == "" {
+					t.Errorf("status %d, asked %d, the site got %q; want it sent unasked\n%s", code, ask.count(), site.Requests(), body)
+				}
+				return
+			}
+			if code != http.StatusForbidden || ask.count() != 1 || site.Requests() != "" {
+				t.Fatalf("status %d, asked %d, the site got %q; want it held\n%s", code, ask.count(), site.Requests(), body)
+			}
+			if got := ask.asked[0].method; got != tt.want {
+				t.Errorf("carded as %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSendPairsOtherSite: a request to another registrable domain (a site whose API lives on
+// another domain) is held when the chat page's own origin sends it as a CORS request carrying
+// the person's credentials for that domain (a cookie, or an Authorization header) — it acts as
+// the person there; the card names that domain. A no-cors beacon, a CORS request without
+// credentials, and another origin's request (a third-party widget's frame) are not held.
+func TestSendPairsOtherSite(t *testing.T) {
+	page := "https://example.com/thread/1"
+	origin := "https://example.com"
+	cors := scriptHeaders("cors", "cross-site", origin, page)
+	with := func(h []string, more ...string) []string { return append(append([]string{}, h...), more...) }
+	for _, tt := range []struct {
+		name string
+		hdr  []string
+		held bool
+	}{
+		{"a CORS POST with the person's cookie for the API's domain", with(cors, "Cookie", "sid=1"), true},
+		{"a CORS POST with an Authorization header", with(cors, "Authorization", "Bearer t"), true},
+		{"a CORS POST without credentials (an analytics call)", cors, false},
+		{"a no-cors beacon with cookies", with(scriptHeaders("no-cors", "cross-site", origin, page), "Cookie", "_ga=1"), false},
+		{"a widget's frame of the API's domain", with(scriptHeaders("cors", "same-origin", "https://witness.test", "https://witness.test/w"), "Cookie", "sid=1"), false},
+		{"a sibling host of the chat's site sending it", with(scriptHeaders("cors", "cross-site", "https://ads.example.com", "https://ads.example.com/"), "Cookie", "sid=1"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			site := &testsite.NavSite{}
+			cf := newGuardPipeline(t, site)
+			ask := &askCounter{}
+			cf.h.nav.armAs(navOwner{owner: cf, control: `click “Post reply”`, confirmPost: ask.confirm}, "click", page, origin, nil, nil)
+			code, body := cf.send("POST", "https://witness.test/api/reply", tt.hdr...)
+			if !tt.held {
+				if code == http.StatusForbidden || ask.count() != 0 {
+					t.Errorf("status %d, asked %d; want it sent unasked\n%s", code, ask.count(), body)
+				}
+				return
+			}
+			if code != http.StatusForbidden || ask.count() != 1 {
+				t.Fatalf("status %d, asked %d; want it held\n%s", code, ask.count(), body)
+			}
+			if a := ask.asked[0]; a.site != "witness.test" || a.to.Origin() != "https://witness.test" {
+				t.Errorf("the card names %q (%s), want the API's domain", a.site, a.to.Origin())
+			}
+		})
+	}
+}

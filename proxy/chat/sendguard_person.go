@@ -1,0 +1,148 @@
+package chat
+
+import (
+	"context"
+	"time"
+)
+
+// The person's own sends during the send guard's window (tenth session; NOTES "Red-team pass
+// 6e", the cost it named). For sendAfter after an agent action, a request that changes something
+// sent by a page of the chat's site waits for the person's card (sendguard.go) — the person's own
+// "Send", "Like" or Enter on that page included. The page agent reports the person's own input
+// (person_input.js): a trusted click on a control, a trusted Enter or Space, a trusted key in a
+// field. isTrusted is set by the browser: the agent's clicks and keys are synthetic, so they
+// never report.
+//
+// The rule (personSendLocked). A held request goes without a card as the person's when a report
+// of the person's input
+//   - came from a page of the request's own initiating origin (Origin, else Referer — not its
+//     site: another origin of the site cannot speak for this one; a request whose initiator is
+//     unknown, Origin null under no-referrer, is carded);
+//   - arrived after every action the request pairs with had answered, and none of them runs now
+//     (a send during an action's own call stays held, whatever the person did; a report that
+//     came before the agent's newest action cannot release what that action starts: the
+//     person's click 1 s before the agent's click releases nothing of the agent's);
+//   - arrived at most personSendTTL before the request (or up to personSendRace after it: the
+//     report and the request travel on different connections);
+//   - is used for at most personSendUses requests, and only within personSendBurst of the first
+//     one it released (one "Send" may post the message and a read mark at once; a later post of
+//     the agent's action a second on finds the report spent).
+//
+// Why the agent cannot take it. The agent's own input is never a report. Its action's requests
+// that come during its call, or after a report older than its answer, are held. What is left is
+// a coincidence the hostile text cannot arrange: a post the agent's action set off late (an undo
+// window) that lands within personSendTTL after the person's own input on a control of that
+// page, with that input having released nothing yet. A page whose own script is hostile can send
+// reports itself, but such a page can post outside the window or off the site anyway.
+//
+// Costs that stay: the person's sends from a frame (no page agent there), a send more than
+// personSendTTL after their input (an undo window, a debounced autosave), a select whose change
+// posts (choosing an option reports no key or click the page agent counts), and requests with no
+// initiator are still carded.
+
+const (
+	// personSendTTL is how long after the person's input a request of the page is taken as theirs:
+	// a site's handler posts at once, or after a render or a short debounce.
+	personSendTTL = 2 * time.Second
+	// personSendRace is how long a request that would be carded waits for a report that may
+	// trail it (the page agent sends the report before the page's handler runs, but on another
+	// connection).
+	personSendRace = 300 * time.Millisecond
+	// personSendBurst is how long after the first request a report released it releases more.
+	personSendBurst = 500 * time.Millisecond
+	// personSendUses bounds the requests one report releases.
+	personSendUses = 4
+	// maxPersonInputs bounds the reports kept.
+	maxPersonInputs = 64
+)
+
+// personInput is one report of the person's input: the page origin it came from and when.
+type personInput struct {
+	origin string
+	at     time.Time
+	first  time.Time // when it first released a request; zero until then
+	uses   int
+}
+
+// personInputReported records a page agent's report of the person's input on a page of origin.
+// Reports matter only while the send guard holds something: otherwise dropped without the lock.
+func (g *navGuard) personInputReported(origin string) {
+	if g.sends.live.Load() == 0 || origin == "" {
+		return
+	}
+	now := g.clock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	kept := g.sends.inputs[:0]
+	for _, p := range g.sends.inputs {
+		if now.Sub(p.at) < personSendTTL+personSendRace {
+			kept = append(kept, p)
+		}
+	}
+	clear(g.sends.inputs[len(kept):])
+	g.sends.inputs = kept
+	if len(g.sends.inputs) >= maxPersonInputs {
+		g.sends.inputs = append(g.sends.inputs[:0], g.sends.inputs[1:]...)
+	}
+	g.sends.inputs = append(g.sends.inputs, personInput{origin: origin, at: now})
+}
+
+// personSend reports whether sr, a request the send guard would hold, goes as the person's own
+// (see the top of the file), waiting up to personSendRace for a report that may trail it — only
+// when a report could release it: its initiator is known and no action it pairs with runs.
+func (g *navGuard) personSend(ctx context.Context, sr sendRequest, arrived time.Time) bool {
+	if sr.initiator == "" {
+		return false
+	}
+	released, hopeless := false, false
+	pollUntil(ctx, personSendRace, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		released, hopeless = g.personSendLocked(sr, arrived, g.clock())
+		return released || hopeless
+	})
+	return released
+}
+
+// personSendLocked reports whether a report of the person's input releases sr, which arrived at
+// arrived, now; hopeless when no report can (an action it pairs with runs). It uses the report.
+// Called with g.mu held.
+func (g *navGuard) personSendLocked(sr sendRequest, arrived, now time.Time) (released, hopeless bool) {
+	xs := g.actionsSendingLocked(sr, now)
+	if len(xs) == 0 {
+		return true, false // nothing holds it any more (the window ended while it waited)
+	}
+	var after time.Time // the newest answer among the actions it pairs with
+	for _, x := range xs {
+		if x.running || x.answered.IsZero() {
+			return false, true
+		}
+		if x.answered.After(after) {
+			after = x.answered
+		}
+	}
+	best := -1
+	for i := range g.sends.inputs {
+		p := &g.sends.inputs[i]
+		if p.origin != sr.initiator || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
+			continue
+		}
+		if p.uses > 0 && (p.uses >= personSendUses || now.Sub(p.first) > personSendBurst) {
+			continue
+		}
+		// A report already releasing (its burst) before a fresh one: a fresh one is kept for
+		// the person's next control.
+		if best < 0 || p.uses > 0 && g.sends.inputs[best].uses == 0 {
+			best = i
+		}
+	}
+	if best < 0 {
+		return false, false
+	}
+	p := &g.sends.inputs[best]
+	if p.uses == 0 {
+		p.first = now
+	}
+	p.uses++
+	return true, false
+}

@@ -1,0 +1,173 @@
+package chat
+
+import (
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
+)
+
+// personSendWorld is a pipeline with a clock the test moves, one chat's action armed on
+// https://example.com/, and a card that answers "Not now".
+type personSendWorld struct {
+	cf   *guardPipeline
+	site *testsite.NavSite
+	ask  *askCounter
+	off  atomic.Int64
+}
+
+func newPersonSendWorld(t *testing.T) *personSendWorld {
+	site := &testsite.NavSite{}
+	w := &personSendWorld{cf: newGuardPipeline(t, site), site: site, ask: &askCounter{}}
+	w.cf.h.nav.now = func() time.Time { return time.Now().Add(time.Duration(w.off.Load())) }
+	return w
+}
+
+// act arms an action of the chat; settle ends its call.
+func (w *personSendWorld) act() *navExpect {
+	return w.cf.h.nav.armAs(navOwner{owner: w.cf, control: `click “Send”`, confirmPost: w.ask.confirm}, "click", "https://example.com/", "https://example.com", nil, nil)
+}
+
+// wait moves the clock on by d.
+func (w *personSendWorld) wait(d time.Duration) { w.off.Add(int64(d)) }
+
+// post sends a fetch POST of a page of origin to path on example.com; it reports whether the
+// site got it (false: held and refused).
+func (w *personSendWorld) post(t *testing.T, origin, path string) bool {
+	t.Helper()
+	before := w.ask.count()
+	code, body := w.cf.send("POST", "https://example.com"+path, scriptHeaders("cors", "same-site", origin, origin+"/")...)
+	sent := strings.Contains(w.site.Requests(), "POST example.com"+path)
+	switch {
+	case sent && (code != http.StatusOK || w.ask.count() != before):
+		t.Fatalf("%s: sent with status %d after %d cards (had %d)\n%s", path, code, w.ask.count(), before, body)
+	case !sent && (code != http.StatusForbidden || w.ask.count() == before && !strings.Contains(body, "“Not now”")):
+		t.Fatalf("%s: not sent, status %d, no card\n%s", path, code, body)
+	}
+	return sent
+}
+
+// TestPersonSendsGoUncarded: within the send guard's window, a request that closely follows the
+// person's own input on a page of its origin goes without a card; the agent's action cannot
+// take the person's report: not during its call, not with a report older than its answer, not
+// from another origin, not past the report's time, its burst or its uses; and a report may trail
+// its request by a little.
+func TestPersonSendsGoUncarded(t *testing.T) {
+	const page = "https://example.com"
+	person := func(w *personSendWorld, origin string) { w.cf.h.nav.personInputReported(origin) }
+	for _, tt := range []struct {
+		name string
+		run  func(t *testing.T, w *personSendWorld)
+	}{
+		{"the person's click after the action answered: their post goes", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			w.wait(5 * time.Second)
+			person(w, page)
+			w.wait(200 * time.Millisecond)
+			if !w.post(t, page, "/api/send") {
+				t.Error("the person's own post was held")
+			}
+		}},
+		{"during the action's own call: held, whatever the person did", func(t *testing.T, w *personSendWorld) {
+			w.act()
+			person(w, page)
+			if w.post(t, page, "/api/send") {
+				t.Error("a post during the agent's call went as the person's")
+			}
+		}},
+		{"the person's click a second before the agent's: the agent's post is held", func(t *testing.T, w *personSendWorld) {
+			x := w.act()
+			x.settle()
+			w.wait(5 * time.Second)
+			person(w, page) // the person clicks something that posts nothing
+			w.wait(time.Second)
+			w.act().settle() // the agent clicks "Send"; its script posts
+			w.wait(100 * time.Millisecond)
+			if w.post(t, page, "/api/send") {
+				t.Error("the person's earlier click released the agent's post")
+			}
+		}},
+		{"a report of another origin of the site", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			person(w, "https://evil.example.com")
+			if w.post(t, page, "/api/send") {
+				t.Error("another origin's report released the page's post")
+			}
+		}},
+		{"a request with no initiator (Origin null, no Referer)", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			person(w, page)
+			code, _ := w.cf.send("POST", "https://example.com/api/thank", scriptHeaders("cors", "same-origin", "null", "")...)
+			if code != http.StatusForbidden {
+				t.Errorf("status %d, want it held", code)
+			}
+		}},
+		{"past the report's time", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			person(w, page)
+			w.wait(personSendTTL + 100*time.Millisecond)
+			if w.post(t, page, "/api/later") {
+				t.Error("a post 2.1 s after the person's input went as theirs")
+			}
+		}},
+		{"one report: a burst of a few, then spent", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			person(w, page)
+			for i := range personSendUses {
+				if !w.post(t, page, "/api/send/"+string(rune('a'+i))) {
+					t.Fatalf("request %d of the person's burst was held", i+1)
+				}
+			}
+			if w.post(t, page, "/api/send/more") {
+				t.Error("a report released more than personSendUses requests")
+			}
+		}},
+		{"after the burst: the agent's late post finds the report spent", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			w.wait(3 * time.Second)
+			person(w, page)
+			if !w.post(t, page, "/api/like") {
+				t.Fatal("the person's like was held")
+			}
+			w.wait(personSendBurst + 100*time.Millisecond) // the agent's undo-window post lands
+			if w.post(t, page, "/api/send") {
+				t.Error("the agent's late post went on the person's spent report")
+			}
+		}},
+		{"a report that trails its request", func(t *testing.T, w *personSendWorld) {
+			w.act().settle()
+			go func() {
+				time.Sleep(100 * time.Millisecond)
+				person(w, page)
+			}()
+			if !w.post(t, page, "/api/send") {
+				t.Error("the person's post whose report came 100 ms later was held")
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.run(t, newPersonSendWorld(t))
+		})
+	}
+}
+
+// TestPersonInputsBounded: reports are dropped when the send guard holds nothing, and kept to
+// maxPersonInputs.
+func TestPersonInputsBounded(t *testing.T) {
+	w := newPersonSendWorld(t)
+	g := &w.cf.h.nav
+	g.personInputReported("https://example.com")
+	if n := len(g.sends.inputs); n != 0 {
+		t.Fatalf("with no action, %d reports kept", n)
+	}
+	w.act()
+	for range maxPersonInputs + 10 {
+		g.personInputReported("https://example.com")
+	}
+	if n := len(g.sends.inputs); n != maxPersonInputs {
+		t.Errorf("%d reports kept, want %d", n, maxPersonInputs)
+	}
+}
