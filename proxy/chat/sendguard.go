@@ -361,6 +361,9 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	if len(xs) == 0 {
 		return false
 	}
+	if h.cfg.RefusedAnyway != nil && h.cfg.RefusedAnyway(w, r) {
+		return true // answered with a later stage's refusal: no card for it (Config.RefusedAnyway)
+	}
 	why, site := holdSend(r.Context(), sr, xs)
 	if why == "" {
 		return false
