@@ -151,3 +151,24 @@ func BenchmarkInjectSmall(b *testing.B) {
 		}
 	}
 }
+
+// bigHeadScriptPage is a page whose head carries a large inline script before </head> (a
+// framework's state or bundle inlined: 100 KB), then a short body (OPEN-ITEMS 67).
+var bigHeadScriptPage = []byte("<!doctype html><html><head><meta charset=utf-8><title>app</title><script>window.__STATE__=" +
+	strings.Repeat(`{"id":12345,"name":"a product name","tags":["x","y"]},`, 1850) + "0;</script></head><body>" +
+	strings.Repeat("<p>A small page with a little text.</p>", 40) + "</body></html>")
+
+// BenchmarkInjectBigHeadScript streams bigHeadScriptPage through the injector as the proxy does
+// (MetaCSP set, charset known from the header), read to the end with io.Copy.
+func BenchmarkInjectBigHeadScript(b *testing.B) {
+	needs := CSPNeeds{ScriptHash: ScriptHash([]byte("boot()")), Connect: []string{"wss://remix.proxy"}}
+	opt := Options{Tag: []byte(testTag), MetaCSP: func(s string) string { return AdjustCSP(s, needs) }, CharsetKnown: true}
+	b.SetBytes(int64(len(bigHeadScriptPage)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in := NewInjector(bytes.NewReader(bigHeadScriptPage), opt)
+		if _, err := io.Copy(io.Discard, in); err != nil {
+			b.Fatalf("copying the page: %v", err)
+		}
+	}
+}
