@@ -92,6 +92,8 @@ type chatOptions struct {
 	alsoHosts []string     // more host names the same site answers for (e.g. api.example.com)
 	// modelWrap, if set, wraps the scripted model server's handler (e.g. to check every request).
 	modelWrap func(http.Handler) http.Handler
+	resolve   map[string]string // more host:port → address:port mappings (--resolve)
+	config    func(*Config)     // if set, changes the proxy's Config last
 }
 
 func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture {
@@ -125,6 +127,9 @@ func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture
 	for _, h := range o.alsoHosts {
 		resolve[h+":443"] = resolve[chatSite+":443"]
 	}
+	for k, v := range o.resolve {
+		resolve[k] = v
+	}
 	st := openApprovalStore(t)
 	logs := &syncBuffer{}
 	f := newFixture(t, fixtureOpts{resolve: resolve, roots: roots, onlyResolved: true, config: func(c *Config) {
@@ -132,6 +137,9 @@ func newChatFixtureWith(t *testing.T, script string, o chatOptions) *chatFixture
 		c.ModelURL = map[string]string{"openai": modelURL + "/v1", "anthropic": modelURL}[o.api]
 		c.ModelAPI = o.api
 		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		if o.config != nil {
+			o.config(c)
+		}
 	}})
 	cf := &chatFixture{fixture: f, st: st, model: model, dir: f.dir, logs: logs, raw: &syncBuffer{},
 		items: make(chan map[string]any, 100), errs: make(chan string, 100), states: make(chan map[string]any, 100)}

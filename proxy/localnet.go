@@ -161,12 +161,19 @@ func (s *Server) localSite(ctx context.Context, host, port string) bool {
 	if err != nil || len(ips) == 0 {
 		return false
 	}
-	local := true
-	for _, ip := range ips {
-		local = local && !s.isPublic(ip)
-	}
+	local := s.allLocal(ips)
 	s.spaces.note(host, !local)
 	return local
+}
+
+// allLocal reports whether ips is not empty and holds no public address.
+func (s *Server) allLocal(ips []netip.Addr) bool {
+	for _, ip := range ips {
+		if s.isPublic(ip) {
+			return false
+		}
+	}
+	return len(ips) > 0
 }
 
 // resolveUpstream is the addresses addr (host:port) is dialed at: its --resolve mapping, or
@@ -223,6 +230,41 @@ func (s *Server) refuseLocal(_ context.Context, _, address string, _ syscall.Raw
 		return errLocalNetwork
 	}
 	return nil
+}
+
+// refuseLocalBeforeCard answers with the local-network refusal a request the send guard is
+// about to hold for the person's card (chat.Config.RefusedAnyway) when the dial could only
+// refuse it: it may not reach local addresses (mayReachLocal) and its host answers only local
+// ones — a host of the chat's site on the person's network (split-horizon DNS, an intranet
+// name under the same domain). So the card never asks about a request that can never go. It
+// is asked only on the send guard's slow path (a page's non-GET to the chat's site while an
+// agent's action runs), and resolves at most once: not for an address written as a number,
+// nor for a name already dialed at a public address (the card may let that one go). The
+// request it refuses is never dialed, so the name's answer cannot change between this check
+// and the dial; a name that answers both kinds, or nothing, gets its card as before.
+func (s *Server) refuseLocalBeforeCard(w http.ResponseWriter, r *http.Request) bool {
+	if s.mayReachLocal(r) {
+		return false
+	}
+	host, port := httpx.HostOnly(r.Host), "80"
+	if _, p, err := net.SplitHostPort(r.Host); err == nil {
+		port = p
+	} else if httpx.RequestScheme(r) == "https" {
+		port = "443"
+	}
+	local := false
+	if ip, err := netip.ParseAddr(host); err == nil {
+		local = !s.isPublic(ip)
+	} else if public, ok := s.spaces.seen(host); ok && public {
+		return false
+	} else if ips, err := s.resolveUpstream(r.Context(), net.JoinHostPort(host, port)); err == nil {
+		local = s.allLocal(ips)
+	}
+	if !local {
+		return false
+	}
+	s.writeUpstreamError(w, r, fmt.Errorf("sending a page's request to %s before its card: %w", host, errLocalNetwork))
+	return true
 }
 
 // publicOnlyKey marks a request's context: it may not reach local addresses.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -27,8 +28,8 @@ import (
 // The other guards before GuardSend (the agent's navigation guard, the remixlets' opened
 // documents and named sites) cannot refuse a request the send guard holds: the first two see
 // only navigations, which the send guard leaves to the navigation guard, and a named site is
-// never the page's own, which is the only site the send guard holds. The local-network check
-// refuses at the dial (localnet.go), after the send guard: see NOTES.perf7.md.
+// never the page's own, which is the only site the send guard holds. The local-network check,
+// which refuses at the dial, is asked before the card (TestLocalNetworkRefusalComesBeforeTheCard).
 func TestGuardsThatAnswerAtOnceComeBeforeTheSendGuard(t *testing.T) {
 	site := &testsite.NavSite{}
 	cf := newChatFixtureWith(t, `{"turns": [
@@ -105,5 +106,81 @@ func TestGuardsThatAnswerAtOnceComeBeforeTheSendGuard(t *testing.T) {
 	}
 	if got := site.Requests(); strings.Contains(got, "POST") {
 		t.Errorf("the site got a POST:\n%s", got)
+	}
+}
+
+// TestLocalNetworkRefusalComesBeforeTheCard: a request the local-network check refuses anyway
+// (localnet.go: a host of the chat's site that answers only a local address, asked by a page
+// that is not local) puts no card before the person. Through a whole chat: after the agent's
+// click, the page's script POSTs to intranet.<site>, which resolves to a device on the local
+// network (127.0.0.2 here). It must come back at once with the local-network refusal, no card
+// on the panel, and the device must see nothing; the control POST to the site itself still
+// waits for its card. Before, the card came first, and the refusal only after Allow, at the
+// dial (NOTES.perf7.md).
+func TestLocalNetworkRefusalComesBeforeTheCard(t *testing.T) {
+	device := &witness{seen: map[string]int{}}
+	lan := listenOn(t, "127.0.0.2:0", device, true)
+	intranet := "intranet." + chatSite
+	cf := newChatFixtureWith(t, `{"turns": [
+		{"tool_calls": [{"name": "click", "arguments": {"ref": "e1"}}]},
+		{"text": "Clicked."}
+	]}`, chatOptions{site: &testsite.NavSite{}, resolve: map[string]string{intranet + ":443": lan.Listener.Addr().String()},
+		config: func(c *Config) {
+			c.PublicAddress = func(a netip.Addr) bool { return a != netip.MustParseAddr("127.0.0.2") }
+		}})
+	cf.actMode(t)
+	cf.say(t, map[string]string{"type": "send", "text": "press next"})
+	if r := cf.waitItem(t, "the click", toolDone("click")); r["status"] != "ok" {
+		t.Fatalf("click = %v", r)
+	}
+	cf.waitIdle(t) // the action answered: its send window runs on for 30 s
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", "https://"+intranet+"/api/save", strings.NewReader(`{"n":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "same-site",
+		"Origin": "https://" + chatSite, "Referer": "https://" + chatSite + "/", "Content-Type": "application/json"} {
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := cf.client.Do(req)
+	if err != nil {
+		t.Fatalf("the POST to a local address was not answered at once (%v after %v): the send guard held it for a card", err, time.Since(start).Round(time.Millisecond))
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "local network") {
+		t.Errorf("the POST to a local address: got %d %q, want the local-network refusal", resp.StatusCode, body)
+	}
+	if raw := cf.raw.String(); strings.Contains(raw, intranet) {
+		t.Errorf("the panel was told of the request to a local address (a card for a request refused anyway):\n%s", raw)
+	}
+	if seen := keys(device); len(seen) > 0 {
+		t.Errorf("the local device got %v", seen)
+	}
+
+	// The control: the send guard is armed, and a POST to the site itself waits for its card.
+	held := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", "https://"+chatSite+"/api/save", strings.NewReader(`{"n":1}`))
+		for k, v := range map[string]string{"Sec-Fetch-Dest": "empty", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Site": "same-origin",
+			"Origin": "https://" + chatSite, "Referer": "https://" + chatSite + "/"} {
+			req.Header.Set(k, v)
+		}
+		resp, err := cf.client.Do(req)
+		if err != nil {
+			held <- 0
+			return
+		}
+		resp.Body.Close()
+		held <- resp.StatusCode
+	}()
+	card := cf.pendingCard(t, "submit")
+	cf.decline(t, card["id"])
+	if got := <-held; got != http.StatusForbidden {
+		t.Errorf("the held POST after Not now: %d, want the send guard's 403", got)
 	}
 }

@@ -136,7 +136,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.chats = chat.New(ctx, chat.Config{Store: cfg.Store, DataDir: cfg.DataDir, ModelURL: cfg.ModelURL, ModelAPI: cfg.ModelAPI,
-		ModelClient: cfg.ModelClient, Logger: cfg.Logger, Pages: s.pages, Fetch: s.fetch, Activator: s.activator})
+		ModelClient: cfg.ModelClient, Logger: cfg.Logger, Pages: s.pages, Fetch: s.fetch, Activator: s.activator,
+		RefusedAnyway: s.refuseLocalBeforeCard})
 	s.stopChats = cancel
 	// The page sessions' listeners, in this order: the chats, then the remixlet runner.
 	s.pages.AddListener(s.chats)

@@ -139,15 +139,28 @@ var smallPage = []byte("<!doctype html><html><head><meta charset=utf-8><title>sm
 
 // BenchmarkInjectSmall streams the small page through the injector as the proxy does (MetaCSP
 // set, charset known from the header), read to the end with io.Copy.
-func BenchmarkInjectSmall(b *testing.B) {
+func BenchmarkInjectSmall(b *testing.B) { benchInjectAsTheProxy(b, smallPage) }
+
+// benchInjectAsTheProxy streams page through the injector as the proxy does (MetaCSP set,
+// charset known from the header), read to the end with io.Copy.
+func benchInjectAsTheProxy(b *testing.B, page []byte) {
 	needs := CSPNeeds{ScriptHash: ScriptHash([]byte("boot()")), Connect: []string{"wss://remix.proxy"}}
 	opt := Options{Tag: []byte(testTag), MetaCSP: func(s string) string { return AdjustCSP(s, needs) }, CharsetKnown: true}
-	b.SetBytes(int64(len(smallPage)))
+	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for b.Loop() {
-		in := NewInjector(bytes.NewReader(smallPage), opt)
+		in := NewInjector(bytes.NewReader(page), opt)
 		if _, err := io.Copy(io.Discard, in); err != nil {
 			b.Fatalf("copying the page: %v", err)
 		}
 	}
 }
+
+// bigHeadScriptPage is a page whose head carries a large inline script before </head> (a
+// framework's state or bundle inlined: 100 KB), then a short body (OPEN-ITEMS 67).
+var bigHeadScriptPage = []byte("<!doctype html><html><head><meta charset=utf-8><title>app</title><script>window.__STATE__=" +
+	strings.Repeat(`{"id":12345,"name":"a product name","tags":["x","y"]},`, 1850) + "0;</script></head><body>" +
+	strings.Repeat("<p>A small page with a little text.</p>", 40) + "</body></html>")
+
+// BenchmarkInjectBigHeadScript streams bigHeadScriptPage through the injector as the proxy does.
+func BenchmarkInjectBigHeadScript(b *testing.B) { benchInjectAsTheProxy(b, bigHeadScriptPage) }

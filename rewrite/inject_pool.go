@@ -14,8 +14,15 @@ import (
 // instead of reading another document's bytes.
 
 // maxPooledBuffer is the largest buffer kept for the next document; a page whose head needed
-// more (up to Options.MaxPrefix) lets its buffer go to the garbage collector.
-const maxPooledBuffer = 32 << 10
+// more lets its buffer go to the garbage collector. It is the default MaxPrefix (the most a head
+// is held back): a page with a big inline script or state in its head (100 KB is common for
+// server-rendered apps) grew the recorder and the output past the former 32 KiB, and so
+// allocated both anew on every visit (624 against 254 KB a page, BenchmarkInjectBigHeadScript;
+// OPEN-ITEMS 67). The price is memory held by the pool: at most two such buffers per pooled
+// scratch (a few per core), which the pool lets go after two garbage collections unused. The
+// tokenizer's own buffer grows too and is not kept: the html package has no Reset, and a
+// scratch's tokenizer is reset to a copy of a new one (tokenizer), with a new one's buffer.
+const maxPooledBuffer = defaultMaxPrefix
 
 // scratch is what an Injector needs while it holds back and tokenizes the head of a document.
 type scratch struct {

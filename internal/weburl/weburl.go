@@ -179,6 +179,64 @@ func (u *URL) Origin() string {
 	return "null"
 }
 
+// OriginOf is the origin of the http(s) address raw as the browser reads it (Origin), "" when
+// raw is not an http(s) address with a host. An address whose scheme and host are already in
+// the parser's own spelling — "https://" or "http://", a host plainHost takes as it is, an
+// optional port of digits without a leading zero, then '/', '?', '#' or the end — is read
+// without the parser (the injection asks for every navigation: chat.Hub.NoteNavigation); the
+// path cannot make the parser refuse an http(s) address. TestOriginOfAgreesWithTheParser holds
+// the two together.
+func OriginOf(raw string) string {
+	if o, ok := plainOrigin(raw); ok {
+		return o
+	}
+	u, err := Parse(raw)
+	if err != nil || !u.IsHTTP() {
+		return ""
+	}
+	return u.Origin()
+}
+
+// plainOrigin is OriginOf's way without the parser; ok is false for anything else.
+func plainOrigin(raw string) (string, bool) {
+	scheme, rest, defaultPort := "https", strings.TrimPrefix(raw, "https://"), "443"
+	if len(rest) == len(raw) {
+		scheme, rest, defaultPort = "http", strings.TrimPrefix(raw, "http://"), "80"
+		if len(rest) == len(raw) {
+			return "", false
+		}
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	hostPort := rest[:end]
+	host, port, hasPort := strings.Cut(hostPort, ":")
+	if _, ok := plainHost(host); !ok { // (a trailing dot stays in the origin, as the parser keeps it)
+		return "", false
+	}
+	if !hasPort {
+		return raw[:len(raw)-len(rest)+len(host)], true // scheme://host, as raw spells it
+	}
+	if port == defaultPort {
+		return scheme + "://" + host, true
+	}
+	if port == "" || len(port) > 5 || port[0] == '0' {
+		return "", false
+	}
+	n := 0
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return "", false
+		}
+		n = n*10 + int(port[i]-'0')
+	}
+	if n > 65535 {
+		return "", false
+	}
+	return scheme + "://" + hostPort, true
+}
+
 // SameOrigin reports whether a and b have the same tuple origin.
 func SameOrigin(a, b *URL) bool {
 	return a != nil && b != nil && a.Origin() != "null" && a.Origin() == b.Origin()

@@ -444,22 +444,85 @@ func TestPlainHostAgreesWithTheParser(t *testing.T) {
 			taken++
 		}
 	}
-	alphabet := []byte("a0x-.9n")
+	eachString("a0x-.9n", 7, func(s string) {
+		if check(s) {
+			taken++
+		}
+	})
+	if taken < 1000 {
+		t.Fatalf("the shortcut took only %d strings; the test checks too little", taken)
+	}
+}
+
+// TestOriginOfAgreesWithTheParser: where OriginOf reads an address without the parser
+// (plainOrigin), it reads what the parser reads — for every short host over letters, digits,
+// '-', '.' and "0x", with ports in and out of range, default ones, leading zeros, and what may
+// follow a host (a path, a query, a fragment, a backslash, user info) — and it takes enough of
+// them to matter.
+func TestOriginOfAgreesWithTheParser(t *testing.T) {
+	slow := func(raw string) string {
+		u, err := Parse(raw)
+		if err != nil || !u.IsHTTP() {
+			return ""
+		}
+		return u.Origin()
+	}
+	taken := 0
+	check := func(raw string) {
+		got, ok := plainOrigin(raw)
+		if want := slow(raw); OriginOf(raw) != want {
+			t.Errorf("OriginOf(%q) = %q, the parser reads %q", raw, OriginOf(raw), want)
+		} else if ok {
+			taken++
+			if got != want {
+				t.Errorf("plainOrigin(%q) = %q, the parser reads %q", raw, got, want)
+			}
+		}
+	}
+	for _, raw := range []string{"https://www.example.com/a", "http://shop.test", "https://shop.test.", "HTTPS://shop.test/",
+		" https://shop.test/", "https:/shop.test/", "https:shop.test", "https:///shop.test/", "https://sh\top.test/",
+		"https://user@shop.test/", "https://shop.test:443@evil.test/", "https://SHOP.test/", "https://xn--bcher-kva.example/",
+		"https://1.2.3.4/", "https://0x7f.1/", "https://[::1]:8443/", "ftp://shop.test/", "blob:https://shop.test/x",
+		"https://shop.test:/", "https://shop.test:80/", "http://shop.test:443/", "http://shop.test:80/"} {
+		check(raw)
+	}
+	ports := []string{"", ":443", ":80", ":8080", ":0443", ":1", ":65535", ":65536", ":999999", ":", ":1a", ":-1"}
+	tails := []string{"", "/", "/p?q#f", "?q", "#f", "\\x", "@e.test/", "\t/"}
+	eachString("a0x-.9", 4, func(host string) {
+		for _, port := range ports {
+			for _, tail := range tails {
+				check("https://" + host + port + tail)
+			}
+		}
+		check("http://" + host + ":80/")
+	})
+	if taken < 10000 {
+		t.Fatalf("the shortcut took only %d addresses; the test checks too little", taken)
+	}
+}
+
+// eachString calls f with every string of 1 to n bytes of alphabet.
+func eachString(alphabet string, n int, f func(string)) {
 	var gen func(prefix []byte, n int)
 	gen = func(prefix []byte, n int) {
-		if len(prefix) > 0 && check(string(prefix)) {
-			taken++
+		if len(prefix) > 0 {
+			f(string(prefix))
 		}
 		if n == 0 {
 			return
 		}
-		for _, c := range alphabet {
-			gen(append(prefix, c), n-1)
+		for i := 0; i < len(alphabet); i++ {
+			gen(append(prefix, alphabet[i]), n-1)
 		}
 	}
-	gen(nil, 7)
-	if taken < 1000 {
-		t.Fatalf("the shortcut took only %d strings; the test checks too little", taken)
+	gen(nil, n)
+}
+
+// BenchmarkOriginOf: a document's address, as the injection notes every navigation.
+func BenchmarkOriginOf(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		OriginOf("https://www.example.com/thread/2?page=1")
 	}
 }
 

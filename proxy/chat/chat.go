@@ -60,6 +60,12 @@ type Config struct {
 	// Fetch sends the agent's http_request and open_page on another origin as the person.
 	// Required.
 	Fetch *fetch.Client
+	// RefusedAnyway is asked by the send guard before it holds a page's request for the
+	// person's card (sendguard.go): a request a later stage would refuse anyway (the proxy's
+	// local-network check) is answered by it with that refusal (true), and no card asks the
+	// person about a request that can never go. If nil, every request the guard holds gets
+	// its card.
+	RefusedAnyway func(w http.ResponseWriter, r *http.Request) bool
 	// Activator applies a remixlet the agent saved to the open pages. Required.
 	Activator *remixlet.Activator
 }

@@ -59,9 +59,12 @@ type navNote struct {
 
 // follow is the hub's table of navigation notes and of chats waiting for a page.
 type follow struct {
-	mu      sync.Mutex
-	notes   map[string]navNote // document URL → the Referer it was requested with
-	orphans map[*chat]orphan
+	mu    sync.Mutex
+	notes map[string]navNote // document URL → the Referer it was requested with
+	// perOrigin counts the notes of each origin, kept with notes by putNote and dropNote (the
+	// only writers of notes), so that noting a navigation walks no table (makeRoom).
+	perOrigin map[string]int
+	orphans   map[*chat]orphan
 	// arrivals are pages that connected before the page they came from was reported gone (the
 	// old page's socket can close after the new page's opens), by that Referer and their origin
 	// (arrivalKey).
@@ -88,7 +91,7 @@ type orphan struct {
 }
 
 func newFollow() follow {
-	return follow{notes: map[string]navNote{}, orphans: map[*chat]orphan{}, arrivals: map[string]arrival{},
+	return follow{notes: map[string]navNote{}, perOrigin: map[string]int{}, orphans: map[*chat]orphan{}, arrivals: map[string]arrival{},
 		opening: map[string]navNote{}, grace: followGrace}
 }
 
@@ -121,43 +124,46 @@ func (h *Hub) NoteNavigation(pageURL string, req *http.Request) (followed bool) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()
-	note := navNote{referer: ref, origin: originOfURL(pageURL), at: now}
+	note := navNote{referer: ref, origin: weburl.OriginOf(pageURL), at: now}
 	f.makeRoom(note.origin, now)
-	f.notes[pageURL] = note
+	f.putNote(pageURL, note)
 	return followed
 }
 
 // makeRoom drops notes so that one of origin fits: expired ones, then origin's oldest while it
-// holds maxNavNotesPerOrigin, then the oldest of the origin that holds the most. Called with
-// f.mu held.
+// holds maxNavNotesPerOrigin, then the oldest of the origin that holds the most. While neither
+// bound is reached it drops nothing, not even expired notes, and walks nothing: no one reads an
+// expired note (pageOpened drops it unread; noteAfterLocked asks only for notes younger than
+// the grace, which is shorter than navNoteTTL), and the walk below drops every expired note before any bound is applied, so the
+// notes kept are the same as if each call had dropped them. Called with f.mu held.
 func (f *follow) makeRoom(origin string, now time.Time) {
-	perOrigin := map[string]int{}
+	if f.perOrigin[origin] < maxNavNotesPerOrigin && len(f.notes) < maxNavNotes {
+		return
+	}
 	for k, n := range f.notes {
 		if now.Sub(n.at) > navNoteTTL {
-			delete(f.notes, k)
-			continue
+			f.dropNote(k)
 		}
-		perOrigin[n.origin]++
 	}
-	for perOrigin[origin] >= maxNavNotesPerOrigin {
-		f.dropOldest(origin, perOrigin)
+	for f.perOrigin[origin] >= maxNavNotesPerOrigin {
+		f.dropOldest(origin)
 	}
 	for len(f.notes) >= maxNavNotes {
 		most, found := "", false
-		for o, n := range perOrigin {
-			if !found || n > perOrigin[most] {
+		for o, n := range f.perOrigin {
+			if !found || n > f.perOrigin[most] {
 				most, found = o, true
 			}
 		}
 		if !found {
 			return
 		}
-		f.dropOldest(most, perOrigin)
+		f.dropOldest(most)
 	}
 }
 
-// dropOldest drops the oldest note of origin and counts it out of perOrigin.
-func (f *follow) dropOldest(origin string, perOrigin map[string]int) {
+// dropOldest drops the oldest note of origin.
+func (f *follow) dropOldest(origin string) {
 	oldest := ""
 	for k, n := range f.notes {
 		if n.origin == origin && (oldest == "" || n.at.Before(f.notes[oldest].at)) {
@@ -165,22 +171,29 @@ func (f *follow) dropOldest(origin string, perOrigin map[string]int) {
 		}
 	}
 	if oldest == "" {
-		delete(perOrigin, origin)
+		delete(f.perOrigin, origin) // cannot be: perOrigin counts the notes; never loop on it
 		return
 	}
-	delete(f.notes, oldest)
-	if perOrigin[origin]--; perOrigin[origin] <= 0 {
-		delete(perOrigin, origin)
-	}
+	f.dropNote(oldest)
 }
 
-// originOfURL is the origin of an address as the browser reads it, "" when it has none.
-func originOfURL(raw string) string {
-	u, err := weburl.Parse(raw)
-	if err != nil || !u.IsHTTP() {
-		return ""
+// putNote notes the document at pageURL, in place of its earlier note. Called with f.mu held.
+func (f *follow) putNote(pageURL string, note navNote) {
+	f.dropNote(pageURL)
+	f.notes[pageURL] = note
+	f.perOrigin[note.origin]++
+}
+
+// dropNote forgets the note of the document at pageURL, if any. Called with f.mu held.
+func (f *follow) dropNote(pageURL string) {
+	n, ok := f.notes[pageURL]
+	if !ok {
+		return
 	}
-	return u.Origin()
+	delete(f.notes, pageURL)
+	if f.perOrigin[n.origin]--; f.perOrigin[n.origin] <= 0 {
+		delete(f.perOrigin, n.origin)
+	}
 }
 
 // chatFrom reports whether a chat is on the page at ref (a Referer: no fragment) or waits for
@@ -196,6 +209,10 @@ func (h *Hub) chatFrom(ref string) bool {
 	}
 	f.mu.Unlock()
 	h.mu.Lock()
+	if len(h.bySession) == 0 {
+		h.mu.Unlock()
+		return false // no chat on any page (the usual answer)
+	}
 	ids := make([]string, 0, len(h.bySession))
 	for id := range h.bySession {
 		ids = append(ids, id)
@@ -315,7 +332,7 @@ func (h *Hub) pageOpened(snap page.Info) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	note, ok := f.notes[snap.URL]
-	delete(f.notes, snap.URL)
+	f.dropNote(snap.URL)
 	if !ok || time.Since(note.at) > navNoteTTL {
 		return
 	}

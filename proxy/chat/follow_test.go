@@ -272,3 +272,52 @@ func waitingChat(origin, lastURL string) (*Hub, *chat) {
 	h.orphan(c, wait, lastURL)
 	return h, c
 }
+
+// TestNavNoteCountsFollowTheNotes: the per-origin counts (follow.perOrigin) are the notes'
+// own, whatever changes the table — a note replacing the same document's, a page connecting
+// with its note, notes expiring and a flood reaching both bounds — and an expired note is gone
+// once a bound is reached.
+func TestNavNoteCountsFollowTheNotes(t *testing.T) {
+	h := newHub(nil, context.Background())
+	h.pages = page.New(page.Config{Secret: []byte("k")})
+	note := func(pageURL string) {
+		req, _ := http.NewRequest("GET", pageURL, nil)
+		req.Header.Set("Referer", "https://shop.test/a")
+		h.NoteNavigation(pageURL, req)
+	}
+	check := func(step string) {
+		t.Helper()
+		h.follow.mu.Lock()
+		defer h.follow.mu.Unlock()
+		want := map[string]int{}
+		for _, n := range h.follow.notes {
+			want[n.origin]++
+		}
+		if fmt.Sprint(want) != fmt.Sprint(h.follow.perOrigin) {
+			t.Fatalf("%s: perOrigin = %v, the notes hold %v", step, h.follow.perOrigin, want)
+		}
+	}
+	note("https://shop.test/b")
+	note("https://shop.test/b")
+	note("https://www.shop.test/c")
+	check("a document noted twice")
+	h.pageOpened(page.Info{ID: httpx.RandomID(), URL: "https://shop.test/b", Origin: "https://shop.test"})
+	check("a page connected with its note")
+	h.follow.mu.Lock()
+	h.follow.notes["https://www.shop.test/c"] = navNote{referer: "https://shop.test/a", origin: "https://www.shop.test",
+		at: time.Now().Add(-2 * navNoteTTL)} // expired
+	h.follow.mu.Unlock()
+	for i := 0; i < 3*maxNavNotes; i++ {
+		note(fmt.Sprintf("https://o%d.test/%d", i%(2*maxNavNotes/maxNavNotesPerOrigin), i))
+		if i%97 == 0 {
+			check(fmt.Sprintf("flood, note %d", i))
+		}
+	}
+	check("after the flood")
+	h.follow.mu.Lock()
+	_, kept := h.follow.notes["https://www.shop.test/c"]
+	h.follow.mu.Unlock()
+	if kept {
+		t.Error("an expired note outlived the table reaching its bound")
+	}
+}

@@ -415,6 +415,9 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	if len(xs) == 0 || g.personSend(r.Context(), sr, now) {
 		return false // nothing holds it, or it follows the person's own input (sendguard_person.go)
 	}
+	if h.cfg.RefusedAnyway != nil && h.cfg.RefusedAnyway(w, r) {
+		return true // answered with a later stage's refusal: no card for it (Config.RefusedAnyway)
+	}
 	why, site := holdSend(r.Context(), sr, xs)
 	if why == "" {
 		return false
