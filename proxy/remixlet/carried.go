@@ -9,7 +9,8 @@ import (
 
 // CarriedSites are the sites a piece of an address (a query, a fragment) carries in a shape a
 // page script may load from, read as the address rule reads attribute values (deputies.go): as
-// written, percent-decoded up to three times, and base64-decoded. Two kinds count:
+// written, percent-decoded up to three times (escaped tabs and newlines dropped too, as the URL
+// parser drops them once a script decoded them), and base64-decoded. Two kinds count:
 //   - every http, https, ws, wss or scheme-relative address in any shape (plainAddressesIn);
 //   - a field of a shape — the text between the query's separators ? # & ; = — that reads as a
 //     host name with an optional port and path ("witness.example/i?d=1", "10.0.0.7"), which a
@@ -24,6 +25,11 @@ func CarriedSites(s string) []string {
 		return nil
 	}
 	shapes := append([]string{s}, decodedLevels(s)...)
+	for _, level := range shapes[:len(shapes):len(shapes)] {
+		if d := escapedBreaks.Replace(level); d != level {
+			shapes = append(append(shapes, d), decodedLevels(d)...)
+		}
+	}
 	for _, level := range shapes[:len(shapes):len(shapes)] {
 		shapes = append(shapes, base64Texts(level)...)
 	}
@@ -57,6 +63,11 @@ func CarriedSites(s string) []string {
 	}
 	return out
 }
+
+// escapedBreaks drops the escaped tabs and newlines that decodePrintable keeps: decoded (by
+// URLSearchParams, decodeURIComponent), the URL parser drops them wherever they stand, so
+// "ht%09tps://witness.test/" and "witness%0A.test" load as written without them.
+var escapedBreaks = strings.NewReplacer("%09", "", "%0a", "", "%0A", "", "%0d", "", "%0D", "")
 
 // queryBreak separates the fields of a query or fragment.
 func queryBreak(r rune) bool {
