@@ -48,7 +48,7 @@ func CarriedSites(s string) []string {
 			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
 				continue
 			}
-			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") {
+			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") && !strings.HasPrefix(u.HostKey(), "[") {
 				continue // "a//b" in a search is no address a script would load
 			}
 			add(weburl.Site(u.HostKey()))

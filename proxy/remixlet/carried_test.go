@@ -33,6 +33,8 @@ func TestCarriedSites(t *testing.T) {
 		{"a tab escaped inside the scheme", "doc=ht%09tps://witness.test/x", []string{"witness.test"}},
 		{"a newline escaped twice inside the scheme", "doc=ht%250Atps://witness.test/x", []string{"witness.test"}},
 		{"a tab escaped inside a host field", "img=witness%09.test/x", []string{"witness.test"}},
+		{"an IPv6 address", "doc=http://[2001:db8::7]/x", []string{"[2001:db8::7]"}},
+		{"a scheme-relative IPv6 address", "doc=//[2001:db8::7]/x", []string{"[2001:db8::7]"}},
 		{"a plain search", "q=door+code&page=2", nil},
 		{"a word in a sentence is not a field", "q=see+github.com+for+it", nil},
 		{"a version number", "v=1.2.3", nil},
