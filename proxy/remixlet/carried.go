@@ -54,11 +54,7 @@ func CarriedSites(s string) []string {
 			add(weburl.Site(u.HostKey()))
 		}
 		for _, field := range strings.FieldsFunc(shape, queryBreak) {
-			if m := hostField.FindStringSubmatch(strings.TrimSpace(field)); m != nil {
-				if site, ok := namedSite(strings.ToLower(strings.TrimSuffix(m[1], "."))); ok {
-					add(site)
-				}
-			}
+			add(fieldSite(strings.TrimSpace(field)))
 		}
 	}
 	return out
@@ -68,6 +64,27 @@ func CarriedSites(s string) []string {
 // URLSearchParams, decodeURIComponent), the URL parser drops them wherever they stand, so
 // "ht%09tps://witness.test/" and "witness%0A.test" load as written without them.
 var escapedBreaks = strings.NewReplacer("%09", "", "%0a", "", "%0A", "", "%0d", "", "%0D", "")
+
+// fieldSite is the site a field names when it reads as a host name, an optional port and an
+// optional path (hostField), "" when it does not or the name names no site (namedSite). A field
+// with escapes left or other than ASCII characters (full-width letters, "witness%E3%80%82test")
+// is read as the URL parser reads it after "https://" (IDNA maps those to ASCII), unless it
+// holds an @ (a mail address, as in ASCII).
+func fieldSite(field string) string {
+	if strings.ContainsFunc(field, func(r rune) bool { return r == '%' || r >= 0x80 }) && !strings.Contains(field, "@") {
+		if u, err := weburl.Parse("https://" + field); err == nil {
+			field = u.HostKey()
+		}
+	}
+	m := hostField.FindStringSubmatch(field)
+	if m == nil {
+		return ""
+	}
+	if site, ok := namedSite(strings.ToLower(strings.TrimSuffix(m[1], "."))); ok {
+		return site
+	}
+	return ""
+}
 
 // queryBreak separates the fields of a query or fragment.
 func queryBreak(r rune) bool {

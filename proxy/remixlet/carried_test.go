@@ -35,6 +35,8 @@ func TestCarriedSites(t *testing.T) {
 		{"a tab escaped inside a host field", "img=witness%09.test/x", []string{"witness.test"}},
 		{"an IPv6 address", "doc=http://[2001:db8::7]/x", []string{"[2001:db8::7]"}},
 		{"a scheme-relative IPv6 address", "doc=//[2001:db8::7]/x", []string{"[2001:db8::7]"}},
+		{"a host field with an escaped ideographic full stop", "img=witness%E3%80%82test/x", []string{"witness.test"}},
+		{"a host field in escaped full-width letters", "img=" + url.QueryEscape("\uff57\uff49\uff54\uff4e\uff45\uff53\uff53.test"), []string{"witness.test"}},
 		{"a plain search", "q=door+code&page=2", nil},
 		{"a word in a sentence is not a field", "q=see+github.com+for+it", nil},
 		{"a version number", "v=1.2.3", nil},
