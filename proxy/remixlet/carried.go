@@ -11,7 +11,9 @@ import (
 // page script may load from, read as the address rule reads attribute values (deputies.go): as
 // written, percent-decoded up to three times (escaped tabs and newlines dropped too, as the URL
 // parser drops them once a script decoded them), and base64-decoded. Two kinds count:
-//   - every http, https, ws, wss or scheme-relative address in any shape (plainAddressesIn);
+//   - every http, https, ws, wss or scheme-relative address in any shape (plainAddressesIn),
+//     read against an https page and, when it has a scheme, alone (new URL reads "https:/x.test"
+//     as x.test's);
 //   - a field of a shape — the text between the query's separators ? # & ; = — that reads as a
 //     host name with an optional port and path ("witness.example/i?d=1", "10.0.0.7"), which a
 //     script completes with "https://", when its name counts as naming a site (namedSite: a
@@ -44,6 +46,13 @@ func CarriedSites(s string) []string {
 	base, _ := weburl.Parse("https://carried.invalid/")
 	for _, shape := range shapes {
 		for _, a := range plainAddressesIn(shape) {
+			if !isSlash(a[0]) {
+				// Read alone too, as new URL(a) reads it: "https:/witness.test" and
+				// "https:witness.test" are that site's there, a path of the page's against it.
+				if u, err := weburl.Parse(a); err == nil && u.HostKey() != "" {
+					add(weburl.Site(u.HostKey()))
+				}
+			}
 			u, err := weburl.Resolve(base, a)
 			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
 				continue

@@ -37,6 +37,7 @@ func TestCarriedSites(t *testing.T) {
 		{"a scheme-relative IPv6 address", "doc=//[2001:db8::7]/x", []string{"[2001:db8::7]"}},
 		{"a host field with an escaped ideographic full stop", "img=witness%E3%80%82test/x", []string{"witness.test"}},
 		{"a host field in escaped full-width letters", "img=" + url.QueryEscape("\uff57\uff49\uff54\uff4e\uff45\uff53\uff53.test"), []string{"witness.test"}},
+		{"https: with one slash, as new URL reads it", "doc=https:/witness.test/x", []string{"witness.test"}},
 		{"a plain search", "q=door+code&page=2", nil},
 		{"a word in a sentence is not a field", "q=see+github.com+for+it", nil},
 		{"a version number", "v=1.2.3", nil},
