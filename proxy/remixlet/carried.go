@@ -1,6 +1,7 @@
 package remixlet
 
 import (
+	"net/netip"
 	"regexp"
 	"strings"
 
@@ -89,8 +90,29 @@ func fieldSite(field string) string {
 	if m == nil {
 		return ""
 	}
+	if ip := spelledIPv4(m[1]); ip != "" {
+		return ip
+	}
 	if site, ok := namedSite(strings.ToLower(strings.TrimSuffix(m[1], "."))); ok {
 		return site
+	}
+	return ""
+}
+
+// spelledIPv4 is the IPv4 address the URL parser reads a host of four numbers, or of numbers one
+// of which is hex, as ("0xcb.0.113.9", "0313.0.0161.011": 203.0.113.9), "" for any other host.
+// Fewer decimal numbers ("2.05", "1.2.3") are version numbers far more often than addresses.
+func spelledIPv4(host string) string {
+	lower := strings.ToLower(host)
+	if strings.Count(lower, ".") != 3 && !strings.Contains(lower, "0x") {
+		return ""
+	}
+	u, err := weburl.Parse("https://" + host)
+	if err != nil {
+		return ""
+	}
+	if ip, err := netip.ParseAddr(u.HostKey()); err == nil && ip.Is4() {
+		return ip.String()
 	}
 	return ""
 }
