@@ -76,12 +76,24 @@ func CarriedSites(s string) []string {
 var escapedBreaks = strings.NewReplacer("%09", "", "%0a", "", "%0A", "", "%0d", "", "%0D", "")
 
 // fieldSite is the site a field names when it reads as a host name, an optional port and an
-// optional path (hostField), "" when it does not or the name names no site (namedSite). A field
-// with escapes left or other than ASCII characters (full-width letters, "witness%E3%80%82test")
-// is read as the URL parser reads it after "https://" (IDNA maps those to ASCII), unless it
-// holds an @ (a mail address, as in ASCII).
+// optional path (hostField), "" when it does not or the name names no site (namedSite). A user
+// name before the host counts (the URL parser drops it) where no mail address has one: with a
+// password ("d:4711@witness.test") or with a port or path after the host
+// ("d4711@witness.test/i"); a plain mail address does not. A field with escapes left or other
+// than ASCII characters (full-width letters, "witness%E3%80%82test") is read as the URL parser
+// reads it after "https://" (IDNA maps those to ASCII).
 func fieldSite(field string) string {
-	if strings.ContainsFunc(field, func(r rune) bool { return r == '%' || r >= 0x80 }) && !strings.Contains(field, "@") {
+	hostEnd := strings.IndexAny(field, `/\`)
+	if hostEnd < 0 {
+		hostEnd = len(field)
+	}
+	if at := strings.LastIndexByte(field[:hostEnd], '@'); at >= 0 {
+		if hostEnd == len(field) && !strings.Contains(field, ":") {
+			return "" // a mail address, as common in queries as it is
+		}
+		field = field[at+1:] // user:password@host, user@host/path: no mail address
+	}
+	if strings.ContainsFunc(field, func(r rune) bool { return r == '%' || r >= 0x80 }) {
 		if u, err := weburl.Parse("https://" + field); err == nil {
 			field = u.HostKey()
 		}
