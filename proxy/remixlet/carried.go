@@ -58,10 +58,15 @@ func CarriedSites(s string) []string {
 			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
 				continue
 			}
-			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") && !strings.HasPrefix(u.HostKey(), "[") {
+			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") {
 				continue // "a//b" in a search is no address a script would load
 			}
 			add(weburl.Site(u.HostKey()))
+		}
+		for _, m := range ipv6Address.FindAllStringSubmatch(shape, -1) {
+			if u, err := weburl.Parse("http://" + m[1] + "/"); err == nil {
+				add(weburl.Site(u.HostKey()))
+			}
 		}
 		for _, field := range strings.FieldsFunc(shape, queryBreak) {
 			add(fieldSite(strings.TrimSpace(field)))
@@ -128,6 +133,12 @@ func spelledIPv4(host string) string {
 	}
 	return ""
 }
+
+// ipv6Address matches an address whose host is an IPv6 literal ("http://[2001:db8::7]/x",
+// "//[2001:db8::7]"), the host in group 1. plainAddressesIn ends an address at its "[" (the
+// address rule then refuses the unparsable "http://" in an attribute, which is safe there), so
+// CarriedSites, which must name the site, reads these apart.
+var ipv6Address = regexp.MustCompile(`(?i)(?:(?:https?|wss?):)?[/\\]{2,}(\[[0-9a-f:.]+\])`)
 
 // queryBreak separates the fields of a query or fragment.
 func queryBreak(r rune) bool {

@@ -499,31 +499,13 @@ func plainAddressesIn(value string) []string {
 			continue
 		}
 		end := start
-		for end < len(v) {
-			if ipv6Host(v, start, end) {
-				end += strings.IndexByte(v[end:], ']') + 1
-				continue
-			}
-			if strings.ContainsRune(addressEnds, rune(v[end])) {
-				break
-			}
+		for end < len(v) && !strings.ContainsRune(addressEnds, rune(v[end])) {
 			end++
 		}
 		out = append(out, v[start:end])
 		p = end
 	}
 	return out
-}
-
-// ipv6Host reports whether v[end] opens the IPv6 host ("//[2001:db8::1]") of the address that
-// starts at start (only a scheme and slashes before it): its brackets do not end the address.
-func ipv6Host(v string, start, end int) bool {
-	if end <= start || v[end] != '[' || strings.IndexByte(v[end:], ']') < 0 {
-		return false
-	}
-	lead := v[start:end]
-	lead = lead[strings.IndexByte(lead, ':')+1:] // the scheme, if any
-	return lead != "" && strings.Trim(lead, `/\`) == ""
 }
 
 // addressEnds are the bytes that end an address found in an attribute value.

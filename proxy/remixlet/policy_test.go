@@ -268,9 +268,6 @@ func TestAddressesIn(t *testing.T) {
 		{"url('https://a.test/q')", []string{"https://a.test/q"}},
 		{"ht\ntps://a.test/n", []string{"https://a.test/n"}},
 		{"wss://a.test/s", []string{"wss://a.test/s"}},
-		{"http://[2001:db8::7]/x", []string{"http://[2001:db8::7]/x"}},
-		{"img(//[2001:db8::7]/x)", []string{"//[2001:db8::7]/x"}},
-		{"https://a.test/[x]", []string{"https://a.test/"}},
 		{"xhttps://a.test/", nil}, // another scheme: not a load
 		{"and // or", nil},
 		{"a/b", nil},
