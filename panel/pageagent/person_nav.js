@@ -134,9 +134,23 @@ function personWindowOpen(url) {
   return apply(personOpen, this === undefined || this === null ? win : this, arguments);
 }
 
-// onPersonNavigate reports where this window navigates during a button's trusted click.
+// agentAssign sends this window to dest for the page agent itself (the navigate tool, a
+// scheduled reminder). The navigate event fires inside location.assign; a person's button click
+// a moment before (personButtonClick lasts until the next task) must not make it the person's.
+var agentAssigning = false;
+function agentAssign(dest) {
+  agentAssigning = true;
+  try {
+    apply(locationAssign, loc, [dest]);
+  } finally {
+    agentAssigning = false;
+  }
+}
+
+// onPersonNavigate reports where this window navigates during a button's trusted click, unless
+// the page agent itself sends it (agentAssign).
 function onPersonNavigate(ev) {
-  if (!personButtonClick || !navigateDestination || !destinationURL) {
+  if (!personButtonClick || agentAssigning || !navigateDestination || !destinationURL) {
     return;
   }
   try {

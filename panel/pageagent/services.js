@@ -370,7 +370,7 @@ function runOpen(m) {
     return;
   }
   try {
-    apply(locationAssign, loc, [abs]);
+    agentAssign(abs); // person_nav.js
   } catch (e) {
     warn('could not open ' + abs);
   }

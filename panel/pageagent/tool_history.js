@@ -23,7 +23,7 @@ function toolNavigate(args, done) {
   done(true, res);
   later(function () {
     try {
-      apply(locationAssign, loc, [dest]);
+      agentAssign(dest); // person_nav.js
     } catch (e) { /* the page is going anyway */ }
   }, 20);
   return PENDING;

@@ -1,6 +1,7 @@
 package remixlet
 
 import (
+	"net/netip"
 	"regexp"
 	"strings"
 
@@ -9,8 +10,11 @@ import (
 
 // CarriedSites are the sites a piece of an address (a query, a fragment) carries in a shape a
 // page script may load from, read as the address rule reads attribute values (deputies.go): as
-// written, percent-decoded up to three times, and base64-decoded. Two kinds count:
-//   - every http, https, ws, wss or scheme-relative address in any shape (plainAddressesIn);
+// written, percent-decoded up to three times (escaped tabs and newlines dropped too, as the URL
+// parser drops them once a script decoded them), and base64-decoded. Two kinds count:
+//   - every http, https, ws, wss or scheme-relative address in any shape (plainAddressesIn),
+//     read against an https page and, when it has a scheme, alone (new URL reads "https:/x.test"
+//     as x.test's);
 //   - a field of a shape — the text between the query's separators ? # & ; = — that reads as a
 //     host name with an optional port and path ("witness.example/i?d=1", "10.0.0.7"), which a
 //     script completes with "https://", when its name counts as naming a site (namedSite: a
@@ -25,6 +29,11 @@ func CarriedSites(s string) []string {
 	}
 	shapes := append([]string{s}, decodedLevels(s)...)
 	for _, level := range shapes[:len(shapes):len(shapes)] {
+		if d := escapedBreaks.Replace(level); d != level {
+			shapes = append(append(shapes, d), decodedLevels(d)...)
+		}
+	}
+	for _, level := range shapes[:len(shapes):len(shapes)] {
 		shapes = append(shapes, base64Texts(level)...)
 	}
 	seen := map[string]bool{}
@@ -38,6 +47,13 @@ func CarriedSites(s string) []string {
 	base, _ := weburl.Parse("https://carried.invalid/")
 	for _, shape := range shapes {
 		for _, a := range plainAddressesIn(shape) {
+			if !isSlash(a[0]) {
+				// Read alone too, as new URL(a) reads it: "https:/witness.test" and
+				// "https:witness.test" are that site's there, a path of the page's against it.
+				if u, err := weburl.Parse(a); err == nil && u.HostKey() != "" {
+					add(weburl.Site(u.HostKey()))
+				}
+			}
 			u, err := weburl.Resolve(base, a)
 			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
 				continue
@@ -47,16 +63,82 @@ func CarriedSites(s string) []string {
 			}
 			add(weburl.Site(u.HostKey()))
 		}
-		for _, field := range strings.FieldsFunc(shape, queryBreak) {
-			if m := hostField.FindStringSubmatch(strings.TrimSpace(field)); m != nil {
-				if site, ok := namedSite(strings.ToLower(strings.TrimSuffix(m[1], "."))); ok {
-					add(site)
-				}
+		for _, m := range ipv6Address.FindAllStringSubmatch(shape, -1) {
+			if u, err := weburl.Parse("http://" + m[1] + "/"); err == nil {
+				add(weburl.Site(u.HostKey()))
 			}
+		}
+		for _, field := range strings.FieldsFunc(shape, queryBreak) {
+			add(fieldSite(strings.TrimSpace(field)))
 		}
 	}
 	return out
 }
+
+// escapedBreaks drops the escaped tabs and newlines that decodePrintable keeps: decoded (by
+// URLSearchParams, decodeURIComponent), the URL parser drops them wherever they stand, so
+// "ht%09tps://witness.test/" and "witness%0A.test" load as written without them.
+var escapedBreaks = strings.NewReplacer("%09", "", "%0a", "", "%0A", "", "%0d", "", "%0D", "")
+
+// fieldSite is the site a field names when it reads as a host name, an optional port and an
+// optional path (hostField), "" when it does not or the name names no site (namedSite). A user
+// name before the host counts (the URL parser drops it) where no mail address has one: with a
+// password ("d:4711@witness.test") or with a port or path after the host
+// ("d4711@witness.test/i"); a plain mail address does not. A field with escapes left or other
+// than ASCII characters (full-width letters, "witness%E3%80%82test") is read as the URL parser
+// reads it after "https://" (IDNA maps those to ASCII).
+func fieldSite(field string) string {
+	hostEnd := strings.IndexAny(field, `/\`)
+	if hostEnd < 0 {
+		hostEnd = len(field)
+	}
+	if at := strings.LastIndexByte(field[:hostEnd], '@'); at >= 0 {
+		if hostEnd == len(field) && !strings.Contains(field, ":") {
+			return "" // a mail address, as common in queries as it is
+		}
+		field = field[at+1:] // user:password@host, user@host/path: no mail address
+	}
+	if strings.ContainsFunc(field, func(r rune) bool { return r == '%' || r >= 0x80 }) {
+		if u, err := weburl.Parse("https://" + field); err == nil {
+			field = u.HostKey()
+		}
+	}
+	m := hostField.FindStringSubmatch(field)
+	if m == nil {
+		return ""
+	}
+	if ip := spelledIPv4(m[1]); ip != "" {
+		return ip
+	}
+	if site, ok := namedSite(strings.ToLower(strings.TrimSuffix(m[1], "."))); ok {
+		return site
+	}
+	return ""
+}
+
+// spelledIPv4 is the IPv4 address the URL parser reads a host of four numbers, or of numbers one
+// of which is hex, as ("0xcb.0.113.9", "0313.0.0161.011": 203.0.113.9), "" for any other host.
+// Fewer decimal numbers ("2.05", "1.2.3") are version numbers far more often than addresses.
+func spelledIPv4(host string) string {
+	lower := strings.ToLower(host)
+	if strings.Count(lower, ".") != 3 && !strings.Contains(lower, "0x") {
+		return ""
+	}
+	u, err := weburl.Parse("https://" + host)
+	if err != nil {
+		return ""
+	}
+	if ip, err := netip.ParseAddr(u.HostKey()); err == nil && ip.Is4() {
+		return ip.String()
+	}
+	return ""
+}
+
+// ipv6Address matches an address whose host is an IPv6 literal ("http://[2001:db8::7]/x",
+// "//[2001:db8::7]"), the host in group 1. plainAddressesIn ends an address at its "[" (the
+// address rule then refuses the unparsable "http://" in an attribute, which is safe there), so
+// CarriedSites, which must name the site, reads these apart.
+var ipv6Address = regexp.MustCompile(`(?i)(?:(?:https?|wss?):)?[/\\]{2,}(\[[0-9a-f:.]+\])`)
 
 // queryBreak separates the fields of a query or fragment.
 func queryBreak(r rune) bool {

@@ -34,10 +34,12 @@ const setup = `(function () {
   Object.assign(g, { NavigationDestination, NavigateEvent });
   class HTMLIFrameElement extends HTMLElement { get contentDocument() { return this._doc || null; } get contentWindow() { return this._win || null; } }
   g.HTMLIFrameElement = HTMLIFrameElement;
+  g.assigned = [];
+  location.assign = function (u) { g.assigned.push(String(u)); if (g.onAssign) { g.onAssign(String(u)); } };
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'sock='], 'https://blog.test/continue?to=x', setup);
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'agentAssign', 'sock='], 'https://blog.test/continue?to=x', setup);
 a['sock='](new a.ctx.WebSocket());
 
 // el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
@@ -138,6 +140,21 @@ test("a trusted click on a role=button reports where its handler sends the tab",
   nextTask();
   navigateTo('https://witness.test/after');
   assert.deepStrictEqual(reports(), ['person https://witness.test/sso?x=1', 'person https://blog.test/popup']);
+});
+
+test("the page agent's own navigation during a button's click is not the person's", () => {
+  // The navigate tool assigns location on a timer; a person's button click a moment before
+  // leaves personButtonClick set until the next task, and the navigate event fires inside assign.
+  a.onPersonClick(event([el('HTMLButtonElement', { type: 'button' })], true));
+  a.ctx.onAssign = navigateTo;
+  try {
+    a.agentAssign('https://blog.test/viewer?doc=https://witness.test/i');
+  } finally {
+    a.ctx.onAssign = null;
+  }
+  nextTask();
+  assert.deepStrictEqual(reports(), []);
+  assert.deepStrictEqual(Array.from(a.ctx.assigned.splice(0)), ['https://blog.test/viewer?doc=https://witness.test/i']);
 });
 
 test("a synthetic click on a button reports nothing its handler opens", () => {
