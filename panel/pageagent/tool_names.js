@@ -141,6 +141,9 @@ function layoutTable(table) {
 // textOf is the text an element's content gives its name: text nodes, alt of images,
 // aria-label of descendants; never the value of a form field.
 function textOf(node, live, budget) {
+  if (textMirrorIn(node)) { // rx_mirrors.js: a length counter, a strength label
+    return HIDDEN_WHILE_TYPED;
+  }
   var st = dict();
   st.out = '';
   st.left = budget;
@@ -156,6 +159,8 @@ function contentText(node, live, st, depth) {
       var d = '' + apply(charDataG, c, []);
       st.out = st.out + d;
       st.left = st.left - d.length;
+    } else if (t === 1 && isTextMirror(c)) {
+      st.out = st.out + ' ' + HIDDEN_WHILE_TYPED + ' ';
     } else if (t === 1 && depth < 12 && st.nodes-- > 0) {
       var ln = localName(c);
       if (SKIP[ln] !== true && ln !== 'select' && ln !== 'textarea' && c !== host && !hiddenAttr(c) &&

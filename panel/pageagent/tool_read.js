@@ -38,7 +38,9 @@ function toolCapture(args) {
   return r;
 }
 
-// bodyText is the rendered text of a document's body (innerText), or ''.
+// bodyText is the rendered text of a document's body (innerText), or '': with the text the page
+// wrote while a password was typed or held (rx_mirrors.js: a length counter, a strength label)
+// shown as HIDDEN_WHILE_TYPED.
 function bodyText(d) {
   var body = null;
   try {
@@ -48,10 +50,39 @@ function bodyText(d) {
     return '';
   }
   try {
-    return '' + apply(innerTextG, body, []);
+    flushMirrors();
+    return d === doc && textMirrorCount > 0 ? shownText(body, 0) : '' + apply(innerTextG, body, []);
   } catch (e) {
     return '';
   }
+}
+
+// shownText is el's innerText with its text mirrors shown as HIDDEN_WHILE_TYPED: the parts that
+// hold none are the browser's innerText, those that hold one are walked (a block's text on lines
+// of its own, as innerText has it; hidden elements left out).
+function shownText(el, depth) {
+  if (isTextMirror(el)) {
+    return HIDDEN_WHILE_TYPED;
+  }
+  if (!holdsTextMirror(el) || depth > 64) {
+    return '' + apply(innerTextG, el, []);
+  }
+  var out = '';
+  var c = firstChild(el);
+  for (; c; c = nextSibling(c)) {
+    var t = nodeType(c);
+    if (t === 3) {
+      out = out + collapse('' + apply(charDataG, c, []), ELEMENT_TEXT_MAX);
+    } else if (t === 1 && c !== host) {
+      var display = cssValue(computed(c), 'display');
+      if (display === 'none' || SKIP[localName(c)] === true) {
+        continue;
+      }
+      var part = shownText(c, depth + 1);
+      out = apply(strSlice, display, [0, 6]) === 'inline' ? out + ' ' + part + ' ' : out + '\n' + part + '\n';
+    }
+  }
+  return out;
 }
 
 // ---- query. -----------------------------------------------------------------------------
@@ -120,7 +151,7 @@ function toolQuery(args) {
     m.ref = refFor(node);
     m.tag = localName(node);
     var secret = isSensitive(node);
-    m.text = secret ? '' : collapse(elementText(node), 100);
+    m.text = secret ? '' : textMirrorIn(node) ? HIDDEN_WHILE_TYPED : collapse(elementText(node), 100);
     var attrs = dict();
     var j;
     for (j = 0; j < QUERY_ATTRS.length; j++) {
@@ -130,7 +161,7 @@ function toolQuery(args) {
       }
       var v = attrOf(node, a);
       if (typeof v === 'string') {
-        attrs[a] = cut(v, 200);
+        attrs[a] = pageWroteWhileTyped(node, a) ? HIDDEN_WHILE_TYPED : cut(v, 200); // rx_mirrors.js
       }
     }
     m.attrs = attrs;
@@ -280,6 +311,8 @@ function elementText(node) {
     var child = null;
     if (t === 3 || t === 4) {
       out = out + apply(nodeValueOf, n, []);
+    } else if (t === 1 && isTextMirror(n)) { // rx_mirrors.js: a length counter, a strength label
+      out = out + ' ' + HIDDEN_WHILE_TYPED + ' ';
     } else if (t === 1) {
       var block = INLINE_TAGS[localName(n)] !== true;
       out = block ? out + ' ' : out;
