@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
 // What the page writes while a typed password is held (mirrors7, OPEN-ITEMS 107 and 111). A
@@ -110,5 +115,90 @@ func TestRedteamLateMirrorsReadBlank(t *testing.T) {
 	}
 	if want := []string{"Welcome back, alice", "yes", "mine, rewritten", "noted"}; strings.Join(got.Control, "|") != strings.Join(want, "|") {
 		t.Errorf("controls after the typing: %q, want %q (what the page wrote before the typing, and the remixlet's own writes, read back)", got.Control, want)
+	}
+}
+
+// TestAgentToolsHideLateMirrors: the model's capture_page shows the page's counter and strength
+// label before the typing; after the person typed a password, capture_page, outline and query
+// show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters") as
+// "[hidden while a password is typed]", and still the greeting the page wrote before the typing.
+func TestAgentToolsHideLateMirrors(t *testing.T) {
+	script := `{"turns": [
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"text": "I read the page."},
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox"}}]},
+		{"text": "Done."}
+	]}`
+	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": lateMirrorsSite(0)})
+	tab, model := aw.tab, aw.model
+	tab.Navigate("https://fields.test/late")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	pf, _ := openPanel(t, tab)
+	waitRequests := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model got %d requests, want %d\n%s", len(model.Requests()), n, aw.diagnose())
+			}
+		}
+	}
+	chat(t, pf, "read this page")
+	waitRequests(2)
+	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
+	typePassword(t, tab)
+	tab.WaitFor(10*time.Second, "the page's debounced mirrors", `document.body.dataset.debounced === '7' && document.getElementById('counter').textContent === '7 / 64'`)
+	chat(t, pf, "read it again")
+	waitRequests(6)
+	reqs := model.Requests()
+	result := func(i int) string { // the result of the call made in reply to request i
+		msgs := reqs[i+1].Messages
+		m := msgs[len(msgs)-1]
+		if len(m.ToolResults) != 1 {
+			return ""
+		}
+		return m.ToolResults[0].Text
+	}
+	if got := result(0); !strings.Contains(got, "0 / 64") || !strings.Contains(got, "Empty") {
+		t.Fatalf("capture_page before the typing lacks the counter and the label (the test would prove nothing): %s", head(got, 2000))
+	}
+	const hidden = "[hidden while a password is typed]"
+	for _, c := range []struct {
+		name string
+		req  int
+		want []string
+	}{
+		{"capture_page", 2, []string{hidden, "Welcome back, alice"}},
+		{"outline", 3, []string{hidden, "Welcome back, alice"}},
+		{"query", 4, []string{hidden}},
+	} {
+		got := result(c.req)
+		t.Logf("%s after the typing: %s", c.name, head(got, 1500))
+		for _, leak := range []string{"7 / 64", "Weak", "7 characters"} {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s after the typing shows %q, written by the page while the password was held: %s", c.name, leak, head(got, 2000))
+			}
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s after the typing lacks %q: %s", c.name, w, head(got, 2000))
+			}
+		}
+	}
+}
+
+// typePassword types rtFieldsPassword into #pw as the person would (DevTools key events).
+func typePassword(t *testing.T, tab *e2etest.Tab) {
+	t.Helper()
+	e2etest.Eval[any](tab, `document.getElementById('pw').focus()`)
+	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(rtFieldsPassword)); err != nil {
+		t.Fatalf("typing the password: %v", err)
+	}
+	if !e2etest.Eval[bool](tab, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`) {
+		t.Fatalf("the password is not in its field: typing did not work")
 	}
 }

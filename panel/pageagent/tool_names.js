@@ -138,6 +138,12 @@ function layoutTable(table) {
   return layout;
 }
 
+// nameAttr is attribute name of n for a name, shown as HIDDEN_WHILE_TYPED when the page wrote it
+// while a password was typed or held (rx_mirrors.js: "7 characters").
+function nameAttr(n, name) {
+  return pageWroteWhileTyped(n, name) ? HIDDEN_WHILE_TYPED : attrStr(n, name);
+}
+
 // textOf is the text an element's content gives its name: text nodes, alt of images,
 // aria-label of descendants; never the value of a form field.
 function textOf(node, live, budget) {
@@ -165,12 +171,12 @@ function contentText(node, live, st, depth) {
       var ln = localName(c);
       if (SKIP[ln] !== true && ln !== 'select' && ln !== 'textarea' && c !== host && !hiddenAttr(c) &&
           (!live || cssValue(computed(c), 'display') !== 'none')) {
-        var label = attrOf(c, 'aria-label');
+        var label = nameAttr(c, 'aria-label');
         var sep = INLINE[ln] === true ? '' : ' ';
         if (typeof label === 'string' && collapse(label, 10) !== '') {
           st.out = st.out + sep + label + sep;
         } else if (ln === 'img' || ln === 'area') {
-          st.out = st.out + sep + attrStr(c, 'alt') + sep;
+          st.out = st.out + sep + nameAttr(c, 'alt') + sep;
         } else if (ln === 'input') {
           var it = inputType(c);
           if (it === 'button' || it === 'submit' || it === 'reset') {
@@ -217,7 +223,7 @@ function nameOf(node, ln, role, live) {
     for (i = 0; i < parts.length && i < 8; i++) {
       var ref = idLookup(node, parts[i]);
       if (ref && ref !== node) {
-        var al = attrOf(ref, 'aria-label');
+        var al = nameAttr(ref, 'aria-label');
         s = s + ' ' + (typeof al === 'string' && al !== '' ? al : textOf(ref, false, 400));
       }
     }
@@ -226,7 +232,7 @@ function nameOf(node, ln, role, live) {
       return s;
     }
   }
-  s = collapse(attrStr(node, 'aria-label'), MAX_NAME);
+  s = collapse(nameAttr(node, 'aria-label'), MAX_NAME);
   if (s !== '') {
     return s;
   }
@@ -238,7 +244,7 @@ function nameOf(node, ln, role, live) {
       return s !== '' ? s : t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
     }
     if (t === 'image') {
-      s = collapse(attrStr(node, 'alt') || attrStr(node, 'value'), MAX_NAME);
+      s = collapse(nameAttr(node, 'alt') || attrStr(node, 'value'), MAX_NAME);
       return s !== '' ? s : 'Submit';
     }
   }
@@ -257,7 +263,7 @@ function nameOf(node, ln, role, live) {
     }
   }
   if (ln === 'img' || ln === 'area') {
-    s = collapse(attrStr(node, 'alt'), MAX_NAME);
+    s = collapse(nameAttr(node, 'alt'), MAX_NAME);
   } else if (ln === 'fieldset' || ln === 'table' || ln === 'svg' || ln === 'figure') {
     var sub = ln === 'fieldset' ? 'legend' : ln === 'table' ? 'caption' : ln === 'svg' ? 'title' : 'figcaption';
     var c = firstChild(node);
@@ -272,10 +278,10 @@ function nameOf(node, ln, role, live) {
     s = collapse(textOf(node, live, 600), MAX_NAME);
   }
   if (s === '') {
-    s = collapse(attrStr(node, 'title'), MAX_NAME);
+    s = collapse(nameAttr(node, 'title'), MAX_NAME);
   }
   if (s === '' && field) {
-    s = collapse(attrStr(node, 'placeholder'), MAX_NAME);
+    s = collapse(nameAttr(node, 'placeholder'), MAX_NAME);
     if (s === '') {
       s = textBefore(node);
     }
