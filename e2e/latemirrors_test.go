@@ -121,14 +121,17 @@ func TestRedteamLateMirrorsReadBlank(t *testing.T) {
 // TestAgentToolsHideLateMirrors: the model's capture_page shows the page's counter and strength
 // label before the typing; after the person typed a password, capture_page, outline and query
 // show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters") as
-// "[hidden while a password is typed]", and still the greeting the page wrote before the typing.
+// "[hidden while a password is typed]", and still the greeting the page wrote before the typing;
+// the model's query #deb[data-dlen="7"] finds nothing (its control, "0" before the typing, one).
 func TestAgentToolsHideLateMirrors(t *testing.T) {
 	script := `{"turns": [
 		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"0\"]"}}]},
 		{"text": "I read the page."},
 		{"tool_calls": [{"name": "capture_page"}]},
 		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"7\"]"}}]},
 		{"text": "Done."}
 	]}`
 	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": lateMirrorsSite(0)})
@@ -146,12 +149,12 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 		}
 	}
 	chat(t, pf, "read this page")
-	waitRequests(2)
+	waitRequests(3)
 	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's debounced mirrors", `document.body.dataset.debounced === '7' && document.getElementById('counter').textContent === '7 / 64'`)
 	chat(t, pf, "read it again")
-	waitRequests(6)
+	waitRequests(8)
 	reqs := model.Requests()
 	result := func(i int) string { // the result of the call made in reply to request i
 		msgs := reqs[i+1].Messages
@@ -164,15 +167,21 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 	if got := result(0); !strings.Contains(got, "0 / 64") || !strings.Contains(got, "Empty") {
 		t.Fatalf("capture_page before the typing lacks the counter and the label (the test would prove nothing): %s", head(got, 2000))
 	}
+	if got := result(1); !strings.Contains(got, `"total":1`) {
+		t.Fatalf("query #deb[data-dlen=\"0\"] before the typing found nothing (the test would prove nothing): %s", head(got, 2000))
+	}
+	if got := result(6); !strings.Contains(got, `"total":0`) {
+		t.Errorf("query #deb[data-dlen=\"7\"] after the typing: %s, want nothing found: the page wrote the length while the password was held", head(got, 2000))
+	}
 	const hidden = "[hidden while a password is typed]"
 	for _, c := range []struct {
 		name string
 		req  int
 		want []string
 	}{
-		{"capture_page", 2, []string{hidden, "Welcome back, alice"}},
-		{"outline", 3, []string{hidden, "Welcome back, alice"}},
-		{"query", 4, []string{hidden}},
+		{"capture_page", 3, []string{hidden, "Welcome back, alice"}},
+		{"outline", 4, []string{hidden, "Welcome back, alice"}},
+		{"query", 5, []string{hidden}},
 	} {
 		got := result(c.req)
 		t.Logf("%s after the typing: %s", c.name, head(got, 1500))

@@ -213,7 +213,7 @@ function queryValues(found, names) {
     }
     for (k = 0; k < names.length; k++) {
       var name = names[k];
-      var v = typeof name === 'string' ? attrOf(found[i], name) : null;
+      var v = typeof name === 'string' ? queryValueOf(found[i], name) : null;
       if (typeof v !== 'string') {
         continue;
       }
@@ -241,6 +241,15 @@ function queryValues(found, names) {
   queryKept.index = index;
   queryKept.pairs = pairs;
   queryKept.sizes = sizes;
+}
+
+// queryValueOf is attribute name of node as the chat's value questions see it: "[redacted]"
+// (the page agent's own marker, which Go takes as a value it cannot match: proxy/chat/
+// oracle_query.go shownChanged) when the page wrote it while a password was typed or held
+// (rx_mirrors.js: a length the model's selector [data-dlen="7"] would otherwise find).
+function queryValueOf(node, name) {
+  var v = attrOf(node, name);
+  return typeof v === 'string' && pageWroteWhileTyped(node, lower(name)) ? '[redacted]' : v;
 }
 
 // queryValuesPart is the part of the kept values from pair from, up to QUERY_VALUES_PART
@@ -283,7 +292,7 @@ function queryDrop(id, drop) {
     var k;
     for (k = 0; k < kept.names.length; k++) {
       var name = kept.names[k];
-      var v = typeof name === 'string' ? attrOf(node, name) : null;
+      var v = typeof name === 'string' ? queryValueOf(node, name) : null;
       if (typeof v !== 'string') {
         continue;
       }
