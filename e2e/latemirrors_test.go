@@ -50,8 +50,8 @@ const pw = document.getElementById('pw'), deb = document.getElementById('deb');
 let timer = 0;
 pw.addEventListener('input', () => {
   clearTimeout(timer);
+  const n = pw.value.length;
   timer = setTimeout(() => {
-    const n = pw.value.length;
     deb.dataset.dlen = String(n);
     deb.setAttribute('aria-label', n + ' characters');
     document.getElementById('counter').textContent = n + ' / 64';
@@ -81,12 +81,18 @@ await dom.insert(await q('#intro'), mine, 'after');
 await dom.setText(mine, 'mine, rewritten');
 await dom.setAttr(await q('#user'), 'data-note', 'noted');
 const control = [await dom.text(await q('#intro')), await dom.attr(await q('#intro'), 'data-greeted'), await dom.text(mine), await dom.attr(await q('#user'), 'data-note')];
-await rmx.storage.set('read', JSON.stringify({ after, control }));`}
+await rmx.storage.set('read', JSON.stringify({ after, control }));
+await dom.waitFor('#go2', { timeout: 60000 });
+const deb = await q('#deb');
+await rmx.storage.set('reset', JSON.stringify([await dom.attr(deb, 'data-dlen'), await dom.text(await q('#counter')),
+  await dom.text(await q('#later')), await dom.attr(await q('#user'), 'data-x')]));`}
 
 // TestRedteamLateMirrorsReadBlank: a remixlet reads the page's debounced length and strength
 // mirrors before the typing (the markup's values) and blank after it, also through a clone and
 // the element around them; what the page wrote before the typing, and what the remixlet wrote
-// itself while the password was held, still read back.
+// itself while the password was held, still read back. A length written after a form reset
+// emptied the field (no input event) still reads blank; what the page writes once the field has
+// been empty for the grace reads back.
 func TestRedteamLateMirrorsReadBlank(t *testing.T) {
 	wit := &witness{}
 	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
@@ -103,7 +109,29 @@ func TestRedteamLateMirrorsReadBlank(t *testing.T) {
 	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '7' && document.getElementById('counter').textContent === '7 / 64'`); err != nil {
 		t.Fatalf("the page's debounced mirrors were never written: %v", err)
 	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	h.waitStored(rxs[0], "read", "", 20*time.Second)
+	// One more key, and the form reset before the page's debounce writes the new length (8):
+	// the field is empty (no input event), the copy is written after; the watch ends only
+	// after a grace. What the page writes later reads back.
+	ctx, cancel := context.WithTimeout(h.tab.Context(), 15*time.Second)
+	err := chromedp.Do(ctx, chromedp.KeyEvent("x"))
+	cancel()
+	if err != nil {
+		t.Fatalf("the last key: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.getElementById('form').reset()`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '8' && document.getElementById('pw').value === ''`); err != nil {
+		t.Fatalf("the page's debounced copy after the reset was never written: %v", err)
+	}
+	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('p'), { id: 'later', textContent: 'Signed out' })),
+document.getElementById('user').dataset.x = 'later',
+document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`)
 	h.rtFieldsGo(cases, rxs)
+	if v := h.storedString(rxs[0], "reset"); v != `["","","Signed out","later"]` {
+		t.Errorf("after the reset the remixlet read %s, want [\"\",\"\",\"Signed out\",\"later\"]: the length written after the reset reads blank, what the page wrote after the grace reads back", v)
+	}
 	var got struct{ After, Control []string }
 	if s := h.storedString(rxs[0], "read"); json.Unmarshal([]byte(s), &got) != nil {
 		t.Fatalf("the remixlet stored %q\n%s", s, h.diagnose(rxs[0]))
