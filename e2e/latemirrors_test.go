@@ -40,6 +40,7 @@ func lateMirrorsSite(n int) http.Handler {
 <div id="meterbox"><span id="counter">0 / 64</span> <span id="strength">Empty</span></div>
 </form>
 <div id="deb" data-dlen="0" aria-label="0 characters">length</div>
+<p id="was"></p>
 `+statusParagraphs(n)+`
 <script>
 const intro = document.getElementById('intro');
@@ -58,6 +59,11 @@ pw.addEventListener('input', () => {
     document.getElementById('strength').textContent = n < 8 ? 'Weak' : 'Strong';
     document.body.dataset.debounced = String(n);
   }, 300);
+});
+// After a reset (which fires no input event), a note with the length, 300 ms later.
+document.getElementById('form').addEventListener('reset', () => {
+  const n = pw.value.length;
+  setTimeout(() => { document.getElementById('was').dataset.n = String(n); document.getElementById('was').textContent = 'You had typed ' + n + ' characters'; }, 300);
 });
 document.body.dataset.pageScript = 'ran';
 </script>
@@ -85,7 +91,7 @@ await rmx.storage.set('read', JSON.stringify({ after, control }));
 await dom.waitFor('#go2', { timeout: 60000 });
 const deb = await q('#deb');
 await rmx.storage.set('reset', JSON.stringify([await dom.attr(deb, 'data-dlen'), await dom.text(await q('#counter')),
-  await dom.text(await q('#later')), await dom.attr(await q('#user'), 'data-x')]));`}
+  await dom.text(await q('#was')), await dom.attr(await q('#was'), 'data-n'), await dom.text(await q('#later')), await dom.attr(await q('#user'), 'data-x')]));`}
 
 // TestRedteamLateMirrorsReadBlank: a remixlet reads the page's debounced length and strength
 // mirrors before the typing (the markup's values) and blank after it, also through a clone and
@@ -121,7 +127,7 @@ func TestRedteamLateMirrorsReadBlank(t *testing.T) {
 		t.Fatalf("the last key: %v", err)
 	}
 	e2etest.Eval[any](h.tab, `document.getElementById('form').reset()`)
-	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '8' && document.getElementById('pw').value === ''`); err != nil {
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '8' && document.getElementById('was').dataset.n === '8' && document.getElementById('pw').value === ''`); err != nil {
 		t.Fatalf("the page's debounced copy after the reset was never written: %v", err)
 	}
 	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
@@ -129,8 +135,8 @@ func TestRedteamLateMirrorsReadBlank(t *testing.T) {
 document.getElementById('user').dataset.x = 'later',
 document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`)
 	h.rtFieldsGo(cases, rxs)
-	if v := h.storedString(rxs[0], "reset"); v != `["","","Signed out","later"]` {
-		t.Errorf("after the reset the remixlet read %s, want [\"\",\"\",\"Signed out\",\"later\"]: the length written after the reset reads blank, what the page wrote after the grace reads back", v)
+	if v := h.storedString(rxs[0], "reset"); v != `["","","","","Signed out","later"]` {
+		t.Errorf("after the reset the remixlet read %s, want [\"\",\"\",\"\",\"\",\"Signed out\",\"later\"]: the lengths written before and after the reset read blank, what the page wrote after the grace reads back", v)
 	}
 	var got struct{ After, Control []string }
 	if s := h.storedString(rxs[0], "read"); json.Unmarshal([]byte(s), &got) != nil {
