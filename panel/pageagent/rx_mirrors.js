@@ -87,6 +87,7 @@ function noteSecretTyping(ev) {
   for (i = 0; i < path.length && !secret; i++) {
     secret = isSensitive(path[i]);
   }
+  var known = secret; // a field we see: whether it still holds a value can be told
   if (!secret && path.length > 0) {
     var type = '';
     try {
@@ -108,8 +109,12 @@ function noteSecretTyping(ev) {
   if (!mirrorObserver) {
     mirrorObserver = new MO(noteMirrors);
   }
-  heldWatch = true;
-  heldEmptySince = -1;
+  if (known) {
+    // The late watch, only for a field seen: a closed shadow root's cannot be told held or
+    // empty, and every key typed into any of its fields would hide what the page writes next.
+    heldWatch = true;
+    heldEmptySince = -1;
+  }
   if (!mirrorObserving) {
     var opts = dict();
     opts.attributes = true;
@@ -127,7 +132,7 @@ function noteSecretTyping(ev) {
   // The page's handlers of this event, and the microtasks they queue, run within this task; a
   // timer of 0 ms runs after them.
   mirrorWindow = later(endMirrorWatch, 0);
-  if (heldPoll === 0) {
+  if (heldWatch && heldPoll === 0) {
     heldPoll = later(lookAtHeld, HELD_POLL_MS);
   }
 }
