@@ -64,6 +64,7 @@ var mirrorObserving = false; // the observer is connected
 var heldWatch = false;       // a typed secret is held: the watch stays on after the key's task
 var heldPoll = 0;            // the timer of the next look at the fields (0: none)
 var heldEmptySince = -1;     // when the fields were first seen empty (-1: not seen empty)
+var heldSeen = false;        // a sensitive field was seen holding a value during the late watch
 var HELD_POLL_MS = 500;
 var HELD_GRACE_MS = 2000;    // a debounce or a fetch after the field was emptied still counts
 // beforeinput comes before input, and is the first event of a paste from the menu, a drop or
@@ -112,6 +113,9 @@ function noteSecretTyping(ev) {
   if (known) {
     // The late watch, only for a field seen: a closed shadow root's cannot be told held or
     // empty, and every key typed into any of its fields would hide what the page writes next.
+    if (!heldWatch) {
+      heldSeen = false;
+    }
     heldWatch = true;
     heldEmptySince = -1;
   }
@@ -141,6 +145,12 @@ function noteSecretTyping(ev) {
 function endMirrorWatch() {
   flushMirrors();
   mirrorWindow = 0;
+  if (heldWatch && !heldSeen) {
+    // A key that left every field empty (a Tab into a password field, a key on an empty
+    // one): nothing is held, no late watch.
+    heldSeen = secretFilled();
+    heldWatch = heldSeen;
+  }
   if (!heldWatch) {
     stopMirrorObserver();
   }
@@ -160,6 +170,7 @@ function lookAtHeld() {
   }
   var now = apply(dateNow, null, []);
   if (secretFilled()) {
+    heldSeen = true;
     heldEmptySince = -1;
   } else if (heldEmptySince < 0 || now < heldEmptySince) {
     heldEmptySince = now;
