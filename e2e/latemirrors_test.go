@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
@@ -190,14 +191,7 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 	chat(t, pf, "read it again")
 	waitRequests(8)
 	reqs := model.Requests()
-	result := func(i int) string { // the result of the call made in reply to request i
-		msgs := reqs[i+1].Messages
-		m := msgs[len(msgs)-1]
-		if len(m.ToolResults) != 1 {
-			return ""
-		}
-		return m.ToolResults[0].Text
-	}
+	result := func(i int) string { return callResult(reqs, i) }
 	if got := result(0); !strings.Contains(got, "0 / 64") || !strings.Contains(got, "Empty") {
 		t.Fatalf("capture_page before the typing lacks the counter and the label (the test would prove nothing): %s", head(got, 2000))
 	}
@@ -244,4 +238,18 @@ func typePassword(t *testing.T, tab *e2etest.Tab) {
 	if !e2etest.Eval[bool](tab, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`) {
 		t.Fatalf("the password is not in its field: typing did not work")
 	}
+}
+
+// callResult is what the model was shown of the call it made in reply to request i of reqs (the
+// one tool result of request i+1), or "".
+func callResult(reqs []scripted.RecordedRequest, i int) string {
+	if i+1 >= len(reqs) {
+		return ""
+	}
+	msgs := reqs[i+1].Messages
+	m := msgs[len(msgs)-1]
+	if len(m.ToolResults) != 1 {
+		return ""
+	}
+	return m.ToolResults[0].Text
 }
