@@ -63,7 +63,7 @@ var mirrorWindow = 0; // the timer that ends the key's watch (0: none)
 var mirrorObserving = false; // the observer is connected
 var heldWatch = false;       // a typed secret is held: the watch stays on after the key's task
 var heldPoll = 0;            // the timer of the next look at the fields (0: none)
-var heldEmptySince = -1;     // when the fields were first seen empty (-1: not seen empty)
+var heldEmptyPolls = 0;      // the looks in a row that found the fields empty (timers, not the clock)
 var heldSeen = false;        // a sensitive field was seen holding a value during the late watch
 var HELD_POLL_MS = 500;
 var HELD_GRACE_MS = 2000;    // a debounce or a fetch after the field was emptied still counts
@@ -117,7 +117,7 @@ function noteSecretTyping(ev) {
       heldSeen = false;
     }
     heldWatch = true;
-    heldEmptySince = -1;
+    heldEmptyPolls = 0;
   }
   if (!mirrorObserving) {
     var opts = dict();
@@ -168,13 +168,10 @@ function lookAtHeld() {
   if (!heldWatch) {
     return;
   }
-  var now = apply(dateNow, null, []);
   if (secretFilled()) {
     heldSeen = true;
-    heldEmptySince = -1;
-  } else if (heldEmptySince < 0 || now < heldEmptySince) {
-    heldEmptySince = now;
-  } else if (now - heldEmptySince >= HELD_GRACE_MS && mirrorWindow === 0) {
+    heldEmptyPolls = 0;
+  } else if (++heldEmptyPolls > HELD_GRACE_MS / HELD_POLL_MS && mirrorWindow === 0) {
     flushMirrors();
     heldWatch = false;
     stopMirrorObserver();
