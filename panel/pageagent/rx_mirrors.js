@@ -24,11 +24,12 @@
 //   - a clone carries its source's mirrors (carryPasswords);
 //   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges);
 //   - dom.text leaves out the text of the elements whose text or children the page changed while
-//     a secret was typed (a strength meter, a length counter, a preview: textMirrors).
+//     a secret was typed (a strength meter, a length counter, a preview: textMirrorMarks).
 // Late mirrors (OPEN-ITEMS 107, mirrors7): the watch stays on after the key's task for as long as
-// a typed secret is held - from the first key of a secret until the sensitive fields have been
-// seen empty for HELD_GRACE_MS (a form reset or a script emptying the field fires no input event:
-// the grace and the poll see it) - and what the page writes meanwhile is a mirror too, whatever
+// a typed secret is held - from a key into a sensitive field the page agent sees that leaves one
+// holding a value, until the fields have been found empty for HELD_GRACE_MS (looks every
+// HELD_POLL_MS: a form reset or a script emptying the field fires no input event, and a debounce
+// may still write after it) - and what the page writes meanwhile is a mirror too, whatever
 // it holds: an attribute other than class (lateWrites: dom.attr reads it empty; its name is not
 // refused in selectors, data-* values are refused then anyway), a text (a debounced length
 // counter, a strength label). The marks stay for the element's life. Class names are left out:
