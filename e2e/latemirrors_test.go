@@ -167,6 +167,7 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"7\"]"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "body:has(#deb[data-dlen=\"7\"]) h1"}}]},
 		{"text": "Done."}
 	]}`
 	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": lateMirrorsSite(0)})
@@ -189,7 +190,7 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's debounced mirrors", `document.body.dataset.debounced === '7' && document.getElementById('counter').textContent === '7 / 64'`)
 	chat(t, pf, "read it again")
-	waitRequests(8)
+	waitRequests(9)
 	reqs := model.Requests()
 	result := func(i int) string { return callResult(reqs, i) }
 	if got := result(0); !strings.Contains(got, "0 / 64") || !strings.Contains(got, "Empty") {
@@ -200,6 +201,9 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 	}
 	if got := result(6); !strings.Contains(got, `"total":0`) {
 		t.Errorf("query #deb[data-dlen=\"7\"] after the typing: %s, want nothing found: the page wrote the length while the password was held", head(got, 2000))
+	}
+	if got := result(7); !strings.Contains(got, "query refused: the selector matches the value of [data-dlen] on an element other than the ones it selects") {
+		t.Errorf("query body:has(#deb[data-dlen=\"7\"]) h1 after the typing: %s, want refused (the attribute holds what the model may not be told)", head(got, 2000))
 	}
 	const hidden = "[hidden while a password is typed]"
 	for _, c := range []struct {
