@@ -261,7 +261,7 @@ function noteMirrors(records) {
 // secret was typed or held: a strength meter, a length counter, a preview) as a text mirror,
 // and its ancestors as holding one (for the agent's capture_page).
 function noteTextMirror(el) {
-  if (!el || nodeType(el) !== 1 || isPageFrame(el) || apply(weakGet, textMirrorMarks, [el]) === 1 ||
+  if (!el || el === host || nodeType(el) !== 1 || isPageFrame(el) || apply(weakGet, textMirrorMarks, [el]) === 1 ||
       ('' + apply(getTextContent, el, [])).length > MAX_TEXT_MIRROR_LEN) {
     return;
   }
