@@ -218,14 +218,7 @@ func TestContainmentSecretsInChromium(t *testing.T) {
 	if len(reqs) != 12 {
 		t.Fatalf("%d model requests, want 12\n%s", len(reqs), aw.diagnose())
 	}
-	result := func(i int) string { // the result of the call made in reply to request i
-		msgs := reqs[i+1].Messages
-		m := msgs[len(msgs)-1]
-		if len(m.ToolResults) != 1 {
-			return ""
-		}
-		return m.ToolResults[0].Text
-	}
+	result := func(i int) string { return callResult(reqs, i) } // latemirrors_test.go
 	tests := []struct {
 		name string
 		call int

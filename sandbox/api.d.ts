@@ -149,9 +149,9 @@ declare namespace dom {
    * Example: `const feed = await dom.waitFor("#feed .post", { timeout: 5000 })`
    */
   function waitFor(selector: string, options?: { timeout?: number }): Promise<Handle>;
-  /** The element's text content (without the text the page writes while a password is typed: a strength meter, a counter). Example: `const t = await dom.text(h)` */
+  /** The element's text content (without the text the page writes while a password is typed or held in its field, and for two seconds after it is emptied: a strength meter, a counter, a message). Example: `const t = await dom.text(h)` */
   function text(el: Handle): Promise<string>;
-  /** An attribute's value, or null ("" for an attribute the page copies a typed password into, and for a password field's attributes other than id, class, name, type and the like). Example: `const href = await dom.attr(link, "href")` */
+  /** An attribute's value, or null ("" for an attribute the page copies a typed password into, for any attribute but class the page writes while a password is typed or held in its field, and for a password field's attributes other than id, class, name, type and the like). Example: `const href = await dom.attr(link, "href")` */
   function attr(el: Handle, name: string): Promise<string | null>;
   /** A form control's current value (always "" for password fields and fields the page marks secret with autocomplete one-time-code or cc-*). Example: `const q = await dom.value(input)` */
   function value(el: Handle): Promise<string>;

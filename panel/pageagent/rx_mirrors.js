@@ -24,11 +24,23 @@
 //   - a clone carries its source's mirrors (carryPasswords);
 //   - page-change reports (rmx.keep) are held while a secret is typed (holdPageChanges);
 //   - dom.text leaves out the text of the elements whose text or children the page changed while
-//     a secret was typed (a strength meter, a length counter, a preview: textMirrors).
-// What a same-task watch does not see: a mirror the page writes later (debounced, after a
-// timer or a fetch: dom.attr still blanks a copy of the value, not a length or a mask), inside
-// a shadow root, or already in the markup; a secret typed into a closed shadow root counts when its input event reaches the
-// document with a host we cannot see into (secretEvent). The stylesheet rule holds for those.
+//     a secret was typed (a strength meter, a length counter, a preview: textMirrorMarks).
+// Late mirrors (OPEN-ITEMS 107, mirrors7): the watch stays on after the key's task for as long as
+// a typed secret is held - from a key into a sensitive field the page agent sees that leaves one
+// holding a value, until the fields have been found empty for HELD_GRACE_MS (looks every
+// HELD_POLL_MS: a form reset or a script emptying the field fires no input event, and a debounce
+// may still write after it) - and what the page writes meanwhile is a mirror too, whatever
+// it holds: an attribute other than class (lateWrites: dom.attr reads it empty; its name is not
+// refused in selectors, data-* values are refused then anyway), a text (a debounced length
+// counter, a strength label). The marks stay for the element's life. Class names are left out:
+// class selectors answer the same question and cannot be refused (item 106), so blanking
+// dom.attr(el, 'class') would cost honest remixlets and stop nobody. What a remixlet's own
+// operations write is not the page's (remixletWrites). The agent's page tools show the same
+// marks to the model as HIDDEN_WHILE_TYPED (tool_read.js, tool_outline.js, tool_names.js).
+// What the watch does not see: a mirror inside a shadow root or a frame, one already in the
+// markup, one written after the grace; a secret typed into a closed shadow root counts when its
+// input event reaches the document with a host we cannot see into (secretEvent). The stylesheet
+// rule holds for those.
 
 var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
 var recordType = getter(proto(win.MutationRecord), 'type');
@@ -38,14 +50,24 @@ var recordAddedNodes = getter(proto(win.MutationRecord), 'addedNodes');
 // counter or a preview is short; a container (the body) that merely got a child in the same
 // task as a key is not one, or every text read of the page would be blank.
 var MAX_TEXT_MIRROR_LEN = 256;
-var textMirrors = list();   // elements whose text the page wrote while a secret was typed
-var MAX_TEXT_MIRRORS = 256; // past it every text read is blank (textMirrorsFull)
-var textMirrorsFull = false;
+var textMirrorMarks = new WeakMapCtor(); // element -> 1: its text the page wrote while a secret was typed or held
+var textMirrorHolders = new WeakMapCtor(); // element -> true: a text mirror was inside it when noted
+var textMirrorCount = 0;                   // text mirrors noted in this document
+var MAX_MIRROR_DEPTH = 1024;               // ancestors looked at from a text mirror
 var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mirrored a secret into
+var lateWrites = new WeakMapCtor();  // element -> dict of attribute names the page wrote while a typed secret was held
+var HIDDEN_WHILE_TYPED = '[hidden while a password is typed]'; // what the model is shown instead
 var mirrorNames = dict();            // every such attribute name, for the selector check
 var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
-var mirrorWindow = 0; // the timer that ends the current watch (0: none)
+var mirrorWindow = 0; // the timer that ends the key's watch (0: none)
+var mirrorObserving = false; // the observer is connected
+var heldWatch = false;       // a typed secret is held: the watch stays on after the key's task
+var heldPoll = 0;            // the timer of the next look at the fields (0: none)
+var heldEmptyPolls = 0;      // the looks in a row that found the fields empty (timers, not the clock)
+var heldSeen = false;        // a sensitive field was seen holding a value during the late watch
+var HELD_POLL_MS = 500;
+var HELD_GRACE_MS = 2000;    // a debounce or a fetch after the field was emptied still counts
 // beforeinput comes before input, and is the first event of a paste from the menu, a drop or
 // an autofill: a page may write its mirror there, before any input event.
 var MIRROR_EVENTS = ['keydown', 'keyup', 'beforeinput', 'input', 'change', 'paste', 'cut'];
@@ -67,6 +89,7 @@ function noteSecretTyping(ev) {
   for (i = 0; i < path.length && !secret; i++) {
     secret = isSensitive(path[i]);
   }
+  var known = secret; // a field we see: whether it still holds a value can be told
   if (!secret && path.length > 0) {
     var type = '';
     try {
@@ -88,7 +111,16 @@ function noteSecretTyping(ev) {
   if (!mirrorObserver) {
     mirrorObserver = new MO(noteMirrors);
   }
-  if (mirrorWindow === 0) {
+  if (known) {
+    // The late watch, only for a field seen: a closed shadow root's cannot be told held or
+    // empty, and every key typed into any of its fields would hide what the page writes next.
+    if (!heldWatch) {
+      heldSeen = false;
+    }
+    heldWatch = true;
+    heldEmptyPolls = 0;
+  }
+  if (!mirrorObserving) {
     var opts = dict();
     opts.attributes = true;
     opts.characterData = true;
@@ -99,19 +131,72 @@ function noteSecretTyping(ev) {
     } catch (e) {
       return;
     }
+    mirrorObserving = true;
   }
   cancel(mirrorWindow);
   // The page's handlers of this event, and the microtasks they queue, run within this task; a
   // timer of 0 ms runs after them.
   mirrorWindow = later(endMirrorWatch, 0);
+  if (heldWatch && heldPoll === 0) {
+    heldPoll = later(lookAtHeld, HELD_POLL_MS);
+  }
 }
 
+// endMirrorWatch ends the key's watch: what the page writes from now on is a late write.
 function endMirrorWatch() {
-  mirrorWindow = 0;
   flushMirrors();
+  mirrorWindow = 0;
+  if (heldWatch && !heldSeen) {
+    // A key that left every field empty (a Tab into a password field, a key on an empty
+    // one): nothing is held, no late watch.
+    heldSeen = secretFilled();
+    heldWatch = heldSeen;
+  }
+  if (!heldWatch) {
+    stopMirrorObserver();
+  }
+}
+function stopMirrorObserver() {
   try {
     apply(moDisconnect, mirrorObserver, []);
   } catch (e) { /* not observing */ }
+  mirrorObserving = false;
+}
+
+// lookAtHeld ends the late watch once the sensitive fields have been empty for HELD_GRACE_MS.
+function lookAtHeld() {
+  heldPoll = 0;
+  if (!heldWatch) {
+    return;
+  }
+  if (secretFilled()) {
+    heldSeen = true;
+    heldEmptyPolls = 0;
+  } else if (++heldEmptyPolls > HELD_GRACE_MS / HELD_POLL_MS && mirrorWindow === 0) {
+    flushMirrors();
+    heldWatch = false;
+    stopMirrorObserver();
+    return;
+  }
+  heldPoll = later(lookAtHeld, HELD_POLL_MS);
+}
+
+// remixletWrites runs fn, a remixlet's operation that writes into the page, and leaves what it
+// wrote out of the watch: the records queued before are noted first, those it queued dropped.
+// (A page's custom element that answers the write synchronously, attributeChangedCallback, is
+// dropped with it.)
+function remixletWrites(fn) {
+  if (!mirrorObserving || !moTakeRecords) {
+    return fn();
+  }
+  flushMirrors();
+  try {
+    return fn();
+  } finally {
+    try {
+      apply(moTakeRecords, mirrorObserver, []);
+    } catch (e) { /* nothing queued */ }
+  }
 }
 
 // flushMirrors notes the records the watch has queued but not yet delivered: another observer
@@ -126,6 +211,7 @@ function flushMirrors() {
 }
 
 function noteMirrors(records) {
+  var late = mirrorWindow === 0; // after the key's task, while a typed secret is held
   var n = records.length;
   var i;
   for (i = 0; i < n; i++) {
@@ -154,64 +240,75 @@ function noteMirrors(records) {
         continue; // a remixlet's own mark
       }
       name = lower(name);
-      var set = apply(weakGet, mirrorTaint, [el]);
+      if (late && name === 'class') {
+        continue; // class selectors tell the same (item 106): see the top of this file
+      }
+      var marks = late ? lateWrites : mirrorTaint;
+      var set = apply(weakGet, marks, [el]);
       if (!set) {
         set = dict();
-        apply(weakSet, mirrorTaint, [el, set]);
+        apply(weakSet, marks, [el, set]);
       }
       set[name] = true;
-      mirrorNames[name] = true;
+      if (!late) {
+        mirrorNames[name] = true;
+      }
     } catch (e) { /* not a record */ }
   }
 }
 
 // noteTextMirror remembers el (an element whose text or children the page changed while a
-// secret was typed: a strength meter, a length counter, a preview) as a text mirror.
+// secret was typed or held: a strength meter, a length counter, a preview) as a text mirror,
+// and its ancestors as holding one (for the agent's capture_page).
 function noteTextMirror(el) {
-  if (!el || nodeType(el) !== 1 || isPageFrame(el) || ('' + apply(getTextContent, el, [])).length > MAX_TEXT_MIRROR_LEN) {
+  if (!el || el === host || nodeType(el) !== 1 || isPageFrame(el) || apply(weakGet, textMirrorMarks, [el]) === 1 ||
+      ('' + apply(getTextContent, el, [])).length > MAX_TEXT_MIRROR_LEN) {
     return;
   }
-  var i;
-  for (i = 0; i < textMirrors.length; i++) {
-    if (textMirrors[i] === el) {
-      return;
+  apply(weakSet, textMirrorMarks, [el, 1]);
+  textMirrorCount++;
+  var up = el;
+  var depth = 0;
+  while (up && depth++ < MAX_MIRROR_DEPTH) {
+    up = apply(parentNodeOf, up, []);
+    if (up && nodeType(up) === 1) {
+      apply(weakSet, textMirrorHolders, [up, true]);
     }
   }
-  if (textMirrors.length >= MAX_TEXT_MIRRORS) {
-    textMirrorsFull = true;
-    return;
-  }
-  put(textMirrors, textMirrors.length, el);
 }
 
-// textMirrorIn reports whether node is a text mirror or inside one (1), holds one (2), or
-// neither (0).
+// textMirrorIn reports whether node is a text mirror or inside one.
 function textMirrorIn(node) {
   flushMirrors();
-  if (textMirrorsFull) {
-    return 1;
+  if (textMirrorCount === 0) {
+    return false;
   }
-  var holds = 0;
-  var i;
-  for (i = 0; i < textMirrors.length; i++) {
-    var m = textMirrors[i];
-    if (apply(nodeContains, m, [node])) {
-      return 1;
-    }
-    if (holds === 0 && apply(nodeContains, node, [m])) {
-      holds = 2;
-    }
-  }
-  return holds;
-}
-function isTextMirror(el) {
-  var i;
-  for (i = 0; i < textMirrors.length; i++) {
-    if (textMirrors[i] === el) {
+  var depth = 0;
+  while (node && depth++ < MAX_MIRROR_DEPTH) {
+    if (nodeType(node) === 1 && apply(weakGet, textMirrorMarks, [node]) === 1) {
       return true;
     }
+    node = apply(parentNodeOf, node, []);
   }
   return false;
+}
+function isTextMirror(el) {
+  return textMirrorCount > 0 && apply(weakGet, textMirrorMarks, [el]) === 1;
+}
+// holdsTextMirror reports whether a text mirror was inside el when it was noted (a hint: an
+// element moved since is not known at its new place).
+function holdsTextMirror(el) {
+  return textMirrorCount > 0 && apply(weakGet, textMirrorHolders, [el]) === true;
+}
+
+// pageWroteWhileTyped reports whether the page wrote attribute name (lowercase) of el while a
+// secret was typed or held (the marks alone, for the agent's page tools: the proxy's redaction
+// stage takes out copies of the value).
+function pageWroteWhileTyped(el, name) {
+  flushMirrors();
+  var set = apply(weakGet, mirrorTaint, [el]);
+  var late = apply(weakGet, lateWrites, [el]);
+  return !!(set && set[name] === true || late && late[name] === true);
 }
 
 // isMirror reports whether attribute name (lowercase) of el may hold what is typed into a
@@ -219,8 +316,7 @@ function isTextMirror(el) {
 // attribute is not one of those a selector may compare (COMPARABLE_ATTRS).
 function isMirror(el, name) {
   flushMirrors();
-  var set = apply(weakGet, mirrorTaint, [el]);
-  if (set && set[name] === true) {
+  if (pageWroteWhileTyped(el, name)) {
     return true;
   }
   return isSensitive(el) && !comparableAttr(name) || holdsTypedSecret(attrOf(el, name));
@@ -356,11 +452,19 @@ function sensitiveFields() {
   return sensitiveFieldsList;
 }
 
-// carryMirrors gives copy (a clone of src) src's mirrors.
+// carryMirrors gives copy (a clone of src) src's mirrors: attributes and text.
 function carryMirrors(src, copy) {
   var set = apply(weakGet, mirrorTaint, [src]);
   if (set) {
     apply(weakSet, mirrorTaint, [copy, set]);
+  }
+  var late = apply(weakGet, lateWrites, [src]);
+  if (late) {
+    apply(weakSet, lateWrites, [copy, late]);
+  }
+  if (isTextMirror(src)) {
+    apply(weakSet, textMirrorMarks, [copy, 1]);
+    textMirrorCount++;
   }
 }
 

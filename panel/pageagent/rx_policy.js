@@ -637,13 +637,12 @@ function attributeSelectorProblem(l, at) {
 // back empty through the element around it, as through the field itself) and of the elements
 // the page wrote while a secret was typed (text mirrors, rx_mirrors.js).
 function opText(node) {
-  var mirror = textMirrorIn(node); // rx_mirrors.js: a strength meter, a length counter
-  if (isSensitive(node) || mirror === 1) {
+  if (isSensitive(node) || textMirrorIn(node)) { // rx_mirrors.js: a strength meter, a length counter
     return '';
   }
   var tas = apply(querySelectorAllEl, node, ['textarea']);
   var n = apply(nodeListLength, tas, []);
-  var secret = mirror === 2;
+  var secret = textMirrorCount > 0; // one may be inside: walked (marks, not places, are kept)
   var i;
   for (i = 0; i < n && !secret; i++) {
     secret = isSensitive(apply(nodeListItem, tas, [i]));

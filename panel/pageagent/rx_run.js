@@ -98,6 +98,10 @@ function release(req) {
 // document or moving them. Not setStyle (it cannot set -webkit-text-security or all) nor hide
 // (display does not change the mask), the ops a keep repeats most.
 var WRITES = allowed(['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML']);
+// OWN_WRITES are the operations whose changes to the page are the remixlet's own, not the page's
+// (the mirror watch leaves them out; dom.click and dom.focus run the page's handlers, which
+// write as the page).
+var OWN_WRITES = allowed(['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML', 'setStyle', 'hide', 'show', 'addStyle']);
 
 // ops runs one operation and returns its JSON value (undefined for none).
 function op(t, name, args) {
@@ -197,6 +201,17 @@ function op(t, name, args) {
   return undefined;
 }
 
+// ownOp runs op; what a write of the remixlet's changes in the page is not the page's writing
+// (rx_mirrors.js remixletWrites).
+function ownOp(t, name, args) {
+  if (OWN_WRITES[name] !== true) {
+    return op(t, name, args);
+  }
+  return remixletWrites(function () {
+    return op(t, name, args);
+  });
+}
+
 function runOp(req) {
   var m = message('result');
   m.id = own(req, 'id');
@@ -211,7 +226,7 @@ function runOp(req) {
     opHosts = own(req, 'hosts');
     opRelative = own(req, 'rel') === true;
     opAddrs = addressSet(own(req, 'op'), own(req, 'addrs'));
-    var v = own(req, 'op') === 'waitFor' ? waitFor(tableFor(rx), req) : op(tableFor(rx), own(req, 'op'), own(req, 'args'));
+    var v = own(req, 'op') === 'waitFor' ? waitFor(tableFor(rx), req) : ownOp(tableFor(rx), own(req, 'op'), own(req, 'args'));
     opHosts = null;
     opAddrs = null;
     if (v === WAITING) {

@@ -138,9 +138,18 @@ function layoutTable(table) {
   return layout;
 }
 
+// nameAttr is attribute name of n for a name, shown as HIDDEN_WHILE_TYPED when the page wrote it
+// while a password was typed or held (rx_mirrors.js: "7 characters").
+function nameAttr(n, name) {
+  return pageWroteWhileTyped(n, name) ? HIDDEN_WHILE_TYPED : attrStr(n, name);
+}
+
 // textOf is the text an element's content gives its name: text nodes, alt of images,
 // aria-label of descendants; never the value of a form field.
 function textOf(node, live, budget) {
+  if (textMirrorIn(node)) { // rx_mirrors.js: a length counter, a strength label
+    return HIDDEN_WHILE_TYPED;
+  }
   var st = dict();
   st.out = '';
   st.left = budget;
@@ -156,16 +165,18 @@ function contentText(node, live, st, depth) {
       var d = '' + apply(charDataG, c, []);
       st.out = st.out + d;
       st.left = st.left - d.length;
+    } else if (t === 1 && isTextMirror(c)) {
+      st.out = st.out + ' ' + HIDDEN_WHILE_TYPED + ' ';
     } else if (t === 1 && depth < 12 && st.nodes-- > 0) {
       var ln = localName(c);
       if (SKIP[ln] !== true && ln !== 'select' && ln !== 'textarea' && c !== host && !hiddenAttr(c) &&
           (!live || cssValue(computed(c), 'display') !== 'none')) {
-        var label = attrOf(c, 'aria-label');
+        var label = nameAttr(c, 'aria-label');
         var sep = INLINE[ln] === true ? '' : ' ';
         if (typeof label === 'string' && collapse(label, 10) !== '') {
           st.out = st.out + sep + label + sep;
         } else if (ln === 'img' || ln === 'area') {
-          st.out = st.out + sep + attrStr(c, 'alt') + sep;
+          st.out = st.out + sep + nameAttr(c, 'alt') + sep;
         } else if (ln === 'input') {
           var it = inputType(c);
           if (it === 'button' || it === 'submit' || it === 'reset') {
@@ -212,7 +223,7 @@ function nameOf(node, ln, role, live) {
     for (i = 0; i < parts.length && i < 8; i++) {
       var ref = idLookup(node, parts[i]);
       if (ref && ref !== node) {
-        var al = attrOf(ref, 'aria-label');
+        var al = nameAttr(ref, 'aria-label');
         s = s + ' ' + (typeof al === 'string' && al !== '' ? al : textOf(ref, false, 400));
       }
     }
@@ -221,7 +232,7 @@ function nameOf(node, ln, role, live) {
       return s;
     }
   }
-  s = collapse(attrStr(node, 'aria-label'), MAX_NAME);
+  s = collapse(nameAttr(node, 'aria-label'), MAX_NAME);
   if (s !== '') {
     return s;
   }
@@ -233,7 +244,7 @@ function nameOf(node, ln, role, live) {
       return s !== '' ? s : t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
     }
     if (t === 'image') {
-      s = collapse(attrStr(node, 'alt') || attrStr(node, 'value'), MAX_NAME);
+      s = collapse(nameAttr(node, 'alt') || attrStr(node, 'value'), MAX_NAME);
       return s !== '' ? s : 'Submit';
     }
   }
@@ -252,7 +263,7 @@ function nameOf(node, ln, role, live) {
     }
   }
   if (ln === 'img' || ln === 'area') {
-    s = collapse(attrStr(node, 'alt'), MAX_NAME);
+    s = collapse(nameAttr(node, 'alt'), MAX_NAME);
   } else if (ln === 'fieldset' || ln === 'table' || ln === 'svg' || ln === 'figure') {
     var sub = ln === 'fieldset' ? 'legend' : ln === 'table' ? 'caption' : ln === 'svg' ? 'title' : 'figcaption';
     var c = firstChild(node);
@@ -267,10 +278,10 @@ function nameOf(node, ln, role, live) {
     s = collapse(textOf(node, live, 600), MAX_NAME);
   }
   if (s === '') {
-    s = collapse(attrStr(node, 'title'), MAX_NAME);
+    s = collapse(nameAttr(node, 'title'), MAX_NAME);
   }
   if (s === '' && field) {
-    s = collapse(attrStr(node, 'placeholder'), MAX_NAME);
+    s = collapse(nameAttr(node, 'placeholder'), MAX_NAME);
     if (s === '') {
       s = textBefore(node);
     }

@@ -83,6 +83,12 @@ function addText(o, node, depth) {
   } catch (e) {
     return;
   }
+  if (textMirrorIn(node)) { // rx_mirrors.js: a length counter, a strength label
+    if (contains(o.pending, HIDDEN_WHILE_TYPED)) {
+      return;
+    }
+    d = ' ' + HIDDEN_WHILE_TYPED + ' ';
+  }
   if (o.filter === 'visible' && o.live && !textInView(o, node)) {
     return;
   }

@@ -38,7 +38,9 @@ function toolCapture(args) {
   return r;
 }
 
-// bodyText is the rendered text of a document's body (innerText), or ''.
+// bodyText is the rendered text of a document's body (innerText), or '': with the text the page
+// wrote while a password was typed or held (rx_mirrors.js: a length counter, a strength label)
+// shown as HIDDEN_WHILE_TYPED.
 function bodyText(d) {
   var body = null;
   try {
@@ -48,10 +50,39 @@ function bodyText(d) {
     return '';
   }
   try {
-    return '' + apply(innerTextG, body, []);
+    flushMirrors();
+    return d === doc && textMirrorCount > 0 ? shownText(body, 0) : '' + apply(innerTextG, body, []);
   } catch (e) {
     return '';
   }
+}
+
+// shownText is el's innerText with its text mirrors shown as HIDDEN_WHILE_TYPED: the parts that
+// hold none are the browser's innerText, those that hold one are walked (a block's text on lines
+// of its own, as innerText has it; hidden elements left out).
+function shownText(el, depth) {
+  if (isTextMirror(el)) {
+    return HIDDEN_WHILE_TYPED;
+  }
+  if (!holdsTextMirror(el) || depth > 64) {
+    return '' + apply(innerTextG, el, []);
+  }
+  var out = '';
+  var c = firstChild(el);
+  for (; c; c = nextSibling(c)) {
+    var t = nodeType(c);
+    if (t === 3) {
+      out = out + collapse('' + apply(charDataG, c, []), ELEMENT_TEXT_MAX);
+    } else if (t === 1 && c !== host) {
+      var display = cssValue(computed(c), 'display');
+      if (display === 'none' || SKIP[localName(c)] === true) {
+        continue;
+      }
+      var part = shownText(c, depth + 1);
+      out = apply(strSlice, display, [0, 6]) === 'inline' ? out + ' ' + part + ' ' : out + '\n' + part + '\n';
+    }
+  }
+  return out;
 }
 
 // ---- query. -----------------------------------------------------------------------------
@@ -120,7 +151,7 @@ function toolQuery(args) {
     m.ref = refFor(node);
     m.tag = localName(node);
     var secret = isSensitive(node);
-    m.text = secret ? '' : collapse(elementText(node), 100);
+    m.text = secret ? '' : textMirrorIn(node) ? HIDDEN_WHILE_TYPED : collapse(elementText(node), 100);
     var attrs = dict();
     var j;
     for (j = 0; j < QUERY_ATTRS.length; j++) {
@@ -130,7 +161,7 @@ function toolQuery(args) {
       }
       var v = attrOf(node, a);
       if (typeof v === 'string') {
-        attrs[a] = cut(v, 200);
+        attrs[a] = pageWroteWhileTyped(node, a) ? HIDDEN_WHILE_TYPED : cut(v, 200); // rx_mirrors.js
       }
     }
     m.attrs = attrs;
@@ -182,7 +213,7 @@ function queryValues(found, names) {
     }
     for (k = 0; k < names.length; k++) {
       var name = names[k];
-      var v = typeof name === 'string' ? attrOf(found[i], name) : null;
+      var v = typeof name === 'string' ? queryValueOf(found[i], name) : null;
       if (typeof v !== 'string') {
         continue;
       }
@@ -210,6 +241,15 @@ function queryValues(found, names) {
   queryKept.index = index;
   queryKept.pairs = pairs;
   queryKept.sizes = sizes;
+}
+
+// queryValueOf is attribute name of node as the chat's value questions see it: "[redacted]"
+// (the page agent's own marker, which Go takes as a value it cannot match: proxy/chat/
+// oracle_query.go shownChanged) when the page wrote it while a password was typed or held
+// (rx_mirrors.js: a length the model's selector [data-dlen="7"] would otherwise find).
+function queryValueOf(node, name) {
+  var v = attrOf(node, name);
+  return typeof v === 'string' && pageWroteWhileTyped(node, lower(name)) ? '[redacted]' : v;
 }
 
 // queryValuesPart is the part of the kept values from pair from, up to QUERY_VALUES_PART
@@ -252,7 +292,7 @@ function queryDrop(id, drop) {
     var k;
     for (k = 0; k < kept.names.length; k++) {
       var name = kept.names[k];
-      var v = typeof name === 'string' ? attrOf(node, name) : null;
+      var v = typeof name === 'string' ? queryValueOf(node, name) : null;
       if (typeof v !== 'string') {
         continue;
       }
@@ -280,6 +320,8 @@ function elementText(node) {
     var child = null;
     if (t === 3 || t === 4) {
       out = out + apply(nodeValueOf, n, []);
+    } else if (t === 1 && isTextMirror(n)) { // rx_mirrors.js: a length counter, a strength label
+      out = out + ' ' + HIDDEN_WHILE_TYPED + ' ';
     } else if (t === 1) {
       var block = INLINE_TAGS[localName(n)] !== true;
       out = block ? out + ' ' : out;

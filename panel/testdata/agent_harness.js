@@ -460,6 +460,9 @@ function installFakeDOM(opts) {
   class MutationRecord {
     get target() { return this._target; }
     get oldValue() { return this._oldValue; }
+    get type() { return this._type || 'attributes'; }
+    get attributeName() { return this._attributeName || null; }
+    get addedNodes() { return new NodeList([]); }
   }
   class MutationObserver {
     constructor(cb) {
@@ -2439,6 +2442,28 @@ scenario('page policy: no data-* value is compared while a sensitive field holds
   pw._value = '';
   const m = p.op(RX_A, 'query', '[data-len="7"]');
   assert.strictEqual(m.ok, true, 'nothing typed, nothing held: ' + m.error);
+});
+
+scenario('page policy: the mirror watch stays on while a typed secret is held, and a grace after; not after a key that left the fields empty', () => {
+  // The fake observer reports no records: what is written is tested in Chromium
+  // (e2e/latemirrors_test.go); here, how long the watch observes.
+  const p = waitPage();
+  const pw = typeSecret(p); // holds "h"
+  p.T.advance(1);
+  assert.strictEqual(p.observing(), p.baseline + 1, 'no late watch while the password is in its field');
+  p.T.advance(5000);
+  assert.strictEqual(p.observing(), p.baseline + 1, 'the late watch ended with the password still in its field');
+  pw._value = ''; // emptied without an input event (a form reset)
+  p.T.advance(1000);
+  assert.strictEqual(p.observing(), p.baseline + 1, 'the late watch ended before the grace');
+  p.T.advance(2100);
+  assert.strictEqual(p.observing(), p.baseline, 'the late watch goes on after the field was emptied and the grace passed');
+  // A key that leaves the field empty (a Tab into it): the key's watch only.
+  const q = waitPage();
+  const empty = typeSecret(q);
+  empty._value = '';
+  q.T.advance(1);
+  assert.strictEqual(q.observing(), q.baseline, 'a late watch after a key that left the field empty');
 });
 
 scenario('dom.waitFor: the selector is checked as dom.query\'s', () => {

@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/remixproxy/remixproxy/agent/scripted"
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+)
+
+// What the page writes while a typed password is held (mirrors7, OPEN-ITEMS 107 and 111). A
+// sign-in page writes the typed password's length and strength 300 ms after the last key (a
+// debounce, later than the key's task the fields6 watch looked at): into data-dlen and
+// aria-label of #deb, a "7 / 64" counter and a strength label. While the password is in its
+// field (and a grace after it is emptied) the page agent counts every attribute (but class) and
+// text the page writes as a mirror: a remixlet's dom.attr and dom.text read it blank, and the
+// agent's capture_page, outline and query show it to the model as "[hidden while a password is
+// typed]" (panel/pageagent/rx_mirrors.js).
+
+// lateMirrorsSite serves /late: the sign-in page above, with a greeting its script writes at
+// load (before any typing) and n status paragraphs.
+func lateMirrorsSite(n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/late" {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<p id="intro"></p>
+<form id="form" onsubmit="return false" data-testid="login">
+<input id="user" name="user" value="alice">
+<input id="pw" type="password" name="pw">
+<div id="meterbox"><span id="counter">0 / 64</span> <span id="strength">Empty</span></div>
+</form>
+<div id="deb" data-dlen="0" aria-label="0 characters">length</div>
+<p id="was"></p>
+`+statusParagraphs(n)+`
+<script>
+const intro = document.getElementById('intro');
+intro.textContent = 'Welcome back, alice';
+intro.dataset.greeted = 'yes';
+// The length and strength, shown 300 ms after the last key.
+const pw = document.getElementById('pw'), deb = document.getElementById('deb');
+let timer = 0;
+pw.addEventListener('input', () => {
+  clearTimeout(timer);
+  const n = pw.value.length;
+  timer = setTimeout(() => {
+    deb.dataset.dlen = String(n);
+    deb.setAttribute('aria-label', n + ' characters');
+    document.getElementById('counter').textContent = n + ' / 64';
+    document.getElementById('strength').textContent = n < 8 ? 'Weak' : 'Strong';
+    document.body.dataset.debounced = String(n);
+  }, 300);
+});
+// After a reset (which fires no input event), a note with the length, 300 ms later.
+document.getElementById('form').addEventListener('reset', () => {
+  const n = pw.value.length;
+  setTimeout(() => { document.getElementById('was').dataset.n = String(n); document.getElementById('was').textContent = 'You had typed ' + n + ' characters'; }, 300);
+});
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// lateMirrorsReader reads the page's late mirrors before and after the typing, and, after it,
+// what the page wrote before the typing and what it wrote itself while the password was held.
+var lateMirrorsReader = policyCase{name: "reads the late mirrors", body: `const q = (s) => dom.query(s);
+const reads = async () => {
+  const deb = await q('#deb');
+  return [await dom.attr(deb, 'data-dlen'), await dom.attr(deb, 'aria-label'), await dom.text(await q('#counter')),
+    await dom.text(await q('#strength')), (await dom.text(await q('#meterbox'))).trim(), (await dom.text(await dom.clone(await q('#meterbox'), true))).trim()];
+};
+await rmx.storage.set('before', JSON.stringify(await reads()));
+await dom.waitFor('#go', { timeout: 60000 });
+const after = await reads();
+const mine = await dom.create({ tag: 'span', text: 'mine' });
+await dom.insert(await q('#intro'), mine, 'after');
+await dom.setText(mine, 'mine, rewritten');
+await dom.setAttr(await q('#user'), 'data-note', 'noted');
+const control = [await dom.text(await q('#intro')), await dom.attr(await q('#intro'), 'data-greeted'), await dom.text(mine), await dom.attr(await q('#user'), 'data-note')];
+await rmx.storage.set('read', JSON.stringify({ after, control }));
+await dom.waitFor('#go2', { timeout: 60000 });
+const deb = await q('#deb');
+await rmx.storage.set('reset', JSON.stringify([await dom.attr(deb, 'data-dlen'), await dom.text(await q('#counter')),
+  await dom.text(await q('#was')), await dom.attr(await q('#was'), 'data-n'), await dom.text(await q('#later')), await dom.attr(await q('#user'), 'data-x')]));`}
+
+// TestRedteamLateMirrorsReadBlank: a remixlet reads the page's debounced length and strength
+// mirrors before the typing (the markup's values) and blank after it, also through a clone and
+// the element around them; what the page wrote before the typing, and what the remixlet wrote
+// itself while the password was held, still read back. A length written after a form reset
+// emptied the field (no input event) still reads blank; what the page writes once the field has
+// been empty for the grace reads back.
+func TestRedteamLateMirrorsReadBlank(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
+	cases := []policyCase{lateMirrorsReader}
+	rxs := h.addPolicy(cases, "https://fields.test/late*")
+	h.tab.Navigate("https://fields.test/late")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	v := h.waitStored(rxs[0], "before", "", 20*time.Second)
+	if want := `["0","0 characters","0 / 64","Empty","0 / 64 Empty","0 / 64 Empty"]`; v != want {
+		t.Fatalf("before the typing the remixlet read %s, want %s (the oracle must answer then, or the test proves nothing)\n%s", v, want, h.diagnose(rxs[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '7' && document.getElementById('counter').textContent === '7 / 64'`); err != nil {
+		t.Fatalf("the page's debounced mirrors were never written: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	h.waitStored(rxs[0], "read", "", 20*time.Second)
+	// One more key, and the form reset before the page's debounce writes the new length (8):
+	// the field is empty (no input event), the copy is written after; the watch ends only
+	// after a grace. What the page writes later reads back.
+	ctx, cancel := context.WithTimeout(h.tab.Context(), 15*time.Second)
+	err := chromedp.Do(ctx, chromedp.KeyEvent("x"))
+	cancel()
+	if err != nil {
+		t.Fatalf("the last key: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.getElementById('form').reset()`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '8' && document.getElementById('was').dataset.n === '8' && document.getElementById('pw').value === ''`); err != nil {
+		t.Fatalf("the page's debounced copy after the reset was never written: %v", err)
+	}
+	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('p'), { id: 'later', textContent: 'Signed out' })),
+document.getElementById('user').dataset.x = 'later',
+document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`)
+	h.rtFieldsGo(cases, rxs)
+	if v := h.storedString(rxs[0], "reset"); v != `["","","","","Signed out","later"]` {
+		t.Errorf("after the reset the remixlet read %s, want [\"\",\"\",\"\",\"\",\"Signed out\",\"later\"]: the lengths written before and after the reset read blank, what the page wrote after the grace reads back", v)
+	}
+	var got struct{ After, Control []string }
+	if s := h.storedString(rxs[0], "read"); json.Unmarshal([]byte(s), &got) != nil {
+		t.Fatalf("the remixlet stored %q\n%s", s, h.diagnose(rxs[0]))
+	}
+	for i, what := range []string{"dom.attr data-dlen", "dom.attr aria-label", "dom.text of the counter", "dom.text of the strength label", "dom.text of the element around them", "dom.text of its clone"} {
+		if i >= len(got.After) || got.After[i] != "" {
+			t.Errorf("after the typing %s read %q, want \"\": the page wrote it while the password was held", what, got.After)
+		}
+	}
+	if want := []string{"Welcome back, alice", "yes", "mine, rewritten", "noted"}; strings.Join(got.Control, "|") != strings.Join(want, "|") {
+		t.Errorf("controls after the typing: %q, want %q (what the page wrote before the typing, and the remixlet's own writes, read back)", got.Control, want)
+	}
+}
+
+// TestAgentToolsHideLateMirrors: the model's capture_page shows the page's counter and strength
+// label before the typing; after the person typed a password, capture_page, outline and query
+// show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters") as
+// "[hidden while a password is typed]", and still the greeting the page wrote before the typing;
+// the model's query #deb[data-dlen="7"] finds nothing (its control, "0" before the typing, one).
+func TestAgentToolsHideLateMirrors(t *testing.T) {
+	script := `{"turns": [
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"0\"]"}}]},
+		{"text": "I read the page."},
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"7\"]"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "body:has(#deb[data-dlen=\"7\"]) h1"}}]},
+		{"text": "Done."}
+	]}`
+	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": lateMirrorsSite(0)})
+	tab, model := aw.tab, aw.model
+	tab.Navigate("https://fields.test/late")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	pf, _ := openPanel(t, tab)
+	waitRequests := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model got %d requests, want %d\n%s", len(model.Requests()), n, aw.diagnose())
+			}
+		}
+	}
+	chat(t, pf, "read this page")
+	waitRequests(3)
+	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
+	typePassword(t, tab)
+	tab.WaitFor(10*time.Second, "the page's debounced mirrors", `document.body.dataset.debounced === '7' && document.getElementById('counter').textContent === '7 / 64'`)
+	chat(t, pf, "read it again")
+	waitRequests(9)
+	reqs := model.Requests()
+	result := func(i int) string { return callResult(reqs, i) }
+	if got := result(0); !strings.Contains(got, "0 / 64") || !strings.Contains(got, "Empty") {
+		t.Fatalf("capture_page before the typing lacks the counter and the label (the test would prove nothing): %s", head(got, 2000))
+	}
+	if got := result(1); !strings.Contains(got, `"total":1`) {
+		t.Fatalf("query #deb[data-dlen=\"0\"] before the typing found nothing (the test would prove nothing): %s", head(got, 2000))
+	}
+	if got := result(6); !strings.Contains(got, `"total":0`) {
+		t.Errorf("query #deb[data-dlen=\"7\"] after the typing: %s, want nothing found: the page wrote the length while the password was held", head(got, 2000))
+	}
+	if got := result(7); !strings.Contains(got, "query refused: the selector matches the value of [data-dlen] on an element other than the ones it selects") {
+		t.Errorf("query body:has(#deb[data-dlen=\"7\"]) h1 after the typing: %s, want refused (the attribute holds what the model may not be told)", head(got, 2000))
+	}
+	const hidden = "[hidden while a password is typed]"
+	for _, c := range []struct {
+		name string
+		req  int
+		want []string
+	}{
+		{"capture_page", 3, []string{hidden, "Welcome back, alice"}},
+		{"outline", 4, []string{hidden, "Welcome back, alice"}},
+		{"query", 5, []string{hidden}},
+	} {
+		got := result(c.req)
+		t.Logf("%s after the typing: %s", c.name, head(got, 1500))
+		for _, leak := range []string{"7 / 64", "Weak", "7 characters"} {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s after the typing shows %q, written by the page while the password was held: %s", c.name, leak, head(got, 2000))
+			}
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s after the typing lacks %q: %s", c.name, w, head(got, 2000))
+			}
+		}
+	}
+}
+
+// typePassword types rtFieldsPassword into #pw as the person would (DevTools key events).
+func typePassword(t *testing.T, tab *e2etest.Tab) {
+	t.Helper()
+	e2etest.Eval[any](tab, `document.getElementById('pw').focus()`)
+	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(rtFieldsPassword)); err != nil {
+		t.Fatalf("typing the password: %v", err)
+	}
+	if !e2etest.Eval[bool](tab, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`) {
+		t.Fatalf("the password is not in its field: typing did not work")
+	}
+}
+
+// callResult is what the model was shown of the call it made in reply to request i of reqs (the
+// one tool result of request i+1), or "".
+func callResult(reqs []scripted.RecordedRequest, i int) string {
+	if i+1 >= len(reqs) {
+		return ""
+	}
+	msgs := reqs[i+1].Messages
+	m := msgs[len(msgs)-1]
+	if len(m.ToolResults) != 1 {
+		return ""
+	}
+	return m.ToolResults[0].Text
+}
