@@ -121,9 +121,9 @@ function personControl(el, tag) {
 }
 
 // personWindowOpen is window.open: during a button's trusted click, the address it opens is
-// reported first (see personButtonClick).
+// reported first (see personButtonClick), unless the page agent itself is acting (agentActs).
 function personWindowOpen(url) {
-  if (personButtonClick && arguments.length > 0 && url !== undefined && url !== null) {
+  if (personButtonClick && !agentAssigning && arguments.length > 0 && url !== undefined && url !== null) {
     try {
       var u = parseURLOrNull('' + url, href());
       if (u) {
@@ -134,17 +134,26 @@ function personWindowOpen(url) {
   return apply(personOpen, this === undefined || this === null ? win : this, arguments);
 }
 
-// agentAssign sends this window to dest for the page agent itself (the navigate tool, a
-// scheduled reminder). The navigate event fires inside location.assign; a person's button click
-// a moment before (personButtonClick lasts until the next task) must not make it the person's.
+// agentActs calls fn for the page agent itself: the agent's dispatched events and clicks
+// (tool_act.js, tool_click.js), its form submissions (tool_type.js) and its navigations
+// (agentAssign). What a page handler opens or where it sends the window inside that call is the
+// agent's, even when a person's button click a moment before left personButtonClick set (it
+// lasts until the next task): neither personWindowOpen nor onPersonNavigate reports it.
 var agentAssigning = false;
-function agentAssign(dest) {
+function agentActs(fn, self, args) {
+  var was = agentAssigning;
   agentAssigning = true;
   try {
-    apply(locationAssign, loc, [dest]);
+    return apply(fn, self, args);
   } finally {
-    agentAssigning = false;
+    agentAssigning = was;
   }
+}
+
+// agentAssign sends this window to dest for the page agent itself (the navigate tool, a
+// scheduled reminder); the navigate event fires inside location.assign.
+function agentAssign(dest) {
+  agentActs(locationAssign, loc, [dest]);
 }
 
 // onPersonNavigate reports where this window navigates during a button's trusted click, unless

@@ -124,7 +124,7 @@ function makeInit(bubbles) {
 }
 // fire dispatches an event and reports whether the page let its default happen.
 function fire(node, ev) {
-  apply(dispatchEventFn, node, [ev]);
+  agentActs(dispatchEventFn, node, [ev]); // person_nav.js: what a handler opens here is the agent's
   return !(defaultPreventedG && apply(defaultPreventedG, ev, []) === true);
 }
 function fireEvent(node, type) {

@@ -471,7 +471,7 @@ function toolClick(args) {
     expected(args, facts, what);
   }
   var before = href();
-  apply(clickFn, node, []);
+  agentActs(clickFn, node, []); // person_nav.js: what a handler opens here is the agent's
   var res = dict();
   res.clicked = what;
   res.name = cut(cname, 200);

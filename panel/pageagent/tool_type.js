@@ -263,7 +263,7 @@ function toolSetField(args, done) {
   var go = key(node, 'Enter');
   if (go && form && dest !== null && requestSubmitFn) {
     if (connected(form)) {
-      apply(requestSubmitFn, form, []);
+      agentActs(requestSubmitFn, form, []);
       res.submitted = 'form';
       if (dest !== '') {
         res.submits = dest;

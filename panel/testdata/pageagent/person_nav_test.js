@@ -39,7 +39,7 @@ const setup = `(function () {
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'agentAssign', 'sock='], 'https://blog.test/continue?to=x', setup);
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'agentAssign', 'agentActs', 'sock='], 'https://blog.test/continue?to=x', setup);
 a['sock='](new a.ctx.WebSocket());
 
 // el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
@@ -155,6 +155,19 @@ test("the page agent's own navigation during a button's click is not the person'
   nextTask();
   assert.deepStrictEqual(reports(), []);
   assert.deepStrictEqual(Array.from(a.ctx.assigned.splice(0)), ['https://blog.test/viewer?doc=https://witness.test/i']);
+});
+
+test("what a handler opens inside the agent's own dispatch is not the person's", () => {
+  // The act tool's click a moment after a person's button click (personButtonClick still set):
+  // the handler's window.open and its navigation run inside agentActs.
+  a.onPersonClick(event([el('HTMLButtonElement', { type: 'button' })], true));
+  a.agentActs(function () {
+    a.personWindowOpen('https://witness.test/oauth?d=agent');
+    navigateTo('https://witness.test/sso?d=agent');
+  }, null, []);
+  nextTask();
+  assert.deepStrictEqual(reports(), []);
+  a.ctx.opened.length = 0;
 });
 
 test("a synthetic click on a button reports nothing its handler opens", () => {
