@@ -41,6 +41,7 @@ func lateMirrorsSite(n int) http.Handler {
 <div id="meterbox"><span id="counter">0 / 64</span> <span id="strength">Empty</span></div>
 </form>
 <div id="deb" data-dlen="0" aria-label="0 characters">length</div>
+<input id="lenbox" readonly value="0">
 <p id="was"></p>
 `+statusParagraphs(n)+`
 <script>
@@ -58,6 +59,7 @@ pw.addEventListener('input', () => {
     deb.setAttribute('aria-label', n + ' characters');
     document.getElementById('counter').textContent = n + ' / 64';
     document.getElementById('strength').textContent = n < 8 ? 'Weak' : 'Strong';
+    document.getElementById('lenbox').value = String(n);
     document.body.dataset.debounced = String(n);
   }, 300);
 });
@@ -256,4 +258,36 @@ func callResult(reqs []scripted.RecordedRequest, i int) string {
 		return ""
 	}
 	return m.ToolResults[0].Text
+}
+
+// lateValueReader reads the readonly #lenbox's value (the page writes the length into its value
+// property, which no observer sees) and #user's before and after the typing.
+var lateValueReader = policyCase{name: "reads a value mirror", body: `const reads = async () => [await dom.value(await dom.query('#lenbox')), await dom.value(await dom.query('#user'))];
+await rmx.storage.set('before', JSON.stringify(await reads()));
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify(await reads()));`}
+
+// TestRedteamLateValueMirrorReadsBlank: a sign-in page writes the typed password's length, on a
+// debounce, into a readonly input's value property (no attribute changes, so the mirror watch's
+// observer sees nothing); a remixlet's dom.value reads it "0" before the typing and blank after,
+// while the user name the markup holds still reads back.
+func TestRedteamLateValueMirrorReadsBlank(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
+	cases := []policyCase{lateValueReader}
+	rxs := h.addPolicy(cases, "https://fields.test/late*")
+	h.tab.Navigate("https://fields.test/late")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["0","alice"]` {
+		t.Fatalf("before the typing the remixlet read %s, want [\"0\",\"alice\"] (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.getElementById('lenbox').value === '7'`); err != nil {
+		t.Fatalf("the page's debounced value mirror was never written: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["","alice"]` {
+		t.Errorf("after the typing the remixlet read %s, want [\"\",\"alice\"]: the length the page wrote into #lenbox while the password was held reads blank, the user name back\n%s", v, h.diagnose(rxs[0]))
+	}
 }
