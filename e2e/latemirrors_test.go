@@ -157,8 +157,8 @@ document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`
 
 // TestAgentToolsHideLateMirrors: the model's capture_page shows the page's counter and strength
 // label before the typing; after the person typed a password, capture_page, outline and query
-// show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters") as
-// "[hidden while a password is typed]", and still the greeting the page wrote before the typing;
+// show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters", and query the
+// length written into #lenbox's value) as "[hidden while a password is typed]", and still the greeting the page wrote before the typing;
 // the model's query #deb[data-dlen="7"] finds nothing (its control, "0" before the typing, one).
 func TestAgentToolsHideLateMirrors(t *testing.T) {
 	script := `{"turns": [
@@ -167,7 +167,7 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 		{"text": "I read the page."},
 		{"tool_calls": [{"name": "capture_page"}]},
 		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
-		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox, #lenbox"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"7\"]"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "body:has(#deb[data-dlen=\"7\"]) h1"}}]},
 		{"text": "Done."}
@@ -215,11 +215,11 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 	}{
 		{"capture_page", 3, []string{hidden, "Welcome back, alice"}},
 		{"outline", 4, []string{hidden, "Welcome back, alice"}},
-		{"query", 5, []string{hidden}},
+		{"query", 5, []string{hidden, `"value":"` + hidden + `"`}},
 	} {
 		got := result(c.req)
 		t.Logf("%s after the typing: %s", c.name, head(got, 1500))
-		for _, leak := range []string{"7 / 64", "Weak", "7 characters"} {
+		for _, leak := range []string{"7 / 64", "Weak", "7 characters", `"value":"7"`} {
 			if strings.Contains(got, leak) {
 				t.Errorf("%s after the typing shows %q, written by the page while the password was held: %s", c.name, leak, head(got, 2000))
 			}
