@@ -66,6 +66,7 @@ var HIDDEN_WHILE_TYPED = '[hidden while a password is typed]'; // what the model
 var mirrorNames = dict();            // every such attribute name, for the selector check
 var valueSeen = new WeakMapCtor();    // field -> its value at the watch's last look (lookAtValues)
 var valueMirrors = new WeakMapCtor(); // field -> 1: the page changed its value during a watch
+var valuesLookedNow = false;          // isValueMirror looked in this task already
 var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
 var mirrorWindow = 0; // the timer that ends the key's watch (0: none)
@@ -235,10 +236,15 @@ function personTypedValue(ev, path) {
 // isValueMirror reports whether the page wrote el's value while a secret was typed or held
 // (during a watch, looked at now: a debounce may have written since the last look).
 function isValueMirror(el) {
-  if (heldWatch || mirrorWindow !== 0) {
+  if ((heldWatch || mirrorWindow !== 0) && !valuesLookedNow) {
     lookAtValues(true);
+    valuesLookedNow = true; // a tool's hundred fields: one look
+    later(valuesLookedLater, 0);
   }
   return apply(weakGet, valueMirrors, [el]) === 1;
+}
+function valuesLookedLater() {
+  valuesLookedNow = false;
 }
 
 // remixletWrites runs fn, a remixlet's operation that writes into the page, and leaves what it
