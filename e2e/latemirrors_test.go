@@ -12,6 +12,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // What the page writes while a typed password is held (mirrors7, OPEN-ITEMS 107 and 111). A
@@ -74,6 +75,17 @@ document.body.dataset.pageScript = 'ran';
 	})
 }
 
+// openLateMirrors opens /late (lateMirrorsSite) with cases' remixlets on it, its script run.
+func openLateMirrors(t *testing.T, cases []policyCase) (*hostileWorld, []store.Remixlet) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
+	rxs := h.addPolicy(cases, "https://fields.test/late*")
+	h.tab.Navigate("https://fields.test/late")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	return h, rxs
+}
+
 // lateMirrorsReader reads the page's late mirrors before and after the typing, and, after it,
 // what the page wrote before the typing and what it wrote itself while the password was held.
 var lateMirrorsReader = policyCase{name: "reads the late mirrors", body: `const q = (s) => dom.query(s);
@@ -103,13 +115,8 @@ await rmx.storage.set('reset', JSON.stringify([await dom.attr(deb, 'data-dlen'),
 // emptied the field (no input event) still reads blank; what the page writes once the field has
 // been empty for the grace reads back.
 func TestRedteamLateMirrorsReadBlank(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
 	cases := []policyCase{lateMirrorsReader}
-	rxs := h.addPolicy(cases, "https://fields.test/late*")
-	h.tab.Navigate("https://fields.test/late")
-	h.tab.WaitConnected()
-	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	h, rxs := openLateMirrors(t, cases)
 	v := h.waitStored(rxs[0], "before", "", 20*time.Second)
 	if want := `["0","0 characters","0 / 64","Empty","0 / 64 Empty","0 / 64 Empty"]`; v != want {
 		t.Fatalf("before the typing the remixlet read %s, want %s (the oracle must answer then, or the test proves nothing)\n%s", v, want, h.diagnose(rxs[0]))
@@ -272,13 +279,8 @@ await rmx.storage.set('read', JSON.stringify(await reads()));`}
 // observer sees nothing); a remixlet's dom.value reads it "0" before the typing and blank after,
 // while the user name the markup holds still reads back.
 func TestRedteamLateValueMirrorReadsBlank(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
 	cases := []policyCase{lateValueReader}
-	rxs := h.addPolicy(cases, "https://fields.test/late*")
-	h.tab.Navigate("https://fields.test/late")
-	h.tab.WaitConnected()
-	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	h, rxs := openLateMirrors(t, cases)
 	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["0","alice"]` {
 		t.Fatalf("before the typing the remixlet read %s, want [\"0\",\"alice\"] (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
 	}
