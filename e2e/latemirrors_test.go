@@ -12,6 +12,7 @@ import (
 
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // What the page writes while a typed password is held (mirrors7, OPEN-ITEMS 107 and 111). A
@@ -41,6 +42,7 @@ func lateMirrorsSite(n int) http.Handler {
 <div id="meterbox"><span id="counter">0 / 64</span> <span id="strength">Empty</span></div>
 </form>
 <div id="deb" data-dlen="0" aria-label="0 characters">length</div>
+<input id="lenbox" readonly value="0">
 <p id="was"></p>
 `+statusParagraphs(n)+`
 <script>
@@ -58,6 +60,7 @@ pw.addEventListener('input', () => {
     deb.setAttribute('aria-label', n + ' characters');
     document.getElementById('counter').textContent = n + ' / 64';
     document.getElementById('strength').textContent = n < 8 ? 'Weak' : 'Strong';
+    document.getElementById('lenbox').value = String(n);
     document.body.dataset.debounced = String(n);
   }, 300);
 });
@@ -70,6 +73,17 @@ document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
 	})
+}
+
+// openLateMirrors opens /late (lateMirrorsSite) with cases' remixlets on it, its script run.
+func openLateMirrors(t *testing.T, cases []policyCase) (*hostileWorld, []store.Remixlet) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
+	rxs := h.addPolicy(cases, "https://fields.test/late*")
+	h.tab.Navigate("https://fields.test/late")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	return h, rxs
 }
 
 // lateMirrorsReader reads the page's late mirrors before and after the typing, and, after it,
@@ -101,13 +115,8 @@ await rmx.storage.set('reset', JSON.stringify([await dom.attr(deb, 'data-dlen'),
 // emptied the field (no input event) still reads blank; what the page writes once the field has
 // been empty for the grace reads back.
 func TestRedteamLateMirrorsReadBlank(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
 	cases := []policyCase{lateMirrorsReader}
-	rxs := h.addPolicy(cases, "https://fields.test/late*")
-	h.tab.Navigate("https://fields.test/late")
-	h.tab.WaitConnected()
-	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	h, rxs := openLateMirrors(t, cases)
 	v := h.waitStored(rxs[0], "before", "", 20*time.Second)
 	if want := `["0","0 characters","0 / 64","Empty","0 / 64 Empty","0 / 64 Empty"]`; v != want {
 		t.Fatalf("before the typing the remixlet read %s, want %s (the oracle must answer then, or the test proves nothing)\n%s", v, want, h.diagnose(rxs[0]))
@@ -155,8 +164,8 @@ document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`
 
 // TestAgentToolsHideLateMirrors: the model's capture_page shows the page's counter and strength
 // label before the typing; after the person typed a password, capture_page, outline and query
-// show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters") as
-// "[hidden while a password is typed]", and still the greeting the page wrote before the typing;
+// show what the page wrote meanwhile (the "7 / 64" counter, "Weak", "7 characters", and query the
+// length written into #lenbox's value) as "[hidden while a password is typed]", and still the greeting the page wrote before the typing;
 // the model's query #deb[data-dlen="7"] finds nothing (its control, "0" before the typing, one).
 func TestAgentToolsHideLateMirrors(t *testing.T) {
 	script := `{"turns": [
@@ -165,7 +174,7 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 		{"text": "I read the page."},
 		{"tool_calls": [{"name": "capture_page"}]},
 		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
-		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb, #counter, #strength, #meterbox, #lenbox"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#deb[data-dlen=\"7\"]"}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "body:has(#deb[data-dlen=\"7\"]) h1"}}]},
 		{"text": "Done."}
@@ -213,11 +222,11 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 	}{
 		{"capture_page", 3, []string{hidden, "Welcome back, alice"}},
 		{"outline", 4, []string{hidden, "Welcome back, alice"}},
-		{"query", 5, []string{hidden}},
+		{"query", 5, []string{hidden, `"value":"` + hidden + `"`}},
 	} {
 		got := result(c.req)
 		t.Logf("%s after the typing: %s", c.name, head(got, 1500))
-		for _, leak := range []string{"7 / 64", "Weak", "7 characters"} {
+		for _, leak := range []string{"7 / 64", "Weak", "7 characters", `"value":"7"`} {
 			if strings.Contains(got, leak) {
 				t.Errorf("%s after the typing shows %q, written by the page while the password was held: %s", c.name, leak, head(got, 2000))
 			}
@@ -256,4 +265,31 @@ func callResult(reqs []scripted.RecordedRequest, i int) string {
 		return ""
 	}
 	return m.ToolResults[0].Text
+}
+
+// lateValueReader reads the readonly #lenbox's value (the page writes the length into its value
+// property, which no observer sees) and #user's before and after the typing.
+var lateValueReader = policyCase{name: "reads a value mirror", body: `const reads = async () => [await dom.value(await dom.query('#lenbox')), await dom.value(await dom.query('#user'))];
+await rmx.storage.set('before', JSON.stringify(await reads()));
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify(await reads()));`}
+
+// TestRedteamLateValueMirrorReadsBlank: a sign-in page writes the typed password's length, on a
+// debounce, into a readonly input's value property (no attribute changes, so the mirror watch's
+// observer sees nothing); a remixlet's dom.value reads it "0" before the typing and blank after,
+// while the user name the markup holds still reads back.
+func TestRedteamLateValueMirrorReadsBlank(t *testing.T) {
+	cases := []policyCase{lateValueReader}
+	h, rxs := openLateMirrors(t, cases)
+	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["0","alice"]` {
+		t.Fatalf("before the typing the remixlet read %s, want [\"0\",\"alice\"] (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.getElementById('lenbox').value === '7'`); err != nil {
+		t.Fatalf("the page's debounced value mirror was never written: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["","alice"]` {
+		t.Errorf("after the typing the remixlet read %s, want [\"\",\"alice\"]: the length the page wrote into #lenbox while the password was held reads blank, the user name back\n%s", v, h.diagnose(rxs[0]))
+	}
 }

@@ -37,6 +37,12 @@
 // dom.attr(el, 'class') would cost honest remixlets and stop nobody. What a remixlet's own
 // operations write is not the page's (remixletWrites). The agent's page tools show the same
 // marks to the model as HIDDEN_WHILE_TYPED (tool_read.js, tool_outline.js, tool_names.js).
+// Value mirrors (reviewb7): a page may write the length into another control's value property
+// (a readonly counter input), which no observer sees. So during a watch the page agent looks at
+// the values of the page's other fields (lookAtValues: at a secret key, at the end of its task,
+// at each look at the held fields, at a read of a value); a field whose value changed between
+// two looks, other than by the person's own input into it, is a value mirror for its life:
+// dom.value reads it empty.
 // What the watch does not see: a mirror inside a shadow root or a frame, one already in the
 // markup, one written after the grace; a secret typed into a closed shadow root counts when its
 // input event reaches the document with a host we cannot see into (secretEvent). The stylesheet
@@ -58,6 +64,9 @@ var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mi
 var lateWrites = new WeakMapCtor();  // element -> dict of attribute names the page wrote while a typed secret was held
 var HIDDEN_WHILE_TYPED = '[hidden while a password is typed]'; // what the model is shown instead
 var mirrorNames = dict();            // every such attribute name, for the selector check
+var valueSeen = new WeakMapCtor();    // field -> its value at the watch's last look (lookAtValues)
+var valueMirrors = new WeakMapCtor(); // field -> 1: the page changed its value during a watch
+var valuesLookedNow = false;          // isValueMirror looked in this task already
 var secretTyped = false;             // a secret was typed into a field of the page at least once
 var mirrorObserver = null;
 var mirrorWindow = 0; // the timer that ends the key's watch (0: none)
@@ -98,7 +107,11 @@ function noteSecretTyping(ev) {
     secret = (type === 'input' || type === 'beforeinput' || type === 'change') && secretEvent(path);
   }
   if (!secret) {
+    personTypedValue(ev, path);
     return;
+  }
+  if (mirrorWindow === 0) {
+    lookAtValues(heldWatch); // once a key's task (its end looks again: endMirrorWatch)
   }
   if (!secretTyped) {
     secretTyped = true;
@@ -145,6 +158,7 @@ function noteSecretTyping(ev) {
 // endMirrorWatch ends the key's watch: what the page writes from now on is a late write.
 function endMirrorWatch() {
   flushMirrors();
+  lookAtValues(true);
   mirrorWindow = 0;
   if (heldWatch && !heldSeen) {
     // A key that left every field empty (a Tab into a password field, a key on an empty
@@ -169,6 +183,7 @@ function lookAtHeld() {
   if (!heldWatch) {
     return;
   }
+  lookAtValues(true);
   if (secretFilled()) {
     heldSeen = true;
     heldEmptyPolls = 0;
@@ -179,6 +194,57 @@ function lookAtHeld() {
     return;
   }
   heldPoll = later(lookAtHeld, HELD_POLL_MS);
+}
+
+// lookAtValues notes the values of the page's fields other than the sensitive ones; with mark,
+// a field whose value changed since the last look is a value mirror (see the top of the file).
+function lookAtValues(mark) {
+  eachField(doc, function (f) {
+    if (isSensitive(f)) {
+      return false;
+    }
+    var v;
+    try {
+      v = '' + apply(localName(f) === 'input' ? inputValue : textareaValue, f, []);
+    } catch (e) {
+      return false;
+    }
+    var was = apply(weakGet, valueSeen, [f]);
+    if (mark && typeof was === 'string' && was !== v) {
+      apply(weakSet, valueMirrors, [f, 1]);
+    }
+    apply(weakSet, valueSeen, [f, v]);
+    return false;
+  }, 0);
+}
+
+// personTypedValue takes the value of a field the person's own input just changed (a trusted
+// event of MIRROR_EVENTS, before the page's handlers) as seen: their typing is not a mirror.
+function personTypedValue(ev, path) {
+  if (ev.isTrusted !== true || path.length === 0) {
+    return;
+  }
+  var f = path[0];
+  var ln = nodeType(f) === 1 ? localName(f) : '';
+  if ((ln === 'input' || ln === 'textarea') && typeof apply(weakGet, valueSeen, [f]) === 'string') {
+    try {
+      apply(weakSet, valueSeen, [f, '' + apply(ln === 'input' ? inputValue : textareaValue, f, [])]);
+    } catch (e) { /* read at the next look */ }
+  }
+}
+
+// isValueMirror reports whether the page wrote el's value while a secret was typed or held
+// (during a watch, looked at now: a debounce may have written since the last look).
+function isValueMirror(el) {
+  if ((heldWatch || mirrorWindow !== 0) && !valuesLookedNow) {
+    lookAtValues(true);
+    valuesLookedNow = true; // a tool's hundred fields: one look
+    later(valuesLookedLater, 0);
+  }
+  return apply(weakGet, valueMirrors, [el]) === 1;
+}
+function valuesLookedLater() {
+  valuesLookedNow = false;
 }
 
 // remixletWrites runs fn, a remixlet's operation that writes into the page, and leaves what it

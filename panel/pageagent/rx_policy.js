@@ -674,7 +674,7 @@ function opText(node) {
 }
 
 function opValue(node) {
-  if (isSensitive(node)) {
+  if (isSensitive(node) || isValueMirror(node)) { // rx_mirrors.js: a length written into a counter field
     return '';
   }
   var name = localName(node);

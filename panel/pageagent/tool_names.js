@@ -313,9 +313,13 @@ function textBefore(node) {
   return '';
 }
 
+// fieldValue is the value of a field as the model is shown it (null: never read out).
 function fieldValue(node, ln) {
   if (isSensitive(node)) {
     return null; // a password, or what the page marks as one (a key, a one-time code, a card)
+  }
+  if ((ln === 'input' || ln === 'textarea') && isValueMirror(node)) {
+    return HIDDEN_WHILE_TYPED; // rx_mirrors.js: a length the page wrote into a counter field
   }
   try {
     if (ln === 'input') {

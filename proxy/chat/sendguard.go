@@ -292,7 +292,9 @@ func sendMethod(r *http.Request) string {
 			}
 		}
 	}
-	if r.URL != nil && strings.Contains(r.URL.RawQuery, "_method") {
+	// The name as frameworks read it, percent-decoded: a query without "_method" spelt out or
+	// any escape cannot name it (a parse only then).
+	if r.URL != nil && (strings.Contains(r.URL.RawQuery, "_method") || strings.Contains(r.URL.RawQuery, "%")) {
 		for _, v := range r.URL.Query()["_method"] {
 			if m, ok := named(v); ok {
 				return m

@@ -106,7 +106,8 @@ func (g *navGuard) personSend(ctx context.Context, sr sendRequest, arrived time.
 
 // personSendLocked reports whether a report of the person's input releases sr, which arrived at
 // arrived, now; hopeless when no report can (an action it pairs with runs). It uses the report.
-// Called with g.mu held.
+// A request that arrived before that answer came during the call: hopeless too. Called with
+// g.mu held.
 func (g *navGuard) personSendLocked(sr sendRequest, arrived, now time.Time) (released, hopeless bool) {
 	xs := g.actionsSendingLocked(sr, now)
 	if len(xs) == 0 {
@@ -120,6 +121,9 @@ func (g *navGuard) personSendLocked(sr sendRequest, arrived, now time.Time) (rel
 		if x.answered.After(after) {
 			after = x.answered
 		}
+	}
+	if arrived.Before(after) {
+		return false, true // it came during an action's call, which has answered since
 	}
 	best := -1
 	for i := range g.sends.inputs {

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -169,5 +170,32 @@ func TestPersonInputsBounded(t *testing.T) {
 	}
 	if n := len(g.sends.inputs); n != maxPersonInputs {
 		t.Errorf("%d reports kept, want %d", n, maxPersonInputs)
+	}
+}
+
+// TestPersonSendArrivedDuringTheCall: a request that reached the guard while the action's call
+// ran stays held when the call answers and the person's input comes before the guard looks at
+// the request again (within personSendRace): it was sent during the call, whatever the person
+// did after (the top of sendguard_person.go).
+func TestPersonSendArrivedDuringTheCall(t *testing.T) {
+	w := newPersonSendWorld(t)
+	g := &w.cf.h.nav
+	x := w.act()
+	r := httptest.NewRequest("POST", "https://example.com/api/send", nil)
+	h := scriptHeaders("cors", "same-origin", "https://example.com", "https://example.com/")
+	for i := 0; i+1 < len(h); i += 2 {
+		r.Header.Set(h[i], h[i+1])
+	}
+	sr := readSendRequest(r)
+	arrived := g.clock() // the page's script posts during the agent's click
+	w.wait(50 * time.Millisecond)
+	x.settle() // the click answers
+	w.wait(50 * time.Millisecond)
+	g.personInputReported("https://example.com") // the person clicks a control
+	g.mu.Lock()
+	released, hopeless := g.personSendLocked(sr, arrived, g.clock())
+	g.mu.Unlock()
+	if released || !hopeless {
+		t.Errorf("released %v, hopeless %v: a post sent during the agent's call went as the person's", released, hopeless)
 	}
 }

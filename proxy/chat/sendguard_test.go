@@ -481,7 +481,8 @@ func sendTwoHeld(t *testing.T, cf *guardPipeline, x *navExpect, ask *askCounter,
 
 // TestSendMethodOverride: a GET (or HEAD) that names a changing method in the headers or the
 // query parameter that frameworks honour (Rails, Laravel, ASP.NET, Express's method-override) is
-// held as that method; one that names a safe method is not.
+// held as that method, its name read as they read it (percent-decoded); one that names a safe
+// method is not.
 func TestSendMethodOverride(t *testing.T) {
 	page := "https://example.com/thread/1"
 	hdr := scriptHeaders("cors", "same-origin", "https://example.com", page)
@@ -494,6 +495,8 @@ func TestSendMethodOverride(t *testing.T) {
 		{"X-HTTP-Method", "GET", "https://example.com/api/thread/1", []string{"X-HTTP-Method", "put"}, "PUT"},
 		{"X-Method-Override on a HEAD", "HEAD", "https://example.com/api/thread/1", []string{"X-Method-Override", "PATCH"}, "PATCH"},
 		{"_method in the query", "GET", "https://example.com/api/thread/1?x=1&_method=delete", nil, "DELETE"},
+		{"_method spelt in escapes", "GET", "https://example.com/api/thread/1?%5Fmethod=delete", nil, "DELETE"},
+		{"_method with an escaped letter", "GET", "https://example.com/api/thread/1?x=1&_m%65thod=delete", nil, "DELETE"},
 		{"an override naming GET", "GET", "https://example.com/api/feed", []string{"X-HTTP-Method-Override", "GET"}, ""},
 		{"_method=get", "GET", "https://example.com/api/feed?_method=get", nil, ""},
 	} {
