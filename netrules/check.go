@@ -12,10 +12,15 @@ import (
 
 // Sites are the pages a remixlet runs on, at host granularity (sandbox.Manifest.Sites gives
 // them): Every, or hosts written "example.com" (that host) or "*.example.com" (it and every
-// subdomain). They bound where the remixlet's rules act and where a redirect may go.
+// subdomain). They bound where the remixlet's rules act and where a redirect may go; on a
+// request, a redirect goes only within the requesting page's site, the request's own site or
+// to Fetch (redirectscope.go).
 type Sites struct {
 	Every bool
 	Hosts []string
+	// Fetch are the hosts the remixlet's fetch: permissions name (lowercase, no trailing dot):
+	// a redirect may go there from any of its pages.
+	Fetch []string
 }
 
 // Covers reports whether a page on host is on one of the sites.

@@ -16,7 +16,7 @@ import (
 // requesting page's site, the site the request was going to anyway, or to a fetch: host.
 func TestNetRulesRedirectStaysOnTheRequestingPagesSite(t *testing.T) {
 	w := newRulesWorld(t, "bank.test", "evil.test", "cdn.evil.test")
-	w.seedRules("two sites", `"https://bank.test/*", "https://*.evil.test/*"`, `[
+	rx := w.seedRules("two sites", `"https://bank.test/*", "https://*.evil.test/*"`, `[
 		{"id":1,"action":{"type":"redirect","redirect":{"regexSubstitution":"https://evil.test/got/\\1"}},"condition":{"regexFilter":"^https://bank\\.test/(.*)$","resourceTypes":["image","xmlhttprequest","main_frame"]}},
 		{"id":2,"priority":2,"action":{"type":"redirect","redirect":{"url":"https://evil.test/fixed"}},"condition":{"urlFilter":"||bank.test/fixed","resourceTypes":["image"]}},
 		{"id":3,"priority":2,"action":{"type":"redirect","redirect":{"regexSubstitution":"https://bank.test/new/\\1"}},"condition":{"regexFilter":"^https://bank\\.test/old/(.*)$","resourceTypes":["image"]}},
@@ -55,6 +55,10 @@ func TestNetRulesRedirectStaysOnTheRequestingPagesSite(t *testing.T) {
 		if strings.Contains(r, "4711") && strings.Contains(r, "evil.test") || strings.Contains(r, "s3cret") && strings.Contains(r, "evil.test") {
 			t.Errorf("evil.test got %s", r)
 		}
+	}
+	if log := w.logOf(rx.ID); !strings.Contains(log, "rule 1 did not redirect a request of a bank.test page to evil.test") ||
+		strings.Count(log, "rule 1 did not redirect") != 1 {
+		t.Errorf("the remixlet's log should say once that rule 1 was withheld on bank.test:\n%s", log)
 	}
 }
 
