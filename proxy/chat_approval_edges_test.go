@@ -82,7 +82,7 @@ func TestChatUnreadableActiveVersionNeedsACard(t *testing.T) {
 	if act == nil {
 		t.Fatalf("the save replaced an unreadable active version without a card: %v", w["result"])
 	}
-	if rows := fmt.Sprint(act["rows"]); !strings.Contains(rows, "cannot be read") {
+	if rows := fmt.Sprint(act["rows"]); !strings.Contains(rows, "can no longer be read") {
 		t.Errorf("activation rows = %s, want the unreadable version named", rows)
 	}
 	cf.decline(t, act["id"])

@@ -13,8 +13,12 @@ import (
 type Change struct {
 	// Active is the manifest of the version running now, the record of what the person allowed;
 	// nil for a new remixlet (or one whose active manifest no longer parses: nothing can be read
-	// as allowed then).
+	// as allowed then, and ActiveUnreadable is set).
 	Active *Manifest
+	// ActiveUnreadable says that a version runs now whose manifest no longer parses (an older
+	// or damaged store): what the person allowed for it cannot be told, so replacing it always
+	// needs approval (ReasonUnreadable), as it is not a new remixlet.
+	ActiveUnreadable bool
 	// Next is the manifest of the version to activate.
 	Next *Manifest
 	// ChatHost is the host of the page the agent's chat is on, from the proxy's record of the
@@ -42,6 +46,7 @@ const (
 	ReasonNarrowed      ReasonKind = "narrowed"       // moved from several sites onto one, keeping permissions
 	ReasonOtherSites    ReasonKind = "other-sites"    // agent: a change to a remixlet that runs (or ran) on another site
 	ReasonNetworkCode   ReasonKind = "network-code"   // agent: new code under a network permission held before
+	ReasonUnreadable    ReasonKind = "unreadable"     // replaces a running version whose manifest no longer parses
 )
 
 // Reason is one thing a change needs the person's approval for, in the proxy's fixed words
@@ -68,7 +73,10 @@ type Reason struct {
 //   - changes its network rules (ReasonRules);
 //   - moves a remixlet that ran on more than one site (or every site) onto a single site while
 //     keeping permissions, which puts approved capabilities in a new, narrower context
-//     (ReasonNarrowed).
+//     (ReasonNarrowed);
+//   - replaces a running version whose manifest no longer parses (ReasonUnreadable): what was
+//     allowed for it cannot be read, and it may have run on other sites with permissions, so
+//     it is not taken for a new remixlet (OPEN-ITEMS 104).
 //
 // For a change the agent made (ChatHost set) to an existing remixlet, also (DESIGN invariant 11):
 //   - when Active or Next covers a site other than the chat page's site (registrable domain, see
@@ -139,6 +147,11 @@ func NeedsApproval(c Change) (bool, []Reason) {
 					Text: "Run new code with a permission you allowed for its old code: " + PermissionText(p.Name)})
 			}
 		}
+	}
+
+	if c.ActiveUnreadable {
+		reasons = append(reasons, Reason{Kind: ReasonUnreadable,
+			Text: "Replace a version whose manifest can no longer be read, so what you allowed for it cannot be told"})
 	}
 
 	if c.RulesChanged {

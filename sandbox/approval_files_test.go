@@ -47,7 +47,8 @@ func TestFilesNeedApproval(t *testing.T) {
 		{"agent script removed under fetch", fetching, with(fetching, ScriptFile, ""), "a.example", "Send requests to api.a.example"},
 		{"person script change under fetch", fetching, with(fetching, ScriptFile, "post()"), "", ""},
 		{"agent description change under fetch", fetching, with(fetching, ManifestFile, strings.Replace(string(fetching[ManifestFile]), `"d"`, `"new"`, 1)), "a.example", ""},
-		{"broken active manifest", with(one, ManifestFile, "{"), one, "a.example", ""},
+		{"broken active manifest", with(one, ManifestFile, "{"), one, "a.example", "Replace a version whose manifest can no longer be read"},
+		{"broken active manifest, the person's save", with(one, ManifestFile, "{"), one, "", "can no longer be read"},
 		{"broken active manifest, other site", with(one, ManifestFile, "{"), one, "b.example", "other than this page's: a.example"},
 	}
 	for _, c := range cases {
