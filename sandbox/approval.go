@@ -57,8 +57,25 @@ type Reason struct {
 	Text string
 	// Permission is the permission's name for ReasonNewPermission and ReasonNetworkCode.
 	Permission string
-	// Sites are the other sites for ReasonOtherSites ("every site" when it runs on every site).
+	// Sites are the sites a ReasonMoreSites or ReasonOtherSites row is about, every one ("every
+	// site" when it runs on every site); Text names at most MaxSitesInText of them.
 	Sites []string
+	// SitesCut is how many of Sites Text leaves out ("… and 45 more"); a card shows them all
+	// elsewhere (proxy/chat's activation card: in the lines the confirmation window shows).
+	SitesCut int
+}
+
+// MaxSitesInText is the most sites a reason's Text names: a card row naming hundreds of hosts
+// would be unreadable and push the buttons and the rest of the card away (OPEN-ITEMS 34).
+const MaxSitesInText = 5
+
+// boundedSitesText is sitesText of at most MaxSitesInText hosts, then "and N more"; cut is N.
+func boundedSitesText(hosts []string) (text string, cut int) {
+	if len(hosts) <= MaxSitesInText {
+		return sitesText(hosts), 0
+	}
+	cut = len(hosts) - MaxSitesInText
+	return fmt.Sprintf("%s and %d more", sitesText(hosts[:MaxSitesInText]), cut), cut
 }
 
 // NeedsApproval decides whether activating c.Next needs the person's "Allow and apply", and
@@ -123,11 +140,12 @@ func NeedsApproval(c Change) (bool, []Reason) {
 				more = append(more, h)
 			}
 		}
-		text := "Run on more sites: " + sitesText(more)
+		list, cut := boundedSitesText(more)
+		text := "Run on more sites: " + list
 		if active == nil {
-			text = "Run on sites other than this page's: " + sitesText(more)
+			text = "Run on sites other than this page's: " + list
 		}
-		reasons = append(reasons, Reason{Kind: ReasonMoreSites, Text: text})
+		reasons = append(reasons, Reason{Kind: ReasonMoreSites, Text: text, Sites: more, SitesCut: cut})
 	}
 
 	if active != nil && chatHost != "" {
@@ -183,18 +201,20 @@ func otherSiteReasons(c Change, chatHost string) []Reason {
 	}
 	var out []Reason
 	if len(nextOther) > 0 {
-		text := "Change code that also runs on other sites than this page's (" + site + "): " + sitesText(nextOther)
+		list, cut := boundedSitesText(nextOther)
+		text := "Change code that also runs on other sites than this page's (" + site + "): " + list
 		if len(nextOther) == 1 && nextOther[0] == everySite {
 			text = "Change code that runs on every site, not only on this page's (" + site + ")"
 		}
-		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: nextOther})
+		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: nextOther, SitesCut: cut})
 	}
 	if len(oldOnly) > 0 {
-		text := "Change a remixlet that ran on other sites than this page's (" + site + "), keeping what it stored there: " + sitesText(oldOnly)
+		list, cut := boundedSitesText(oldOnly)
+		text := "Change a remixlet that ran on other sites than this page's (" + site + "), keeping what it stored there: " + list
 		if len(oldOnly) == 1 && oldOnly[0] == everySite {
 			text = "Change a remixlet that ran on every site, keeping what it stored there"
 		}
-		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: oldOnly})
+		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: oldOnly, SitesCut: cut})
 	}
 	return out
 }
