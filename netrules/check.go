@@ -37,7 +37,7 @@ func (s Sites) Covers(host string) bool {
 			if host == base || strings.HasSuffix(host, "."+base) {
 				return true
 			}
-		} else if host == h {
+		} else if host == h || strings.HasPrefix(h, "[") && host == normHost(h) { // a pattern's "[::1]" is "::1" here
 			return true
 		}
 	}
