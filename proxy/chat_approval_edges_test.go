@@ -11,6 +11,20 @@ import (
 
 // OPEN-ITEMS 104, below the browser: a scripted model using the approval edge cases.
 
+// cardOrSaved waits for the next save's pending activation card (act), or for its answer when
+// it applied without one (w).
+func (cf *chatFixture) cardOrSaved(t *testing.T) (act, w map[string]any) {
+	t.Helper()
+	w = cf.waitItem(t, "a save's card or its answer", func(it map[string]any) bool {
+		if it["kind"] == "card" && it["card"] == "activation" && it["state"] == "pending" {
+			act = it
+			return true
+		}
+		return toolDone("write_remixlet")(it)
+	})
+	return act, w
+}
+
 // TestChatPermissionGrantIsUsedWhole: the person allows storage and clipboard on one card; a
 // save using storage alone applies with it, and the whole Allow is spent: a second save adding
 // clipboard within the ten minutes gets the activation card (the person allowed one save, not
@@ -30,14 +44,7 @@ func TestChatPermissionGrantIsUsedWhole(t *testing.T) {
 	if w := cf.waitItem(t, "the first save", toolDone("write_remixlet")); !strings.Contains(fmt.Sprint(w["result"]), "with the permissions the person allowed") {
 		t.Fatalf("first write_remixlet = %v, want it applied with the grant", w["result"])
 	}
-	var act map[string]any
-	w := cf.waitItem(t, "the second save's card or its answer", func(it map[string]any) bool {
-		if it["kind"] == "card" && it["card"] == "activation" && it["state"] == "pending" {
-			act = it
-			return true
-		}
-		return toolDone("write_remixlet")(it)
-	})
+	act, w := cf.cardOrSaved(t)
 	if act == nil {
 		t.Fatalf("the second save (clipboard added) applied without a card: %v", w["result"])
 	}
@@ -71,14 +78,7 @@ func TestChatUnreadableActiveVersionNeedsACard(t *testing.T) {
 	}
 	rx := personRemixlet(t, cf.st, "old one", store.Files{sandbox.ManifestFile: []byte(bad), sandbox.ScriptFile: []byte("rmx.log('old')")})
 	cf.say(t, map[string]string{"type": "send", "text": "replace it"})
-	var act map[string]any
-	w := cf.waitItem(t, "the save's card or its answer", func(it map[string]any) bool {
-		if it["kind"] == "card" && it["card"] == "activation" && it["state"] == "pending" {
-			act = it
-			return true
-		}
-		return toolDone("write_remixlet")(it)
-	})
+	act, w := cf.cardOrSaved(t)
 	if act == nil {
 		t.Fatalf("the save replaced an unreadable active version without a card: %v", w["result"])
 	}

@@ -104,15 +104,7 @@ func checkPatternHost(h string) error {
 			return fmt.Errorf("host %q is not an IPv6 address", h)
 		}
 		// As the browser writes it (compressed, lowercase), which is what Match compares.
-		lower := strings.ToLower(h)
-		read, err := weburl.Host(lower)
-		if err != nil {
-			return fmt.Errorf("host %q is not an IPv6 address", h)
-		}
-		if read != lower {
-			return fmt.Errorf("host %q is %s to a browser: write that", h, read)
-		}
-		return nil
+		return hostAsWritten(h, "is not an IPv6 address")
 	}
 	for _, label := range strings.Split(h, ".") {
 		if label == "" {
@@ -126,10 +118,16 @@ func checkPatternHost(h string) error {
 	}
 	// The host as the browser reads it (DESIGN invariant 9) must be the host written: a name
 	// of numbers ("127.1", "0x7f.1") is an IPv4 address to a browser, and punycode must decode.
+	return hostAsWritten(h, "is not a host a browser can read")
+}
+
+// hostAsWritten checks that the browser reads h (lowercased) as written; unread says what h
+// is not when the browser cannot read it at all.
+func hostAsWritten(h, unread string) error {
 	lower := strings.ToLower(h)
 	read, err := weburl.Host(lower)
 	if err != nil {
-		return fmt.Errorf("host %q is not a host a browser can read", h)
+		return fmt.Errorf("host %q %s", h, unread)
 	}
 	if read != lower {
 		return fmt.Errorf("host %q is %s to a browser: write that", h, read)
