@@ -12,10 +12,15 @@ import (
 
 // Sites are the pages a remixlet runs on, at host granularity (sandbox.Manifest.Sites gives
 // them): Every, or hosts written "example.com" (that host) or "*.example.com" (it and every
-// subdomain). They bound where the remixlet's rules act and where a redirect may go.
+// subdomain). They bound where the remixlet's rules act and where a redirect may go; on a
+// request, a redirect goes only within the requesting page's site, the request's own site or
+// to Fetch (redirectscope.go).
 type Sites struct {
 	Every bool
 	Hosts []string
+	// Fetch are the hosts the remixlet's fetch: permissions name (lowercase, no trailing dot):
+	// a redirect may go there from any of its pages.
+	Fetch []string
 }
 
 // Covers reports whether a page on host is on one of the sites.
@@ -32,7 +37,7 @@ func (s Sites) Covers(host string) bool {
 			if host == base || strings.HasSuffix(host, "."+base) {
 				return true
 			}
-		} else if host == h {
+		} else if host == h || strings.HasPrefix(h, "[") && host == normHost(h) { // a pattern's "[::1]" is "::1" here
 			return true
 		}
 	}

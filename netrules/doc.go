@@ -35,7 +35,8 @@
 //
 // It must never: let a rule redirect anything but a GET, redirect to anything but an https
 // address on the remixlet's own sites (for an every-site remixlet: the registrable domain of the
-// hosts the rule names), touch a security header (ForbiddenHeader), act on requests of pages the
+// hosts the rule names), redirect a request out of both its page's site and its own site to a
+// host no fetch: permission names (redirectscope.go), touch a security header (ForbiddenHeader), act on requests of pages the
 // remixlet does not run on, or take time that grows with the number of rules installed for
 // unrelated hosts (rules are indexed by host). It sends nothing and knows nothing of the proxy's
 // own requests: the proxy never passes them to Match.

@@ -325,7 +325,11 @@ type Result struct {
 	Action string
 	By     Matched // the rule that decided Action
 	// Location is where a Redirect or UpgradeScheme sends the request.
-	Location        string
+	Location string
+	// Withheld names the first redirect rule that matched but may not send this request where
+	// it would have (WithheldTo): outside the requesting page's site (redirectscope.go).
+	Withheld        Matched
+	WithheldTo      string
 	RequestHeaders  []HeaderChange
 	ResponseHeaders []HeaderChange
 }
@@ -423,10 +427,19 @@ func (s *Set) Match(req *Request) Result {
 		}
 		switch b.r.Action.Type {
 		case Redirect:
-			if loc, ok := redirectLocation(b, req); ok {
-				res.Action, res.By, res.Location = Redirect, Matched{s.sets[i].Owner, b.r.ID}, loc
-				return res
+			u, ok := redirectLocation(b, req)
+			if !ok {
+				continue
 			}
+			m := Matched{s.sets[i].Owner, b.r.ID}
+			if !s.sets[i].Sites.redirectAllowed(req, u.HostKey()) {
+				if res.Withheld.Owner == "" {
+					res.Withheld, res.WithheldTo = m, u.Href()
+				}
+				continue
+			}
+			res.Action, res.By, res.Location = Redirect, m, u.Href()
+			return res
 		case UpgradeScheme:
 			res.Action, res.By = UpgradeScheme, Matched{s.sets[i].Owner, b.r.ID}
 			res.Location = "https" + strings.TrimPrefix(req.url, "http")
@@ -481,18 +494,18 @@ func better(a, b *compiledRule) bool {
 // (weburl's serialisation: the Location sent is the address that was checked). A
 // regexSubstitution result must still be an https address on the host of the https://host/
 // that was checked at install.
-func redirectLocation(cr *compiledRule, req *Request) (string, bool) {
+func redirectLocation(cr *compiledRule, req *Request) (*weburl.URL, bool) {
 	rd := cr.r.Action.Redirect
 	if rd.URL != "" {
 		u, err := weburl.Parse(rd.URL)
 		if err != nil {
-			return "", false
+			return nil, false
 		}
-		return u.Href(), true
+		return u, true
 	}
 	m := cr.re.FindStringSubmatchIndex(req.url)
 	if m == nil {
-		return "", false
+		return nil, false
 	}
 	// Chrome's substitution syntax: \0 … \9; \\ is a backslash.
 	var b strings.Builder
@@ -520,17 +533,17 @@ func redirectLocation(cr *compiledRule, req *Request) (string, bool) {
 	loc := b.String()
 	prefix, ok := substitutionPrefix(sub)
 	if !ok || !strings.HasPrefix(loc, prefix) {
-		return "", false
+		return nil, false
 	}
 	u, err := weburl.Parse(loc)
 	if err != nil || u.Scheme() != "https" || u.HasCredentials() {
-		return "", false
+		return nil, false
 	}
 	want, err := weburl.Parse(prefix)
 	if err != nil || u.HostKey() != want.HostKey() || u.Port() != want.Port() {
-		return "", false
+		return nil, false
 	}
-	return u.Href(), true
+	return u, true
 }
 
 // ApplyRequestHeaders applies the request header changes to h, with Chrome's rules for several

@@ -4,29 +4,32 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/certs"
 	"github.com/remixproxy/remixproxy/store"
 	"github.com/remixproxy/remixproxy/store/storetest"
 )
 
 // rulesWorld is a proxy with a store in front of one HTTPS upstream answering for
-// www/ads/cdn/witness.example.com and one plain-HTTP upstream for plain.test. The upstream
-// records every request it gets.
+// www/ads/cdn/witness.example.com (and the hosts given, under a certificate of a CA made for
+// the test) and one plain-HTTP upstream for plain.test. The upstream records every request it
+// gets.
 type rulesWorld struct {
 	*managerFixture
 	mu   sync.Mutex
-	seen []string // "METHOD host/path header-of-interest"
+	seen []string // "METHOD host/path?query header-of-interest"
 }
 
-func newRulesWorld(t *testing.T) *rulesWorld {
+func newRulesWorld(t *testing.T, moreHosts ...string) *rulesWorld {
 	w := &rulesWorld{}
 	h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Lock()
-		w.seen = append(w.seen, fmt.Sprintf("%s %s%s x-test=%q accept-language=%q", r.Method, r.Host, r.URL.Path, r.Header.Get("X-Test"), r.Header.Get("Accept-Language")))
+		w.seen = append(w.seen, fmt.Sprintf("%s %s%s x-test=%q accept-language=%q", r.Method, r.Host, r.URL.RequestURI(), r.Header.Get("X-Test"), r.Header.Get("Accept-Language")))
 		w.mu.Unlock()
 		rw.Header().Set("X-Remove-Me", "1")
 		rw.Header().Set("Content-Security-Policy", "default-src 'self'")
@@ -37,6 +40,20 @@ func newRulesWorld(t *testing.T) *rulesWorld {
 	resolve := map[string]string{}
 	for _, host := range []string{"www", "ads", "cdn", "witness"} {
 		resolve[host+"."+siteHost+":443"] = tls[siteHost+":443"]
+	}
+	if len(moreHosts) > 0 {
+		ca, _, err := certs.LoadOrCreate(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewUnstartedServer(h)
+		ts.TLS = certs.NewIssuer(ca, 10).TLSConfig(moreHosts[0])
+		ts.StartTLS()
+		t.Cleanup(ts.Close)
+		roots.AddCert(ca.Cert)
+		for _, host := range moreHosts {
+			resolve[host+":443"] = ts.Listener.Addr().String()
+		}
 	}
 	w.managerFixture = newManagerFixture(t, fixtureOpts{resolve: merge(resolve, plainSite(t, "plain.test", h)), roots: roots})
 	return w

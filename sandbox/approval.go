@@ -13,8 +13,12 @@ import (
 type Change struct {
 	// Active is the manifest of the version running now, the record of what the person allowed;
 	// nil for a new remixlet (or one whose active manifest no longer parses: nothing can be read
-	// as allowed then).
+	// as allowed then, and ActiveUnreadable is set).
 	Active *Manifest
+	// ActiveUnreadable says that a version runs now whose manifest no longer parses (an older
+	// or damaged store): what the person allowed for it cannot be told, so replacing it always
+	// needs approval (ReasonUnreadable), as it is not a new remixlet.
+	ActiveUnreadable bool
 	// Next is the manifest of the version to activate.
 	Next *Manifest
 	// ChatHost is the host of the page the agent's chat is on, from the proxy's record of the
@@ -42,6 +46,7 @@ const (
 	ReasonNarrowed      ReasonKind = "narrowed"       // moved from several sites onto one, keeping permissions
 	ReasonOtherSites    ReasonKind = "other-sites"    // agent: a change to a remixlet that runs (or ran) on another site
 	ReasonNetworkCode   ReasonKind = "network-code"   // agent: new code under a network permission held before
+	ReasonUnreadable    ReasonKind = "unreadable"     // replaces a running version whose manifest no longer parses
 )
 
 // Reason is one thing a change needs the person's approval for, in the proxy's fixed words
@@ -52,8 +57,25 @@ type Reason struct {
 	Text string
 	// Permission is the permission's name for ReasonNewPermission and ReasonNetworkCode.
 	Permission string
-	// Sites are the other sites for ReasonOtherSites ("every site" when it runs on every site).
+	// Sites are the sites a ReasonMoreSites or ReasonOtherSites row is about, every one ("every
+	// site" when it runs on every site); Text names at most MaxSitesInText of them.
 	Sites []string
+	// SitesCut is how many of Sites Text leaves out ("… and 45 more"); a card shows them all
+	// elsewhere (proxy/chat's activation card: in the lines the confirmation window shows).
+	SitesCut int
+}
+
+// MaxSitesInText is the most sites a reason's Text names: a card row naming hundreds of hosts
+// would be unreadable and push the buttons and the rest of the card away (OPEN-ITEMS 34).
+const MaxSitesInText = 5
+
+// boundedSitesText is sitesText of at most MaxSitesInText hosts, then "and N more"; cut is N.
+func boundedSitesText(hosts []string) (text string, cut int) {
+	if len(hosts) <= MaxSitesInText {
+		return sitesText(hosts), 0
+	}
+	cut = len(hosts) - MaxSitesInText
+	return fmt.Sprintf("%s and %d more", sitesText(hosts[:MaxSitesInText]), cut), cut
 }
 
 // NeedsApproval decides whether activating c.Next needs the person's "Allow and apply", and
@@ -68,7 +90,10 @@ type Reason struct {
 //   - changes its network rules (ReasonRules);
 //   - moves a remixlet that ran on more than one site (or every site) onto a single site while
 //     keeping permissions, which puts approved capabilities in a new, narrower context
-//     (ReasonNarrowed).
+//     (ReasonNarrowed);
+//   - replaces a running version whose manifest no longer parses (ReasonUnreadable): what was
+//     allowed for it cannot be read, and it may have run on other sites with permissions, so
+//     it is not taken for a new remixlet (OPEN-ITEMS 104).
 //
 // For a change the agent made (ChatHost set) to an existing remixlet, also (DESIGN invariant 11):
 //   - when Active or Next covers a site other than the chat page's site (registrable domain, see
@@ -115,11 +140,12 @@ func NeedsApproval(c Change) (bool, []Reason) {
 				more = append(more, h)
 			}
 		}
-		text := "Run on more sites: " + sitesText(more)
+		list, cut := boundedSitesText(more)
+		text := "Run on more sites: " + list
 		if active == nil {
-			text = "Run on sites other than this page's: " + sitesText(more)
+			text = "Run on sites other than this page's: " + list
 		}
-		reasons = append(reasons, Reason{Kind: ReasonMoreSites, Text: text})
+		reasons = append(reasons, Reason{Kind: ReasonMoreSites, Text: text, Sites: more, SitesCut: cut})
 	}
 
 	if active != nil && chatHost != "" {
@@ -139,6 +165,11 @@ func NeedsApproval(c Change) (bool, []Reason) {
 					Text: "Run new code with a permission you allowed for its old code: " + PermissionText(p.Name)})
 			}
 		}
+	}
+
+	if c.ActiveUnreadable {
+		reasons = append(reasons, Reason{Kind: ReasonUnreadable,
+			Text: "Replace a version whose manifest can no longer be read, so what you allowed for it cannot be told"})
 	}
 
 	if c.RulesChanged {
@@ -170,18 +201,20 @@ func otherSiteReasons(c Change, chatHost string) []Reason {
 	}
 	var out []Reason
 	if len(nextOther) > 0 {
-		text := "Change code that also runs on other sites than this page's (" + site + "): " + sitesText(nextOther)
+		list, cut := boundedSitesText(nextOther)
+		text := "Change code that also runs on other sites than this page's (" + site + "): " + list
 		if len(nextOther) == 1 && nextOther[0] == everySite {
 			text = "Change code that runs on every site, not only on this page's (" + site + ")"
 		}
-		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: nextOther})
+		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: nextOther, SitesCut: cut})
 	}
 	if len(oldOnly) > 0 {
-		text := "Change a remixlet that ran on other sites than this page's (" + site + "), keeping what it stored there: " + sitesText(oldOnly)
+		list, cut := boundedSitesText(oldOnly)
+		text := "Change a remixlet that ran on other sites than this page's (" + site + "), keeping what it stored there: " + list
 		if len(oldOnly) == 1 && oldOnly[0] == everySite {
 			text = "Change a remixlet that ran on every site, keeping what it stored there"
 		}
-		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: oldOnly})
+		out = append(out, Reason{Kind: ReasonOtherSites, Text: text, Sites: oldOnly, SitesCut: cut})
 	}
 	return out
 }

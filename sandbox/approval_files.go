@@ -11,19 +11,21 @@ var CodeFiles = []string{ScriptFile, StyleFile, RulesFile}
 
 // FilesChange reads two versions' files as a Change for NeedsApproval. active is nil for a
 // remixlet with no running version; an active manifest that no longer parses is read as none
-// (nothing can be read as already allowed). ok is false when next's manifest does not parse.
+// (nothing can be read as already allowed) and marked (Change.ActiveUnreadable). ok is false
+// when next's manifest does not parse.
 func FilesChange(active, next map[string][]byte, chatHost string) (c Change, ok bool) {
 	nm, problems := ParseManifest(next[ManifestFile])
 	if len(problems) > 0 || nm == nil {
 		return Change{}, false
 	}
 	var am *Manifest
+	unreadable := false
 	if active != nil {
-		if am, problems = ParseManifest(active[ManifestFile]); len(problems) > 0 {
-			am = nil
+		if am, problems = ParseManifest(active[ManifestFile]); len(problems) > 0 || am == nil {
+			am, unreadable = nil, true
 		}
 	}
-	c = Change{Active: am, Next: nm, ChatHost: chatHost, RulesChanged: fileChanged(active, next, RulesFile)}
+	c = Change{Active: am, ActiveUnreadable: unreadable, Next: nm, ChatHost: chatHost, RulesChanged: fileChanged(active, next, RulesFile)}
 	for _, f := range CodeFiles {
 		c.CodeChanged = c.CodeChanged || fileChanged(active, next, f)
 	}

@@ -11,6 +11,7 @@ func TestFilesNeedApproval(t *testing.T) {
 	}
 	one := map[string][]byte{ManifestFile: manifest(`"https://a.example/*"`, ``), ScriptFile: []byte("1")}
 	twoSites := map[string][]byte{ManifestFile: manifest(`"https://a.example/*","https://bank.example/*"`, `{"name":"storage","reason":"r"}`), ScriptFile: []byte("1")}
+	manySites := map[string][]byte{ManifestFile: manifest(`"https://a.example/*","https://b1.example/*","https://b2.example/*","https://b3.example/*","https://b4.example/*","https://b5.example/*","https://b6.example/*","https://b7.example/*","https://b8.example/*"`, ``), ScriptFile: []byte("1")}
 	fetching := map[string][]byte{ManifestFile: manifest(`"https://a.example/*"`, `{"name":"fetch:api.a.example","reason":"r"}`), ScriptFile: []byte("get()")}
 	with := func(files map[string][]byte, name, body string) map[string][]byte {
 		out := map[string][]byte{}
@@ -41,13 +42,15 @@ func TestFilesNeedApproval(t *testing.T) {
 		{"broken next manifest", one, with(one, ManifestFile, "{"), "", "does not pass the checks"},
 		{"agent script change on two sites", twoSites, with(twoSites, ScriptFile, "2"), "a.example", "also runs on other sites than this page's (a.example): bank.example"},
 		{"agent style added on two sites", twoSites, with(twoSites, StyleFile, "p{}"), "a.example", "bank.example"},
+		{"agent script change on nine sites", manySites, with(manySites, ScriptFile, "2"), "a.example", "(a.example): b1.example, b2.example, b3.example, b4.example, b5.example and 3 more"},
 		{"person script change on two sites", twoSites, with(twoSites, ScriptFile, "2"), "", ""},
 		{"agent script change under fetch", fetching, with(fetching, ScriptFile, "post()"), "a.example", "Run new code with a permission you allowed for its old code: Send requests to api.a.example"},
 		{"agent style change under fetch", fetching, with(fetching, StyleFile, "p{}"), "a.example", "Send requests to api.a.example"},
 		{"agent script removed under fetch", fetching, with(fetching, ScriptFile, ""), "a.example", "Send requests to api.a.example"},
 		{"person script change under fetch", fetching, with(fetching, ScriptFile, "post()"), "", ""},
 		{"agent description change under fetch", fetching, with(fetching, ManifestFile, strings.Replace(string(fetching[ManifestFile]), `"d"`, `"new"`, 1)), "a.example", ""},
-		{"broken active manifest", with(one, ManifestFile, "{"), one, "a.example", ""},
+		{"broken active manifest", with(one, ManifestFile, "{"), one, "a.example", "Replace a version whose manifest can no longer be read"},
+		{"broken active manifest, the person's save", with(one, ManifestFile, "{"), one, "", "can no longer be read"},
 		{"broken active manifest, other site", with(one, ManifestFile, "{"), one, "b.example", "other than this page's: a.example"},
 	}
 	for _, c := range cases {

@@ -153,8 +153,9 @@ func checkRules(b []byte, m *Manifest) []Problem {
 }
 
 // RuleSites are the sites a remixlet's network rules are bounded by: the hosts its matches
-// cover (exclude_matches are not subtracted), or every site.
+// cover (exclude_matches are not subtracted), or every site, and its fetch: hosts (where a
+// redirect may go from any of its pages).
 func RuleSites(m *Manifest) netrules.Sites {
 	s := m.Sites()
-	return netrules.Sites{Every: s.Every, Hosts: s.Hosts}
+	return netrules.Sites{Every: s.Every, Hosts: s.Hosts, Fetch: m.FetchHosts()}
 }

@@ -52,7 +52,15 @@ func ParsePattern(s string) (*Pattern, error) {
 	}
 	path = "/" + path
 	p := &Pattern{raw: s, scheme: scheme, path: path}
-	if h, port, ok := strings.Cut(host, ":"); ok && !strings.HasPrefix(host, "[") {
+	h, port, hasPort := strings.Cut(host, ":")
+	if strings.HasPrefix(host, "[") {
+		// An IPv6 address: its port, if any, comes after the closing bracket.
+		h, port, hasPort = host, "", false
+		if i := strings.Index(host, "]:"); i >= 0 {
+			h, port, hasPort = host[:i+1], host[i+2:], true
+		}
+	}
+	if hasPort {
 		if port != "*" {
 			n, err := strconv.Atoi(port)
 			if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != port {
@@ -89,13 +97,14 @@ func checkPatternHost(h string) error {
 	if h == "" {
 		return errors.New("missing host after \"*.\"")
 	}
-	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		if !strings.Contains(h, ":") || strings.ContainsFunc(h[1:len(h)-1], func(r rune) bool {
+	if strings.HasPrefix(h, "[") {
+		if !strings.HasSuffix(h, "]") || !strings.Contains(h, ":") || strings.ContainsFunc(h[1:len(h)-1], func(r rune) bool {
 			return !(r == ':' || r == '.' || isHexDigit(r))
 		}) {
 			return fmt.Errorf("host %q is not an IPv6 address", h)
 		}
-		return nil
+		// As the browser writes it (compressed, lowercase), which is what Match compares.
+		return hostAsWritten(h, "is not an IPv6 address")
 	}
 	for _, label := range strings.Split(h, ".") {
 		if label == "" {
@@ -109,10 +118,16 @@ func checkPatternHost(h string) error {
 	}
 	// The host as the browser reads it (DESIGN invariant 9) must be the host written: a name
 	// of numbers ("127.1", "0x7f.1") is an IPv4 address to a browser, and punycode must decode.
+	return hostAsWritten(h, "is not a host a browser can read")
+}
+
+// hostAsWritten checks that the browser reads h (lowercased) as written; unread says what h
+// is not when the browser cannot read it at all.
+func hostAsWritten(h, unread string) error {
 	lower := strings.ToLower(h)
 	read, err := weburl.Host(lower)
 	if err != nil {
-		return fmt.Errorf("host %q is not a host a browser can read", h)
+		return fmt.Errorf("host %q %s", h, unread)
 	}
 	if read != lower {
 		return fmt.Errorf("host %q is %s to a browser: write that", h, read)
@@ -148,7 +163,7 @@ func (p *Pattern) Match(u *url.URL) bool {
 	if p.port != "" && p.port != portOf(u) {
 		return false
 	}
-	if p.host != "" && !hostCovered(p.host, p.subdomains, strings.ToLower(u.Hostname())) {
+	if p.host != "" && !hostCovered(p.host, p.subdomains, patternHostOf(u)) {
 		return false
 	}
 	path := u.EscapedPath()
@@ -169,6 +184,19 @@ func portOf(u *url.URL) string {
 		return "443"
 	}
 	return "80"
+}
+
+// patternHostOf is u's host as a pattern's host is written: lowercase, and an IPv6 address in
+// brackets as the browser writes it (net/url's Hostname drops the brackets; OPEN-ITEMS 105).
+func patternHostOf(u *url.URL) string {
+	h := strings.ToLower(u.Hostname())
+	if strings.Contains(h, ":") {
+		if read, err := weburl.Host(h); err == nil {
+			return read
+		}
+		return "[" + h + "]"
+	}
+	return h
 }
 
 // hostCovered reports whether host is base itself or, with subdomains, a subdomain of base.

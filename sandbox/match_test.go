@@ -30,6 +30,10 @@ func TestPatternMatch(t *testing.T) {
 		{"https://example.com:8443/*", []string{"https://example.com:8443/a"}, []string{"https://example.com/a", "https://example.com:8444/"}},
 		{"https://EXAMPLE.com/*", []string{"https://example.com/a", "https://Example.COM/a"}, nil},
 		{"*://*/*", []string{"http://a.test/", "https://b.test/x?y"}, []string{"file:///x"}},
+		// IPv6 (OPEN-ITEMS 105): the pattern's host is written in brackets, net/url's Hostname
+		// has none; a port is allowed after the brackets.
+		{"https://[::1]/*", []string{"https://[::1]/", "https://[::1]:8443/a", "https://[0:0::1]/a"}, []string{"https://[::2]/", "https://localhost/"}},
+		{"http://[2001:db8::1]:8080/*", []string{"http://[2001:DB8::1]:8080/x"}, []string{"http://[2001:db8::1]/x", "http://[2001:db8::1]:8081/x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
@@ -70,6 +74,11 @@ func TestParsePatternErrors(t *testing.T) {
 		{"https://127.1/*", "is 127.0.0.1 to a browser"},
 		{"https://*.0x7f.1/*", "is 127.0.0.1 to a browser"},
 		{"https://xn--zz.example.com/*", "not a host a browser can read"},
+		{"https://[0:0::1]/*", "is [::1] to a browser"},
+		{"https://[::1/*", "not an IPv6 address"},
+		{"https://[::1]x/*", "not an IPv6 address"},
+		{"https://[::1]:x/*", "port"},
+		{"https://*.[::1]/*", "port"},
 		{"", `missing "://"`},
 	}
 	for _, tt := range tests {

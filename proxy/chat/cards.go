@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,17 +140,39 @@ func (c *chat) decide(p *panelConn, id string, allow bool) string {
 // with it as data — the panel sums it up, the confirmation window where Allow is taken shows the
 // lines (panel.CardDiffs).
 // rx names the remixlet in the proxy's words (remixletOnCard).
+//
+// A row names at most sandbox.MaxSitesInText sites ("… and 45 more", OPEN-ITEMS 34); the sites
+// it leaves out go with the diff as a list of their own (sitesInFull), which the confirmation
+// window shows line by line like the code, so every one is seen before Allow is taken.
 func activationCard(rx *cardRemixlet, reasons []sandbox.Reason, active, next map[string][]byte) chatItem {
 	rows := make([]string, 0, len(reasons))
+	diff := panel.CardDiffs(rulesByLine(active), rulesByLine(next), sandbox.CodeFiles)
 	for _, r := range reasons {
-		rows = append(rows, r.Text)
+		if r.SitesCut == 0 {
+			rows = append(rows, r.Text)
+			continue
+		}
+		rows = append(rows, r.Text+" (the window where you allow lists every one)")
+		diff = append(diff, sitesInFull(r.Sites)...)
 	}
 	if len(rows) == 0 {
 		rows = []string{"Apply a new version"}
 	}
 	return chatItem{ID: "k" + httpx.RandomID()[:12], Card: "activation", Title: "Apply this change?",
-		Remixlet: rx, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow",
-		Diff: panel.CardDiffs(rulesByLine(active), rulesByLine(next), sandbox.CodeFiles)}
+		Remixlet: rx, Rows: rows, Allow: "Allow and apply", Deny: "Don't allow", Diff: diff}
+}
+
+// sitesFile names the list of a row's sites in a card's diff.
+const sitesFile = "sites (every one)"
+
+// sitesInFull is a row's sites as a card diff: one added line each, as sandbox.SiteText writes
+// them, under the card's line bound (panel.CardDiffs).
+func sitesInFull(sites []string) []panel.CodeDiff {
+	lines := make([]string, len(sites))
+	for i, h := range sites {
+		lines[i] = sandbox.SiteText(h)
+	}
+	return panel.CardDiffs(nil, map[string][]byte{sitesFile: []byte(strings.Join(lines, "\n"))}, []string{sitesFile})
 }
 
 // rulesByLine returns files with rules.json written one rule a line, for a card's diff: JSON is

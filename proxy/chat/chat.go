@@ -123,14 +123,14 @@ type chat struct {
 	cancel    context.CancelFunc // the running turn's, nil when idle
 	panels    map[*panelConn]struct{}
 	cards     map[string]*card
-	grants    map[string]map[string]time.Time // remixlet name → permission → expiry
-	lastSend  map[string]time.Time            // assistant item ID → when it was last sent
-	steps     int                             // model calls in the running turn
-	waiting   chan struct{}                   // closed when the tab's next page takes the chat (follow.go)
-	apiAccess bool                            // the person's API access switch, off by default (request.go)
-	submits   submitSwitch                    // the person's "Act may submit forms" switch (submit.go)
-	navStop   navStop                         // the last navigation of the agent the proxy refused (navguard.go)
-	plans     map[string]*planCard            // pending plan cards (plan.go)
+	grants    map[string]permGrant // remixlet name → the last permission card's Allow (env.go)
+	lastSend  map[string]time.Time // assistant item ID → when it was last sent
+	steps     int                  // model calls in the running turn
+	waiting   chan struct{}        // closed when the tab's next page takes the chat (follow.go)
+	apiAccess bool                 // the person's API access switch, off by default (request.go)
+	submits   submitSwitch         // the person's "Act may submit forms" switch (submit.go)
+	navStop   navStop              // the last navigation of the agent the proxy refused (navguard.go)
+	plans     map[string]*planCard // pending plan cards (plan.go)
 }
 
 // panelState is what the panel is told about its page.
@@ -184,7 +184,7 @@ func (h *Hub) forSession(sess page.Info) *chat {
 		return c
 	}
 	c := &chat{hub: h, sessionID: sess.ID, origin: sess.Origin, host: pageHost(sess.URL),
-		panels: map[*panelConn]struct{}{}, cards: map[string]*card{}, grants: map[string]map[string]time.Time{},
+		panels: map[*panelConn]struct{}{}, cards: map[string]*card{}, grants: map[string]permGrant{},
 		lastSend: map[string]time.Time{}}
 	h.bySession[sess.ID] = c
 	return c
@@ -219,7 +219,7 @@ func (h *Hub) pageGone(sessionID string) {
 	}
 	c.mu.Lock()
 	c.sessionID = ""
-	c.grants = map[string]map[string]time.Time{}
+	c.grants = map[string]permGrant{}
 	keep := (c.cancel != nil || c.rec.ID != "") && lastURL != ""
 	var wait chan struct{}
 	if keep {

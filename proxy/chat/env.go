@@ -104,10 +104,22 @@ func (e *chatEnv) ReadLog(ctx context.Context, name string) (string, error) {
 	return b.String(), nil
 }
 
+// permGrant is one "Allow" on a permission card: the permissions it named, for one remixlet
+// name, until expires. It is for the next save of that remixlet, which spends it whole
+// (takeGrant), whichever of its permissions that save used and whether or not it covered the
+// save (OPEN-ITEMS 104: an Allow for storage and clipboard spent by a save with storage alone
+// no longer lets a second save add clipboard unseen). A later card for the same name replaces
+// it.
+type permGrant struct {
+	perms   map[string]bool
+	expires time.Time
+}
+
 // RequestPermissions shows a permission card with the proxy's fixed text for each permission.
 // An "Allow" is remembered for this chat and this remixlet name for grantLifetime, so that the
-// next write_remixlet asking for exactly these permissions activates without a second card —
-// unless one of them reaches the network: that save's card shows its code (grantCovers).
+// next write_remixlet asking for these permissions activates without a second card — unless
+// one of them reaches the network: that save's card shows its code (grantCovers). The Allow is
+// good for that one save (permGrant).
 func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms []string) (string, error) {
 	remixlet = strings.TrimSpace(remixlet)
 	if remixlet == "" {
@@ -149,15 +161,12 @@ func (e *chatEnv) RequestPermissions(ctx context.Context, remixlet string, perms
 	if !allow {
 		return "The person chose \"Not now\": nothing was granted (" + strings.Join(names, ", ") + "). Do not ask again unless the person asks you to; go on without these permissions or tell the person what cannot be done without them.", nil
 	}
-	e.c.mu.Lock()
-	g := e.c.grants[remixlet]
-	if g == nil {
-		g = map[string]time.Time{}
-		e.c.grants[remixlet] = g
-	}
+	g := permGrant{perms: map[string]bool{}, expires: time.Now().Add(grantLifetime)}
 	for _, n := range names {
-		g[n] = time.Now().Add(grantLifetime)
+		g.perms[n] = true
 	}
+	e.c.mu.Lock()
+	e.c.grants[remixlet] = g
 	e.c.mu.Unlock()
 	for _, n := range names {
 		if sandbox.IsNetworkPermission(n) {
@@ -195,6 +204,7 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 	if err != nil {
 		return "", err
 	}
+	grant := e.takeGrant(rx.Name) // this save spends the last permission card's Allow
 	link := "https://" + httpx.MagicHost + "/manager/r/" + rx.ID
 
 	// The store's policy decides, with the chat page's host, for every agent save: a change to
@@ -208,7 +218,7 @@ func (e *chatEnv) WriteRemixlet(ctx context.Context, w agent.RemixletWrite) (str
 	case !errors.Is(err, store.ErrApprovalRequired):
 		return "", err
 	}
-	return e.activateApproved(ctx, sess.ID, rx, v, files, oldManifest, m, link)
+	return e.activateApproved(ctx, sess.ID, rx, v, files, oldManifest, m, link, grant)
 }
 
 // remixletFiles are the files of a write_remixlet call, checked (sandbox.CheckFiles): a tool
@@ -263,10 +273,10 @@ func remixletToSave(ctx context.Context, st *store.Store, name string, m *sandbo
 }
 
 // activateApproved applies a saved version v that needs the person: with the permissions
-// they granted on a card in this chat when those are all it needs (grantCovers), otherwise
-// after the activation card, which shows the change of code.
+// they granted on a card in this chat (grant) when those are all it needs (grantCovers),
+// otherwise after the activation card, which shows the change of code.
 func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx store.Remixlet, v store.Version, files store.Files,
-	oldManifest, m *sandbox.Manifest, link string) (string, error) {
+	oldManifest, m *sandbox.Manifest, link string, grant *permGrant) (string, error) {
 	c, st, host := e.c, e.c.hub.st, e.c.host
 	// The approval records the version running now; the card's reasons and diff are the change
 	// from that very version, and the approval applies only while it still runs (a person's
@@ -291,14 +301,13 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 		}
 		return "", err
 	}
-	if e.grantCovers(rx.Name, reasons) {
+	if grantCovers(grant, reasons) {
 		if err := st.Approve(ctx, a.ID); err != nil {
 			return "", err
 		}
 		if err := st.ActivateApproved(ctx, a.ID); err != nil {
 			return baseChanged(err)
 		}
-		e.useGrant(rx.Name, m)
 		e.reload(ctx, oldManifest, m)
 		return fmt.Sprintf("Saved version %d of %q and applied it with the permissions the person allowed. Manager: %s", v.Number, rx.Name, link), nil
 	}
@@ -336,41 +345,37 @@ func (e *chatEnv) activateApproved(ctx context.Context, sessionID string, rx sto
 }
 
 // grantCovers reports whether every reason the version needs approval for is a new permission
-// that the person allowed on a permission card in this chat, for this remixlet name, unexpired,
-// and that reaches no network. A permission card names permissions only: it never stands for
+// that the person allowed on the permission card g stands for (this chat, this remixlet name,
+// unexpired; nil: none), and that reaches no network. A permission card names permissions only: it never stands for
 // code that runs on another site, new code under a permission held before, changed network
 // rules, more sites or a narrowed remixlet — those always get the activation card
 // (sandbox.NeedsApproval). Nor does it stand for the code of a save holding a new network
 // permission (fetch:, network:observe:, netrules): the card said "Send requests to HOST as you",
 // not what the code sends, and the person approves code, not only a permission (red-team pass
 // 6e, OPEN-ITEMS 21) — that save's activation card shows its code.
-func (e *chatEnv) grantCovers(name string, reasons []sandbox.Reason) bool {
-	e.c.mu.Lock()
-	defer e.c.mu.Unlock()
-	g := e.c.grants[name]
-	if len(g) == 0 || len(reasons) == 0 {
+func grantCovers(g *permGrant, reasons []sandbox.Reason) bool {
+	if g == nil || len(reasons) == 0 || time.Now().After(g.expires) {
 		return false
 	}
-	now := time.Now()
 	for _, r := range reasons {
-		if r.Kind != sandbox.ReasonNewPermission || sandbox.IsNetworkPermission(r.Permission) {
-			return false
-		}
-		if exp, ok := g[r.Permission]; !ok || now.After(exp) {
+		if r.Kind != sandbox.ReasonNewPermission || sandbox.IsNetworkPermission(r.Permission) || !g.perms[r.Permission] {
 			return false
 		}
 	}
 	return true
 }
 
-// useGrant consumes the grants a save used: an "Allow" is good for one save.
-func (e *chatEnv) useGrant(name string, m *sandbox.Manifest) {
+// takeGrant removes and returns the remixlet's grant (nil without one): a save spends it
+// whole, whatever it needed (permGrant).
+func (e *chatEnv) takeGrant(name string) *permGrant {
 	e.c.mu.Lock()
 	defer e.c.mu.Unlock()
-	g := e.c.grants[name]
-	for _, p := range m.Permissions {
-		delete(g, p.Name)
+	g, ok := e.c.grants[name]
+	if !ok {
+		return nil
 	}
+	delete(e.c.grants, name)
+	return &g
 }
 
 // reload applies an activated version (remixlet.Activator): other open pages the old or new

@@ -56,7 +56,14 @@ type NetRules struct {
 
 	mu       sync.Mutex                  // one reload at a time; guards compiled
 	compiled map[int64]*netrules.Ruleset // by version ID
+
+	withheldMu sync.Mutex
+	withheld   map[string]bool // "owner rule page-site" already logged (withheldLog)
 }
+
+// maxWithheldLogged bounds the withheld redirects remembered as logged; past it the record
+// starts afresh (a line may then be written again).
+const maxWithheldLogged = 1024
 
 type netRulesSnapshot struct {
 	set         *netrules.Set
@@ -237,6 +244,9 @@ func (n *NetRules) Apply(w http.ResponseWriter, r *http.Request) (_ *http.Reques
 		return r, false
 	}
 	res := snap.set.Match(req)
+	if res.Withheld.Owner != "" {
+		n.withheldLog(r.Context(), req, &res)
+	}
 	if res.Empty() {
 		return r, false
 	}
@@ -263,6 +273,40 @@ func (n *NetRules) Apply(w http.ResponseWriter, r *http.Request) (_ *http.Reques
 		return r, true
 	}
 	return r.WithContext(context.WithValue(r.Context(), netRulesKey{}, &res)), false
+}
+
+// withheldLog tells the remixlet's log, once per rule and requesting page's site, that a
+// redirect was left undone because it would leave the page's site (netrules/redirectscope.go).
+func (n *NetRules) withheldLog(ctx context.Context, req *netrules.Request, res *netrules.Result) {
+	page := "(no page)"
+	if req.InitiatorState == netrules.InitiatorKnown {
+		page = weburl.Site(req.Initiator)
+	}
+	key := fmt.Sprintf("%s %d %s", res.Withheld.Owner, res.Withheld.RuleID, page)
+	n.withheldMu.Lock()
+	if n.withheld == nil || len(n.withheld) >= maxWithheldLogged {
+		n.withheld = map[string]bool{}
+	}
+	seen := n.withheld[key]
+	n.withheld[key] = true
+	n.withheldMu.Unlock()
+	n.log.Debug("netrules: redirect withheld", "url", req.URL(), "to", res.WithheldTo, "remixlet", res.Withheld.Owner, "rule", res.Withheld.RuleID)
+	if seen {
+		return
+	}
+	msg := fmt.Sprintf("rules.json: rule %d did not redirect a request of a %s page to %s: a redirect goes only within the page's site, "+
+		"the site the request was going to, or to a host a fetch: permission names", res.Withheld.RuleID, page, hostOf(res.WithheldTo))
+	if err := n.st.AppendLog(context.WithoutCancel(ctx), res.Withheld.Owner, "warn", msg); err != nil {
+		n.log.Warn("netrules: writing remixlet log", "remixlet", res.Withheld.Owner, "err", err)
+	}
+}
+
+// hostOf is the host of an address the rules produced, or the address when it has none.
+func hostOf(addr string) string {
+	if u, err := weburl.Parse(addr); err == nil && u.HostKey() != "" {
+		return u.HostKey()
+	}
+	return addr
 }
 
 // RequestHeaders applies the rules' request header changes to the outgoing request (the
