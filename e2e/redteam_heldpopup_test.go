@@ -263,7 +263,7 @@ func TestRedteamHeldPopupCannotResumeTheTabsChat(t *testing.T) {
 	e2etest.Eval[bool](tab, `(() => {
   const f = document.createElement('iframe');
   f.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px;opacity:0.01;border:0';
-  f.src = 'https://remix.proxy/panel';
+  f.src = 'https://remix.proxy/panel?for=https://held.test'; // framed by a page of its session's origin
   f.onload = () => f.contentWindow.postMessage({type: 'panel-token', token: `+jsString(panelToken)+`}, 'https://remix.proxy');
   document.body.appendChild(f);
   return true; })()`)
