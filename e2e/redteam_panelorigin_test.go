@@ -32,13 +32,7 @@ func TestRedteamHeldPanelTokenShowsNoPanelOnAnotherSite(t *testing.T) {
 	tab.Navigate("https://held.test/a")
 	tab.WaitConnected()
 	clickAt(t, tab, 120, 110) // the person's click on the page: the popup opens, held by the page
-	var panelToken string
-	for deadline := time.Now().Add(15 * time.Second); panelToken == ""; time.Sleep(100 * time.Millisecond) {
-		panelToken = e2etest.Eval[string](tab, `(() => { for (const s of window.seen) { const m = JSON.parse(s); if (m.type === 'welcome') return m.panel; } return ''; })()`)
-		if panelToken == "" && time.Now().After(deadline) {
-			t.Fatalf("the page does not hold its popup's session (the attack would prove nothing): seen %v", e2etest.Eval[[]string](tab, `window.seen`))
-		}
-	}
+	panelToken := heldPanelToken(t, tab)
 
 	cdpCall(t, tab, page.BringToFront, cdp.Empty{})
 	own, _ := openPanel(t, tab) // the person's own panel, framed by its page: connects (openPanel waits for it)
