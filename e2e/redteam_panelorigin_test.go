@@ -79,3 +79,29 @@ func TestRedteamHeldPanelTokenShowsNoPanelOnAnotherSite(t *testing.T) {
 		t.Errorf("a socket from the panel framed for held.test reached the proxy:\n%s", tail(aw.proxy.Logs(), 3000))
 	}
 }
+
+// TestPanelConnectsOnAPlainHTTPPage: over plain http the panel is framed from
+// http://remix.proxy/panel?for=http://ORIGIN, served with frame-ancestors of that http origin,
+// and its socket names it: the person's panel still connects there.
+func TestPanelConnectsOnAPlainHTTPPage(t *testing.T) {
+	_, _, tab := e2etest.StartProxied(t, map[string]http.Handler{"plain.test": plainSite()})
+	tab.Navigate("http://plain.test/")
+	tab.WaitConnected()
+	x, y := launcherButtonCenter(t, tab)
+	clickAt(t, tab, x, y)
+	const want = "http://remix.proxy/panel?for=http://plain.test"
+	var panelFrame *childFrame
+	for deadline := time.Now().Add(panelTimeout); panelFrame == nil; time.Sleep(50 * time.Millisecond) {
+		for _, f := range childFrames(t, tab) {
+			if f.URL == want {
+				panelFrame = &f
+			}
+		}
+		if panelFrame == nil && time.Now().After(deadline) {
+			t.Fatalf("no panel frame at %s: frames %q", want, childFrameURLs(t, tab))
+		}
+	}
+	pf := attachFrame(t, tab, *panelFrame)
+	pf.waitFor(t, panelTimeout, "the panel connected and showing its page",
+		`document.getElementById('status-text').textContent === 'Connected' && document.getElementById('page-url').textContent.includes('plain.test')`)
+}
