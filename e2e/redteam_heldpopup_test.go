@@ -234,6 +234,20 @@ func panelFrameBut(t *testing.T, tab *e2etest.Tab, not childFrame) childFrame {
 	}
 }
 
+// heldPanelToken waits for the panel token of the popup heldPopSite's /a opened and holds, read
+// from the popup's welcome.
+func heldPanelToken(t *testing.T, tab *e2etest.Tab) string {
+	t.Helper()
+	var panelToken string
+	for deadline := time.Now().Add(15 * time.Second); panelToken == ""; time.Sleep(100 * time.Millisecond) {
+		panelToken = e2etest.Eval[string](tab, `(() => { for (const s of window.seen) { const m = JSON.parse(s); if (m.type === 'welcome') return m.panel; } return ''; })()`)
+		if panelToken == "" && time.Now().After(deadline) {
+			t.Fatalf("the page does not hold its popup's session (the attack would prove nothing): seen %v", e2etest.Eval[[]string](tab, `window.seen`))
+		}
+	}
+	return panelToken
+}
+
 // TestRedteamHeldPopupCannotResumeTheTabsChat (OPEN-ITEMS 7): the person chatted on /a and
 // reloaded; no tab holds the chat now, and the tab's remix.proxy sessionStorage keeps its ID.
 // The page opens a same-origin popup it holds, reads the popup's panel token from the welcome,
@@ -253,17 +267,11 @@ func TestRedteamHeldPopupCannotResumeTheTabsChat(t *testing.T) {
 	time.Sleep(6 * time.Second) // the chat waits followGrace (5 s) for the tab's next page, then no tab holds it
 
 	clickAt(t, tab, 120, 110) // the person's click on the page: the popup opens, held by the page
-	var panelToken string
-	for deadline := time.Now().Add(15 * time.Second); panelToken == ""; time.Sleep(100 * time.Millisecond) {
-		panelToken = e2etest.Eval[string](tab, `(() => { for (const s of window.seen) { const m = JSON.parse(s); if (m.type === 'welcome') return m.panel; } return ''; })()`)
-		if panelToken == "" && time.Now().After(deadline) {
-			t.Fatalf("the page does not hold its popup's session (the attack would prove nothing): seen %v", e2etest.Eval[[]string](tab, `window.seen`))
-		}
-	}
+	panelToken := heldPanelToken(t, tab)
 	e2etest.Eval[bool](tab, `(() => {
   const f = document.createElement('iframe');
   f.style.cssText = 'position:fixed;left:0;top:0;width:2px;height:2px;opacity:0.01;border:0';
-  f.src = 'https://remix.proxy/panel';
+  f.src = 'https://remix.proxy/panel?for=https://held.test'; // framed by a page of its session's origin
   f.onload = () => f.contentWindow.postMessage({type: 'panel-token', token: `+jsString(panelToken)+`}, 'https://remix.proxy');
   document.body.appendChild(f);
   return true; })()`)

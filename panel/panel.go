@@ -97,8 +97,9 @@ func BootstrapHash() string {
 //	panel.css   served at /panel.css
 //
 // All three need a CSP that allows same-origin scripts, styles and connections to remix.proxy
-// and nothing inline: "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy;
-// frame-ancestors *". The page agent is not among them (see Bootstrap). The certificate, status
+// and nothing inline: "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy".
+// The panel page may be framed only by the origin its address names (FrameOriginParam,
+// proxy/panelorigin.go). The page agent is not among them (see Bootstrap). The certificate, status
 // and error pages are self-contained and rendered by RenderCert, RenderStatus and RenderError.
 func Files() fs.FS {
 	return files

@@ -24,6 +24,12 @@ const (
 	// page agent's socket with it (or k) in its address is refused: its token travels in the
 	// subprotocol (AgentProtocolPrefix).
 	TokenParam = "t"
+	// FrameOriginParam names the origin of the page that frames the panel, on the panel's
+	// address (https://remix.proxy/panel?for=ORIGIN) and on its socket. The proxy serves the
+	// panel with frame-ancestors ORIGIN alone, so the browser shows it only inside a page of that
+	// origin (every ancestor checked, in every browser with CSP 2), and accepts a panel socket
+	// only when ORIGIN is its session's origin (proxy/chat/panelorigin.go).
+	FrameOriginParam = "for"
 	// AgentProtocolPrefix starts the one subprotocol the page agent offers: the prefix, its page
 	// token, and after a welcome "~" and the resume key (Welcome.Resume). The proxy answers with
 	// that same subprotocol. Not in the address, because the browser tells a page the whole

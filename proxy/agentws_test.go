@@ -120,8 +120,21 @@ func TestAgentChannel(t *testing.T) {
 		t.Errorf("counts: connections %d injected %d, want 1 and 1", st.AgentConnections, st.Injected)
 	}
 
+	// The panel of the session, shown inside a page of another origin (or of none) than the
+	// session's, is refused: the panel names the origin that frames it (panel.FrameOriginParam).
+	for _, shownIn := range []string{"", "&for=https://evil.test", "&for=https://www." + siteHost} {
+		other, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelToken)+shownIn, "https://remix.proxy")
+		if err != nil {
+			t.Fatalf("panel dial %q: %v", shownIn, err)
+		}
+		if m, err := readMsg(t, other); websocket.CloseStatus(err) != page.CloseRefused {
+			t.Errorf("panel shown in %q: got %v (%v), want closed with %d", shownIn, m, err, page.CloseRefused)
+		}
+		other.CloseNow()
+	}
+
 	// The panel follows the session.
-	panel, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelToken), "https://remix.proxy")
+	panel, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelToken)+"&for=https://"+siteHost, "https://remix.proxy")
 	if err != nil {
 		t.Fatalf("panel dial: %v", err)
 	}

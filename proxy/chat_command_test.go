@@ -29,7 +29,7 @@ func TestPanelCommandRefusals(t *testing.T) {
 		{"", "this command is no longer on the page"},
 		{"&role=confirm", "commands are chosen in the panel"},
 	} {
-		p, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelToken)+tt.role, "https://remix.proxy")
+		p, err := f.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(panelToken)+"&for=https://"+siteHost+tt.role, "https://remix.proxy")
 		if err != nil {
 			t.Fatalf("panel dial %q: %v", tt.role, err)
 		}

@@ -208,7 +208,7 @@ func (cf *chatFixture) connectPage(t *testing.T) {
 		}
 	}()
 	cf.panelToken = welcome["panel"].(string)
-	p, err := cf.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(cf.panelToken), "https://remix.proxy")
+	p, err := cf.dialWS("wss://remix.proxy/panel/ws?t="+url.QueryEscape(cf.panelToken)+"&for=https://"+chatSite, "https://remix.proxy")
 	if err != nil {
 		t.Fatal(err)
 	}

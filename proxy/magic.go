@@ -67,13 +67,16 @@ func (s *Server) servePanelFile(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-// panelCSP lets the panel run its own files and talk to remix.proxy only. Any page may frame it:
-// the launcher in every page opens it.
-const panelCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors *"
+// panelSources lets the panel's pages run their own files and talk to remix.proxy only.
+const panelSources = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
 
-// confirmCSP is the confirmation window's policy: like the panel's, but no page may frame it
-// (it exists so that a decision is taken where no page can cover it).
-const confirmCSP = "default-src 'self'; connect-src 'self' wss://remix.proxy ws://remix.proxy; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+// panelCSP is the policy of the panel's files. The panel page itself may be framed only by the
+// origin its address names (panelFrameCSP, panelorigin.go).
+const panelCSP = panelSources + "frame-ancestors 'none'"
+
+// confirmCSP is the confirmation window's policy: no page may frame it (it exists so that a
+// decision is taken where no page can cover it).
+const confirmCSP = panelSources + "frame-ancestors 'none'"
 
 // panelPage is one of the two HTML pages of the panel's own: the panel a page frames, and the
 // confirmation window of a card's "Allow" (panel/static/confirm.js), which no page may frame.
@@ -81,11 +84,12 @@ type panelPage struct {
 	file   string      // in panel.Files()
 	what   string      // for the error when the build lacks it
 	header http.Header // set on top of the shared ones
+	// csp, if not nil, gives the page's Content-Security-Policy for its request.
+	csp func(r *http.Request) string
 }
 
 var (
-	panelHTML = panelPage{file: "panel.html", what: "panel", header: http.Header{
-		"Content-Security-Policy": {panelCSP},
+	panelHTML = panelPage{file: "panel.html", what: "panel", csp: panelFrameCSP, header: http.Header{
 		// Pages with COEP require-corp may still embed the panel.
 		"Cross-Origin-Embedder-Policy": {"require-corp"},
 		"Cross-Origin-Resource-Policy": {"cross-origin"},
@@ -110,6 +114,9 @@ func (p panelPage) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	for k, v := range p.header {
 		h[k] = v
+	}
+	if p.csp != nil {
+		h.Set("Content-Security-Policy", p.csp(r))
 	}
 	w.Write(b)
 }

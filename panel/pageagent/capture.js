@@ -61,6 +61,7 @@ var moDisconnect = MO && MO.prototype.disconnect;
 var loc = win.location;
 var locationHref = getter(loc, 'href');
 var locationProtocol = getter(loc, 'protocol');
+var locationOrigin = getter(loc, 'origin');
 
 var hist = win.history;
 var originalPushState = hist && hist.pushState;
@@ -192,6 +193,6 @@ var dateNow = Date.now;
 function capturesComplete() {
   return !(typeof WS !== 'function' || !wsSend || !wsClose || !wsReadyState || !messageData ||
       !closeCode || !addEventListener || !createElement || !appendChild || !setAttribute ||
-      !documentElement || !readyState || !locationHref || !locationProtocol ||
+      !documentElement || !readyState || !locationHref || !locationProtocol || !locationOrigin ||
       typeof setTimeoutFn !== 'function');
 }

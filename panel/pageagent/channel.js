@@ -19,7 +19,10 @@ function useToken() {
   SOCKET_URL = (secure ? 'wss' : 'ws') + '://remix.proxy/agent/ws';
   SOCKET_PROTOCOL = 'remixproxy~' + token;
   PANEL_ORIGIN = (secure ? 'https' : 'http') + '://remix.proxy';
-  PANEL_URL = PANEL_ORIGIN + '/panel';
+  // The panel is served to be framed only by the origin it names, and names it on its socket,
+  // where the proxy refuses any but this session's (panel.FrameOriginParam). An origin has no
+  // character a query must escape.
+  PANEL_URL = PANEL_ORIGIN + '/panel?for=' + apply(locationOrigin, loc, []);
   token = null;
 }
 

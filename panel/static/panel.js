@@ -6,7 +6,11 @@
  * session changes: postMessage({type: 'panel-token', token: '...'}) from our parent window. A
  * token in the URL fragment (#TOKEN) also works, for opening the panel by hand; it is cleared
  * from the address with history.replaceState. With the token we open
- * wss://remix.proxy/panel/ws?t=TOKEN.
+ * wss://remix.proxy/panel/ws?t=TOKEN&for=ORIGIN, where ORIGIN is our own address's `for`: the
+ * origin of the page that frames us. The proxy served this page with frame-ancestors ORIGIN
+ * alone, so the browser shows us only inside pages of that origin, and it refuses our socket
+ * unless ORIGIN is the token's session's origin (proxy/chat/panelorigin.go): a page that holds a
+ * panel token of its own origin cannot show its panel on another site (OPEN-ITEMS 1).
  *
  * Protocol (panel/protocol.go and panel/chatproto.go hold the same as Go types). Every message
  * is one JSON object with a type.
@@ -92,6 +96,7 @@
   var RECONNECT_FIRST_MS = 1000;
   var RECONNECT_MAX_MS = 30000;
   var SOCKET_BASE = (location.protocol === 'https:' ? 'wss' : 'ws') + '://remix.proxy/panel/ws?t=';
+  var FRAME_ORIGIN = new URLSearchParams(location.search).get('for') || '';
   var OPEN = 1; // WebSocket.OPEN
 
   var MODES = ['ask', 'build', 'act'];
@@ -422,7 +427,7 @@
     retryTimer = 0;
     var s;
     try {
-      s = new WebSocket(SOCKET_BASE + encodeURIComponent(token));
+      s = new WebSocket(SOCKET_BASE + encodeURIComponent(token) + '&for=' + encodeURIComponent(FRAME_ORIGIN));
     } catch (e) {
       showStatus('error', 'Cannot connect');
       showError(String(e && e.message || e));
@@ -472,7 +477,7 @@
       if (ev.code === CLOSE_REFUSED) {
         stopped = true;
         showStatus('disconnected', 'Disconnected');
-        showError('The proxy refused this panel.');
+        showError('The proxy refused this panel' + (ev.reason ? ': ' + ev.reason + '.' : '.'));
         return;
       }
       showStatus('disconnected', 'Disconnected \u2013 reconnecting\u2026');

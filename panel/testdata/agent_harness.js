@@ -424,6 +424,7 @@ function installFakeDOM(opts) {
     constructor() {
       defineProperty(this, 'href', { get: function () { return T.href; }, enumerable: true, configurable: false });
       defineProperty(this, 'protocol', { get: function () { return T.protocol; }, enumerable: true, configurable: false });
+      defineProperty(this, 'origin', { get: function () { var m = /^[a-z]+:\/\/[^\/?#]*/.exec(T.href); return m ? m[0] : 'null'; }, enumerable: true, configurable: false });
       defineProperty(this, 'reload', { value: function () { T.reloads++; }, enumerable: true, configurable: false });
     }
   }
@@ -757,7 +758,7 @@ scenario('uses ws:// and http:// on http pages', () => {
   p.welcome('pt');
   p.click();
   p.T.fire(p.frame(), 'load', new p.T.classes.Event(true));
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['http://remix.proxy/panel']);
+  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['http://remix.proxy/panel?for=http://plain.test']);
   assert.deepStrictEqual(p.posted(), ['panel-token pt -> http://remix.proxy']);
 });
 
@@ -992,7 +993,7 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   // The token is never in a URL; it is posted to the panel once it has loaded.
   assert.deepStrictEqual(p.posted(), []);
   p.T.fire(frame, 'load', new p.T.classes.Event(true));
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel']);
+  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel?for=https://shop.test']);
   assert.deepStrictEqual(p.posted(), ['panel-token pan el -> https://remix.proxy']);
   assert.strictEqual(p.T.posted[0].proto, null, 'posted message has a prototype');
 
@@ -1006,7 +1007,7 @@ scenario('launcher: closed shadow root, disabled until welcome, toggles the pane
   // The panel reloads (e.g. "reload frame"): it gets the token again, and nothing navigates.
   p.T.fire(frame, 'load', new p.T.classes.Event(true));
   assert.deepStrictEqual(p.posted().slice(2), ['panel-token second -> https://remix.proxy']);
-  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel']);
+  assert.deepStrictEqual(Array.from(p.T.frameSrcs), ['https://remix.proxy/panel?for=https://shop.test']);
 
   // Disconnected: the open panel stays usable.
   p.serverClose(1006);
@@ -1209,7 +1210,7 @@ scenario('a hostile page that replaces built-ins after start-up gets nothing', (
   ]);
   assert.strictEqual(T.shadowInits[0].serializable, undefined);
   assert.strictEqual(T.shadowInits[0].clonable, undefined);
-  assert.deepStrictEqual(Array.from(T.frameSrcs), ['https://remix.proxy/panel']);
+  assert.deepStrictEqual(Array.from(T.frameSrcs), ['https://remix.proxy/panel?for=https://shop.test']);
   assert.deepStrictEqual(p.posted(), ['panel-token secret-panel -> https://remix.proxy']);
 });
 

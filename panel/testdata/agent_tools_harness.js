@@ -544,6 +544,7 @@ function installFakeDOM(opts) {
   const locationObj = {};
   defineProperty(locationObj, 'href', { get() { return T.href; }, enumerable: true });
   defineProperty(locationObj, 'protocol', { get() { return R(strSlice, T.href, [0, R(strIndexOf, T.href, [':']) + 1]); }, enumerable: true });
+  defineProperty(locationObj, 'origin', { get() { var m = /^[a-z]+:\/\/[^\/?#]*/.exec(T.href); return m ? m[0] : 'null'; }, enumerable: true });
   locationObj.reload = function () {};
 
   const timers = [];

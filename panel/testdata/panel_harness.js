@@ -189,6 +189,7 @@ function newPanel(url, framed, io) {
     Math,
     String,
     URL,
+    URLSearchParams,
     encodeURIComponent,
     decodeURIComponent,
     location: {
@@ -280,7 +281,7 @@ function scenario(name, fn) {
 }
 
 scenario('waits for a token, then takes it from its parent', () => {
-  const p = newPanel('https://remix.proxy/panel');
+  const p = newPanel('https://remix.proxy/panel?for=https://shop.test');
   assert.strictEqual(p.sockets.length, 0);
   assert.match(p.status(), /Waiting/);
   p.post({ type: 'panel-token', token: 'a b' }, {}); // not from the parent: ignored
@@ -288,14 +289,14 @@ scenario('waits for a token, then takes it from its parent', () => {
   p.post('panel-token');
   assert.strictEqual(p.sockets.length, 0);
   p.post({ type: 'panel-token', token: 'a b' });
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=a%20b');
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=a%20b&for=https%3A%2F%2Fshop.test');
   p.post({ type: 'panel-token', token: 'a b' }); // the same token again: nothing new
   assert.strictEqual(p.sockets.length, 1);
 });
 
 scenario('takes a token from the fragment and clears it', () => {
   const p = newPanel('http://remix.proxy/panel#tok%2F1', false);
-  assert.strictEqual(p.socket().url, 'ws://remix.proxy/panel/ws?t=tok%2F1');
+  assert.strictEqual(p.socket().url, 'ws://remix.proxy/panel/ws?t=tok%2F1&for=', 'opened by hand: no page frames it, the proxy refuses it');
   assert.strictEqual(p.loc.hash, '');
   p.post({ type: 'panel-token', token: 'x' }); // not framed: no parent to listen to
   assert.strictEqual(p.sockets.length, 1);
@@ -341,12 +342,20 @@ scenario('reconnects on abnormal close, stops on 1000, 4401, 4403 until a new to
   }
 });
 
+scenario('a refused panel says why', () => {
+  const p = newPanel('https://remix.proxy/panel?for=https://evil.test#t');
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=t&for=https%3A%2F%2Fevil.test');
+  p.socket().fire('close', { code: 4403, reason: 'this panel is shown inside a page of another origin than its own' });
+  assert.strictEqual(p.error(), 'The proxy refused this panel: this panel is shown inside a page of another origin than its own.');
+  assert.strictEqual(p.status(), 'Disconnected');
+});
+
 scenario('a new token replaces the connection', () => {
   const p = newPanel('https://remix.proxy/panel#one');
   const first = p.socket();
   p.post({ type: 'panel-token', token: 'two' });
   assert.deepStrictEqual(first.closedWith, [1000, 'new token']);
-  assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=two');
+  assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=two&for=');
   first.fire('close', { code: 1000 }); // the old socket's close changes nothing
   assert.strictEqual(p.status(), 'Connecting\u2026');
 });

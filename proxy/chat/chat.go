@@ -442,11 +442,18 @@ func (h *Hub) ServePanelWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer unwatch()
+	confirm := r.URL.Query().Get("role") == "confirm"
+	frameOrigin := r.URL.Query().Get(panel.FrameOriginParam)
+	if why := panelOriginRefusal(confirm, frameOrigin, sess.Info().Origin); why != "" {
+		h.log.Info("panel socket refused", "session", sess.Info().ID, "origin", sess.Info().Origin, "shown_in", frameOrigin, "why", why)
+		c.Close(page.CloseRefused, why)
+		return
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 
 	p := &panelConn{out: make(chan []byte, panelSendQueue), gone: make(chan struct{}), shown: map[string]time.Time{},
-		confirm: r.URL.Query().Get("role") == "confirm"}
+		confirm: confirm}
 	defer p.close()
 	go func() { // the writer
 		defer cancel()

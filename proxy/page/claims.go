@@ -37,7 +37,8 @@ import (
 //   - Once the token's session has gone, the token opens a new one without the key: that is a
 //     page restored from the browser's HTTP cache on a history navigation, a new document with
 //     the old token. Without the key a token opens a session only within its lifetime
-//     (lifetime.go); with the key, at any time.
+//     (lifetime.go); with the key, only within resumeGrace of its last session's end or of the
+//     proxy's start (lifetime.go).
 //   - An origin has at most maxSessionsPerOrigin live sessions, so a page that mints tokens for
 //     itself (over plain http, by forging a navigation's headers: html.go) cannot start the
 //     remixlets of its site a thousand times over; and a site (weburl.Site: its registrable
@@ -60,13 +61,14 @@ var (
 
 // claimTable is the hub's record of live tokens; guarded by Hub.mu.
 type claimTable struct {
-	live      map[string]*Session // token's MAC → its live session
-	perOrigin map[string]int      // origin → live sessions
-	perSite   map[string]int      // site → live sessions
+	live      map[string]*Session  // token's MAC → its live session
+	perOrigin map[string]int       // origin → live sessions
+	perSite   map[string]int       // site → live sessions
+	ended     map[string]time.Time // token's MAC → when its last live session ended (lifetime.go)
 }
 
 func newClaimTable() claimTable {
-	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}, perSite: map[string]int{}}
+	return claimTable{live: map[string]*Session{}, perOrigin: map[string]int{}, perSite: map[string]int{}, ended: map[string]time.Time{}}
 }
 
 // siteOfOrigin is the site of an origin (scheme://host[:port]).
@@ -115,6 +117,10 @@ func (h *Hub) claim(token string, issued time.Time, resume string, s *Session, a
 		h.mu.Lock()
 		c := &h.claims
 		prev := c.live[key]
+		if prev == nil && withKey && h.resumeTooLateLocked(key, h.now()) {
+			h.mu.Unlock()
+			return nil, errResumeTooLate
+		}
 		if prev != nil && !withKey {
 			if prev != asked {
 				h.mu.Unlock()
@@ -157,6 +163,7 @@ func (h *Hub) dropLocked(s *Session) {
 	c := &h.claims
 	if c.live[s.tokenKey] == s {
 		delete(c.live, s.tokenKey)
+		h.noteEndedLocked(s.tokenKey, h.now())
 	}
 	if c.perOrigin[s.info.Origin]--; c.perOrigin[s.info.Origin] <= 0 {
 		delete(c.perOrigin, s.info.Origin)

@@ -70,6 +70,7 @@ type Config struct {
 type Hub struct {
 	secret    []byte
 	now       func() time.Time // Config.Now
+	started   time.Time        // now() at New: resume keys' grace after a restart (lifetime.go)
 	macs      sync.Pool        // of hash.Hash: HMAC-SHA256 keyed with secret, reset before each use
 	log       *slog.Logger
 	listeners []Listener
@@ -94,7 +95,7 @@ func New(cfg Config) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	h := &Hub{secret: cfg.Secret, now: cfg.Now, log: cfg.Logger, byID: map[string]*Session{}, panels: map[string]string{},
+	h := &Hub{secret: cfg.Secret, now: cfg.Now, started: cfg.Now(), log: cfg.Logger, byID: map[string]*Session{}, panels: map[string]string{},
 		tools: toolCalls{pending: map[string]map[uint64]chan toolAnswer{}}, data: records{bySession: map[string]*sessionRecord{}},
 		secrets: reports{bySession: map[string]*pageReport{}}, claims: newClaimTable()}
 	var seed [8]byte
