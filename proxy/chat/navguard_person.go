@@ -73,8 +73,8 @@ type personNav struct {
 // personReported records a page agent's report: a page of origin clicked to raw (a form's
 // address when form).
 func (g *navGuard) personReported(origin string, raw json.RawMessage) {
-	if g.leases.Load() == 0 {
-		return // only a lease reads them (pairs): every trusted click of every page reports one
+	if g.live.Load() == 0 {
+		return // only an expectation reads them (pairs): every trusted click of every page reports one
 	}
 	var m panel.PersonNav
 	if json.Unmarshal(raw, &m) != nil || m.URL == "" || len(m.URL) > 8192 {
@@ -130,9 +130,11 @@ func formKey(u *weburl.URL) string {
 }
 
 // personClickedLocked reports whether nr, a navigation with ?1, goes to an address the person
-// clicked on a page of its Referer's origin — with no Referer (a no-referrer policy), of one of
-// origins, those of the lease that would hold it (nil: any). Called with g.mu held.
-func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) bool {
+// clicked on a page of its Referer's origin — with no Referer (a no-referrer policy, a link's
+// rel=noreferrer), of one of origins, those of the expectation that would hold it (nil: any), or
+// of a page of another site than that expectation's site (site; "": none), which is another tab
+// and cannot be the page it holds. Called with g.mu held.
+func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool, site string) bool {
 	if nr.url == nil {
 		return false
 	}
@@ -143,7 +145,7 @@ func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) b
 			continue
 		}
 		// p.origin "" is never one of origins: "" marks a full set (addOrigin).
-		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && (p.origin == "" || !origins[p.origin]) {
+		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && (p.origin == "" || !origins[p.origin]) && !otherSite(p.origin, site) {
 			continue
 		}
 		if p.key != "" && p.key == nr.key || p.path != "" && p.path == fk {
@@ -153,14 +155,24 @@ func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) b
 	return false
 }
 
-// personRace reports whether a lease would hold nr, a navigation with ?1, for want of a report
-// of the person's click: worth waiting personNavRace for one.
-func (g *navGuard) personRace(nr navRequest) bool {
+// otherSite reports whether origin is of a site other than site ("" is of none).
+func otherSite(origin, site string) bool {
+	if origin == "" || site == "" {
+		return false
+	}
+	u, err := weburl.Parse(origin)
+	return err == nil && u.IsHTTP() && u.Site() != site
+}
+
+// personRace reports whether an expectation would refuse nr, a navigation with ?1 (carrying:
+// its query carries another site's address), for want of a report of the person's click:
+// worth waiting personNavRace for one.
+func (g *navGuard) personRace(nr navRequest, carrying bool) bool {
 	now := g.clock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, x := range g.xs {
-		if x.doc != nil && x.liveLocked(now) && x.pairs(nr) && x.leaves(nr.url) {
+		if x.liveLocked(now) && x.pairs(nr) && (x.leaves(nr.url) || carrying) {
 			return true
 		}
 	}
@@ -173,7 +185,7 @@ func (g *navGuard) waitPersonReport(ctx context.Context, nr navRequest) {
 	pollUntil(ctx, personNavRace, func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.personClickedLocked(nr, nil)
+		return g.personClickedLocked(nr, nil, "")
 	})
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -123,7 +122,7 @@ func TestNavPersonClicks(t *testing.T) {
 // out only its own origin's, not the person's click reported by another site's page.
 func TestPersonReportsBounded(t *testing.T) {
 	var g navGuard
-	g.leases.Store(1) // a lease is live: reports are kept (TestPersonReportsOnlyWithALease)
+	g.live.Store(1) // an expectation is live: reports are kept (TestPersonReportsOnlyWithAnExpectation)
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
 	for i := 0; i < 10*maxPersonNavs; i++ {
 		personClicks(t, &g, "https://spam.test", "https://witness.test/"+string(rune('a'+i%26)))
@@ -138,34 +137,40 @@ func TestPersonReportsBounded(t *testing.T) {
 		r.Header.Set(h[i], h[i+1])
 	}
 	nr := readNavRequest(r)
-	if !g.personClickedLocked(nr, nil) {
+	if !g.personClickedLocked(nr, nil, "") {
 		t.Error("the person's click on the news page was pushed out by another page's reports")
 	}
 }
 
-// TestPersonReportsOnlyWithALease: the person's click reports (every trusted click of every page
-// sends one) are kept only while some chat holds a lease, the only reader of them; with none
-// they are dropped before the lock.
-func TestPersonReportsOnlyWithALease(t *testing.T) {
+// TestPersonReportsOnlyWithAnExpectation: the person's click reports (every trusted click of
+// every page sends one) are kept only while some chat holds an expectation (an action's, for
+// navWindow after its answer, or a lease), the only reader of them; with none they are dropped
+// before the lock.
+func TestPersonReportsOnlyWithAnExpectation(t *testing.T) {
 	var g navGuard
+	clk := &leaseClock{}
+	g.now = clk.now
 	kept := func() int {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return len(g.persons)
 	}
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	if n := kept(); n != 0 {
+		t.Fatalf("%d reports kept with no expectation, want none", n)
+	}
 	x := g.armAs(navOwner{owner: new(int)}, "click", "https://news.test/", "https://news.test", nil, nil)
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
-	if n := kept(); n != 0 {
-		t.Fatalf("%d reports kept with no lease (an action only), want none", n)
-	}
-	u, _ := weburl.Parse("https://news.test/page")
-	g.lease(x, u, false)
-	if n := g.leases.Load(); n != 1 {
-		t.Errorf("leases = %d, want 1", n)
-	}
-	personClicks(t, &g, "https://news.test", "https://other.test/story")
 	if n := kept(); n != 1 {
-		t.Errorf("%d reports kept with a lease, want 1", n)
+		t.Errorf("%d reports kept with an action's expectation, want 1", n)
+	}
+	x.settle()
+	clk.skip(navWindow + time.Second)
+	g.mu.Lock()
+	g.pruneLocked(g.clock())
+	g.mu.Unlock()
+	personClicks(t, &g, "https://news.test", "https://other.test/later")
+	if n := kept(); n != 1 {
+		t.Errorf("%d reports kept after the action's window, want the 1 from before", n)
 	}
 }

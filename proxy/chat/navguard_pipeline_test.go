@@ -272,7 +272,7 @@ func (p *guardPipeline) agentNavigated(clk *leaseClock, owner any, page, to stri
 		p.t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
 	}
 	x.settle()
-	clk.skip(navAfter + time.Second)
+	clk.skip(navWindow + time.Second)
 }
 
 // leaseClock is a navGuard clock a test moves on.
@@ -306,7 +306,7 @@ func TestNavDocLease(t *testing.T) {
 			t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
 		}
 		x.settle()
-		clk.skip(navAfter + time.Second) // the action's own window is over
+		clk.skip(navWindow + time.Second) // the action's own window is over
 		return x
 	}
 	var alive1, alive2, alive3 atomic.Bool
