@@ -13,8 +13,8 @@ import (
 // them click, and a button shows none. Now the page agent reports the address window.open gets
 // during the person's trusted click on a button (person_nav.js), and the popup opens; the
 // agent's synthetic click on the same button is still held. (The button opens a new window each
-// time: a window.open into an existing named window — the held popup's, left open — is sent by
-// Chromium without Sec-Fetch-User, and the lease holds it; see NOTES.nav7.md.)
+// time; a window.open into an existing named window, which Chromium sends without
+// Sec-Fetch-User, is TestLeaseNamedPopupRetry's.)
 
 const rtSigninPage = `<!doctype html><html><head><meta charset="utf-8"><title>Sign in</title></head><body>
 <h1>Sign in</h1>

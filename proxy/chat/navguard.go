@@ -395,7 +395,7 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	if nr.fetchSite == "none" {
 		return false // the person's own: address bar, bookmark, the browser's UI
 	}
-	if nr.user && x.g.personClickedLocked(nr, x.origins, x.site) {
+	if x.g.personClickedLocked(nr, x.origins, x.site) {
 		return false // the person's own click the page agent reported (navguard_person.go)
 	}
 	if x.urls[nr.key] {
@@ -412,6 +412,18 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	default: // cross-site, or no Fetch metadata: the initiator is unknown
 		return true
 	}
+}
+
+// refusesLocked reports whether x refuses nr, a navigation that pairs with it (frame: a frame's;
+// carrying: its query carries another site's address): it leaves the site, unless it is a
+// frame's first hop off the site from the page (a widget loading: navguard_frames.go), or it
+// stays but carries an address (navguard_carried.go; a lease's frame's own embed excepted).
+// Called with g.mu held.
+func (x *navExpect) refusesLocked(nr navRequest, frame, carrying bool) bool {
+	if x.leaves(nr.url) {
+		return !frame || nr.method != http.MethodGet || x.fromFrameLocked(nr)
+	}
+	return carrying && (!frame || x.doc == nil)
 }
 
 // leaves reports whether u (as weburl reads it) is off the expectation's site (see the top of
@@ -472,7 +484,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	nr := readNavRequest(r)
 	g := &h.nav
 	carried := carriedSite(nr.url) // an address of another site in its query (navguard_carried.go)
-	if nr.user && g.personRace(nr, carried != "") {
+	if g.personRace(nr, frame, carried != "") {
 		// The report of the person's click can trail the request by a moment.
 		g.waitPersonReport(r.Context(), nr)
 	}
@@ -489,18 +501,13 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.hops[nr.key]--
 			x.pending--
 		}
-		if x.leaves(nr.url) {
-			if frame && nr.method == http.MethodGet && !x.fromFrameLocked(nr) {
-				continue // a frame loading another site (a payment widget, a sign-in): its own load
-			}
+		if x.refusesLocked(nr, frame, carried != "") {
 			off = append(off, x)
 			x.paired++
 			continue
 		}
-		if carried != "" && (!frame || x.doc == nil) { // on the site, but the page may load what its query names
-			off = append(off, x)
-			x.paired++
-			continue
+		if x.leaves(nr.url) {
+			continue // a frame loading another site (a payment widget, a sign-in): its own load
 		}
 		xs = append(xs, x)
 		addOrigin(x.origins, nr.origin)
@@ -517,7 +524,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	if len(off) > 0 {
 		running = g.runningOfLocked(off)
 	}
-	person := nr.user && len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr, nil, "")
+	person := len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr, nil, "")
 	g.mu.Unlock()
 	if person {
 		r = g.markPerson(r, nr) // its redirects are the person's too (navguard_person.go)

@@ -174,3 +174,54 @@ func TestPersonReportsOnlyWithAnExpectation(t *testing.T) {
 		t.Errorf("%d reports kept after the action's window, want the 1 from before", n)
 	}
 }
+
+// TestNavPersonFreshReport (nav7's decision 2): Chromium sends a window.open into a named
+// window that is already open without Sec-Fetch-User. On a page the agent loaded, a navigation
+// without ?1 goes as the person's only to exactly an address the page agent reported from the
+// Referer's origin at most personNavFresh before: a GET, a link's or window.open's address. A
+// staler report, a form's path, a POST, another address, another origin's report: held.
+func TestNavPersonFreshReport(t *testing.T) {
+	cf, g, clk := newLeasePipeline(t)
+	page := "https://example.com/"
+	signin := "https://example.com/signin"
+	cf.agentNavigated(clk, new(int), page, signin)
+	var alive atomic.Bool
+	alive.Store(true)
+	g.docOpened(cf.token(signin), "s1", alive.Load)
+
+	noUser := testsite.NavHeaders("cross-site", signin)
+	status := func(method, to string) int {
+		t.Helper()
+		resp, _ := cf.do(method, to, nil, noUser...)
+		if resp.StatusCode == http.StatusForbidden {
+			return http.StatusForbidden
+		}
+		return http.StatusBadGateway
+	}
+	const passed = http.StatusBadGateway
+	for _, tt := range []struct {
+		name   string
+		report func()
+		skip   time.Duration
+		method string
+		to     string
+		want   int
+	}{
+		{"the retry's window.open, just reported", func() { personClicks(t, g, "https://example.com", "https://witness.test/oauth?c=1") }, 0, "GET", "https://witness.test/oauth?c=1", passed},
+		{"a report older than personNavFresh", func() { personClicks(t, g, "https://example.com", "https://witness.test/oauth?c=2") }, personNavFresh, "GET", "https://witness.test/oauth?c=2", http.StatusForbidden},
+		{"another address", func() { personClicks(t, g, "https://example.com", "https://witness.test/oauth?c=3") }, 0, "GET", "https://witness.test/c?d=4711", http.StatusForbidden},
+		{"another origin's report", func() { personClicks(t, g, "https://evil.example.com", "https://witness.test/oauth?c=4") }, 0, "GET", "https://witness.test/oauth?c=4", http.StatusForbidden},
+		{"a form's path", func() {
+			g.personReported("https://example.com", json.RawMessage(`{"type":"person","url":"https://witness.test/search","form":true}`))
+		}, 0, "GET", "https://witness.test/search?q=typed", http.StatusForbidden},
+		{"a POST to the reported address", func() { personClicks(t, g, "https://example.com", "https://witness.test/post") }, 0, "POST", "https://witness.test/post", http.StatusForbidden},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.report()
+			clk.skip(tt.skip)
+			if got := status(tt.method, tt.to); got != tt.want {
+				t.Errorf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
