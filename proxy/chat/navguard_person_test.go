@@ -33,13 +33,8 @@ func personClicks(t *testing.T, g *navGuard, origin, rawURL string) {
 // is theirs too, and a report that trails the request by a moment still counts. (Before the
 // fix, every navigation with ?1 went.)
 func TestNavPersonClicks(t *testing.T) {
-	cf, g, clk := newLeasePipeline(t)
-	page := "https://example.com/"
 	leaving := "https://example.com/leaving?to=x"
-	cf.agentNavigated(clk, new(int), page, leaving)
-	var alive atomic.Bool
-	alive.Store(true)
-	g.docOpened(cf.token(leaving), "s1", alive.Load)
+	cf, g, clk := newLeasedPage(t, leaving)
 
 	const passed = http.StatusBadGateway // let go: the reverse proxy's error for witness.test
 	clicked := func(to, fetchSite string) int {
@@ -181,13 +176,8 @@ func TestPersonReportsOnlyWithAnExpectation(t *testing.T) {
 // Referer's origin at most personNavFresh before: a GET, a link's or window.open's address. A
 // staler report, a form's path, a POST, another address, another origin's report: held.
 func TestNavPersonFreshReport(t *testing.T) {
-	cf, g, clk := newLeasePipeline(t)
-	page := "https://example.com/"
 	signin := "https://example.com/signin"
-	cf.agentNavigated(clk, new(int), page, signin)
-	var alive atomic.Bool
-	alive.Store(true)
-	g.docOpened(cf.token(signin), "s1", alive.Load)
+	cf, g, clk := newLeasedPage(t, signin)
 
 	noUser := testsite.NavHeaders("cross-site", signin)
 	status := func(method, to string) int {
@@ -224,4 +214,17 @@ func TestNavPersonFreshReport(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newLeasedPage is newLeasePipeline with the agent's navigate from https://example.com/ to `to`
+// done, its action's window over, and that document's page agent connected: a page the agent
+// loaded, under its lease.
+func newLeasedPage(t *testing.T, to string) (*guardPipeline, *navGuard, *leaseClock) {
+	t.Helper()
+	cf, g, clk := newLeasePipeline(t)
+	cf.agentNavigated(clk, new(int), "https://example.com/", to)
+	var alive atomic.Bool
+	alive.Store(true)
+	g.docOpened(cf.token(to), "s1", alive.Load)
+	return cf, g, clk
 }
