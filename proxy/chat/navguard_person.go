@@ -52,9 +52,9 @@ import (
 // What fails safe. A click the page agent cannot see (a link inside a closed shadow root or a
 // frame, which has no page agent; "Open link in new tab" from the context menu; a button whose
 // script opens a window or navigates after a timer) is held to the site on a page the agent
-// loaded, and for navWindow after an agent action (navguard.go); the
-// refusal page says to type the address. Without Fetch metadata (plain http) every navigation of
-// the document pairs, as before.
+// loaded, and for navWindow after an agent action (navguard.go); the refusal page says to type
+// the address. Without Fetch metadata (plain http) every navigation of the document pairs, as
+// before.
 
 const (
 	// personNavTTL is how long a report stands: Chromium's activation lasts five seconds.
@@ -63,8 +63,8 @@ const (
 	// exactly: the person's click on a button whose window.open goes into a named window that
 	// is already open, which Chromium sends without Sec-Fetch-User (nav7's decision 2).
 	personNavFresh = time.Second
-	// personNavRace is how long a navigation with ?1 that a lease would hold waits for a report
-	// that may trail it (the socket and the request race).
+	// personNavRace is how long a navigation that an expectation would refuse waits for a
+	// report that may trail it (the socket and the request race).
 	personNavRace = 750 * time.Millisecond
 	// maxPersonNavs bounds the reports kept, maxPersonNavsPerOrigin those of one origin.
 	maxPersonNavs          = 256
