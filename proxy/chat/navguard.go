@@ -484,8 +484,10 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	nr := readNavRequest(r)
 	g := &h.nav
 	carried := carriedSite(nr.url) // an address of another site in its query (navguard_carried.go)
-	if g.personRace(nr, frame, carried != "") {
-		// The report of the person's click can trail the request by a moment.
+	if nr.user && g.personRace(nr, frame, carried != "") {
+		// The report of the person's click can trail the request by a moment. Not waited for
+		// without ?1: the agent's own navigations, refused, would all come 750 ms later (and
+		// after its tool's answer); a window.open's report is sent before the window opens.
 		g.waitPersonReport(r.Context(), nr)
 	}
 	now := g.clock()

@@ -184,9 +184,9 @@ func otherSite(origin, site string) bool {
 	return err == nil && u.IsHTTP() && u.Site() != site
 }
 
-// personRace reports whether an expectation would refuse nr, a navigation (frame: a frame's;
-// carrying: its query carries another site's address), for want of a report of the person's
-// click: worth waiting personNavRace for one.
+// personRace reports whether an expectation would refuse nr, a navigation with ?1 (frame: a
+// frame's; carrying: its query carries another site's address), for want of a report of the
+// person's click: worth waiting personNavRace for one.
 func (g *navGuard) personRace(nr navRequest, frame, carrying bool) bool {
 	now := g.clock()
 	g.mu.Lock()
