@@ -13,8 +13,8 @@ import (
 // them click, and a button shows none. Now the page agent reports the address window.open gets
 // during the person's trusted click on a button (person_nav.js), and the popup opens; the
 // agent's synthetic click on the same button is still held. (The button opens a new window each
-// time: a window.open into an existing named window — the held popup's, left open — is sent by
-// Chromium without Sec-Fetch-User, and the lease holds it; see NOTES.nav7.md.)
+// time; a window.open into an existing named window, which Chromium sends without
+// Sec-Fetch-User, is TestLeaseNamedPopupRetry's.)
 
 const rtSigninPage = `<!doctype html><html><head><meta charset="utf-8"><title>Sign in</title></head><body>
 <h1>Sign in</h1>
@@ -22,7 +22,11 @@ const rtSigninPage = `<!doctype html><html><head><meta charset="utf-8"><title>Si
 <p id="ready" hidden>Ready to sign in</p>
 <button type="button" id="signin">Sign in with Witness</button>
 <div role="button" id="signin-tab" tabindex="0">Continue with Witness</div>
+<button type="button" id="signin-named">Open the Witness window</button>
 <script>
+document.getElementById('signin-named').addEventListener('click', () => {
+  window.open('https://witness.test/oauth?client=named', 'signin', 'width=500,height=600');
+});
 document.getElementById('txt').addEventListener('click', () => { document.getElementById('ready').hidden = false; });
 document.getElementById('signin').addEventListener('click', () => {
   window.open('https://witness.test/oauth?client=app', '_blank', 'width=500,height=600');
@@ -46,14 +50,35 @@ func rtSigninSite() http.Handler {
 
 // TestLeaseSigninPopupPersonClick: the agent opens the sign-in page (its document is leased) and,
 // once the person has clicked on the page (activation, so the popup is not blocked), clicks the
-// button itself: the popup's navigation is held and the witness gets nothing. Later, past the
-// action's window, the person clicks the same button: the popup goes to the provider; and their
+// button itself: the popup's navigation is held and the witness gets nothing. Later, the person
+// clicks the same button: the popup goes to the provider; and their
 // click on a "Continue with …" control whose handler sends the tab there goes too.
 func TestLeaseSigninPopupPersonClick(t *testing.T) {
+	aw := leaseSigninAgentClicks(t, "Sign in with Witness")
+	tab := aw.tab
+
+	// The person's click on the button, within the agent's click's navWindow: reported, the popup goes.
+	time.Sleep(4 * time.Second)
+	personClick(t, tab, "#signin")
+	waitWitness(t, aw, "GET https://witness.test/oauth?client=app")
+	if got := aw.witness.requests(); len(got) != 1 || !strings.Contains(got[0], `Referer "https://app.test/`) {
+		t.Errorf("the witness got %q, want the person's popup only", got)
+	}
+
+	// The person's click on a role=button whose handler sends the tab to the provider: it goes.
+	personClick(t, tab, "#signin-tab")
+	waitWitness(t, aw, "GET https://witness.test/sso?client=app")
+}
+
+// leaseSigninAgentClicks has the agent open the sign-in page (its document is leased) and, once
+// the person has clicked on the page (activation, so a popup is not blocked), click the button
+// named text itself: the popup's navigation is held and the witness gets nothing.
+func leaseSigninAgentClicks(t *testing.T, text string) *agentWorld {
+	t.Helper()
 	aw := newAgentWorld(t, `{"turns": [
 		{"tool_calls": [{"name": "navigate", "arguments": {"url": "/signin"}}]},
 		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "Ready to sign in", "timeoutMs": 10000}}]},
-		{"tool_calls": [{"name": "click", "arguments": {"text": "Sign in with Witness"}}]},
+		{"tool_calls": [{"name": "click", "arguments": {"text": "`+text+`"}}]},
 		{"text": "Clicked."}
 	]}`, map[string]http.Handler{"app.test": rtSigninSite()})
 	tab := aw.tab
@@ -68,16 +93,5 @@ func TestLeaseSigninPopupPersonClick(t *testing.T) {
 	waitRefusalLogged(t, aw)
 	time.Sleep(time.Second)
 	noWitness(t, aw)
-
-	// The person's click on the button, past the agent's window: the popup goes.
-	time.Sleep(4 * time.Second)
-	personClick(t, tab, "#signin")
-	waitWitness(t, aw, "GET https://witness.test/oauth?client=app")
-	if got := aw.witness.requests(); len(got) != 1 || !strings.Contains(got[0], `Referer "https://app.test/`) {
-		t.Errorf("the witness got %q, want the person's popup only", got)
-	}
-
-	// The person's click on a role=button whose handler sends the tab to the provider: it goes.
-	personClick(t, tab, "#signin-tab")
-	waitWitness(t, aw, "GET https://witness.test/sso?client=app")
+	return aw
 }

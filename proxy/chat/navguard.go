@@ -30,7 +30,9 @@ import (
 // whether a navigation is the agent's. The proxy arms an expectation itself, before it asks the
 // page agent for any action that can navigate (click, set_field, press_keys, select, type,
 // hover, scroll, navigate, back, forward: page script may navigate on any event), and keeps it
-// from then until navAfter after the action's answer (its watch for the page going included).
+// from then until navWindow (30 s, the send guard's sendAfter) after the action's answer: a
+// page's script may send the tab off the site with what the agent typed on a timer long after
+// the action (OPEN-ITEMS 20; e2e TestLateNavigationAfterTypingHeld).
 // What the page agent reports (the address navigate goes to, the link a click follows) only
 // adds expected addresses; a page that hides them cannot make a hop pass.
 //
@@ -46,10 +48,14 @@ import (
 //     cross-site or absent (the initiator is unknown: counted as the agent's).
 //
 // Sec-Fetch-Site "none" — the address bar, a bookmark, the person's own browser UI — never
-// pairs: a navigation the person starts is never affected. A navigation the person starts by
-// clicking in a page of the same origin during an armed window (this tab or another) pairs, and
-// so does one of a second tab of the same origin; both fail safe: such a navigation is held to
-// the site for a few seconds, which is what the agent's would be, and the refusal page says why.
+// pairs: a navigation the person starts is never affected. Nor does one with the person's
+// activation (Sec-Fetch-User: ?1) to an address the page agent reported them clicking (a link,
+// a form, a button's popup or navigation: navguard_person.go). A navigation the person starts
+// that the page agent cannot see — "Open link in new tab", a link in a frame of another origin
+// or in a closed shadow root, a handler's timer — in a page of the same origin during an armed
+// window (this tab or another) pairs, and so does one of a second tab of the same origin; both
+// fail safe: such a navigation is held to the site for up to navWindow after the agent's last
+// action, which is what the agent's would be, and the refusal page says why.
 //
 // The check (navExpect.leaves): every address — the request the browser sent, a Location or
 // Refresh URL resolved against it, the Referer — is read as the browser reads it
@@ -71,9 +77,15 @@ import (
 // The chat's tool result says the navigation was stopped, and the chat shows a notice.
 
 const (
-	// navAfter is how long after an action's answer (and after each hop) its expectation
-	// still pairs navigations.
+	// navAfter is how long after each hop of an action's navigation (and after a navigation
+	// that pairs while the action runs) its expectation still pairs navigations.
 	navAfter = 3 * time.Second
+	// navWindow is how long after an action's answer its expectation pairs navigations: as
+	// long as its page's requests are held (sendAfter), since a page's own script may send the
+	// tab off the site with what the agent typed on a timer (a "preview", a "redirect after
+	// save") as well as post it (OPEN-ITEMS 20). The person's own clicks the page agent
+	// reported never pair (navguard_person.go), so their links and sign-in popups go.
+	navWindow = sendAfter
 	// navMaxRunning bounds how long an action may hold its expectation armed.
 	navMaxRunning = 2 * time.Minute
 	// maxNavExpects bounds the expectations armed at once; past it the oldest is dropped only
@@ -99,9 +111,6 @@ type navGuard struct {
 	stops map[any]navStop
 	// sends are the recent actions whose page's requests are held (sendguard.go).
 	sends sendActs
-	// leases counts the leases in xs (storeLiveLocked): with none, the person's click reports
-	// are dropped at once (personReported), without the lock.
-	leases atomic.Int32
 }
 
 // navExpect is one action's expectation: the navigations it may start, and what became of them.
@@ -221,17 +230,11 @@ func (g *navGuard) dropOldestLocked() {
 }
 
 // storeLiveLocked publishes, for the checks made without the lock, how many expectations there
-// are (live) and how many of them are leases (leases). Every change of g.xs ends with it; a
-// lease that lapsed without a prune is still counted, which only keeps the person's reports.
+// are (live): with none, navigations are not looked at and the person's click reports are
+// dropped at once (personReported). Every change of g.xs ends with it; an expectation that
+// lapsed without a prune is still counted, which only makes the slow path run.
 func (g *navGuard) storeLiveLocked() {
-	n := 0
-	for _, x := range g.xs {
-		if x.doc != nil {
-			n++
-		}
-	}
 	g.live.Store(int32(len(g.xs)))
-	g.leases.Store(int32(n))
 }
 
 // pruneLocked drops expectations whose window has ended.
@@ -273,8 +276,7 @@ func (x *navExpect) expect(raw string) {
 	}
 }
 
-// settle ends the action's own run: the window closes navAfter from now (or from its last hop).
-// Nil-safe.
+// settle ends the action's own run: the window closes navWindow from now. Nil-safe.
 func (x *navExpect) settle() {
 	if x == nil {
 		return
@@ -284,7 +286,7 @@ func (x *navExpect) settle() {
 	x.running = false
 	now := x.g.clock()
 	x.answered = now
-	if end := now.Add(navAfter); end.After(x.until) {
+	if end := now.Add(navWindow); end.After(x.until) {
 		x.until = end
 	}
 }
@@ -393,8 +395,8 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	if nr.fetchSite == "none" {
 		return false // the person's own: address bar, bookmark, the browser's UI
 	}
-	if x.doc != nil && nr.user && x.g.personClickedLocked(nr, x.origins) {
-		return false // the person's own click in a page the agent loaded (navguard_person.go)
+	if x.g.personClickedLocked(nr, x.origins, x.site) {
+		return false // the person's own click the page agent reported (navguard_person.go)
 	}
 	if x.urls[nr.key] {
 		return true
@@ -410,6 +412,18 @@ func (x *navExpect) pairs(nr navRequest) bool {
 	default: // cross-site, or no Fetch metadata: the initiator is unknown
 		return true
 	}
+}
+
+// refusesLocked reports whether x refuses nr, a navigation that pairs with it (frame: a frame's;
+// carrying: its query carries another site's address): it leaves the site, unless it is a
+// frame's first hop off the site from the page (a widget loading: navguard_frames.go), or it
+// stays but carries an address (navguard_carried.go; a lease's frame's own embed excepted).
+// Called with g.mu held.
+func (x *navExpect) refusesLocked(nr navRequest, frame, carrying bool) bool {
+	if x.leaves(nr.url) {
+		return !frame || nr.method != http.MethodGet || x.fromFrameLocked(nr)
+	}
+	return carrying && (!frame || x.doc == nil)
 }
 
 // leaves reports whether u (as weburl reads it) is off the expectation's site (see the top of
@@ -469,14 +483,16 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	}
 	nr := readNavRequest(r)
 	g := &h.nav
-	if nr.user && g.personRace(nr) {
-		// The report of the person's click can trail the request by a moment.
+	carried := carriedSite(nr.url) // an address of another site in its query (navguard_carried.go)
+	if nr.user && g.personRace(nr, frame, carried != "") {
+		// The report of the person's click can trail the request by a moment. Not waited for
+		// without ?1: the agent's own navigations, refused, would all come 750 ms later (and
+		// after its tool's answer); a window.open's report is sent before the window opens.
 		g.waitPersonReport(r.Context(), nr)
 	}
 	now := g.clock()
 	var xs []*navExpect
 	var off []*navExpect
-	carried := carriedSite(nr.url) // an address of another site in its query (navguard_carried.go)
 	g.mu.Lock()
 	g.pruneLocked(now)
 	for _, x := range g.xs {
@@ -487,18 +503,13 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 			x.hops[nr.key]--
 			x.pending--
 		}
-		if x.leaves(nr.url) {
-			if frame && nr.method == http.MethodGet && !x.fromFrameLocked(nr) {
-				continue // a frame loading another site (a payment widget, a sign-in): its own load
-			}
+		if x.refusesLocked(nr, frame, carried != "") {
 			off = append(off, x)
 			x.paired++
 			continue
 		}
-		if carried != "" && (!frame || x.doc == nil) { // on the site, but the page may load what its query names
-			off = append(off, x)
-			x.paired++
-			continue
+		if x.leaves(nr.url) {
+			continue // a frame loading another site (a payment widget, a sign-in): its own load
 		}
 		xs = append(xs, x)
 		addOrigin(x.origins, nr.origin)
@@ -515,7 +526,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 	if len(off) > 0 {
 		running = g.runningOfLocked(off)
 	}
-	person := nr.user && len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr, nil)
+	person := len(off) == 0 && len(xs) == 0 && g.personClickedLocked(nr, nil, "")
 	g.mu.Unlock()
 	if person {
 		r = g.markPerson(r, nr) // its redirects are the person's too (navguard_person.go)

@@ -57,7 +57,7 @@ func TestNavCarriedAddress(t *testing.T) {
 			}
 		})
 	}
-	clk.skip(navAfter + navAfter)
+	clk.skip(navWindow + navAfter)
 
 	// A page the agent loaded (a lease): its own forward carrying an address is held; a frame it
 	// frames by itself (an embed naming another site) is its own.

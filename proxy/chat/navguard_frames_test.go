@@ -58,7 +58,7 @@ func TestNavFrameLease(t *testing.T) {
 	get(t, frameDoc, frameNav("same-origin", inbox), http.StatusOK)
 	get(t, "https://witness.test/now?d=4711", frameNav("cross-site", frameDoc), http.StatusForbidden)
 	x.settle()
-	clk.skip(navAfter + time.Second)
+	clk.skip(navWindow + time.Second)
 
 	// After the window: the frame's lease holds the tab's forward and the frame's own, but not
 	// the person's click in the frame.
@@ -124,7 +124,7 @@ func TestNavFrameOfAgentsPage(t *testing.T) {
 		t.Fatalf("the viewer's frame: %d", resp.StatusCode)
 	}
 	x.settle()
-	clk.skip(navAfter + time.Second)
+	clk.skip(navWindow + time.Second)
 	viewerAlive.Store(true)
 	g.docOpened(cf.token(viewer), "viewer", viewerAlive.Load)
 	if resp, _ := cf.get("https://witness.test/f?d=4711", frameNav("cross-site", "https://example.com/go?to=x")...); resp.StatusCode != http.StatusForbidden {

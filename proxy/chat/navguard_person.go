@@ -40,21 +40,31 @@ import (
 // role=button) and until the next task, the page agent also reports the address window.open is
 // called with and the destination of the window's own navigation (the Navigation API's
 // navigate event): a "Sign in with ..." popup or a script's location assignment goes (tenth
-// session, OPEN-ITEMS 96; TestLeaseSigninPopupPersonClick). Not on a click on a link or on the
-// page's text: a "click anywhere to continue" page, or a handler overriding a link, stays held.
+// session, OPEN-ITEMS 96; TestLeaseSigninPopupPersonClick). A window.open into a named window
+// that is already open comes without ?1 (Chromium drops it there): a GET to exactly a reported
+// address, at most personNavFresh after the report, goes as the person's all the same
+// (TestLeaseNamedPopupRetry). That gives a page's script nothing: the address is the one the
+// person's trusted click went to, so a timer's navigation to exactly it a moment later sends
+// nothing the click did not; a form's report (its path only: the query is typed) does not count
+// there, nor a POST. Not on a click on a link or on the page's text: a "click anywhere to
+// continue" page, or a handler overriding a link, stays held.
 //
 // What fails safe. A click the page agent cannot see (a link inside a closed shadow root or a
 // frame, which has no page agent; "Open link in new tab" from the context menu; a button whose
-// script opens a window or navigates after a timer, or into a named window that is already
-// open, which Chromium sends without ?1) is held to the site on a page the agent loaded; the
-// refusal page says to type the address. Without Fetch metadata (plain http) every navigation of
-// the document pairs, as before.
+// script opens a window or navigates after a timer) is held to the site on a page the agent
+// loaded, and for navWindow after an agent action (navguard.go); the refusal page says to type
+// the address. Without Fetch metadata (plain http) every navigation of the document pairs, as
+// before.
 
 const (
 	// personNavTTL is how long a report stands: Chromium's activation lasts five seconds.
 	personNavTTL = 5 * time.Second
-	// personNavRace is how long a navigation with ?1 that a lease would hold waits for a report
-	// that may trail it (the socket and the request race).
+	// personNavFresh is how long a report stands for a navigation without ?1 that matches it
+	// exactly: the person's click on a button whose window.open goes into a named window that
+	// is already open, which Chromium sends without Sec-Fetch-User (nav7's decision 2).
+	personNavFresh = time.Second
+	// personNavRace is how long a navigation that an expectation would refuse waits for a
+	// report that may trail it (the socket and the request race).
 	personNavRace = 750 * time.Millisecond
 	// maxPersonNavs bounds the reports kept, maxPersonNavsPerOrigin those of one origin.
 	maxPersonNavs          = 256
@@ -73,8 +83,8 @@ type personNav struct {
 // personReported records a page agent's report: a page of origin clicked to raw (a form's
 // address when form).
 func (g *navGuard) personReported(origin string, raw json.RawMessage) {
-	if g.leases.Load() == 0 {
-		return // only a lease reads them (pairs): every trusted click of every page reports one
+	if g.live.Load() == 0 {
+		return // only an expectation reads them (pairs): every trusted click of every page reports one
 	}
 	var m panel.PersonNav
 	if json.Unmarshal(raw, &m) != nil || m.URL == "" || len(m.URL) > 8192 {
@@ -129,21 +139,33 @@ func formKey(u *weburl.URL) string {
 	return u.Origin() + path
 }
 
-// personClickedLocked reports whether nr, a navigation with ?1, goes to an address the person
-// clicked on a page of its Referer's origin — with no Referer (a no-referrer policy), of one of
-// origins, those of the lease that would hold it (nil: any). Called with g.mu held.
-func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) bool {
+// personClickedLocked reports whether nr goes to an address the person clicked on a page of its
+// Referer's origin — with no Referer (a no-referrer policy, a link's rel=noreferrer), of one of
+// origins, those of the expectation that would hold it (nil: any), or of a page of another site
+// than that expectation's site (site; "": none), which is another tab and cannot be the page it
+// holds. A navigation with ?1 matches a report up to personNavTTL old; one without (a
+// window.open into a named window already open: Chromium drops ?1 there) only a GET to exactly a
+// reported address (a link's, a window.open's, a navigate event's; not a form's path) up to
+// personNavFresh old. Called with g.mu held.
+func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool, site string) bool {
 	if nr.url == nil {
 		return false
+	}
+	ttl := personNavTTL
+	if !nr.user {
+		if nr.method != http.MethodGet {
+			return false
+		}
+		ttl = personNavFresh
 	}
 	now := g.clock()
 	fk := formKey(nr.url)
 	for _, p := range g.persons {
-		if now.Sub(p.at) >= personNavTTL || now.Before(p.at) {
+		if now.Sub(p.at) >= ttl || now.Before(p.at) || !nr.user && p.key == "" {
 			continue
 		}
 		// p.origin "" is never one of origins: "" marks a full set (addOrigin).
-		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && (p.origin == "" || !origins[p.origin]) {
+		if nr.referer != "" && p.origin != nr.referer || nr.referer == "" && origins != nil && (p.origin == "" || !origins[p.origin]) && !otherSite(p.origin, site) {
 			continue
 		}
 		if p.key != "" && p.key == nr.key || p.path != "" && p.path == fk {
@@ -153,14 +175,24 @@ func (g *navGuard) personClickedLocked(nr navRequest, origins map[string]bool) b
 	return false
 }
 
-// personRace reports whether a lease would hold nr, a navigation with ?1, for want of a report
-// of the person's click: worth waiting personNavRace for one.
-func (g *navGuard) personRace(nr navRequest) bool {
+// otherSite reports whether origin is of a site other than site ("" is of none).
+func otherSite(origin, site string) bool {
+	if origin == "" || site == "" {
+		return false
+	}
+	u, err := weburl.Parse(origin)
+	return err == nil && u.IsHTTP() && u.Site() != site
+}
+
+// personRace reports whether an expectation would refuse nr, a navigation with ?1 (frame: a
+// frame's; carrying: its query carries another site's address), for want of a report of the
+// person's click: worth waiting personNavRace for one.
+func (g *navGuard) personRace(nr navRequest, frame, carrying bool) bool {
 	now := g.clock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, x := range g.xs {
-		if x.doc != nil && x.liveLocked(now) && x.pairs(nr) && x.leaves(nr.url) {
+		if x.liveLocked(now) && x.pairs(nr) && x.refusesLocked(nr, frame, carrying) {
 			return true
 		}
 	}
@@ -173,7 +205,7 @@ func (g *navGuard) waitPersonReport(ctx context.Context, nr navRequest) {
 	pollUntil(ctx, personNavRace, func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.personClickedLocked(nr, nil)
+		return g.personClickedLocked(nr, nil, "")
 	})
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 )
 
@@ -34,13 +33,8 @@ func personClicks(t *testing.T, g *navGuard, origin, rawURL string) {
 // is theirs too, and a report that trails the request by a moment still counts. (Before the
 // fix, every navigation with ?1 went.)
 func TestNavPersonClicks(t *testing.T) {
-	cf, g, clk := newLeasePipeline(t)
-	page := "https://example.com/"
 	leaving := "https://example.com/leaving?to=x"
-	cf.agentNavigated(clk, new(int), page, leaving)
-	var alive atomic.Bool
-	alive.Store(true)
-	g.docOpened(cf.token(leaving), "s1", alive.Load)
+	cf, g, clk := newLeasedPage(t, leaving)
 
 	const passed = http.StatusBadGateway // let go: the reverse proxy's error for witness.test
 	clicked := func(to, fetchSite string) int {
@@ -123,7 +117,7 @@ func TestNavPersonClicks(t *testing.T) {
 // out only its own origin's, not the person's click reported by another site's page.
 func TestPersonReportsBounded(t *testing.T) {
 	var g navGuard
-	g.leases.Store(1) // a lease is live: reports are kept (TestPersonReportsOnlyWithALease)
+	g.live.Store(1) // an expectation is live: reports are kept (TestPersonReportsOnlyWithAnExpectation)
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
 	for i := 0; i < 10*maxPersonNavs; i++ {
 		personClicks(t, &g, "https://spam.test", "https://witness.test/"+string(rune('a'+i%26)))
@@ -138,34 +132,99 @@ func TestPersonReportsBounded(t *testing.T) {
 		r.Header.Set(h[i], h[i+1])
 	}
 	nr := readNavRequest(r)
-	if !g.personClickedLocked(nr, nil) {
+	if !g.personClickedLocked(nr, nil, "") {
 		t.Error("the person's click on the news page was pushed out by another page's reports")
 	}
 }
 
-// TestPersonReportsOnlyWithALease: the person's click reports (every trusted click of every page
-// sends one) are kept only while some chat holds a lease, the only reader of them; with none
-// they are dropped before the lock.
-func TestPersonReportsOnlyWithALease(t *testing.T) {
+// TestPersonReportsOnlyWithAnExpectation: the person's click reports (every trusted click of
+// every page sends one) are kept only while some chat holds an expectation (an action's, for
+// navWindow after its answer, or a lease), the only reader of them; with none they are dropped
+// before the lock.
+func TestPersonReportsOnlyWithAnExpectation(t *testing.T) {
 	var g navGuard
+	clk := &leaseClock{}
+	g.now = clk.now
 	kept := func() int {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return len(g.persons)
 	}
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
+	if n := kept(); n != 0 {
+		t.Fatalf("%d reports kept with no expectation, want none", n)
+	}
 	x := g.armAs(navOwner{owner: new(int)}, "click", "https://news.test/", "https://news.test", nil, nil)
 	personClicks(t, &g, "https://news.test", "https://other.test/story")
-	if n := kept(); n != 0 {
-		t.Fatalf("%d reports kept with no lease (an action only), want none", n)
-	}
-	u, _ := weburl.Parse("https://news.test/page")
-	g.lease(x, u, false)
-	if n := g.leases.Load(); n != 1 {
-		t.Errorf("leases = %d, want 1", n)
-	}
-	personClicks(t, &g, "https://news.test", "https://other.test/story")
 	if n := kept(); n != 1 {
-		t.Errorf("%d reports kept with a lease, want 1", n)
+		t.Errorf("%d reports kept with an action's expectation, want 1", n)
 	}
+	x.settle()
+	clk.skip(navWindow + time.Second)
+	g.mu.Lock()
+	g.pruneLocked(g.clock())
+	g.mu.Unlock()
+	personClicks(t, &g, "https://news.test", "https://other.test/later")
+	if n := kept(); n != 1 {
+		t.Errorf("%d reports kept after the action's window, want the 1 from before", n)
+	}
+}
+
+// TestNavPersonFreshReport (nav7's decision 2): Chromium sends a window.open into a named
+// window that is already open without Sec-Fetch-User. On a page the agent loaded, a navigation
+// without ?1 goes as the person's only to exactly an address the page agent reported from the
+// Referer's origin at most personNavFresh before: a GET, a link's or window.open's address. A
+// staler report, a form's path, a POST, another address, another origin's report: held.
+func TestNavPersonFreshReport(t *testing.T) {
+	signin := "https://example.com/signin"
+	cf, g, clk := newLeasedPage(t, signin)
+
+	noUser := testsite.NavHeaders("cross-site", signin)
+	status := func(method, to string) int {
+		t.Helper()
+		resp, _ := cf.do(method, to, nil, noUser...)
+		if resp.StatusCode == http.StatusForbidden {
+			return http.StatusForbidden
+		}
+		return http.StatusBadGateway
+	}
+	const passed = http.StatusBadGateway
+	for _, tt := range []struct {
+		name   string
+		report func()
+		skip   time.Duration
+		method string
+		to     string
+		want   int
+	}{
+		{"the retry's window.open, just reported", func() { personClicks(t, g, "https://example.com", "https://witness.test/oauth?c=1") }, 0, "GET", "https://witness.test/oauth?c=1", passed},
+		{"a report older than personNavFresh", func() { personClicks(t, g, "https://example.com", "https://witness.test/oauth?c=2") }, personNavFresh, "GET", "https://witness.test/oauth?c=2", http.StatusForbidden},
+		{"another address", func() { personClicks(t, g, "https://example.com", "https://witness.test/oauth?c=3") }, 0, "GET", "https://witness.test/c?d=4711", http.StatusForbidden},
+		{"another origin's report", func() { personClicks(t, g, "https://evil.example.com", "https://witness.test/oauth?c=4") }, 0, "GET", "https://witness.test/oauth?c=4", http.StatusForbidden},
+		{"a form's path", func() {
+			g.personReported("https://example.com", json.RawMessage(`{"type":"person","url":"https://witness.test/search","form":true}`))
+		}, 0, "GET", "https://witness.test/search?q=typed", http.StatusForbidden},
+		{"a POST to the reported address", func() { personClicks(t, g, "https://example.com", "https://witness.test/post") }, 0, "POST", "https://witness.test/post", http.StatusForbidden},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.report()
+			clk.skip(tt.skip)
+			if got := status(tt.method, tt.to); got != tt.want {
+				t.Errorf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// newLeasedPage is newLeasePipeline with the agent's navigate from https://example.com/ to `to`
+// done, its action's window over, and that document's page agent connected: a page the agent
+// loaded, under its lease.
+func newLeasedPage(t *testing.T, to string) (*guardPipeline, *navGuard, *leaseClock) {
+	t.Helper()
+	cf, g, clk := newLeasePipeline(t)
+	cf.agentNavigated(clk, new(int), "https://example.com/", to)
+	var alive atomic.Bool
+	alive.Store(true)
+	g.docOpened(cf.token(to), "s1", alive.Load)
+	return cf, g, clk
 }

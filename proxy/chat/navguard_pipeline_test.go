@@ -272,7 +272,7 @@ func (p *guardPipeline) agentNavigated(clk *leaseClock, owner any, page, to stri
 		p.t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
 	}
 	x.settle()
-	clk.skip(navAfter + time.Second)
+	clk.skip(navWindow + time.Second)
 }
 
 // leaseClock is a navGuard clock a test moves on.
@@ -306,7 +306,7 @@ func TestNavDocLease(t *testing.T) {
 			t.Fatalf("the agent's navigate to %s: %d", to, resp.StatusCode)
 		}
 		x.settle()
-		clk.skip(navAfter + time.Second) // the action's own window is over
+		clk.skip(navWindow + time.Second) // the action's own window is over
 		return x
 	}
 	var alive1, alive2, alive3 atomic.Bool
@@ -321,6 +321,7 @@ func TestNavDocLease(t *testing.T) {
 	const passed = http.StatusBadGateway
 	user := func(h []string) []string { return append(h, "Sec-Fetch-User", "?1") }
 	personClicks(t, g, "https://example.com", "https://witness.test/meta?d=4711") // the page agent's report
+	clk.skip(personNavFresh)                                                      // without ?1 only a fresher one would count
 	for _, tt := range []struct {
 		name string
 		hdr  []string

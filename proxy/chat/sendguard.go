@@ -234,7 +234,7 @@ func (x *navExpect) sendLiveLocked(now time.Time) bool {
 	if !x.answered.IsZero() {
 		return now.Before(x.answered.Add(sendAfter))
 	}
-	return now.Before(x.until.Add(sendAfter - navAfter)) // until is navAfter after the answer
+	return now.Before(x.until.Add(sendAfter - navWindow)) // until is navWindow after the answer
 }
 
 // allowSends lets the action's requests go without a card: the person allowed the action on
