@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // The panel's frame: only inside a page of the origin its address names.
@@ -44,13 +45,5 @@ func framableOrigin(origin string) bool {
 	if host == "" || strings.Trim(host, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
 		return false
 	}
-	port := u.Port()
-	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
-		return false
-	}
-	want := u.Scheme + "://" + host
-	if port != "" {
-		want += ":" + port
-	}
-	return origin == want
+	return origin == httpx.OriginOf(u) // a default port written out is not as location.origin writes it
 }

@@ -1,6 +1,10 @@
 package remixlet
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
+)
 
 // The request side of the remixlet guards that look at what a page asks for, in the order the
 // pipeline runs them (proxy/pipeline.go calls GuardPageRequests for every proxied request,
@@ -22,9 +26,8 @@ func (r *Runner) GuardPageRequests(w http.ResponseWriter, req *http.Request) boo
 // text, never cached.
 func writeRefusal(w http.ResponseWriter, body string) {
 	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
+	httpx.SetType(h, "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusForbidden)
 	w.Write([]byte(body))
 }

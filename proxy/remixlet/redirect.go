@@ -332,24 +332,30 @@ func (g *redirectGuard) removeLocked(id ownerID, o *guardOwner) {
 		g.firstFrame--
 	}
 	for k := range o.keys {
-		list := g.byKey[k]
-		for i, x := range list {
-			if x == o {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(g.byKey, k)
-		} else {
-			g.byKey[k] = list
-		}
+		g.unlistLocked(k, o)
 		if _, hop := o.hopSet[k]; hop {
 			g.hopBytes -= len(k)
 			continue
 		}
 		g.total--
 		g.bytes -= len(k)
+	}
+}
+
+// unlistLocked takes o off the owners of address key k, and k off the guard when no owner is
+// left. Called with g.mu held.
+func (g *redirectGuard) unlistLocked(k string, o *guardOwner) {
+	list := g.byKey[k]
+	for i, x := range list {
+		if x == o {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(g.byKey, k)
+	} else {
+		g.byKey[k] = list
 	}
 }
 
@@ -398,18 +404,7 @@ func (g *redirectGuard) addHop(session, pageURL, remixlet string, m *sandbox.Man
 		old := o.hops[0]
 		o.dropHopLocked(g, old)
 		delete(o.keys, old)
-		list := g.byKey[old]
-		for i, x := range list {
-			if x == o {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(g.byKey, old)
-		} else {
-			g.byKey[old] = list
-		}
+		g.unlistLocked(old, o)
 	}
 	o.keys[k] = struct{}{}
 	g.byKey[k] = append(g.byKey[k], o)
