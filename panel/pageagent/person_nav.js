@@ -123,7 +123,7 @@ function personControl(el, tag) {
 // personWindowOpen is window.open: during a button's trusted click, the address it opens is
 // reported first (see personButtonClick), unless the page agent itself is acting (agentActs).
 function personWindowOpen(url) {
-  if (personButtonClick && !agentAssigning && arguments.length > 0 && url !== undefined && url !== null) {
+  if (personButtonClick && !agentActing && arguments.length > 0 && url !== undefined && url !== null) {
     try {
       var u = parseURLOrNull('' + url, href());
       if (u) {
@@ -139,14 +139,14 @@ function personWindowOpen(url) {
 // (agentAssign). What a page handler opens or where it sends the window inside that call is the
 // agent's, even when a person's button click a moment before left personButtonClick set (it
 // lasts until the next task): neither personWindowOpen nor onPersonNavigate reports it.
-var agentAssigning = false;
+var agentActing = false;
 function agentActs(fn, self, args) {
-  var was = agentAssigning;
-  agentAssigning = true;
+  var was = agentActing;
+  agentActing = true;
   try {
     return apply(fn, self, args);
   } finally {
-    agentAssigning = was;
+    agentActing = was;
   }
 }
 
@@ -159,7 +159,7 @@ function agentAssign(dest) {
 // onPersonNavigate reports where this window navigates during a button's trusted click, unless
 // the page agent itself sends it (agentAssign).
 function onPersonNavigate(ev) {
-  if (!personButtonClick || agentAssigning || !navigateDestination || !destinationURL) {
+  if (!personButtonClick || agentActing || !navigateDestination || !destinationURL) {
     return;
   }
   try {

@@ -381,7 +381,6 @@ function pageWroteWhileTyped(el, name) {
 // sensitive field: the page wrote it while one was typed into, or el is such a field and the
 // attribute is not one of those a selector may compare (COMPARABLE_ATTRS).
 function isMirror(el, name) {
-  flushMirrors();
   if (pageWroteWhileTyped(el, name)) {
     return true;
   }

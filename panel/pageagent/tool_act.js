@@ -183,8 +183,7 @@ function focusOn(node) {
 // Not seen: a navigation the handler starts later than that (a timer).
 // Listeners at window and navigation, capture phase, registered before any page script.
 
-var navigateDestG = getter(proto(win.NavigateEvent), 'destination');
-var destSameDocG = getter(proto(win.NavigationDestination), 'sameDocument');
+var destSameDocG = getter(proto(win.NavigationDestination), 'sameDocument'); // destination: navigateDestination, person_nav.js
 var actWatch = null; // while an action runs: {submits: [events], navs: count}
 var ACT_LEAVE_TAIL = 1000; // ms after an action's answer a new page is still reported as its
 var actTailUntil = 0; // dateNow() until which one is (0: none)
@@ -199,7 +198,7 @@ function onActNavigate(ev) {
     return;
   }
   try {
-    if (apply(destSameDocG, apply(navigateDestG, ev, []), []) === true) {
+    if (apply(destSameDocG, apply(navigateDestination, ev, []), []) === true) {
       return;
     }
     if (actWatch !== null) {
@@ -216,7 +215,7 @@ function onActNavigate(ev) {
 // startActLeaveWatch listens for submissions and navigations (start.js).
 function startActLeaveWatch() {
   on(win, 'submit', onActSubmit, true);
-  if (navigation && navigateDestG && destSameDocG) {
+  if (navigation && navigateDestination && destSameDocG) {
     on(navigation, 'navigate', onActNavigate, true);
   }
 }

@@ -94,6 +94,29 @@ function load(files, names, href, setup) {
   return agent;
 }
 
+// personStubs is a setup (for load) that the tests of the person's own input share: a socket
+// whose sends are recorded in sent, events whose composedPath is their _path, and a
+// KeyboardEvent whose key is its _key. A test's own setup may follow it.
+const personStubs = `(function () {
+  const g = globalThis;
+  g.sent = [];
+  class WebSocket { get readyState() { return 1; } send(s) { g.sent.push(JSON.parse(s)); } close() {} }
+  Event.prototype.composedPath = function () { return this._path; };
+  class KeyboardEvent extends Event { get key() { return this._key; } }
+  Object.assign(g, { WebSocket, KeyboardEvent });
+})();
+`;
+
+// personEvent makes an event of an agent loaded after personStubs: a KeyboardEvent when key is
+// given, trusted or not, whose composed path is path then the document and the window.
+function personEvent(agent, path, trusted, key) {
+  const ev = key === undefined ? new agent.ctx.Event() : new agent.ctx.KeyboardEvent();
+  Object.defineProperty(ev, 'isTrusted', { value: trusted });
+  ev._path = path.concat([agent.ctx.document, agent.ctx]);
+  ev._key = key;
+  return ev;
+}
+
 let count = 0;
 let failures = 0;
 
@@ -142,4 +165,4 @@ function done() {
   console.log('all ' + count + ' passed');
 }
 
-module.exports = { load, test, refusal, plain, done };
+module.exports = { load, test, refusal, plain, done, personStubs, personEvent };

@@ -5,21 +5,17 @@
 'use strict';
 
 const assert = require('assert');
-const { load, test, done } = require('./load.js');
+const { load, test, done, personStubs, personEvent } = require('./load.js');
 
-const setup = `(function () {
+const setup = personStubs + `(function () {
   const g = globalThis;
-  g.sent = [];
   g.clock = 1000000;
   Date.now = () => g.clock;
-  class WebSocket { get readyState() { return 1; } send(s) { g.sent.push(JSON.parse(s)); } close() {} }
   Object.defineProperty(Node.prototype, 'nodeType', { get() { if (!(this instanceof Node)) { throw new TypeError('Illegal invocation'); } return this instanceof Document ? 9 : 1; } });
   class HTMLElement extends Element { get isContentEditable() { return this._editable === true; } }
   class CSSStyleDeclaration { getPropertyValue(p) { return p === 'cursor' ? this._cursor : ''; } }
   g.getComputedStyle = (el) => { const s = new CSSStyleDeclaration(); s._cursor = el._cursor || 'auto'; return s; };
-  Event.prototype.composedPath = function () { return this._path; };
-  class KeyboardEvent extends Event { get key() { return this._key; } }
-  Object.assign(g, { WebSocket, HTMLElement, CSSStyleDeclaration, KeyboardEvent });
+  Object.assign(g, { HTMLElement, CSSStyleDeclaration });
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'launcher.js', 'services.js', 'person_input.js'],
@@ -30,11 +26,7 @@ function el(tag, attrs, extra) {
   return Object.assign(new a.ctx.HTMLElement(a.ns.html, tag, attrs || {}), extra || {});
 }
 function event(path, trusted, key) {
-  const ev = key === undefined ? new a.ctx.Event() : new a.ctx.KeyboardEvent();
-  Object.defineProperty(ev, 'isTrusted', { value: trusted });
-  ev._path = path.concat([a.ctx.document, a.ctx]);
-  ev._key = key;
-  return ev;
+  return personEvent(a, path, trusted, key);
 }
 function reports() {
   const got = Array.from(a.ctx.sent, (m) => m.type);

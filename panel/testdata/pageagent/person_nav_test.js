@@ -5,16 +5,14 @@
 'use strict';
 
 const assert = require('assert');
-const { load, test, done } = require('./load.js');
+const { load, test, done, personStubs, personEvent } = require('./load.js');
 
-const setup = `(function () {
+const setup = personStubs + `(function () {
   const g = globalThis;
   const abs = (v) => new URL(v || '', location.href).href;
-  g.sent = [];
   g.timers = [];
   g.setTimeout = (fn) => { g.timers.push(fn); return g.timers.length; };
   g.clearTimeout = () => {};
-  class WebSocket { get readyState() { return 1; } send(s) { g.sent.push(JSON.parse(s)); } close() {} }
   Object.defineProperty(Node.prototype, 'nodeType', { get() { return this._nt || 1; } });
   class HTMLElement extends Element {}
   class HTMLAnchorElement extends HTMLElement { get href() { return abs(this.getAttribute('href')); } }
@@ -22,11 +20,9 @@ const setup = `(function () {
   class HTMLButtonElement extends HTMLElement { get formAction() { return abs(this.getAttribute('formaction') || (this._form && this._form.getAttribute('action'))); } get form() { return this._form || null; } }
   class HTMLInputElement extends HTMLElement { get formAction() { return abs(this.getAttribute('formaction') || (this._form && this._form.getAttribute('action'))); } get form() { return this._form || null; } }
   class HTMLFormElement extends HTMLElement { get action() { return abs(this.getAttribute('action')); } }
-  Event.prototype.composedPath = function () { return this._path; };
   Object.defineProperty(Event.prototype, 'target', { get() { return this._target; }, configurable: true });
   EventTarget.prototype.addEventListener = function (type, fn, capture) { (this._listeners = this._listeners || []).push(type + (capture ? ' capture' : '')); };
-  class KeyboardEvent extends Event { get key() { return this._key; } }
-  Object.assign(g, { WebSocket, HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement, HTMLInputElement, HTMLFormElement, KeyboardEvent });
+  Object.assign(g, { HTMLElement, HTMLAnchorElement, HTMLAreaElement, HTMLButtonElement, HTMLInputElement, HTMLFormElement });
   g.opened = [];
   g.open = function (u) { g.opened.push(String(u)); return null; };
   class NavigationDestination { get url() { return this._url; } }
@@ -51,11 +47,7 @@ function el(ctor, attrs) {
   return new a.ctx[ctor](a.ns.html, tags[ctor], attrs || {});
 }
 function event(path, trusted, key) {
-  const ev = key === undefined ? new a.ctx.Event() : new a.ctx.KeyboardEvent();
-  Object.defineProperty(ev, 'isTrusted', { value: trusted });
-  ev._path = path.concat([a.ctx.document, a.ctx]);
-  ev._key = key;
-  return ev;
+  return personEvent(a, path, trusted, key);
 }
 function reports() {
   const got = Array.from(a.ctx.sent, (m) => m.type + ' ' + m.url + (m.form ? ' form' : ''));
