@@ -19,7 +19,7 @@ const setup = personStubs + `(function () {
 })();`;
 
 const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'launcher.js', 'services.js', 'person_input.js'],
-  ['onPersonInputClick', 'onPersonInputKey', 'sock=', 'host='], 'https://board.test/', setup);
+  ['onPersonInputClick', 'onPersonInputKey', 'sock=', 'host=', 'tray='], 'https://board.test/', setup);
 a['sock='](new a.ctx.WebSocket());
 
 function el(tag, attrs, extra) {
@@ -67,6 +67,15 @@ test("a trusted click on the proxy's own launcher reports nothing", () => {
   a.onPersonInputClick(event([launcher, el('body')], true));
   a.onPersonInputKey(event([launcher, el('body')], true, 'Enter'));
   a['host='](null);
+  assert.strictEqual(reports(), 0);
+});
+
+test("a trusted click on the proxy's own tray reports nothing", () => {
+  const tray = el('div', { 'data-remixproxy-tray': '' }, { _cursor: 'pointer' });
+  a['tray='](tray);
+  a.onPersonInputClick(event([tray, el('body')], true));
+  a.onPersonInputKey(event([tray, el('body')], true, 'Enter'));
+  a['tray='](null);
   assert.strictEqual(reports(), 0);
 });
 
