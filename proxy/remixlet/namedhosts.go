@@ -360,6 +360,6 @@ func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool 
 				httpx.Clip(u.Request(), 300))
 		}
 	}
-	writeRefusal(w, "remixproxy: a request to a site a remixlet named on this page was refused\n")
+	writeRefusal(w, []byte("remixproxy: a request to a site a remixlet named on this page was refused\n"))
 	return true
 }
