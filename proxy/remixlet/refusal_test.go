@@ -14,8 +14,10 @@ import (
 )
 
 // Every remixlet guard refuses with the same answer: a 403 in plain text, never cached or
-// sniffed. Each guard is driven to refuse from the outside (a request or an answer).
-func TestGuardRefusalsHaveTheSameHeaders(t *testing.T) {
+// sniffed, whose body says what was refused and, on its second line, what to do — which
+// remixlet (when the guard knows), what it would need, and the manager where its log says
+// which address. Each guard is driven to refuse from the outside (a request or an answer).
+func TestGuardRefusalsHaveTheSameHeadersAndSayWhatToDo(t *testing.T) {
 	const written = "https://shop.test/go?to=https://witness.test/x"
 	request := func(g *guardTest, address string, h http.Header) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, address, nil)
@@ -39,13 +41,14 @@ func TestGuardRefusalsHaveTheSameHeaders(t *testing.T) {
 	tests := []struct {
 		name   string
 		refuse func(t *testing.T, g *guardTest) *httptest.ResponseRecorder
+		todo   []string // what the second line must say
 	}{
 		{"a site a remixlet named (namedhosts.go)", func(t *testing.T, g *guardTest) *httptest.ResponseRecorder {
 			if err := g.r.guard.addNamed("s1", "https://shop.test/list", g.id, g.m, []string{"witness.test"}); err != nil {
 				t.Fatal(err)
 			}
 			return request(g, "https://witness.test/x", http.Header{"Sec-Fetch-Dest": {"image"}, "Sec-Fetch-Site": {"cross-site"}, "Referer": {"https://shop.test/"}})
-		}},
+		}, []string{`Remixlet "g": `, "fetch: permission"}},
 		{"an embed asked again (embedguard.go)", func(t *testing.T, g *guardTest) *httptest.ResponseRecorder {
 			g.r.mu.Lock()
 			p := g.r.newPageRun(pageConn{id: "s1", url: func() string { return "https://shop.test/" }})
@@ -55,14 +58,14 @@ func TestGuardRefusalsHaveTheSameHeaders(t *testing.T) {
 			h := http.Header{"Sec-Fetch-Dest": {"embed"}, "Referer": {"https://shop.test/"}}
 			request(g, "https://ads.test/e", h)
 			return request(g, "https://ads.test/e", h)
-		}},
+		}, []string{"Reload the page"}},
 		{"a page an address opened, leaving (clientredirect.go)", func(t *testing.T, g *guardTest) *httptest.ResponseRecorder {
 			if err := g.r.guard.add("s1", "https://shop.test/", g.id, g.m, []string{written}); err != nil {
 				t.Fatal(err)
 			}
 			g.openDocument(t, "/go?to=https://witness.test/x", "document", "")
 			return request(g, "https://witness.test/x", navHeader("document", "cross-site", "", "https://shop.test/"))
-		}},
+		}, []string{`Remixlet "g": `, "fetch: permission"}},
 		{"more pages opened than the guard holds (clientredirect.go)", func(t *testing.T, g *guardTest) *httptest.ResponseRecorder {
 			now := time.Unix(1_000_000, 0)
 			g.r.opened.now = func() time.Time { return now }
@@ -82,7 +85,7 @@ func TestGuardRefusalsHaveTheSameHeaders(t *testing.T) {
 					RequestURI: u.RequestURI(), Header: navHeader("document", "same-origin", "", "")}}
 			g.r.NoteOpenedDocument(resp)
 			return recorded(resp)
-		}},
+		}, []string{`Remixlet "g": `, "close some of the pages"}},
 		{"a redirect of an address a remixlet wrote (redirect.go)", func(t *testing.T, g *guardTest) *httptest.ResponseRecorder {
 			if err := g.r.guard.add("s1", "https://shop.test/", g.id, g.m, []string{written}); err != nil {
 				t.Fatal(err)
@@ -92,7 +95,7 @@ func TestGuardRefusalsHaveTheSameHeaders(t *testing.T) {
 				Body: io.NopCloser(strings.NewReader("")), Request: &http.Request{URL: u, Host: "shop.test", RequestURI: u.RequestURI()}}
 			g.r.GuardRedirect(resp)
 			return recorded(resp)
-		}},
+		}, []string{`Remixlet "g": `, "fetch: permission"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,8 +108,14 @@ func TestGuardRefusalsHaveTheSameHeaders(t *testing.T) {
 					t.Errorf("%s = %q, want %q", k, got, want)
 				}
 			}
-			if !strings.HasPrefix(w.Body.String(), "remixproxy: ") {
-				t.Errorf("body %q: want the proxy's refusal", w.Body)
+			lines := strings.Split(strings.TrimSuffix(w.Body.String(), "\n"), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "remixproxy: ") {
+				t.Fatalf("body %q: want what was refused, then what to do", w.Body)
+			}
+			for _, want := range append(tt.todo, managerAddress) {
+				if !strings.Contains(lines[1], want) {
+					t.Errorf("the second line %q does not say %q", lines[1], want)
+				}
 			}
 		})
 	}
@@ -130,5 +139,16 @@ func TestOnlyRefusalWritesAForbidden(t *testing.T) {
 		if strings.Contains(string(b), "StatusForbidden") || strings.Contains(string(b), "WriteHeader(403") {
 			t.Errorf("%s answers a 403 itself; use writeRefusal or replaceWithRefusal (refusal.go)", f)
 		}
+	}
+}
+
+func TestRefusalBodyNamesEachRemixletOnce(t *testing.T) {
+	got := string(refusalBody("x was refused", []string{"a", "b", "a", "c", "d\nnext"}, "do y"))
+	want := "remixproxy: x was refused\nRemixlets \"a\", \"b\", \"c\" and 1 more: do y; their logs in " + managerAddress + " say which address and why.\n"
+	if got != want {
+		t.Errorf("refusalBody = %q, want %q", got, want)
+	}
+	if got := string(refusalBody("x was refused", nil, "do y")); !strings.HasPrefix(got, "remixproxy: x was refused\nDo y; ") {
+		t.Errorf("refusalBody without names = %q, want its advice capitalised", got)
 	}
 }
