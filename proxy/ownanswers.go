@@ -7,13 +7,13 @@ import (
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
-// The answers of remix.proxy that no handler of its own heads: ServeMux's 404 and 405 and its
-// redirects to a cleaned path, and http.Error's answers (the WebSocket library's 426, a
-// handler's 403). Each is never kept by a cache (a 404 is cacheable by heuristics), sniffed or
+// The answers of remix.proxy and of the listen address that no handler of its own heads:
+// ServeMux's 404 and 405 and its redirects to a cleaned path, and http.Error's answers (the
+// WebSocket library's 426, a handler's 403, the listen address's 404 and 421). Each is never kept by a cache (a 404 is cacheable by heuristics), sniffed or
 // framed, like the pages the proxy serves itself (OPEN-ITEMS 117). What a handler sets itself
 // stays.
 
-// ownAnswers wraps the magic host's handler so that every redirect and error it answers with
+// ownAnswers wraps the magic host's handler and the listen address's so that every redirect and error it answers with
 // carries the proxy's own headers (headOwnAnswer).
 func ownAnswers(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
