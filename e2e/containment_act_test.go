@@ -45,6 +45,24 @@ func (r *shopRecord) all() string {
 	return strings.Join(r.got, "\n")
 }
 
+// reachesSiteUncarded waits (lnPoll) for the site's record to hold path, the person's own what,
+// and fails at once if carded reports a card before it arrives.
+func reachesSiteUncarded(t *testing.T, aw *agentWorld, rec *shopRecord, carded func() bool, path, what string) {
+	t.Helper()
+	err := lnPoll(10*time.Second, func() error {
+		if strings.Contains(rec.all(), path) {
+			return nil // (a card after it is the agent's next action's)
+		}
+		if carded() {
+			t.Fatalf("the person's own %s was carded\n%s", what, aw.diagnose())
+		}
+		return fmt.Errorf("the site got %q", rec.all())
+	})
+	if err != nil {
+		t.Fatalf("the person's own %s did not reach the site: %v\n%s", what, err, aw.diagnose())
+	}
+}
+
 const containShopPage = `<!doctype html><html><head><meta charset="utf-8"><title>Shop account</title></head><body>
 <h1>Your account</h1>
 <p id="who">Signed in as ada@shop.test</p>

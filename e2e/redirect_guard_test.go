@@ -173,6 +173,8 @@ func TestRedirectGuardStopsEverySpellingInChromium(t *testing.T) {
 	}
 	if err := waitTrue(tab, 20*time.Second, `document.body && document.body.innerText.includes('a redirect of an address a remixlet wrote was refused')`); err != nil {
 		t.Errorf("the person's click did not end on the proxy's refusal: %v (at %s)", err, tab.URL())
+	} else if text := e2etest.Eval[string](tab, `document.body.innerText`); !strings.Contains(text, "fetch: permission for that site") || !strings.Contains(text, "https://remix.proxy/manager") {
+		t.Errorf("the refusal does not say what to do (the permission, the manager): %q", text)
 	}
 	checkNoWitness("after the person's click")
 

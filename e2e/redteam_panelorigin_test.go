@@ -54,7 +54,7 @@ func TestRedteamHeldPanelTokenShowsNoPanelOnAnotherSite(t *testing.T) {
 	frameFor("https://other.test")
 	pf := attachFrame(t, tab, waitPanelFrame(t, tab))
 	pf.waitFor(t, 20*time.Second, "the panel on other.test refused (it showed the held session's panel)",
-		`document.getElementById('error').textContent.startsWith('The proxy refused this panel: this panel is shown inside a page of another origin')`)
+		`document.getElementById('error').textContent.startsWith('The proxy refused this panel: this panel is shown inside a page of another origin; reload the page and open the chat from its remixproxy button')`)
 	if s := pf.eval(t, `document.getElementById('status-text').textContent`); s == "Connected" {
 		t.Errorf("the refused panel says %q", s)
 	}

@@ -3,14 +3,11 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
 // The person's own posts during the send guard's window (tenth session; proxy/chat/
@@ -85,14 +82,7 @@ func TestPersonPostsInTheSendWindow(t *testing.T) {
 	waitModelRequests(t, aw, 2)
 	time.Sleep(300 * time.Millisecond)
 	personClick(t, tab, "#pn")
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(rec.all(), "/api/send"); time.Sleep(50 * time.Millisecond) {
-		if pending() {
-			t.Fatalf("the person's own click on “Post note” was carded (the page saw the clicks%s)\n%s", e2etest.Eval[string](tab, `document.body.dataset.clicks`), aw.diagnose())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the person's own post did not reach the site: %q\n%s", rec.all(), aw.diagnose())
-		}
-	}
+	reachesSiteUncarded(t, aw, rec, pending, "/api/send", "click on “Post note”")
 
 	// 3. The agent clicks "Post note" right after (the model's next turn): carded, declined.
 	personAt := time.Now()
@@ -117,14 +107,7 @@ func TestPersonPostsInTheSendWindow(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.SendKeys("#quick", "hi"+kb.Enter, chromedp.NodeVisible)); err != nil {
 		t.Fatalf("typing in the quick note: %v", err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(rec.all(), "/api/quick"); time.Sleep(50 * time.Millisecond) {
-		if pending() {
-			t.Fatalf("the person's own Enter in the quick note was carded\n%s", aw.diagnose())
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the person's own Enter did not reach the site: %q\n%s", rec.all(), aw.diagnose())
-		}
-	}
+	reachesSiteUncarded(t, aw, rec, pending, "/api/quick", "Enter in the quick note")
 	waitModelRequests(t, aw, 7)
 	if got := rec.all(); got != "POST notes.test/api/send note\nPUT notes.test/api/quick hi" {
 		t.Errorf("the site got %q, want only the person's own post and note", got)

@@ -22,6 +22,7 @@ import (
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/chat"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/sandbox"
 	"github.com/remixproxy/remixproxy/store"
 )
@@ -475,6 +476,31 @@ func TestChatPermissionCard(t *testing.T) {
 	if rx, ok := cf.remixlet(t, "prices"); !ok || rx.ActiveVersionID == 0 {
 		t.Errorf("prices = %+v, want active", rx)
 	}
+}
+
+// TestNoPermissionCardForTheProxysOwnHost: request_permissions for fetch: or network:observe: of
+// the proxy's own host is refused before any card (OPEN-ITEMS 117): no remixlet fetches or
+// observes it, so a card would ask the person for nothing real. (httpx.MagicHost here keeps
+// sandbox's copy of the name the same.)
+func TestNoPermissionCardForTheProxysOwnHost(t *testing.T) {
+	cf := newChatFixture(t, `{"turns": [
+		{"tool_calls": [{"name": "request_permissions", "arguments": {"remixlet": "prices", "permissions": ["fetch:`+httpx.MagicHost+`"]}}]},
+		{"tool_calls": [{"name": "request_permissions", "arguments": {"remixlet": "prices", "permissions": ["network:observe:`+httpx.MagicHost+`"]}}]},
+		{"text": "ok"}
+	]}`)
+	cf.say(t, map[string]string{"type": "send", "text": "show prices"})
+	for i := 0; i < 2; i++ {
+		perm := cf.waitItem(t, "request_permissions done", func(it map[string]any) bool {
+			if it["kind"] == "card" {
+				t.Errorf("a card offered a permission for the proxy's own host: %v", it)
+			}
+			return toolDone("request_permissions")(it)
+		})
+		if perm["status"] != "error" || !strings.Contains(fmt.Sprint(perm["result"]), "the proxy's own host") {
+			t.Errorf("request_permissions = %v, want refused as the proxy's own host", perm)
+		}
+	}
+	cf.waitIdle(t)
 }
 
 // TestChatContainment: a model that obeys the page. Permissions it asks for are not granted

@@ -11,6 +11,7 @@
 //	        ─TLS────→ mitm.go      leaf from certs/, HTTP/2 or HTTP/1.1 by ALPN (plain HTTP too), net/http
 //	        ─request→ pipeline.go  one httputil.ReverseProxy for intercepted and plain http:// requests
 //	                  magic.go     remix.proxy is answered in process, never dialed; so is the listen address
+//	                  ownanswers.go  its redirects and errors: never stored, sniffed or framed
 //	                  chat.Hub.GuardNavigation  a navigation the agent started may not leave the
 //	                               chat's site (proxy/chat/navguard.go)
 //	                  remixlet.NetRules.Apply   active remixlets' network rules: block, redirect,

@@ -20,6 +20,7 @@ import (
 
 // newMagicHost is the handler of remix.proxy, over http and https: the panel and its files, the
 // page-agent and panel WebSockets, the service-worker relay, and the certificate install page.
+// Its redirects and errors are headed as the proxy's own pages are (ownanswers.go).
 func (s *Server) newMagicHost() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveCertPage)
@@ -36,7 +37,7 @@ func (s *Server) newMagicHost() http.Handler {
 	mux.HandleFunc("/sw/inject", s.serveSWInject)
 	mux.Handle("/manager", s.manager)
 	mux.Handle("/manager/", s.manager)
-	return mux
+	return ownAnswers(mux)
 }
 
 // serveAgentScript serves the page agent for pages that load it with <script src>. Its path

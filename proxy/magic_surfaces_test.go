@@ -16,7 +16,8 @@ import (
 // the address; every page served (2xx) declares its type (nosniff), every HTML one but the
 // panel (which every page frames, by design) refuses framing, and none but the agent script
 // and the public CA certificate may be kept by a cache. Redirects and errors (ServeMux's
-// cleaned-path redirects, 404, 426) carry no page and no data.
+// cleaned-path redirects, 404, 426) carry no page and no data, and are never kept, sniffed or
+// framed.
 func TestMagicHostSurfaces(t *testing.T) {
 	f := newFixture(t, fixtureOpts{onlyResolved: true, config: func(c *Config) { c.Store = openApprovalStore(t) }})
 	paths := []string{
@@ -48,6 +49,14 @@ func TestMagicHostSurfaces(t *testing.T) {
 				t.Errorf("%s: the answer reflects the address's markup", u)
 			}
 			if resp.StatusCode < 200 || resp.StatusCode > 299 {
+				// A redirect or an error (ServeMux's, http.Error's, a handler's): never kept,
+				// sniffed or framed (ownAnswers, OPEN-ITEMS 117).
+				csp := h.Get("Content-Security-Policy")
+				if !strings.Contains(h.Get("Cache-Control"), "no-store") || h.Get("X-Content-Type-Options") != "nosniff" ||
+					(h.Get("X-Frame-Options") != "DENY" && !strings.Contains(csp, "frame-ancestors 'none'")) {
+					t.Errorf("%s: %d with Cache-Control %q, X-Content-Type-Options %q, X-Frame-Options %q, CSP %q: want no-store, nosniff and no framing",
+						u, resp.StatusCode, h.Get("Cache-Control"), h.Get("X-Content-Type-Options"), h.Get("X-Frame-Options"), csp)
+				}
 				continue
 			}
 			ct := h.Get("Content-Type")

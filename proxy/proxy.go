@@ -45,6 +45,7 @@ type Server struct {
 	spaces        addressSpaces
 	rp            *httputil.ReverseProxy // the pipeline for every proxied request (pipeline.go)
 	magic         http.Handler           // remix.proxy (magic.go)
+	listen        http.Handler           // the listen address's own pages (magic.go)
 	// pages are the page sessions of connected page agents, their channel, page tools,
 	// recorded responses and reported secrets (page/).
 	pages  *page.Hub
@@ -153,6 +154,7 @@ func New(cfg Config) (*Server, error) {
 	s.taps = s.responseTaps()
 	s.rp = s.newPipeline(errLog)
 	s.magic = s.newMagicHost()
+	s.listen = ownAnswers(http.HandlerFunc(s.serveListenAddress))
 	s.gp = s.newConnectHandler()
 	s.mitm = newConnListener()
 	s.inner = &http.Server{
@@ -182,7 +184,7 @@ func (s *Server) serveOuter(w http.ResponseWriter, r *http.Request) {
 	case r.URL.IsAbs():
 		s.serveProxied(w, r)
 	default:
-		s.serveListenAddress(w, r)
+		s.listen.ServeHTTP(w, r)
 	}
 }
 

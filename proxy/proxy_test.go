@@ -489,6 +489,7 @@ func TestMagicHostAndListenAddress(t *testing.T) {
 		{"/cert", f.addr, 200, f.ca.Fingerprint()},
 		{"/status", f.addr, 200, "test"},
 		{"/status.json", "evil.example:" + portOf(f.addr), 421, ""},
+		{"/nope", f.addr, 404, ""},
 	} {
 		req, _ := http.NewRequest("GET", "http://"+f.addr+c.path, nil)
 		req.Host = c.host
@@ -500,6 +501,10 @@ func TestMagicHostAndListenAddress(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != c.status || !strings.Contains(string(b), c.want) {
 			t.Errorf("%s (Host %s): status %d, want %d containing %q; got %q", c.path, c.host, resp.StatusCode, c.status, c.want, httpx.Clip(string(b), 200))
+		}
+		// An error is never kept, sniffed or framed (ownAnswers, OPEN-ITEMS 117).
+		if h := resp.Header; c.status >= 300 && (h.Get("Cache-Control") != "no-store" || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY") {
+			t.Errorf("%s (Host %s): %d with Cache-Control %q, nosniff %q, X-Frame-Options %q", c.path, c.host, c.status, h.Get("Cache-Control"), h.Get("X-Content-Type-Options"), h.Get("X-Frame-Options"))
 		}
 		// The PAC file is a script no page may include (red-team pass 5c).
 		if c.path == "/proxy.pac" && c.status == 200 && (resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cross-Origin-Resource-Policy") != "same-origin") {

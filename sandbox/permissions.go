@@ -70,14 +70,22 @@ func ValidatePermission(name string) error {
 	return fmt.Errorf("unknown permission %q", name)
 }
 
+// proxyOwnHost is the host the proxy answers itself (proxy/internal/httpx.MagicHost; proxy's
+// TestNoPermissionCardForTheProxysOwnHost fails if the two differ).
+const proxyOwnHost = "remix.proxy"
+
 // ValidatePermissionHost checks the HOST of fetch:HOST and network:observe:HOST: one lowercase
 // host name with at least two labels, or a public IP address (IPv6 in brackets); no wildcard,
 // scheme, user, port or path, and no address that is not public (netaddr.IsPublic: loopback,
-// private, link-local, carrier-grade NAT and tailnets, NAT64 or 6to4 of those, …).
+// private, link-local, carrier-grade NAT and tailnets, NAT64 or 6to4 of those, …). Nor the
+// proxy's own host: rmx.fetch never asks it and nothing there is observed, so the permission
+// would be inert, and a card must not ask the person for it (OPEN-ITEMS 117).
 func ValidatePermissionHost(host string) error {
 	switch {
 	case host == "":
 		return errors.New("missing host: name one host, e.g. api.example.com")
+	case host == proxyOwnHost:
+		return fmt.Errorf("%s is the proxy's own host: no remixlet fetches or observes it", host)
 	case strings.Contains(host, "*"):
 		return errors.New("wildcards are not allowed: name each host, e.g. api.example.com")
 	case strings.Contains(host, "://"):

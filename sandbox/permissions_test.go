@@ -43,6 +43,9 @@ func TestValidatePermission(t *testing.T) {
 		{"fetch:xn--zz.example.com", "not a valid host name"},
 		{"network:api.example.com", "network:observe:HOST"},
 		{"network:observe:*", "wildcards"},
+		{"fetch:remix.proxy", "the proxy's own host"}, // OPEN-ITEMS 117
+		{"network:observe:remix.proxy", "the proxy's own host"},
+		{"fetch:api.remix.proxy", ""}, // not the proxy's: a host of a site named so
 		{"tabs", "unknown permission"},
 		{"Storage", "unknown permission"},
 		{"", "unknown permission"},

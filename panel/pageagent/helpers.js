@@ -6,12 +6,16 @@ function on(target, type, fn, capture) {
 function dict() {
   return create(null);
 }
-// allowed is a null-prototype set of names: allowed(['a', 'b']).a === true.
-function allowed(namesList) {
+// allowed is a null-prototype set of names: allowed(['a', 'b']).a === true; allowed(names, more)
+// holds the names of both lists.
+function allowed(namesList, more) {
   var d = dict();
   var i;
   for (i = 0; i < namesList.length; i++) {
     d[namesList[i]] = true;
+  }
+  for (i = 0; more && i < more.length; i++) {
+    d[more[i]] = true;
   }
   return d;
 }

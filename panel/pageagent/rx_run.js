@@ -97,11 +97,12 @@ function release(req) {
 // fields they touch first): attributes and classes (selectors), and taking fields out of the
 // document or moving them. Not setStyle (it cannot set -webkit-text-security or all) nor hide
 // (display does not change the mask), the ops a keep repeats most.
-var WRITES = allowed(['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML']);
+var WRITE_NAMES = ['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML'];
+var WRITES = allowed(WRITE_NAMES);
 // OWN_WRITES are the operations whose changes to the page are the remixlet's own, not the page's
 // (the mirror watch leaves them out; dom.click and dom.focus run the page's handlers, which
-// write as the page).
-var OWN_WRITES = allowed(['setText', 'setAttr', 'addClass', 'removeClass', 'remove', 'insert', 'setHTML', 'setStyle', 'hide', 'show', 'addStyle']);
+// write as the page): WRITES and the style ops.
+var OWN_WRITES = allowed(WRITE_NAMES, ['setStyle', 'hide', 'show', 'addStyle']);
 
 // ops runs one operation and returns its JSON value (undefined for none).
 function op(t, name, args) {

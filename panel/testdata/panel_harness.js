@@ -345,8 +345,8 @@ scenario('reconnects on abnormal close, stops on 1000, 4401, 4403 until a new to
 scenario('a refused panel says why', () => {
   const p = newPanel('https://remix.proxy/panel?for=https://evil.test#t');
   assert.strictEqual(p.socket().url, 'wss://remix.proxy/panel/ws?t=t&for=https%3A%2F%2Fevil.test');
-  p.socket().fire('close', { code: 4403, reason: 'this panel is shown inside a page of another origin than its own' });
-  assert.strictEqual(p.error(), 'The proxy refused this panel: this panel is shown inside a page of another origin than its own.');
+  p.socket().fire('close', { code: 4403, reason: 'this panel is shown inside a page of another origin; reload the page and open the chat from its remixproxy button' });
+  assert.strictEqual(p.error(), 'The proxy refused this panel: this panel is shown inside a page of another origin; reload the page and open the chat from its remixproxy button.');
   assert.strictEqual(p.status(), 'Disconnected');
 });
 

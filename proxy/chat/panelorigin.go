@@ -12,15 +12,16 @@ package chat
 
 // panelOriginRefusal is why a panel socket whose panel names frameOrigin may not open the
 // session of origin sessionOrigin, or "" when it may. The reason is a close reason (at most
-// 123 bytes), so it names no origin; the log does.
+// 123 bytes), so it names no origin; the log does. It says what to do as well as what happened:
+// the panel shows it to a person who may not know why their chat is not there.
 func panelOriginRefusal(confirm bool, frameOrigin, sessionOrigin string) string {
 	switch {
 	case confirm:
 		return ""
 	case frameOrigin == "":
-		return "this panel opens only inside its page (from the page's remixproxy button)"
+		return "this panel opens only inside its page; open the chat from the page's remixproxy button"
 	case frameOrigin != sessionOrigin:
-		return "this panel is shown inside a page of another origin than its own"
+		return "this panel is shown inside a page of another origin; reload the page and open the chat from its remixproxy button"
 	}
 	return ""
 }

@@ -360,6 +360,7 @@ func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool 
 				httpx.Clip(u.Request(), 300))
 		}
 	}
-	writeRefusal(w, "remixproxy: a request to a site a remixlet named on this page was refused\n")
+	writeRefusal(w, refusalBody("a request to a site a remixlet named on this page was refused", hitNames(hits),
+		"it may make the page load from another site only with a fetch: permission for that site"))
 	return true
 }

@@ -253,12 +253,8 @@ func (n *NetRules) Apply(w http.ResponseWriter, r *http.Request) (_ *http.Reques
 	switch res.Action {
 	case netrules.Block:
 		n.log.Debug("netrules: blocked", "url", req.URL(), "remixlet", res.By.Owner, "rule", res.By.RuleID)
-		h := w.Header()
-		h.Set("X-Remixproxy", "blocked")
-		httpx.SetType(h, "text/plain; charset=utf-8")
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusForbidden)
-		fmt.Fprintf(w, "remixproxy: blocked by rule %d of the remixlet %s.\n", res.By.RuleID, strconv.Quote(snap.names[res.By.Owner]))
+		w.Header().Set("X-Remixproxy", "blocked")
+		writeRefusal(w, fmt.Appendf(nil, "remixproxy: blocked by rule %d of the remixlet %s.\n", res.By.RuleID, strconv.Quote(snap.names[res.By.Owner])))
 		return r, true
 	case netrules.Redirect, netrules.UpgradeScheme:
 		if _, err := weburl.Parse(res.Location); err != nil {

@@ -534,6 +534,6 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 				httpx.Clip(from.Request(), 300), httpx.Clip(loc, 300))
 		}
 	}
-	httpx.ReplaceResponse(resp, http.StatusForbidden, http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "Cache-Control": {"no-store"}},
-		[]byte("remixproxy: a redirect of an address a remixlet wrote was refused\n"))
+	replaceWithRefusal(resp, refusalBody("a redirect of an address a remixlet wrote was refused", hitNames(refusedBy),
+		"an address it wrote may redirect to another site only with a fetch: permission for that site"))
 }

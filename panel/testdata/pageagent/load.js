@@ -94,7 +94,7 @@ function load(files, names, href, setup) {
   return agent;
 }
 
-// personStubs is a setup (for load) that the tests of the person's own input share: a socket
+// personStubs is the setup personLoad runs first for the tests of the person's own input: a socket
 // whose sends are recorded in sent, events whose composedPath is their _path, and a
 // KeyboardEvent whose key is its _key. A test's own setup may follow it.
 const personStubs = `(function () {
@@ -115,6 +115,28 @@ function personEvent(agent, path, trusted, key) {
   ev._path = path.concat([agent.ctx.document, agent.ctx]);
   ev._key = key;
   return ev;
+}
+
+// PERSON_FILES are the files the page agent's reports of the person's input need before their
+// own: the socket (channel.js) and the checks the reports use.
+const PERSON_FILES = ['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js'];
+
+// personLoad is load for the tests of the person's own input: PERSON_FILES then files, with the
+// names and the closure's socket, on page href, setup run after personStubs. The agent gets the
+// stub socket. It returns the agent a, event (personEvent for a) and sent (the messages a sent
+// since the last call).
+function personLoad(files, names, href, setup) {
+  const a = load(PERSON_FILES.concat(files), names.concat(['sock=']), href, personStubs + setup);
+  a['sock='](new a.ctx.WebSocket());
+  return {
+    a,
+    event: (path, trusted, key) => personEvent(a, path, trusted, key),
+    sent: () => {
+      const got = Array.from(a.ctx.sent);
+      a.ctx.sent.length = 0;
+      return got;
+    },
+  };
 }
 
 let count = 0;
@@ -165,4 +187,4 @@ function done() {
   console.log('all ' + count + ' passed');
 }
 
-module.exports = { load, test, refusal, plain, done, personStubs, personEvent };
+module.exports = { load, test, refusal, plain, done, personLoad };

@@ -5,9 +5,10 @@
 'use strict';
 
 const assert = require('assert');
-const { load, test, done, personStubs, personEvent } = require('./load.js');
+const { test, done, personLoad } = require('./load.js');
 
-const setup = personStubs + `(function () {
+const { a, event, sent } = personLoad(['launcher.js', 'services.js', 'person_input.js'],
+  ['onPersonInputClick', 'onPersonInputKey', 'host=', 'tray='], 'https://board.test/', `(function () {
   const g = globalThis;
   g.clock = 1000000;
   Date.now = () => g.clock;
@@ -16,22 +17,13 @@ const setup = personStubs + `(function () {
   class CSSStyleDeclaration { getPropertyValue(p) { return p === 'cursor' ? this._cursor : ''; } }
   g.getComputedStyle = (el) => { const s = new CSSStyleDeclaration(); s._cursor = el._cursor || 'auto'; return s; };
   Object.assign(g, { HTMLElement, CSSStyleDeclaration });
-})();`;
-
-const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'launcher.js', 'services.js', 'person_input.js'],
-  ['onPersonInputClick', 'onPersonInputKey', 'sock=', 'host=', 'tray='], 'https://board.test/', setup);
-a['sock='](new a.ctx.WebSocket());
+})();`);
 
 function el(tag, attrs, extra) {
   return Object.assign(new a.ctx.HTMLElement(a.ns.html, tag, attrs || {}), extra || {});
 }
-function event(path, trusted, key) {
-  return personEvent(a, path, trusted, key);
-}
 function reports() {
-  const got = Array.from(a.ctx.sent, (m) => m.type);
-  a.ctx.sent.length = 0;
-  return got.length;
+  return sent().length;
 }
 
 test('a trusted click on a control of the page reports the input', () => {

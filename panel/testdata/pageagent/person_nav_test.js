@@ -5,9 +5,10 @@
 'use strict';
 
 const assert = require('assert');
-const { load, test, done, personStubs, personEvent } = require('./load.js');
+const { test, done, personLoad } = require('./load.js');
 
-const setup = personStubs + `(function () {
+const { a, event, sent } = personLoad(['person_nav.js'],
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'agentAssign', 'agentActs'], 'https://blog.test/continue?to=x', `(function () {
   const g = globalThis;
   const abs = (v) => new URL(v || '', location.href).href;
   g.timers = [];
@@ -32,11 +33,7 @@ const setup = personStubs + `(function () {
   g.HTMLIFrameElement = HTMLIFrameElement;
   g.assigned = [];
   location.assign = function (u) { g.assigned.push(String(u)); if (g.onAssign) { g.onAssign(String(u)); } };
-})();`;
-
-const a = load(['helpers.js', 'channel.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'tool_capture.js', 'tool_helpers.js', 'person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'agentAssign', 'agentActs', 'sock='], 'https://blog.test/continue?to=x', setup);
-a['sock='](new a.ctx.WebSocket());
+})();`);
 
 // el makes a stub element of the class named (HTMLElement for a bare tag name such as 'span').
 function el(ctor, attrs) {
@@ -46,13 +43,8 @@ function el(ctor, attrs) {
   }
   return new a.ctx[ctor](a.ns.html, tags[ctor], attrs || {});
 }
-function event(path, trusted, key) {
-  return personEvent(a, path, trusted, key);
-}
 function reports() {
-  const got = Array.from(a.ctx.sent, (m) => m.type + ' ' + m.url + (m.form ? ' form' : ''));
-  a.ctx.sent.length = 0;
-  return got;
+  return sent().map((m) => m.type + ' ' + m.url + (m.form ? ' form' : ''));
 }
 
 test('a trusted click inside a link reports the link as the browser resolves it', () => {
