@@ -387,8 +387,8 @@ func (r *Runner) GuardClientRedirect(w http.ResponseWriter, req *http.Request) b
 				httpx.Clip(shown, 300))
 		}
 	}
-	writeRefusal(w, refusalBody("a page that an address a remixlet wrote opened tried to go to another site; refused", hitNames(refusedBy),
-		"a page its address opened may go to another site only with a fetch: permission for that site"))
+	writeRefusal(w, refusalBody("a page that an address a remixlet wrote opened tried to go to another site; refused",
+		"a page a remixlet's address opened may go to another site only if the remixlet holds a fetch: permission for that site"))
 	return true
 }
 
@@ -474,8 +474,8 @@ func (r *Runner) NoteOpenedDocument(resp *http.Response) {
 	for _, h := range hits {
 		r.logf(h.remixlet, "warn", "refused: %s was opened by an address this remixlet wrote, and the proxy cannot watch more such pages now", httpx.Clip(from.Request(), 300))
 	}
-	replaceWithRefusal(resp, refusalBody("too many pages opened by addresses remixlets wrote are open; refused", hitNames(hits),
-		"close some of the pages its addresses opened, then try again"))
+	replaceWithRefusal(resp, refusalBody("too many pages opened by addresses remixlets wrote are open; refused",
+		"close some of the pages remixlets' addresses opened, then try again"))
 }
 
 // mayNavigate reports whether a document of the media type can run script or refresh itself:

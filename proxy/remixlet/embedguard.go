@@ -73,7 +73,7 @@ func (r *Runner) guardEmbedRefetch(w http.ResponseWriter, req *http.Request) boo
 		r.logf(id, "warn", "refused: the page asked again for its embedded %s (shown again after it was hidden?) while this remixlet runs on it; the browser got a 403 instead (a page's embed reaches its host once per page load while a remixlet runs there)",
 			httpx.Clip(u.Request(), 300))
 	}
-	writeRefusal(w, refusalBody("an embed asked for again while a remixlet runs on the page was refused", nil,
+	writeRefusal(w, refusalBody("an embed asked for again while a remixlet runs on the page was refused",
 		"reload the page to show it again (while a remixlet runs on a page, the page's embed reaches its site once per page load)"))
 	return true
 }

@@ -360,7 +360,7 @@ func (r *Runner) guardNamedHosts(w http.ResponseWriter, req *http.Request) bool 
 				httpx.Clip(u.Request(), 300))
 		}
 	}
-	writeRefusal(w, refusalBody("a request to a site a remixlet named on this page was refused", hitNames(hits),
-		"it may make the page load from another site only with a fetch: permission for that site"))
+	writeRefusal(w, refusalBody("a request to a site a remixlet named on this page was refused",
+		"a remixlet may make the page load from another site only if it holds a fetch: permission for that site"))
 	return true
 }

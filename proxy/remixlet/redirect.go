@@ -534,6 +534,6 @@ func (r *Runner) GuardRedirect(resp *http.Response) {
 				httpx.Clip(from.Request(), 300), httpx.Clip(loc, 300))
 		}
 	}
-	replaceWithRefusal(resp, refusalBody("a redirect of an address a remixlet wrote was refused", hitNames(refusedBy),
-		"an address it wrote may redirect to another site only with a fetch: permission for that site"))
+	replaceWithRefusal(resp, refusalBody("a redirect of an address a remixlet wrote was refused",
+		"an address a remixlet wrote may redirect to another site only if the remixlet holds a fetch: permission for that site"))
 }

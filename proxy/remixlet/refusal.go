@@ -3,8 +3,6 @@ package remixlet
 import (
 	"maps"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
@@ -39,70 +37,19 @@ func replaceWithRefusal(resp *http.Response, body []byte) {
 	httpx.ReplaceResponse(resp, http.StatusForbidden, refusalHeader(), body)
 }
 
-// maxRefusalNames bounds the remixlets a refusal names; the rest are counted.
-const maxRefusalNames = 3
-
-// refusalBody is a refusal's text: "remixproxy: " what, then on its own line the remixlets
-// concerned by name (none when names is empty), todo, and where their logs are.
-func refusalBody(what string, names []string, todo string) []byte {
+// refusalBody is a refusal's text: "remixproxy: " what, then on its own line todo and where the
+// remixlets' logs are. It never names a remixlet: a page's own script reads a refusal of a
+// request to its own origin (its fetch of a redirecting address, a same-origin popup's
+// document), and the names of the person's remixlets are not the page's to learn. The log in the
+// manager names the remixlet and the address.
+func refusalBody(what, todo string) []byte {
 	var b strings.Builder
 	b.WriteString("remixproxy: ")
 	b.WriteString(what)
 	b.WriteString("\n")
-	names = uniqueNames(names)
-	switch {
-	case len(names) == 1:
-		b.WriteString("Remixlet ")
-	case len(names) > 1:
-		b.WriteString("Remixlets ")
+	if todo != "" {
+		b.WriteString(strings.ToUpper(todo[:1]) + todo[1:] + "; ")
 	}
-	for i, n := range names {
-		if i == maxRefusalNames {
-			b.WriteString(" and " + strconv.Itoa(len(names)-i) + " more")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(httpx.Clip(n, 80)))
-	}
-	if len(names) > 0 {
-		b.WriteString(": ")
-	} else if todo != "" {
-		todo = strings.ToUpper(todo[:1]) + todo[1:]
-	}
-	b.WriteString(todo)
-	switch len(names) {
-	case 0:
-		b.WriteString("; the logs of the page's remixlets in " + managerAddress + " say which address and why.\n")
-	case 1:
-		b.WriteString("; its log in " + managerAddress + " says which address and why.\n")
-	default:
-		b.WriteString("; their logs in " + managerAddress + " say which address and why.\n")
-	}
+	b.WriteString("the logs of the page's remixlets in " + managerAddress + " say which remixlet, which address and why.\n")
 	return []byte(b.String())
-}
-
-// uniqueNames is names without repeats, in their order.
-func uniqueNames(names []string) []string {
-	var out []string
-	for _, n := range names {
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// hitNames is the names of the remixlets of hits, for refusalBody.
-func hitNames(hits []guardHit) []string {
-	names := make([]string, 0, len(hits))
-	for _, h := range hits {
-		if h.manifest != nil && h.manifest.Name != "" {
-			names = append(names, h.manifest.Name)
-		} else {
-			names = append(names, h.remixlet)
-		}
-	}
-	return names
 }
