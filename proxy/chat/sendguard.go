@@ -308,6 +308,7 @@ func sendMethod(r *http.Request) string {
 type sendRequest struct {
 	url       *weburl.URL // nil when it cannot be read
 	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
+	referer   string      // the weburl.Key of its Referer: the page that sent it; "" when none
 	fetchSite string
 	method    string
 	// credentialed is a CORS request carrying the person's credentials for its destination (a
@@ -333,8 +334,9 @@ func readSendRequest(r *http.Request) sendRequest {
 			sr.initiator = ou.Origin()
 		}
 	}
-	if sr.initiator == "" {
-		if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
+	if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
+		sr.referer = weburl.Key(ru)
+		if sr.initiator == "" {
 			sr.initiator = ru.Origin()
 		}
 	}
