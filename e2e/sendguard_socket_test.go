@@ -32,11 +32,7 @@ document.body.dataset.pageScript = 'ran';
 func socketReplySite(rec *shopRecord) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/websocket/", httpbin.New().Handler())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if !recordSend(rec, w, r) {
-			htmlPage(w, socketReplyPage)
-		}
-	})
+	mux.Handle("/", recordedPage(rec, socketReplyPage))
 	return mux
 }
 

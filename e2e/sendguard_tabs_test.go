@@ -38,11 +38,12 @@ document.getElementById('details').onclick = () => { document.getElementById('mo
 document.body.dataset.pageScript = 'ran';
 </script></body></html>`
 
-// queueSite serves the queue page at every path and records every request that is not a GET.
-func queueSite(rec *shopRecord) http.Handler {
+// recordedPage serves page at every path and records every request that is not a GET or HEAD
+// (recordSend): a site for the send guard's tests.
+func recordedPage(rec *shopRecord, page string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !recordSend(rec, w, r) {
-			htmlPage(w, queuePage)
+			htmlPage(w, page)
 		}
 	})
 }
@@ -59,7 +60,7 @@ func TestPersonInputReleasesOnlyItsPage(t *testing.T) {
 		{"tool_calls": [{"name": "click", "arguments": {"text": "Queue note", "resubmit": true}}]},
 		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "Queued 2", "timeoutMs": 10000}}]},
 		{"text": "Done."}
-	]}`, map[string]http.Handler{"tabs.test": queueSite(rec)})
+	]}`, map[string]http.Handler{"tabs.test": recordedPage(rec, queuePage)})
 	tabA := aw.tab
 	tabB := tabA.Browser().NewTab(t)
 	tabB.Navigate("https://tabs.test/notes")

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -69,31 +68,13 @@ type socketConn struct{ bytes.Buffer }
 
 func (*socketConn) Close() error { return nil }
 
-// syncBuffer is a log the test reads while the hub writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestWatchSocketLogs: a page's WebSocket to the site that opens during an agent action's window,
 // or carries a data frame while one is live, is logged once per socket and action; its bytes
 // pass unchanged. A socket of another site, a pong, and a socket with no action live are not.
 func TestWatchSocketLogs(t *testing.T) {
 	w := newPersonSendWorld(t)
 	h := w.cf.h
-	logs := &syncBuffer{}
+	logs := &bytes.Buffer{} // written by the calls below, in this goroutine
 	h.log = slog.New(slog.NewTextHandler(logs, nil))
 	open := func(origin, to string) *http.Response {
 		r := httptest.NewRequest("GET", to, nil)
