@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
@@ -51,7 +52,8 @@ func recordedPage(rec *shopRecord, page string) http.Handler {
 // TestPersonInputReleasesOnlyItsPage: the agent clicks "Queue note" in tab A (the chat's); while
 // its post waits out the page's 4 s, the person clicks a control in tab B, another page of the
 // same origin: tab A's post is carded (declined: nothing reaches the site). The agent clicks it
-// again; this time the person types in tab A's draft field, no Enter: carded too.
+// again; this time the person types in tab A's draft field, no Enter: carded too. The third
+// time the person types a line and Enter in tab B: carded.
 func TestPersonInputReleasesOnlyItsPage(t *testing.T) {
 	rec := &shopRecord{}
 	aw := newAgentWorld(t, `{"turns": [
@@ -59,6 +61,8 @@ func TestPersonInputReleasesOnlyItsPage(t *testing.T) {
 		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "Queued 1", "timeoutMs": 10000}}]},
 		{"tool_calls": [{"name": "click", "arguments": {"text": "Queue note", "resubmit": true}}]},
 		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "Queued 2", "timeoutMs": 10000}}]},
+		{"tool_calls": [{"name": "click", "arguments": {"text": "Queue note", "resubmit": true}}]},
+		{"tool_calls": [{"name": "wait_for", "arguments": {"text": "Queued 3", "timeoutMs": 10000}}]},
 		{"text": "Done."}
 	]}`, map[string]http.Handler{"tabs.test": recordedPage(rec, queuePage)})
 	tabA := aw.tab
@@ -110,8 +114,17 @@ func TestPersonInputReleasesOnlyItsPage(t *testing.T) {
 	}
 	carded("the person's typing in tab A")
 
-	waitModelRequests(t, aw, 5)
+	// 3. The person's typing and Enter in tab B's field: deliberate, but tab B's.
+	atQueued("3", 6)
+	ctxB, cancelB := context.WithTimeout(tabB.Context(), 20*time.Second)
+	defer cancelB()
+	if _, err := chromedp.Run(ctxB, chromedp.SendKeys("#draft", "in tab B"+kb.Enter, chromedp.NodeVisible)); err != nil {
+		t.Fatalf("typing in tab B: %v", err)
+	}
+	carded("the person's Enter in tab B")
+
+	waitModelRequests(t, aw, 7)
 	if got := rec.all(); got != "" {
-		t.Errorf("the site got %q, want nothing: both posts were the agent's and declined", got)
+		t.Errorf("the site got %q, want nothing: the posts were the agent's and declined", got)
 	}
 }

@@ -85,6 +85,15 @@ type personInput struct {
 	uses  int
 }
 
+// personInputMessage takes a page agent's person-input message raw from sess (Hub.Message):
+// dropped with one atomic load when the send guard holds nothing.
+func (g *navGuard) personInputMessage(sess *page.Session, raw json.RawMessage) {
+	if g.sends.live.Load() == 0 {
+		return
+	}
+	g.personInputReported(personInputOf(sess.Info(), raw))
+}
+
 // personInputOf is the report raw of the page session snap. The page agent's address counts
 // only within the page's origin: a page cannot speak for another origin's.
 func personInputOf(snap page.Info, raw json.RawMessage) personInput {
