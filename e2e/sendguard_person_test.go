@@ -39,11 +39,7 @@ document.body.dataset.pageScript = 'ran';
 
 // personNotesSite serves the notes page and records every request that is not a GET.
 func personNotesSite(rec *shopRecord) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !recordSend(rec, w, r) {
-			htmlPage(w, personNotesPage)
-		}
-	})
+	return recordedPage(rec, personNotesPage)
 }
 
 // TestPersonPostsInTheSendWindow: after the agent's click on "Post note" (carded, declined), the

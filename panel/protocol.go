@@ -61,6 +61,14 @@ type PersonNav struct {
 	Form bool   `json:"form,omitempty"` // a form's address: its query is the form's data
 }
 
+// PersonInput is a page agent's report of the person's own deliberate input (a click on a
+// control, Enter or Space on one): the send guard lets the requests of that page that follow it
+// closely go uncarded (proxy/chat/sendguard_person.go).
+type PersonInput struct {
+	Type string `json:"type"` // TypePersonInput
+	URL  string `json:"url"`  // the page's address as the page agent knows it (location.href)
+}
+
 // Message types. Every message is one JSON object (one WebSocket text frame) with a "type".
 const (
 	TypeHello   = "hello"   // page agent → proxy, on every open: Hello
@@ -69,9 +77,8 @@ const (
 	TypeError   = "error"   // proxy → page agent or panel: ErrorMessage
 	TypeState   = "state"   // proxy → panel: State
 	TypePerson  = "person"  // page agent → proxy, on the person's click on a link or a submitter: PersonNav
-	// TypePersonInput: page agent → proxy, on the person's own click on a control, Enter or
-	// Space, or key in a field (a message with its type alone): the send guard lets the page's
-	// requests that follow it closely go uncarded (proxy/chat/sendguard_person.go).
+	// TypePersonInput: page agent → proxy, on the person's own click on a control, Enter, or
+	// Space outside a text field: PersonInput.
 	TypePersonInput = "person-input"
 	// TypeLeaving: page agent → proxy, when the page starts loading another document within
 	// a second after an action's answer (a message with its type alone; proxy/chat/act_leaving.go).

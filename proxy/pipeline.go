@@ -30,7 +30,8 @@ import (
 //     validators, so the document comes whole, to be injected (html.go, unconditional);
 //  3. Transport: upstream.go dials (--resolve) and verifies TLS; a page's request reaches a
 //     local address only as the person could send it (localnet.go);
-//  4. ModifyResponse: the response taps, in the order responseTaps lists them;
+//  4. ModifyResponse: the response taps, in the order responseTaps lists them (a WebSocket's
+//     101 among them: the send guard watches what the page sends on it, chat/sendguard_socket.go);
 //  5. ErrorHandler: an upstream failure becomes an error page (errorpage.go).
 //
 // httputil.ReverseProxy does the rest: hop-by-hop headers, trailers, 1xx responses, WebSocket
@@ -75,6 +76,9 @@ func (s *Server) responseTaps() []responseTap {
 		responseTap{"network:observe", s.observed.Record},
 		// Credential header values, for the agent's redaction stage (fetch/credentials.go).
 		responseTap{"credentials seen", s.fetch.Credentials().Observe},
+		// A page's WebSocket that opens or carries messages during an agent action is logged,
+		// not held; its bytes pass unchanged (chat/sendguard_socket.go).
+		responseTap{"agent send guard: WebSocket messages", s.chats.WatchSocket},
 	)
 }
 

@@ -58,17 +58,18 @@ import (
 //
 // Limits, all failing safe: a second tab of the site and the page's own timers (autosave, an
 // analytics beacon to the site) during the window are held like the agent's — the card names
-// the action, and Not now only costs the page that request. The person's own "Send" in a page of
-// the request's origin goes uncarded when it closely follows their trusted input there, after
-// the action's call answered (sendguard_person.go); their sends the page agent cannot tie to
-// their input (from a frame, an undo window later, a select's change) still ask on a card.
+// the action, and Not now only costs the page that request. The person's own "Send" goes
+// uncarded when it closely follows their trusted click on a control or Enter in the page that
+// sends it (its Referer), after the action's call answered (sendguard_person.go); their sends the
+// page agent cannot tie to such input (from a frame, an undo window later, a select's change, a
+// draft saved as they type) still ask on a card.
 //
 // Requests to another registrable domain are held only when an origin the action covers sends
 // them as CORS requests with the person's credentials there (a cookie or an Authorization
 // header: a site's API on another domain); the card names that domain. Not held: other sites'
 // no-cors beacons and requests without credentials (analytics), a third-party widget's own
-// requests (its frame's origin), messages on a WebSocket opened before (the proxy passes frames
-// through; only the upgrade is a request), a GET that changes something without saying so (the
+// requests (its frame's origin), messages on a WebSocket (the proxy passes frames through; the
+// card says so, and the log notes a socket used in the window: sendguard_socket.go), a GET that changes something without saying so (the
 // probe's names still catch a control called delete; a GET that names another method in a
 // method-override header or a _method query is held as that method, sendMethod), and anything
 // the page sends after the window (a timer longer than sendAfter: the page acting by itself, as
@@ -308,6 +309,7 @@ func sendMethod(r *http.Request) string {
 type sendRequest struct {
 	url       *weburl.URL // nil when it cannot be read
 	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
+	referer   string      // the weburl.Key of its Referer: the page that sent it; "" when none
 	fetchSite string
 	method    string
 	// credentialed is a CORS request carrying the person's credentials for its destination (a
@@ -333,8 +335,9 @@ func readSendRequest(r *http.Request) sendRequest {
 			sr.initiator = ou.Origin()
 		}
 	}
-	if sr.initiator == "" {
-		if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
+	if ru, err := weburl.Parse(r.Header.Get("Referer")); err == nil && ru.IsHTTP() {
+		sr.referer = weburl.Key(ru)
+		if sr.initiator == "" {
 			sr.initiator = ru.Origin()
 		}
 	}

@@ -2,22 +2,33 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // The person's own sends during the send guard's window (tenth session; NOTES "Red-team pass
 // 6e", the cost it named). For sendAfter after an agent action, a request that changes something
 // sent by a page of the chat's site waits for the person's card (sendguard.go) — the person's own
-// "Send", "Like" or Enter on that page included. The page agent reports the person's own input
-// (person_input.js): a trusted click on a control, a trusted Enter or Space, a trusted key in a
-// field. isTrusted is set by the browser: the agent's clicks and keys are synthetic, so they
-// never report.
+// "Send", "Like" or Enter on that page included. The page agent reports the person's own
+// deliberate input (person_input.js): a trusted click on a control, a trusted Enter, a trusted
+// Space outside a text field — not typing (eleventh session: every 250 ms of typing refilled
+// the release, so while the person wrote, any late post of the agent's action went). isTrusted
+// is set by the browser: the agent's clicks and keys are synthetic, so they never report.
 //
 // The rule (personSendLocked). A held request goes without a card as the person's when a report
 // of the person's input
-//   - came from a page of the request's own initiating origin (Origin, else Referer — not its
-//     site: another origin of the site cannot speak for this one; a request whose initiator is
-//     unknown, Origin null under no-referrer, is carded);
+//   - came from the page that sent it: the request's Referer is the reporting page's address,
+//     as the proxy noted it at navigation (the page session's) or as the page agent knows it
+//     (its report's, after a same-origin SPA navigation), and the request's initiating origin
+//     (Origin, else Referer) is that page's. A report is the page's, not its origin's (eleventh
+//     session, OPEN-ITEMS 122): the person's input in another tab of the origin releases
+//     nothing of this tab's. A request whose Referer names no reporting page (a no-referrer or
+//     strict-origin policy, a cross-origin request under the default policy, which sends the
+//     origin alone, a frame's) is carded;
 //   - arrived after every action the request pairs with had answered, and none of them runs now
 //     (a send during an action's own call stays held, whatever the person did; a report that
 //     came before the agent's newest action cannot release what that action starts: the
@@ -31,14 +42,17 @@ import (
 // Why the agent cannot take it. The agent's own input is never a report. Its action's requests
 // that come during its call, or after a report older than its answer, are held. What is left is
 // a coincidence the hostile text cannot arrange: a post the agent's action set off late (an undo
-// window) that lands within personSendTTL after the person's own input on a control of that
-// page, with that input having released nothing yet. A page whose own script is hostile can send
-// reports itself, but such a page can post outside the window or off the site anyway.
+// window) in the page the person then uses, landing within personSendTTL after the person's own
+// click on a control or Enter there, with that input having released nothing yet. Two tabs on
+// one address are one page to this rule. A page whose own script is hostile can send reports
+// itself, but such a page can post outside the window or off the site anyway.
 //
 // Costs that stay: the person's sends from a frame (no page agent there), a send more than
-// personSendTTL after their input (an undo window, a debounced autosave), a select whose change
-// posts (choosing an option reports no key or click the page agent counts), and requests with no
-// initiator are still carded.
+// personSendTTL after their input (an undo window, a debounced autosave — a draft saved while
+// the person types is carded: typing reports nothing), a select whose change posts (choosing an
+// option reports no key or click the page agent counts), requests with no Referer or the
+// origin alone as Referer (a page's API on a sibling host, app.example.com posting to
+// api.example.com under the default policy), and requests with no initiator are still carded.
 
 const (
 	// personSendTTL is how long after the person's input a request of the page is taken as theirs:
@@ -52,46 +66,96 @@ const (
 	personSendBurst = 500 * time.Millisecond
 	// personSendUses bounds the requests one report releases.
 	personSendUses = 4
-	// maxPersonInputs bounds the reports kept.
-	maxPersonInputs = 64
+	// maxPersonInputs bounds the reports kept, maxPersonInputsPerPage those of one page session.
+	maxPersonInputs        = 64
+	maxPersonInputsPerPage = 8
 )
 
-// personInput is one report of the person's input: the page origin it came from and when.
+// personInput is one report of the person's input: the page session it came from, the page's
+// origin and addresses, and when.
 type personInput struct {
-	origin string
-	at     time.Time
-	first  time.Time // when it first released a request; zero until then
-	uses   int
+	session string
+	origin  string
+	// pages are the weburl.Keys of the page's address as the proxy noted it and as the page
+	// agent reported it ("" when none or the same): a request whose Referer is one of them is
+	// the page's.
+	pages [2]string
+	at    time.Time
+	first time.Time // when it first released a request; zero until then
+	uses  int
 }
 
-// personInputReported records a page agent's report of the person's input on a page of origin.
-// Reports matter only while the send guard holds something: otherwise dropped without the lock.
-func (g *navGuard) personInputReported(origin string) {
-	if g.sends.live.Load() == 0 || origin == "" {
+// personInputMessage takes a page agent's person-input message raw from sess (Hub.Message):
+// dropped with one atomic load when the send guard holds nothing.
+func (g *navGuard) personInputMessage(sess *page.Session, raw json.RawMessage) {
+	if g.sends.live.Load() == 0 {
 		return
 	}
-	now := g.clock()
+	g.personInputReported(personInputOf(sess.Info(), raw))
+}
+
+// personInputOf is the report raw of the page session snap. The page agent's address counts
+// only within the page's origin: a page cannot speak for another origin's.
+func personInputOf(snap page.Info, raw json.RawMessage) personInput {
+	p := personInput{session: snap.ID, origin: snap.Origin}
+	if u, err := weburl.Parse(snap.URL); err == nil && u.Origin() == snap.Origin {
+		p.pages[0] = weburl.Key(u)
+	}
+	var m panel.PersonInput
+	if json.Unmarshal(raw, &m) == nil && m.URL != "" && len(m.URL) <= 8192 {
+		if u, err := weburl.Parse(m.URL); err == nil && u.Origin() == snap.Origin && weburl.Key(u) != p.pages[0] {
+			p.pages[1] = weburl.Key(u)
+		}
+	}
+	return p
+}
+
+// isPage reports whether a request with the Referer key ref came from the reporting page.
+func (p *personInput) isPage(ref string) bool {
+	return ref != "" && (p.pages[0] == ref || p.pages[1] == ref)
+}
+
+// personInputReported records a page agent's report p of the person's input (personInputOf).
+// Reports matter only while the send guard holds something: otherwise dropped without the lock.
+func (g *navGuard) personInputReported(p personInput) {
+	if g.sends.live.Load() == 0 || p.origin == "" || p.pages == [2]string{} {
+		return
+	}
+	p.at = g.clock()
+	now := p.at
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	kept := g.sends.inputs[:0]
-	for _, p := range g.sends.inputs {
-		if now.Sub(p.at) < personSendTTL+personSendRace {
-			kept = append(kept, p)
+	// Old reports go first; then the session's own oldest when it holds maxPersonInputsPerPage
+	// (a page's flood pushes out only its own), else the oldest of all past maxPersonInputs.
+	kept, mine, oldest := g.sends.inputs[:0], 0, -1
+	for _, q := range g.sends.inputs {
+		if now.Sub(q.at) < personSendTTL+personSendRace {
+			if q.session == p.session {
+				if mine == 0 {
+					oldest = len(kept)
+				}
+				mine++
+			}
+			kept = append(kept, q)
 		}
 	}
 	clear(g.sends.inputs[len(kept):])
 	g.sends.inputs = kept
-	if len(g.sends.inputs) >= maxPersonInputs {
+	switch {
+	case mine >= maxPersonInputsPerPage:
+		g.sends.inputs = append(g.sends.inputs[:oldest], g.sends.inputs[oldest+1:]...)
+	case len(g.sends.inputs) >= maxPersonInputs:
 		g.sends.inputs = append(g.sends.inputs[:0], g.sends.inputs[1:]...)
 	}
-	g.sends.inputs = append(g.sends.inputs, personInput{origin: origin, at: now})
+	g.sends.inputs = append(g.sends.inputs, p)
 }
 
 // personSend reports whether sr, a request the send guard would hold, goes as the person's own
 // (see the top of the file), waiting up to personSendRace for a report that may trail it — only
-// when a report could release it: its initiator is known and no action it pairs with runs.
+// when a report could release it: its initiator and Referer are known and no action it pairs
+// with runs.
 func (g *navGuard) personSend(ctx context.Context, sr sendRequest, arrived time.Time) bool {
-	if sr.initiator == "" {
+	if sr.initiator == "" || sr.referer == "" {
 		return false
 	}
 	released, hopeless := false, false
@@ -128,7 +192,7 @@ func (g *navGuard) personSendLocked(sr sendRequest, arrived, now time.Time) (rel
 	best := -1
 	for i := range g.sends.inputs {
 		p := &g.sends.inputs[i]
-		if p.origin != sr.initiator || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
+		if p.origin != sr.initiator || !p.isPage(sr.referer) || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
 			continue
 		}
 		if p.uses > 0 && (p.uses >= personSendUses || now.Sub(p.first) > personSendBurst) {

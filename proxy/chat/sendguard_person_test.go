@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -8,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
+	"github.com/remixproxy/remixproxy/proxy/page"
 )
 
 // personSendWorld is a pipeline with a clock the test moves, one chat's action armed on
@@ -32,6 +37,27 @@ func (w *personSendWorld) act() *navExpect {
 	return w.cf.h.nav.armAs(navOwner{owner: w.cf, control: `click “Send”`, confirmPost: w.ask.confirm}, "click", "https://example.com/", "https://example.com", nil, nil)
 }
 
+// report records the person's input in the page session id at address addr (as the proxy
+// noted it), which the page agent knows as at ("" for the same).
+func (w *personSendWorld) report(id, addr, at string) {
+	u, err := weburl.Parse(addr)
+	if err != nil {
+		panic(err)
+	}
+	raw, _ := json.Marshal(panel.PersonInput{Type: panel.TypePersonInput, URL: at})
+	w.cf.h.nav.personInputReported(personInputOf(page.Info{ID: id, URL: addr, Origin: u.Origin()}, raw))
+}
+
+// postFrom is post from the page at referer (its origin the initiator).
+func (w *personSendWorld) postFrom(t *testing.T, referer, path string) bool {
+	t.Helper()
+	u, err := weburl.Parse(referer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.postWith(t, path, scriptHeaders("cors", "same-origin", u.Origin(), referer))
+}
+
 // wait moves the clock on by d.
 func (w *personSendWorld) wait(d time.Duration) { w.off.Add(int64(d)) }
 
@@ -39,8 +65,14 @@ func (w *personSendWorld) wait(d time.Duration) { w.off.Add(int64(d)) }
 // site got it (false: held and refused).
 func (w *personSendWorld) post(t *testing.T, origin, path string) bool {
 	t.Helper()
+	return w.postWith(t, path, scriptHeaders("cors", "same-site", origin, origin+"/"))
+}
+
+// postWith is post with the headers h.
+func (w *personSendWorld) postWith(t *testing.T, path string, h []string) bool {
+	t.Helper()
 	before := w.ask.count()
-	code, body := w.cf.send("POST", "https://example.com"+path, scriptHeaders("cors", "same-site", origin, origin+"/")...)
+	code, body := w.cf.send("POST", "https://example.com"+path, h...)
 	sent := strings.Contains(w.site.Requests(), "POST example.com"+path)
 	switch {
 	case sent && (code != http.StatusOK || w.ask.count() != before):
@@ -58,7 +90,8 @@ func (w *personSendWorld) post(t *testing.T, origin, path string) bool {
 // its request by a little.
 func TestPersonSendsGoUncarded(t *testing.T) {
 	const page = "https://example.com"
-	person := func(w *personSendWorld, origin string) { w.cf.h.nav.personInputReported(origin) }
+	// The page each post's Referer names (post: origin+"/") reports the input.
+	person := func(w *personSendWorld, origin string) { w.report("s1", origin+"/", "") }
 	for _, tt := range []struct {
 		name string
 		run  func(t *testing.T, w *personSendWorld)
@@ -156,17 +189,24 @@ func TestPersonSendsGoUncarded(t *testing.T) {
 }
 
 // TestPersonInputsBounded: reports are dropped when the send guard holds nothing, and kept to
-// maxPersonInputs.
+// maxPersonInputsPerPage a page session and maxPersonInputs in all.
 func TestPersonInputsBounded(t *testing.T) {
 	w := newPersonSendWorld(t)
 	g := &w.cf.h.nav
-	g.personInputReported("https://example.com")
+	w.report("s1", "https://example.com/", "")
 	if n := len(g.sends.inputs); n != 0 {
 		t.Fatalf("with no action, %d reports kept", n)
 	}
 	w.act()
+	w.report("other", "https://example.com/other", "")
 	for range maxPersonInputs + 10 {
-		g.personInputReported("https://example.com")
+		w.report("s1", "https://example.com/", "")
+	}
+	if n := len(g.sends.inputs); n != maxPersonInputsPerPage+1 || g.sends.inputs[0].session != "other" {
+		t.Errorf("%d reports kept, the first of %q; want %d, the other page's first", n, g.sends.inputs[0].session, maxPersonInputsPerPage+1)
+	}
+	for i := range maxPersonInputs + 10 {
+		w.report(fmt.Sprint("page", i), "https://example.com/", "")
 	}
 	if n := len(g.sends.inputs); n != maxPersonInputs {
 		t.Errorf("%d reports kept, want %d", n, maxPersonInputs)
@@ -191,11 +231,43 @@ func TestPersonSendArrivedDuringTheCall(t *testing.T) {
 	w.wait(50 * time.Millisecond)
 	x.settle() // the click answers
 	w.wait(50 * time.Millisecond)
-	g.personInputReported("https://example.com") // the person clicks a control
+	w.report("s1", "https://example.com/", "") // the person clicks a control
 	g.mu.Lock()
 	released, hopeless := g.personSendLocked(sr, arrived, g.clock())
 	g.mu.Unlock()
 	if released || !hopeless {
 		t.Errorf("released %v, hopeless %v: a post sent during the agent's call went as the person's", released, hopeless)
+	}
+}
+
+// TestPersonInputIsThePages: a report of the person's input releases only the posts of the page
+// that reported it, paired by the request's Referer — the page's address as the proxy noted it
+// at navigation, or as the page agent knows it (a same-origin SPA navigation). Two tabs of one
+// origin: the person's input in tab B does not release tab A's late post (OPEN-ITEMS 122).
+func TestPersonInputIsThePages(t *testing.T) {
+	const inbox, notes = "https://example.com/inbox", "https://example.com/notes?id=4"
+	for _, tt := range []struct {
+		name    string
+		at      string // the address the page agent reports ("": the noted one)
+		referer string // of the post
+		want    bool
+	}{
+		{"the reporting page's own post", "", notes, true},
+		{"another tab of the origin: its late post is held", "", inbox, false},
+		{"the page's address after a same-origin SPA navigation", "https://example.com/notes/draft", "https://example.com/notes/draft", true},
+		{"the noted address still counts after it", "https://example.com/notes/draft", notes, true},
+		{"a Referer of the origin alone (strict-origin): held", "", "https://example.com/", false},
+		{"a page agent naming another origin's page: not counted", "https://evil.example.com/inbox", "https://evil.example.com/inbox", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newPersonSendWorld(t)
+			w.act().settle()
+			w.wait(3 * time.Second)
+			w.report("tabB", notes, tt.at) // the person clicks a control in tab B
+			w.wait(200 * time.Millisecond)
+			if got := w.postFrom(t, tt.referer, "/api/send"); got != tt.want {
+				t.Errorf("a post from %s after tab B's report (at %q): sent %v, want %v", tt.referer, tt.at, got, tt.want)
+			}
+		})
 	}
 }

@@ -289,7 +289,8 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 // TestScriptSendCardWords: the card for a request of the page's script names the action and the
-// request (without its query) in the proxy's words.
+// request (without its query) in the proxy's words, and says that messages on open connections
+// (WebSocket) are not held (OPEN-ITEMS 19).
 func TestScriptSendCardWords(t *testing.T) {
 	sr := readSendRequest(httptest.NewRequest("PUT", "https://example.com/api/quick?token=s3cret", nil))
 	cd := postCard(postAsk{method: "PUT", to: sr.url, site: "example.com", control: `press_keys “Enter”`, script: true})
@@ -297,6 +298,7 @@ func TestScriptSendCardWords(t *testing.T) {
 	want := "Let the agent's action send this?\n" +
 		"During or after the agent's press_keys “Enter”, the page's script sent PUT https://example.com/api/quick?…\n" +
 		"A PUT request changes something on example.com as you.\n" +
+		"Messages the page sends on open connections (WebSocket) are not held.\n" +
 		"Allow only if you asked for it: a page can ask the agent to do this.\n" +
 		"Send it/Not now"
 	if got != want {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -396,8 +397,10 @@ type postAsk struct {
 func postCard(p postAsk) chatItem {
 	m := strings.ToUpper(p.method) + " " + shownAddress(p.to)
 	if p.script {
-		return heldCard(p, "Let the agent's action send this?",
+		c := heldCard(p, "Let the agent's action send this?",
 			"During or after the agent's "+p.control+", the page's script sent "+m, "request", "Send it")
+		c.Rows = slices.Insert(c.Rows, 2, sendUnheld) // what the send guard does not hold (sendguard_socket.go)
+		return c
 	}
 	return heldCard(p, "Let the agent's action submit a form?",
 		"The agent's "+p.control+" made the page send a form: "+m, "form", "Submit it")

@@ -28,23 +28,10 @@ function reports() {
 
 test('a trusted click on a control of the page reports the input', () => {
   for (const path of [[el('span'), el('button')], [el('span', { role: 'Button' })], [el('a', { href: '#' })],
-    [el('div', { tabindex: '0' })], [el('div', { onclick: 'x()' })], [el('div', {}, { _editable: true })],
-    [el('div', {}, { _cursor: 'pointer' })]]) {
+    [el('div', { tabindex: '0' })], [el('div', { onclick: 'x()' })], [el('div', {}, { _cursor: 'pointer' })]]) {
     a.onPersonInputClick(event(path, true));
     assert.strictEqual(reports(), 1, 'path ' + path.map((e) => e.localName + JSON.stringify(e._attrs)).join(' '));
   }
-});
-
-test('typing in a field reports at most once in 250 ms; Enter always', () => {
-  a.ctx.clock += 1000;
-  a.onPersonInputKey(event([el('input')], true, 'a'));
-  a.ctx.clock += 100;
-  a.onPersonInputKey(event([el('input')], true, 'b'));
-  a.onPersonInputKey(event([el('input')], true, 'Enter'));
-  assert.strictEqual(reports(), 2);
-  a.ctx.clock += 200;
-  a.onPersonInputKey(event([el('input')], true, 'c'));
-  assert.strictEqual(reports(), 1);
 });
 
 test("a synthetic click (the agent's) reports nothing, on any control", () => {
@@ -77,19 +64,55 @@ test('a trusted click on text or blank space reports nothing', () => {
   assert.strictEqual(reports(), 0);
 });
 
-test('Enter or Space anywhere, and any key in a field, report; other keys and synthetic keys do not', () => {
+test('Enter or Space on the page report; other keys and synthetic keys do not', () => {
   a.onPersonInputKey(event([el('body')], true, 'Enter'));
   a.onPersonInputKey(event([el('body')], true, ' '));
   assert.strictEqual(reports(), 2);
-  for (const field of [el('input'), el('textarea'), el('div', {}, { _editable: true })]) {
-    a.ctx.clock += 300;
-    a.onPersonInputKey(event([field], true, 'h'));
-    assert.strictEqual(reports(), 1, field.localName);
-  }
   a.onPersonInputKey(event([el('body')], true, 'ArrowDown'));
   a.onPersonInputKey(event([el('input')], false, 'Enter'));
   a.onPersonInputKey(event([el('input')], false, 'h'));
   assert.strictEqual(reports(), 0);
+});
+
+// Eleventh session (OPEN-ITEMS 122): only deliberate input reports — a click on a control, Enter,
+// Space on a control — and each report says which page it is.
+
+test('typing in a field reports nothing, however long; Space in a text field neither', () => {
+  for (const field of [el('input'), el('input', { type: 'search' }), el('textarea'), el('div', {}, { _editable: true })]) {
+    for (const key of ['h', 'i', ' ', 'Backspace', 'a']) {
+      a.ctx.clock += 300;
+      a.onPersonInputKey(event([field], true, key));
+    }
+    assert.strictEqual(reports(), 0, field.localName + JSON.stringify(field._attrs));
+  }
+});
+
+test('Enter in a field reports; Space on a control or the page reports', () => {
+  a.onPersonInputKey(event([el('input')], true, 'Enter'));
+  a.onPersonInputKey(event([el('textarea')], true, 'Enter'));
+  a.onPersonInputKey(event([el('button')], true, ' '));
+  a.onPersonInputKey(event([el('input', { type: 'checkbox' })], true, ' '));
+  a.onPersonInputKey(event([el('span', { role: 'button', tabindex: '0' })], true, ' '));
+  assert.strictEqual(reports(), 5);
+});
+
+test('a click into a text field reports nothing; on a button, a link, a submit or a label, it does', () => {
+  for (const path of [[el('input')], [el('input', { type: 'email' })], [el('textarea')], [el('div', {}, { _editable: true, _cursor: 'text' })],
+    [el('span'), el('div', { role: 'textbox', tabindex: '0' })]]) {
+    a.onPersonInputClick(event(path, true));
+    assert.strictEqual(reports(), 0, 'path ' + path.map((e) => e.localName + JSON.stringify(e._attrs)).join(' '));
+  }
+  for (const path of [[el('button')], [el('a', { href: '/x' })], [el('input', { type: 'submit' })], [el('input', { type: 'checkbox' })],
+    [el('label', { for: 'quick' })], [el('span'), el('label')]]) {
+    a.onPersonInputClick(event(path, true));
+    assert.strictEqual(reports(), 1, 'path ' + path.map((e) => e.localName + JSON.stringify(e._attrs)).join(' '));
+  }
+});
+
+test("a report carries the page's address as the page agent knows it", () => {
+  a.onPersonInputClick(event([el('button')], true));
+  assert.deepStrictEqual(Array.from(a.ctx.sent, (m) => [m.type, m.url]), [['person-input', 'https://board.test/']]);
+  a.ctx.sent.length = 0;
 });
 
 done();
