@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -38,6 +39,14 @@ func TestNavCarriedAddress(t *testing.T) {
 		{"an address of the site", "https://example.com/login?next=" + url.QueryEscape("https://www.example.com/account"), testsite.NavHeaders("same-origin", page0), false},
 		{"a plain search", "https://example.com/search?q=door+code", testsite.NavHeaders("same-origin", page0), false},
 		{"the person's address bar", "https://example.com/viewer?doc=" + exfil, testsite.NavHeaders("none", ""), false},
+		{"an address in the path", "https://example.com/viewer/https://witness.test/i/4711", testsite.NavHeaders("same-origin", page0), true},
+		{"https:/ in the path", "https://example.com/https:/witness.test/i/4711", testsite.NavHeaders("same-origin", page0), true},
+		{"an address percent-encoded in the path", "https://example.com/viewer/" + url.QueryEscape(exfil), testsite.NavHeaders("same-origin", page0), true},
+		{"a base64 segment of the path", "https://example.com/b/" + base64.RawURLEncoding.EncodeToString([]byte(exfil)), testsite.NavHeaders("same-origin", page0), true},
+		{"a frame the click loads, its path", "https://example.com/viewer/" + url.QueryEscape(exfil), frameNav("same-origin", page0), true},
+		{"an address of the site in the path", "https://example.com/go/https://www.example.com/account", testsite.NavHeaders("same-origin", page0), false},
+		{"a host-looking path segment", "https://example.com/domain/witness.test/4711", testsite.NavHeaders("same-origin", page0), false},
+		{"the person's address bar, the path", "https://example.com/viewer/https://witness.test/i/4711", testsite.NavHeaders("none", ""), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x := click()
@@ -47,8 +56,16 @@ func TestNavCarriedAddress(t *testing.T) {
 				if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "4711") || !strings.Contains(string(body), "carried an address of witness.test") {
 					t.Fatalf("status = %d, want 403 saying why, without the data\n%s", resp.StatusCode, body)
 				}
-				if why := x.refusal(); !strings.Contains(why, "carried an address of witness.test") || strings.Contains(why, "4711") {
+				why := x.refusal()
+				if !strings.Contains(why, "carried an address of witness.test") || strings.Contains(why, "4711") {
 					t.Errorf("refusal = %q", why)
+				}
+				// The cost named: the person can open it themselves.
+				if !strings.Contains(why, "the person can open it themselves") || !strings.Contains(string(body), "the person can open it themselves") {
+					t.Errorf("the refusal does not say the person can open it: %q", why)
+				}
+				if inPath := !strings.Contains(tt.to, "?"); inPath && !strings.Contains(why, "in its path") {
+					t.Errorf("the refusal does not say where: %q", why)
 				}
 				return
 			}
