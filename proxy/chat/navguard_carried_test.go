@@ -1,12 +1,14 @@
 package chat
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -110,5 +112,46 @@ func TestNavCarriedFragment(t *testing.T) {
 		if err != nil && (!strings.Contains(err.Error(), "witness.test") || strings.Contains(err.Error(), "4711")) {
 			t.Errorf("%s: message %q", tt.to, err)
 		}
+	}
+}
+
+// TestNavCarriedLinkFragment: a link the agent clicks whose fragment carries an address of
+// another site is refused before the click (the proxy never sees a fragment, and the page's
+// script may load what it names): the proxy asks the page agent what the click would follow
+// (the probe, with the switch on too) and sends the click bound to it (expect).
+func TestNavCarriedLinkFragment(t *testing.T) {
+	for _, tt := range []struct {
+		name, link string
+		on         bool
+		refused    bool
+	}{
+		{"a fragment carrying an address", "https://shop.test/viewer#img=https://witness.test/i?d=4711", false, true},
+		{"the switch on", "https://shop.test/viewer#img=https://witness.test/i?d=4711", true, true},
+		{"a host field, percent-encoded", "https://shop.test/a#" + url.QueryEscape("doc=witness.test/i?d=4711"), true, true},
+		{"a same-document link", "https://shop.test/a#img=//witness.test/i", true, true},
+		{"an anchor", "https://shop.test/doc#section-2", true, false},
+		{"an address of the site", "https://shop.test/a#next=https://www.shop.test/b", true, false},
+		{"no fragment", "https://shop.test/viewer?doc=https://witness.test/i", true, false}, // the query: GuardNavigation's
+		{"no link", "", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			acted := 0
+			facts := map[string]any{"how": "click", "tag": "a", "name": "preview", "link": tt.link, "key": "k-link"}
+			page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: formPageAnswers(facts, &acted)}, on: tt.on, decide: func(submitFacts) (bool, error) { return true, nil }}
+			_, err := newActState(time.Now).run(context.Background(), page, "click", json.RawMessage(`{"ref":"e1"}`))
+			if tt.refused {
+				if err == nil || !strings.Contains(err.Error(), "fragment carries an address of another site (witness.test)") || strings.Contains(err.Error(), "4711") ||
+					!strings.Contains(err.Error(), "the person can open it themselves") || acted != 0 {
+					t.Errorf("run = %v, acted %d; want refused before the click, naming the site and the cost", err, acted)
+				}
+				return
+			}
+			if err != nil || acted != 1 {
+				t.Errorf("run = %v, acted %d; want clicked", err, acted)
+			}
+			if calls := strings.Join(page.calls, "\n"); !strings.Contains(calls, `"expect":"k-link"`) {
+				t.Errorf("the click was not bound to what was checked: %q", page.calls)
+			}
+		})
 	}
 }
