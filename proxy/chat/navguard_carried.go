@@ -26,8 +26,8 @@ import (
 // "/viewer/https://…", "/https:/…", "/viewer/https%3A%2F%2F…", a base64 segment; a host-looking
 // segment, "/domain/example.com", is not read: too many sites have those). Its fragment never
 // reaches the proxy, so navigate's fragment is checked before the page agent is asked
-// (checkCarriedFragment); a link the agent clicks whose fragment alone carries an address is not
-// checked. A frame a page the agent loaded frames by itself (a lease's frame, not one an action
+// (checkCarriedFragment), and so is the fragment of a link the agent clicks (checkCarriedLink,
+// eleventh session). A frame a page the agent loaded frames by itself (a lease's frame, not one an action
 // loaded) is not checked: its address is the page's, and embeds of the site commonly name
 // other sites (/embed?url=…). The person's own navigations (the address bar, a click the page
 // agent reported) never pair, so they are not affected. The refusal is the navigation guard's:

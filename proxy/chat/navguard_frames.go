@@ -24,6 +24,10 @@ import (
 //     document the agent loaded navigating on. A frame off the site whose Referer is the page's
 //     own origin is the page's widget loading (payment, sign-in, a video) and is left alone.
 //
+// An <object> or <embed> document is such a frame too (embeddedDocument, eleventh session):
+// Chromium loads it, and every navigation inside it, as Sec-Fetch-Dest object or embed with
+// Sec-Fetch-Mode navigate, which httpx.NavigationKind does not count as a navigation.
+//
 // What the proxy cannot tell apart: a Referer carries an origin, not a frame (Chromium sends
 // only the origin to another site by default). When the frame the agent loaded has the page's
 // own origin, a widget the page frames later from that origin is held too, while the lease

@@ -54,15 +54,7 @@ func TestCarriedSites(t *testing.T) {
 		{"a path of the site", "next=/account/settings", nil},
 		{"nothing", "", nil},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := CarriedSites(tt.part)
-			slices.Sort(got)
-			want := slices.Clone(tt.want)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("CarriedSites(%q) = %q, want %q", tt.part, got, want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { sameSites(t, "CarriedSites", CarriedSites, tt.part, tt.want) })
 	}
 }
 
@@ -102,14 +94,18 @@ func TestCarriedInPath(t *testing.T) {
 		{"a file name", "/files/report.pdf", nil},
 		{"the root", "/", nil},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := CarriedInPath(tt.path)
-			slices.Sort(got)
-			want := slices.Clone(tt.want)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("CarriedInPath(%q) = %q, want %q", tt.path, got, want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { sameSites(t, "CarriedInPath", CarriedInPath, tt.path, tt.want) })
+	}
+}
+
+// sameSites checks that read(in) is want, in any order.
+func sameSites(t *testing.T, name string, read func(string) []string, in string, want []string) {
+	t.Helper()
+	got := read(in)
+	slices.Sort(got)
+	want = slices.Clone(want)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s(%q) = %q, want %q", name, in, got, want)
 	}
 }
