@@ -291,12 +291,8 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	if tool == "click" {
 		// A link's fragment carrying another site's address (navguard_carried.go).
-		linked, err := checkCarriedLink(ctx, pg, args, facts)
-		if err != nil {
+		if err := checkCarriedLink(ctx, pg, args, facts); err != nil {
 			return nil, err
-		}
-		if linked != nil && !withExpect {
-			expect, withExpect = linked.Key, true
 		}
 	}
 	if withExpect {

@@ -119,40 +119,40 @@ func checkCarriedFragment(sess page.Info, args json.RawMessage) error {
 // agent typed into one (a "preview" link built from a field), and its fragment never reaches
 // the proxy while the page it opens (or this page, for a same-document link) may load what it
 // names. So the proxy asks the page agent where the click goes before it clicks — the probe
-// submit.go's card uses, reused when gateSubmit ran it (facts), run here when it did not (the
-// chat's "Act may submit forms" switch on) — and reads the fragment with the rule navigate's
-// fragment and every agent navigation's address are read with (carriedIn). It returns the facts
-// the click must match (sent as expect, so the page agent refuses a click whose link changed
-// since), nil for a page without the probe (no submitGate).
+// submit.go's card uses, reused when gateSubmit ran it (facts; the click is then sent bound to
+// it, expect), run here when it did not (the chat's "Act may submit forms" switch on; the click
+// is sent unbound, as before: only the page's own script could change the link in the moment
+// between, and a page script already holds what the agent typed) — and reads the fragment with
+// the rule navigate's fragment and every agent navigation's address are read with (carriedIn).
+// Nothing is checked for a page without the probe (no submitGate).
 //
 // Why here and not in the page agent (tool_click.js): the rule needs the public suffix list and
 // the URL parser's IDNA and IPv4 readings (remixlet.CarriedSites), which the page agent does not
 // carry; a port would be a second copy to keep in step (as rx_addresses.js is for the address
-// rule) for one check, and it would run in the hostile page's realm. The cost: with the switch
-// on, each click is one more call to the page (the probe), and a click whose control changes
-// between the probe and the click (a live counter in its name) is refused and must be retried.
-func checkCarriedLink(ctx context.Context, pg actPage, args map[string]json.RawMessage, facts *submitFacts) (*submitFacts, error) {
+// rule) for one check, and it would run in the page's realm. The cost: with the switch on, each
+// click is one more call to the page (the probe).
+func checkCarriedLink(ctx context.Context, pg actPage, args map[string]json.RawMessage, facts *submitFacts) error {
 	if _, ok := pg.(submitGate); !ok {
-		return nil, nil
+		return nil
 	}
 	if facts == nil {
 		f, err := probeFacts(ctx, pg, "click", args)
 		if err != nil || f == nil {
-			return nil, err
+			return err
 		}
 		facts = f
 	}
 	u, err := weburl.Parse(facts.Link)
 	if err != nil || !u.IsHTTP() {
-		return facts, nil
+		return nil
 	}
 	href := u.Href()
 	i := strings.IndexByte(href, '#')
 	if i < 0 {
-		return facts, nil
+		return nil
 	}
 	if other := carriedIn(href[i+1:], u.Site()); other != "" {
-		return nil, &agent.ToolError{Message: fmt.Sprintf("click: not clicked: the link's fragment carries an address of another site (%s); a page may load what its address names, so the agent's clicks may not follow a link carrying another site's address: %s. Do not try another way to reach it; tell the person what you found instead", other, carriedCost)}
+		return &agent.ToolError{Message: fmt.Sprintf("click: not clicked: the link's fragment carries an address of another site (%s); a page may load what its address names, so the agent's clicks may not follow a link carrying another site's address: %s. Do not try another way to reach it; tell the person what you found instead", other, carriedCost)}
 	}
-	return facts, nil
+	return nil
 }
