@@ -289,6 +289,12 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	if err != nil {
 		return nil, err
 	}
+	if tool == "click" {
+		// A link's fragment carrying another site's address (navguard_carried.go).
+		if err := checkCarriedLink(ctx, pg, args, facts); err != nil {
+			return nil, err
+		}
+	}
 	if withExpect {
 		b, _ := json.Marshal(expect)
 		args["expect"] = b

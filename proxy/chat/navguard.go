@@ -478,6 +478,7 @@ func (h *Hub) GuardNavigation(w http.ResponseWriter, r *http.Request) (*http.Req
 		return r, w, nothing, false
 	}
 	top, frame := httpx.NavigationKind(r)
+	frame = frame || embeddedDocument(r) // <object>/<embed> documents (navguard_frames.go)
 	if !top && !frame {
 		return r, w, nothing, false
 	}

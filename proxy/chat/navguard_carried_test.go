@@ -1,11 +1,14 @@
 package chat
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/remixproxy/remixproxy/proxy/internal/testsite"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -38,6 +41,14 @@ func TestNavCarriedAddress(t *testing.T) {
 		{"an address of the site", "https://example.com/login?next=" + url.QueryEscape("https://www.example.com/account"), testsite.NavHeaders("same-origin", page0), false},
 		{"a plain search", "https://example.com/search?q=door+code", testsite.NavHeaders("same-origin", page0), false},
 		{"the person's address bar", "https://example.com/viewer?doc=" + exfil, testsite.NavHeaders("none", ""), false},
+		{"an address in the path", "https://example.com/viewer/https://witness.test/i/4711", testsite.NavHeaders("same-origin", page0), true},
+		{"https:/ in the path", "https://example.com/https:/witness.test/i/4711", testsite.NavHeaders("same-origin", page0), true},
+		{"an address percent-encoded in the path", "https://example.com/viewer/" + url.QueryEscape(exfil), testsite.NavHeaders("same-origin", page0), true},
+		{"a base64 segment of the path", "https://example.com/b/" + base64.RawURLEncoding.EncodeToString([]byte(exfil)), testsite.NavHeaders("same-origin", page0), true},
+		{"a frame the click loads, its path", "https://example.com/viewer/" + url.QueryEscape(exfil), frameNav("same-origin", page0), true},
+		{"an address of the site in the path", "https://example.com/go/https://www.example.com/account", testsite.NavHeaders("same-origin", page0), false},
+		{"a host-looking path segment", "https://example.com/domain/witness.test/4711", testsite.NavHeaders("same-origin", page0), false},
+		{"the person's address bar, the path", "https://example.com/viewer/https://witness.test/i/4711", testsite.NavHeaders("none", ""), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			x := click()
@@ -47,8 +58,16 @@ func TestNavCarriedAddress(t *testing.T) {
 				if resp.StatusCode != http.StatusForbidden || strings.Contains(string(body), "4711") || !strings.Contains(string(body), "carried an address of witness.test") {
 					t.Fatalf("status = %d, want 403 saying why, without the data\n%s", resp.StatusCode, body)
 				}
-				if why := x.refusal(); !strings.Contains(why, "carried an address of witness.test") || strings.Contains(why, "4711") {
+				why := x.refusal()
+				if !strings.Contains(why, "carried an address of witness.test") || strings.Contains(why, "4711") {
 					t.Errorf("refusal = %q", why)
+				}
+				// The cost named: the person can open it themselves.
+				if !strings.Contains(why, "the person can open it themselves") || !strings.Contains(string(body), "the person can open it themselves") {
+					t.Errorf("the refusal does not say the person can open it: %q", why)
+				}
+				if inPath := !strings.Contains(tt.to, "?"); inPath && !strings.Contains(why, "in its path") {
+					t.Errorf("the refusal does not say where: %q", why)
 				}
 				return
 			}
@@ -93,5 +112,46 @@ func TestNavCarriedFragment(t *testing.T) {
 		if err != nil && (!strings.Contains(err.Error(), "witness.test") || strings.Contains(err.Error(), "4711")) {
 			t.Errorf("%s: message %q", tt.to, err)
 		}
+	}
+}
+
+// TestNavCarriedLinkFragment: a link the agent clicks whose fragment carries an address of
+// another site is refused before the click (the proxy never sees a fragment, and the page's
+// script may load what it names): the proxy asks the page agent what the click would follow
+// (the probe, with the switch on too).
+func TestNavCarriedLinkFragment(t *testing.T) {
+	for _, tt := range []struct {
+		name, link string
+		on         bool
+		refused    bool
+	}{
+		{"a fragment carrying an address", "https://shop.test/viewer#img=https://witness.test/i?d=4711", false, true},
+		{"the switch on", "https://shop.test/viewer#img=https://witness.test/i?d=4711", true, true},
+		{"a host field, percent-encoded", "https://shop.test/a#" + url.QueryEscape("doc=witness.test/i?d=4711"), true, true},
+		{"a same-document link", "https://shop.test/a#img=//witness.test/i", true, true},
+		{"an anchor", "https://shop.test/doc#section-2", true, false},
+		{"an address of the site", "https://shop.test/a#next=https://www.shop.test/b", true, false},
+		{"no fragment", "https://shop.test/viewer?doc=https://witness.test/i", true, false}, // the query: GuardNavigation's
+		{"no link", "", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			acted := 0
+			facts := map[string]any{"how": "click", "tag": "a", "name": "preview", "link": tt.link, "key": "k-link"}
+			page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: formPageAnswers(facts, &acted)}, on: tt.on, decide: func(submitFacts) (bool, error) { return true, nil }}
+			_, err := newActState(time.Now).run(context.Background(), page, "click", json.RawMessage(`{"ref":"e1"}`))
+			if tt.refused {
+				if err == nil || !strings.Contains(err.Error(), "fragment carries an address of another site (witness.test)") || strings.Contains(err.Error(), "4711") ||
+					!strings.Contains(err.Error(), "the person can open it themselves") || acted != 0 {
+					t.Errorf("run = %v, acted %d; want refused before the click, naming the site and the cost", err, acted)
+				}
+				return
+			}
+			if err != nil || acted != 1 {
+				t.Errorf("run = %v, acted %d; want clicked", err, acted)
+			}
+			if calls := strings.Join(page.calls, "\n"); !strings.Contains(calls, `"probe":true`) {
+				t.Errorf("the link was not checked: %q", page.calls)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -23,6 +24,10 @@ import (
 //     document the agent loaded navigating on. A frame off the site whose Referer is the page's
 //     own origin is the page's widget loading (payment, sign-in, a video) and is left alone.
 //
+// An <object> or <embed> document is such a frame too (embeddedDocument, eleventh session):
+// Chromium loads it, and every navigation inside it, as Sec-Fetch-Dest object or embed with
+// Sec-Fetch-Mode navigate, which httpx.NavigationKind does not count as a navigation.
+//
 // What the proxy cannot tell apart: a Referer carries an origin, not a frame (Chromium sends
 // only the origin to another site by default). When the frame the agent loaded has the page's
 // own origin, a widget the page frames later from that origin is held too, while the lease
@@ -39,6 +44,19 @@ import (
 // table (maxNavExpects) and push the leases of its tab out. Its origins are bounded (addOrigin),
 // and the page's own frame loads renew it only up to navFrameLeaseMax after the agent's last
 // action that loaded a frame.
+
+// embeddedDocument reports whether r loads a document into an <object> or an <embed>
+// (Sec-Fetch-Dest object or embed, Sec-Fetch-Mode navigate). httpx.NavigationKind does not
+// count these as navigations (no page agent goes into them), but their documents are frames to
+// this guard: a page the agent loaded may show a page of the site in one, which forwards itself
+// off the site as a frame's document does (measured in Chromium: TestRedteamAgentObjectForwards).
+func embeddedDocument(r *http.Request) bool {
+	if r.Method != http.MethodGet || r.Header.Get("Sec-Fetch-Mode") != "navigate" {
+		return false
+	}
+	dest := r.Header.Get("Sec-Fetch-Dest")
+	return dest == "object" || dest == "embed"
+}
 
 // navFrameLeaseMax bounds a frame lease from the last action of the agent that loaded a frame
 // into it: the page's own frame loads (which pair with the lease itself) renew navDocLoading

@@ -106,36 +106,45 @@ func TestNavFrameLease(t *testing.T) {
 }
 
 // TestNavFrameOfAgentsPage: the agent navigates the tab to a page of the site that frames an
-// address from its own query (/viewer?doc=/go?to=…); the frame's document forwards itself off
-// the site after the window, and so does its top.location: both are held while the viewer lives.
-// When the viewer goes, the frame's lease goes with it.
+// address from its own query (/viewer?doc=/go?to=…) — in an iframe, an <object> or an <embed>
+// (their documents' navigations are Sec-Fetch-Dest object or embed, the forward's too: measured
+// in Chromium, e2e TestRedteamAgentObjectForwards) — the frame's document forwards itself off
+// the site after the window, and so does its top.location: both are held while the viewer
+// lives. When the viewer goes, the frame's lease goes with it.
 func TestNavFrameOfAgentsPage(t *testing.T) {
-	cf, g, clk := newLeasePipeline(t)
-	owner := new(int)
-	var oldPage, viewerAlive atomic.Bool
-	oldPage.Store(true)
-	viewer := "https://example.com/viewer?doc=x"
-	x := g.armAs(navOwner{owner: owner, pageAlive: oldPage.Load}, "navigate", "https://example.com/", "https://example.com", []string{viewer}, nil)
-	if resp, _ := cf.get(viewer, testsite.NavHeaders("same-origin", "https://example.com/")...); resp.StatusCode != http.StatusOK {
-		t.Fatalf("the agent's navigate: %d", resp.StatusCode)
-	}
-	oldPage.Store(false) // the tab left the page the action ran in
-	if resp, _ := cf.get("https://example.com/go?to=x", frameNav("same-origin", viewer)...); resp.StatusCode != http.StatusOK {
-		t.Fatalf("the viewer's frame: %d", resp.StatusCode)
-	}
-	x.settle()
-	clk.skip(navWindow + time.Second)
-	viewerAlive.Store(true)
-	g.docOpened(cf.token(viewer), "viewer", viewerAlive.Load)
-	if resp, _ := cf.get("https://witness.test/f?d=4711", frameNav("cross-site", "https://example.com/go?to=x")...); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("the frame's forward off the site: %d, want 403", resp.StatusCode)
-	}
-	if resp, _ := cf.get("https://witness.test/f?d=4711", testsite.NavHeaders("cross-site", "https://example.com/go?to=x")...); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("the frame's top.location off the site: %d, want 403", resp.StatusCode)
-	}
-	viewerAlive.Store(false)
-	if resp, _ := cf.get("https://witness.test/f2", frameNav("cross-site", "https://example.com/go?to=x")...); resp.StatusCode == http.StatusForbidden {
-		t.Errorf("after the viewer went: %d, want let go", resp.StatusCode)
+	for _, dest := range []string{"iframe", "object", "embed"} {
+		t.Run(dest, func(t *testing.T) {
+			nav := func(fetchSite, referer string) []string {
+				return append(frameNav(fetchSite, referer), "Sec-Fetch-Dest", dest) // the last one counts
+			}
+			cf, g, clk := newLeasePipeline(t)
+			owner := new(int)
+			var oldPage, viewerAlive atomic.Bool
+			oldPage.Store(true)
+			viewer := "https://example.com/viewer?doc=x"
+			x := g.armAs(navOwner{owner: owner, pageAlive: oldPage.Load}, "navigate", "https://example.com/", "https://example.com", []string{viewer}, nil)
+			if resp, _ := cf.get(viewer, testsite.NavHeaders("same-origin", "https://example.com/")...); resp.StatusCode != http.StatusOK {
+				t.Fatalf("the agent's navigate: %d", resp.StatusCode)
+			}
+			oldPage.Store(false) // the tab left the page the action ran in
+			if resp, _ := cf.get("https://example.com/go?to=x", nav("same-origin", viewer)...); resp.StatusCode != http.StatusOK {
+				t.Fatalf("the viewer's frame: %d", resp.StatusCode)
+			}
+			x.settle()
+			clk.skip(navWindow + time.Second)
+			viewerAlive.Store(true)
+			g.docOpened(cf.token(viewer), "viewer", viewerAlive.Load)
+			if resp, _ := cf.get("https://witness.test/f?d=4711", nav("cross-site", "https://example.com/go?to=x")...); resp.StatusCode != http.StatusForbidden {
+				t.Errorf("the frame's forward off the site: %d, want 403", resp.StatusCode)
+			}
+			if resp, _ := cf.get("https://witness.test/f?d=4711", testsite.NavHeaders("cross-site", "https://example.com/go?to=x")...); resp.StatusCode != http.StatusForbidden {
+				t.Errorf("the frame's top.location off the site: %d, want 403", resp.StatusCode)
+			}
+			viewerAlive.Store(false)
+			if resp, _ := cf.get("https://witness.test/f2", nav("cross-site", "https://example.com/go?to=x")...); resp.StatusCode == http.StatusForbidden {
+				t.Errorf("after the viewer went: %d, want let go", resp.StatusCode)
+			}
+		})
 	}
 }
 

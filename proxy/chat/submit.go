@@ -319,6 +319,27 @@ func readProbe(out json.RawMessage) (f *submitFacts, ok bool) {
 	return f, true
 }
 
+// probeFacts asks the page agent what tool with args would activate, without doing it (the
+// probe): the facts, nil when it activates nothing that needs them, or the error that ends the
+// call with nothing done.
+func probeFacts(ctx context.Context, pg actPage, tool string, args map[string]json.RawMessage) (*submitFacts, error) {
+	probe := make(map[string]json.RawMessage, len(args)+1)
+	for k, v := range args {
+		probe[k] = v
+	}
+	probe["probe"] = json.RawMessage("true")
+	raw, _ := json.Marshal(probe)
+	out, err := pg.call(ctx, tool, raw)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := readProbe(out)
+	if !ok {
+		return nil, &agent.ToolError{Message: tool + ": the page did not say what this would activate, so nothing was done"}
+	}
+	return f, nil
+}
+
 // gateSubmit runs, for click, set_field (submit) and press_keys, the probe and the card when
 // the page is a submitGate with the switch off. It returns the expect value to send with the
 // action ("" when the probe found nothing to submit), whether to send one, the probe's facts
@@ -336,19 +357,9 @@ func gateSubmit(ctx context.Context, pg actPage, tool string, args map[string]js
 			return "", false, nil, false, nil // typing submits nothing
 		}
 	}
-	probe := make(map[string]json.RawMessage, len(args)+1)
-	for k, v := range args {
-		probe[k] = v
-	}
-	probe["probe"] = json.RawMessage("true")
-	raw, _ := json.Marshal(probe)
-	out, err := pg.call(ctx, tool, raw)
+	f, err := probeFacts(ctx, pg, tool, args)
 	if err != nil {
 		return "", false, nil, false, err
-	}
-	f, ok := readProbe(out)
-	if !ok {
-		return "", false, nil, false, &agent.ToolError{Message: tool + ": the page did not say what this would activate, so nothing was done"}
 	}
 	if f == nil {
 		return "", true, nil, false, nil

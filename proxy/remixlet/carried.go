@@ -24,6 +24,87 @@ import (
 // other than its own (OPEN-ITEMS 14; proxy/chat/navguard_carried.go). An address a script
 // assembles from pieces, a host with no dot, or any other encoding is not seen (as in deputies.go).
 func CarriedSites(s string) []string {
+	var c siteSet
+	base, _ := weburl.Parse("https://carried.invalid/")
+	for _, shape := range carriedShapes(s) {
+		for _, a := range plainAddressesIn(shape) {
+			if !isSlash(a[0]) {
+				// Read alone too, as new URL(a) reads it: "https:/witness.test" and
+				// "https:witness.test" are that site's there, a path of the page's against it.
+				if u, err := weburl.Parse(a); err == nil && u.HostKey() != "" {
+					c.add(weburl.Site(u.HostKey()))
+				}
+			}
+			u, err := weburl.Resolve(base, a)
+			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
+				continue
+			}
+			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") {
+				continue // "a//b" in a search is no address a script would load
+			}
+			c.add(weburl.Site(u.HostKey()))
+		}
+		for _, m := range ipv6Address.FindAllStringSubmatch(shape, -1) {
+			c.add(ipv6Site(m[1]))
+		}
+		for _, field := range strings.FieldsFunc(shape, queryBreak) {
+			c.add(fieldSite(strings.TrimSpace(field)))
+		}
+	}
+	return c.out
+}
+
+// CarriedInPath are the sites a path carries as addresses with a scheme, in the shapes
+// CarriedSites reads (as written, percent-decoded up to three times, escaped tabs and newlines
+// dropped, base64-decoded: a segment that is base64 of an address): "/viewer/https://x.test/…",
+// "/https:/x.test", "/viewer/https%3A%2F%2Fx.test%2F…", "/b/aHR0cHM6Ly94LnRlc3Qv". An address
+// written with two slashes after its scheme counts whatever its host; with one or none
+// ("https:/x.test", "https:x.test", which new URL reads as x.test's) only when its host names a
+// site (namedSite), so "/wiki/HTTP:_The_Definitive_Guide" does not. Host-looking segments
+// ("/example.com/", "/wiki/Example.com") and scheme-relative addresses ("/a//x.test/") are not
+// read: too many sites have such paths (a domain's page, a wiki's title, a doubled slash).
+//
+// The chat's navigation guard refuses an agent navigation whose path carries a site other than
+// its own, as it does one whose query does (OPEN-ITEMS 14; proxy/chat/navguard_carried.go).
+func CarriedInPath(path string) []string {
+	var c siteSet
+	for _, shape := range carriedShapes(path) {
+		addrs := plainAddressesIn(shape)
+		for len(addrs) > 0 {
+			a := addrs[0]
+			addrs = addrs[1:]
+			colon := strings.IndexByte(a, ':')
+			if isSlash(a[0]) {
+				colon = 1
+			}
+			// One inside another, as a web archive's snapshot of a redirect holds it.
+			addrs = append(addrs, plainAddressesIn(a[colon+1:])...)
+			if isSlash(a[0]) {
+				continue
+			}
+			u, err := weburl.Parse(a)
+			if err != nil || u.HostKey() == "" {
+				continue
+			}
+			if len(a) > colon+2 && isSlash(a[colon+1]) && isSlash(a[colon+2]) {
+				c.add(weburl.Site(u.HostKey()))
+			} else if site, ok := namedSite(strings.ToLower(u.HostKey())); ok {
+				c.add(site)
+			}
+		}
+		for _, m := range ipv6Address.FindAllStringSubmatch(shape, -1) {
+			if !isSlash(m[0][0]) {
+				c.add(ipv6Site(m[1]))
+			}
+		}
+	}
+	return c.out
+}
+
+// carriedShapes are the shapes of s a page script may load an address from: s as written, its
+// percent-decoded levels (decodedLevels), those again with escaped tabs and newlines dropped
+// (escapedBreaks), and the base64 texts of all of them (base64Texts).
+func carriedShapes(s string) []string {
 	if s == "" {
 		return nil
 	}
@@ -36,43 +117,33 @@ func CarriedSites(s string) []string {
 	for _, level := range shapes[:len(shapes):len(shapes)] {
 		shapes = append(shapes, base64Texts(level)...)
 	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(site string) {
-		if site != "" && !seen[site] {
-			seen[site] = true
-			out = append(out, site)
-		}
+	return shapes
+}
+
+// siteSet collects sites once each, in the order first added; "" is never added.
+type siteSet struct {
+	seen map[string]bool
+	out  []string
+}
+
+func (c *siteSet) add(site string) {
+	if site == "" || c.seen[site] {
+		return
 	}
-	base, _ := weburl.Parse("https://carried.invalid/")
-	for _, shape := range shapes {
-		for _, a := range plainAddressesIn(shape) {
-			if !isSlash(a[0]) {
-				// Read alone too, as new URL(a) reads it: "https:/witness.test" and
-				// "https:witness.test" are that site's there, a path of the page's against it.
-				if u, err := weburl.Parse(a); err == nil && u.HostKey() != "" {
-					add(weburl.Site(u.HostKey()))
-				}
-			}
-			u, err := weburl.Resolve(base, a)
-			if err != nil || u.HostKey() == "" || u.HostKey() == "carried.invalid" {
-				continue
-			}
-			if isSlash(a[0]) && !strings.Contains(u.HostKey(), ".") {
-				continue // "a//b" in a search is no address a script would load
-			}
-			add(weburl.Site(u.HostKey()))
-		}
-		for _, m := range ipv6Address.FindAllStringSubmatch(shape, -1) {
-			if u, err := weburl.Parse("http://" + m[1] + "/"); err == nil {
-				add(weburl.Site(u.HostKey()))
-			}
-		}
-		for _, field := range strings.FieldsFunc(shape, queryBreak) {
-			add(fieldSite(strings.TrimSpace(field)))
-		}
+	if c.seen == nil {
+		c.seen = map[string]bool{}
 	}
-	return out
+	c.seen[site] = true
+	c.out = append(c.out, site)
+}
+
+// ipv6Site is the site of an IPv6 literal host ("[2001:db8::7]"), "" when it does not parse.
+func ipv6Site(host string) string {
+	u, err := weburl.Parse("http://" + host + "/")
+	if err != nil {
+		return ""
+	}
+	return weburl.Site(u.HostKey())
 }
 
 // escapedBreaks drops the escaped tabs and newlines that decodePrintable keeps: decoded (by

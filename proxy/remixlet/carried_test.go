@@ -54,14 +54,58 @@ func TestCarriedSites(t *testing.T) {
 		{"a path of the site", "next=/account/settings", nil},
 		{"nothing", "", nil},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			got := CarriedSites(tt.part)
-			slices.Sort(got)
-			want := slices.Clone(tt.want)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("CarriedSites(%q) = %q, want %q", tt.part, got, want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { sameSites(t, "CarriedSites", CarriedSites, tt.part, tt.want) })
+	}
+}
+
+// TestCarriedInPath: the sites a path carries — scheme-ful addresses only, as written,
+// percent-encoded, in a base64 segment — and the host-looking segments it does not read
+// (OPEN-ITEMS 14; proxy/chat/navguard_carried.go).
+func TestCarriedInPath(t *testing.T) {
+	addr := "https://witness.test/img?d=4711"
+	for _, tt := range []struct {
+		name, path string
+		want       []string
+	}{
+		{"an address as written", "/viewer/https://witness.test/i/4711", []string{"witness.test"}},
+		{"a web archive's path", "/web/2020/https://witness.test/", []string{"witness.test"}},
+		{"https: with one slash", "/https:/witness.test", []string{"witness.test"}},
+		{"https: with no slash", "/viewer/https:witness.test/x", []string{"witness.test"}},
+		{"the scheme in capitals", "/viewer/HTTPS://witness.test/x", []string{"witness.test"}},
+		{"a WebSocket address", "/viewer/wss://witness.test/s", []string{"witness.test"}},
+		{"a dotless host after two slashes", "/viewer/http://intranet:8080/x", []string{"intranet"}},
+		{"percent-encoded", "/viewer/" + url.QueryEscape(addr), []string{"witness.test"}},
+		{"percent-encoded twice", "/viewer/" + url.QueryEscape(url.QueryEscape(addr)), []string{"witness.test"}},
+		{"percent-encoded three times", "/viewer/" + url.QueryEscape(url.QueryEscape(url.QueryEscape(addr))), []string{"witness.test"}},
+		{"an escaped tab inside the scheme", "/viewer/ht%09tps%3A%2F%2Fwitness.test%2Fx", []string{"witness.test"}},
+		{"a base64 segment, URL alphabet", "/b/" + base64.RawURLEncoding.EncodeToString([]byte(addr)) + "/view", []string{"witness.test"}},
+		{"a base64 segment, standard alphabet, percent-encoded", "/b/" + url.PathEscape(base64.StdEncoding.EncodeToString([]byte(addr))), []string{"witness.test"}},
+		{"a base64 segment after a segment of any length", "/view/" + base64.RawURLEncoding.EncodeToString([]byte(addr)), []string{"witness.test"}},
+		{"an IPv6 address", "/viewer/http://[2001:db8::7]/x", []string{"[2001:db8::7]"}},
+		{"two sites", "/a/https://one.example/b/http%3A%2F%2Ftwo.example%2F", []string{"one.example", "two.example"}},
+		{"a host-looking segment is not read", "/witness.test/i/4711", nil},
+		{"a domain page", "/domain/example.com", nil},
+		{"a wiki page named for a host", "/wiki/Example.com", nil},
+		{"a scheme-relative address is not read", "/a//witness.test/x", nil},
+		{"a title with a colon", "/wiki/HTTP:_The_Definitive_Guide", nil},
+		{"a word after http:", "/docs/http:get", nil},
+		{"a plain path", "/account/settings/2", nil},
+		{"a base64 id", "/p/" + base64.RawURLEncoding.EncodeToString([]byte("order 12345 of alice")), nil},
+		{"a file name", "/files/report.pdf", nil},
+		{"the root", "/", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) { sameSites(t, "CarriedInPath", CarriedInPath, tt.path, tt.want) })
+	}
+}
+
+// sameSites checks that read(in) is want, in any order.
+func sameSites(t *testing.T, name string, read func(string) []string, in string, want []string) {
+	t.Helper()
+	got := read(in)
+	slices.Sort(got)
+	want = slices.Clone(want)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s(%q) = %q, want %q", name, in, got, want)
 	}
 }
