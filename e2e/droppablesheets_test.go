@@ -1,0 +1,149 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+)
+
+// The pointer channel (OPEN-ITEMS 118). A remixlet sheet keyed on page state (body:has(#wrap.s3)
+// .rx-p3 { display: block }) shows one of several full-page elements of the remixlet; the
+// person's click after typing a password (on "Sign in") lands on the one the page's strength
+// class chose, and the remixlet's dom.on('click') learns the level: no layout read, no load, no
+// network permission. Since secret8 every remixlet sheet is in two: the rules as written
+// ("droppable") and a copy of each whose every compound selector is restricted to elements the
+// remixlet made ("own", rewrite/ownsheet.go). At the first key of a secret on the page the page
+// agent empties the droppable sheets for the rest of the document (rx_sheets.js
+// dropPageSheets): the remixlet's own UI keeps its styles, its rules on the page go.
+
+// strengthSite serves /strength: a sign-in form whose page writes the typed password's strength
+// into #wrap's class (s0 ... s4), a banner a remixlet may hide, and n status paragraphs.
+func strengthSite(n int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/strength" {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<div id="banner">Try our app</div>
+<form id="form" onsubmit="return false">
+<div id="wrap" class="meter s0"><input id="pw" type="password" name="pw"></div>
+<button id="signin" type="button" onclick="document.body.dataset.signin = 'clicked'">Sign in</button>
+</form>
+`+statusParagraphs(n)+`
+<script>
+// The site shows the strength with a class on the field's wrapper.
+const pw = document.getElementById('pw'), wrap = document.getElementById('wrap');
+pw.addEventListener('input', () => { wrap.className = 'meter s' + Math.min(4, Math.floor(pw.value.length / 2)); });
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// strengthProbeSheet shows probe n while the page's strength class is sn.
+func strengthProbeSheet() string {
+	var b strings.Builder
+	b.WriteString(".rx-probe { display: none; position: fixed; inset: 0; z-index: 2147483647 }\n")
+	for n := range 5 {
+		fmt.Fprintf(&b, "body:has(#wrap.s%d) .rx-p%d { display: block }\n", n, n)
+	}
+	return b.String()
+}
+
+// TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey: the remixlet's sheet keyed on the
+// page's strength class shows its probe before anything is typed (the rule applies to page state
+// then: the control); once the person typed a password, no probe is shown and the person's click
+// on Sign in reaches the page's button, not the remixlet.
+func TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
+	attack := h.addPolicy([]policyCase{{name: "probe on the strength class", body: dataSelProbes, style: strengthProbeSheet()}}, "https://fields.test/strength")
+	tab := h.tab
+	tab.Navigate("https://fields.test/strength")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(attack[0], "ready", "yes", 20*time.Second); v != "yes" {
+		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(attack[0]))
+	}
+	shown := `[...document.querySelectorAll('.rx-probe')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.className).join(',')`
+	if err := waitTrue(tab, 10*time.Second, shown+` === 'rx-probe rx-p0'`); err != nil {
+		t.Fatalf("control: before any typing the sheet's rule on the page's class shows %q, want probe 0: the channel below is not shown\n%s",
+			e2etest.Eval[string](tab, shown), h.diagnose(attack[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('wrap').className === 'meter s3'`)
+	if got := e2etest.Eval[string](tab, shown); got != "" {
+		t.Errorf("after the typing the remixlet's probes %q are shown: its rules on the page's state outlived the first key", got)
+	}
+	personClick(t, tab, "#signin")
+	if err := waitTrue(tab, 10*time.Second, `document.body.dataset.signin === 'clicked'`); err != nil {
+		t.Errorf("the person's click on Sign in did not reach the page's button: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if v := h.storedString(attack[0], "clicked"); v != "" {
+		t.Errorf("the person's click landed on probe %q: the remixlet's sheet told it the password's strength", v)
+	}
+}
+
+// ownStylesBody builds a small UI of the remixlet's own (a bar, a button, HTML set into a span of
+// its own) and adds two pieces of style: one on its own elements, one keyed on the page's
+// strength class.
+const ownStylesBody = `const bar = await dom.create({ tag: 'div', attrs: { class: 'rx-bar', id: 'rxbar' }, children: [
+  { tag: 'button', attrs: { class: 'rx-btn', id: 'rxbtn', type: 'button' }, text: 'Go' },
+  { tag: 'span', attrs: { id: 'rxhtml' } }] });
+await dom.insert(await dom.query('body'), bar);
+await dom.setHTML(await dom.query('#rxhtml'), '<b class="deep"><i id="rxdeep">deep</i></b>');
+await dom.addStyle('.rx-bar .rx-btn { text-decoration-line: underline }');
+await dom.addStyle('body:has(#wrap.s3) .rx-bar { outline-color: rgb(99, 0, 0) }');
+await rmx.storage.set('ready', 'yes');
+await dom.waitFor('#end', { timeout: 60000 });`
+
+// ownStylesSheet styles the remixlet's own elements, and hides the page's banner.
+const ownStylesSheet = `.rx-bar { outline: 3px solid rgb(1, 2, 3) }
+.rx-bar > .rx-btn { color: rgb(4, 5, 6) }
+.rx-bar .deep i { color: rgb(7, 8, 9) }
+.rx-bar:has(> .rx-btn:not(:active)) { border-top: 2px solid rgb(10, 11, 12) }
+@media (min-width: 1px) { .rx-btn { background-color: rgb(13, 14, 15) } }
+#banner { display: none }
+`
+
+// ownStylesRead reads the styles the sheet above and the pieces decide.
+const ownStylesRead = `JSON.stringify([
+  getComputedStyle(document.getElementById('rxbar')).outlineColor,
+  getComputedStyle(document.getElementById('rxbtn')).color,
+  getComputedStyle(document.getElementById('rxdeep')).color,
+  getComputedStyle(document.getElementById('rxbar')).borderTopColor,
+  getComputedStyle(document.getElementById('rxbtn')).backgroundColor,
+  getComputedStyle(document.getElementById('rxbtn')).textDecorationLine,
+  getComputedStyle(document.getElementById('banner')).display])`
+
+// TestRemixletOwnStylesOutliveTheFirstKey: a remixlet's rules on its own elements (descendants,
+// :has() of its own, @media, HTML it set, a dom.addStyle piece) style them before and after the
+// person types a password; its rules on the page (the banner it hides, a piece keyed on the
+// page's class) are dropped at the first key (the cost: the banner shows again until a reload).
+func TestRemixletOwnStylesOutliveTheFirstKey(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
+	rx := h.addPolicy([]policyCase{{name: "own UI", body: ownStylesBody, style: ownStylesSheet}}, "https://fields.test/strength")
+	tab := h.tab
+	tab.Navigate("https://fields.test/strength")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(rx[0], "ready", "yes", 20*time.Second); v != "yes" {
+		t.Fatalf("the remixlet's UI was not put on the page\n%s", h.diagnose(rx[0]))
+	}
+	own := `["rgb(1, 2, 3)","rgb(4, 5, 6)","rgb(7, 8, 9)","rgb(10, 11, 12)","rgb(13, 14, 15)","underline",`
+	if err := waitTrue(tab, 10*time.Second, ownStylesRead+` === '`+own+`"none"]'`); err != nil {
+		t.Fatalf("before the typing: styles %s, want %s\"none\"]\n%s", e2etest.Eval[string](tab, ownStylesRead), own, h.diagnose(rx[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('wrap').className === 'meter s3'`)
+	if got, want := e2etest.Eval[string](tab, ownStylesRead), own+`"block"]`; got != want {
+		t.Errorf("after the typing: styles %s, want %s (the remixlet's own UI styled as before, the page's banner shown again, the piece keyed on the page's class dropped)", got, want)
+	}
+}
