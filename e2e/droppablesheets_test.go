@@ -99,6 +99,9 @@ const ownStylesBody = `const bar = await dom.create({ tag: 'div', attrs: { class
   { tag: 'span', attrs: { id: 'rxhtml' } }] });
 await dom.insert(await dom.query('body'), bar);
 await dom.setHTML(await dom.query('#rxhtml'), '<b class="deep"><i id="rxdeep">deep</i></b>');
+const copy = await dom.clone(await dom.query('h1'), true);
+await dom.setAttr(copy, 'id', 'rxclone');
+await dom.insert(bar, copy);
 await dom.addStyle('.rx-bar .rx-btn { text-decoration-line: underline }');
 await dom.addStyle('body:has(#wrap.s3) .rx-bar { outline-color: rgb(99, 0, 0) }');
 await rmx.storage.set('ready', 'yes');
@@ -108,6 +111,7 @@ await dom.waitFor('#end', { timeout: 60000 });`
 const ownStylesSheet = `.rx-bar { outline: 3px solid rgb(1, 2, 3) }
 .rx-bar > .rx-btn { color: rgb(4, 5, 6) }
 .rx-bar .deep i { color: rgb(7, 8, 9) }
+.rx-bar > h1 { color: rgb(16, 17, 18) }
 .rx-bar:has(> .rx-btn:not(:active)) { border-top: 2px solid rgb(10, 11, 12) }
 @media (min-width: 1px) { .rx-btn { background-color: rgb(13, 14, 15) } }
 #banner { display: none }
@@ -121,10 +125,11 @@ const ownStylesRead = `JSON.stringify([
   getComputedStyle(document.getElementById('rxbar')).borderTopColor,
   getComputedStyle(document.getElementById('rxbtn')).backgroundColor,
   getComputedStyle(document.getElementById('rxbtn')).textDecorationLine,
+  getComputedStyle(document.getElementById('rxclone')).color,
   getComputedStyle(document.getElementById('banner')).display])`
 
 // TestRemixletOwnStylesOutliveTheFirstKey: a remixlet's rules on its own elements (descendants,
-// :has() of its own, @media, HTML it set, a dom.addStyle piece) style them before and after the
+// :has() of its own, @media, HTML it set, a clone of a page element, a dom.addStyle piece) style them before and after the
 // person types a password; its rules on the page (the banner it hides, a piece keyed on the
 // page's class) are dropped at the first key (the cost: the banner shows again until a reload).
 func TestRemixletOwnStylesOutliveTheFirstKey(t *testing.T) {
@@ -138,7 +143,7 @@ func TestRemixletOwnStylesOutliveTheFirstKey(t *testing.T) {
 	if v := h.waitStored(rx[0], "ready", "yes", 20*time.Second); v != "yes" {
 		t.Fatalf("the remixlet's UI was not put on the page\n%s", h.diagnose(rx[0]))
 	}
-	own := `["rgb(1, 2, 3)","rgb(4, 5, 6)","rgb(7, 8, 9)","rgb(10, 11, 12)","rgb(13, 14, 15)","underline",`
+	own := `["rgb(1, 2, 3)","rgb(4, 5, 6)","rgb(7, 8, 9)","rgb(10, 11, 12)","rgb(13, 14, 15)","underline","rgb(16, 17, 18)",`
 	if err := waitTrue(tab, 10*time.Second, ownStylesRead+` === '`+own+`"none"]'`); err != nil {
 		t.Fatalf("before the typing: styles %s, want %s\"none\"]\n%s", e2etest.Eval[string](tab, ownStylesRead), own, h.diagnose(rx[0]))
 	}

@@ -116,6 +116,7 @@ function noteSecretTyping(ev) {
   if (!secretTyped) {
     secretTyped = true;
     endRefusedWaits(); // rx_wait.js: a wait on [data-len="7"] must not match the mirror
+    dropPageSheets();  // rx_sheets.js: no remixlet rule keyed on the page from now on
   }
   holdPageChanges();
   if (typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {

@@ -17,6 +17,20 @@
 // add at most MAX_STYLE_PIECES pieces and 256 KiB per page; more is refused. A release
 // empties its sheets (they are reused, in order, if it starts again).
 //
+// Own and droppable sheets (OPEN-ITEMS 118 and 120, secret8). Each sheet comes twice: as the
+// remixlet wrote it (css: the droppable sheet) and as the proxy's own copy of it (own,
+// rewrite/ownsheet.go: every rule restricted to the elements remixlets made, OWN_ATTR, which the
+// page agent puts on each element of dom.create, dom.clone and dom.setHTML). The own sheet is
+// adopted just before its droppable one, so together they style the page as the droppable one
+// alone. At the first key of a secret on the page (noteSecretTyping, rx_mirrors.js, before the
+// page's own handlers of that key) dropPageSheets empties every droppable sheet for the rest of
+// the document, and none is filled again in it; a droppable sheet is not filled either while
+// secretOnPage() (a sensitive field holds a value nobody typed). Why: a rule keyed on page state
+// (body:has(#wrap.s3) .rx-p3, [data-len="7"]) would put the remixlet's own elements under the
+// person's pointer by what the page writes while the secret is typed, and the person's click or
+// :hover would tell the remixlet (the pointer channel). The remixlet's own UI keeps its rules; its
+// rules on the page (hiding a banner, restyling the form) are gone until the next load.
+//
 // First-frame sheets: the bootstrap tag carries the style.css of the remixlets that match the
 // page, checked by the proxy exactly as for a style message (panel.FirstSheet), read by the
 // prologue with the token. adoptFirstSheets puts each into its remixlet's sheet at start, so
@@ -25,8 +39,12 @@
 // the proxy does not send them again.
 
 var MAX_STYLE_PIECES = 256;
-var styleSheets = null; // remixlet ID -> {id, base: style.css sheet, pieces: addStyle sheets, used, size}
+var OWN_ATTR = 'data-remixlet-own';
+// remixlet ID -> {id, base: style.css sheet, baseOwn: its own copy, pieces: addStyle sheets,
+// ownPieces: their own copies, used, size}
+var styleSheets = null;
 var firstSheets = null; // remixlet ID -> version of the first-frame sheet in its base, untouched since
+var pageSheetsDropped = false; // the droppable sheets were emptied for the rest of the document
 
 function sheetsFor(rx) {
   if (!styleSheets) {
@@ -37,7 +55,9 @@ function sheetsFor(rx) {
     rec = dict();
     rec.id = rx;
     rec.base = new Sheet();
+    rec.baseOwn = new Sheet();
     rec.pieces = list();
+    rec.ownPieces = list();
     rec.used = 0;
     rec.size = 0;
     apply(mapSet, styleSheets, [rx, rec]);
@@ -57,9 +77,7 @@ function applyStyle(req) {
   }
   forgetFirstSheet(rx);
   try {
-    var rec = sheetsFor(rx);
-    apply(replaceSync, rec.base, [css]);
-    adoptAll(rec);
+    fillSheets(sheetsFor(rx), -1, css, own(req, 'own'));
   } catch (e) {
     warn('a remixlet stylesheet could not be applied');
   }
@@ -90,9 +108,7 @@ function adoptFirstSheets() {
       continue;
     }
     try {
-      var rec = sheetsFor(rx);
-      apply(replaceSync, rec.base, [css]);
-      adoptAll(rec);
+      fillSheets(sheetsFor(rx), -1, css, own(e, 'own'));
     } catch (err) {
       continue;
     }
@@ -123,7 +139,7 @@ function firstSheetsQuery() {
   return q === '' ? '' : '?s=' + encode(q);
 }
 
-function addStyle(rx, css) {
+function addStyle(rx, css, ownCSS) {
   if (typeof Sheet !== 'function' || !replaceSync || !documentAdopted) {
     refuse('this browser cannot apply remixlet stylesheets');
   }
@@ -137,14 +153,55 @@ function addStyle(rx, css) {
   if (rec.size + css.length > 262144) {
     refuse('the remixlet added more than 256 KiB of styles to this page');
   }
-  var sheet = rec.used < rec.pieces.length ? rec.pieces[rec.used] : new Sheet();
-  apply(replaceSync, sheet, [css]);
   if (rec.used === rec.pieces.length) {
-    put(rec.pieces, rec.used, sheet);
+    put(rec.ownPieces, rec.used, new Sheet());
+    put(rec.pieces, rec.used, new Sheet());
   }
+  fillSheets(rec, rec.used, css, ownCSS);
   rec.used = rec.used + 1;
   rec.size = rec.size + css.length;
+}
+
+// fillSheets puts css and its own copy into rec's style.css sheets (piece -1) or its addStyle
+// piece, and adopts them: the droppable one only until a secret is on the page.
+function fillSheets(rec, piece, css, ownCSS) {
+  apply(replaceSync, piece < 0 ? rec.baseOwn : rec.ownPieces[piece], [typeof ownCSS === 'string' ? ownCSS : '']);
+  if (!pageSheetsDropped && css !== '' && secretOnPage()) {
+    dropPageSheets();
+  }
+  apply(replaceSync, piece < 0 ? rec.base : rec.pieces[piece], [pageSheetsDropped ? '' : css]);
   adoptAll(rec);
+}
+
+// dropPageSheets empties every droppable sheet, for the rest of the document: called at the
+// first key of a secret on the page, before the page's handlers of it (see the top of the file).
+function dropPageSheets() {
+  pageSheetsDropped = true;
+  if (!styleSheets) {
+    return;
+  }
+  apply(mapForEach, styleSheets, [function (rec) {
+    var i;
+    try {
+      apply(replaceSync, rec.base, ['']);
+      for (i = 0; i < rec.pieces.length; i++) {
+        apply(replaceSync, rec.pieces[i], ['']);
+      }
+    } catch (e) { /* nothing to empty */ }
+  }]);
+}
+
+// markOwn marks el and the elements inside it as made by a remixlet (OWN_ATTR): the own copies
+// of the remixlets' sheets style those only. No remixlet may write the attribute (it starts
+// with MARK_PREFIX).
+function markOwn(el) {
+  attr(el, OWN_ATTR, '');
+  var inside = apply(querySelectorAllEl, el, ['*']);
+  var n = apply(nodeListLength, inside, []);
+  var i;
+  for (i = 0; i < n; i++) {
+    attr(apply(nodeListItem, inside, [i]), OWN_ATTR, '');
+  }
 }
 
 // emptySheets empties a remixlet's sheets (a release); they stay adopted, in order, for reuse.
@@ -153,8 +210,10 @@ function emptySheets(rec) {
   var i;
   try {
     apply(replaceSync, rec.base, ['']);
+    apply(replaceSync, rec.baseOwn, ['']);
     for (i = 0; i < rec.pieces.length; i++) {
       apply(replaceSync, rec.pieces[i], ['']);
+      apply(replaceSync, rec.ownPieces[i], ['']);
     }
   } catch (e) { /* nothing to empty */ }
   rec.used = 0;
@@ -162,11 +221,13 @@ function emptySheets(rec) {
 }
 
 // adoptAll adopts a remixlet's sheets that the document does not have: style.css's, then the
-// pieces in the order they were added.
+// pieces in the order they were added, each own copy just before its droppable sheet.
 function adoptAll(rec) {
+  adopt(rec.baseOwn);
   adopt(rec.base);
   var i;
   for (i = 0; i < rec.pieces.length; i++) {
+    adopt(rec.ownPieces[i]);
     adopt(rec.pieces[i]);
   }
 }
