@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
+	"github.com/remixproxy/remixproxy/store"
 )
 
 // The pointer channel (OPEN-ITEMS 118). A remixlet sheet keyed on page state (body:has(#wrap.s3)
@@ -20,11 +21,12 @@ import (
 // agent empties the droppable sheets for the rest of the document (rx_sheets.js
 // dropPageSheets): the remixlet's own UI keeps its styles, its rules on the page go.
 
-// strengthSite serves /strength: a sign-in form whose page writes the typed password's strength
-// into #wrap's class (s0 ... s4), a banner a remixlet may hide, and n status paragraphs.
+// strengthSite serves /strength and /strength-id: a sign-in form whose page writes the typed
+// password's strength into #wrap's class (s0 ... s4) and into the class of the element it finds
+// by the id lvl, a banner a remixlet may hide, and n status paragraphs.
 func strengthSite(n int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/strength" {
+		if r.URL.Path != "/strength" && r.URL.Path != "/strength-id" {
 			http.NotFound(w, r)
 			return
 		}
@@ -36,49 +38,42 @@ func strengthSite(n int) http.Handler {
 <div id="wrap" class="meter s0"><input id="pw" type="password" name="pw"></div>
 <button id="signin" type="button" onclick="document.body.dataset.signin = 'clicked'">Sign in</button>
 </form>
+<div id="lvl" class="s0"></div>
 `+statusParagraphs(n)+`
 <script>
-// The site shows the strength with a class on the field's wrapper.
+// The site shows the strength with a class on the field's wrapper, and on #lvl.
 const pw = document.getElementById('pw'), wrap = document.getElementById('wrap');
-pw.addEventListener('input', () => { wrap.className = 'meter s' + Math.min(4, Math.floor(pw.value.length / 2)); });
+pw.addEventListener('input', () => {
+  const s = 's' + Math.min(4, Math.floor(pw.value.length / 2));
+  wrap.className = 'meter ' + s;
+  document.getElementById('lvl').className = s;
+});
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
 	})
 }
 
-// strengthProbeSheet shows probe n while the page's strength class is sn.
-func strengthProbeSheet() string {
+// strengthProbeSheet shows probe n while the element that rule names has the class sn.
+func strengthProbeSheet(rule string) string {
 	var b strings.Builder
 	b.WriteString(".rx-probe { display: none; position: fixed; inset: 0; z-index: 2147483647 }\n")
 	for n := range 5 {
-		fmt.Fprintf(&b, "body:has(#wrap.s%d) .rx-p%d { display: block }\n", n, n)
+		fmt.Fprintf(&b, rule+" { display: block }\n", n, n)
 	}
 	return b.String()
 }
 
-// TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey: the remixlet's sheet keyed on the
-// page's strength class shows its probe before anything is typed (the rule applies to page state
-// then: the control); once the person typed a password, no probe is shown and the person's click
-// on Sign in reaches the page's button, not the remixlet.
-func TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
-	attack := h.addPolicy([]policyCase{{name: "probe on the strength class", body: dataSelProbes, style: strengthProbeSheet()}}, "https://fields.test/strength")
+// probesShown lists the classes of the probes shown.
+const probesShown = `[...document.querySelectorAll('.rx-probe')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.className).join(',')`
+
+// clickTellsNothing types the password, then clicks Sign in as the person, and fails t if a probe
+// of rx is shown or takes the click.
+func clickTellsNothing(t *testing.T, h *hostileWorld, rx store.Remixlet) {
+	t.Helper()
 	tab := h.tab
-	tab.Navigate("https://fields.test/strength")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	if v := h.waitStored(attack[0], "ready", "yes", 20*time.Second); v != "yes" {
-		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(attack[0]))
-	}
-	shown := `[...document.querySelectorAll('.rx-probe')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.className).join(',')`
-	if err := waitTrue(tab, 10*time.Second, shown+` === 'rx-probe rx-p0'`); err != nil {
-		t.Fatalf("control: before any typing the sheet's rule on the page's class shows %q, want probe 0: the channel below is not shown\n%s",
-			e2etest.Eval[string](tab, shown), h.diagnose(attack[0]))
-	}
 	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('wrap').className === 'meter s3'`)
-	if got := e2etest.Eval[string](tab, shown); got != "" {
+	if got := e2etest.Eval[string](tab, probesShown); got != "" {
 		t.Errorf("after the typing the remixlet's probes %q are shown: its rules on the page's state outlived the first key", got)
 	}
 	personClick(t, tab, "#signin")
@@ -86,8 +81,47 @@ func TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey(t *testing.T) {
 		t.Errorf("the person's click on Sign in did not reach the page's button: %v", err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if v := h.storedString(attack[0], "clicked"); v != "" {
+	if v := h.storedString(rx, "clicked"); v != "" {
 		t.Errorf("the person's click landed on probe %q: the remixlet's sheet told it the password's strength", v)
+	}
+}
+
+// TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey: the remixlet's sheet keyed on the
+// page's strength class shows its probe before anything is typed (the rule applies to page state
+// then: the control); once the person typed a password, no probe is shown and the person's click
+// on Sign in reaches the page's button, not the remixlet. A remixlet that makes its own #lvl
+// before the page's, so that the page writes the strength into the remixlet's element, gets
+// nothing either: the element loses its own mark when the page writes into it.
+func TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
+	attack := h.addPolicy([]policyCase{{name: "probe on the strength class", body: dataSelProbes,
+		style: strengthProbeSheet("body:has(#wrap.s%d) .rx-p%d")}}, "https://fields.test/strength")
+	byID := h.addPolicy([]policyCase{{name: "probe on its own element the page writes", body: `const lvl = await dom.create({ tag: 'div', attrs: { id: 'lvl' } });
+await dom.insert(await dom.query('body'), lvl, 'prepend');
+` + dataSelProbes, style: strengthProbeSheet("#lvl.s%d ~ .rx-p%d")}}, "https://fields.test/strength-id")
+	tab := h.tab
+	tab.Navigate("https://fields.test/strength")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(attack[0], "ready", "yes", 20*time.Second); v != "yes" {
+		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(attack[0]))
+	}
+	if err := waitTrue(tab, 10*time.Second, probesShown+` === 'rx-probe rx-p0'`); err != nil {
+		t.Fatalf("control: before any typing the sheet's rule on the page's class shows %q, want probe 0: the channel below is not shown\n%s",
+			e2etest.Eval[string](tab, probesShown), h.diagnose(attack[0]))
+	}
+	clickTellsNothing(t, h, attack[0])
+
+	tab.Navigate("https://fields.test/strength-id")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(byID[0], "ready", "yes", 20*time.Second); v != "yes" {
+		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(byID[0]))
+	}
+	clickTellsNothing(t, h, byID[0])
+	if got := e2etest.Eval[string](tab, `document.body.firstElementChild.id + ' ' + document.body.firstElementChild.className`); got != "lvl s3" {
+		t.Errorf("the page wrote its strength into %q, want the remixlet's #lvl (\"lvl s3\"): the case above proves nothing", got)
 	}
 }
 

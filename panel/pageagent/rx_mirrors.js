@@ -286,10 +286,12 @@ function noteMirrors(records) {
       var el = apply(recordTarget, records[i], []);
       var kind = recordType ? '' + apply(recordType, records[i], []) : 'attributes';
       if (kind === 'characterData') {
+        disown(apply(parentNodeOf, el, [])); // rx_sheets.js
         noteTextMirror(apply(parentNodeOf, el, []));
         continue;
       }
       if (kind === 'childList') {
+        disown(el);
         var added = recordAddedNodes ? apply(recordAddedNodes, records[i], []) : null;
         var m = added ? apply(nodeListLength, added, []) : 0;
         var k;
@@ -306,6 +308,7 @@ function noteMirrors(records) {
       if (typeof name !== 'string' || apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX || name === HIDDEN_ATTR) {
         continue; // a remixlet's own mark
       }
+      disown(el);
       name = lower(name);
       if (late && name === 'class') {
         continue; // class selectors tell the same (item 106): see the top of this file

@@ -29,7 +29,9 @@
 // (body:has(#wrap.s3) .rx-p3, [data-len="7"]) would put the remixlet's own elements under the
 // person's pointer by what the page writes while the secret is typed, and the person's click or
 // :hover would tell the remixlet (the pointer channel). The remixlet's own UI keeps its rules; its
-// rules on the page (hiding a banner, restyling the form) are gone until the next load.
+// rules on the page (hiding a banner, restyling the form) are gone until the next load. An element
+// of a remixlet that the page itself writes into while a secret is typed or held loses OWN_ATTR
+// (disown): the page may have taken it for its own mirror.
 //
 // First-frame sheets: the bootstrap tag carries the style.css of the remixlets that match the
 // page, checked by the proxy exactly as for a style message (panel.FirstSheet), read by the
@@ -189,6 +191,17 @@ function dropPageSheets() {
       }
     } catch (e) { /* nothing to empty */ }
   }]);
+}
+
+// disown takes OWN_ATTR off el, an element the page itself wrote into (an attribute, a class, its
+// text or children) while a secret was typed or held (rx_mirrors.js noteMirrors): a page that
+// finds its mirror by id or selector may find a remixlet's element first (a remixlet that made
+// its own #strength before the page's), and the own copies of the sheets must not key on what
+// the page wrote there.
+function disown(el) {
+  if (el && nodeType(el) === 1 && apply(hasAttribute, el, [OWN_ATTR])) {
+    unattr(el, OWN_ATTR);
+  }
 }
 
 // markOwn marks el and the elements inside it as made by a remixlet (OWN_ATTR): the own copies
