@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -88,6 +89,47 @@ func TestSPADashboardReadsAfterSignIn(t *testing.T) {
 		}
 		if g := jsonText(got); g != tc.want {
 			t.Errorf("%s: the remixlet read %s, want %s (%s)", tc.path, g, tc.want, tc.why)
+		}
+	}
+}
+
+// TestAgentToolsReadTheDashboardAfterSignIn: the model's capture_page shows the dashboard an SPA
+// rendered after the person signed in with its filled form hidden; with the form still shown it
+// is hidden, as before.
+func TestAgentToolsReadTheDashboardAfterSignIn(t *testing.T) {
+	script := `{"turns": [
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"text": "I read the page."},
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"text": "Done."}
+	]}`
+	aw := newAgentWorld(t, script, map[string]http.Handler{"app.test": signInSPASite(0)})
+	tab, model := aw.tab, aw.model
+	waitRequests := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model got %d requests, want %d\n%s", len(model.Requests()), n, aw.diagnose())
+			}
+		}
+	}
+	for i, tc := range []struct {
+		path  string
+		shown bool
+	}{{"/spa", true}, {"/spa-shown", false}} {
+		tab.Navigate("https://app.test" + tc.path)
+		tab.WaitConnected()
+		tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+		typePassword(t, tab)
+		personClick(t, tab, "#signin")
+		tab.WaitFor(10*time.Second, "the dashboard", `document.body.dataset.inbox === 'yes'`)
+		pf, _ := openPanel(t, tab)
+		chat(t, pf, "read this page")
+		waitRequests(2*i + 2)
+		got := callResult(model.Requests(), 2*i)
+		t.Logf("%s: capture_page: %s", tc.path, head(got, 1500))
+		if read := strings.Contains(got, "Welcome back, alice") && strings.Contains(got, "3 new messages"); read != tc.shown {
+			t.Errorf("%s: capture_page shows the dashboard: %v, want %v", tc.path, read, tc.shown)
 		}
 	}
 }

@@ -52,6 +52,7 @@ var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
 var recordType = getter(proto(win.MutationRecord), 'type');
 var eventTypeOf = getter(proto(win.Event), 'type');
 var recordAddedNodes = getter(proto(win.MutationRecord), 'addedNodes');
+var checkVisibilityFn = win.Element ? win.Element.prototype.checkVisibility : undefined;
 // MAX_TEXT_MIRROR_LEN bounds the text of an element taken as a text mirror: a strength meter, a
 // counter or a preview is short; a container (the body) that merely got a child in the same
 // task as a key is not one, or every text read of the page would be blank.
@@ -185,16 +186,30 @@ function lookAtHeld() {
     return;
   }
   lookAtValues(true);
-  if (secretFilled()) {
+  var held = fieldsHolding(true);
+  if (held === 2) {
     heldSeen = true;
     heldEmptyPolls = 0;
+  } else if (held === 1 && mirrorWindow === 0) {
+    flushMirrors(); // ends the hold, if the fields were put away since the last records
+    if (heldWatch) {
+      endHold();
+    }
+    return;
   } else if (++heldEmptyPolls > HELD_GRACE_MS / HELD_POLL_MS && mirrorWindow === 0) {
     flushMirrors();
-    heldWatch = false;
-    stopMirrorObserver();
+    endHold();
     return;
   }
   heldPoll = later(lookAtHeld, HELD_POLL_MS);
+}
+
+// endHold ends the late watch.
+function endHold() {
+  heldWatch = false;
+  cancel(heldPoll);
+  heldPoll = 0;
+  stopMirrorObserver();
 }
 
 // lookAtValues notes the values of the page's fields other than the sensitive ones; with mark,
@@ -281,6 +296,14 @@ function noteMirrors(records) {
   var late = mirrorWindow === 0; // after the key's task, while a typed secret is held
   var n = records.length;
   var i;
+  if (n > 0 && (heldWatch || !late) && fieldsHolding(true) === 1) {
+    // Signed in: the filled fields are out of the layout (OPEN-ITEMS 123). What the page wrote
+    // in this task (a dashboard) is not a mirror; nothing after it is watched. (Also within a
+    // key's task: the change event of the field's blur opens one, and the click on Sign in may
+    // come before it ends.)
+    endHold();
+    return;
+  }
   for (i = 0; i < n; i++) {
     try {
       var el = apply(recordTarget, records[i], []);
@@ -448,22 +471,47 @@ function inSecretBatch(fn) {
 // roots as sensitiveFields found them (at most SENSITIVE_FIELDS_MS ago: walking every element
 // on each query of a large React page would cost more than the query).
 function secretFilled() {
+  return fieldsHolding(false) !== 0;
+}
+// fieldsHolding looks at the sensitive fields as secretFilled does: 0 none holds a value, 2 one
+// does; with rendering, 2 only for one the browser renders, and 1 when those that hold one are
+// all out of the layout (display: none on them or around them, checkVisibility): a single-page
+// app that signed in and kept its form, hidden (the late watch ends then: lookAtHeld).
+function fieldsHolding(rendering) {
+  var held = 0;
   var fields = apply(querySelectorAllDoc, doc, ['input,textarea']);
   var n = apply(nodeListLength, fields, []);
   var i;
   for (i = 0; i < n; i++) {
     var f = apply(nodeListItem, fields, [i]);
     if (secretFieldValue(f) !== '' && isSensitive(f)) {
-      return true;
+      if (!rendering || rendered(f)) {
+        return 2;
+      }
+      held = 1;
     }
   }
   var shadowed = sensitiveFields();
   for (i = 0; i < shadowed.length; i++) {
     if (secretFieldValue(shadowed[i]) !== '') {
-      return true;
+      if (!rendering || rendered(shadowed[i])) {
+        return 2;
+      }
+      held = 1;
     }
   }
-  return false;
+  return held;
+}
+// rendered reports whether the browser renders field f (true when it cannot tell).
+function rendered(f) {
+  if (typeof checkVisibilityFn !== 'function') {
+    return true;
+  }
+  try {
+    return apply(checkVisibilityFn, f, []) !== false;
+  } catch (e) {
+    return true;
+  }
 }
 // secretFieldValue is an input's or textarea's value ("?" when it cannot be read: unknown, held).
 function secretFieldValue(f) {
