@@ -43,6 +43,15 @@
 // at each look at the held fields, at a read of a value); a field whose value changed between
 // two looks, other than by the person's own input into it, is a value mirror for its life:
 // dom.value reads it empty.
+// An in-page sign-in (OPEN-ITEMS 123, secret8): a single-page app that signs in often keeps its
+// filled form in the DOM, hidden. The late watch ends as soon as the fields that hold a value are
+// all out of the layout (display: none on them or around them: fieldsHolding, checkVisibility),
+// looked at when the page's writes are noted and at each look: the dashboard rendered in the
+// task that hid the form reads normally. A page that hides its field and keeps writing copies of
+// it is not watched then (nor what it wrote in that same task).
+// The page writing into a remixlet's element (secret8): during a watch, an element remixlets made
+// that the page writes into loses its own mark (rx_sheets.js disown), so the own copies of the
+// remixlets' sheets no longer select it.
 // What the watch does not see: a mirror inside a shadow root or a frame, one already in the
 // markup, one written after the grace; a secret typed into a closed shadow root counts when its
 // input event reaches the document with a host we cannot see into (secretEvent). The stylesheet
