@@ -67,6 +67,17 @@ func strengthProbeSheet(rule string) string {
 // probesShown lists the classes of the probes shown.
 const probesShown = `[...document.querySelectorAll('.rx-probe')].filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.className).join(',')`
 
+// openStrength opens path of strengthSite and waits until rx said "ready".
+func openStrength(t *testing.T, h *hostileWorld, path string, rx store.Remixlet) {
+	t.Helper()
+	h.tab.Navigate("https://fields.test" + path)
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(rx, "ready", "yes", 20*time.Second); v != "yes" {
+		t.Fatalf("the remixlet did not get ready on %s\n%s", path, h.diagnose(rx))
+	}
+}
+
 // clickTellsNothing types the password, then clicks Sign in as the person, and fails t if a probe
 // of rx is shown or takes the click.
 func clickTellsNothing(t *testing.T, h *hostileWorld, rx store.Remixlet) {
@@ -101,24 +112,14 @@ func TestRedteamSheetOnAClassMirrorTakesNoClickAfterTheFirstKey(t *testing.T) {
 await dom.insert(await dom.query('body'), lvl, 'prepend');
 ` + dataSelProbes, style: strengthProbeSheet("#lvl.s%d ~ .rx-p%d")}}, "https://fields.test/strength-id")
 	tab := h.tab
-	tab.Navigate("https://fields.test/strength")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	if v := h.waitStored(attack[0], "ready", "yes", 20*time.Second); v != "yes" {
-		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(attack[0]))
-	}
+	openStrength(t, h, "/strength", attack[0])
 	if err := waitTrue(tab, 10*time.Second, probesShown+` === 'rx-probe rx-p0'`); err != nil {
 		t.Fatalf("control: before any typing the sheet's rule on the page's class shows %q, want probe 0: the channel below is not shown\n%s",
 			e2etest.Eval[string](tab, probesShown), h.diagnose(attack[0]))
 	}
 	clickTellsNothing(t, h, attack[0])
 
-	tab.Navigate("https://fields.test/strength-id")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	if v := h.waitStored(byID[0], "ready", "yes", 20*time.Second); v != "yes" {
-		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(byID[0]))
-	}
+	openStrength(t, h, "/strength-id", byID[0])
 	clickTellsNothing(t, h, byID[0])
 	if got := e2etest.Eval[string](tab, `document.body.firstElementChild.id + ' ' + document.body.firstElementChild.className`); got != "lvl s3" {
 		t.Errorf("the page wrote its strength into %q, want the remixlet's #lvl (\"lvl s3\"): the case above proves nothing", got)
@@ -171,12 +172,7 @@ func TestRemixletOwnStylesOutliveTheFirstKey(t *testing.T) {
 	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
 	rx := h.addPolicy([]policyCase{{name: "own UI", body: ownStylesBody, style: ownStylesSheet}}, "https://fields.test/strength")
 	tab := h.tab
-	tab.Navigate("https://fields.test/strength")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	if v := h.waitStored(rx[0], "ready", "yes", 20*time.Second); v != "yes" {
-		t.Fatalf("the remixlet's UI was not put on the page\n%s", h.diagnose(rx[0]))
-	}
+	openStrength(t, h, "/strength", rx[0])
 	own := `["rgb(1, 2, 3)","rgb(4, 5, 6)","rgb(7, 8, 9)","rgb(10, 11, 12)","rgb(13, 14, 15)","underline","rgb(16, 17, 18)",`
 	if err := waitTrue(tab, 10*time.Second, ownStylesRead+` === '`+own+`"none"]'`); err != nil {
 		t.Fatalf("before the typing: styles %s, want %s\"none\"]\n%s", e2etest.Eval[string](tab, ownStylesRead), own, h.diagnose(rx[0]))

@@ -242,8 +242,26 @@ func (w *ownWriter) scopePrelude(i, j int) (string, bool) {
 // by commas; with keepSome, those that have none are left out (a rule's list, :is(), :where(),
 // :has()), else one such fails the whole (:not(), @scope's).
 func (w *ownWriter) selectorList(i, j, depth int, keepSome bool) (string, bool) {
-	c := w.c
 	var parts []string
+	for _, r := range w.items(i, j) {
+		sel, ok := w.complex(r[0], r[1], depth)
+		switch {
+		case ok:
+			parts = append(parts, sel)
+		case !keepSome:
+			return "", false
+		}
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	return strings.Join(parts, ", "), true
+}
+
+// items splits [i, j) at its commas outside blocks: the ranges of a selector list's items.
+func (w *ownWriter) items(i, j int) [][2]int {
+	c := w.c
+	var out [][2]int
 	from := i
 	for k := i; k <= j; k++ {
 		if k < j && c.toks[k].tt != css.CommaToken {
@@ -252,19 +270,10 @@ func (w *ownWriter) selectorList(i, j, depth int, keepSome bool) (string, bool) 
 			}
 			continue
 		}
-		sel, ok := w.complex(from, k, depth)
-		switch {
-		case ok:
-			parts = append(parts, sel)
-		case !keepSome:
-			return "", false
-		}
+		out = append(out, [2]int{from, k})
 		from = k + 1
 	}
-	if len(parts) == 0 {
-		return "", false
-	}
-	return strings.Join(parts, ", "), true
+	return out
 }
 
 // complex restricts the complex (or relative) selector [i, j): each compound gets the mark.
@@ -440,15 +449,8 @@ func (w *ownWriter) hasComment(i, j int) bool {
 func (w *ownWriter) sameElement(i, j int) (string, bool) {
 	c := w.c
 	var parts []string
-	from := i
-	for k := i; k <= j; k++ {
-		if k < j && c.toks[k].tt != css.CommaToken {
-			if closer(c.toks[k].tt) != css.ErrorToken {
-				k = c.skipBlock(k) - 1
-			}
-			continue
-		}
-		s, e := from, k
+	for _, r := range w.items(i, j) {
+		s, e := r[0], r[1]
 		for s < e && c.toks[s].tt == css.WhitespaceToken {
 			s++
 		}
@@ -481,7 +483,6 @@ func (w *ownWriter) sameElement(i, j int) (string, bool) {
 		var b strings.Builder
 		w.writeTokens(&b, s, e)
 		parts = append(parts, b.String())
-		from = k + 1
 	}
 	return strings.Join(parts, ", "), true
 }
