@@ -18,7 +18,7 @@ import (
 //
 // The split, exactly. A complex selector goes into the own copy when each of its compounds is
 //   - made of type, universal, class, id and attribute selectors, &, pseudo-elements, and
-//     ownPseudoClasses (the element's own state: :hover, :focus, :checked, :disabled, :empty …);
+//     ownPseudoClasses (the element's own state: :hover, :focus, :checked, :empty …);
 //     it gets :where([attr]) (no specificity) before its first pseudo-element;
 //   - or exactly :root, html or body, which match the same element whatever the page does, and
 //     is kept as written;
@@ -26,8 +26,9 @@ import (
 // same way (a failing argument fails the whole), or :not() of compounds without combinators or
 // functions (it tests the element itself, which is the remixlet's). Combinators: descendant, >,
 // + and ~. Everything else — :nth-child() and the other structural pseudo-classes (they count the
-// page's siblings), :lang(), :dir(), :target, :scope, :host, the column combinator, a comment
-// inside a selector — leaves the complex selector out of the copy. A rule keeps the complex
+// page's siblings), :disabled and the like (a page's fieldset decides them), :lang(), :dir(),
+// :target, :scope, :host, the column combinator, a comment inside a selector — leaves the complex
+// selector out of the copy. A rule keeps the complex
 // selectors that pass; a rule with none, and every @container rule (it queries an ancestor the
 // page may size or style), is left out. @scope's selectors are split as a rule's. Declarations,
 // @media, @supports, @layer, @starting-style, @keyframes, @property and @page are copied as they
@@ -44,11 +45,12 @@ import (
 // the page's layout read through the person's pointer, which no sheet rule decides.
 
 // ownPseudoClasses are the pseudo-classes (decoded, lowercase) that test only the element's own
-// state or the person's input on it.
+// state or the person's input on it. Not :disabled, :enabled, :read-only and :read-write (a page's
+// <fieldset disabled> around the element decides them: a sign-in button enabled once the password
+// is long enough) nor :default (the page's form decides it).
 var ownPseudoClasses = map[string]bool{
 	"hover": true, "active": true, "focus": true, "focus-visible": true, "focus-within": true,
-	"checked": true, "indeterminate": true, "default": true, "disabled": true, "enabled": true,
-	"required": true, "optional": true, "read-only": true, "read-write": true, "link": true,
+	"checked": true, "indeterminate": true, "required": true, "optional": true, "link": true,
 	"visited": true, "any-link": true, "empty": true, "open": true, "closed": true,
 	"popover-open": true, "modal": true, "fullscreen": true, "defined": true,
 }

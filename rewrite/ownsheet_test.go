@@ -39,6 +39,7 @@ func TestOwnSheet(t *testing.T) {
 		{"scope on page state left out", `@scope (:nth-child(2)) { .p { color: red } }`, ``},
 		{"a comment in a selector", `.a/**/.b {} .c /**/ .d {}`, ``},
 		{"column combinator", `.a || .b {}`, ``},
+		{"states a page's fieldset or form decides", `.a:disabled {} .b:enabled {} .c:read-only {} .d:read-write {} .e:default {} .f:not(:disabled) {}`, ``},
 		{":lang, :dir, :target, :scope, :host", `:lang(en) .x {} .y:dir(rtl) {} .z:target {} :scope .w {} :host .v {}`, ``},
 		{"keyframes, property, layer statements copied", `@layer a, b; @keyframes k { from { opacity: 0 } } @property --x { syntax: "*"; inherits: false } .a{}`,
 			`@layer a, b; @keyframes k { from { opacity: 0 } } @property --x { syntax: "*"; inherits: false } .a` + m + `{}`},
