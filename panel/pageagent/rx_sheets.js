@@ -42,6 +42,7 @@
 
 var MAX_STYLE_PIECES = 256;
 var OWN_ATTR = 'data-remixlet-own';
+var MAX_OWN_STYLE_BYTES = 1048576; // the own copies of a remixlet's addStyle pieces on a page
 // remixlet ID -> {id, base: style.css sheet, baseOwn: its own copy, pieces: addStyle sheets,
 // ownPieces: their own copies, used, size}
 var styleSheets = null;
@@ -62,6 +63,7 @@ function sheetsFor(rx) {
     rec.ownPieces = list();
     rec.used = 0;
     rec.size = 0;
+    rec.ownSize = 0;
     apply(mapSet, styleSheets, [rx, rec]);
   }
   return rec;
@@ -159,9 +161,17 @@ function addStyle(rx, css, ownCSS) {
     put(rec.ownPieces, rec.used, new Sheet());
     put(rec.pieces, rec.used, new Sheet());
   }
+  // The own copies (at most about four times a piece, rewrite/ownsheet.go) get a budget of their
+  // own: past it a piece keeps no own copy (its rules go at the drop).
+  var ownLen = typeof ownCSS === 'string' ? ownCSS.length : 0;
+  if (rec.ownSize + ownLen > MAX_OWN_STYLE_BYTES) {
+    ownCSS = '';
+    ownLen = 0;
+  }
   fillSheets(rec, rec.used, css, ownCSS);
   rec.used = rec.used + 1;
   rec.size = rec.size + css.length;
+  rec.ownSize = rec.ownSize + ownLen;
 }
 
 // fillSheets puts css and its own copy into rec's style.css sheets (piece -1) or its addStyle
@@ -231,6 +241,7 @@ function emptySheets(rec) {
   } catch (e) { /* nothing to empty */ }
   rec.used = 0;
   rec.size = 0;
+  rec.ownSize = 0;
 }
 
 // adoptAll adopts a remixlet's sheets that the document does not have: style.css's, then the

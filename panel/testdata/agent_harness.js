@@ -1996,6 +1996,19 @@ scenario('remixlet styles: at the first key of a secret the sheets as written ar
   assert.deepStrictEqual(texts(), ['.p3:where([data-remixlet-own]) {}', '', '.own-rule {}', '', '#banner:where([data-remixlet-own]) {}', '', '.later-own {}', '']);
 });
 
+scenario('remixlet styles: the own copies of a remixlet\'s pieces have a budget of their own; past it a piece has none', () => {
+  const p = policyPage();
+  const texts = () => Array.from(p.ctx.document._adopted).map((s) => s._text || '');
+  const big = '.o{}' + ' '.repeat(600000);
+  p.ok(RX_A, 'addStyle', '.a { color: red }', big);
+  p.ok(RX_A, 'addStyle', '.b { color: red }', big);
+  assert.deepStrictEqual(texts().slice(2).map((x) => x.length), [big.length, 17, 0, 17]);
+  // A release gives the budget back.
+  p.serverSend({ type: 'release', remixlet: RX_A });
+  p.ok(RX_A, 'addStyle', '.c { color: red }', big);
+  assert.strictEqual(texts()[2].length, big.length);
+});
+
 scenario('remixlet styles: no sheet as written is filled while a sensitive field holds a value nobody typed', () => {
   const p = policyPage();
   const doc = p.ctx.document;
