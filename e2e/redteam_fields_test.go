@@ -63,7 +63,7 @@ await rmx.storage.set('read', learned.join(''));`},
 	{name: "prefix oracle by style.css and a layout read", style: `#wrap[data-typed^="h"] { width: 123px !important }
 #user:is(form:has(#card[data-value^="4"]) *) { width: 77px !important }
 #wrap[data-typed*="ter"] + #card { width: 99px !important }`,
-		wantLog: `(?s)refused: style.css 1:7: selectors may not compare the value of attribute data-typed.*refused: style.css 2:25: selectors may not compare the value of attribute data-value.*refused: style.css 3:7:`,
+		// data-* rules are kept until the first key of a secret and dropped at it (secret8).
 		body: `await dom.waitFor('#go', { timeout: 60000 });
 const out = [];
 for (const sel of ['#wrap', '#user', '#card']) {
@@ -90,19 +90,19 @@ await rmx.storage.set('read', got);`},
 		body: `await dom.waitFor('#go', { timeout: 60000 });
 let h = '';
 try { h = String((await dom.rect(await dom.query('#pwlen'))).height); } catch (e) { h = 'refused'; }
-await rmx.storage.set('read', h);`,
-		wantLog: `refused: style.css 1:8: selectors may not compare the value of attribute data-len`},
+await rmx.storage.set('read', h);`},
 	{name: "read the page's strength meter and counter", body: `await dom.waitFor('#go', { timeout: 60000 });
 const out = [];
 for (const sel of ['#strength', '#count', '#meter', '#form', 'h1', '#wrap']) {
   try { out.push(await dom.text(await dom.query(sel))); } catch (e) { out.push('refused'); }
 }
 await rmx.storage.set('read', JSON.stringify(out));`},
-	// The control: what a legitimate remixlet does on such a page still works — layout before
-	// anything is typed, presence tests, test ids, comparable attributes, ordinary attributes.
+	// The control: what a legitimate remixlet does on such a page still works — layout and its
+	// sheet's rule on the page before anything is typed, presence tests, test ids, comparable
+	// attributes, ordinary attributes.
 	{name: "a legitimate remixlet", style: `[data-testid="login"] #user { outline: 1px solid rgb(1, 2, 3) }`,
 		body: `const out = [];
-out.push((await dom.rect(await dom.query('#user'))).width);
+out.push((await dom.rect(await dom.query('#user'))).width + ' ' + await dom.style(await dom.query('#user'), 'outline-color'));
 out.push(!!(await dom.query('form[data-testid="login"] input[name^="us"]')), !!(await dom.query('[data-typed]')));
 await dom.waitFor('#go', { timeout: 60000 });
 out.push(await dom.attr(await dom.query('#user'), 'name'), await dom.value(await dom.query('#user')));
@@ -348,11 +348,13 @@ func TestRedteamFieldMirrorsTellRemixletsNothing(t *testing.T) {
 	if v := read(5); strings.Contains(v, "weak") || strings.Contains(v, "7 /") || !strings.Contains(v, "Strength") {
 		t.Errorf("%s: the remixlet read %q: the page's strength meter or length counter (or not even the meter's label)\n%s", rtFieldsCases[5].name, v, h.diagnose(rxs[5]))
 	}
-	if v := read(6); v != "150,true,true,user,alice" {
-		t.Errorf("%s: read %q, want \"150,true,true,user,alice\": the rules stopped a legitimate remixlet\n%s", rtFieldsCases[6].name, v, h.diagnose(rxs[6]))
+	if v := read(6); v != "150 rgb(1, 2, 3),true,true,user,alice" {
+		t.Errorf("%s: read %q, want \"150 rgb(1, 2, 3),true,true,user,alice\": the rules stopped a legitimate remixlet\n%s", rtFieldsCases[6].name, v, h.diagnose(rxs[6]))
 	}
-	if c := e2etest.Eval[string](h.tab, `getComputedStyle(document.getElementById('user')).outlineColor`); c != "rgb(1, 2, 3)" {
-		t.Errorf("the legitimate remixlet's test-id rule did not apply: outline colour %q", c)
+	// The cost (secret8): after the first key of a secret a sheet's rules on page elements are
+	// dropped, the legitimate one's included, until the page is loaded again.
+	if c := e2etest.Eval[string](h.tab, `getComputedStyle(document.getElementById('user')).outlineColor`); c == "rgb(1, 2, 3)" {
+		t.Errorf("the legitimate remixlet's rule on the page still applies after the typing: the sheet as written outlived the first key")
 	}
 	for i, c := range rtFieldsCases {
 		if c.wantLog == "" {

@@ -105,7 +105,7 @@ await step('clickLabel', async () => dom.click(await dom.query('#lbl')));
 await step('clickHash', async () => dom.click(await dom.query('#hash')));
 await step('setHTML', async () => dom.setHTML(await dom.query('#box'),
   '<b id="bold">Sale</b> ends <a href="/sale" onclick="window.__pwned=1">today</a><img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><i style="color:red">i</i>'));
-await step('addStyle', async () => dom.addStyle('#title { text-decoration: underline }'));
+await step('addStyle', async () => dom.addStyle('#title, #made { text-decoration: underline }'));
 await step('addStyleRefused', async () => { await dom.addStyle('#title { background: url(https://witness.test/x) }'); return 'added'; });
 await step('setAttrHref', async () => { await dom.setAttr(await dom.query('#hash'), 'href', '/page2'); return dom.attr(await dom.query('#hash'), 'href'); });
 await dom.setText(out, JSON.stringify(R));
@@ -168,27 +168,30 @@ func TestRemixletDOMSurface(t *testing.T) {
 
 	mark := "data-remixlet-" + strings.TrimPrefix(rx.ID, "rx_")[:8]
 	checks := map[string]string{
-		"created after box, marked":         `document.getElementById('box').nextElementSibling.id === 'made' && document.getElementById('made').hasAttribute('` + mark + `')`,
-		"created link resolved":             `document.getElementById('madelink').getAttribute('href') === 'https://dom.test/other?x=1#f'`,
-		"created image resolved":            `document.getElementById('madeimg').getAttribute('src') === 'https://dom.test/pic.png'`,
-		"data image kept":                   `document.getElementById('dataimg').getAttribute('src').startsWith('data:image/png')`,
-		"svg circle in the SVG namespace":   `document.querySelector('#made svg circle').namespaceURI === 'http://www.w3.org/2000/svg'`,
-		"insert positions":                  `[...document.querySelectorAll('#list li')].map((e) => e.textContent).join(',') === 'zeroth,before first,first,after first,last'`,
-		"clone blanks the password":         `(() => { const c = document.querySelector('#cardcopy input[type=password]'); return c && c.value === '' && !c.hasAttribute('value'); })()`,
-		"clone keeps the text field":        `document.querySelector('#cardcopy input[name=nm]').value === 'alice'`,
-		"clone strips onclick":              `!document.querySelector('#cardcopy span').hasAttribute('onclick')`,
-		"clone keeps the page's image":      `document.querySelector('#cardcopy img').getAttribute('src') === 'https://dom.test/pic.png'`,
-		"password clone blank":              `document.getElementById('pwcopy').value === ''`,
-		"original password untouched":       `document.getElementById('pw').value === 'hunter2'`,
-		"focus":                             `document.body.dataset.focused === 'yes'`,
-		"click button":                      `document.body.dataset.btn === 'clicked'`,
-		"click label checks the checkbox":   `document.getElementById('chk').checked`,
-		"click hash link":                   `location.hash === '#there'`,
-		"scrolled":                          `window.scrollY > 1000`,
-		"setHTML kept the allowed part":     `document.querySelector('#box b#bold').textContent === 'Sale' && document.querySelector('#box a').getAttribute('href') === 'https://dom.test/sale'`,
-		"setHTML stripped handlers":         `!document.querySelector('#box a').hasAttribute('onclick') && !document.querySelector('#box img').hasAttribute('onerror') && document.querySelector('#box img').getAttribute('src') === 'https://dom.test/x' && !document.querySelector('#box script') && !document.querySelector('#box i').hasAttribute('style')`,
-		"setHTML nodes marked":              `document.getElementById('bold').hasAttribute('` + mark + `')`,
-		"addStyle applied":                  `getComputedStyle(document.getElementById('title')).textDecorationLine === 'underline'`,
+		"created after box, marked":           `document.getElementById('box').nextElementSibling.id === 'made' && document.getElementById('made').hasAttribute('` + mark + `')`,
+		"created link resolved":               `document.getElementById('madelink').getAttribute('href') === 'https://dom.test/other?x=1#f'`,
+		"created image resolved":              `document.getElementById('madeimg').getAttribute('src') === 'https://dom.test/pic.png'`,
+		"data image kept":                     `document.getElementById('dataimg').getAttribute('src').startsWith('data:image/png')`,
+		"svg circle in the SVG namespace":     `document.querySelector('#made svg circle').namespaceURI === 'http://www.w3.org/2000/svg'`,
+		"insert positions":                    `[...document.querySelectorAll('#list li')].map((e) => e.textContent).join(',') === 'zeroth,before first,first,after first,last'`,
+		"clone blanks the password":           `(() => { const c = document.querySelector('#cardcopy input[type=password]'); return c && c.value === '' && !c.hasAttribute('value'); })()`,
+		"clone keeps the text field":          `document.querySelector('#cardcopy input[name=nm]').value === 'alice'`,
+		"clone strips onclick":                `!document.querySelector('#cardcopy span').hasAttribute('onclick')`,
+		"clone keeps the page's image":        `document.querySelector('#cardcopy img').getAttribute('src') === 'https://dom.test/pic.png'`,
+		"password clone blank":                `document.getElementById('pwcopy').value === ''`,
+		"original password untouched":         `document.getElementById('pw').value === 'hunter2'`,
+		"focus":                               `document.body.dataset.focused === 'yes'`,
+		"click button":                        `document.body.dataset.btn === 'clicked'`,
+		"click label checks the checkbox":     `document.getElementById('chk').checked`,
+		"click hash link":                     `location.hash === '#there'`,
+		"scrolled":                            `window.scrollY > 1000`,
+		"setHTML kept the allowed part":       `document.querySelector('#box b#bold').textContent === 'Sale' && document.querySelector('#box a').getAttribute('href') === 'https://dom.test/sale'`,
+		"setHTML stripped handlers":           `!document.querySelector('#box a').hasAttribute('onclick') && !document.querySelector('#box img').hasAttribute('onerror') && document.querySelector('#box img').getAttribute('src') === 'https://dom.test/x' && !document.querySelector('#box script') && !document.querySelector('#box i').hasAttribute('style')`,
+		"setHTML nodes marked":                `document.getElementById('bold').hasAttribute('` + mark + `')`,
+		"addStyle applied to its own element": `getComputedStyle(document.getElementById('made')).textDecorationLine === 'underline'`,
+		// The page's password field is filled (#pw, value="hunter2"): a sheet's rules on page
+		// elements are not adopted there (secret8, rx_sheets.js).
+		"addStyle's page rule left out":     `getComputedStyle(document.getElementById('title')).textDecorationLine !== 'underline'`,
 		"no script ran":                     `window.__pwned === undefined && window.__cardClicked === undefined`,
 		"no style or script element made":   `document.querySelectorAll('style, script:not([src])').length === 1`,
 		"refused elements were not created": `!document.querySelector('iframe')`,

@@ -207,6 +207,9 @@ const (
 
 	MarkPrefix = "data-remixlet-"
 	HiddenAttr = "data-remixlet-hidden"
+	// OwnAttr is on every element a remixlet made (dom.create, dom.clone, dom.setHTML's
+	// elements): a stylesheet's own copy (Style.Own) styles those only.
+	OwnAttr = "data-remixlet-own"
 )
 
 // Op asks the page agent to run one dom operation for a remixlet. Args are the call's arguments
@@ -282,10 +285,18 @@ type Reload struct {
 // <style> element, so the page's CSP style-src needs no change. A second Style for the same
 // remixlet replaces that sheet's rules (and adopts it again if the page removed it); an empty
 // CSS empties it.
+//
+// Own is rewrite.OwnSheet's copy of CSS: each rule restricted to the elements remixlets made
+// (OwnAttr). The page agent adopts it before CSS, and at the first key of a secret on the page
+// (a password, a card number) empties CSS's sheet for the rest of the document, keeping Own: a
+// rule keyed on page state would put the remixlet's elements under the person's pointer by what
+// the page wrote while the secret was typed (OPEN-ITEMS 118). CSS is not adopted at all once a
+// secret was typed or while a sensitive field holds a value.
 type Style struct {
 	Type     string `json:"type"`     // TypeStyle
 	Remixlet string `json:"remixlet"` // the remixlet's ID, "rx_" + 32 hex digits
 	CSS      string `json:"css"`
+	Own      string `json:"own,omitempty"`
 }
 
 // FirstSheet is one remixlet stylesheet the proxy put into the bootstrap tag of a page it
@@ -299,6 +310,7 @@ type FirstSheet struct {
 	Remixlet string `json:"remixlet"` // the remixlet's ID
 	Version  int64  `json:"version"`  // the active version whose stylesheet this is
 	CSS      string `json:"css"`
+	Own      string `json:"own,omitempty"` // as Style.Own
 }
 
 // FirstSheetsParam is the query parameter of the page agent's socket address that lists the

@@ -131,7 +131,9 @@ func TestBootstrapCarriesFirstFrameSheets(t *testing.T) {
 			if !strings.Contains(tag, tc.tag) {
 				t.Fatalf("tag %q lacks %q", tag[:min(len(tag), 300)], tc.tag)
 			}
-			want := []panel.FirstSheet{{Remixlet: rx.ID, Version: v.ID, CSS: css}}
+			// With its own copy (rewrite.OwnSheet), kept after the first key of a secret.
+			own := `h1:where([data-remixlet-own]){ outline: 3px solid red } p:where([data-remixlet-own])::after{ content: "\"</script>" }`
+			want := []panel.FirstSheet{{Remixlet: rx.ID, Version: v.ID, CSS: css, Own: own}}
 			if got := sheetsAttrOf(t, body); !reflect.DeepEqual(got, want) {
 				t.Errorf("sheets: got %+v, want %+v (the refused stylesheet left out)", got, want)
 			}

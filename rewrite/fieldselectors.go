@@ -20,20 +20,22 @@ import (
 // may still be tested for presence ([data-state]), and read with dom.attr, which the page agent
 // blanks when it holds what was typed into a sensitive field (rx_mirrors.js).
 //
-// data-* values in queries (datasel7). React, Radix and shadcn sites key everything on
-// data-state, data-side, data-orientation; refusing [data-state="open"] in dom.query on every
-// page broke remixlets there. A query's answer is read at one moment, in the page, where the
-// page agent knows whether a secret was typed: dom.query, dom.queryAll and dom.waitFor may
-// compare data-* values until a secret is typed into a field of the page (or while none holds a
-// value), and are refused after, for the rest of the document, with the message below
-// (rx_policy.js secretOnPage; waits pending then are ended with it, rx_wait.js). Go cannot know
-// that state, so CheckFieldSelector leaves data-* comparisons to the page agent; every other
-// attribute outside comparableAttrs (aria-value*, style, custom ones) stays refused here.
-// Stylesheets (style.css, dom.addStyle) keep the allow-list: a sheet is applied before any
-// typing and stays, so a rule on a mirror would key layout, paint and the pointer's target on
-// the secret long after any check: a full-page element shown by [data-len="7"] takes the
-// person's next click, which the remixlet's dom.on('click') receives, with no layout read and no
-// load (NOTES.datasel7.md).
+// data-* values (datasel7, secret8). React, Radix and shadcn sites key everything on
+// data-state, data-side, data-orientation; refusing [data-state="open"] on every page broke
+// remixlets there. A query's answer is read at one moment, in the page, where the page agent
+// knows whether a secret was typed: dom.query, dom.queryAll and dom.waitFor may compare data-*
+// values until a secret is typed into a field of the page (or while none holds a value), and are
+// refused after, for the rest of the document, with the message below (rx_policy.js
+// secretOnPage; waits pending then are ended with it, rx_wait.js). Go cannot know that state, so
+// the checks here let data-* comparisons through, in queries and in stylesheets alike. A sheet
+// follows the same rule by being dropped (OPEN-ITEMS 120): the page agent holds every remixlet
+// sheet as written only until the first key of a secret on the page (or while a sensitive field
+// holds a value), and after it only the sheet's own copy (ownsheet.go), whose rules match the
+// remixlet's own elements alone, which the page does not write. A rule on a mirror
+// ([data-len="7"] .probe) would otherwise key layout, paint and the pointer's target on the
+// secret long after any check: a full-page element shown by it takes the person's next click,
+// with no layout read and no load (NOTES.datasel7.md). Every other attribute outside
+// comparableAttrs (aria-value*, style, custom ones) stays refused everywhere.
 //
 // The same rule, with the same lists (checked equal by TestFieldSelectorListsMatchThePageAgent),
 // runs in the page agent on dom.query, dom.queryAll and dom.waitFor (rx_policy.js
@@ -94,13 +96,8 @@ func (c *styleChecker) mirrorProblem(open, nameAt int, name string) string {
 	if strings.EqualFold(name, "value") {
 		return "selectors may not test the value attribute (it mirrors what is typed into fields, passwords included); select by class, id or another attribute"
 	}
-	if name != "" && c.attributeComparison(open, nameAt) && !comparableAttr(name) {
-		if !dataAttr(name) {
-			return fmt.Sprintf("selectors may not compare the value of attribute %s (pages copy what is typed into fields, passwords included, into such attributes); test its presence ([%s]) or compare id, class, href, role, aria-* or data-testid", name, name)
-		}
-		if !c.queryDataValues {
-			return fmt.Sprintf("selectors may not compare the value of attribute %s (pages copy what is typed into fields, passwords included, into such attributes); test its presence ([%s]) or compare id, class, href, role, aria-* or data-testid (dom.query may compare data-* values until a secret is typed on the page)", name, name)
-		}
+	if name != "" && c.attributeComparison(open, nameAt) && !comparableAttr(name) && !dataAttr(name) {
+		return fmt.Sprintf("selectors may not compare the value of attribute %s (pages copy what is typed into fields, passwords included, into such attributes); test its presence ([%s]) or compare id, class, href, role, aria-*, data-testid or data-* (data-* values only until a secret is typed on the page)", name, name)
 	}
 	if name == "" && nameAt == open {
 		return "the attribute selector could not be read"
@@ -114,11 +111,11 @@ func dataAttr(name string) bool {
 }
 
 // CheckFieldSelector applies the stylesheet's field-contents rule (selectorProblem) to a
-// selector a remixlet passes to dom.query, dom.queryAll or dom.waitFor, except that comparing a
-// data-* attribute's value is left to the page agent, which refuses it once a secret was typed
-// on the page. It returns nil when the selector tests nothing of what is typed into a field.
+// selector a remixlet passes to dom.query, dom.queryAll or dom.waitFor; comparing a data-*
+// attribute's value is left to the page agent, which refuses it once a secret was typed on the
+// page. It returns nil when the selector tests nothing of what is typed into a field.
 func CheckFieldSelector(sel string) error {
-	c := &styleChecker{src: []byte(sel), queryDataValues: true}
+	c := &styleChecker{src: []byte(sel)}
 	if !c.tokenize() {
 		return fmt.Errorf("checking selector: it could not be read")
 	}

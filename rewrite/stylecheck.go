@@ -162,9 +162,6 @@ type styleChecker struct {
 	out        bytes.Buffer
 	probs      []StyleProblem
 	addrs      []string // the addresses of the url()s that passed (CheckStylesheetAddresses)
-	// queryDataValues says the selector is a query's (dom.query, dom.queryAll, dom.waitFor),
-	// whose data-* value comparisons the page agent decides (fieldselectors.go).
-	queryDataValues bool
 }
 
 func (c *styleChecker) tokenize() bool {

@@ -502,20 +502,21 @@ func TestCheckStylesheetFieldContents(t *testing.T) {
 		{"text-security escaped", `#pin{-webkit-text-s\65 curity:none}`, "text-security"},
 		{"all resets the mask", `#pin{all:unset;width:11px}`, "property all"},
 		{"all escaped", `#pin{\61 ll:revert}`, "property all"},
-		// A page's own copy of what is typed (red-team pass 6c).
-		{"mirror prefix", `#pw[data-value^="h"]{width:11px}`, "compare the value of attribute data-value"},
-		{"mirror suffix", `[data-typed$=a]{width:11px}`, "attribute data-typed"},
-		{"mirror substring", `[data-typed*=a]{width:11px}`, "attribute data-typed"},
-		{"mirror exact length", `#pwlen[data-len="7"]{width:11px}`, "attribute data-len"},
-		{"mirror word", `[data-x~=a]{width:11px}`, "attribute data-x"},
-		{"mirror dash", `[data-x|=a]{width:11px}`, "attribute data-x"},
-		{"mirror case flag", `[data-x="a" i]{width:11px}`, "attribute data-x"},
-		{"mirror namespaced", `[*|data-x^=a]{width:11px}`, "attribute data-x"},
-		{"mirror escaped name", `[d\61ta-x^=a]{width:11px}`, "attribute data-x"},
-		{"mirror spaced", `[ data-x ^= a ]{width:11px}`, "attribute data-x"},
-		{"mirror commented", `[data-x/**/^=a]{width:11px}`, "attribute data-x"},
-		{"mirror in has", `form:has([data-typed^=h]) #user{width:11px}`, "attribute data-typed"},
-		{"mirror in is", `#user:is(form:has(#card[data-v^="4"]) *){width:11px}`, "attribute data-v"},
+		// A page's own copy of what is typed (red-team pass 6c), in attributes outside comparableAttrs and
+		// data-* (data-* values are kept, in the sheet the page agent drops at the first key of a secret).
+		{"mirror prefix", `#pw[x-value^="h"]{width:11px}`, "compare the value of attribute x-value"},
+		{"mirror suffix", `[x-typed$=a]{width:11px}`, "attribute x-typed"},
+		{"mirror substring", `[x-typed*=a]{width:11px}`, "attribute x-typed"},
+		{"mirror exact length", `#pwlen[x-len="7"]{width:11px}`, "attribute x-len"},
+		{"mirror word", `[x-x~=a]{width:11px}`, "attribute x-x"},
+		{"mirror dash", `[x-x|=a]{width:11px}`, "attribute x-x"},
+		{"mirror case flag", `[x-x="a" i]{width:11px}`, "attribute x-x"},
+		{"mirror namespaced", `[*|x-x^=a]{width:11px}`, "attribute x-x"},
+		{"mirror escaped name", `[\78-x^=a]{width:11px}`, "attribute x-x"},
+		{"mirror spaced", `[ x-x ^= a ]{width:11px}`, "attribute x-x"},
+		{"mirror commented", `[x-x/**/^=a]{width:11px}`, "attribute x-x"},
+		{"mirror in has", `form:has([x-typed^=h]) #user{width:11px}`, "attribute x-typed"},
+		{"mirror in is", `#user:is(form:has(#card[x-v^="4"]) *){width:11px}`, "attribute x-v"},
 		{"strength meter", `[aria-valuenow="3"]{width:11px}`, "attribute aria-valuenow"},
 		{"inline style mirror", `[style*="width: 70%"]{width:11px}`, "attribute style"},
 		{"custom state", `x-pin:state(empty){width:11px}`, ":state"},
@@ -536,7 +537,7 @@ func TestCheckStylesheetFieldContents(t *testing.T) {
 			}
 		})
 	}
-	for _, css := range []string{`[data-x]{width:1px}`, `[data-value]{width:1px}`, `[data-testid="x"]{width:1px}`,
+	for _, css := range []string{`[data-x]{width:1px}`, `[data-value]{width:1px}`, `[data-testid="x"]{width:1px}`, `#pwlen[data-len="7"]{width:1px}`,
 		`a[href^="https://"]{color:red}`, `[class*="ad-"]{display:none}`, `[aria-expanded=true]{color:red}`, `[ data-x ]{width:1px}`, `.value{width:1px}`,
 		`input[type=password]{width:1px}`, `input::placeholder{color:red}`, `input:focus{outline:0}`,
 		`a:hover{color:red}`, `@media (orientation:landscape){a{color:red}}`, `a{content:"[value]"}`} {

@@ -21,6 +21,20 @@
 // once. Content the site adds later (infinite scroll, a single-page app) needs dom.waitFor or
 // rmx.keep whatever the run time.
 //
+// style.css and dom.addStyle on a page where a secret is typed: from the first key typed into a
+// password or other secret field of the page (a one-time code, a card number), and on a page where
+// such a field already holds a value when the sheet arrives, only the rules about the remixlet's
+// own elements stay, until the page is loaded again: those whose every part selects elements
+// remixlets made (dom.create, dom.clone, dom.setHTML) or their own states (:hover, :focus,
+// :checked …) — `.bar > button:hover`, `.bar:has(.open)`, @media around them. Rules that select or
+// test anything of the page (`#banner { display: none }`, `body.dark .bar`, `form .x`,
+// `:nth-child()`, @container, `[data-state="open"]` on a page element) are dropped there: a sheet
+// that restyles a sign-in page loses its page rules after the first key of a password. (A rule
+// keyed on what the page writes while a password is typed could put the remixlet's element under
+// the person's pointer and let the click tell it.) A remixlet element the page itself writes into
+// while a password is typed is then the page's. data-* values may be compared in sheets
+// ([data-state="open"]), under the same rule.
+//
 // Each task (script.js's first run up to its first await, a timer or listener callback, a keep's
 // check or repair, with the microtasks it queues) may take 250 ms (more when the machine is busy
 // with other programs); one that takes longer is taken for an endless loop, and the remixlet is
@@ -207,7 +221,7 @@ declare namespace dom {
   function focus(el: Handle): Promise<void>;
   /** Scrolls the element into view. Example: `await dom.scrollIntoView(h)` */
   function scrollIntoView(el: Handle): Promise<void>;
-  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites within the page's site, or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill, :state() ..., none comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not aria-value*), data-testid and a few more; no field-sizing, -webkit-text-security or all; animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
+  /** Adds CSS after the remixlet's style.css, as a stylesheet of its own (each call one, at most 256 per page), with the same checks as style.css: url() only to its own sites within the page's site, or fetch: hosts; no @import, @font-face, image-set() ...; no selector on the value attribute or on :placeholder-shown, :valid, :invalid, :autofill, :state() ..., none comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not aria-value*), data-* and a few more; no field-sizing, -webkit-text-security or all; after a secret is typed on the page only its rules about the remixlet's own elements apply (see the top of this file); animations only on rules whose subject has a class, id or attribute selector (animation: none anywhere); it must end outside any comment, string or block. Refused whole if any part is refused. Example: `await dom.addStyle(".promoted { display: none }")` */
   function addStyle(css: string): Promise<void>;
   /** Replaces the element's content with HTML parsed inert in the page; only dom.create's elements and dom.setAttr's attributes are kept (no on*, style, script, iframe, svg use/animate/foreignObject, math; addresses checked as for setAttr); the rest is left out. It answers with a description of each part left out (also written to the log). Prefer dom.create. Example: `const leftOut = await dom.setHTML(h, "<b>Sale</b> ends <a href='/sale'>today</a>")` */
   function setHTML(el: Handle, html: string): Promise<string[]>;

@@ -72,6 +72,7 @@ function buildSpec(t, spec, inSVG, depth, count) {
     }
   }
   attr(el, t.mark, '');
+  attr(el, OWN_ATTR, '');
   return el;
 }
 
@@ -255,6 +256,7 @@ function opClone(t, node, deep) {
   scrubElement(copy);
   scrub(copy, count);
   attr(copy, t.mark, '');
+  markOwn(copy);
   return handleFor(t, copy);
 }
 
@@ -278,6 +280,7 @@ function sanitizeInto(src, into, inSVG, depth, count) {
       if (ok) {
         var el = makeElement(tag, inSVG);
         copyAttrs(child, el, count);
+        attr(el, OWN_ATTR, '');
         sanitizeInto(child, el, inSVG || tag === 'svg', depth + 1, count);
         apply(appendChild, into, [el]);
       } else {

@@ -43,6 +43,15 @@
 // at each look at the held fields, at a read of a value); a field whose value changed between
 // two looks, other than by the person's own input into it, is a value mirror for its life:
 // dom.value reads it empty.
+// An in-page sign-in (OPEN-ITEMS 123, secret8): a single-page app that signs in often keeps its
+// filled form in the DOM, hidden. The late watch ends as soon as the fields that hold a value are
+// all out of the layout (display: none on them or around them: fieldsHolding, checkVisibility),
+// looked at when the page's writes are noted and at each look: the dashboard rendered in the
+// task that hid the form reads normally. A page that hides its field and keeps writing copies of
+// it is not watched then (nor what it wrote in that same task).
+// The page writing into a remixlet's element (secret8): during a watch, an element remixlets made
+// that the page writes into loses its own mark (rx_sheets.js disown), so the own copies of the
+// remixlets' sheets no longer select it.
 // What the watch does not see: a mirror inside a shadow root or a frame, one already in the
 // markup, one written after the grace; a secret typed into a closed shadow root counts when its
 // input event reaches the document with a host we cannot see into (secretEvent). The stylesheet
@@ -52,6 +61,7 @@ var recordAttributeName = getter(proto(win.MutationRecord), 'attributeName');
 var recordType = getter(proto(win.MutationRecord), 'type');
 var eventTypeOf = getter(proto(win.Event), 'type');
 var recordAddedNodes = getter(proto(win.MutationRecord), 'addedNodes');
+var checkVisibilityFn = win.Element ? win.Element.prototype.checkVisibility : undefined;
 // MAX_TEXT_MIRROR_LEN bounds the text of an element taken as a text mirror: a strength meter, a
 // counter or a preview is short; a container (the body) that merely got a child in the same
 // task as a key is not one, or every text read of the page would be blank.
@@ -116,6 +126,7 @@ function noteSecretTyping(ev) {
   if (!secretTyped) {
     secretTyped = true;
     endRefusedWaits(); // rx_wait.js: a wait on [data-len="7"] must not match the mirror
+    dropPageSheets();  // rx_sheets.js: no remixlet rule keyed on the page from now on
   }
   holdPageChanges();
   if (typeof MO !== 'function' || !moObserve || !moDisconnect || !recordTarget || !recordAttributeName) {
@@ -184,16 +195,30 @@ function lookAtHeld() {
     return;
   }
   lookAtValues(true);
-  if (secretFilled()) {
+  var held = fieldsHolding(true);
+  if (held === 2) {
     heldSeen = true;
     heldEmptyPolls = 0;
+  } else if (held === 1 && mirrorWindow === 0) {
+    flushMirrors(); // ends the hold, if the fields were put away since the last records
+    if (heldWatch) {
+      endHold();
+    }
+    return;
   } else if (++heldEmptyPolls > HELD_GRACE_MS / HELD_POLL_MS && mirrorWindow === 0) {
     flushMirrors();
-    heldWatch = false;
-    stopMirrorObserver();
+    endHold();
     return;
   }
   heldPoll = later(lookAtHeld, HELD_POLL_MS);
+}
+
+// endHold ends the late watch.
+function endHold() {
+  heldWatch = false;
+  cancel(heldPoll);
+  heldPoll = 0;
+  stopMirrorObserver();
 }
 
 // lookAtValues notes the values of the page's fields other than the sensitive ones; with mark,
@@ -280,15 +305,25 @@ function noteMirrors(records) {
   var late = mirrorWindow === 0; // after the key's task, while a typed secret is held
   var n = records.length;
   var i;
+  if (n > 0 && (heldWatch || !late) && fieldsHolding(true) === 1) {
+    // Signed in: the filled fields are out of the layout (OPEN-ITEMS 123). What the page wrote
+    // in this task (a dashboard) is not a mirror; nothing after it is watched. (Also within a
+    // key's task: the change event of the field's blur opens one, and the click on Sign in may
+    // come before it ends.)
+    endHold();
+    return;
+  }
   for (i = 0; i < n; i++) {
     try {
       var el = apply(recordTarget, records[i], []);
       var kind = recordType ? '' + apply(recordType, records[i], []) : 'attributes';
       if (kind === 'characterData') {
+        disown(apply(parentNodeOf, el, [])); // rx_sheets.js
         noteTextMirror(apply(parentNodeOf, el, []));
         continue;
       }
       if (kind === 'childList') {
+        disown(el);
         var added = recordAddedNodes ? apply(recordAddedNodes, records[i], []) : null;
         var m = added ? apply(nodeListLength, added, []) : 0;
         var k;
@@ -305,6 +340,7 @@ function noteMirrors(records) {
       if (typeof name !== 'string' || apply(strSlice, name, [0, MARK_PREFIX.length]) === MARK_PREFIX || name === HIDDEN_ATTR) {
         continue; // a remixlet's own mark
       }
+      disown(el);
       name = lower(name);
       if (late && name === 'class') {
         continue; // class selectors tell the same (item 106): see the top of this file
@@ -444,22 +480,47 @@ function inSecretBatch(fn) {
 // roots as sensitiveFields found them (at most SENSITIVE_FIELDS_MS ago: walking every element
 // on each query of a large React page would cost more than the query).
 function secretFilled() {
+  return fieldsHolding(false) !== 0;
+}
+// fieldsHolding looks at the sensitive fields as secretFilled does: 0 none holds a value, 2 one
+// does; with rendering, 2 only for one the browser renders, and 1 when those that hold one are
+// all out of the layout (display: none on them or around them, checkVisibility): a single-page
+// app that signed in and kept its form, hidden (the late watch ends then: lookAtHeld).
+function fieldsHolding(rendering) {
+  var held = 0;
   var fields = apply(querySelectorAllDoc, doc, ['input,textarea']);
   var n = apply(nodeListLength, fields, []);
   var i;
   for (i = 0; i < n; i++) {
     var f = apply(nodeListItem, fields, [i]);
     if (secretFieldValue(f) !== '' && isSensitive(f)) {
-      return true;
+      if (!rendering || rendered(f)) {
+        return 2;
+      }
+      held = 1;
     }
   }
   var shadowed = sensitiveFields();
   for (i = 0; i < shadowed.length; i++) {
     if (secretFieldValue(shadowed[i]) !== '') {
-      return true;
+      if (!rendering || rendered(shadowed[i])) {
+        return 2;
+      }
+      held = 1;
     }
   }
-  return false;
+  return held;
+}
+// rendered reports whether the browser renders field f (true when it cannot tell).
+function rendered(f) {
+  if (typeof checkVisibilityFn !== 'function') {
+    return true;
+  }
+  try {
+    return apply(checkVisibilityFn, f, []) !== false;
+  } catch (e) {
+    return true;
+  }
 }
 // secretFieldValue is an input's or textarea's value ("?" when it cannot be read: unknown, held).
 function secretFieldValue(f) {

@@ -114,7 +114,7 @@ function op(t, name, args) {
   }
   if (name === 'addStyle') {
     var css = stringArg(args, 0, 'the stylesheet');
-    addStyle(t.rx, css);
+    addStyle(t.rx, css, arg(args, 1)); // and its own copy (rx_sheets.js)
     return undefined;
   }
   var node = element(t, arg(args, 0));

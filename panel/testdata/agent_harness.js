@@ -281,7 +281,9 @@ function installFakeDOM(opts) {
     const compounds = sel.split(',').map((x) => parseCompound(x.trim()));
     const out = [];
     const walk = (n) => {
-      for (const k of n._children) {
+      // An index loop, as a browser's own querySelectorAll calls nothing of the page's.
+      for (let i = 0; i < n._children.length; i++) {
+        const k = n._children[i];
         if (compounds.some((c) => matchesCompound(k, c))) {
           push(out, k);
         }
@@ -1473,35 +1475,37 @@ function styleElements(p) {
   return out;
 }
 
-scenario('remixlet styles: one constructable sheet per remixlet, adopted by the document, replaced by a second message', () => {
+scenario('remixlet styles: two constructable sheets per remixlet (its own copy, then as written), adopted by the document, replaced by a second message', () => {
   const p = opsPage();
   const doc = p.ctx.document;
   const adopted = () => Array.from(doc._adopted);
   const sentBefore = p.sent().length;
-  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { display: none !important }' });
-  assert.strictEqual(adopted().length, 1, 'no sheet adopted');
-  const a = adopted()[0];
-  assert.ok(a instanceof p.ctx.CSSStyleSheet, 'not a constructable stylesheet');
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { display: none !important }', own: '.mine { color: red }' });
+  assert.strictEqual(adopted().length, 2, 'no sheets adopted');
+  const [aOwn, a] = adopted();
+  assert.ok(a instanceof p.ctx.CSSStyleSheet && aOwn instanceof p.ctx.CSSStyleSheet, 'not a constructable stylesheet');
   assert.strictEqual(a._text, '.promoted { display: none !important }');
+  assert.strictEqual(aOwn._text, '.mine { color: red }');
   p.serverSend({ type: 'style', remixlet: RX_B, css: 'h1 { color: red }' });
-  assert.strictEqual(adopted().length, 2);
-  assert.strictEqual(adopted()[1]._text, 'h1 { color: red }');
-  // A second message for A replaces A's rules in the same sheet; B's is untouched.
+  assert.strictEqual(adopted().length, 4);
+  assert.deepStrictEqual(adopted().slice(2).map((x) => x._text), ['', 'h1 { color: red }']);
+  // A second message for A replaces A's rules in the same sheets; B's are untouched.
   p.serverSend({ type: 'style', remixlet: RX_A, css: '.promoted { opacity: 0 }' });
-  assert.strictEqual(adopted().length, 2);
-  assert.strictEqual(adopted()[0], a);
+  assert.strictEqual(adopted().length, 4);
+  assert.strictEqual(adopted()[1], a);
   assert.strictEqual(a._text, '.promoted { opacity: 0 }');
-  assert.strictEqual(adopted()[1]._text, 'h1 { color: red }');
-  // The page drops the adopted sheets; the next message adopts A's again, once.
+  assert.strictEqual(aOwn._text, '');
+  assert.strictEqual(adopted()[3]._text, 'h1 { color: red }');
+  // The page drops the adopted sheets; the next message adopts A's again, once, in order.
   doc.adoptedStyleSheets = [];
   p.serverSend({ type: 'style', remixlet: RX_A, css: '' });
-  assert.deepStrictEqual(adopted(), [a]);
+  assert.deepStrictEqual(adopted(), [aOwn, a]);
   assert.strictEqual(a._text, '');
   // Malformed messages change nothing.
   p.serverSend({ type: 'style', remixlet: 'rx_nope', css: 'x' });
   p.serverSend({ type: 'style', remixlet: RX_A, css: 5 });
   p.serverSend({ type: 'style', css: 'x' });
-  assert.deepStrictEqual(adopted(), [a]);
+  assert.deepStrictEqual(adopted(), [aOwn, a]);
   assert.strictEqual(a._text, '');
   assert.deepStrictEqual(styleElements(p), [], 'a <style> or <link> element was made');
   assert.strictEqual(p.sent().length, sentBefore, 'the agent answered a style message');
@@ -1514,11 +1518,11 @@ scenario('remixlet styles: a browser without observable arrays gets the sheet th
   p.welcome('pt');
   const doc = p.ctx.document;
   doc.adoptedStyleSheets = [];
-  p.serverSend({ type: 'style', remixlet: RX_A, css: 'a { color: red }' });
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'a { color: red }', own: 'a.own {}' });
   p.serverSend({ type: 'style', remixlet: RX_B, css: 'b { color: blue }' });
-  p.serverSend({ type: 'style', remixlet: RX_A, css: 'a { color: green }' });
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'a { color: green }', own: 'a.own {}' });
   const adopted = Array.from(doc._adopted);
-  assert.deepStrictEqual(adopted.map((s) => s._text), ['a { color: green }', 'b { color: blue }']);
+  assert.deepStrictEqual(adopted.map((s) => s._text), ['a.own {}', 'a { color: green }', '', 'b { color: blue }']);
   assert.ok(Object.isFrozen(doc._adopted));
 });
 
@@ -1538,6 +1542,7 @@ scenario('remixlet styles: a hostile page that replaces built-ins gets nothing a
     Function.prototype.apply = record('apply');
     JSON.parse = record('JSON.parse');
     Object.defineProperty(Object.prototype, 'css', getter('css', 'h1 { background: url(https://evil.test/) }'));
+    Object.defineProperty(Object.prototype, 'own', getter('own', 'h1 { background: url(https://evil.test/own) }'));
     Object.defineProperty(Object.prototype, 'remixlet', getter('remixlet', 'rx_0123abcd000000000000000000000000'));
     Array.prototype.push = record('Array.push');
     Array.prototype[Symbol.iterator] = record('Array.iterator');
@@ -1555,9 +1560,10 @@ scenario('remixlet styles: a hostile page that replaces built-ins gets nothing a
   assert.deepStrictEqual(leaks.map((l) => l[0]), [], 'the agent called replaced built-ins');
   // The page replaced Array.prototype[Symbol.iterator] in its realm; read with this realm's.
   const adopted = Array.prototype.slice.call(doc._adopted);
-  assert.strictEqual(adopted.length, 1);
-  assert.strictEqual(adopted[0]._text, '.promoted { visibility: hidden }');
-  assert.ok(adopted[0] instanceof p.T.classes.CSSStyleSheet, 'the page\'s CSSStyleSheet was used');
+  assert.strictEqual(adopted.length, 2);
+  assert.strictEqual(adopted[0]._text, '', 'the own copy was filled from Object.prototype');
+  assert.strictEqual(adopted[1]._text, '.promoted { visibility: hidden }');
+  assert.ok(adopted[1] instanceof p.T.classes.CSSStyleSheet, 'the page\'s CSSStyleSheet was used');
 });
 
 let failed = 0;
@@ -1589,8 +1595,8 @@ scenario('remixlet release: drops the handle table and empties the stylesheet', 
   assert.deepStrictEqual(p.ok(RX_A, 'query', '.promoted'), { $h: 1 }, 'a fresh table starts at 1');
   assert.deepStrictEqual(p.ok(RX_B, 'query', '.promoted'), { $h: 1 }, 'the other remixlet keeps its table');
   const sheets = p.ctx.document.adoptedStyleSheets;
-  assert.strictEqual(sheets.length, 1);
-  assert.strictEqual(sheets[0]._text, '', 'the sheet is emptied');
+  assert.strictEqual(sheets.length, 2);
+  assert.deepStrictEqual([sheets[0]._text, sheets[1]._text], ['', ''], 'the sheets are emptied');
   p.serverSend({ type: 'release', remixlet: 'junk' });
 });
 
@@ -1947,31 +1953,84 @@ scenario('page policy: a remixlet does not change what a form sent to another si
   p.ok(RX_A, 'setAttr', hdq, 'value', 'dialog forms send nothing');
 });
 
-scenario('page policy: each dom.addStyle piece is a sheet of its own, after style.css', () => {
+scenario('page policy: each dom.addStyle piece is a sheet of its own, after style.css, each after its own copy', () => {
   const p = policyPage();
   const doc = p.ctx.document;
   const texts = () => Array.from(doc._adopted).map((s) => s._text || '');
-  // A piece before any style.css: the remixlet's style.css sheet (empty) still comes first.
-  p.ok(RX_A, 'addStyle', 'a { color: red } /*');
-  p.serverSend({ type: 'style', remixlet: RX_A, css: 'h1 { color: blue }' });
+  // A piece before any style.css: the remixlet's style.css sheets (empty) still come first.
+  p.ok(RX_A, 'addStyle', 'a { color: red } /*', 'a.o {}');
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'h1 { color: blue }', own: 'h1.o {}' });
   p.ok(RX_A, 'addStyle', '*/ b { background: url(https://witness.test/x) }');
-  assert.deepStrictEqual(texts(), ['h1 { color: blue }', 'a { color: red } /*', '*/ b { background: url(https://witness.test/x) }'],
+  assert.deepStrictEqual(texts(), ['h1.o {}', 'h1 { color: blue }', 'a.o {}', 'a { color: red } /*', '', '*/ b { background: url(https://witness.test/x) }'],
     'the pieces were joined: the browser would read the second inside the first\'s comment');
   p.ok(RX_B, 'addStyle', 'i { color: green }');
-  assert.strictEqual(texts().length, 5);
+  assert.strictEqual(texts().length, 10);
   // A release empties A's sheets; a restart reuses them in order.
   const sheets = Array.from(doc._adopted);
   p.serverSend({ type: 'release', remixlet: RX_A });
-  assert.deepStrictEqual(texts(), ['', '', '', '', 'i { color: green }']);
+  assert.deepStrictEqual(texts(), ['', '', '', '', '', '', '', '', '', 'i { color: green }']);
   p.ok(RX_A, 'addStyle', 'u { color: red }');
   assert.deepStrictEqual(Array.from(doc._adopted), sheets);
-  assert.deepStrictEqual(texts(), ['', 'u { color: red }', '', '', 'i { color: green }']);
+  assert.deepStrictEqual(texts(), ['', '', '', 'u { color: red }', '', '', '', '', '', 'i { color: green }']);
   // At most MAX_STYLE_PIECES pieces, refused beyond (not let through).
   for (let i = 1; i < 256; i++) {
     p.ok(RX_A, 'addStyle', '.p' + i + ' { color: red }');
   }
   p.refused(/more than 256 stylesheets/, RX_A, 'addStyle', '.x { color: red }');
-  assert.strictEqual(texts().length, 1 + 256 + 2);
+  assert.strictEqual(texts().length, 2 * (1 + 256 + 2));
+});
+
+scenario('remixlet styles: at the first key of a secret the sheets as written are emptied for the rest of the document; the own copies stay', () => {
+  const p = policyPage();
+  const doc = p.ctx.document;
+  const texts = () => Array.from(doc._adopted).map((s) => s._text || '');
+  p.serverSend({ type: 'style', remixlet: RX_A, css: 'body:has(.s3) .p3 { display: block }', own: '.p3:where([data-remixlet-own]) {}' });
+  p.ok(RX_A, 'addStyle', '.page-rule { color: red }', '.own-rule {}');
+  assert.deepStrictEqual(texts(), ['.p3:where([data-remixlet-own]) {}', 'body:has(.s3) .p3 { display: block }', '.own-rule {}', '.page-rule { color: red }']);
+  const pw = typeSecret(p);
+  assert.deepStrictEqual(texts(), ['.p3:where([data-remixlet-own]) {}', '', '.own-rule {}', ''], 'the sheets as written outlived the first key');
+  // Later sheets and pieces: their own copies only, also once the field is emptied.
+  pw._value = '';
+  p.serverSend({ type: 'style', remixlet: RX_B, css: '#banner { display: none }', own: '#banner:where([data-remixlet-own]) {}' });
+  p.ok(RX_A, 'addStyle', '.later { color: red }', '.later-own {}');
+  assert.deepStrictEqual(texts(), ['.p3:where([data-remixlet-own]) {}', '', '.own-rule {}', '', '#banner:where([data-remixlet-own]) {}', '', '.later-own {}', '']);
+});
+
+scenario('remixlet styles: the own copies of a remixlet\'s pieces have a budget of their own; past it a piece has none', () => {
+  const p = policyPage();
+  const texts = () => Array.from(p.ctx.document._adopted).map((s) => s._text || '');
+  const big = '.o{}' + ' '.repeat(600000);
+  p.ok(RX_A, 'addStyle', '.a { color: red }', big);
+  p.ok(RX_A, 'addStyle', '.b { color: red }', big);
+  assert.deepStrictEqual(texts().slice(2).map((x) => x.length), [big.length, 17, 0, 17]);
+  // A release gives the budget back.
+  p.serverSend({ type: 'release', remixlet: RX_A });
+  p.ok(RX_A, 'addStyle', '.c { color: red }', big);
+  assert.strictEqual(texts()[2].length, big.length);
+});
+
+scenario('remixlet styles: no sheet as written is filled while a sensitive field holds a value nobody typed', () => {
+  const p = policyPage();
+  const doc = p.ctx.document;
+  const texts = () => Array.from(doc._adopted).map((s) => s._text || '');
+  const pw = p.add('input', { type: 'password', id: 'pw' });
+  pw._value = 'filled by the page';
+  p.serverSend({ type: 'style', remixlet: RX_A, css: '[data-len="7"] .p7 { display: block }', own: '.p7:where([data-remixlet-own]) {}' });
+  assert.deepStrictEqual(texts(), ['.p7:where([data-remixlet-own]) {}', '']);
+});
+
+scenario('remixlet elements: what dom.create makes carries the own mark; the page\'s elements do not', () => {
+  const p = policyPage();
+  p.add('div', { class: 'page' });
+  const made = p.ok(RX_A, 'create', { tag: 'div', attrs: { class: 'bar' }, children: [{ tag: 'button', text: 'Go' }] });
+  p.ok(RX_A, 'insert', p.h('div.page'), made);
+  p.ok(RX_A, 'addClass', p.h('div.page'), 'mine');
+  p.refused(/the remixlets' marks/, RX_A, 'setAttr', p.h('div.page'), 'data-remixlet-own', '');
+  const own = (sel) => Array.from(p.ctx.document.querySelectorAll(sel)._a, (e) => e.getAttribute('data-remixlet-own'));
+  assert.deepStrictEqual(own('div.bar'), ['']);
+  assert.deepStrictEqual(own('button'), ['']);
+  assert.deepStrictEqual(own('div.page'), [null], 'the page\'s element got the own mark');
+  // (dom.setHTML and dom.clone, which this fake cannot do: e2e TestRemixletOwnStylesOutliveTheFirstKey.)
 });
 
 // ---- rmx services: clipboard, notifications, menu, open. ----------------------------------------

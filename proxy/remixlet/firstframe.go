@@ -32,6 +32,7 @@ const maxCheckedStyles = 512
 // rewrite.CheckStylesheet keeps, and the parts it refused.
 type checkedStyle struct {
 	clean    []byte
+	own      []byte   // rewrite.OwnSheet's copy of clean, kept after the first key of a secret
 	addrs    []string // the addresses its url()s load, for the redirect guard (styleguard.go)
 	problems []rewrite.StyleProblem
 }
@@ -95,7 +96,7 @@ func (r *Runner) checkedStyle(c candidate) checkedStyle {
 		clean, dropped = rewrite.DropCustomProperties(clean, styleSheetTextRefusal(c.manifest, c.site))
 		problems = append(problems, dropped...)
 	}
-	cs = checkedStyle{clean: clean, addrs: styleGuardAddrs(addrs), problems: problems}
+	cs = checkedStyle{clean: clean, own: rewrite.OwnSheet(clean, panel.OwnAttr), addrs: styleGuardAddrs(addrs), problems: problems}
 	sc.mu.Lock()
 	if sc.byVersion == nil || len(sc.byVersion) >= maxCheckedStyles {
 		sc.byVersion = map[styleKey]checkedStyle{}
@@ -150,15 +151,15 @@ func (r *Runner) FirstFrame(ctx context.Context, pageURL string) (sheets []panel
 	size := 0
 	for _, c := range cands {
 		cs, ok := r.firstFrameable(c)
-		if !ok || size+len(cs.clean) > maxFirstFrameCSS {
+		if !ok || size+len(cs.clean)+len(cs.own) > maxFirstFrameCSS {
 			continue
 		}
 		if err := r.guard.addBeforeSession(pageURL, c.id, c.manifest, cs.addrs); err != nil {
 			// Not held, so not sent here: the runner sends it on connect, or logs why not.
 			continue
 		}
-		size += len(cs.clean)
-		out = append(out, panel.FirstSheet{Remixlet: c.id, Version: c.versionID, CSS: string(cs.clean)})
+		size += len(cs.clean) + len(cs.own)
+		out = append(out, panel.FirstSheet{Remixlet: c.id, Version: c.versionID, CSS: string(cs.clean), Own: string(cs.own)})
 	}
 	return out, true
 }

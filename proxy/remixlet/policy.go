@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
+	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 	"github.com/remixproxy/remixproxy/rewrite"
 	"github.com/remixproxy/remixproxy/sandbox"
@@ -795,6 +796,9 @@ func (pol domPolicy) checkAddStyle(call *domCall) error {
 		}
 	}
 	call.args[0], _ = json.Marshal(string(clean))
+	// Its own copy (panel.Style.Own), the page agent's second argument.
+	own, _ := json.Marshal(string(rewrite.OwnSheet(clean, panel.OwnAttr)))
+	call.args = append(call.args, own)
 	return nil
 }
 

@@ -164,7 +164,7 @@ func TestCheckDOMCallNewSurface(t *testing.T) {
 		{method: "setHTML", args: `[{"$h":1}, "<b>x</b><img src=https://img.shop.test/a.png><a href=https://witness.test/>w</a>"]`, hosts: []string{"img.shop.test"}},
 		{method: "setHTML", args: `[{"$h":1}, "<img src=https://img.cdn-own.test/a.png>"]`},
 		{method: "setHTML", args: `[{"$h":1}, 3]`, refused: "string"},
-		{method: "addStyle", args: `[".x { color: red }"]`, wantArgs: `[".x { color: red }"]`},
+		{method: "addStyle", args: `[".x { color: red }"]`, wantArgs: `[".x { color: red }",".x:where([data-remixlet-own]){ color: red }"]`},
 		{method: "addStyle", args: `[".x { background: url(https://img.shop.test/a.png) }"]`},
 		{method: "addStyle", args: `[".x { background: url(https://img.cdn-own.test/a.png) }"]`, refused: "refused"},
 		{method: "addStyle", args: `["@import 'https://witness.test/a.css';"]`, refused: "refused"},

@@ -474,7 +474,7 @@ func (p *pageRun) applySync(ctx context.Context, plan syncPlan) {
 		op.ch <- opResult{err: "the page no longer matches the remixlet"}
 	}
 	for _, id := range plan.clear {
-		r.sendCSS(ctx, pc, id, "")
+		r.sendCSS(ctx, pc, id, "", "")
 	}
 	for _, id := range plan.released {
 		r.sendRelease(ctx, pc, id)
@@ -493,23 +493,24 @@ func (p *pageRun) applySync(ctx context.Context, plan syncPlan) {
 // remixlet starts matching the page (on connect, or after a navigation into its matches).
 func (r *Runner) sendStyle(ctx context.Context, pc pageConn, c candidate) {
 	cs := r.checkedStyle(c)
-	clean, problems := cs.clean, cs.problems
+	clean, own, problems := cs.clean, cs.own, cs.problems
 	for _, p := range problems {
 		r.logf(c.id, "warn", "refused: %s %d:%d: %s; left out of the stylesheet", sandbox.StyleFile, p.Line, p.Column, p.Reason)
 	}
 	// What the sheet loads is guarded before the page has it (redirect.go).
 	if err := r.guard.add(pc.id, pc.url(), c.id, c.manifest, cs.addrs); err != nil {
 		r.logf(c.id, "warn", "refused: %s was not inserted: %v", sandbox.StyleFile, err)
-		clean = nil // empties a first-frame copy the page may hold
+		clean, own = nil, nil // empties a first-frame copy the page may hold
 	}
-	r.sendCSS(ctx, pc, c.id, string(clean))
+	r.sendCSS(ctx, pc, c.id, string(clean), string(own))
 }
 
-// sendCSS sends a remixlet's stylesheet to the page; an empty css empties the sheet.
-func (r *Runner) sendCSS(ctx context.Context, pc pageConn, remixlet, css string) {
+// sendCSS sends a remixlet's stylesheet and its own copy (panel.Style) to the page; empty ones
+// empty the sheets.
+func (r *Runner) sendCSS(ctx context.Context, pc pageConn, remixlet, css, own string) {
 	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
-	if err := pc.send(ctx, panel.Style{Type: panel.TypeStyle, Remixlet: remixlet, CSS: css}); err != nil {
+	if err := pc.send(ctx, panel.Style{Type: panel.TypeStyle, Remixlet: remixlet, CSS: css, Own: own}); err != nil {
 		r.log.Debug("sending a remixlet's stylesheet", "remixlet", remixlet, "err", err)
 	}
 }
