@@ -310,6 +310,11 @@ type sendRequest struct {
 	url       *weburl.URL // nil when it cannot be read
 	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
 	referer   string      // the weburl.Key of its Referer: the page that sent it; "" when none
+	// bare is a Referer of the initiator's origin alone plus "/" (what the default policy
+	// sends cross-origin); sole is then the origin's only live page session, when it has one
+	// (set on the held path only: Hub.personSend).
+	bare      bool
+	sole      string
 	fetchSite string
 	method    string
 	// credentialed is a CORS request carrying the person's credentials for its destination (a
@@ -340,6 +345,7 @@ func readSendRequest(r *http.Request) sendRequest {
 		if sr.initiator == "" {
 			sr.initiator = ru.Origin()
 		}
+		sr.bare = r.Header.Get("Referer") == sr.initiator+"/"
 	}
 	return sr
 }
@@ -417,7 +423,7 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	g.pruneSendsLocked(now)
 	xs := g.actionsSendingLocked(sr, now)
 	g.mu.Unlock()
-	if len(xs) == 0 || g.personSend(r.Context(), sr, now) {
+	if len(xs) == 0 || h.personSend(r.Context(), sr, now) {
 		return false // nothing holds it, or it follows the person's own input (sendguard_person.go)
 	}
 	if h.cfg.RefusedAnyway != nil && h.cfg.RefusedAnyway(w, r) {
