@@ -69,7 +69,8 @@ import (
 // header: a site's API on another domain); the card names that domain. Not held: other sites'
 // no-cors beacons and requests without credentials (analytics), a third-party widget's own
 // requests (its frame's origin), messages on a WebSocket (the proxy passes frames through; the
-// card says so, and the log notes a socket used in the window: sendguard_socket.go), a GET that changes something without saying so (the
+// card says so, the log notes a socket used in the window, and the chat tells the person how
+// many messages the page sent: sendguard_socket.go), a GET that changes something without saying so (the
 // probe's names still catch a control called delete; a GET that names another method in a
 // method-override header or a _method query is held as that method, sendMethod), and anything
 // the page sends after the window (a timer longer than sendAfter: the page acting by itself, as
@@ -99,6 +100,7 @@ type sendHold struct {
 	refused map[string]string // requests the person refused on a card ("Not now"), by key: the refusal's words
 	gone    bool              // a card of the action was withdrawn: it left the send guard (dropSendLocked)
 	card    *sendCard         // the pending card; nil when none is pending
+	socket  socketCount       // the messages pages sent on WebSockets in its window (sendguard_socket.go)
 }
 
 // sendCard is one card of the send guard, which the requests that come while it shows wait on.
@@ -111,8 +113,9 @@ type sendCard struct {
 // navGuard.xs navAfter after its answer, its requests are held for sendAfter. Guarded by
 // navGuard.mu but live.
 type sendActs struct {
-	live atomic.Int32 // len(xs), read without the lock on every request
-	xs   []*navExpect
+	live  atomic.Int32  // len(xs), read without the lock on every request
+	armed atomic.Uint64 // actions added (noteSendLocked): a WebSocket's watch pairs again when it moves
+	xs    []*navExpect
 	// late are refusals, by chat (owner), of requests that came after the action's call had
 	// answered (an undo window): the chat's next page tool says so (lateSends).
 	late      map[any][]string
@@ -193,6 +196,7 @@ func (g *navGuard) noteSendLocked(x *navExpect, now time.Time) {
 	}
 	g.sends.xs = append(g.sends.xs, x)
 	g.sends.live.Store(int32(len(g.sends.xs)))
+	g.sends.armed.Add(1)
 }
 
 // pruneSendsLocked drops the actions whose window is over.
