@@ -70,12 +70,12 @@ import (
 // no-cors beacons and requests without credentials (analytics), a third-party widget's own
 // requests (its frame's origin), messages on a WebSocket (the proxy passes frames through; the
 // card says so, the log notes a socket used in the window, and the chat tells the person how
-// many messages the page sent: sendguard_socket.go), a GET that changes something without saying so (the
-// probe's names still catch a control called delete; a GET that names another method in a
-// method-override header or a _method query is held as that method, sendMethod), and anything
-// the page sends after the window (a timer longer than sendAfter: the page acting by itself, as
-// it could without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
-// autosave and the person's own use of it would each need a card.
+// many messages the page sent: sendguard_socket.go), a GET that changes something without
+// saying so (the probe's names still catch a control called delete; a GET that names another
+// method in a method-override header or a _method query is held as that method, sendMethod),
+// and anything the page sends after the window (a timer longer than sendAfter: the page acting
+// by itself, as it could without the agent). A page the agent loaded (a lease) is not held for
+// its lifetime: its autosave and the person's own use of it would each need a card.
 //
 // A synchronous XHR blocks the page's thread while its request waits. The panel and the
 // confirmation window are other documents (remix.proxy, another renderer); in tests, though,

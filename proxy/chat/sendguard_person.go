@@ -30,7 +30,7 @@ import (
 //     nothing of this tab's. A Referer of the page's origin alone plus "/" (the default policy,
 //     strict-origin-when-cross-origin, sends that with a cross-origin request: www.example.com
 //     posting to its API on api.example.com) names the page only while it is its origin's one
-//     live page session, when it reported and when the request comes (soleSession; person9),
+//     live page session, when it reported and when the request comes (soleSession; eleventh session),
 //     and only for a request to the site the actions cover: with two tabs of the origin open,
 //     either could have sent it, and it is carded. A request whose Referer names no reporting
 //     page (a no-referrer policy, a frame's, the origin alone with another tab of it open) is
@@ -144,14 +144,14 @@ func personInputOf(snap page.Info, raw json.RawMessage) personInput {
 }
 
 // isPage reports whether sr came from the reporting page: its Referer is the page's address,
-// or — when it may name the page by its origin alone (bare) — the origin plus "/", while the
-// page is its origin's only live page session, both when it reported and now (sr.sole), so no
-// other tab of the origin can have sent it.
-func (p *personInput) isPage(sr sendRequest, bare bool) bool {
+// or — for a request that stays on the actions' site (onSite) — the origin plus "/" (sr.bare),
+// while the page is its origin's only live page session, both when it reported and now
+// (sr.sole), so no other tab of the origin can have sent it.
+func (p *personInput) isPage(sr sendRequest, onSite bool) bool {
 	if sr.referer != "" && (p.pages[0] == sr.referer || p.pages[1] == sr.referer) {
 		return true
 	}
-	return bare && sr.bare && p.sole && sr.sole == p.session
+	return onSite && sr.bare && p.sole && sr.sole == p.session
 }
 
 // personInputReported records a page agent's report p of the person's input (personInputOf).
@@ -233,11 +233,11 @@ func (g *navGuard) personSendLocked(sr sendRequest, arrived, now time.Time) (rel
 		return false, true // it came during an action's call, which has answered since
 	}
 	// A Referer of the origin alone names the page only on the site the actions cover.
-	bare := sr.bare && !slices.ContainsFunc(xs, func(x *navExpect) bool { return x.leaves(sr.url) })
+	onSite := !slices.ContainsFunc(xs, func(x *navExpect) bool { return x.leaves(sr.url) })
 	best := -1
 	for i := range g.sends.inputs {
 		p := &g.sends.inputs[i]
-		if p.origin != sr.initiator || !p.isPage(sr, bare) || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
+		if p.origin != sr.initiator || !p.isPage(sr, onSite) || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
 			continue
 		}
 		if p.uses > 0 && (p.uses >= personSendUses || now.Sub(p.first) > personSendBurst) {
