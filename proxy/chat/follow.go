@@ -309,7 +309,7 @@ func (h *Hub) Message(_ context.Context, sess *page.Session, typ string, raw jso
 		h.nav.personReported(sess.Info().Origin, raw) // the person's click (navguard_person.go)
 	}
 	if typ == panel.TypePersonInput {
-		h.nav.personInputMessage(sess, raw) // the person's input (sendguard_person.go)
+		h.personInputMessage(sess, raw) // the person's input (sendguard_person.go)
 	}
 	if typ == panel.TypeLeaving {
 		h.acts.leaves.note(sess.ID(), time.Now()) // a new page just after an action (act_leaving.go)

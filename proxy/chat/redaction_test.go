@@ -18,7 +18,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/agent"
-	"github.com/remixproxy/remixproxy/panel"
 	"github.com/remixproxy/remixproxy/proxy/fetch"
 	"github.com/remixproxy/remixproxy/proxy/internal/redact"
 	"github.com/remixproxy/remixproxy/proxy/page"
@@ -86,18 +85,7 @@ func newRedFixture(t *testing.T) *redFixture {
 	t.Cleanup(ws.Close)
 
 	pageURL, _ := url.Parse("https://" + redSite + "/")
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ws.URL, "http")+"/",
-		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://" + redSite}},
-			Subprotocols: []string{panel.AgentProtocolPrefix + h.pages.Mint(pageURL, time.Now())}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.CloseNow() })
-	var welcome struct{ Session string }
-	_, raw, err := conn.Read(ctx)
-	if err != nil || json.Unmarshal(raw, &welcome) != nil || welcome.Session == "" {
-		t.Fatalf("welcome: %s, %v", raw, err)
-	}
+	conn, session := dialPageAgent(t, ctx, h.pages, ws.URL, pageURL)
 	// The page agent answers every page tool (report_secrets among them) with an empty result.
 	go func() {
 		for {
@@ -115,7 +103,7 @@ func newRedFixture(t *testing.T) *redFixture {
 			}
 		}
 	}()
-	c := &chat{hub: h, sessionID: welcome.Session, origin: "https://" + redSite, host: redSite}
+	c := &chat{hub: h, sessionID: session, origin: "https://" + redSite, host: redSite}
 	c.rec.Mode = string(agent.ModeAct)
 	return &redFixture{h: h, c: c, env: &chatEnv{c: c}, page: conn, site: log}
 }

@@ -69,12 +69,13 @@ import (
 // header: a site's API on another domain); the card names that domain. Not held: other sites'
 // no-cors beacons and requests without credentials (analytics), a third-party widget's own
 // requests (its frame's origin), messages on a WebSocket (the proxy passes frames through; the
-// card says so, and the log notes a socket used in the window: sendguard_socket.go), a GET that changes something without saying so (the
-// probe's names still catch a control called delete; a GET that names another method in a
-// method-override header or a _method query is held as that method, sendMethod), and anything
-// the page sends after the window (a timer longer than sendAfter: the page acting by itself, as
-// it could without the agent). A page the agent loaded (a lease) is not held for its lifetime: its
-// autosave and the person's own use of it would each need a card.
+// card says so, the log notes a socket used in the window, and the chat tells the person how
+// many messages the page sent: sendguard_socket.go), a GET that changes something without
+// saying so (the probe's names still catch a control called delete; a GET that names another
+// method in a method-override header or a _method query is held as that method, sendMethod),
+// and anything the page sends after the window (a timer longer than sendAfter: the page acting
+// by itself, as it could without the agent). A page the agent loaded (a lease) is not held for
+// its lifetime: its autosave and the person's own use of it would each need a card.
 //
 // A synchronous XHR blocks the page's thread while its request waits. The panel and the
 // confirmation window are other documents (remix.proxy, another renderer); in tests, though,
@@ -99,6 +100,7 @@ type sendHold struct {
 	refused map[string]string // requests the person refused on a card ("Not now"), by key: the refusal's words
 	gone    bool              // a card of the action was withdrawn: it left the send guard (dropSendLocked)
 	card    *sendCard         // the pending card; nil when none is pending
+	socket  socketCount       // the messages pages sent on WebSockets in its window (sendguard_socket.go)
 }
 
 // sendCard is one card of the send guard, which the requests that come while it shows wait on.
@@ -111,8 +113,9 @@ type sendCard struct {
 // navGuard.xs navAfter after its answer, its requests are held for sendAfter. Guarded by
 // navGuard.mu but live.
 type sendActs struct {
-	live atomic.Int32 // len(xs), read without the lock on every request
-	xs   []*navExpect
+	live  atomic.Int32  // len(xs), read without the lock on every request
+	armed atomic.Uint64 // actions added (noteSendLocked): a WebSocket's watch pairs again when it moves
+	xs    []*navExpect
 	// late are refusals, by chat (owner), of requests that came after the action's call had
 	// answered (an undo window): the chat's next page tool says so (lateSends).
 	late      map[any][]string
@@ -193,6 +196,7 @@ func (g *navGuard) noteSendLocked(x *navExpect, now time.Time) {
 	}
 	g.sends.xs = append(g.sends.xs, x)
 	g.sends.live.Store(int32(len(g.sends.xs)))
+	g.sends.armed.Add(1)
 }
 
 // pruneSendsLocked drops the actions whose window is over.
@@ -310,6 +314,11 @@ type sendRequest struct {
 	url       *weburl.URL // nil when it cannot be read
 	initiator string      // the origin that sent it (Origin, else Referer); "" when unknown
 	referer   string      // the weburl.Key of its Referer: the page that sent it; "" when none
+	// bare is a Referer of the initiator's origin alone plus "/" (what the default policy
+	// sends cross-origin); sole is then the origin's only live page session, when it has one
+	// (set on the held path only: Hub.personSend).
+	bare      bool
+	sole      string
 	fetchSite string
 	method    string
 	// credentialed is a CORS request carrying the person's credentials for its destination (a
@@ -340,6 +349,7 @@ func readSendRequest(r *http.Request) sendRequest {
 		if sr.initiator == "" {
 			sr.initiator = ru.Origin()
 		}
+		sr.bare = r.Header.Get("Referer") == sr.initiator+"/"
 	}
 	return sr
 }
@@ -417,7 +427,7 @@ func (h *Hub) GuardSend(w http.ResponseWriter, r *http.Request) bool {
 	g.pruneSendsLocked(now)
 	xs := g.actionsSendingLocked(sr, now)
 	g.mu.Unlock()
-	if len(xs) == 0 || g.personSend(r.Context(), sr, now) {
+	if len(xs) == 0 || h.personSend(r.Context(), sr, now) {
 		return false // nothing holds it, or it follows the person's own input (sendguard_person.go)
 	}
 	if h.cfg.RefusedAnyway != nil && h.cfg.RefusedAnyway(w, r) {

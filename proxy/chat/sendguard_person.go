@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -26,9 +27,14 @@ import (
 //     (its report's, after a same-origin SPA navigation), and the request's initiating origin
 //     (Origin, else Referer) is that page's. A report is the page's, not its origin's (eleventh
 //     session, OPEN-ITEMS 122): the person's input in another tab of the origin releases
-//     nothing of this tab's. A request whose Referer names no reporting page (a no-referrer or
-//     strict-origin policy, a cross-origin request under the default policy, which sends the
-//     origin alone, a frame's) is carded;
+//     nothing of this tab's. A Referer of the page's origin alone plus "/" (the default policy,
+//     strict-origin-when-cross-origin, sends that with a cross-origin request: www.example.com
+//     posting to its API on api.example.com) names the page only while it is its origin's one
+//     live page session, when it reported and when the request comes (soleSession; eleventh session),
+//     and only for a request to the site the actions cover: with two tabs of the origin open,
+//     either could have sent it, and it is carded. A request whose Referer names no reporting
+//     page (a no-referrer policy, a frame's, the origin alone with another tab of it open) is
+//     carded;
 //   - arrived after every action the request pairs with had answered, and none of them runs now
 //     (a send during an action's own call stays held, whatever the person did; a report that
 //     came before the agent's newest action cannot release what that action starts: the
@@ -45,14 +51,18 @@ import (
 // window) in the page the person then uses, landing within personSendTTL after the person's own
 // click on a control or Enter there, with that input having released nothing yet. Two tabs on
 // one address are one page to this rule. A page whose own script is hostile can send reports
-// itself, but such a page can post outside the window or off the site anyway.
+// itself, but such a page can post outside the window or off the site anyway. The sole-session
+// rule counts only pages with a page agent: a frame of the origin inside another site's page,
+// or a document the proxy did not inject, is not counted, so its late post with the origin alone
+// as Referer goes on the person's input in the origin's one counted page.
 //
 // Costs that stay: the person's sends from a frame (no page agent there), a send more than
 // personSendTTL after their input (an undo window, a debounced autosave — a draft saved while
 // the person types is carded: typing reports nothing), a select whose change posts (choosing an
-// option reports no key or click the page agent counts), requests with no Referer or the
-// origin alone as Referer (a page's API on a sibling host, app.example.com posting to
-// api.example.com under the default policy), and requests with no initiator are still carded.
+// option reports no key or click the page agent counts), requests with no Referer, requests
+// with the origin alone as Referer while another tab of the origin is open, or to another
+// registrable domain (a credentialed API there), and requests with no initiator are still
+// carded.
 
 const (
 	// personSendTTL is how long after the person's input a request of the page is taken as theirs:
@@ -80,6 +90,8 @@ type personInput struct {
 	// agent reported it ("" when none or the same): a request whose Referer is one of them is
 	// the page's.
 	pages [2]string
+	// sole: the page was its origin's only live page session when it reported (soleSession).
+	sole  bool
 	at    time.Time
 	first time.Time // when it first released a request; zero until then
 	uses  int
@@ -87,11 +99,32 @@ type personInput struct {
 
 // personInputMessage takes a page agent's person-input message raw from sess (Hub.Message):
 // dropped with one atomic load when the send guard holds nothing.
-func (g *navGuard) personInputMessage(sess *page.Session, raw json.RawMessage) {
-	if g.sends.live.Load() == 0 {
+func (h *Hub) personInputMessage(sess *page.Session, raw json.RawMessage) {
+	if h.nav.sends.live.Load() == 0 {
 		return
 	}
-	g.personInputReported(personInputOf(sess.Info(), raw))
+	p := personInputOf(sess.Info(), raw)
+	p.sole = p.session != "" && h.soleSession(p.origin) == p.session
+	h.nav.personInputReported(p)
+}
+
+// soleSession is the id of origin's only live page session, "" when it has none or more than
+// one. Pages without a page agent (a frame, a document the proxy did not inject) are not
+// counted.
+func (h *Hub) soleSession(origin string) string {
+	if h.pages == nil || origin == "" {
+		return ""
+	}
+	id := ""
+	for _, s := range h.pages.List() {
+		if s.Origin == origin {
+			if id != "" {
+				return ""
+			}
+			id = s.ID
+		}
+	}
+	return id
 }
 
 // personInputOf is the report raw of the page session snap. The page agent's address counts
@@ -110,9 +143,15 @@ func personInputOf(snap page.Info, raw json.RawMessage) personInput {
 	return p
 }
 
-// isPage reports whether a request with the Referer key ref came from the reporting page.
-func (p *personInput) isPage(ref string) bool {
-	return ref != "" && (p.pages[0] == ref || p.pages[1] == ref)
+// isPage reports whether sr came from the reporting page: its Referer is the page's address,
+// or — for a request that stays on the actions' site (onSite) — the origin plus "/" (sr.bare),
+// while the page is its origin's only live page session, both when it reported and now
+// (sr.sole), so no other tab of the origin can have sent it.
+func (p *personInput) isPage(sr sendRequest, onSite bool) bool {
+	if sr.referer != "" && (p.pages[0] == sr.referer || p.pages[1] == sr.referer) {
+		return true
+	}
+	return onSite && sr.bare && p.sole && sr.sole == p.session
 }
 
 // personInputReported records a page agent's report p of the person's input (personInputOf).
@@ -154,10 +193,14 @@ func (g *navGuard) personInputReported(p personInput) {
 // (see the top of the file), waiting up to personSendRace for a report that may trail it — only
 // when a report could release it: its initiator and Referer are known and no action it pairs
 // with runs.
-func (g *navGuard) personSend(ctx context.Context, sr sendRequest, arrived time.Time) bool {
+func (h *Hub) personSend(ctx context.Context, sr sendRequest, arrived time.Time) bool {
 	if sr.initiator == "" || sr.referer == "" {
 		return false
 	}
+	if sr.bare {
+		sr.sole = h.soleSession(sr.initiator)
+	}
+	g := &h.nav
 	released, hopeless := false, false
 	pollUntil(ctx, personSendRace, func() bool {
 		g.mu.Lock()
@@ -189,10 +232,12 @@ func (g *navGuard) personSendLocked(sr sendRequest, arrived, now time.Time) (rel
 	if arrived.Before(after) {
 		return false, true // it came during an action's call, which has answered since
 	}
+	// A Referer of the origin alone names the page only on the site the actions cover.
+	onSite := !slices.ContainsFunc(xs, func(x *navExpect) bool { return x.leaves(sr.url) })
 	best := -1
 	for i := range g.sends.inputs {
 		p := &g.sends.inputs[i]
-		if p.origin != sr.initiator || !p.isPage(sr.referer) || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
+		if p.origin != sr.initiator || !p.isPage(sr, onSite) || !p.at.After(after) || arrived.Sub(p.at) > personSendTTL || p.at.Sub(arrived) > personSendRace {
 			continue
 		}
 		if p.uses > 0 && (p.uses >= personSendUses || now.Sub(p.first) > personSendBurst) {

@@ -1,14 +1,19 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/remixproxy/remixproxy/internal/weburl"
 	"github.com/remixproxy/remixproxy/panel"
@@ -23,6 +28,10 @@ type personSendWorld struct {
 	site *testsite.NavSite
 	ask  *askCounter
 	off  atomic.Int64
+	// pagesURL serves the page hub's agent channel; sessions are the ids of the pages openPage
+	// opened, in order.
+	pagesURL string
+	sessions []string
 }
 
 func newPersonSendWorld(t *testing.T) *personSendWorld {
@@ -71,14 +80,20 @@ func (w *personSendWorld) post(t *testing.T, origin, path string) bool {
 // postWith is post with the headers h.
 func (w *personSendWorld) postWith(t *testing.T, path string, h []string) bool {
 	t.Helper()
+	return w.postTo(t, "example.com", path, h)
+}
+
+// postTo is postWith to host.
+func (w *personSendWorld) postTo(t *testing.T, host, path string, h []string) bool {
+	t.Helper()
 	before := w.ask.count()
-	code, body := w.cf.send("POST", "https://example.com"+path, h...)
-	sent := strings.Contains(w.site.Requests(), "POST example.com"+path)
+	code, body := w.cf.send("POST", "https://"+host+path, h...)
+	sent := strings.Contains(w.site.Requests(), "POST "+host+path)
 	switch {
 	case sent && (code != http.StatusOK || w.ask.count() != before):
-		t.Fatalf("%s: sent with status %d after %d cards (had %d)\n%s", path, code, w.ask.count(), before, body)
+		t.Fatalf("%s%s: sent with status %d after %d cards (had %d)\n%s", host, path, code, w.ask.count(), before, body)
 	case !sent && (code != http.StatusForbidden || w.ask.count() == before && !strings.Contains(body, "“Not now”")):
-		t.Fatalf("%s: not sent, status %d, no card\n%s", path, code, body)
+		t.Fatalf("%s%s: not sent, status %d, no card\n%s", host, path, code, body)
 	}
 	return sent
 }
@@ -256,7 +271,7 @@ func TestPersonInputIsThePages(t *testing.T) {
 		{"another tab of the origin: its late post is held", "", inbox, false},
 		{"the page's address after a same-origin SPA navigation", "https://example.com/notes/draft", "https://example.com/notes/draft", true},
 		{"the noted address still counts after it", "https://example.com/notes/draft", notes, true},
-		{"a Referer of the origin alone (strict-origin): held", "", "https://example.com/", false},
+		{"a Referer of the origin alone, the page not its origin's only live session: held", "", "https://example.com/", false},
 		{"a page agent naming another origin's page: not counted", "https://evil.example.com/inbox", "https://evil.example.com/inbox", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,6 +282,130 @@ func TestPersonInputIsThePages(t *testing.T) {
 			w.wait(200 * time.Millisecond)
 			if got := w.postFrom(t, tt.referer, "/api/send"); got != tt.want {
 				t.Errorf("a post from %s after tab B's report (at %q): sent %v, want %v", tt.referer, tt.at, got, tt.want)
+			}
+		})
+	}
+}
+
+// openPage opens a page session of addr in the world's page hub (made on first use), as the
+// page agent of a tab on addr does, and returns its socket.
+func (w *personSendWorld) openPage(t *testing.T, addr string) *websocket.Conn {
+	t.Helper()
+	h := w.cf.h
+	if h.pages == nil {
+		h.pages = page.New(page.Config{Secret: []byte("k"), Logger: h.log})
+		h.pages.AddListener(h)
+		srv := httptest.NewServer(http.HandlerFunc(h.pages.ServeAgentWS))
+		t.Cleanup(srv.Close)
+		w.pagesURL = srv.URL
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, id := dialPageAgent(t, context.Background(), h.pages, w.pagesURL, u)
+	go func() { // the page agent reads what the proxy sends and answers nothing
+		for {
+			if _, _, err := conn.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	w.sessions = append(w.sessions, id)
+	return conn
+}
+
+// input sends the person's input from the page of conn, the session opened n-th (openPage),
+// at its address addr, as person_input.js does, and waits until the send guard has it.
+func (w *personSendWorld) input(t *testing.T, conn *websocket.Conn, n int, addr string) {
+	t.Helper()
+	b, _ := json.Marshal(panel.PersonInput{Type: panel.TypePersonInput, URL: addr})
+	if err := conn.Write(context.Background(), websocket.MessageText, b); err != nil {
+		t.Fatal(err)
+	}
+	g := &w.cf.h.nav
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		g.mu.Lock()
+		got := slices.ContainsFunc(g.sends.inputs, func(p personInput) bool { return p.session == w.sessions[n] })
+		g.mu.Unlock()
+		if got {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the send guard has no report of page %d", n)
+		}
+	}
+}
+
+// TestPersonInputOriginOnlyReferer: under the browsers' default Referrer-Policy a page on
+// www.example.com posting to its API on api.example.com sends its origin alone as the Referer.
+// Such a post goes as the person's after their input in that page when the page is its
+// origin's only page session, when it reported and when the post comes; with another tab of the
+// origin open it is carded (the two-tab hole stays closed: OPEN-ITEMS 122), and a post off the
+// action's site is not released by the origin alone.
+func TestPersonInputOriginOnlyReferer(t *testing.T) {
+	const www, notes = "https://www.example.com", "https://www.example.com/notes"
+	bare := scriptHeaders("cors", "same-site", www, www+"/")
+	for _, tt := range []struct {
+		name string
+		run  func(t *testing.T, w *personSendWorld) (sent bool)
+		want bool
+	}{
+		{"the origin's only page: its post to the sibling API goes", func(t *testing.T, w *personSendWorld) bool {
+			tab := w.openPage(t, notes)
+			w.input(t, tab, 0, notes)
+			return w.postTo(t, "api.example.com", "/v1/save", bare)
+		}, true},
+		{"two pages of the origin: carded", func(t *testing.T, w *personSendWorld) bool {
+			w.openPage(t, www+"/inbox") // tab A, the agent's
+			tabB := w.openPage(t, notes)
+			w.input(t, tabB, 1, notes)
+			return w.postTo(t, "api.example.com", "/v1/save", bare)
+		}, false},
+		{"a second page of the origin opened after the report: carded", func(t *testing.T, w *personSendWorld) bool {
+			tab := w.openPage(t, notes)
+			w.input(t, tab, 0, notes)
+			w.openPage(t, www+"/inbox")
+			return w.postTo(t, "api.example.com", "/v1/save", bare)
+		}, false},
+		{"another page of the origin that closed after the report: carded", func(t *testing.T, w *personSendWorld) bool {
+			tabA := w.openPage(t, www+"/inbox")
+			tabB := w.openPage(t, notes)
+			w.input(t, tabB, 1, notes)
+			tabA.Close(websocket.StatusGoingAway, "the tab closed") // its unload post may still come
+			for deadline := time.Now().Add(5 * time.Second); len(w.cf.h.pages.List()) != 1; time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("tab A's session did not end")
+				}
+			}
+			return w.postTo(t, "api.example.com", "/v1/save", bare)
+		}, false},
+		{"the page's full address still goes with two pages", func(t *testing.T, w *personSendWorld) bool {
+			w.openPage(t, www+"/inbox")
+			tabB := w.openPage(t, notes)
+			w.input(t, tabB, 1, notes)
+			return w.postTo(t, "www.example.com", "/api/save", scriptHeaders("cors", "same-origin", www, notes))
+		}, true},
+		{"the origin's only page, a post to another site's API as the person: carded", func(t *testing.T, w *personSendWorld) bool {
+			tab := w.openPage(t, notes)
+			w.input(t, tab, 0, notes)
+			return w.postTo(t, "api.example.net", "/v1/save", append(scriptHeaders("cors", "cross-site", www, www+"/"), "Cookie", "sid=1"))
+		}, false},
+		{"the origin's only page, a Referer of another origin of the site: carded", func(t *testing.T, w *personSendWorld) bool {
+			tab := w.openPage(t, notes)
+			w.input(t, tab, 0, notes)
+			o := "https://shop.example.com"
+			return w.postTo(t, "api.example.com", "/v1/save", scriptHeaders("cors", "same-site", o, o+"/"))
+		}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newPersonSendWorld(t)
+			// Every host is the one test server, whose certificate names example.com.
+			w.cf.rp.Transport.(*http.Transport).TLSClientConfig.ServerName = "example.com"
+			w.cf.h.nav.armAs(navOwner{owner: w.cf, control: `click “Save”`, confirmPost: w.ask.confirm}, "click", notes, www, nil, nil).settle()
+			w.wait(3 * time.Second)
+			if got := tt.run(t, w); got != tt.want {
+				t.Errorf("sent %v, want %v", got, tt.want)
 			}
 		})
 	}

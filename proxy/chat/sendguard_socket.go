@@ -1,22 +1,34 @@
 package chat
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/remixproxy/remixproxy/panel"
+	"github.com/remixproxy/remixproxy/proxy/internal/httpx"
 )
 
 // WebSocket messages during the send guard's window (OPEN-ITEMS 19; the lead's decision in the
-// eleventh session): not held, said on the send guard's card (sendUnheld), and logged. The
-// proxy relays a WebSocket through httputil.ReverseProxy, which after the 101 copies bytes both
-// ways; holding a message would stall everything after it on the socket, heartbeats included
-// (NOTES, "The send guard — the person's own posts…", §2c). So the 101 of a page's socket to a
-// site an agent action covers gets a watch on what the browser sends (WatchSocket): when the
-// socket opens during an action's window, or carries a data frame (text, binary, a
-// continuation; not ping, pong or close) while one is live, the proxy's log says so, once per
-// socket and action. The bytes pass unchanged. The cost is one frame-header scan per frame the
-// browser sends on a proxied socket, and an atomic load per frame while no action is live.
+// eleventh session): not held, said on the send guard's card (sendUnheld), logged, and told to
+// the person in the chat. The proxy relays a WebSocket through httputil.ReverseProxy, which
+// after the 101 copies bytes both ways; holding a message would stall everything after it on
+// the socket, heartbeats included (NOTES, "The send guard — the person's own posts…", §2c). So
+// the 101 of a page's socket to a site an agent action covers gets a watch on what the browser
+// sends (WatchSocket): when the socket opens during an action's window, or carries a message
+// (a data frame that ends one: text, binary, a continuation with FIN; not ping, pong or close)
+// while one is live, the proxy's log says so, once per socket and action. And the messages
+// are counted to each live action they pair with (each chat's newest, as for requests): once
+// the action has answered, its chat shows one note for the person, "During or after the
+// agent's click “…”, the page sent N messages on an open connection (WebSocket); such messages
+// are not held." (socketNote), updated in place while more come in the window. The note is a
+// chat item, as the cards are: the model never reads it. The bytes pass unchanged. The cost is
+// one frame-header scan per frame the browser sends on a proxied socket, an atomic load per
+// message while no action is live, and while one is, the guard's lock at most once a second
+// per socket (or when an action is armed) and an atomic add per message.
 
 // sendUnheld is the send guard card's row that says what it does not hold.
 const sendUnheld = "Messages the page sends on open connections (WebSocket) are not held."
@@ -47,30 +59,40 @@ type watchedSocket struct {
 	sr   sendRequest
 	scan frameScan
 	told uint64    // the newest action it was logged for
-	look time.Time // when a data frame last looked at the actions (at most once a socketLook)
+	look time.Time // when it last paired with the actions (at most once a socketLook)
+	// xs are the live actions it paired with then (of armed actions): its messages count to them.
+	xs    []*navExpect
+	armed uint64
 }
 
-// socketLook is how often a socket's data frames look at the actions while one is live: a
-// chat app's frames take the guard's lock at most once a second each.
+// socketLook is how often a socket's messages look at the actions while one is live: a chat
+// app's frames take the guard's lock at most once a second each (and when an action is armed).
 const socketLook = time.Second
 
-// Write scans p for the start of a data frame, and passes it on unchanged.
+// Write scans p for the messages in it, and passes it on unchanged.
 func (ws *watchedSocket) Write(p []byte) (int, error) {
-	if ws.scan.scan(p) && ws.h.nav.sends.live.Load() != 0 && ws.h.nav.clock().Sub(ws.look) >= socketLook {
-		ws.note("the page sent messages on a WebSocket during an agent action's window; they are not held")
+	if n := ws.scan.scan(p); n > 0 && ws.h.nav.sends.live.Load() != 0 {
+		if ws.h.nav.clock().Sub(ws.look) >= socketLook || ws.h.nav.sends.armed.Load() != ws.armed {
+			ws.note("the page sent messages on a WebSocket during an agent action's window; they are not held")
+		}
+		for _, x := range ws.xs {
+			ws.h.countSocket(x, n)
+		}
 	}
 	return ws.ReadWriteCloser.Write(p)
 }
 
-// note logs what once for the newest live action the socket pairs with that it was not yet
-// logged for.
+// note pairs the socket with the live actions, and logs what once for the newest of them that
+// it was not yet logged for.
 func (ws *watchedSocket) note(what string) {
 	g := &ws.h.nav
 	now := g.clock()
 	ws.look = now
 	g.mu.Lock()
+	ws.armed = g.sends.armed.Load()
+	ws.xs = g.actionsSendingLocked(ws.sr, now)
 	var newest *navExpect
-	for _, x := range g.actionsSendingLocked(ws.sr, now) {
+	for _, x := range ws.xs {
 		if x.id > ws.told && (newest == nil || x.id > newest.id) {
 			newest = x
 		}
@@ -85,6 +107,67 @@ func (ws *watchedSocket) note(what string) {
 	}
 }
 
+// socketCount is an action's count of the messages pages sent on WebSockets in its window, and
+// its note in the chat (navExpect.sends.socket).
+type socketCount struct {
+	sent atomic.Int64 // messages counted
+	due  atomic.Bool  // a note is scheduled (socketNoteAfter)
+	// Guarded by navGuard.mu.
+	shown int64  // the count the note shows
+	id    string // the note's chat item; "" until shown
+}
+
+// socketNoteAfter is how long after a message (and at least after the action's answer) its
+// action's note shows or is updated: one update a second at most while a page keeps sending.
+const socketNoteAfter = time.Second
+
+// countSocket counts n messages to the action x, and schedules its note.
+func (h *Hub) countSocket(x *navExpect, n int) {
+	x.sends.socket.sent.Add(int64(n))
+	if x.sends.socket.due.CompareAndSwap(false, true) {
+		time.AfterFunc(socketNoteAfter, func() { h.socketNote(x) })
+	}
+}
+
+// socketNote shows (or updates) the note of x's messages in its chat, once its call has
+// answered; while it runs, it looks again socketNoteAfter later.
+func (h *Hub) socketNote(x *navExpect) {
+	g := &h.nav
+	s := &x.sends.socket
+	g.mu.Lock()
+	if x.running && g.clock().Sub(x.started) < navMaxRunning {
+		g.mu.Unlock()
+		time.AfterFunc(socketNoteAfter, func() { h.socketNote(x) })
+		return
+	}
+	s.due.Store(false) // a message from now on schedules another look
+	n := s.sent.Load()
+	if n == s.shown {
+		g.mu.Unlock()
+		return
+	}
+	if s.id == "" {
+		s.id = "n" + httpx.RandomID()[:12]
+	}
+	s.shown = n
+	id, owner, control := s.id, x.owner, x.control
+	g.mu.Unlock()
+	c, ok := owner.(*chat)
+	if !ok {
+		return // an action of no chat (tests)
+	}
+	if control == "" {
+		control = "action"
+	}
+	messages := "1 message"
+	if n != 1 {
+		messages = fmt.Sprintf("%d messages", n)
+	}
+	// Plain text: control quotes the page's words.
+	c.put(chatItem{ID: id, Kind: "notice", MD: panel.PlainNodes("During or after the agent's " + control + ", the page sent " +
+		messages + " on an open connection (WebSocket); such messages are not held.")}, true)
+}
+
 // frameScan follows the frame boundaries of a WebSocket stream from the browser (RFC 6455 §5.2)
 // across writes: it keeps a header until it is whole and skips payloads by their length.
 type frameScan struct {
@@ -93,8 +176,9 @@ type frameScan struct {
 	left uint64   // payload bytes of the current frame not yet seen
 }
 
-// scan reads p and reports whether a data frame (opcode 0, 1 or 2) started in it.
-func (f *frameScan) scan(p []byte) (data bool) {
+// scan reads p and returns how many messages ended in it: data frames (opcode 0, 1 or 2) with
+// FIN, counted at their header.
+func (f *frameScan) scan(p []byte) (messages int) {
 	for len(p) > 0 {
 		if f.left > 0 {
 			k := min(uint64(len(p)), f.left)
@@ -129,10 +213,10 @@ func (f *frameScan) scan(p []byte) (data bool) {
 				length = length<<8 | uint64(b)
 			}
 		}
-		if f.hdr[0]&0x0f <= 2 {
-			data = true
+		if f.hdr[0]&0x0f <= 2 && f.hdr[0]&0x80 != 0 {
+			messages++
 		}
 		f.left, f.n = length, 0
 	}
-	return data
+	return messages
 }
