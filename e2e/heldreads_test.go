@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/remixproxy/remixproxy/e2e/e2etest"
+)
+
+// What the model's read_page_data and inspect_styles show while a typed password is held
+// (OPEN-ITEMS 111, mirrors8). A sign-in page's benign script keeps the typed password's length
+// and strength in its globals (pwLen, pwStrength, a store of the form's state) and in a meter's
+// width and a custom property. The page agent's capture_page, outline and query show what the
+// page writes then as "[hidden while a password is typed]" (mirrors7); read_page_data's globals
+// and inspect_styles' computed values are withheld while the password is held, and the styles
+// of the elements the page changed meanwhile stay withheld for their life.
+
+// heldMeterSite serves /meter: the sign-in page above.
+func heldMeterSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/meter" {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title>
+<style>#meter { height: 6px; background: #c33; width: 0px; } h1 { font-size: 30px; }</style></head>
+<body><h1 id="title">Sign in</h1>
+<form id="form" onsubmit="return false">
+<input id="user" name="user" value="alice">
+<input id="pw" type="password" name="pw">
+<div id="meter"></div>
+</form>
+<script>
+window.greeting = 'Welcome back';
+window.pwLen = 0;
+window.pwStrength = 0;
+window.signinStore = { form: { user: 'alice', pwLength: 0, strength: 'empty' } };
+const pw = document.getElementById('pw'), meter = document.getElementById('meter');
+pw.addEventListener('input', () => {
+  const n = pw.value.length;
+  window.pwLen = n;
+  window.pwStrength = Math.min(4, Math.floor(n / 2));
+  window.signinStore.form.pwLength = n;
+  window.signinStore.form.strength = n === 0 ? 'empty' : n < 8 ? 'weak' : 'strong';
+  meter.style.width = (n * 10) + 'px';
+  meter.style.setProperty('--pw-len', String(n));
+});
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// TestAgentReadToolsWithheldWhilePasswordHeld: before the typing the model's read_page_data shows
+// pwLen 0 and inspect_styles the meter's width 0px (controls: the oracle answers); while the
+// typed password is held both are withheld with a line saying so (no "pwLen":7, no 70px); once
+// the person has emptied the field and the grace passed, the globals and the heading's styles
+// read again, the meter's (changed while the password was held) stay withheld.
+func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
+	script := `{"turns": [
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#meter, #title"}}]},
+		{"tool_calls": [{"name": "read_page_data"}]},
+		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e2", "properties": ["width", "--pw-len"]}}]},
+		{"text": "I read the page."},
+		{"tool_calls": [{"name": "read_page_data"}]},
+		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e2", "properties": ["width", "--pw-len"]}}]},
+		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e1", "properties": ["font-size"]}}]},
+		{"text": "Read again."},
+		{"tool_calls": [{"name": "read_page_data"}]},
+		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e1", "properties": ["font-size"]}}]},
+		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e2", "properties": ["width", "--pw-len"]}}]},
+		{"text": "Done."}
+	]}`
+	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": heldMeterSite()})
+	tab, model := aw.tab, aw.model
+	tab.Navigate("https://fields.test/meter")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	pf, _ := openPanel(t, tab)
+	waitRequests := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model got %d requests, want %d\n%s", len(model.Requests()), n, aw.diagnose())
+			}
+		}
+	}
+	chat(t, pf, "read this page")
+	waitRequests(4)
+	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
+	typePassword(t, tab)
+	tab.WaitFor(10*time.Second, "the page's mirrors", `window.pwLen === 7 && document.getElementById('meter').style.width === '70px'`)
+	chat(t, pf, "read it again")
+	waitRequests(8)
+	time.Sleep(500 * time.Millisecond)
+	// The person empties the field with their own keys; the watch ends after its grace.
+	e2etest.Eval[any](tab, `document.getElementById('pw').focus()`)
+	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+	err := chromedp.Do(ctx, chromedp.KeyEvent(strings.Repeat(kb.Backspace, len(rtFieldsPassword))))
+	cancel()
+	if err != nil {
+		t.Fatalf("emptying the field: %v", err)
+	}
+	tab.WaitFor(10*time.Second, "the emptied field", `document.getElementById('pw').value === '' && window.pwLen === 0`)
+	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
+	chat(t, pf, "and once more")
+	waitRequests(12)
+	reqs := model.Requests()
+	result := func(i int) string { return callResult(reqs, i) }
+
+	// Controls before the typing: the refs are the ones the script uses, and both tools answer.
+	if got := result(0); !strings.Contains(got, `"ref":"e1","tag":"h1"`) || !strings.Contains(got, `"ref":"e2","tag":"div"`) {
+		t.Fatalf("query before the typing did not give #title e1 and #meter e2 (the script's refs): %s", head(got, 2000))
+	}
+	if got := result(1); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `"pwLength":0`) {
+		t.Fatalf("read_page_data before the typing lacks pwLen 0 (the test would prove nothing): %s", head(got, 2000))
+	}
+	if got := result(2); !strings.Contains(got, `"width":"0px"`) || !strings.Contains(got, `"--pw-len":""`) {
+		t.Fatalf("inspect_styles of the meter before the typing: %s, want width 0px (the test would prove nothing)", head(got, 2000))
+	}
+
+	// While the password is held.
+	const withheldData = "the page's script data is withheld while a password is typed on this page; ask again after signing in"
+	got := result(4)
+	t.Logf("read_page_data while held: %s", head(got, 1500))
+	for _, leak := range []string{`"pwLen":7`, `"pwStrength":3`, `"pwLength":7`, `"weak"`, `Welcome back`} {
+		if strings.Contains(got, leak) {
+			t.Errorf("read_page_data while the password is held shows %s: %s", leak, head(got, 2000))
+		}
+	}
+	if !strings.Contains(got, withheldData) {
+		t.Errorf("read_page_data while the password is held lacks the line %q: %s", withheldData, head(got, 2000))
+	}
+	if !strings.Contains(got, `"value":"alice"`) {
+		t.Errorf("read_page_data while the password is held lacks the form's user name (forms are still read): %s", head(got, 2000))
+	}
+	const withheldStyles = "computed styles are withheld while a password is typed on this page; ask again after signing in"
+	for _, i := range []int{5, 6} {
+		got := result(i)
+		t.Logf("inspect_styles %d while held: %s", i, head(got, 1000))
+		if strings.Contains(got, "70px") || strings.Contains(got, `"--pw-len":"7"`) || strings.Contains(got, `"font-size":"30px"`) {
+			t.Errorf("inspect_styles while the password is held shows a computed value: %s", head(got, 2000))
+		}
+		if !strings.Contains(got, withheldStyles) {
+			t.Errorf("inspect_styles while the password is held lacks the line %q: %s", withheldStyles, head(got, 2000))
+		}
+	}
+
+	// After the person emptied the field and the grace passed.
+	if got := result(8); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `Welcome back`) || strings.Contains(got, withheldData) {
+		t.Errorf("read_page_data after the field was emptied: %s, want the globals again", head(got, 2000))
+	}
+	if got := result(9); !strings.Contains(got, `"font-size":"30px"`) {
+		t.Errorf("inspect_styles of the heading after the field was emptied: %s, want its font-size", head(got, 2000))
+	}
+	if got := result(10); strings.Contains(got, `"width":`) || !strings.Contains(got, "the page changed this element while a password was typed") {
+		t.Errorf("inspect_styles of the meter after the field was emptied: %s, want withheld (the page wrote its style while the password was held)", head(got, 2000))
+	}
+}
