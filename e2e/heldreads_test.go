@@ -72,10 +72,12 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e2", "properties": ["width", "--pw-len"]}}]},
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e1", "properties": ["font-size"]}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#meter, #title"}}]},
 		{"text": "Read again."},
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e1", "properties": ["font-size"]}}]},
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e2", "properties": ["width", "--pw-len"]}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#meter, #title"}}]},
 		{"text": "Done."}
 	]}`
 	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": heldMeterSite()})
@@ -98,7 +100,7 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's mirrors", `window.pwLen === 7 && document.getElementById('meter').style.width === '70px'`)
 	chat(t, pf, "read it again")
-	waitRequests(8)
+	waitRequests(9)
 	time.Sleep(500 * time.Millisecond)
 	// The person empties the field with their own keys; the watch ends after its grace.
 	e2etest.Eval[any](tab, `document.getElementById('pw').focus()`)
@@ -111,13 +113,13 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 	tab.WaitFor(10*time.Second, "the emptied field", `document.getElementById('pw').value === '' && window.pwLen === 0`)
 	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
 	chat(t, pf, "and once more")
-	waitRequests(12)
+	waitRequests(14)
 	reqs := model.Requests()
 	result := func(i int) string { return callResult(reqs, i) }
 
 	// Controls before the typing: the refs are the ones the script uses, and both tools answer.
-	if got := result(0); !strings.Contains(got, `"ref":"e1","tag":"h1"`) || !strings.Contains(got, `"ref":"e2","tag":"div"`) {
-		t.Fatalf("query before the typing did not give #title e1 and #meter e2 (the script's refs): %s", head(got, 2000))
+	if got := result(0); !strings.Contains(got, `"ref":"e1","tag":"h1"`) || !strings.Contains(got, `"ref":"e2","tag":"div"`) || !strings.Contains(got, `"width":0,"height":6`) {
+		t.Fatalf("query before the typing did not give #title e1 and #meter e2 (the script's refs) with the meter's size: %s", head(got, 2000))
 	}
 	if got := result(1); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `"pwLength":0`) {
 		t.Fatalf("read_page_data before the typing lacks pwLen 0 (the test would prove nothing): %s", head(got, 2000))
@@ -142,6 +144,7 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		t.Errorf("read_page_data while the password is held lacks the form's user name (forms are still read): %s", head(got, 2000))
 	}
 	const withheldStyles = "computed styles are withheld while a password is typed on this page; ask again after signing in"
+	const rectsWithheld = "sizes and positions are withheld while a password is typed on this page"
 	for _, i := range []int{5, 6} {
 		got := result(i)
 		t.Logf("inspect_styles %d while held: %s", i, head(got, 1000))
@@ -153,14 +156,24 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		}
 	}
 
+	got = result(7)
+	t.Logf("query while held: %s", head(got, 1000))
+	if strings.Contains(got, `"width":70`) || strings.Contains(got, `"rect"`) || !strings.Contains(got, rectsWithheld) {
+		t.Errorf("query while the password is held: %s, want no sizes (the meter's width, and what it moves), and the line %q", head(got, 2000), rectsWithheld)
+	}
+
 	// After the person emptied the field and the grace passed.
-	if got := result(8); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `Welcome back`) || strings.Contains(got, withheldData) {
+	if got := result(9); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `Welcome back`) || strings.Contains(got, withheldData) {
 		t.Errorf("read_page_data after the field was emptied: %s, want the globals again", head(got, 2000))
 	}
-	if got := result(9); !strings.Contains(got, `"font-size":"30px"`) {
+	if got := result(10); !strings.Contains(got, `"font-size":"30px"`) {
 		t.Errorf("inspect_styles of the heading after the field was emptied: %s, want its font-size", head(got, 2000))
 	}
-	if got := result(10); strings.Contains(got, `"width":`) || !strings.Contains(got, "the page changed this element while a password was typed") {
+	if got := result(11); strings.Contains(got, `"width":`) || !strings.Contains(got, "the page changed this element while a password was typed") {
 		t.Errorf("inspect_styles of the meter after the field was emptied: %s, want withheld (the page wrote its style while the password was held)", head(got, 2000))
+	}
+	// The heading's box reads again; the meter's (the page changed it meanwhile) stays withheld.
+	if got := result(12); !strings.Contains(got, `"ref":"e1","tag":"h1"`) || strings.Count(got, `"rect"`) != 1 || !strings.Contains(got, "the page changed them while a password was typed") {
+		t.Errorf("query after the field was emptied: %s, want the heading's box and not the meter's", head(got, 2000))
 	}
 }
