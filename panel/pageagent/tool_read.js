@@ -137,6 +137,8 @@ function toolQuery(args) {
   }
   var out = list();
   var total = 0;
+  var held = passwordHeld();
+  var boxesWithheld = '';
   var i;
   for (i = 0; i < found.length; i++) {
     var node = found[i];
@@ -172,14 +174,23 @@ function toolQuery(args) {
         m.value = cut(fv, 200);
       }
     }
-    var r = rectOf(node);
-    m.rect = boxRect(r);
+    // Sizes and positions, as computed styles (inspect_styles), may follow a typed password.
+    if (held) {
+      boxesWithheld = BOXES_WITHHELD;
+    } else if (pageChangedWhileTyped(node)) {
+      boxesWithheld = boxesWithheld === '' ? BOXES_CHANGED : boxesWithheld;
+    } else {
+      m.rect = boxRect(rectOf(node));
+    }
     m.visible = shownLive(node);
     put(out, out.length, m);
   }
   var res = dict();
   res.total = total;
   res.matches = out;
+  if (boxesWithheld !== '') {
+    res.rectsWithheld = boxesWithheld;
+  }
   return res;
 }
 
@@ -408,6 +419,8 @@ function toolStyles(args) {
   return r;
 }
 
+var BOXES_WITHHELD = 'sizes and positions are withheld while a password is typed on this page; ask again after signing in';
+var BOXES_CHANGED = 'the sizes and positions of the matches without a rect are withheld: the page changed them while a password was typed on this page';
 var STYLES_WITHHELD = 'computed styles are withheld while a password is typed on this page; ask again after signing in';
 
 // pageChangedWhileTyped reports whether the page wrote an attribute of el, its text or its value
