@@ -177,3 +177,105 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		t.Errorf("query after the field was emptied: %s, want the heading's box and not the meter's", head(got, 2000))
 	}
 }
+
+// heldFieldsSite serves /fields: a sign-in page whose benign script, 300 ms after the last key
+// of the password, sets a strength <select> (by its value property: no attribute changes) and,
+// the first time, adds two read-only fields holding the length (one by its value property, one
+// by its value attribute, both written before the field is in the document). A language
+// <select> the person chooses themselves is the control.
+func heldFieldsSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/fields" {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<form id="form" onsubmit="return false">
+<label>User <input id="user" name="user" value="alice"></label>
+<label>Language <select id="lang" name="lang"><option>English</option><option>Esperanto</option></select></label>
+<label>Password <input id="pw" type="password" name="pw"></label>
+<label>Strength <select id="level" name="level"><option value="">None</option><option value="weak">Weakish</option><option value="strong">Strongish</option></select></label>
+<div id="extra"></div>
+</form>
+<script>
+const pw = document.getElementById('pw');
+let timer = 0;
+pw.addEventListener('input', () => {
+  clearTimeout(timer);
+  const n = pw.value.length;
+  timer = setTimeout(() => {
+    document.getElementById('level').value = n === 0 ? '' : n < 8 ? 'weak' : 'strong';
+    let made = document.getElementById('made');
+    if (!made) {
+      made = document.createElement('input');
+      made.id = 'made';
+      made.readOnly = true;
+      made.setAttribute('aria-label', 'Count');
+      made.value = String(n);
+      const made2 = document.createElement('input');
+      made2.id = 'made2';
+      made2.setAttribute('aria-label', 'Count 2');
+      made2.setAttribute('value', n + ' chars');
+      document.getElementById('extra').append(made, made2);
+    }
+    document.body.dataset.debounced = String(n);
+  }, 300);
+});
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// TestAgentFieldsThePageSetsWhileHeld (OPEN-ITEMS 107): after the person chose a language and
+// typed a password, the model's query, outline and read_page_data show neither the strength
+// the page selected nor the length in the fields it added meanwhile; the person's own choice
+// and the user name still show.
+func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
+	script := `{"turns": [
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#level, #lang, #made, #made2, #user"}}]},
+		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
+		{"tool_calls": [{"name": "read_page_data"}]},
+		{"text": "Done."}
+	]}`
+	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": heldFieldsSite()})
+	tab, model := aw.tab, aw.model
+	tab.Navigate("https://fields.test/fields")
+	tab.WaitConnected()
+	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	pf, _ := openPanel(t, tab)
+	// The person chooses Esperanto with the keyboard, then types the password.
+	e2etest.Eval[any](tab, `document.getElementById('lang').focus()`)
+	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+	err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown))
+	cancel()
+	if err != nil {
+		t.Fatalf("choosing the language: %v", err)
+	}
+	tab.WaitFor(5*time.Second, "the person's choice", `document.getElementById('lang').value === 'Esperanto'`)
+	typePassword(t, tab)
+	tab.WaitFor(10*time.Second, "the page's fields", `document.body.dataset.debounced === '7' && document.getElementById('level').value === 'weak' && document.getElementById('made').value === '7'`)
+	chat(t, pf, "read the form")
+	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 4; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the model got %d requests, want 4\n%s", len(model.Requests()), aw.diagnose())
+		}
+	}
+	reqs := model.Requests()
+	for i, name := range []string{"query", "outline", "read_page_data"} {
+		got := callResult(reqs, i)
+		t.Logf("%s: %s", name, head(got, 2500))
+		for _, leak := range []string{`"value":"Weakish"`, `value=\"Weakish\"`, `"value":"7"`, `value=\"7\"`, `7 chars`} {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s shows %s, which the page set while the password was held: %s", name, leak, head(got, 3000))
+			}
+		}
+		for _, want := range []string{"Esperanto", "alice"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q (the person's own input): %s", name, want, head(got, 3000))
+			}
+		}
+	}
+}
