@@ -153,6 +153,7 @@ function toolQuery(args) {
     m.ref = refFor(node);
     m.tag = localName(node);
     var secret = isSensitive(node);
+    var pageSet = !secret && pageSetValue(node, m.tag); // tool_names.js: a value the page set while a password was held
     m.text = secret ? '' : textMirrorIn(node) ? HIDDEN_WHILE_TYPED : collapse(elementText(node), 100);
     var attrs = dict();
     var j;
@@ -163,7 +164,7 @@ function toolQuery(args) {
       }
       var v = attrOf(node, a);
       if (typeof v === 'string') {
-        attrs[a] = pageWroteWhileTyped(node, a) ? HIDDEN_WHILE_TYPED : cut(v, 200); // rx_mirrors.js
+        attrs[a] = pageWroteWhileTyped(node, a) || a === 'value' && pageSet ? HIDDEN_WHILE_TYPED : cut(v, 200); // rx_mirrors.js
       }
     }
     m.attrs = attrs;

@@ -170,10 +170,13 @@ function onPasswordChange(ev) {
     }
   } catch (e) { /* never break the page's events */ }
 }
-// watchPasswordFields reports password fields as they change.
+// watchPasswordFields reports password fields as they change, and notes the person's own
+// choices in selects (tool_names.js pageSetValue).
 function watchPasswordFields() {
   on(win, 'input', onPasswordChange, true);
   on(win, 'change', onPasswordChange, true);
+  on(win, 'input', notePersonChoice, true);
+  on(win, 'change', notePersonChoice, true);
 }
 
 // passwordHeld reports whether a typed password (or other secret) is held on the page now, for
