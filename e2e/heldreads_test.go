@@ -182,7 +182,7 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 // of the password, sets a strength <select> (by its value property: no attribute changes) and,
 // the first time, adds two read-only fields holding the length (one by its value property, one
 // by its value attribute, both written before the field is in the document). A language
-// <select> the person chooses themselves is the control.
+// <select> the person chooses themselves and a plan <select> nobody touches are the controls.
 func heldFieldsSite() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/fields" {
@@ -195,6 +195,7 @@ func heldFieldsSite() http.Handler {
 <form id="form" onsubmit="return false">
 <label>User <input id="user" name="user" value="alice"></label>
 <label>Language <select id="lang" name="lang"><option>English</option><option>Esperanto</option></select></label>
+<label>Plan <select id="plan" name="plan"><option>Free</option><option selected>Gold</option></select></label>
 <label>Password <input id="pw" type="password" name="pw"></label>
 <label>Strength <select id="level" name="level"><option value="">None</option><option value="weak">Weakish</option><option value="strong">Strongish</option></select></label>
 <div id="extra"></div>
@@ -231,11 +232,11 @@ document.body.dataset.pageScript = 'ran';
 
 // TestAgentFieldsThePageSetsWhileHeld (OPEN-ITEMS 107): after the person chose a language and
 // typed a password, the model's query, outline and read_page_data show neither the strength
-// the page selected nor the length in the fields it added meanwhile; the person's own choice
-// and the user name still show.
+// the page selected nor the length in the fields it added meanwhile; the person's own choice,
+// the user name and the plan the markup selects still show.
 func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
 	script := `{"turns": [
-		{"tool_calls": [{"name": "query", "arguments": {"selector": "#level, #lang, #made, #made2, #user"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "#level, #lang, #plan, #made, #made2, #user"}}]},
 		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"text": "Done."}
@@ -272,9 +273,9 @@ func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
 				t.Errorf("%s shows %s, which the page set while the password was held: %s", name, leak, head(got, 3000))
 			}
 		}
-		for _, want := range []string{"Esperanto", "alice"} {
-			if !strings.Contains(got, want) {
-				t.Errorf("%s lacks %q (the person's own input): %s", name, want, head(got, 3000))
+		for _, want := range []string{"Esperanto", "alice", "Gold"} {
+			if !strings.Contains(got, `"value":"`+want+`"`) && !strings.Contains(got, `value=\"`+want+`\"`) {
+				t.Errorf("%s lacks %q (the person's own input, the markup's choice): %s", name, want, head(got, 3000))
 			}
 		}
 	}
