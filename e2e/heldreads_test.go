@@ -21,6 +21,26 @@ import (
 // and inspect_styles' computed values are withheld while the password is held, and the styles
 // of the elements the page changed meanwhile stay withheld for their life.
 
+// agentOnPage starts the model playing script and the site handler at host, loads url, waits for
+// the page's script and opens the panel; waitRequests(n) waits until the model got n requests.
+func agentOnPage(t *testing.T, script, host string, handler http.Handler, url string) (aw *agentWorld, pf *frameEval, waitRequests func(n int)) {
+	t.Helper()
+	aw = newAgentWorld(t, script, map[string]http.Handler{host: handler})
+	aw.tab.Navigate(url)
+	aw.tab.WaitConnected()
+	aw.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	pf, _ = openPanel(t, aw.tab)
+	waitRequests = func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); len(aw.model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the model got %d requests, want %d\n%s", len(aw.model.Requests()), n, aw.diagnose())
+			}
+		}
+	}
+	return aw, pf, waitRequests
+}
+
 // heldMeterSite serves /meter: the sign-in page above.
 func heldMeterSite() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -80,20 +100,8 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#meter, #title"}}]},
 		{"text": "Done."}
 	]}`
-	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": heldMeterSite()})
+	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", heldMeterSite(), "https://fields.test/meter")
 	tab, model := aw.tab, aw.model
-	tab.Navigate("https://fields.test/meter")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	waitRequests := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the model got %d requests, want %d\n%s", len(model.Requests()), n, aw.diagnose())
-			}
-		}
-	}
 	chat(t, pf, "read this page")
 	waitRequests(4)
 	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
@@ -241,12 +249,8 @@ func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"text": "Done."}
 	]}`
-	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": heldFieldsSite()})
+	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", heldFieldsSite(), "https://fields.test/fields")
 	tab, model := aw.tab, aw.model
-	tab.Navigate("https://fields.test/fields")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
 	// The person chooses Esperanto with the keyboard, then types the password.
 	e2etest.Eval[any](tab, `document.getElementById('lang').focus()`)
 	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
@@ -259,11 +263,7 @@ func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's fields", `document.body.dataset.debounced === '7' && document.getElementById('level').value === 'weak' && document.getElementById('made').value === '7'`)
 	chat(t, pf, "read the form")
-	for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < 4; time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the model got %d requests, want 4\n%s", len(model.Requests()), aw.diagnose())
-		}
-	}
+	waitRequests(4)
 	reqs := model.Requests()
 	for i, name := range []string{"query", "outline", "read_page_data"} {
 		got := callResult(reqs, i)
