@@ -205,7 +205,7 @@ func heldFieldsSite() http.Handler {
 <label>Language <select id="lang" name="lang"><option>English</option><option>Esperanto</option></select></label>
 <label>Plan <select id="plan" name="plan"><option>Free</option><option selected>Gold</option></select></label>
 <label>Password <input id="pw" type="password" name="pw"></label>
-<label>Strength <select id="level" name="level"><option value="">None</option><option value="weak">Weakish</option><option value="strong">Strongish</option></select></label>
+<label>Strength <select id="level" name="level"><option value="none">None</option><option value="weak">Weakish</option><option value="strong">Strongish</option></select></label>
 <div id="extra"></div>
 </form>
 <script>
@@ -215,7 +215,7 @@ pw.addEventListener('input', () => {
   clearTimeout(timer);
   const n = pw.value.length;
   timer = setTimeout(() => {
-    document.getElementById('level').value = n === 0 ? '' : n < 8 ? 'weak' : 'strong';
+    document.getElementById('level').value = n === 0 ? 'none' : n < 8 ? 'weak' : 'strong';
     let made = document.getElementById('made');
     if (!made) {
       made = document.createElement('input');
@@ -278,5 +278,43 @@ func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
 				t.Errorf("%s lacks %q (the person's own input, the markup's choice): %s", name, want, head(got, 3000))
 			}
 		}
+	}
+}
+
+// heldFieldsReader reads, before and after the typing, the values of the /fields page's selects
+// and of the fields the page adds while the password is held.
+var heldFieldsReader = policyCase{name: "reads the fields the page set", body: `const v = async (s) => { const el = await dom.query(s); return el ? await dom.value(el) : 'absent'; };
+const reads = async () => [await v('#level'), await v('#made'), await v('#made2'), await v('#lang'), await v('#plan'), await v('#user')];
+await rmx.storage.set('before', JSON.stringify(await reads()));
+await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify(await reads()));`}
+
+// TestRedteamFieldsThePageSetsReadBlank (OPEN-ITEMS 107): a remixlet's dom.value reads the
+// strength the page selected and the length in the fields it added while the password was held
+// blank; the person's own choice, the markup's and the user name read back.
+func TestRedteamFieldsThePageSetsReadBlank(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": heldFieldsSite(), "witness.test": wit})
+	rxs := h.addPolicy([]policyCase{heldFieldsReader}, "https://fields.test/fields*")
+	h.tab.Navigate("https://fields.test/fields")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["none","absent","absent","English","Gold","alice"]` {
+		t.Fatalf("before the typing the remixlet read %s, want [\"none\",\"absent\",\"absent\",\"English\",\"Gold\",\"alice\"] (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
+	}
+	e2etest.Eval[any](h.tab, `document.getElementById('lang').focus()`)
+	ctx, cancel := context.WithTimeout(h.tab.Context(), 15*time.Second)
+	err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown))
+	cancel()
+	if err != nil {
+		t.Fatalf("choosing the language: %v", err)
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '7' && document.getElementById('level').value === 'weak' && document.getElementById('lang').value === 'Esperanto'`); err != nil {
+		t.Fatalf("the page's fields were never set: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["","","","Esperanto","Gold","alice"]` {
+		t.Errorf("after the typing the remixlet read %s, want [\"\",\"\",\"\",\"Esperanto\",\"Gold\",\"alice\"]: what the page set while the password was held reads blank, the person's choice, the markup's and the user name back\n%s", v, h.diagnose(rxs[0]))
 	}
 }
