@@ -319,7 +319,7 @@ function fieldValue(node, ln) {
     return null; // a password, or what the page marks as one (a key, a one-time code, a card)
   }
   if (pageSetValue(node, ln)) {
-    return HIDDEN_WHILE_TYPED; // a length the page wrote into a counter field, a strength it selected
+    return HIDDEN_WHILE_TYPED; // rx_policy.js: a length the page wrote into a counter field, a strength it selected
   }
   try {
     if (ln === 'input') {
@@ -329,61 +329,20 @@ function fieldValue(node, ln) {
       return '' + apply(textareaValue, node, []);
     }
     if (ln === 'select') {
-      return selectedText(node, 'option:checked');
+      return selectedText(node);
     }
   } catch (e) { /* not a field after all */ }
   return null;
 }
-// selectedText is the text of a select's options matching sel (the chosen ones, or those the
-// markup selects), joined.
-function selectedText(node, sel) {
-  var opts = queryIn(node, sel);
+// selectedText is the text of a select's chosen options, joined.
+function selectedText(node) {
+  var opts = queryIn(node, 'option:checked');
   var out = '';
   var i;
   for (i = 0; i < opts.length && i < 5; i++) {
     out = out + (i ? ', ' : '') + collapse('' + apply(optionTextG, opts[i], []), 60);
   }
   return out;
-}
-
-// pageSetValue reports whether the page set the value of field node (tag ln) while a typed
-// secret was held (OPEN-ITEMS 107): a value it changed then (rx_mirrors.js value mirrors), a
-// field it added then with the value in it (noted as a text mirror when added, or inside one),
-// or, once a secret was typed in the document, a select whose choice is neither the one its
-// markup makes nor the one the person made (a strength the page selects by its value
-// property, which changes no attribute). The model is shown such a value as HIDDEN_WHILE_TYPED.
-function pageSetValue(node, ln) {
-  if (ln !== 'input' && ln !== 'textarea' && ln !== 'select') {
-    return false;
-  }
-  if (textMirrorIn(node) || ln !== 'select' && isValueMirror(node)) {
-    return true;
-  }
-  if (ln !== 'select' || !secretTyped) {
-    return false;
-  }
-  var now = selectedText(node, 'option:checked');
-  if (now === apply(weakGet, personChoices, [node])) {
-    return false;
-  }
-  var markup = selectedText(node, 'option[selected]');
-  if (markup === '' && !hasAttr(node, 'multiple')) {
-    markup = selectedText(node, 'option:first-of-type'); // no option marked: the first is chosen
-  }
-  return now !== markup;
-}
-
-// personChoices: select -> its choice (selectedText) after the person's own last input into
-// it (trusted input and change events, noted before the page's handlers run).
-var personChoices = new WeakMapC();
-function notePersonChoice(ev) {
-  try {
-    var path = eventPath(ev); // rx_events.js: open shadow roots too
-    var t = path.length > 0 ? path[0] : null;
-    if (ev.isTrusted === true && t && nodeTypeOrZero(t) === 1 && localName(t) === 'select') {
-      apply(weakSet, personChoices, [t, selectedText(t, 'option:checked')]);
-    }
-  } catch (e) { /* never break the page's events */ }
 }
 
 // states lists the element's state flags: " [checked] [disabled] [level=2]".

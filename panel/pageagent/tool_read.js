@@ -153,7 +153,7 @@ function toolQuery(args) {
     m.ref = refFor(node);
     m.tag = localName(node);
     var secret = isSensitive(node);
-    var pageSet = !secret && pageSetValue(node, m.tag); // tool_names.js: a value the page set while a password was held
+    var pageSet = !secret && pageSetValue(node, m.tag); // rx_policy.js: a value the page set while a password was held
     m.text = secret ? '' : textMirrorIn(node) ? HIDDEN_WHILE_TYPED : collapse(elementText(node), 100);
     var attrs = dict();
     var j;

@@ -171,7 +171,7 @@ function onPasswordChange(ev) {
   } catch (e) { /* never break the page's events */ }
 }
 // watchPasswordFields reports password fields as they change, and notes the person's own
-// choices in selects (tool_names.js pageSetValue).
+// choices in selects (rx_policy.js pageSetValue).
 function watchPasswordFields() {
   on(win, 'input', onPasswordChange, true);
   on(win, 'change', onPasswordChange, true);
