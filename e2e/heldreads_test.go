@@ -41,6 +41,18 @@ func agentOnPage(t *testing.T, script, host string, handler http.Handler, url st
 	return aw, pf, waitRequests
 }
 
+// personKeys focuses the element with id and presses keys as the person (DevTools key events,
+// trusted).
+func personKeys(t *testing.T, tab *e2etest.Tab, id, keys, what string) {
+	t.Helper()
+	e2etest.Eval[any](tab, `document.getElementById('`+id+`').focus()`)
+	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(keys)); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
 // heldMeterSite serves /meter: the sign-in page above.
 func heldMeterSite() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -111,13 +123,7 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 	waitRequests(9)
 	time.Sleep(500 * time.Millisecond)
 	// The person empties the field with their own keys; the watch ends after its grace.
-	e2etest.Eval[any](tab, `document.getElementById('pw').focus()`)
-	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
-	err := chromedp.Do(ctx, chromedp.KeyEvent(strings.Repeat(kb.Backspace, len(rtFieldsPassword))))
-	cancel()
-	if err != nil {
-		t.Fatalf("emptying the field: %v", err)
-	}
+	personKeys(t, tab, "pw", strings.Repeat(kb.Backspace, len(rtFieldsPassword)), "emptying the field")
 	tab.WaitFor(10*time.Second, "the emptied field", `document.getElementById('pw').value === '' && window.pwLen === 0`)
 	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
 	chat(t, pf, "and once more")
@@ -252,13 +258,7 @@ func TestAgentFieldsThePageSetsWhileHeld(t *testing.T) {
 	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", heldFieldsSite(), "https://fields.test/fields")
 	tab, model := aw.tab, aw.model
 	// The person chooses Esperanto with the keyboard, then types the password.
-	e2etest.Eval[any](tab, `document.getElementById('lang').focus()`)
-	ctx, cancel := context.WithTimeout(tab.Context(), 15*time.Second)
-	err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown))
-	cancel()
-	if err != nil {
-		t.Fatalf("choosing the language: %v", err)
-	}
+	personKeys(t, tab, "lang", kb.ArrowDown, "choosing the language")
 	tab.WaitFor(5*time.Second, "the person's choice", `document.getElementById('lang').value === 'Esperanto'`)
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's fields", `document.body.dataset.debounced === '7' && document.getElementById('level').value === 'weak' && document.getElementById('made').value === '7'`)
@@ -302,13 +302,7 @@ func TestRedteamFieldsThePageSetsReadBlank(t *testing.T) {
 	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["none","absent","absent","English","Gold","alice"]` {
 		t.Fatalf("before the typing the remixlet read %s, want [\"none\",\"absent\",\"absent\",\"English\",\"Gold\",\"alice\"] (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
 	}
-	e2etest.Eval[any](h.tab, `document.getElementById('lang').focus()`)
-	ctx, cancel := context.WithTimeout(h.tab.Context(), 15*time.Second)
-	err := chromedp.Do(ctx, chromedp.KeyEvent(kb.ArrowDown))
-	cancel()
-	if err != nil {
-		t.Fatalf("choosing the language: %v", err)
-	}
+	personKeys(t, h.tab, "lang", kb.ArrowDown, "choosing the language")
 	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
 	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '7' && document.getElementById('level').value === 'weak' && document.getElementById('lang').value === 'Esperanto'`); err != nil {
 		t.Fatalf("the page's fields were never set: %v", err)
