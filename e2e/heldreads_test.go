@@ -94,7 +94,8 @@ document.body.dataset.pageScript = 'ran';
 // pwLen 0 and inspect_styles the meter's width 0px (controls: the oracle answers); while the
 // typed password is held both are withheld with a line saying so (no "pwLen":7, no 70px); once
 // the person has emptied the field and the grace passed, the globals and the heading's styles
-// read again, the meter's (changed while the password was held) stay withheld.
+// read again, the meter's (changed while the password was held) stay withheld. query's rect and
+// scroll's box are withheld alike.
 func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 	script := `{"turns": [
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#meter, #title"}}]},
@@ -105,6 +106,7 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e2", "properties": ["width", "--pw-len"]}}]},
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e1", "properties": ["font-size"]}}]},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "#meter, #title"}}]},
+		{"tool_calls": [{"name": "scroll", "arguments": {"ref": "e2"}}]},
 		{"text": "Read again."},
 		{"tool_calls": [{"name": "read_page_data"}]},
 		{"tool_calls": [{"name": "inspect_styles", "arguments": {"ref": "e1", "properties": ["font-size"]}}]},
@@ -114,20 +116,21 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 	]}`
 	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", heldMeterSite(), "https://fields.test/meter")
 	tab, model := aw.tab, aw.model
+	actMode(t, pf) // scroll is an action
 	chat(t, pf, "read this page")
 	waitRequests(4)
 	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's mirrors", `window.pwLen === 7 && document.getElementById('meter').style.width === '70px'`)
 	chat(t, pf, "read it again")
-	waitRequests(9)
+	waitRequests(10)
 	time.Sleep(500 * time.Millisecond)
 	// The person empties the field with their own keys; the watch ends after its grace.
 	personKeys(t, tab, "pw", strings.Repeat(kb.Backspace, len(rtFieldsPassword)), "emptying the field")
 	tab.WaitFor(10*time.Second, "the emptied field", `document.getElementById('pw').value === '' && window.pwLen === 0`)
 	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
 	chat(t, pf, "and once more")
-	waitRequests(14)
+	waitRequests(15)
 	reqs := model.Requests()
 	result := func(i int) string { return callResult(reqs, i) }
 
@@ -176,18 +179,22 @@ func TestAgentReadToolsWithheldWhilePasswordHeld(t *testing.T) {
 		t.Errorf("query while the password is held: %s, want no sizes (the meter's width, and what it moves), and the line %q", head(got, 2000), rectsWithheld)
 	}
 
+	if got := result(8); strings.Contains(got, `"box"`) || !strings.Contains(got, "scrolledTo") {
+		t.Errorf("scroll to the meter while the password is held: %s, want it scrolled to and no box (its width)", head(got, 2000))
+	}
+
 	// After the person emptied the field and the grace passed.
-	if got := result(9); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `Welcome back`) || strings.Contains(got, withheldData) {
+	if got := result(10); !strings.Contains(got, `"pwLen":0`) || !strings.Contains(got, `Welcome back`) || strings.Contains(got, withheldData) {
 		t.Errorf("read_page_data after the field was emptied: %s, want the globals again", head(got, 2000))
 	}
-	if got := result(10); !strings.Contains(got, `"font-size":"30px"`) {
+	if got := result(11); !strings.Contains(got, `"font-size":"30px"`) {
 		t.Errorf("inspect_styles of the heading after the field was emptied: %s, want its font-size", head(got, 2000))
 	}
-	if got := result(11); strings.Contains(got, `"width":`) || !strings.Contains(got, "the page changed this element while a password was typed") {
+	if got := result(12); strings.Contains(got, `"width":`) || !strings.Contains(got, "the page changed this element while a password was typed") {
 		t.Errorf("inspect_styles of the meter after the field was emptied: %s, want withheld (the page wrote its style while the password was held)", head(got, 2000))
 	}
 	// The heading's box reads again; the meter's (the page changed it meanwhile) stays withheld.
-	if got := result(12); !strings.Contains(got, `"ref":"e1","tag":"h1"`) || strings.Count(got, `"rect"`) != 1 || !strings.Contains(got, "the page changed them while a password was typed") {
+	if got := result(13); !strings.Contains(got, `"ref":"e1","tag":"h1"`) || strings.Count(got, `"rect"`) != 1 || !strings.Contains(got, "the page changed them while a password was typed") {
 		t.Errorf("query after the field was emptied: %s, want the heading's box and not the meter's", head(got, 2000))
 	}
 }
