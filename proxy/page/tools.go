@@ -112,7 +112,8 @@ import (
 //	scroll {direction?: up|down|left|right|top|bottom, ref?}
 //	  → {scrollX, scrollY, viewportHeight, pageHeight, atTop, atBottom, moved} (the page),
 //	    {element, scrollTop, scrollLeft, moved, atEnd} (a scrolling element), or
-//	    {scrolledTo, box, …} (ref alone: into view).
+//	    {scrolledTo, box, …} (ref alone: into view; boxWithheld instead of box while a typed
+//	    password is held, and for an element the page changed meanwhile).
 //	hover {ref} → {hovered, coveredBy?}
 //	navigate {url} → {navigating, sameDocument, mayLeave}; the url is resolved and checked here
 //	    against the session's origin first (checkNavigate), then again in the page.
