@@ -181,10 +181,10 @@ function watchPasswordFields() {
 
 // passwordHeld reports whether a typed password (or other secret) is held on the page now, for
 // the tools whose answers cannot be told apart from what the page derived from it
-// (read_page_data's globals, inspect_styles; OPEN-ITEMS 111): the state in which the page's
-// writes are hidden from the model (rx_mirrors.js: from a key into a sensitive field that left
-// one holding a value until the fields have been found empty for its grace, and the key's own
-// task).
+// (read_page_data's globals, inspect_styles, query's rects, scroll's box; OPEN-ITEMS 111): the
+// state in which the page's writes are hidden from the model (rx_mirrors.js: from a key into a
+// sensitive field that left one holding a value until the fields have been found empty for its
+// grace, and the key's own task).
 function passwordHeld() {
   return heldWatch || mirrorWindow !== 0;
 }
