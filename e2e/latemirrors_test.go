@@ -179,20 +179,8 @@ func TestAgentToolsHideLateMirrors(t *testing.T) {
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "body:has(#deb[data-dlen=\"7\"]) h1"}}]},
 		{"text": "Done."}
 	]}`
-	aw := newAgentWorld(t, script, map[string]http.Handler{"fields.test": lateMirrorsSite(0)})
+	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", lateMirrorsSite(0), "https://fields.test/late") // heldreads_test.go
 	tab, model := aw.tab, aw.model
-	tab.Navigate("https://fields.test/late")
-	tab.WaitConnected()
-	tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
-	pf, _ := openPanel(t, tab)
-	waitRequests := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); len(model.Requests()) < n; time.Sleep(200 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the model got %d requests, want %d\n%s", len(model.Requests()), n, aw.diagnose())
-			}
-		}
-	}
 	chat(t, pf, "read this page")
 	waitRequests(3)
 	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle

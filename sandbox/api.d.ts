@@ -167,7 +167,7 @@ declare namespace dom {
   function text(el: Handle): Promise<string>;
   /** An attribute's value, or null ("" for an attribute the page copies a typed password into, for any attribute but class the page writes while a password is typed or held in its field, and for a password field's attributes other than id, class, name, type and the like). Example: `const href = await dom.attr(link, "href")` */
   function attr(el: Handle, name: string): Promise<string | null>;
-  /** A form control's current value (always "" for password fields and fields the page marks secret with autocomplete one-time-code or cc-*). Example: `const q = await dom.value(input)` */
+  /** A form control's current value (always "" for password fields and fields the page marks secret with autocomplete one-time-code or cc-*, and for a value the page set while a typed password was held: a length in a counter field, a choice it made in a select, a field it added then). Example: `const q = await dom.value(input)` */
   function value(el: Handle): Promise<string>;
   /** The element's box in viewport pixels (refused on a page whose password field is sized by its text, field-sizing: content, and on a page that writes into its elements while a password is typed). Example: `const { width } = await dom.rect(h)` */
   function rect(el: Handle): Promise<Rect>;

@@ -674,10 +674,10 @@ function opText(node) {
 }
 
 function opValue(node) {
-  if (isSensitive(node) || isValueMirror(node)) { // rx_mirrors.js: a length written into a counter field
+  var name = localName(node);
+  if (isSensitive(node) || pageSetValue(node, name)) { // a length written into a counter field, a strength selected
     return '';
   }
-  var name = localName(node);
   var g = name === 'input' ? inputValue : name === 'textarea' ? textareaValue : name === 'select' ? selectValue : null;
   if (!g) {
     refuse('dom.value reads form controls (input, textarea, select)');
@@ -686,6 +686,73 @@ function opValue(node) {
   // A copy of a typed secret in another control (a hidden field a page script fills from the
   // password) reads back empty too (rx_mirrors.js holdsTypedSecret).
   return holdsTypedSecret(v) ? '' : v;
+}
+
+// pageSetValue reports whether the page set the value of field node (tag ln) while a typed
+// secret was held (OPEN-ITEMS 107), which dom.value reads empty and the agent's tools show the
+// model as HIDDEN_WHILE_TYPED (tool_names.js fieldValue): a value it changed then (rx_mirrors.js
+// value mirrors), a field it added then with the value in it (noted as a text mirror when
+// added, or inside one), or, once a secret was typed in the document, a select whose choice is
+// neither the one its markup makes nor the person's own last one (a strength the page selects
+// by its value property, which changes no attribute).
+function pageSetValue(node, ln) {
+  if (ln !== 'input' && ln !== 'textarea' && ln !== 'select') {
+    return false;
+  }
+  if (textMirrorIn(node) || ln !== 'select' && isValueMirror(node)) {
+    return true;
+  }
+  if (ln !== 'select' || !secretTyped) {
+    return false;
+  }
+  var now = optionsOf(node, 'option:checked', 0);
+  var person = apply(weakGet, personChoices, [node]);
+  if (person !== undefined && sameOptions(now, person)) {
+    return false;
+  }
+  var markup = optionsOf(node, 'option[selected]', 0);
+  if (markup.length === 0 && attrOf(node, 'multiple') === null) {
+    markup = optionsOf(node, 'option', 1); // none marked: the first is chosen
+  }
+  return !sameOptions(now, markup);
+}
+// optionsOf lists the options of select node matching sel (at most max, 0: all).
+function optionsOf(node, sel, max) {
+  var out = list();
+  try {
+    var found = apply(querySelectorAllEl, node, [sel]);
+    var n = apply(nodeListLength, found, []);
+    var i;
+    for (i = 0; i < n && (max === 0 || i < max); i++) {
+      put(out, out.length, apply(nodeListItem, found, [i]));
+    }
+  } catch (e) { /* not a select */ }
+  return out;
+}
+function sameOptions(a, b) {
+  if (a.length !== b.length) {
+    return false;
+  }
+  var i;
+  for (i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+// personChoices: select -> its chosen options after the person's own last input into it
+// (trusted input and change events, noted before the page's handlers run: tool_secrets.js
+// watchPasswordFields registers notePersonChoice).
+var personChoices = new WeakMapCtor();
+function notePersonChoice(ev) {
+  try {
+    var path = eventPath(ev); // rx_events.js: open shadow roots too
+    var t = path.length > 0 ? path[0] : null;
+    if (ev.isTrusted === true && t && nodeType(t) === 1 && localName(t) === 'select') {
+      apply(weakSet, personChoices, [t, optionsOf(t, 'option:checked', 0)]);
+    }
+  } catch (e) { /* never break the page's events */ }
 }
 
 // isSVG reports whether el is in the SVG namespace; isHTML whether in the HTML one.

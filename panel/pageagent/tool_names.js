@@ -318,8 +318,8 @@ function fieldValue(node, ln) {
   if (isSensitive(node)) {
     return null; // a password, or what the page marks as one (a key, a one-time code, a card)
   }
-  if ((ln === 'input' || ln === 'textarea') && isValueMirror(node)) {
-    return HIDDEN_WHILE_TYPED; // rx_mirrors.js: a length the page wrote into a counter field
+  if (pageSetValue(node, ln)) {
+    return HIDDEN_WHILE_TYPED; // rx_policy.js: a length the page wrote into a counter field, a strength it selected
   }
   try {
     if (ln === 'input') {
@@ -329,16 +329,20 @@ function fieldValue(node, ln) {
       return '' + apply(textareaValue, node, []);
     }
     if (ln === 'select') {
-      var sel = queryIn(node, 'option:checked');
-      var out = '';
-      var i;
-      for (i = 0; i < sel.length && i < 5; i++) {
-        out = out + (i ? ', ' : '') + collapse('' + apply(optionTextG, sel[i], []), 60);
-      }
-      return out;
+      return selectedText(node);
     }
   } catch (e) { /* not a field after all */ }
   return null;
+}
+// selectedText is the text of a select's chosen options, joined.
+function selectedText(node) {
+  var opts = queryIn(node, 'option:checked');
+  var out = '';
+  var i;
+  for (i = 0; i < opts.length && i < 5; i++) {
+    out = out + (i ? ', ' : '') + collapse('' + apply(optionTextG, opts[i], []), 60);
+  }
+  return out;
 }
 
 // states lists the element's state flags: " [checked] [disabled] [level=2]".

@@ -137,6 +137,8 @@ function toolQuery(args) {
   }
   var out = list();
   var total = 0;
+  var held = passwordHeld();
+  var boxesWithheld = '';
   var i;
   for (i = 0; i < found.length; i++) {
     var node = found[i];
@@ -151,6 +153,7 @@ function toolQuery(args) {
     m.ref = refFor(node);
     m.tag = localName(node);
     var secret = isSensitive(node);
+    var pageSet = !secret && pageSetValue(node, m.tag); // rx_policy.js: a value the page set while a password was held
     m.text = secret ? '' : textMirrorIn(node) ? HIDDEN_WHILE_TYPED : collapse(elementText(node), 100);
     var attrs = dict();
     var j;
@@ -161,7 +164,7 @@ function toolQuery(args) {
       }
       var v = attrOf(node, a);
       if (typeof v === 'string') {
-        attrs[a] = pageWroteWhileTyped(node, a) ? HIDDEN_WHILE_TYPED : cut(v, 200); // rx_mirrors.js
+        attrs[a] = pageWroteWhileTyped(node, a) || a === 'value' && pageSet ? HIDDEN_WHILE_TYPED : cut(v, 200); // rx_mirrors.js
       }
     }
     m.attrs = attrs;
@@ -172,14 +175,23 @@ function toolQuery(args) {
         m.value = cut(fv, 200);
       }
     }
-    var r = rectOf(node);
-    m.rect = boxRect(r);
+    // Sizes and positions, as computed styles (inspect_styles), may follow a typed password.
+    if (held) {
+      boxesWithheld = BOXES_WITHHELD;
+    } else if (pageChangedWhileTyped(node)) {
+      boxesWithheld = boxesWithheld === '' ? BOXES_CHANGED : boxesWithheld;
+    } else {
+      m.rect = boxRect(rectOf(node));
+    }
     m.visible = shownLive(node);
     put(out, out.length, m);
   }
   var res = dict();
   res.total = total;
   res.matches = out;
+  if (boxesWithheld !== '') {
+    res.rectsWithheld = boxesWithheld;
+  }
   return res;
 }
 
@@ -383,6 +395,16 @@ function toolStyles(args) {
     }
   }
   var node = byRef(ref);
+  // While a typed password is held the page's styles may follow it anywhere (a strength meter's
+  // width, a custom property with its length, a rule on a mirror attribute), and which element
+  // carries it cannot be told: every computed value is withheld then. After, an element the page
+  // changed meanwhile keeps its marks (rx_mirrors.js) and its styles stay withheld.
+  if (passwordHeld()) {
+    refuse(STYLES_WITHHELD);
+  }
+  if (pageChangedWhileTyped(node)) {
+    refuse('the page changed this element while a password was typed on this page, so its computed styles are withheld (they may follow the password); inspect another element, or ask after the page is loaded again');
+  }
   var st = computed(node);
   if (!st) {
     refuse('this element has no computed style');
@@ -396,6 +418,17 @@ function toolStyles(args) {
   r.element = describe(node, false);
   r.styles = styles;
   return r;
+}
+
+var BOXES_WITHHELD = 'sizes and positions are withheld while a password is typed on this page; ask again after signing in';
+var BOXES_CHANGED = 'the sizes and positions of the matches without a rect are withheld: the page changed them while a password was typed on this page';
+var STYLES_WITHHELD = 'computed styles are withheld while a password is typed on this page; ask again after signing in';
+
+// pageChangedWhileTyped reports whether the page wrote an attribute of el, its text or its value
+// while a typed secret was held (the marks of rx_mirrors.js, kept for the element's life).
+function pageChangedWhileTyped(el) {
+  flushMirrors();
+  return !!apply(weakGet, mirrorTaint, [el]) || !!apply(weakGet, lateWrites, [el]) || isTextMirror(el) || isValueMirror(el);
 }
 
 // ---- read_page_data. --------------------------------------------------------------------
@@ -504,8 +537,52 @@ function data(w, v, depth) {
   return out;
 }
 
+var DATA_WITHHELD = 'the page\'s script data is withheld while a password is typed on this page; ask again after signing in';
+
 function toolPageData(args) {
   checkArgs(args, 'read_page_data', allowed([]));
+  var r = dict();
+  // While a typed password is held the page's globals may hold what it derived from it (a
+  // length, a strength score, a store of the form's state), which no redaction by value
+  // recognises: they are withheld then (OPEN-ITEMS 111); the forms are read as ever.
+  if (passwordHeld()) {
+    r.globals = dict();
+    r.globalsTruncated = false;
+    r.globalsWithheld = DATA_WITHHELD;
+  } else {
+    pageGlobals(r);
+  }
+  var forms = list();
+  var i;
+  var formEls = queryDoc('form');
+  for (i = 0; i < formEls.length && i < 20; i++) {
+    var f = formEls[i];
+    var fd = dict();
+    fd.ref = refFor(f);
+    fd.name = attrOf(f, 'name');
+    fd.id = attrOf(f, 'id');
+    try {
+      fd.action = formActionG ? '' + apply(formActionG, f, []) : attrStr(f, 'action');
+      fd.method = formMethodG ? '' + apply(formMethodG, f, []) : attrStr(f, 'method');
+    } catch (e) { /* not a form */ }
+    fd.fields = fieldsOf(queryIn(f, 'input, select, textarea'));
+    put(forms, forms.length, fd);
+  }
+  r.forms = forms;
+  var loose = list();
+  var all = queryDoc('input, select, textarea');
+  for (i = 0; i < all.length; i++) {
+    if (!closest(all[i], 'form')) {
+      put(loose, loose.length, all[i]);
+    }
+  }
+  r.fieldsOutsideForms = fieldsOf(loose);
+  return r;
+}
+
+// pageGlobals puts into r the page's own globals (the window's enumerable data properties added
+// after the page agent started), as data within DATA_BUDGET.
+function pageGlobals(r) {
   var w = dict();
   w.left = DATA_BUDGET;
   w.truncated = false;
@@ -534,34 +611,8 @@ function toolPageData(args) {
       break;
     }
   }
-  var r = dict();
   r.globals = globals;
   r.globalsTruncated = w.truncated;
-  var forms = list();
-  var formEls = queryDoc('form');
-  for (i = 0; i < formEls.length && i < 20; i++) {
-    var f = formEls[i];
-    var fd = dict();
-    fd.ref = refFor(f);
-    fd.name = attrOf(f, 'name');
-    fd.id = attrOf(f, 'id');
-    try {
-      fd.action = formActionG ? '' + apply(formActionG, f, []) : attrStr(f, 'action');
-      fd.method = formMethodG ? '' + apply(formMethodG, f, []) : attrStr(f, 'method');
-    } catch (e) { /* not a form */ }
-    fd.fields = fieldsOf(queryIn(f, 'input, select, textarea'));
-    put(forms, forms.length, fd);
-  }
-  r.forms = forms;
-  var loose = list();
-  var all = queryDoc('input, select, textarea');
-  for (i = 0; i < all.length; i++) {
-    if (!closest(all[i], 'form')) {
-      put(loose, loose.length, all[i]);
-    }
-  }
-  r.fieldsOutsideForms = fieldsOf(loose);
-  return r;
 }
 
 function fieldsOf(els) {

@@ -60,7 +60,13 @@ function toolScroll(args) {
       apply(scrollIntoView, node, [o]);
       framesMoved();
       res.scrolledTo = describe(node, true);
-      res.box = boxRect(rectOf(node));
+      if (passwordHeld()) {
+        res.boxWithheld = BOXES_WITHHELD; // tool_read.js: a size may follow a typed password
+      } else if (pageChangedWhileTyped(node)) {
+        res.boxWithheld = 'the page changed this element while a password was typed on this page, so its box is withheld';
+      } else {
+        res.box = boxRect(rectOf(node));
+      }
     } else {
       var ch = clientHeightG ? num(apply(clientHeightG, node, [])) : 0;
       var cw = clientWidthG ? num(apply(clientWidthG, node, [])) : 0;

@@ -170,10 +170,23 @@ function onPasswordChange(ev) {
     }
   } catch (e) { /* never break the page's events */ }
 }
-// watchPasswordFields reports password fields as they change.
+// watchPasswordFields reports password fields as they change, and notes the person's own
+// choices in selects (rx_policy.js pageSetValue).
 function watchPasswordFields() {
   on(win, 'input', onPasswordChange, true);
   on(win, 'change', onPasswordChange, true);
+  on(win, 'input', notePersonChoice, true);
+  on(win, 'change', notePersonChoice, true);
+}
+
+// passwordHeld reports whether a typed password (or other secret) is held on the page now, for
+// the tools whose answers cannot be told apart from what the page derived from it
+// (read_page_data's globals, inspect_styles, query's rects, scroll's box; OPEN-ITEMS 111): the
+// state in which the page's writes are hidden from the model (rx_mirrors.js: from a key into a
+// sensitive field that left one holding a value until the fields have been found empty for its
+// grace, and the key's own task).
+function passwordHeld() {
+  return heldWatch || mirrorWindow !== 0;
 }
 
 // carriesSecret reports whether an address carries a password or cookie value of the page.

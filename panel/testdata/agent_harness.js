@@ -2521,9 +2521,64 @@ scenario('page policy: the mirror watch stays on while a typed secret is held, a
   // A key that leaves the field empty (a Tab into it): the key's watch only.
   const q = waitPage();
   const empty = typeSecret(q);
+  empty.setAttribute('aria-label', 'Password');
   empty._value = '';
   q.T.advance(1);
   assert.strictEqual(q.observing(), q.baseline, 'a late watch after a key that left the field empty');
+});
+
+scenario('agent tools: read_page_data\'s globals and inspect_styles are withheld while a typed secret is held, and a grace after', () => {
+  // The hold is the mirror watch's (rx_mirrors.js); what the page writes meanwhile is tested
+  // in Chromium (e2e/heldreads_test.go).
+  const DATA = 'the page\'s script data is withheld while a password is typed on this page; ask again after signing in';
+  const STYLES = 'computed styles are withheld while a password is typed on this page; ask again after signing in';
+  const toolsPage = () => {
+    const p = waitPage();
+    let nextTool = 5000;
+    p.tool = (name, args) => {
+      const id = nextTool++;
+      p.serverSend({ type: 'tool', id, tool: name, args: args || {} });
+      const r = p.sent().filter((m) => m.type === 'toolResult' && m.id === id);
+      assert.strictEqual(r.length, 1, 'one answer to ' + name);
+      return r[0];
+    };
+    p.ctx.pwLen = 0;
+    p.add('form', { id: 'f' });
+    p.ref = p.tool('read_page_data').value.forms[0].ref;
+    // held: whether both tools withhold (the fake has no computed styles: inspect_styles is
+    // refused otherwise with another reason).
+    p.held = (why) => {
+      const d = p.tool('read_page_data').value;
+      const st = p.tool('inspect_styles', { ref: p.ref });
+      const data = d.globalsWithheld === DATA && Object.keys(d.globals).length === 0 && d.forms.length === 1;
+      const shown = !('globalsWithheld' in d) && d.globals.pwLen === 0;
+      assert.ok(data || shown, why + ': read_page_data ' + JSON.stringify(d));
+      assert.strictEqual(st.ok, false, why);
+      assert.strictEqual(st.error === STYLES, data, why + ': inspect_styles ' + st.error + ', read_page_data ' + JSON.stringify(d));
+      return data;
+    };
+    return p;
+  };
+  const p = toolsPage();
+  assert.strictEqual(p.held('before the typing'), false, 'withheld before the typing');
+  const pw = typeSecret(p); // holds "h"
+  pw.setAttribute('aria-label', 'Password'); // named: the fake has no previousSibling for a name from the text before it
+  p.T.advance(1);
+  assert.strictEqual(p.held('the password in its field'), true, 'shown while the password is in its field');
+  p.T.advance(5000);
+  assert.strictEqual(p.held('the password in its field, 5 s on'), true, 'shown while the password is still in its field');
+  pw._value = ''; // emptied without an input event (a form reset)
+  p.T.advance(1000);
+  assert.strictEqual(p.held('within the grace'), true, 'shown before the grace passed');
+  p.T.advance(2100);
+  assert.strictEqual(p.held('after the grace'), false, 'withheld after the field was emptied and the grace passed');
+  // A key that leaves the field empty (a Tab into it): nothing held.
+  const q = toolsPage();
+  const empty = typeSecret(q);
+  empty.setAttribute('aria-label', 'Password');
+  empty._value = '';
+  q.T.advance(1);
+  assert.strictEqual(q.held('a Tab into an empty password field'), false, 'withheld after a key that left the field empty');
 });
 
 scenario('dom.waitFor: the selector is checked as dom.query\'s', () => {

@@ -53,14 +53,19 @@ import (
 //	    data-testid (those present)}, value? (form fields, never passwords), rect: {x, y, width,
 //	    height}, visible}]}, the page's matches first, then its same-origin frames'. Selectors
 //	    mentioning "value" or escapes are refused while the page or a frame has a password field.
+//	    While a typed password is held (the page agent's mirror watch, rx_mirrors.js) no match
+//	    has a rect, and after it those the page changed meanwhile have none; rectsWithheld then
+//	    says why.
 //	inspect_styles {ref, properties?: [CSS names, camelCase or kebab-case, --custom]}
-//	  → {ref, element: `heading "Docs"`, styles: {property: computed value}}
+//	  → {ref, element: `heading "Docs"`, styles: {property: computed value}}; refused while a
+//	    typed password is held, and for an element the page changed meanwhile.
 //	read_page_data {}
 //	  → {globals: {name: JSON}, globalsTruncated, forms: [{ref, name, id, action, method,
 //	    fields: [field]}], fieldsOutsideForms: [field]} with field = {ref, tag, name, type, label,
 //	    value} | {…, checked, value} for checkboxes and radios | {…, password: true} (no value).
 //	    globals: the window's own enumerable data properties added after the page agent
-//	    started, depth 4 ("[deeper]"), cycles "[cycle]", no functions, nodes or windows, 32 KiB.
+//	    started, depth 4 ("[deeper]"), cycles "[cycle]", no functions, nodes or windows, 32 KiB;
+//	    while a typed password is held, {} with globalsWithheld saying why.
 //	    Hub.Tool adds responses: []RecordedResponse (data.go).
 //	click {ref | selector | text}
 //	  → {clicked: `button "Save" [e3]`, checked?, link?, submits?, navigated, url, mayLeave,
@@ -107,7 +112,8 @@ import (
 //	scroll {direction?: up|down|left|right|top|bottom, ref?}
 //	  → {scrollX, scrollY, viewportHeight, pageHeight, atTop, atBottom, moved} (the page),
 //	    {element, scrollTop, scrollLeft, moved, atEnd} (a scrolling element), or
-//	    {scrolledTo, box, …} (ref alone: into view).
+//	    {scrolledTo, box, …} (ref alone: into view; boxWithheld instead of box while a typed
+//	    password is held, and for an element the page changed meanwhile).
 //	hover {ref} → {hovered, coveredBy?}
 //	navigate {url} → {navigating, sameDocument, mayLeave}; the url is resolved and checked here
 //	    against the session's origin first (checkNavigate), then again in the page.
