@@ -28,6 +28,7 @@ func TestRefuseCarriedRequest(t *testing.T) {
 		{"/preview#url=https://witness.test/?c=4711", ""}, // the fragment is never sent
 		{"/preview?url=https://help.shop.test/a", ""},     // the site's own
 		{"/domain/witness.test", ""},                      // host-looking segments are not read
+		{"/v///witness.test/i?c=4711", "path"},            // scheme-relative, a site's name
 		{"/api/cart?page=2", ""},
 		{"https://evil.test/x?u=https://witness.test/", ""}, // another site: the tool's own refusal
 		{"javascript:alert(1)", ""},
