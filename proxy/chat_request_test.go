@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -37,7 +38,7 @@ func (l *siteLog) all() string {
 
 // apiSite is example.com: its page sets a session cookie; /api/cart answers JSON, /api/out
 // redirects to another site, and /api/redirect/CODE answers with that redirect status to the
-// ?to= address (default /api/moved). api.example.com is the same server.
+// ?to= address (or ?tox=, its hex; default /api/moved). api.example.com is the same server.
 func apiSite(log *siteLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
@@ -57,6 +58,9 @@ func apiSite(log *siteLog) http.Handler {
 			http.Redirect(w, r, "https://evil.test/collect", http.StatusFound)
 		case "/api/redirect/301", "/api/redirect/302", "/api/redirect/303", "/api/redirect/307", "/api/redirect/308":
 			to := r.URL.Query().Get("to")
+			if b, err := hex.DecodeString(r.URL.Query().Get("tox")); err == nil && len(b) > 0 {
+				to = string(b) // the site's own encoding, which no reading of the query sees
+			}
 			if to == "" {
 				to = "/api/moved"
 			}
@@ -288,12 +292,12 @@ func TestChatRequestRedirects(t *testing.T) {
 			append([]string{"HTTP 308", "to https://api.example.com/api/moved"}, notFollowed...)},
 		{"DELETE", "/api/redirect/302", "", true, append([]string{"HTTP 302", "send the same DELETE to"}, notFollowed...)},
 		{"PATCH", "/api/redirect/301", `{"qty":0}`, true, append([]string{"HTTP 301", "send the same PATCH with its body"}, notFollowed...)},
-		{"POST", "/api/redirect/307?to=https://evil.test/collect", `{"card":"4242"}`, true,
+		{"POST", "/api/redirect/307?tox=" + hex.EncodeToString([]byte("https://evil.test/collect")), `{"card":"4242"}`, true,
 			append([]string{"HTTP 307", "That address cannot be requested", "not on this page's site"}, notFollowed...)},
 		{"POST", "/api/redirect/303?to=/api/done", `{"order":1}`, true,
 			[]string{"answered with 303 See Other", "with a GET, without the body", "HTTP 200 OK (GET https://example.com/api/done)", `"method":"GET"`, "(after redirects)"}},
 		{"POST", "/api/redirect/302", `{"order":2}`, true, []string{"answered with 302 Found", "HTTP 200 OK (GET https://example.com/api/moved)", `"method":"GET"`}},
-		{"POST", "/api/redirect/303?to=https://evil.test/collect", `{"order":3}`, true,
+		{"POST", "/api/redirect/303?tox=" + hex.EncodeToString([]byte("https://evil.test/collect")), `{"order":3}`, true,
 			[]string{"The POST was sent once and answered with 303 See Other; its redirect to https://evil.test/collect was not followed", "HTTP 303", "location: https://evil.test/collect"}},
 		{"GET", "/api/redirect/307?to=/api/after-get", "", false, []string{"HTTP 200", `"method":"GET"`, "(after redirects)"}},
 	}

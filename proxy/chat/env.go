@@ -49,7 +49,8 @@ func (e *chatEnv) session() (page.Info, error) {
 }
 
 // PageTool runs a page tool in the chat's tab (page/tools.go): open_page is the page agent's
-// fetch_page, checked there against the tab's own origin before anything is fetched, and
+// fetch_page, checked there against the tab's own origin before anything is fetched (and here
+// for another site's address it carries, request_carried.go), and
 // read_page_data gets the JSON responses the proxy saw.
 func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessage) (out json.RawMessage, err error) {
 	// What the proxy held back after an earlier action's call had answered (sendguard.go).
@@ -67,6 +68,14 @@ func (e *chatEnv) PageTool(ctx context.Context, tool string, args json.RawMessag
 		}
 	}
 	if tool == "open_page" {
+		var a struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(args, &a) == nil {
+			if err := refuseCarriedRequest(tool, sess.URL, a.URL); err != nil {
+				return nil, err // another site's address in its path or query (request_carried.go)
+			}
+		}
 		if out, ok, err := e.openSameSite(ctx, sess, args); ok {
 			return out, err // another origin of the site, fetched by the proxy (open.go)
 		}

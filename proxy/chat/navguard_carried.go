@@ -82,15 +82,21 @@ func carriedIn(part, own string) string {
 const carriedCost = "the agent cannot open a page whose address names another site (a viewer, a link checker, a web archive, a share page), but the person can open it themselves"
 
 // carriedWhy is the refusal's words for a navigation to u that carries an address of other.
-// The path is not shown when it carries the address (it may carry the data too), as the query
-// never is (shownAddress).
 func carriedWhy(u *weburl.URL, other string) string {
+	return carriedWords("navigation", "a page of the site may load", u, other)
+}
+
+// carriedWords are a carried-address refusal's words for an agent's navigation or request
+// (what) to u that carries an address of other, which the site may fetch or load (how). The
+// path is not shown when it carries the address (it may carry the data too), as the query never
+// is (shownAddress).
+func carriedWords(what, how string, u *weburl.URL, other string) string {
 	shown := shownAddress(u)
 	_, where := carriedWhere(u)
 	if where == "path" {
 		shown = u.Origin() + "/…"
 	}
-	return fmt.Sprintf("the navigation to %s carried an address of %s in its %s, which a page of the site may load, so what it carried would have left the site %s; %s", shown, other, where, u.Site(), carriedCost)
+	return fmt.Sprintf("the %s to %s carried an address of %s in its %s, which %s, so what it carried would have left the site %s; %s", what, shown, other, where, how, u.Site(), carriedCost)
 }
 
 // checkCarriedFragment refuses navigate's target (args read as the page tool reads them, from

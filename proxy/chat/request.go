@@ -107,6 +107,10 @@ func (e *chatEnv) HTTPRequest(ctx context.Context, r agent.HTTPRequest) (string,
 			return "", err
 		}
 	}
+	// Nor an address of another site the site's server may fetch (request_carried.go).
+	if err := refuseCarriedRequest("http_request", sess.URL, r.URL); err != nil {
+		return "", err
+	}
 
 	if agent.MutatingMethod(r.Method) {
 		if !apiOn {

@@ -60,9 +60,12 @@ func CarriedSites(s string) []string {
 // "/https:/x.test", "/viewer/https%3A%2F%2Fx.test%2F…", "/b/aHR0cHM6Ly94LnRlc3Qv". An address
 // written with two slashes after its scheme counts whatever its host; with one or none
 // ("https:/x.test", "https:x.test", which new URL reads as x.test's) only when its host names a
-// site (namedSite), so "/wiki/HTTP:_The_Definitive_Guide" does not. Host-looking segments
-// ("/example.com/", "/wiki/Example.com") and scheme-relative addresses ("/a//x.test/") are not
-// read: too many sites have such paths (a domain's page, a wiki's title, a doubled slash).
+// site (namedSite), so "/wiki/HTTP:_The_Definitive_Guide" does not; so does a scheme-relative
+// address ("/v///x.test/i", eleventh session: a viewer may complete it with the page's scheme),
+// so a doubled slash before a file name ("/images//logo.gif") does not, though one before a
+// name on a real top-level domain ("/docs//readme.md") does. Host-looking segments
+// ("/example.com/", "/wiki/Example.com") are not read: too many sites have such paths (a
+// domain's page, a wiki's title).
 //
 // The chat's navigation guard refuses an agent navigation whose path carries a site other than
 // its own, as it does one whose query does (OPEN-ITEMS 14; proxy/chat/navguard_carried.go).
@@ -80,6 +83,13 @@ func CarriedInPath(path string) []string {
 			// One inside another, as a web archive's snapshot of a redirect holds it.
 			addrs = append(addrs, plainAddressesIn(a[colon+1:])...)
 			if isSlash(a[0]) {
+				// Scheme-relative ("/v///x.test/i"): only a host that names a site, so a doubled
+				// slash before a name ("/images//logo.gif", "/ab//shared.js") does not count.
+				if u, err := weburl.Parse("https:" + a); err == nil {
+					if site, ok := namedSite(strings.ToLower(u.HostKey())); ok {
+						c.add(site)
+					}
+				}
 				continue
 			}
 			u, err := weburl.Parse(a)
