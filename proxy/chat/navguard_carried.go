@@ -27,7 +27,8 @@ import (
 // segment, "/domain/example.com", is not read: too many sites have those). Its fragment never
 // reaches the proxy, so navigate's fragment is checked before the page agent is asked
 // (checkCarriedFragment), and so is the fragment of a link the agent clicks (checkCarriedLink,
-// eleventh session). A frame a page the agent loaded frames by itself (a lease's frame, not one an action
+// eleventh session: an address with a scheme, or a host-looking one holding what the agent
+// typed; the page wrote the rest, and in-page anchors such as "#setup.py" read as hosts). A frame a page the agent loaded frames by itself (a lease's frame, not one an action
 // loaded) is not checked: its address is the page's, and embeds of the site commonly name
 // other sites (/embed?url=…). The person's own navigations (the address bar, a click the page
 // agent reported) never pair, so they are not affected. The refusal is the navigation guard's:
