@@ -249,6 +249,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 	}
 	if err == nil {
 		st.noteEdits(pg, tool, args, out)
+		st.noteAppended(tool, args, out)
 	}
 	if errors.Is(err, page.ErrGone) {
 		return nil, goneError(pg, tool)
@@ -486,9 +487,7 @@ func (st *actState) noteEdits(pg actPage, tool string, args, out json.RawMessage
 }
 
 // noteTyped records the value a type, set_field or select call passes to the page, before the
-// call (a call that fails may have typed it still): lower-cased, when it has at least minTyped
-// characters, its first maxTypedLen kept, the newest maxTyped values of the chat kept — across
-// its pages of the site, as a value the agent submitted may come back in the next page's links.
+// call (a call that fails may have typed it still).
 func (st *actState) noteTyped(tool string, args json.RawMessage) {
 	var a struct {
 		Text   string `json:"text"`
@@ -497,10 +496,30 @@ func (st *actState) noteTyped(tool string, args json.RawMessage) {
 	switch tool {
 	case "type", "set_field", "select":
 		json.Unmarshal(args, &a)
-	default:
+		st.keepTyped(a.Text + a.Option)
+	}
+}
+
+// noteAppended records, after a type call that appended (clear false), the field's whole value
+// the page agent reports: an address typed a few characters at a time is whole only there.
+func (st *actState) noteAppended(tool string, args, out json.RawMessage) {
+	var a struct {
+		Clear *bool `json:"clear"`
+	}
+	var res struct {
+		Value string `json:"value"`
+	}
+	if tool != "type" || json.Unmarshal(args, &a) != nil || a.Clear == nil || *a.Clear || json.Unmarshal(out, &res) != nil {
 		return
 	}
-	v := strings.ToLower(strings.TrimSpace(a.Text + a.Option))
+	st.keepTyped(res.Value)
+}
+
+// keepTyped keeps v among the chat's typed values: lower-cased, when it has at least minTyped
+// characters, its first maxTypedLen kept, the newest maxTyped values of the chat kept — across
+// its pages of the site, as a value the agent submitted may come back in the next page's links.
+func (st *actState) keepTyped(v string) {
+	v = strings.ToLower(strings.TrimSpace(v))
 	if utf8.RuneCountInString(v) < minTyped {
 		return
 	}

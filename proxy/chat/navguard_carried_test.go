@@ -127,7 +127,7 @@ func TestNavCarriedLinkFragment(t *testing.T) {
 	for _, tt := range []struct {
 		name, link string
 		on         bool
-		typed      []string // tool calls before the click: "tool text"
+		typed      []string // tool calls before the click: "tool text" ("type+": clear false)
 		refused    bool
 	}{
 		{"a fragment carrying an address", "https://shop.test/viewer#img=https://witness.test/i?d=4711", false, nil, true},
@@ -146,6 +146,7 @@ func TestNavCarriedLinkFragment(t *testing.T) {
 		{"a host-looking address, typed in capitals", "https://shop.test/a#witness.test/i?d=4711", true, []string{"type WITNESS.TEST/I?D=4711"}, true},
 		{"a host-looking address, selected", "https://shop.test/a#img=witness.test/i?d=4711", true, []string{"select witness.test/i?d=4711"}, true},
 		{"a host-looking address, base64, typed", "https://shop.test/a#img=" + b64, true, []string{"set_field witness.test/i?d=4711"}, true},
+		{"a host-looking address, typed a few characters at a time", "https://shop.test/a#witness.test/i?d=4711", true, []string{"type wit", "type+ nes", "type+ s.t", "type+ est", "type+ /i?", "type+ d=4", "type+ 711"}, true},
 		{"a host-looking address, other text typed", "https://shop.test/a#witness.test/i?d=4711", true, []string{"set_field 4712", "type abc"}, false},
 		{"a host-looking address, a short value typed", "https://shop.test/a#witness.test/i?d=471", true, []string{"type 471"}, false},
 		{"an anchor on a real top-level domain", "https://shop.test/doc#setup.py", true, nil, false},
@@ -159,12 +160,29 @@ func TestNavCarriedLinkFragment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			acted := 0
 			facts := map[string]any{"how": "click", "tag": "a", "name": "preview", "link": tt.link, "key": "k-link"}
-			page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: formPageAnswers(facts, &acted)}, on: tt.on, decide: func(submitFacts) (bool, error) { return true, nil }}
+			form, value := formPageAnswers(facts, &acted), ""
+			answer := func(tool string, args map[string]any) (string, error) {
+				if tool != "type" && tool != "set_field" {
+					return form(tool, args)
+				}
+				if args["clear"] != false {
+					value = ""
+				}
+				value += args["text"].(string)
+				acted++
+				b, _ := json.Marshal(map[string]any{"typed": "textbox", "value": value})
+				return string(b), nil
+			}
+			page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: answer}, on: tt.on, decide: func(submitFacts) (bool, error) { return true, nil }}
 			st := newActState(time.Now)
 			for _, call := range tt.typed {
 				tool, text, _ := strings.Cut(call, " ")
-				field := map[string]string{"set_field": "text", "type": "text", "select": "option"}[tool]
-				args, _ := json.Marshal(map[string]string{"ref": "e2", field: text})
+				field := map[string]string{"set_field": "text", "type": "text", "type+": "text", "select": "option"}[tool]
+				a := map[string]any{"ref": "e2", field: text}
+				if tool == "type+" {
+					tool, a["clear"] = "type", false
+				}
+				args, _ := json.Marshal(a)
 				if _, err := st.run(context.Background(), page, tool, args); err != nil {
 					t.Fatalf("%s: %v", call, err)
 				}
