@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/remixproxy/remixproxy/agent"
 	"github.com/remixproxy/remixproxy/internal/weburl"
@@ -45,6 +47,10 @@ const (
 	// navLeave is how long a navigate, back or forward that loads a new document is given for
 	// the old page to go; a page that stays (a download, a 204) lets the turn go on after it.
 	navLeave = 5 * time.Second
+	// maxTyped is how many typed values a chat keeps, minTyped the fewest characters one must
+	// have to be kept, maxTypedLen the most kept of one (a prefix still matches where the whole
+	// value stands).
+	maxTyped, minTyped, maxTypedLen = 32, 4, 2048
 )
 
 // submitLike matches the accessible names of controls whose repeated click may do a thing
@@ -75,8 +81,12 @@ type actState struct {
 	// on a page address: input changed and then submitted counts as saved for done's check
 	// (many apps keep the saved value in the field).
 	edited, submitted map[string]time.Time
-	used              time.Time
-	now               func() time.Time
+	// typed are the values the agent typed, set or selected in this chat, lower-cased, newest
+	// last, at most maxTyped (noteTyped): a clicked link's fragment holding one is the agent's
+	// (navguard_carried.go).
+	typed []string
+	used  time.Time
+	now   func() time.Time
 }
 
 type actClick struct {
@@ -189,6 +199,7 @@ func (e *chatEnv) actPageTool(ctx context.Context, sess page.Info, tool string, 
 func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.RawMessage) (json.RawMessage, error) {
 	var out json.RawMessage
 	var err error
+	st.noteTyped(tool, args)
 	switch tool {
 	case "done":
 		return st.done(ctx, pg, args)
@@ -238,6 +249,7 @@ func (st *actState) run(ctx context.Context, pg actPage, tool string, args json.
 	}
 	if err == nil {
 		st.noteEdits(pg, tool, args, out)
+		st.noteAppended(tool, args, out)
 	}
 	if errors.Is(err, page.ErrGone) {
 		return nil, goneError(pg, tool)
@@ -291,7 +303,7 @@ func (st *actState) guarded(ctx context.Context, pg actPage, tool string, raw js
 	}
 	if tool == "click" {
 		// A link's fragment carrying another site's address (navguard_carried.go).
-		if err := checkCarriedLink(ctx, pg, args, facts); err != nil {
+		if err := checkCarriedLink(ctx, pg, args, facts, st.typedValues()); err != nil {
 			return nil, err
 		}
 	}
@@ -472,6 +484,62 @@ func (st *actState) noteEdits(pg actPage, tool string, args, out json.RawMessage
 	case tool == "click" && submits:
 		st.submitted[key] = now
 	}
+}
+
+// noteTyped records the value a type, set_field or select call passes to the page, before the
+// call (a call that fails may have typed it still).
+func (st *actState) noteTyped(tool string, args json.RawMessage) {
+	var a struct {
+		Text   string `json:"text"`
+		Option string `json:"option"`
+	}
+	switch tool {
+	case "type", "set_field", "select":
+		json.Unmarshal(args, &a)
+		st.keepTyped(a.Text + a.Option)
+	}
+}
+
+// noteAppended records, after a type call that appended (clear false), the field's whole value
+// the page agent reports: an address typed a few characters at a time is whole only there.
+func (st *actState) noteAppended(tool string, args, out json.RawMessage) {
+	var a struct {
+		Clear *bool `json:"clear"`
+	}
+	var res struct {
+		Value string `json:"value"`
+	}
+	if tool != "type" || json.Unmarshal(args, &a) != nil || a.Clear == nil || *a.Clear || json.Unmarshal(out, &res) != nil {
+		return
+	}
+	st.keepTyped(res.Value)
+}
+
+// keepTyped keeps v among the chat's typed values: lower-cased, when it has at least minTyped
+// characters, its first maxTypedLen kept, the newest maxTyped values of the chat kept — across
+// its pages of the site, as a value the agent submitted may come back in the next page's links.
+func (st *actState) keepTyped(v string) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if utf8.RuneCountInString(v) < minTyped {
+		return
+	}
+	if len(v) > maxTypedLen {
+		v = strings.ToValidUTF8(v[:maxTypedLen], "")
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.typed = slices.DeleteFunc(st.typed, func(t string) bool { return t == v })
+	st.typed = append(st.typed, v)
+	if len(st.typed) > maxTyped {
+		st.typed = st.typed[len(st.typed)-maxTyped:]
+	}
+}
+
+// typedValues are the chat's typed values (noteTyped).
+func (st *actState) typedValues() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.typed)
 }
 
 // done checks a done call against the page (see the top of the file).

@@ -27,7 +27,8 @@ import (
 // segment, "/domain/example.com", is not read: too many sites have those). Its fragment never
 // reaches the proxy, so navigate's fragment is checked before the page agent is asked
 // (checkCarriedFragment), and so is the fragment of a link the agent clicks (checkCarriedLink,
-// eleventh session). A frame a page the agent loaded frames by itself (a lease's frame, not one an action
+// eleventh session: an address with a scheme, or a host-looking one holding what the agent
+// typed; the page wrote the rest, and in-page anchors such as "#setup.py" read as hosts). A frame a page the agent loaded frames by itself (a lease's frame, not one an action
 // loaded) is not checked: its address is the page's, and embeds of the site commonly name
 // other sites (/embed?url=…). The person's own navigations (the address bar, a click the page
 // agent reported) never pair, so they are not affected. The refusal is the navigation guard's:
@@ -121,23 +122,25 @@ func checkCarriedFragment(sess page.Info, args json.RawMessage) error {
 }
 
 // checkCarriedLink refuses a click whose link's fragment carries an address of another site
-// (eleventh session). A link the agent clicks is the page's, but a benign page may copy what the
-// agent typed into one (a "preview" link built from a field), and its fragment never reaches
-// the proxy while the page it opens (or this page, for a same-document link) may load what it
-// names. So the proxy asks the page agent where the click goes before it clicks — the probe
-// submit.go's card uses, reused when gateSubmit ran it (facts; the click is then sent bound to
-// it, expect), run here when it did not (the chat's "Act may submit forms" switch on; the click
-// is sent unbound, as before: only the page's own script could change the link in the moment
-// between, and a page script already holds what the agent typed) — and reads the fragment with
-// the rule navigate's fragment and every agent navigation's address are read with (carriedIn).
-// Nothing is checked for a page without the probe (no submitGate).
+// that the agent, not the page, may have put there (eleventh session; linkCarries). A link the
+// agent clicks is the page's, but a benign page may copy what the agent typed into one (a
+// "preview" link built from a field), and its fragment never reaches the proxy while the page it
+// opens (or this page, for a same-document link) may load what it names. So the proxy asks the
+// page agent where the click goes before it clicks — the probe submit.go's card uses, reused
+// when gateSubmit ran it (facts; the click is then sent bound to it, expect), run here when it
+// did not (the chat's "Act may submit forms" switch on; the click is sent unbound, as before:
+// only the page's own script could change the link in the moment between, and a page script
+// already holds what the agent typed) — and reads the fragment in the shapes navigate's fragment
+// and every agent navigation's address are read in. typed are the values the agent typed, set
+// or selected in this chat (actState.noteTyped). Nothing is checked for a page without the
+// probe (no submitGate).
 //
 // Why here and not in the page agent (tool_click.js): the rule needs the public suffix list and
 // the URL parser's IDNA and IPv4 readings (remixlet.CarriedSites), which the page agent does not
 // carry; a port would be a second copy to keep in step (as rx_addresses.js is for the address
 // rule) for one check, and it would run in the page's realm. The cost: with the switch on, each
 // click is one more call to the page (the probe).
-func checkCarriedLink(ctx context.Context, pg actPage, args map[string]json.RawMessage, facts *submitFacts) error {
+func checkCarriedLink(ctx context.Context, pg actPage, args map[string]json.RawMessage, facts *submitFacts, typed []string) error {
 	if _, ok := pg.(submitGate); !ok {
 		return nil
 	}
@@ -157,8 +160,63 @@ func checkCarriedLink(ctx context.Context, pg actPage, args map[string]json.RawM
 	if i < 0 {
 		return nil
 	}
-	if other := carriedIn(href[i+1:], u.Site()); other != "" {
-		return &agent.ToolError{Message: fmt.Sprintf("click: not clicked: the link's fragment carries an address of another site (%s); a page may load what its address names, so the agent's clicks may not follow a link carrying another site's address: %s. Do not try another way to reach it; tell the person what you found instead", other, carriedCost)}
+	if other, withTyped := linkCarries(href[i+1:], u.Site(), typed); other != "" {
+		held := ""
+		if withTyped {
+			held = " with a value the agent entered on this site"
+		}
+		return &agent.ToolError{Message: fmt.Sprintf("click: not clicked: the link's fragment carries an address of another site (%s)%s; a page may load what its address names, so the agent's clicks may not follow a link carrying another site's address: %s. Do not try another way to reach it; tell the person what you found instead", other, held, carriedCost)}
 	}
 	return nil
+}
+
+// linkCarries is the site other than own that a clicked link's fragment frag carries by the
+// click's rule, "" when none, and whether a typed value made it count:
+//   - an address with a scheme or scheme-relative (remixlet.CarriedAddresses: as written,
+//     percent-encoded, base64) counts whatever the page: no in-page anchor looks like one;
+//   - a field that only reads as a host name ("#witness.test/i?d=4711") counts when the
+//     fragment holds a value the agent typed (typedIn). Without one the link is the page's own
+//     text, which the model did not choose, and such fields are as often in-page anchors whose
+//     ids end in a real top-level domain ("#setup.py", "#readme.md", "#config.io").
+func linkCarries(frag, own string, typed []string) (string, bool) {
+	for _, s := range remixlet.CarriedAddresses(frag) {
+		if s != own {
+			return s, false
+		}
+	}
+	var shapes []string
+	for _, s := range remixlet.CarriedSites(frag) {
+		if s == own {
+			continue
+		}
+		if shapes == nil {
+			for _, shape := range remixlet.CarriedShapes(frag) { // base64 is read before lower-casing
+				shapes = append(shapes, strings.ToLower(shape))
+			}
+		}
+		if typedIn(shapes, s, typed) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// typedIn says whether one of the fragment's shapes (lower-cased) holds a typed value (lower-cased,
+// at least minTyped characters: actState.noteTyped) whole, other than one within the carried
+// site's name: a search for "setup.py" or "setup" does not make the anchor "#setup.py" the
+// agent's, while "4711", "witness.test/i?d=4711" or "4711.witness.test" make
+// "#witness.test/i?d=4711" or "#4711.witness.test" so. A page that rewrites the value (keeps
+// part of it, re-encodes it in a shape the rule does not read) is not seen.
+func typedIn(shapes []string, site string, typed []string) bool {
+	for _, v := range typed {
+		if strings.Contains(site, v) {
+			continue
+		}
+		for _, shape := range shapes {
+			if strings.Contains(shape, v) {
+				return true
+			}
+		}
+	}
+	return false
 }

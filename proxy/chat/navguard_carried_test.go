@@ -118,36 +118,86 @@ func TestNavCarriedFragment(t *testing.T) {
 // TestNavCarriedLinkFragment: a link the agent clicks whose fragment carries an address of
 // another site is refused before the click (the proxy never sees a fragment, and the page's
 // script may load what it names): the proxy asks the page agent what the click would follow
-// (the probe, with the switch on too).
+// (the probe, with the switch on too). An address with a scheme (or scheme-relative) is refused
+// whatever the page; a host-looking one ("#setup.py", "#witness.test/i?d=4711") only when it
+// holds a value the agent typed, set or selected in this chat, other than the site's name alone
+// (typedIn): without one the link is the page's own text, which the model did not choose.
 func TestNavCarriedLinkFragment(t *testing.T) {
+	b64 := base64.RawURLEncoding.EncodeToString([]byte("witness.test/i?d=4711"))
 	for _, tt := range []struct {
 		name, link string
 		on         bool
+		typed      []string // tool calls before the click: "tool text" ("type+": clear false)
 		refused    bool
 	}{
-		{"a fragment carrying an address", "https://shop.test/viewer#img=https://witness.test/i?d=4711", false, true},
-		{"the switch on", "https://shop.test/viewer#img=https://witness.test/i?d=4711", true, true},
-		{"a host field, percent-encoded", "https://shop.test/a#" + url.QueryEscape("doc=witness.test/i?d=4711"), true, true},
-		{"a same-document link", "https://shop.test/a#img=//witness.test/i", true, true},
-		{"an anchor", "https://shop.test/doc#section-2", true, false},
-		{"an address of the site", "https://shop.test/a#next=https://www.shop.test/b", true, false},
-		{"no fragment", "https://shop.test/viewer?doc=https://witness.test/i", true, false}, // the query: GuardNavigation's
-		{"no link", "", true, false},
+		{"a fragment carrying an address", "https://shop.test/viewer#img=https://witness.test/i?d=4711", false, nil, true},
+		{"the switch on", "https://shop.test/viewer#img=https://witness.test/i?d=4711", true, nil, true},
+		{"an address alone", "https://shop.test/viewer#https://witness.test/i?d=4711", true, nil, true},
+		{"an address, percent-encoded", "https://shop.test/viewer#img=" + url.QueryEscape("https://witness.test/i?d=4711"), true, nil, true},
+		{"an address, base64", "https://shop.test/viewer#img=" + base64.RawURLEncoding.EncodeToString([]byte("https://witness.test/i?d=4711")), true, nil, true},
+		{"a same-document link, scheme-relative", "https://shop.test/a#img=//witness.test/i", true, nil, true},
+		// Host-looking: refused only with what the agent typed in it. (nav8 refused these
+		// without: in-page anchors on real top-level domains could not be clicked.)
+		{"a host field, percent-encoded, typed", "https://shop.test/a#" + url.QueryEscape("doc=witness.test/i?d=4711"), true, []string{"set_field witness.test/i?d=4711"}, true},
+		{"a host field, percent-encoded, not typed", "https://shop.test/a#" + url.QueryEscape("doc=witness.test/i?d=4711"), true, nil, false},
+		{"a host-looking address, typed", "https://shop.test/a#witness.test/i?d=4711", false, []string{"set_field witness.test/i?d=4711"}, true},
+		{"a host-looking address, not typed", "https://shop.test/a#witness.test/i?d=4711", false, nil, false},
+		{"a host-looking address, the code typed", "https://shop.test/a#witness.test/i?d=4711", true, []string{"type 4711"}, true},
+		{"a host-looking address, typed in capitals", "https://shop.test/a#witness.test/i?d=4711", true, []string{"type WITNESS.TEST/I?D=4711"}, true},
+		{"a host-looking address, selected", "https://shop.test/a#img=witness.test/i?d=4711", true, []string{"select witness.test/i?d=4711"}, true},
+		{"a host-looking address, base64, typed", "https://shop.test/a#img=" + b64, true, []string{"set_field witness.test/i?d=4711"}, true},
+		{"a host-looking address, typed a few characters at a time", "https://shop.test/a#witness.test/i?d=4711", true, []string{"type wit", "type+ nes", "type+ s.t", "type+ est", "type+ /i?", "type+ d=4", "type+ 711"}, true},
+		{"a host-looking address, other text typed", "https://shop.test/a#witness.test/i?d=4711", true, []string{"set_field 4712", "type abc"}, false},
+		{"a host-looking address, a short value typed", "https://shop.test/a#witness.test/i?d=471", true, []string{"type 471"}, false},
+		{"an anchor on a real top-level domain", "https://shop.test/doc#setup.py", true, nil, false},
+		{"an anchor, its name typed (a search)", "https://shop.test/doc#setup.py", true, []string{"set_field setup", "set_field setup.py", "type SETUP.PY"}, false},
+		{"an anchor", "https://shop.test/doc#section-2", true, []string{"type section-2"}, false},
+		{"an address of the site", "https://shop.test/a#next=https://www.shop.test/b", true, nil, false},
+		{"an address of the site, typed", "https://shop.test/a#next=www.shop.test/b", true, []string{"type www.shop.test/b"}, false},
+		{"no fragment", "https://shop.test/viewer?doc=https://witness.test/i", true, nil, false}, // the query: GuardNavigation's
+		{"no link", "", true, nil, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			acted := 0
 			facts := map[string]any{"how": "click", "tag": "a", "name": "preview", "link": tt.link, "key": "k-link"}
-			page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: formPageAnswers(facts, &acted)}, on: tt.on, decide: func(submitFacts) (bool, error) { return true, nil }}
-			_, err := newActState(time.Now).run(context.Background(), page, "click", json.RawMessage(`{"ref":"e1"}`))
+			form, value := formPageAnswers(facts, &acted), ""
+			answer := func(tool string, args map[string]any) (string, error) {
+				if tool != "type" && tool != "set_field" {
+					return form(tool, args)
+				}
+				if args["clear"] != false {
+					value = ""
+				}
+				value += args["text"].(string)
+				acted++
+				b, _ := json.Marshal(map[string]any{"typed": "textbox", "value": value})
+				return string(b), nil
+			}
+			page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: answer}, on: tt.on, decide: func(submitFacts) (bool, error) { return true, nil }}
+			st := newActState(time.Now)
+			for _, call := range tt.typed {
+				tool, text, _ := strings.Cut(call, " ")
+				field := map[string]string{"set_field": "text", "type": "text", "type+": "text", "select": "option"}[tool]
+				a := map[string]any{"ref": "e2", field: text}
+				if tool == "type+" {
+					tool, a["clear"] = "type", false
+				}
+				args, _ := json.Marshal(a)
+				if _, err := st.run(context.Background(), page, tool, args); err != nil {
+					t.Fatalf("%s: %v", call, err)
+				}
+			}
+			typed := acted
+			_, err := st.run(context.Background(), page, "click", json.RawMessage(`{"ref":"e1"}`))
 			if tt.refused {
 				if err == nil || !strings.Contains(err.Error(), "fragment carries an address of another site (witness.test)") || strings.Contains(err.Error(), "4711") ||
-					!strings.Contains(err.Error(), "the person can open it themselves") || acted != 0 {
-					t.Errorf("run = %v, acted %d; want refused before the click, naming the site and the cost", err, acted)
+					!strings.Contains(err.Error(), "the person can open it themselves") || acted != typed {
+					t.Errorf("run = %v, acted %d; want refused before the click, naming the site and the cost", err, acted-typed)
 				}
 				return
 			}
-			if err != nil || acted != 1 {
-				t.Errorf("run = %v, acted %d; want clicked", err, acted)
+			if err != nil || acted != typed+1 {
+				t.Errorf("run = %v, acted %d; want clicked", err, acted-typed)
 			}
 			if calls := strings.Join(page.calls, "\n"); !strings.Contains(calls, `"probe":true`) {
 				t.Errorf("the link was not checked: %q", page.calls)

@@ -24,9 +24,22 @@ import (
 // other than its own (OPEN-ITEMS 14; proxy/chat/navguard_carried.go). An address a script
 // assembles from pieces, a host with no dot, or any other encoding is not seen (as in deputies.go).
 func CarriedSites(s string) []string {
+	return carriedSites(s, true)
+}
+
+// CarriedAddresses are the sites CarriedSites reads from addresses (with a scheme, or
+// scheme-relative), not from fields that only read as a host name: what a page script loads as
+// written. The chat reads a clicked link's fragment with it (navguard_carried.go), where a
+// host-looking field is as often an in-page anchor ("#setup.py").
+func CarriedAddresses(s string) []string {
+	return carriedSites(s, false)
+}
+
+// carriedSites is CarriedSites, with host-looking fields read when fields is set.
+func carriedSites(s string, fields bool) []string {
 	var c siteSet
 	base, _ := weburl.Parse("https://carried.invalid/")
-	for _, shape := range carriedShapes(s) {
+	for _, shape := range CarriedShapes(s) {
 		for _, a := range plainAddressesIn(shape) {
 			if !isSlash(a[0]) {
 				// Read alone too, as new URL(a) reads it: "https:/witness.test" and
@@ -46,6 +59,9 @@ func CarriedSites(s string) []string {
 		}
 		for _, m := range ipv6Address.FindAllStringSubmatch(shape, -1) {
 			c.add(ipv6Site(m[1]))
+		}
+		if !fields {
+			continue
 		}
 		for _, field := range strings.FieldsFunc(shape, queryBreak) {
 			c.add(fieldSite(strings.TrimSpace(field)))
@@ -71,7 +87,7 @@ func CarriedSites(s string) []string {
 // its own, as it does one whose query does (OPEN-ITEMS 14; proxy/chat/navguard_carried.go).
 func CarriedInPath(path string) []string {
 	var c siteSet
-	for _, shape := range carriedShapes(path) {
+	for _, shape := range CarriedShapes(path) {
 		addrs := plainAddressesIn(shape)
 		for len(addrs) > 0 {
 			a := addrs[0]
@@ -111,10 +127,11 @@ func CarriedInPath(path string) []string {
 	return c.out
 }
 
-// carriedShapes are the shapes of s a page script may load an address from: s as written, its
-// percent-decoded levels (decodedLevels), those again with escaped tabs and newlines dropped
-// (escapedBreaks), and the base64 texts of all of them (base64Texts).
-func carriedShapes(s string) []string {
+// CarriedShapes are the shapes of s a page script may load an address from, which CarriedSites
+// and CarriedInPath read: s as written, its percent-decoded levels (decodedLevels), those again
+// with escaped tabs and newlines dropped (escapedBreaks), and the base64 texts of all of them
+// (base64Texts).
+func CarriedShapes(s string) []string {
 	if s == "" {
 		return nil
 	}

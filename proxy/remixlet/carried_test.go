@@ -104,6 +104,26 @@ func TestCarriedInPath(t *testing.T) {
 	}
 }
 
+// TestCarriedAddresses: the sites CarriedSites reads from addresses (with a scheme, or
+// scheme-relative), in every shape, and not from fields that only read as a host name.
+func TestCarriedAddresses(t *testing.T) {
+	for _, tt := range []struct {
+		name, part string
+		want       []string
+	}{
+		{"as written", "img=https://witness.test/i?d=4711", []string{"witness.test"}},
+		{"percent-encoded", "img=https%3A%2F%2Fwitness.test%2Fi", []string{"witness.test"}},
+		{"base64", "img=" + base64.RawURLEncoding.EncodeToString([]byte("https://witness.test/i")), []string{"witness.test"}},
+		{"scheme-relative", "img=//witness.test/i", []string{"witness.test"}},
+		{"one slash", "https:/witness.test", []string{"witness.test"}},
+		{"a host field", "doc=witness.test/i?d=4711", nil},
+		{"an anchor", "setup.py", nil},
+		{"a host field beside an address", "a=witness.test&b=https://other.test/", []string{"other.test"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { sameSites(t, "CarriedAddresses", CarriedAddresses, tt.part, tt.want) })
+	}
+}
+
 // sameSites checks that read(in) is want, in any order.
 func sameSites(t *testing.T, name string, read func(string) []string, in string, want []string) {
 	t.Helper()
