@@ -52,6 +52,7 @@
  *   prologue.js      the token, read and removed before anything else
  *   capture.js       the built-ins and DOM functions everything else calls
  *   helpers.js       small helpers over the captures; refusals
+ *   fresh_realm.js   a fresh realm's built-ins, for the page tools' captures at their first call
  *   channel.js       the WebSocket to the proxy: messages, reconnects, back/forward cache
  *   navigation.js    reports of same-document navigations
  *   person_nav.js    the person's own clicks on links and submitters, for the navigation guard
