@@ -17,7 +17,8 @@
 // checks it).
 //
 // Making the frame costs 9-40 ms of main thread, once per page, at the first tool call, which
-// waits for a model anyway. The frame stays: the realm's promises need a live frame.
+// waits for a model anyway. The frame stays where it was made; nothing taken from it returns a
+// promise (fetch_page's Response methods are the page's, captured at start).
 
 var freshWindow = null;
 var freshTried = false;
