@@ -480,8 +480,9 @@ func TestPageTools(t *testing.T) {
 	}
 }
 
-// A page that, after the page agent started, replaces every built-in the tools use and lays
-// traps on Object.prototype and Array.prototype: the tools answer as before, the page's
+// A page that, after the page agent started and before the first tool call, replaces every
+// built-in the tools use (those captured at start and those captured at the first tool call)
+// and lays traps on Object.prototype and Array.prototype: the tools answer as before, the page's
 // replacements are never called with anything of the agent's, and nothing leaves the site.
 const hostileToolsPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Hostile tools page</title></head>
@@ -515,6 +516,16 @@ replace(Response.prototype, ['text'], 'Response');
 replace(DOMParser.prototype, ['parseFromString'], 'DOMParser');
 replace(window, ['getComputedStyle', 'fetch', 'URL', 'DOMParser', 'WeakRef', 'WeakMap', 'Map'], 'window');
 replace(Object, ['keys', 'getOwnPropertyDescriptor', 'create'], 'Object');
+// What the tools capture at their first call (from a fresh realm, not from this window):
+// replaced here, before any tool call.
+replace(Document.prototype, ['createRange'], 'Document');
+replace(Range.prototype, ['selectNodeContents', 'getBoundingClientRect'], 'Range');
+dp(HTMLElement.prototype, 'innerText', trapGetter('innerText'));
+dp(HTMLInputElement.prototype, 'labels', trapGetter('labels'));
+dp(HTMLFormElement.prototype, 'action', trapGetter('action'));
+dp(Node.prototype, 'previousSibling', trapGetter('previousSibling'));
+dp(window, 'innerWidth', trapGetter('innerWidth'));
+dp(window, 'scrollY', trapGetter('scrollY'));
 // Last: traps any object with the ordinary prototype would run into. (Object.prototype.then
 // is left alone: open_page refuses to run on a page that sets it; see below.)
 dp(Object.prototype, 'toJSON', trapGetter('toJSON'));

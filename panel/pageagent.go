@@ -29,6 +29,7 @@ var agentParts = []string{
 	"prologue.js", // the token, read and removed before anything else
 	"capture.js",  // the built-ins and DOM functions everything else calls
 	"helpers.js",
+	"fresh_realm.js", // built-ins no page script touched, for captures taken later
 	"channel.js",
 	"navigation.js",
 	"person_nav.js",   // the person's own clicks, for the agent's navigation guard

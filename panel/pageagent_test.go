@@ -124,17 +124,23 @@ func parseParts(t *testing.T) []agentPart {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ast, err := js.Parse(parse.NewInputBytes(src), js.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		p := agentPart{name: name, index: i, ast: ast, top: map[string]bool{}}
-		for _, v := range ast.Scope.Declared {
-			p.top[string(v.Name())] = v.Decl == js.VariableDecl
-		}
-		parts = append(parts, p)
+		parts = append(parts, parsePart(t, name, i, src))
 	}
 	return parts
+}
+
+// parsePart parses src, the page agent file name at index in the order they run.
+func parsePart(t *testing.T, name string, index int, src []byte) agentPart {
+	t.Helper()
+	ast, err := js.Parse(parse.NewInputBytes(src), js.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	p := agentPart{name: name, index: index, ast: ast, top: map[string]bool{}}
+	for _, v := range ast.Scope.Declared {
+		p.top[string(v.Name())] = v.Decl == js.VariableDecl
+	}
+	return p
 }
 
 // TestPageAgentNames checks the names of the joined closure: each top-level name is declared in

@@ -52,6 +52,7 @@
  *   prologue.js      the token, read and removed before anything else
  *   capture.js       the built-ins and DOM functions everything else calls
  *   helpers.js       small helpers over the captures; refusals
+ *   fresh_realm.js   a fresh realm's built-ins, for the page tools' captures at their first call
  *   channel.js       the WebSocket to the proxy: messages, reconnects, back/forward cache
  *   navigation.js    reports of same-document navigations
  *   person_nav.js    the person's own clicks on links and submitters, for the navigation guard
@@ -97,7 +98,9 @@
  *   - a top-level name is declared in one file only: a second declaration of a name would
  *     silently replace the first in the closure;
  *   - a global (window, document, Element, JSON ...) is read only at top level, i.e. at start-up
- *     before page scripts run; a function uses captures, never a global;
+ *     before page scripts run; a function uses captures, never a global. The one exception is
+ *     the page tools' captures, taken at the first tool call from a fresh realm's window that no
+ *     page script ever reached (fresh_realm.js), never from this window;
  *   - a top-level statement uses only names of its own file or of files before it;
  *   - ASCII only (escape anything else as \uXXXX), so the inlined script is ASCII whatever the
  *     page's charset.

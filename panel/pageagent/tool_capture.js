@@ -28,68 +28,26 @@
 //     this window's captured functions only; cross-origin ones are one line, never read; the
 //     password rules and the scrub cover the frames' fields too (see "Same-origin frames").
 //
-// Everything is captured now, at script start, before any page script runs.
+// The tools' built-ins are captured at the first tool call, from a fresh realm (fresh_realm.js,
+// toolsReady below), not from the page's window; declared here, filled by captureTools. What a
+// path other than a tool call also uses, the JavaScript built-ins, fetch (the page's own) and the
+// URL getters (URL is the page's, captured in capture.js) are captured now, at script start,
+// before any page script runs.
 
-var getBCR = Element.prototype.getBoundingClientRect;
-var createRange = Document.prototype.createRange;
-var rangeProto = proto(win.Range);
-var rangeSelect = rangeProto && rangeProto.selectNodeContents;
-var rangeBCR = rangeProto && rangeProto.getBoundingClientRect;
-var rectProto = proto(win.DOMRectReadOnly) || proto(win.DOMRect);
-var rectLeft = getter(rectProto, 'left');
-var rectTop = getter(rectProto, 'top');
-var rectWidthG = getter(rectProto, 'width');
-var rectHeightG = getter(rectProto, 'height');
-var winProto = proto(win.Window);
-var innerWidthG = getter(win, 'innerWidth') || getter(winProto, 'innerWidth');
-var innerHeightG = getter(win, 'innerHeight') || getter(winProto, 'innerHeight');
-var scrollXG = getter(win, 'scrollX') || getter(winProto, 'scrollX');
-var scrollYG = getter(win, 'scrollY') || getter(winProto, 'scrollY');
-var scrollHeightG = getter(Element.prototype, 'scrollHeight');
-var previousSiblingG = getter(Node.prototype, 'previousSibling');
-var nodeTypeG = getter(Node.prototype, 'nodeType');
-var charDataG = getter(proto(win.CharacterData), 'data');
-var shadowRootG = getter(Element.prototype, 'shadowRoot');
-var slotProto = proto(win.HTMLSlotElement);
-var assignedNodes = slotProto && slotProto.assignedNodes;
-var innerTextG = getter(proto(win.HTMLElement), 'innerText');
-var getElementByIdDoc = Document.prototype.getElementById;
-var fragProto = proto(win.DocumentFragment);
-var getElementByIdFrag = fragProto && fragProto.getElementById;
-var getRootNode = Node.prototype.getRootNode;
-var rootHostG = getter(proto(win.ShadowRoot), 'host');
-var inputProto = proto(win.HTMLInputElement);
-var selectProto = proto(win.HTMLSelectElement);
-var textareaProto = proto(win.HTMLTextAreaElement);
-var buttonProto = proto(win.HTMLButtonElement);
+var getBCR, createRange, rangeSelect, rangeBCR;
+var rectLeft, rectTop, rectWidthG, rectHeightG;
+var innerWidthG, innerHeightG, scrollXG, scrollYG, scrollHeightG;
+var previousSiblingG, charDataG, shadowRootG, assignedNodes, innerTextG;
+var getElementByIdDoc, getElementByIdFrag, getRootNode, rootHostG;
 var labelsOf = dict();
-labelsOf.input = getter(inputProto, 'labels');
-labelsOf.select = getter(selectProto, 'labels');
-labelsOf.textarea = getter(textareaProto, 'labels');
-labelsOf.button = getter(buttonProto, 'labels');
-labelsOf.meter = getter(proto(win.HTMLMeterElement), 'labels');
-labelsOf.progress = getter(proto(win.HTMLProgressElement), 'labels');
 var formOf = dict();
-formOf.input = getter(inputProto, 'form');
-formOf.select = getter(selectProto, 'form');
-formOf.textarea = getter(textareaProto, 'form');
-formOf.button = getter(buttonProto, 'form');
-var checkedG = getter(inputProto, 'checked');
-var buttonTypeG = getter(buttonProto, 'type');
-var optionTextG = getter(proto(win.HTMLOptionElement), 'text');
-var labelControlG = getter(proto(win.HTMLLabelElement), 'control');
-var matchesFn = Element.prototype.matches;
-var closestFn = Element.prototype.closest;
-var containsFn = Node.prototype.contains;
-var elementFromPoint = Document.prototype.elementFromPoint;
-var clickFn = proto(win.HTMLElement) && win.HTMLElement.prototype.click;
-var scrollIntoView = Element.prototype.scrollIntoView;
-var anchorHrefG = getter(proto(win.HTMLAnchorElement), 'href');
-var areaHrefG = getter(proto(win.HTMLAreaElement), 'href');
-var formProto = proto(win.HTMLFormElement);
-var formActionG = getter(formProto, 'action');
-var formMethodG = getter(formProto, 'method');
-var cookieG = getter(Document.prototype, 'cookie');
+var checkedG, buttonTypeG, optionTextG, labelControlG;
+var matchesFn, closestFn, containsFn, elementFromPoint, clickFn, scrollIntoView;
+var anchorHrefG, areaHrefG, formActionG, formMethodG, cookieG;
+var contentDocumentG, ownerDocumentG, clientLeftG, clientTopG; // same-origin frames (tool_frames.js)
+var builtinGlobals = dict(); // the window's own enumerable properties, which read_page_data leaves out
+
+var nodeTypeG = getter(Node.prototype, 'nodeType'); // the password reports use it (tool_secrets.js)
 var urlProto = proto(URLCtor);
 var urlOriginG = getter(urlProto, 'origin');
 var urlHrefG = getter(urlProto, 'href');
@@ -97,32 +55,118 @@ var urlProtocolG = getter(urlProto, 'protocol');
 var urlPathnameG = getter(urlProto, 'pathname');
 var urlSearchG = getter(urlProto, 'search');
 var urlHashG = getter(urlProto, 'hash');
-var WeakRefCtor = win.WeakRef;
-var weakDeref = WeakRefCtor && WeakRefCtor.prototype.deref;
-var isArray = Array.isArray;
-var fetchFn = win.fetch;
+var fragProto = proto(win.DocumentFragment); // tool_secrets.js's fragQSA
+// fetch_page's Response is the page's (fetchFn): its prototype is checked for a then (tool_fetch.js).
 var respProto = proto(win.Response);
 var respText = respProto && respProto.text;
 var respStatusG = getter(respProto, 'status');
 var respTypeG = getter(respProto, 'type');
 var respHeadersG = getter(respProto, 'headers');
 var headersGet = proto(win.Headers) && win.Headers.prototype.get;
+var WeakRefCtor = win.WeakRef;
+var weakDeref = WeakRefCtor && WeakRefCtor.prototype.deref;
+var isArray = Array.isArray;
+var fetchFn = win.fetch;
 var getPrototypeOf = Object.getPrototypeOf;
-var DOMParserCtor = win.DOMParser;
+var DOMParserCtor = ParserCtor;
 var mathRound = Math.round;
 var strLastIndexOf = String.prototype.lastIndexOf;
 var WeakMapC = WeakMap;
 
-// The window's own enumerable properties now, before any page script: what read_page_data
-// leaves out as built-in.
-var builtinGlobals = dict();
-(function () {
-  var names = objectKeys(win);
+// captureTools fills the tools' captures from w, the fresh realm's window. Getters of the window
+// (innerWidth ...) are w's, applied to the page's window.
+function captureTools(w) {
+  var elementProto = proto(w.Element);
+  var nodeProto = proto(w.Node);
+  var docProto = proto(w.Document);
+  var htmlProto = proto(w.HTMLElement);
+  getBCR = elementProto.getBoundingClientRect;
+  createRange = docProto.createRange;
+  var rangeProto = proto(w.Range);
+  rangeSelect = rangeProto && rangeProto.selectNodeContents;
+  rangeBCR = rangeProto && rangeProto.getBoundingClientRect;
+  var rectProto = proto(w.DOMRectReadOnly) || proto(w.DOMRect);
+  rectLeft = getter(rectProto, 'left');
+  rectTop = getter(rectProto, 'top');
+  rectWidthG = getter(rectProto, 'width');
+  rectHeightG = getter(rectProto, 'height');
+  var winProto = proto(w.Window);
+  innerWidthG = getter(w, 'innerWidth') || getter(winProto, 'innerWidth');
+  innerHeightG = getter(w, 'innerHeight') || getter(winProto, 'innerHeight');
+  scrollXG = getter(w, 'scrollX') || getter(winProto, 'scrollX');
+  scrollYG = getter(w, 'scrollY') || getter(winProto, 'scrollY');
+  scrollHeightG = getter(elementProto, 'scrollHeight');
+  previousSiblingG = getter(nodeProto, 'previousSibling');
+  charDataG = getter(proto(w.CharacterData), 'data');
+  shadowRootG = getter(elementProto, 'shadowRoot');
+  var slotProto = proto(w.HTMLSlotElement);
+  assignedNodes = slotProto && slotProto.assignedNodes;
+  innerTextG = getter(htmlProto, 'innerText');
+  getElementByIdDoc = docProto.getElementById;
+  var wFragProto = proto(w.DocumentFragment);
+  getElementByIdFrag = wFragProto && wFragProto.getElementById;
+  getRootNode = nodeProto.getRootNode;
+  rootHostG = getter(proto(w.ShadowRoot), 'host');
+  var inputProto = proto(w.HTMLInputElement);
+  var selectProto = proto(w.HTMLSelectElement);
+  var textareaProto = proto(w.HTMLTextAreaElement);
+  var buttonProto = proto(w.HTMLButtonElement);
+  labelsOf.input = getter(inputProto, 'labels');
+  labelsOf.select = getter(selectProto, 'labels');
+  labelsOf.textarea = getter(textareaProto, 'labels');
+  labelsOf.button = getter(buttonProto, 'labels');
+  labelsOf.meter = getter(proto(w.HTMLMeterElement), 'labels');
+  labelsOf.progress = getter(proto(w.HTMLProgressElement), 'labels');
+  formOf.input = getter(inputProto, 'form');
+  formOf.select = getter(selectProto, 'form');
+  formOf.textarea = getter(textareaProto, 'form');
+  formOf.button = getter(buttonProto, 'form');
+  checkedG = getter(inputProto, 'checked');
+  buttonTypeG = getter(buttonProto, 'type');
+  optionTextG = getter(proto(w.HTMLOptionElement), 'text');
+  labelControlG = getter(proto(w.HTMLLabelElement), 'control');
+  matchesFn = elementProto.matches;
+  closestFn = elementProto.closest;
+  containsFn = nodeProto.contains;
+  elementFromPoint = docProto.elementFromPoint;
+  clickFn = htmlProto && htmlProto.click;
+  scrollIntoView = elementProto.scrollIntoView;
+  anchorHrefG = getter(proto(w.HTMLAnchorElement), 'href');
+  areaHrefG = getter(proto(w.HTMLAreaElement), 'href');
+  var formProto = proto(w.HTMLFormElement);
+  formActionG = getter(formProto, 'action');
+  formMethodG = getter(formProto, 'method');
+  cookieG = getter(docProto, 'cookie');
+  contentDocumentG = getter(proto(w.HTMLIFrameElement), 'contentDocument');
+  ownerDocumentG = getter(nodeProto, 'ownerDocument');
+  clientLeftG = getter(elementProto, 'clientLeft');
+  clientTopG = getter(elementProto, 'clientTop');
+  var names = objectKeys(w);
   var i;
   for (i = 0; i < names.length; i++) {
     builtinGlobals[names[i]] = true;
   }
-})();
+  captureActTools(w, inputProto, selectProto, textareaProto, formProto); // tool_act.js
+}
+
+// toolsReady reports whether the tools' captures are there, taking them at the first call; false
+// where the fresh realm cannot be made or lacks what the tools need.
+var toolsCaptured = false;
+function toolsReady() {
+  if (!toolsCaptured) {
+    var w = freshRealm();
+    if (!w) {
+      return false;
+    }
+    try {
+      captureTools(w);
+    } catch (e) {
+      return false;
+    }
+    toolsCaptured = true;
+  }
+  return true;
+}
 
 // Bounds.
 var MAX_ANSWER_BYTES = 250000;      // the proxy reads at most 260 KiB per message

@@ -4,16 +4,13 @@
 // the outline, find, query and the actions reach same-origin iframes from here, through
 // contentDocument. A frame's window has its own built-ins, which its scripts may have
 // replaced; none of them is used: every call on a frame's nodes goes through the functions
-// captured above from this window (DOM methods work across same-origin windows), and what
+// captured from this window at start or from the agent's fresh realm at the first tool call
+// (tool_capture.js; DOM methods work across same-origin windows), and what
 // comes out of a frame is data, like anything else on the page. A cross-origin frame
 // (contentDocument is null) is one outline line and is never read. A frame inside a shadow
 // tree is reached once an outline has met it (noteFrame); frames nested deeper than
 // MAX_FRAME_DEPTH, and more than MAX_FRAMES, are not.
 
-var contentDocumentG = getter(proto(win.HTMLIFrameElement), 'contentDocument');
-var ownerDocumentG = getter(Node.prototype, 'ownerDocument');
-var clientLeftG = getter(Element.prototype, 'clientLeft');
-var clientTopG = getter(Element.prototype, 'clientTop');
 var MAX_FRAMES = 50;
 var MAX_FRAME_DEPTH = 4;
 var FRAMES_FRESH_MS = 250; // geometry is measured again after this, or after a scroll

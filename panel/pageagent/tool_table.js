@@ -81,6 +81,10 @@ TOOLS.report_secrets = function () { return null; }; // the proxy's: a report co
 
 // runTool runs one {type:'tool'} call and answers it.
 function runTool(req) {
+  if (!toolsReady()) { // the tools' captures, from a fresh realm at the first call (tool_capture.js)
+    answer(own(req, 'id'), own(req, 'tool'), false, null, 'the page tools cannot start on this page');
+    return;
+  }
   framesMoved(); // frames are found and measured again for each call
   reportSecrets(); // the values as the tool starts (proxy/redact_sources.go)
   var id = own(req, 'id');

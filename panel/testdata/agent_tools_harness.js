@@ -197,6 +197,7 @@ function installFakeDOM(opts) {
     }
     querySelectorAll(sel) { return new NodeList(select(this, StringCtor(sel))); }
   }
+  const nodeContains = Node.prototype.contains; // the fake's own use, safe from the page's replacement
   class CharacterData extends Node {
     constructor(data) { super(3); this._data = data; }
     get data() { return this._data; }
@@ -328,6 +329,8 @@ function installFakeDOM(opts) {
     hasAttribute(n) { return R(mapHas, this._attrs, [n]); }
     setAttribute(n, v) { R(mapSet, this._attrs, [n, StringCtor(v)]); }
     removeAttribute(n) { R(mapDelete, this._attrs, [n]); }
+    // A closed shadow root: not a child, so nothing the tools walk reaches into it.
+    attachShadow() { this._shadow = new Node(11); return this._shadow; }
     matches(sel) { return matchesAny(this, parseSelector(sel), null); }
     closest(sel) {
       const chains = parseSelector(sel);
@@ -362,6 +365,7 @@ function installFakeDOM(opts) {
     }
     return 'visible';
   }
+  const elementBCR = Element.prototype.getBoundingClientRect; // the fake's own use, as nodeContains
   class HTMLElement extends Element {
     get innerText() {
       let s = '';
@@ -413,7 +417,7 @@ function installFakeDOM(opts) {
     const all = select(g.document, 'label');
     for (let i = 0; i < all.length; i++) {
       const l = all[i];
-      if ((id !== null && getA(l, 'for') === id) || (getA(l, 'for') === null && l.contains(el))) add(out, l);
+      if ((id !== null && getA(l, 'for') === id) || (getA(l, 'for') === null && R(nodeContains, l, [el]))) add(out, l);
     }
     return new NodeList(out);
   }
@@ -483,6 +487,9 @@ function installFakeDOM(opts) {
   class HTMLIFrameElement extends HTMLElement {
     constructor() { super('iframe'); this._doc = null; }
     get contentDocument() { return this._doc; } // null: another site's frame
+    // A frame the page agent makes (no document of the harness's) is a fresh realm: the
+    // built-ins as they were before any page script ran (T.pristine).
+    get contentWindow() { return this._doc ? null : T.pristine; }
   }
   const CLASSES = {
     iframe: HTMLIFrameElement,
@@ -519,7 +526,7 @@ function installFakeDOM(opts) {
         for (let i = 0; i < n._children.length; i++) {
           const k = n._children[i];
           if (!(k instanceof Element) || !displayed(k)) continue;
-          const r = k.getBoundingClientRect();
+          const r = R(elementBCR, k, []);
           if (x >= r.left && x < r.left + r.width && y >= r.top && y < r.top + r.height) found = k;
           walk(k);
         }
@@ -574,6 +581,23 @@ function installFakeDOM(opts) {
     defineProperty(g, k, { get() { return v; }, configurable: true, enumerable: true });
   }
   defineProperty(g, 'document', { value: new Document(), writable: true, configurable: true, enumerable: true });
+  // T.pristine stands for a fresh realm's window: each global class a function whose prototype
+  // holds the original prototype's own properties, and the window's own properties, copied now,
+  // before the agent or any page script runs.
+  const pristine = {};
+  for (const k of Reflect.ownKeys(g)) {
+    const d = Object.getOwnPropertyDescriptor(g, k);
+    const C = d.value;
+    if (typeof C === 'function' && C.prototype) {
+      const copy = function () {};
+      const p = {};
+      for (const name of Reflect.ownKeys(C.prototype)) defineProperty(p, name, Object.getOwnPropertyDescriptor(C.prototype, name));
+      copy.prototype = p;
+      d.value = copy;
+    }
+    defineProperty(pristine, k, d);
+  }
+  T.pristine = pristine;
   const script = new HTMLElement('script');
   script.setAttribute('data-remixproxy', 'tok');
   g.document._head.appendChild(script);
@@ -958,6 +982,34 @@ scenario('the tools keep working after the page replaced built-ins', () => {
   assert.strictEqual(after, before, 'the outline changed after the page replaced built-ins');
   assert.strictEqual(p.ok('read_page_data', {}).globals.pageGlobal, 1);
   p.refused('click', { text: 'Away' }, 'another site');
+  assert.strictEqual(p.run('window.caught'), '');
+});
+
+scenario('the tools\' first call after the page replaced what they capture then', () => {
+  // The tools' captures are taken at the first tool call, from a fresh realm: a page script
+  // that replaced those built-ins before it is never called (tool_capture.js, fresh_realm.js).
+  const want = formPage().ok('outline', {}).outline;
+  const p = formPage();
+  p.run(`
+    window.caught = '';
+    const trap = (what) => function () { window.caught += what + ' '; throw new Error('trap ' + what); };
+    const trapGet = (obj, name) => Object.defineProperty(obj, name, { get: trap(name), configurable: true });
+    Element.prototype.getBoundingClientRect = trap('getBoundingClientRect');
+    Element.prototype.matches = trap('matches'); Element.prototype.closest = trap('closest');
+    Node.prototype.contains = trap('contains'); Node.prototype.getRootNode = trap('getRootNode');
+    Document.prototype.getElementById = trap('getElementById'); Document.prototype.elementFromPoint = trap('elementFromPoint');
+    HTMLElement.prototype.click = trap('click');
+    trapGet(Node.prototype, 'previousSibling'); trapGet(Node.prototype, 'ownerDocument');
+    trapGet(HTMLInputElement.prototype, 'checked'); trapGet(HTMLInputElement.prototype, 'labels');
+    trapGet(HTMLFormElement.prototype, 'action'); trapGet(HTMLAnchorElement.prototype, 'href');
+    trapGet(HTMLOptionElement.prototype, 'text'); trapGet(CharacterData.prototype, 'data');
+    trapGet(window, 'innerWidth'); trapGet(window, 'scrollY');
+  `);
+  const got = p.ok('outline', {}).outline;
+  assert.strictEqual(p.run('window.caught'), '', 'the page\'s replacements were called');
+  assert.strictEqual(got, want, 'the outline differs on the page that replaced built-ins first');
+  p.refused('click', { text: 'Away' }, 'another site');
+  p.ok('click', { text: 'Docs' });
   assert.strictEqual(p.run('window.caught'), '');
 });
 

@@ -1,13 +1,16 @@
 // Unit tests of pageagent/tool_secrets.js, the page agent's own scrub of its answers (a second
 // layer: the proxy's redaction stage is the one that counts), alone with the files it uses
-// (helpers.js, tool_capture.js, tool_helpers.js, tool_frames.js).
+// (helpers.js, tool_capture.js, tool_act.js, tool_helpers.js, tool_frames.js), with the tools'
+// captures taken from the stub's own window (in a page they come from a fresh realm at the first
+// tool call).
 'use strict';
 
 const assert = require('assert');
 const { load, test, plain, done } = require('./load.js');
 
-const a = load(['helpers.js', 'tool_capture.js', 'tool_helpers.js', 'tool_frames.js', 'tool_secrets.js'],
-  ['scrubSecrets', 'secrets', 'carriesSecret', 'cookieValues', 'trimSpaces']);
+const a = load(['helpers.js', 'tool_capture.js', 'tool_act.js', 'tool_helpers.js', 'tool_frames.js', 'tool_secrets.js'],
+  ['scrubSecrets', 'secrets', 'carriesSecret', 'cookieValues', 'trimSpaces', 'captureTools']);
+a.captureTools(a.ctx);
 
 test('scrubSecrets replaces each secret as it appears inside JSON strings', () => {
   const cases = [
