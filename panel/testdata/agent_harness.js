@@ -378,7 +378,9 @@ function installFakeDOM(opts) {
         },
       };
     }
-    get contentWindow() { return this._window; }
+    // The frame the page agent makes for its page tools' captures (fresh_realm.js) is a fresh
+    // realm: the built-ins as they were before any page script ran (T.pristine).
+    get contentWindow() { return R(mapHas, this._attrs, ['data-remixproxy-realm']) ? T.pristine : this._window; }
   }
   class ShadowRoot extends Node {
     constructor(host, mode) {
@@ -613,6 +615,23 @@ function installFakeDOM(opts) {
   T.head = head;
   T.body = body;
   T.script = script;
+  // T.pristine stands for a fresh realm's window (as agent_tools_harness.js's): each global class
+  // a function whose prototype holds the original prototype's own properties, and the window's
+  // own properties, copied now, before the agent or any page script runs.
+  const pristine = {};
+  for (const k of Reflect.ownKeys(g)) {
+    const d = Object.getOwnPropertyDescriptor(g, k);
+    const C = d.value;
+    if (typeof C === 'function' && C.prototype) {
+      const copy = function () {};
+      const p = {};
+      for (const name of Reflect.ownKeys(C.prototype)) defineProperty(p, name, Object.getOwnPropertyDescriptor(C.prototype, name));
+      copy.prototype = p;
+      d.value = copy;
+    }
+    defineProperty(pristine, k, d);
+  }
+  T.pristine = pristine;
   g.__test = T;
 }
 
