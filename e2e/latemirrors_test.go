@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/remixproxy/remixproxy/agent/scripted"
 	"github.com/remixproxy/remixproxy/e2e/e2etest"
@@ -279,5 +280,150 @@ func TestRedteamLateValueMirrorReadsBlank(t *testing.T) {
 	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
 	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["","alice"]` {
 		t.Errorf("after the typing the remixlet read %s, want [\"\",\"alice\"]: the length the page wrote into #lenbox while the password was held reads blank, the user name back\n%s", v, h.diagnose(rxs[0]))
+	}
+}
+
+// insertedMirrorsSite serves /inserted: a sign-in page whose benign script, on each key of the
+// password, puts into #box a new button built before it is in the document (its aria-label "n
+// characters", data-len n, class "len", and a child span titled "n chars"), and 300 ms after
+// the last key the same into #later. The observer sees only the insertion, no attribute record
+// (mirrors8). #ctlbox gets one at load, before any typing: the control.
+func insertedMirrorsSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/inserted" {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<form id="form" onsubmit="return false">
+<input id="user" name="user" value="alice">
+<input id="pw" type="password" name="pw">
+<div id="ctlbox"></div>
+<div id="box"></div>
+<div id="later"></div>
+</form>
+<div id="afterbox"></div>
+<script>
+// made builds, before it is in the document, a button telling the length n.
+window.made = (n) => {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'len';
+  b.setAttribute('aria-label', n + ' characters');
+  b.dataset.len = String(n);
+  const s = document.createElement('span');
+  s.title = n + ' chars';
+  s.textContent = 'Length';
+  b.append(s);
+  return b;
+};
+document.getElementById('ctlbox').append(made(0));
+const pw = document.getElementById('pw');
+let timer = 0;
+pw.addEventListener('input', () => {
+  const n = pw.value.length;
+  document.getElementById('box').replaceChildren(made(n));
+  clearTimeout(timer);
+  timer = setTimeout(() => { document.getElementById('later').replaceChildren(made(n)); document.body.dataset.debounced = String(n); }, 300);
+});
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// insertedMirrorsReader reads, for the buttons in #ctlbox, #box and #later, aria-label,
+// data-len, the span's title and class, before the typing, after it, and once the password was
+// emptied and the grace passed (then also #afterbox's, which the page fills after the grace).
+var insertedMirrorsReader = policyCase{name: "reads what the page inserted", body: `const rd = async (sel) => {
+  const b = await dom.query(sel + ' button');
+  if (!b) return 'absent';
+  return [await dom.attr(b, 'aria-label'), await dom.attr(b, 'data-len'), await dom.attr(await dom.query(sel + ' span'), 'title'), await dom.attr(b, 'class')].join('|');
+};
+const reads = async () => [await rd('#ctlbox'), await rd('#box'), await rd('#later')];
+await rmx.storage.set('before', JSON.stringify(await reads()));
+await dom.waitFor('#go', { timeout: 60000 });
+const after = await reads();
+after.push(await dom.attr(await dom.clone(await dom.query('#box button'), true), 'aria-label'));
+await rmx.storage.set('read', JSON.stringify(after));
+await dom.waitFor('#go2', { timeout: 60000 });
+await rmx.storage.set('grace', JSON.stringify([await rd('#ctlbox'), await rd('#box'), await rd('#afterbox')]));`}
+
+// TestRedteamInsertedMirrorsReadBlank (OPEN-ITEMS 107): the attributes of elements the page
+// built and then inserted while the typed password was held (in the key's task and on a
+// debounce) read blank to a remixlet's dom.attr, also a child's and a clone's, class excepted;
+// the button inserted at load reads back; once the person emptied the field and the grace
+// passed, what the page inserts reads back, and what it inserted during the hold stays blank.
+func TestRedteamInsertedMirrorsReadBlank(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": insertedMirrorsSite(), "witness.test": wit})
+	rxs := h.addPolicy([]policyCase{insertedMirrorsReader}, "https://fields.test/inserted*")
+	h.tab.Navigate("https://fields.test/inserted")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	const control = "0 characters|0|0 chars|len"
+	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["`+control+`","absent","absent"]` {
+		t.Fatalf("before the typing the remixlet read %s, want the control's attributes (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.debounced === '7' && document.querySelector('#box button').dataset.len === '7'`); err != nil {
+		t.Fatalf("the page never inserted its length buttons: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["`+control+`","|||len","|||len",""]` {
+		t.Errorf("after the typing the remixlet read %s, want [%q,\"|||len\",\"|||len\",\"\"]: the attributes of what the page inserted while the password was held read blank (but class), also through a clone\n%s", v, control, h.diagnose(rxs[0]))
+	}
+	personKeys(t, h.tab, "pw", strings.Repeat(kb.Backspace, len(rtFieldsPassword)), "emptying the field")
+	if err := waitTrue(h.tab, 10*time.Second, `document.getElementById('pw').value === '' && document.body.dataset.debounced === '0'`); err != nil {
+		t.Fatalf("the field was not emptied: %v", err)
+	}
+	time.Sleep(3500 * time.Millisecond) // past the grace (2 s) and the look at the fields (every 0.5 s)
+	e2etest.Eval[any](h.tab, `document.getElementById('afterbox').append(made(5)),
+document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`)
+	if v := h.waitStored(rxs[0], "grace", "", 20*time.Second); v != `["`+control+`","|||len","5 characters|5|5 chars|len"]` {
+		t.Errorf("after the grace the remixlet read %s, want [%q,\"|||len\",\"5 characters|5|5 chars|len\"]: what the page inserts after the hold reads back, what it inserted during it stays blank\n%s", v, control, h.diagnose(rxs[0]))
+	}
+}
+
+// TestAgentToolsHideInsertedMirrors (OPEN-ITEMS 107, 111): the model's query, outline and
+// capture_page show the control button's "0 characters" before and after the typing; after the
+// person typed a password, the buttons the page built and inserted meanwhile show neither their
+// aria-label "7 characters" (their accessible name) nor their span's title "7 chars".
+func TestAgentToolsHideInsertedMirrors(t *testing.T) {
+	const sel = `#ctlbox button, #box button, #later button, #ctlbox span, #box span, #later span`
+	script := `{"turns": [
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "` + sel + `"}}]},
+		{"text": "I read the page."},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "` + sel + `"}}]},
+		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
+		{"tool_calls": [{"name": "capture_page"}]},
+		{"text": "Done."}
+	]}`
+	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", insertedMirrorsSite(), "https://fields.test/inserted")
+	tab, model := aw.tab, aw.model
+	chat(t, pf, "read this page")
+	waitRequests(2)
+	time.Sleep(500 * time.Millisecond) // the answer is shown; the chat is idle
+	typePassword(t, tab)
+	tab.WaitFor(10*time.Second, "the page's length buttons", `document.body.dataset.debounced === '7' && document.querySelector('#box button').dataset.len === '7'`)
+	chat(t, pf, "read it again")
+	waitRequests(6)
+	reqs := model.Requests()
+	if got := callResult(reqs, 0); !strings.Contains(got, `"aria-label":"0 characters"`) || !strings.Contains(got, `"title":"0 chars"`) {
+		t.Fatalf("query before the typing lacks the control's aria-label and title (the test would prove nothing): %s", head(got, 2000))
+	}
+	for i, name := range []string{"query", "outline", "capture_page"} {
+		got := callResult(reqs, 2+i)
+		t.Logf("%s after the typing: %s", name, head(got, 2000))
+		for _, leak := range []string{"7 characters", "7 chars", `"data-len":"7"`} {
+			if strings.Contains(got, leak) {
+				t.Errorf("%s after the typing shows %q, in an element the page inserted while the password was held: %s", name, leak, head(got, 3000))
+			}
+		}
+		if !strings.Contains(got, "0 characters") {
+			t.Errorf("%s after the typing lacks the control's \"0 characters\" (inserted before the typing): %s", name, head(got, 3000))
+		}
 	}
 }
