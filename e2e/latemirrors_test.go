@@ -387,10 +387,11 @@ document.body.append(Object.assign(document.createElement('i'), { id: 'go2' }))`
 	}
 }
 
-// TestAgentToolsHideInsertedMirrors (OPEN-ITEMS 107, 111): the model's query, outline and
-// capture_page show the control button's "0 characters" before and after the typing; after the
-// person typed a password, the buttons the page built and inserted meanwhile show neither their
-// aria-label "7 characters" (their accessible name) nor their span's title "7 chars".
+// TestAgentToolsHideInsertedMirrors (OPEN-ITEMS 107, 111): the model's query, outline and find
+// show the control button's "0 characters" before and after the typing; after the person typed
+// a password, the buttons the page built and inserted meanwhile show neither their aria-label
+// "7 characters" (their accessible name) nor their span's title "7 chars", and the model's
+// selector on that aria-label finds nothing (the control's finds the control).
 func TestAgentToolsHideInsertedMirrors(t *testing.T) {
 	const sel = `#ctlbox button, #box button, #later button, #ctlbox span, #box span, #later span`
 	script := `{"turns": [
@@ -398,7 +399,9 @@ func TestAgentToolsHideInsertedMirrors(t *testing.T) {
 		{"text": "I read the page."},
 		{"tool_calls": [{"name": "query", "arguments": {"selector": "` + sel + `"}}]},
 		{"tool_calls": [{"name": "outline", "arguments": {"filter": "all"}}]},
-		{"tool_calls": [{"name": "capture_page"}]},
+		{"tool_calls": [{"name": "find", "arguments": {"text": "characters"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "button[aria-label=\"7 characters\"]"}}]},
+		{"tool_calls": [{"name": "query", "arguments": {"selector": "button[aria-label=\"0 characters\"]"}}]},
 		{"text": "Done."}
 	]}`
 	aw, pf, waitRequests := agentOnPage(t, script, "fields.test", insertedMirrorsSite(), "https://fields.test/inserted")
@@ -409,12 +412,12 @@ func TestAgentToolsHideInsertedMirrors(t *testing.T) {
 	typePassword(t, tab)
 	tab.WaitFor(10*time.Second, "the page's length buttons", `document.body.dataset.debounced === '7' && document.querySelector('#box button').dataset.len === '7'`)
 	chat(t, pf, "read it again")
-	waitRequests(6)
+	waitRequests(8)
 	reqs := model.Requests()
 	if got := callResult(reqs, 0); !strings.Contains(got, `"aria-label":"0 characters"`) || !strings.Contains(got, `"title":"0 chars"`) {
 		t.Fatalf("query before the typing lacks the control's aria-label and title (the test would prove nothing): %s", head(got, 2000))
 	}
-	for i, name := range []string{"query", "outline", "capture_page"} {
+	for i, name := range []string{"query", "outline", "find"} {
 		got := callResult(reqs, 2+i)
 		t.Logf("%s after the typing: %s", name, head(got, 2000))
 		for _, leak := range []string{"7 characters", "7 chars", `"data-len":"7"`} {
@@ -425,5 +428,12 @@ func TestAgentToolsHideInsertedMirrors(t *testing.T) {
 		if !strings.Contains(got, "0 characters") {
 			t.Errorf("%s after the typing lacks the control's \"0 characters\" (inserted before the typing): %s", name, head(got, 3000))
 		}
+	}
+	// The model's selectors: the inserted button's aria-label matches nothing, the control's does.
+	if got := callResult(reqs, 5); !strings.Contains(got, `"total":0`) {
+		t.Errorf("query button[aria-label=\"7 characters\"] after the typing: %s, want nothing found", head(got, 2000))
+	}
+	if got := callResult(reqs, 6); !strings.Contains(got, `"total":1`) {
+		t.Errorf("query button[aria-label=\"0 characters\"] after the typing: %s, want the control", head(got, 2000))
 	}
 }
