@@ -37,6 +37,16 @@
 // dom.attr(el, 'class') would cost honest remixlets and stop nobody. What a remixlet's own
 // operations write is not the page's (remixletWrites). The agent's page tools show the same
 // marks to the model as HIDDEN_WHILE_TYPED (tool_read.js, tool_outline.js, tool_names.js).
+// Inserted elements (inserted8): a page often builds an element and sets its attributes before
+// it puts it in the document (an aria-label "7 characters", a data-len, a child's title); the
+// observer then sees the insertion, not the attributes. An element the page inserts during a
+// watch (in a key's task or late) is remembered (insertedMarks: the inserted root only, no walk
+// of its subtree), and every attribute but class of it or of an element inside it (insertedIn,
+// looking up at most MAX_MIRROR_DEPTH ancestors) counts as written then, for its life (a clone
+// carries it). The cost: a widget the page inserts while a password is typed (an autocomplete
+// list, a tooltip, a "show password" button that appears at the first key, a form a framework
+// re-mounts) reads blank to dom.attr and is shown hidden to the model for its life, id and
+// aria-label included; an element the page moves out of it later reads again.
 // Value mirrors (reviewb7): a page may write the length into another control's value property
 // (a readonly counter input), which no observer sees. So during a watch the page agent looks at
 // the values of the page's other fields (lookAtValues: at a secret key, at the end of its task,
@@ -74,6 +84,8 @@ var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mi
 var lateWrites = new WeakMapCtor();  // element -> dict of attribute names the page wrote while a typed secret was held
 var HIDDEN_WHILE_TYPED = '[hidden while a password is typed]'; // what the model is shown instead
 var mirrorNames = dict();            // every such attribute name, for the selector check
+var insertedMarks = new WeakMapCtor(); // element -> 1: the page inserted it while a secret was typed or held
+var insertedCount = 0;                 // elements so noted in this document
 var valueSeen = new WeakMapCtor();    // field -> its value at the watch's last look (lookAtValues)
 var valueMirrors = new WeakMapCtor(); // field -> 1: the page changed its value during a watch
 var valuesLookedNow = false;          // isValueMirror looked in this task already
@@ -329,6 +341,7 @@ function noteMirrors(records) {
         var k;
         for (k = 0; k < m; k++) {
           var a = apply(nodeListItem, added, [k]);
+          noteInserted(a);
           noteTextMirror(nodeType(a) === 1 ? a : el);
         }
         if (m === 0) {
@@ -357,6 +370,35 @@ function noteMirrors(records) {
       }
     } catch (e) { /* not a record */ }
   }
+}
+
+// noteInserted remembers el, an element the page inserted while a secret was typed or held: its
+// attributes, and those of the elements inside it, were set before it was in the document (an
+// aria-label "7 characters", a data-len, a child's title), so the observer saw no attribute
+// record. Only the inserted root is remembered (a big subtree is not walked); insertedIn looks
+// up from an element read.
+function noteInserted(el) {
+  if (!el || el === host || nodeType(el) !== 1 || apply(weakGet, insertedMarks, [el]) === 1) {
+    return;
+  }
+  apply(weakSet, insertedMarks, [el, 1]);
+  insertedCount++;
+}
+
+// insertedIn reports whether node is an element the page inserted while a secret was typed or
+// held, or inside one (at most MAX_MIRROR_DEPTH ancestors, as textMirrorIn).
+function insertedIn(node) {
+  if (insertedCount === 0) {
+    return false;
+  }
+  var depth = 0;
+  while (node && depth++ < MAX_MIRROR_DEPTH) {
+    if (nodeType(node) === 1 && apply(weakGet, insertedMarks, [node]) === 1) {
+      return true;
+    }
+    node = apply(parentNodeOf, node, []);
+  }
+  return false;
 }
 
 // noteTextMirror remembers el (an element whose text or children the page changed while a
@@ -405,12 +447,16 @@ function holdsTextMirror(el) {
 
 // pageWroteWhileTyped reports whether the page wrote attribute name (lowercase) of el while a
 // secret was typed or held (the marks alone, for the agent's page tools: the proxy's redaction
-// stage takes out copies of the value).
+// stage takes out copies of the value): it changed the attribute then, or it inserted el or an
+// element around it then (every attribute but class and the remixlets' marks: insertedIn).
 function pageWroteWhileTyped(el, name) {
   flushMirrors();
   var set = apply(weakGet, mirrorTaint, [el]);
   var late = apply(weakGet, lateWrites, [el]);
-  return !!(set && set[name] === true || late && late[name] === true);
+  if (set && set[name] === true || late && late[name] === true) {
+    return true;
+  }
+  return insertedCount > 0 && name !== 'class' && apply(strSlice, name, [0, MARK_PREFIX.length]) !== MARK_PREFIX && insertedIn(el);
 }
 
 // isMirror reports whether attribute name (lowercase) of el may hold what is typed into a
@@ -591,6 +637,9 @@ function carryMirrors(src, copy) {
   if (isTextMirror(src)) {
     apply(weakSet, textMirrorMarks, [copy, 1]);
     textMirrorCount++;
+  }
+  if (insertedIn(src)) {
+    noteInserted(copy);
   }
 }
 
