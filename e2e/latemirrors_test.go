@@ -437,3 +437,70 @@ func TestAgentToolsHideInsertedMirrors(t *testing.T) {
 		t.Errorf("query button[aria-label=\"0 characters\"] after the typing: %s, want the control", head(got, 2000))
 	}
 }
+
+// signInRemovedSite serves /spa-removed: a single-page app whose click on Sign in takes the
+// filled form out of the document and inserts a dashboard built before it is in the document
+// (a nav's aria-label, a link's title), and 300 ms later an inbox badge (its data-count).
+func signInRemovedSite() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/spa-removed" {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, `<!doctype html>
+<html><head><meta charset="utf-8"><title>App</title></head>
+<body><h1>App</h1>
+<div id="app"><form id="form" onsubmit="return false">
+<input id="user" name="user" value="alice">
+<input id="pw" type="password" name="pw">
+<button id="signin" type="button">Sign in</button>
+</form></div>
+<script>
+document.getElementById('signin').addEventListener('click', () => {
+  const nav = document.createElement('nav');
+  nav.id = 'dash';
+  nav.setAttribute('aria-label', 'Account of alice');
+  const a = document.createElement('a');
+  a.href = '/inbox';
+  a.title = 'Inbox (3)';
+  a.textContent = 'Inbox';
+  nav.append(a);
+  document.getElementById('app').replaceChildren(nav);
+  setTimeout(() => {
+    const b = document.createElement('span');
+    b.id = 'badge';
+    b.dataset.count = '3';
+    nav.append(b);
+    document.body.dataset.inbox = 'yes';
+  }, 300);
+});
+document.body.dataset.pageScript = 'ran';
+</script>
+</body></html>`)
+	})
+}
+
+// TestSPADashboardInsertedAfterSignInReadsBack (OPEN-ITEMS 123, 107): after the person typed a
+// password and signed in to a single-page app that takes its form out of the document and
+// inserts a dashboard, a remixlet reads the dashboard's attributes (the nav's aria-label, the
+// link's title, the badge's data-count written 300 ms later): the hold ended with the filled
+// field gone, so what the page inserts then is not taken as written while a password was held.
+func TestSPADashboardInsertedAfterSignInReadsBack(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"app.test": signInRemovedSite(), "witness.test": wit})
+	rxs := h.addPolicy([]policyCase{{name: "reads the inserted dashboard", body: `await dom.waitFor('#go', { timeout: 60000 });
+await rmx.storage.set('read', JSON.stringify([await dom.attr(await dom.query('#dash'), 'aria-label'), await dom.attr(await dom.query('#dash a'), 'title'),
+  await dom.attr(await dom.query('#badge'), 'data-count')]));`}}, "https://app.test/spa-removed")
+	h.tab.Navigate("https://app.test/spa-removed")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
+	personClick(t, h.tab, "#signin")
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.inbox === 'yes' && !document.getElementById('pw')`); err != nil {
+		t.Fatalf("the page did not render its dashboard: %v", err)
+	}
+	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
+	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["Account of alice","Inbox (3)","3"]` {
+		t.Errorf("the remixlet read the dashboard's attributes as %s, want [\"Account of alice\",\"Inbox (3)\",\"3\"]: the filled field left the document with the sign-in, what the page inserts then reads back\n%s", v, h.diagnose(rxs[0]))
+	}
+}
