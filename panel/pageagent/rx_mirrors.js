@@ -57,7 +57,9 @@
 // filled form in the DOM, hidden. The late watch ends as soon as the fields that hold a value are
 // all out of the layout (display: none on them or around them: fieldsHolding, checkVisibility),
 // looked at when the page's writes are noted and at each look: the dashboard rendered in the
-// task that hid the form reads normally. A page that hides its field and keeps writing copies of
+// task that hid the form reads normally. So too when the field last typed into has left the
+// document and no sensitive field holds a value (inserted8: an app that replaced its form with
+// the dashboard, which would otherwise be an inserted element for its life, above). A page that hides its field and keeps writing copies of
 // it is not watched then (nor what it wrote in that same task).
 // The page writing into a remixlet's element (secret8): during a watch, an element remixlets made
 // that the page writes into loses its own mark (rx_sheets.js disown), so the own copies of the
@@ -97,6 +99,7 @@ var heldWatch = false;       // a typed secret is held: the watch stays on after
 var heldPoll = 0;            // the timer of the next look at the fields (0: none)
 var heldEmptyPolls = 0;      // the looks in a row that found the fields empty (timers, not the clock)
 var heldSeen = false;        // a sensitive field was seen holding a value during the late watch
+var heldField = null;        // the sensitive field of the last secret key seen (heldFieldLeft)
 var HELD_POLL_MS = 500;
 var HELD_GRACE_MS = 2000;    // a debounce or a fetch after the field was emptied still counts
 // beforeinput comes before input, and is the first event of a paste from the menu, a drop or
@@ -119,6 +122,9 @@ function noteSecretTyping(ev) {
   var i;
   for (i = 0; i < path.length && !secret; i++) {
     secret = isSensitive(path[i]);
+    if (secret) {
+      heldField = path[i];
+    }
   }
   var known = secret; // a field we see: whether it still holds a value can be told
   if (!secret && path.length > 0) {
@@ -211,7 +217,7 @@ function lookAtHeld() {
   if (held === 2) {
     heldSeen = true;
     heldEmptyPolls = 0;
-  } else if (held === 1 && mirrorWindow === 0) {
+  } else if ((held === 1 || held === 0 && heldFieldLeft()) && mirrorWindow === 0) {
     flushMirrors(); // ends the hold, if the fields were put away since the last records
     if (heldWatch) {
       endHold();
@@ -317,11 +323,13 @@ function noteMirrors(records) {
   var late = mirrorWindow === 0; // after the key's task, while a typed secret is held
   var n = records.length;
   var i;
-  if (n > 0 && (heldWatch || !late) && fieldsHolding(true) === 1) {
-    // Signed in: the filled fields are out of the layout (OPEN-ITEMS 123). What the page wrote
-    // in this task (a dashboard) is not a mirror; nothing after it is watched. (Also within a
-    // key's task: the change event of the field's blur opens one, and the click on Sign in may
-    // come before it ends.)
+  var held = n > 0 && (heldWatch || !late) ? fieldsHolding(true) : 2;
+  if (held === 1 || held === 0 && heldFieldLeft()) {
+    // Signed in: the filled fields are out of the layout (OPEN-ITEMS 123), or the field typed
+    // into left the document and no other holds a value (an app that replaced its form with
+    // the dashboard: inserted8). What the page wrote in this task (a dashboard) is not a
+    // mirror; nothing after it is watched. (Also within a key's task: the change event of the
+    // field's blur opens one, and the click on Sign in may come before it ends.)
     endHold();
     return;
   }
@@ -557,6 +565,19 @@ function fieldsHolding(rendering) {
   }
   return held;
 }
+// heldFieldLeft reports whether the sensitive field last typed into is no longer in the
+// document (a form the page removed at sign-in; a field emptied and kept is not: its grace).
+function heldFieldLeft() {
+  if (heldField === null || !isConnected) {
+    return false;
+  }
+  try {
+    return apply(isConnected, heldField, []) === false;
+  } catch (e) {
+    return false;
+  }
+}
+
 // rendered reports whether the browser renders field f (true when it cannot tell).
 function rendered(f) {
   if (typeof checkVisibilityFn !== 'function') {
