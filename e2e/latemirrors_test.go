@@ -78,10 +78,16 @@ document.body.dataset.pageScript = 'ran';
 
 // openLateMirrors opens /late (lateMirrorsSite) with cases' remixlets on it, its script run.
 func openLateMirrors(t *testing.T, cases []policyCase) (*hostileWorld, []store.Remixlet) {
+	return openWithRemixlets(t, "fields.test", lateMirrorsSite(1), "/late", cases)
+}
+
+// openWithRemixlets opens https://host+path (served by handler) with cases' remixlets on it, its
+// script run.
+func openWithRemixlets(t *testing.T, host string, handler http.Handler, path string, cases []policyCase) (*hostileWorld, []store.Remixlet) {
 	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": lateMirrorsSite(1), "witness.test": wit})
-	rxs := h.addPolicy(cases, "https://fields.test/late*")
-	h.tab.Navigate("https://fields.test/late")
+	h := startHostileWorld(t, wit, map[string]http.Handler{host: handler, "witness.test": wit})
+	rxs := h.addPolicy(cases, "https://"+host+path+"*")
+	h.tab.Navigate("https://" + host + path)
 	h.tab.WaitConnected()
 	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
 	return h, rxs
@@ -289,12 +295,7 @@ func TestRedteamLateValueMirrorReadsBlank(t *testing.T) {
 // the last key the same into #later. The observer sees only the insertion, no attribute record
 // (mirrors8). #ctlbox gets one at load, before any typing: the control.
 func insertedMirrorsSite() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/inserted" {
-			http.NotFound(w, r)
-			return
-		}
-		htmlPage(w, `<!doctype html>
+	return pageAt("/inserted", `<!doctype html>
 <html><head><meta charset="utf-8"><title>Sign in</title></head>
 <body><h1>Sign in</h1>
 <form id="form" onsubmit="return false">
@@ -331,7 +332,6 @@ pw.addEventListener('input', () => {
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
-	})
 }
 
 // insertedMirrorsReader reads, for the buttons in #ctlbox, #box and #later, aria-label,
@@ -357,12 +357,7 @@ await rmx.storage.set('grace', JSON.stringify([await rd('#ctlbox'), await rd('#b
 // the button inserted at load reads back; once the person emptied the field and the grace
 // passed, what the page inserts reads back, and what it inserted during the hold stays blank.
 func TestRedteamInsertedMirrorsReadBlank(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": insertedMirrorsSite(), "witness.test": wit})
-	rxs := h.addPolicy([]policyCase{insertedMirrorsReader}, "https://fields.test/inserted*")
-	h.tab.Navigate("https://fields.test/inserted")
-	h.tab.WaitConnected()
-	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	h, rxs := openWithRemixlets(t, "fields.test", insertedMirrorsSite(), "/inserted", []policyCase{insertedMirrorsReader})
 	const control = "0 characters|0|0 chars|len"
 	if v := h.waitStored(rxs[0], "before", "", 20*time.Second); v != `["`+control+`","absent","absent"]` {
 		t.Fatalf("before the typing the remixlet read %s, want the control's attributes (the oracle must answer then, or the test proves nothing)\n%s", v, h.diagnose(rxs[0]))
@@ -442,12 +437,7 @@ func TestAgentToolsHideInsertedMirrors(t *testing.T) {
 // filled form out of the document and inserts a dashboard built before it is in the document
 // (a nav's aria-label, a link's title), and 300 ms later an inbox badge (its data-count).
 func signInRemovedSite() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/spa-removed" {
-			http.NotFound(w, r)
-			return
-		}
-		htmlPage(w, `<!doctype html>
+	return pageAt("/spa-removed", `<!doctype html>
 <html><head><meta charset="utf-8"><title>App</title></head>
 <body><h1>App</h1>
 <div id="app"><form id="form" onsubmit="return false">
@@ -477,7 +467,6 @@ document.getElementById('signin').addEventListener('click', () => {
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
-	})
 }
 
 // TestSPADashboardInsertedAfterSignInReadsBack (OPEN-ITEMS 123, 107): after the person typed a
@@ -486,14 +475,9 @@ document.body.dataset.pageScript = 'ran';
 // link's title, the badge's data-count written 300 ms later): the hold ended with the filled
 // field gone, so what the page inserts then is not taken as written while a password was held.
 func TestSPADashboardInsertedAfterSignInReadsBack(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"app.test": signInRemovedSite(), "witness.test": wit})
-	rxs := h.addPolicy([]policyCase{{name: "reads the inserted dashboard", body: `await dom.waitFor('#go', { timeout: 60000 });
+	h, rxs := openWithRemixlets(t, "app.test", signInRemovedSite(), "/spa-removed", []policyCase{{name: "reads the inserted dashboard", body: `await dom.waitFor('#go', { timeout: 60000 });
 await rmx.storage.set('read', JSON.stringify([await dom.attr(await dom.query('#dash'), 'aria-label'), await dom.attr(await dom.query('#dash a'), 'title'),
-  await dom.attr(await dom.query('#badge'), 'data-count')]));`}}, "https://app.test/spa-removed")
-	h.tab.Navigate("https://app.test/spa-removed")
-	h.tab.WaitConnected()
-	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+  await dom.attr(await dom.query('#badge'), 'data-count')]));`}})
 	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pw').value === '`+rtFieldsPassword+`'`)
 	personClick(t, h.tab, "#signin")
 	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.inbox === 'yes' && !document.getElementById('pw')`); err != nil {
@@ -503,4 +487,15 @@ await rmx.storage.set('read', JSON.stringify([await dom.attr(await dom.query('#d
 	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["Account of alice","Inbox (3)","3"]` {
 		t.Errorf("the remixlet read the dashboard's attributes as %s, want [\"Account of alice\",\"Inbox (3)\",\"3\"]: the filled field left the document with the sign-in, what the page inserts then reads back\n%s", v, h.diagnose(rxs[0]))
 	}
+}
+
+// pageAt serves html at path, and nothing else.
+func pageAt(path, html string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		htmlPage(w, html)
+	})
 }

@@ -396,12 +396,15 @@ function noteInserted(el) {
 // insertedIn reports whether node is an element the page inserted while a secret was typed or
 // held, or inside one (at most MAX_MIRROR_DEPTH ancestors, as textMirrorIn).
 function insertedIn(node) {
-  if (insertedCount === 0) {
-    return false;
-  }
+  return insertedCount > 0 && markedIn(insertedMarks, node);
+}
+
+// markedIn reports whether node, or one of its ancestors (at most MAX_MIRROR_DEPTH), is marked 1
+// in marks.
+function markedIn(marks, node) {
   var depth = 0;
   while (node && depth++ < MAX_MIRROR_DEPTH) {
-    if (nodeType(node) === 1 && apply(weakGet, insertedMarks, [node]) === 1) {
+    if (nodeType(node) === 1 && apply(weakGet, marks, [node]) === 1) {
       return true;
     }
     node = apply(parentNodeOf, node, []);
@@ -432,17 +435,7 @@ function noteTextMirror(el) {
 // textMirrorIn reports whether node is a text mirror or inside one.
 function textMirrorIn(node) {
   flushMirrors();
-  if (textMirrorCount === 0) {
-    return false;
-  }
-  var depth = 0;
-  while (node && depth++ < MAX_MIRROR_DEPTH) {
-    if (nodeType(node) === 1 && apply(weakGet, textMirrorMarks, [node]) === 1) {
-      return true;
-    }
-    node = apply(parentNodeOf, node, []);
-  }
-  return false;
+  return textMirrorCount > 0 && markedIn(textMirrorMarks, node);
 }
 function isTextMirror(el) {
   return textMirrorCount > 0 && apply(weakGet, textMirrorMarks, [el]) === 1;
