@@ -343,11 +343,14 @@ var insertedMirrorsReader = policyCase{name: "reads what the page inserted", bod
   return [await dom.attr(b, 'aria-label'), await dom.attr(b, 'data-len'), await dom.attr(await dom.query(sel + ' span'), 'title'), await dom.attr(b, 'class')].join('|');
 };
 const reads = async () => [await rd('#ctlbox'), await rd('#box'), await rd('#later')];
+const found = async (sel) => { try { return String(!!(await dom.query(sel))); } catch (e) { return String(e.message || e); } };
+await rmx.storage.set('selBefore', JSON.stringify([await found('#ctlbox span[title="0 chars"]'), await found('#ctlbox button[aria-label="0 characters"]')]));
 await rmx.storage.set('before', JSON.stringify(await reads()));
 await dom.waitFor('#go', { timeout: 60000 });
 const after = await reads();
 after.push(await dom.attr(await dom.clone(await dom.query('#box button'), true), 'aria-label'));
 await rmx.storage.set('read', JSON.stringify(after));
+await rmx.storage.set('selAfter', JSON.stringify([await found('#box span[title="7 chars"]'), await found('#later button[aria-label="7 characters"]'), await found('#box button[data-len]')]));
 await dom.waitFor('#go2', { timeout: 60000 });
 await rmx.storage.set('grace', JSON.stringify([await rd('#ctlbox'), await rd('#box'), await rd('#afterbox')]));`}
 
@@ -369,6 +372,14 @@ func TestRedteamInsertedMirrorsReadBlank(t *testing.T) {
 	e2etest.Eval[any](h.tab, `document.body.append(Object.assign(document.createElement('i'), { id: 'go' }))`)
 	if v := h.waitStored(rxs[0], "read", "", 20*time.Second); v != `["`+control+`","|||len","|||len",""]` {
 		t.Errorf("after the typing the remixlet read %s, want [%q,\"|||len\",\"|||len\",\"\"]: the attributes of what the page inserted while the password was held read blank (but class), also through a clone\n%s", v, control, h.diagnose(rxs[0]))
+	}
+	if v := h.waitStored(rxs[0], "selBefore", "", 20*time.Second); v != `["true","true"]` {
+		t.Errorf("before the typing the remixlet's selectors on the control's title and aria-label found %s, want [\"true\",\"true\"]", v)
+	}
+	v := h.waitStored(rxs[0], "selAfter", "", 20*time.Second)
+	if want := `selectors may not compare the value of attribute title: the page wrote it while a password was typed`; !strings.Contains(v, `["`+want) ||
+		!strings.Contains(v, `selectors may not compare the value of attribute aria-label`) || !strings.HasSuffix(v, `,"true"]`) {
+		t.Errorf("after the typing the remixlet's selectors on the inserted elements' title and aria-label found %s, want both refused (they would tell the length) and a presence test [data-len] answered", v)
 	}
 	personKeys(t, h.tab, "pw", strings.Repeat(kb.Backspace, len(rtFieldsPassword)), "emptying the field")
 	if err := waitTrue(h.tab, 10*time.Second, `document.getElementById('pw').value === '' && document.body.dataset.debounced === '0'`); err != nil {
