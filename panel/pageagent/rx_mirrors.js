@@ -88,6 +88,8 @@ var HIDDEN_WHILE_TYPED = '[hidden while a password is typed]'; // what the model
 var mirrorNames = dict();            // every such attribute name, for the selector check
 var insertedMarks = new WeakMapCtor(); // element -> 1: the page inserted it while a secret was typed or held
 var insertedCount = 0;                 // elements so noted in this document
+var lateNames = dict();                // every attribute name in lateWrites (mirroredName)
+var MAX_MIRRORED_LOOK = 5000;          // elements with the attribute mirroredName looks at
 var valueSeen = new WeakMapCtor();    // field -> its value at the watch's last look (lookAtValues)
 var valueMirrors = new WeakMapCtor(); // field -> 1: the page changed its value during a watch
 var valuesLookedNow = false;          // isValueMirror looked in this task already
@@ -375,6 +377,8 @@ function noteMirrors(records) {
       set[name] = true;
       if (!late) {
         mirrorNames[name] = true;
+      } else {
+        lateNames[name] = true;
       }
     } catch (e) { /* not a record */ }
   }
@@ -458,6 +462,37 @@ function pageWroteWhileTyped(el, name) {
     return true;
   }
   return insertedCount > 0 && name !== 'class' && apply(strSlice, name, [0, MARK_PREFIX.length]) !== MARK_PREFIX && insertedIn(el);
+}
+
+// mirroredName reports whether a selector may not compare the value of attribute name
+// (lowercase, as the selector check parsed it) because an element of the document holds one the
+// page wrote while a secret was held (late, or inserted: pageWroteWhileTyped): a remixlet's
+// dom.query('#box span[title="7 chars"]') would tell the length as a title or aria-label, which
+// selectors may otherwise compare (COMPARABLE_ATTRS). For as long as such an element is in the
+// document, every comparison of that name is refused (a control's too); a presence test
+// ([title]) still answers. More than MAX_MIRRORED_LOOK elements with it: refused.
+function mirroredName(name) {
+  flushMirrors();
+  if (lateNames[name] !== true && insertedCount === 0 || name === 'class') {
+    return false;
+  }
+  var found;
+  try {
+    found = apply(querySelectorAllDoc, doc, ['[' + name + ']']);
+  } catch (e) {
+    return true; // not a name the browser takes: refused
+  }
+  var n = apply(nodeListLength, found, []);
+  if (n > MAX_MIRRORED_LOOK) {
+    return true;
+  }
+  var i;
+  for (i = 0; i < n; i++) {
+    if (pageWroteWhileTyped(apply(nodeListItem, found, [i]), name)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // isMirror reports whether attribute name (lowercase) of el may hold what is typed into a
