@@ -30,8 +30,9 @@
 // holding a value, until the fields have been found empty for HELD_GRACE_MS (looks every
 // HELD_POLL_MS: a form reset or a script emptying the field fires no input event, and a debounce
 // may still write after it) - and what the page writes meanwhile is a mirror too, whatever
-// it holds: an attribute other than class (lateWrites: dom.attr reads it empty; its name is not
-// refused in selectors, data-* values are refused then anyway), a text (a debounced length
+// it holds: an attribute other than class (lateWrites: dom.attr reads it empty; comparing its
+// value in a selector is refused while an element holding such a write is in the document,
+// mirroredName - presence tests answer), a text (a debounced length
 // counter, a strength label). The marks stay for the element's life. Class names are left out:
 // class selectors answer the same question and cannot be refused (item 106), so blanking
 // dom.attr(el, 'class') would cost honest remixlets and stop nobody. What a remixlet's own
