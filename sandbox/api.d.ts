@@ -146,7 +146,9 @@ declare namespace dom {
    * attribute, field-state pseudo-classes (:placeholder-shown, :valid, :invalid, :autofill, :state() …), and
    * comparing the value of an attribute other than id, class, href, src, type, name, role, aria-* (not
    * aria-value*), data-testid and a few more ([data-x] tests presence and is fine; read the value with dom.attr),
-   * or any test of an attribute the page writes while a password is typed. data-* values ([data-state="open"])
+   * or any test of an attribute the page writes while a password is typed, and comparing the value of one it
+   * wrote while a password was held, or set on an element it inserted then, while such an element is on the
+   * page (a title or aria-label too; [title] still answers). data-* values ([data-state="open"])
    * may be compared until a password or other secret is typed on the page (or while one is filled in); after
    * that they are refused for the rest of the page, and a dom.waitFor waiting on one ends refused.
    * Example: `const h = await dom.query("h1")`
@@ -165,7 +167,7 @@ declare namespace dom {
   function waitFor(selector: string, options?: { timeout?: number }): Promise<Handle>;
   /** The element's text content (without the text the page writes while a password is typed or held in its field, and for two seconds after it is emptied: a strength meter, a counter, a message). Example: `const t = await dom.text(h)` */
   function text(el: Handle): Promise<string>;
-  /** An attribute's value, or null ("" for an attribute the page copies a typed password into, for any attribute but class the page writes while a password is typed or held in its field, and for a password field's attributes other than id, class, name, type and the like). Example: `const href = await dom.attr(link, "href")` */
+  /** An attribute's value, or null ("" for an attribute the page copies a typed password into, for any attribute but class the page writes while a password is typed or held in its field, or that an element the page inserted then, or one inside it, carries, and for a password field's attributes other than id, class, name, type and the like). Example: `const href = await dom.attr(link, "href")` */
   function attr(el: Handle, name: string): Promise<string | null>;
   /** A form control's current value (always "" for password fields and fields the page marks secret with autocomplete one-time-code or cc-*, and for a value the page set while a typed password was held: a length in a counter field, a choice it made in a select, a field it added then). Example: `const q = await dom.value(input)` */
   function value(el: Handle): Promise<string>;

@@ -30,13 +30,24 @@
 // holding a value, until the fields have been found empty for HELD_GRACE_MS (looks every
 // HELD_POLL_MS: a form reset or a script emptying the field fires no input event, and a debounce
 // may still write after it) - and what the page writes meanwhile is a mirror too, whatever
-// it holds: an attribute other than class (lateWrites: dom.attr reads it empty; its name is not
-// refused in selectors, data-* values are refused then anyway), a text (a debounced length
+// it holds: an attribute other than class (lateWrites: dom.attr reads it empty; comparing its
+// value in a selector is refused while an element holding such a write is in the document,
+// mirroredName - presence tests answer), a text (a debounced length
 // counter, a strength label). The marks stay for the element's life. Class names are left out:
 // class selectors answer the same question and cannot be refused (item 106), so blanking
 // dom.attr(el, 'class') would cost honest remixlets and stop nobody. What a remixlet's own
 // operations write is not the page's (remixletWrites). The agent's page tools show the same
 // marks to the model as HIDDEN_WHILE_TYPED (tool_read.js, tool_outline.js, tool_names.js).
+// Inserted elements (inserted8): a page often builds an element and sets its attributes before
+// it puts it in the document (an aria-label "7 characters", a data-len, a child's title); the
+// observer then sees the insertion, not the attributes. An element the page inserts during a
+// watch (in a key's task or late) is remembered (insertedMarks: the inserted root only, no walk
+// of its subtree), and every attribute but class of it or of an element inside it (insertedIn,
+// looking up at most MAX_MIRROR_DEPTH ancestors) counts as written then, for its life (a clone
+// carries it). The cost: a widget the page inserts while a password is typed (an autocomplete
+// list, a tooltip, a "show password" button that appears at the first key, a form a framework
+// re-mounts) reads blank to dom.attr and is shown hidden to the model for its life, id and
+// aria-label included; an element the page moves out of it later reads again.
 // Value mirrors (reviewb7): a page may write the length into another control's value property
 // (a readonly counter input), which no observer sees. So during a watch the page agent looks at
 // the values of the page's other fields (lookAtValues: at a secret key, at the end of its task,
@@ -47,7 +58,9 @@
 // filled form in the DOM, hidden. The late watch ends as soon as the fields that hold a value are
 // all out of the layout (display: none on them or around them: fieldsHolding, checkVisibility),
 // looked at when the page's writes are noted and at each look: the dashboard rendered in the
-// task that hid the form reads normally. A page that hides its field and keeps writing copies of
+// task that hid the form reads normally. So too when the field last typed into has left the
+// document and no sensitive field holds a value (inserted8: an app that replaced its form with
+// the dashboard, which would otherwise be an inserted element for its life, above). A page that hides its field and keeps writing copies of
 // it is not watched then (nor what it wrote in that same task).
 // The page writing into a remixlet's element (secret8): during a watch, an element remixlets made
 // that the page writes into loses its own mark (rx_sheets.js disown), so the own copies of the
@@ -74,6 +87,10 @@ var mirrorTaint = new WeakMapCtor(); // element -> dict of attribute names it mi
 var lateWrites = new WeakMapCtor();  // element -> dict of attribute names the page wrote while a typed secret was held
 var HIDDEN_WHILE_TYPED = '[hidden while a password is typed]'; // what the model is shown instead
 var mirrorNames = dict();            // every such attribute name, for the selector check
+var insertedMarks = new WeakMapCtor(); // element -> 1: the page inserted it while a secret was typed or held
+var insertedCount = 0;                 // elements so noted in this document
+var lateNames = dict();                // every attribute name in lateWrites (mirroredName)
+var MAX_MIRRORED_LOOK = 5000;          // elements with the attribute mirroredName looks at
 var valueSeen = new WeakMapCtor();    // field -> its value at the watch's last look (lookAtValues)
 var valueMirrors = new WeakMapCtor(); // field -> 1: the page changed its value during a watch
 var valuesLookedNow = false;          // isValueMirror looked in this task already
@@ -85,6 +102,7 @@ var heldWatch = false;       // a typed secret is held: the watch stays on after
 var heldPoll = 0;            // the timer of the next look at the fields (0: none)
 var heldEmptyPolls = 0;      // the looks in a row that found the fields empty (timers, not the clock)
 var heldSeen = false;        // a sensitive field was seen holding a value during the late watch
+var heldField = null;        // the sensitive field of the last secret key seen (heldFieldLeft)
 var HELD_POLL_MS = 500;
 var HELD_GRACE_MS = 2000;    // a debounce or a fetch after the field was emptied still counts
 // beforeinput comes before input, and is the first event of a paste from the menu, a drop or
@@ -107,6 +125,9 @@ function noteSecretTyping(ev) {
   var i;
   for (i = 0; i < path.length && !secret; i++) {
     secret = isSensitive(path[i]);
+    if (secret) {
+      heldField = path[i];
+    }
   }
   var known = secret; // a field we see: whether it still holds a value can be told
   if (!secret && path.length > 0) {
@@ -199,7 +220,7 @@ function lookAtHeld() {
   if (held === 2) {
     heldSeen = true;
     heldEmptyPolls = 0;
-  } else if (held === 1 && mirrorWindow === 0) {
+  } else if ((held === 1 || held === 0 && heldFieldLeft()) && mirrorWindow === 0) {
     flushMirrors(); // ends the hold, if the fields were put away since the last records
     if (heldWatch) {
       endHold();
@@ -305,11 +326,13 @@ function noteMirrors(records) {
   var late = mirrorWindow === 0; // after the key's task, while a typed secret is held
   var n = records.length;
   var i;
-  if (n > 0 && (heldWatch || !late) && fieldsHolding(true) === 1) {
-    // Signed in: the filled fields are out of the layout (OPEN-ITEMS 123). What the page wrote
-    // in this task (a dashboard) is not a mirror; nothing after it is watched. (Also within a
-    // key's task: the change event of the field's blur opens one, and the click on Sign in may
-    // come before it ends.)
+  var held = n > 0 && (heldWatch || !late) ? fieldsHolding(true) : 2;
+  if (held === 1 || held === 0 && heldFieldLeft()) {
+    // Signed in: the filled fields are out of the layout (OPEN-ITEMS 123), or the field typed
+    // into left the document and no other holds a value (an app that replaced its form with
+    // the dashboard: inserted8). What the page wrote in this task (a dashboard) is not a
+    // mirror; nothing after it is watched. (Also within a key's task: the change event of the
+    // field's blur opens one, and the click on Sign in may come before it ends.)
     endHold();
     return;
   }
@@ -329,6 +352,7 @@ function noteMirrors(records) {
         var k;
         for (k = 0; k < m; k++) {
           var a = apply(nodeListItem, added, [k]);
+          noteInserted(a);
           noteTextMirror(nodeType(a) === 1 ? a : el);
         }
         if (m === 0) {
@@ -354,9 +378,43 @@ function noteMirrors(records) {
       set[name] = true;
       if (!late) {
         mirrorNames[name] = true;
+      } else {
+        lateNames[name] = true;
       }
     } catch (e) { /* not a record */ }
   }
+}
+
+// noteInserted remembers el, an element the page inserted while a secret was typed or held: its
+// attributes, and those of the elements inside it, were set before it was in the document (an
+// aria-label "7 characters", a data-len, a child's title), so the observer saw no attribute
+// record. Only the inserted root is remembered (a big subtree is not walked); insertedIn looks
+// up from an element read.
+function noteInserted(el) {
+  if (!el || el === host || nodeType(el) !== 1 || apply(weakGet, insertedMarks, [el]) === 1) {
+    return;
+  }
+  apply(weakSet, insertedMarks, [el, 1]);
+  insertedCount++;
+}
+
+// insertedIn reports whether node is an element the page inserted while a secret was typed or
+// held, or inside one (at most MAX_MIRROR_DEPTH ancestors, as textMirrorIn).
+function insertedIn(node) {
+  return insertedCount > 0 && markedIn(insertedMarks, node);
+}
+
+// markedIn reports whether node, or one of its ancestors (at most MAX_MIRROR_DEPTH), is marked 1
+// in marks.
+function markedIn(marks, node) {
+  var depth = 0;
+  while (node && depth++ < MAX_MIRROR_DEPTH) {
+    if (nodeType(node) === 1 && apply(weakGet, marks, [node]) === 1) {
+      return true;
+    }
+    node = apply(parentNodeOf, node, []);
+  }
+  return false;
 }
 
 // noteTextMirror remembers el (an element whose text or children the page changed while a
@@ -382,17 +440,7 @@ function noteTextMirror(el) {
 // textMirrorIn reports whether node is a text mirror or inside one.
 function textMirrorIn(node) {
   flushMirrors();
-  if (textMirrorCount === 0) {
-    return false;
-  }
-  var depth = 0;
-  while (node && depth++ < MAX_MIRROR_DEPTH) {
-    if (nodeType(node) === 1 && apply(weakGet, textMirrorMarks, [node]) === 1) {
-      return true;
-    }
-    node = apply(parentNodeOf, node, []);
-  }
-  return false;
+  return textMirrorCount > 0 && markedIn(textMirrorMarks, node);
 }
 function isTextMirror(el) {
   return textMirrorCount > 0 && apply(weakGet, textMirrorMarks, [el]) === 1;
@@ -405,12 +453,47 @@ function holdsTextMirror(el) {
 
 // pageWroteWhileTyped reports whether the page wrote attribute name (lowercase) of el while a
 // secret was typed or held (the marks alone, for the agent's page tools: the proxy's redaction
-// stage takes out copies of the value).
+// stage takes out copies of the value): it changed the attribute then, or it inserted el or an
+// element around it then (every attribute but class and the remixlets' marks: insertedIn).
 function pageWroteWhileTyped(el, name) {
   flushMirrors();
   var set = apply(weakGet, mirrorTaint, [el]);
   var late = apply(weakGet, lateWrites, [el]);
-  return !!(set && set[name] === true || late && late[name] === true);
+  if (set && set[name] === true || late && late[name] === true) {
+    return true;
+  }
+  return insertedCount > 0 && name !== 'class' && apply(strSlice, name, [0, MARK_PREFIX.length]) !== MARK_PREFIX && insertedIn(el);
+}
+
+// mirroredName reports whether a selector may not compare the value of attribute name
+// (lowercase, as the selector check parsed it) because an element of the document holds one the
+// page wrote while a secret was held (late, or inserted: pageWroteWhileTyped): a remixlet's
+// dom.query('#box span[title="7 chars"]') would tell the length as a title or aria-label, which
+// selectors may otherwise compare (COMPARABLE_ATTRS). For as long as such an element is in the
+// document, every comparison of that name is refused (a control's too); a presence test
+// ([title]) still answers. More than MAX_MIRRORED_LOOK elements with it: refused.
+function mirroredName(name) {
+  flushMirrors();
+  if (lateNames[name] !== true && insertedCount === 0 || name === 'class') {
+    return false;
+  }
+  var found;
+  try {
+    found = apply(querySelectorAllDoc, doc, ['[' + name + ']']);
+  } catch (e) {
+    return true; // not a name the browser takes: refused
+  }
+  var n = apply(nodeListLength, found, []);
+  if (n > MAX_MIRRORED_LOOK) {
+    return true;
+  }
+  var i;
+  for (i = 0; i < n; i++) {
+    if (pageWroteWhileTyped(apply(nodeListItem, found, [i]), name)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // isMirror reports whether attribute name (lowercase) of el may hold what is typed into a
@@ -511,6 +594,19 @@ function fieldsHolding(rendering) {
   }
   return held;
 }
+// heldFieldLeft reports whether the sensitive field last typed into is no longer in the
+// document (a form the page removed at sign-in; a field emptied and kept is not: its grace).
+function heldFieldLeft() {
+  if (heldField === null || !isConnected) {
+    return false;
+  }
+  try {
+    return apply(isConnected, heldField, []) === false;
+  } catch (e) {
+    return false;
+  }
+}
+
 // rendered reports whether the browser renders field f (true when it cannot tell).
 function rendered(f) {
   if (typeof checkVisibilityFn !== 'function') {
@@ -591,6 +687,9 @@ function carryMirrors(src, copy) {
   if (isTextMirror(src)) {
     apply(weakSet, textMirrorMarks, [copy, 1]);
     textMirrorCount++;
+  }
+  if (insertedIn(src)) {
+    noteInserted(copy);
   }
 }
 

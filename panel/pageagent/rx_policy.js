@@ -624,6 +624,9 @@ function attributeSelectorProblem(l, at) {
   if (mirrorNames[name] === true) {
     return 'selectors may not test attribute ' + name + ': the page copies what is typed into a password (or other secret) field into it';
   }
+  if (compares && mirroredName(name)) { // rx_mirrors.js: a title or aria-label the page wrote while a password was held
+    return 'selectors may not compare the value of attribute ' + name + ': the page wrote it while a password was typed';
+  }
   if (compares && !comparableAttr(name)) {
     var data = name.length > 5 && apply(strSlice, name, [0, 5]) === 'data-';
     if (data && !secretOnPage()) {
