@@ -18,8 +18,7 @@ import (
 //
 // The split, exactly. A complex selector goes into the own copy when each of its compounds is
 //   - made of type, universal, class, id and attribute selectors, &, pseudo-elements, and
-//     ownPseudoClasses (the element's own state that only a write into it changes: :hover,
-//     :empty, :open …);
+//     ownPseudoClasses (the element's own state: :hover, :focus, :checked, :empty …);
 //     it gets :where([attr]) (no specificity) before its first pseudo-element;
 //   - or exactly :root, html or body, which match the same element whatever the page does, and
 //     is kept as written;
@@ -27,8 +26,7 @@ import (
 // same way (a failing argument fails the whole), or :not() of compounds without combinators or
 // functions (it tests the element itself, which is the remixlet's). Combinators: descendant, >,
 // + and ~. Everything else — :nth-child() and the other structural pseudo-classes (they count the
-// page's siblings), :disabled and the like (a page's fieldset decides them), :checked, :focus and
-// the like (a page script sets them with no write into the element), :lang(), :dir(),
+// page's siblings), :disabled and the like (a page's fieldset decides them), :lang(), :dir(),
 // :target, :scope, :host, the column combinator, a comment inside a selector — leaves the complex
 // selector out of the copy. A rule keeps the complex
 // selectors that pass; a rule with none, and every @container rule (it queries an ancestor the
@@ -47,20 +45,14 @@ import (
 // the page's layout read through the person's pointer, which no sheet rule decides.
 
 // ownPseudoClasses are the pseudo-classes (decoded, lowercase) that test only the element's own
-// state or the person's input on it, and that a page script can change only by writing into the
-// element (an attribute, its children), which the page agent sees and answers with disown. Not
-// :disabled, :enabled, :read-only and :read-write (a page's <fieldset disabled> around the element
-// decides them: a sign-in button enabled once the password is long enough) nor :default (the
-// page's form decides it). Not :checked, :indeterminate, :popover-open, :focus, :focus-visible and
-// :focus-within either: a page script sets them with no mutation record (box.checked = true,
-// showPopover(), focus()), so a page that finds its checklist box "6 characters or more" by id
-// may tick a remixlet's own #len6 made before it, and disown never runs
-// (TestRedteamSheetOnAPageCheckedOwnCheckboxTakesNoClick, reviewc8). Rules on those states stay
-// in the droppable sheet: until the first key of a secret.
+// state or the person's input on it. Not :disabled, :enabled, :read-only and :read-write (a page's
+// <fieldset disabled> around the element decides them: a sign-in button enabled once the password
+// is long enough) nor :default (the page's form decides it).
 var ownPseudoClasses = map[string]bool{
-	"hover": true, "active": true, "required": true, "optional": true, "link": true,
+	"hover": true, "active": true, "focus": true, "focus-visible": true, "focus-within": true,
+	"checked": true, "indeterminate": true, "required": true, "optional": true, "link": true,
 	"visited": true, "any-link": true, "empty": true, "open": true, "closed": true,
-	"modal": true, "fullscreen": true, "defined": true,
+	"popover-open": true, "modal": true, "fullscreen": true, "defined": true,
 }
 
 // legacyPseudoElements are the pseudo-elements CSS 2 wrote with one colon.

@@ -40,8 +40,6 @@ func TestOwnSheet(t *testing.T) {
 		{"a comment in a selector", `.a/**/.b {} .c /**/ .d {}`, ``},
 		{"column combinator", `.a || .b {}`, ``},
 		{"states a page's fieldset or form decides", `.a:disabled {} .b:enabled {} .c:read-only {} .d:read-write {} .e:default {} .f:not(:disabled) {}`, ``},
-		{"states a page script sets by a property, with no mutation record (so no disown)",
-			`#len6:checked ~ .p {} .b:indeterminate {} .c:popover-open {} .d:focus {} .e:focus-visible {} .f:focus-within {} .g:not(:checked) {} .h:has(:focus) {}`, ``},
 		{":lang, :dir, :target, :scope, :host", `:lang(en) .x {} .y:dir(rtl) {} .z:target {} :scope .w {} :host .v {}`, ``},
 		{"keyframes, property, layer statements copied", `@layer a, b; @keyframes k { from { opacity: 0 } } @property --x { syntax: "*"; inherits: false } .a{}`,
 			`@layer a, b; @keyframes k { from { opacity: 0 } } @property --x { syntax: "*"; inherits: false } .a` + m + `{}`},
