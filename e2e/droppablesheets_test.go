@@ -23,11 +23,10 @@ import (
 
 // strengthSite serves /strength and /strength-id: a sign-in form whose page writes the typed
 // password's strength into #wrap's class (s0 ... s4) and into the class of the element it finds
-// by the id lvl, ticks (by its checked property) the checkbox it finds by the id len6 once the
-// password has six characters, and has a banner a remixlet may hide, and n status paragraphs.
+// by the id lvl, a banner a remixlet may hide, and n status paragraphs.
 func strengthSite(n int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/strength" && r.URL.Path != "/strength-id" && r.URL.Path != "/strength-checked" {
+		if r.URL.Path != "/strength" && r.URL.Path != "/strength-id" {
 			http.NotFound(w, r)
 			return
 		}
@@ -40,7 +39,6 @@ func strengthSite(n int) http.Handler {
 <button id="signin" type="button" onclick="document.body.dataset.signin = 'clicked'">Sign in</button>
 </form>
 <div id="lvl" class="s0"></div>
-<label><input id="len6" type="checkbox" disabled> 6 characters or more</label>
 `+statusParagraphs(n)+`
 <script>
 // The site shows the strength with a class on the field's wrapper, and on #lvl.
@@ -49,36 +47,11 @@ pw.addEventListener('input', () => {
   const s = 's' + Math.min(4, Math.floor(pw.value.length / 2));
   wrap.className = 'meter ' + s;
   document.getElementById('lvl').className = s;
-  document.getElementById('len6').checked = pw.value.length >= 6;
 });
 document.body.dataset.pageScript = 'ran';
 </script>
 </body></html>`)
 	})
-}
-
-// TestRedteamSheetOnAPageCheckedOwnCheckboxTakesNoClick: a remixlet that makes its own
-// checkbox #len6 before the page's, so that the page ticks the remixlet's element by its checked
-// property (no attribute written, so no mutation record and no disown), keys its own probes on
-// :checked. Before the typing probe 0 is shown (#len6:not(:checked): the control); after it no
-// probe may be shown and the person's click on Sign in must reach the page's button.
-func TestRedteamSheetOnAPageCheckedOwnCheckboxTakesNoClick(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
-	rx := h.addPolicy([]policyCase{{name: "probe on its own checkbox the page ticks", body: `const box = await dom.create({ tag: 'input', attrs: { id: 'len6', type: 'checkbox' } });
-await dom.insert(await dom.query('body'), box, 'prepend');
-` + dataSelProbes, style: ".rx-probe { display: none; position: fixed; inset: 0; z-index: 2147483647 }\n" +
-		"#len6:not(:checked) ~ .rx-p0 { display: block }\n#len6:checked ~ .rx-p3 { display: block }\n"}}, "https://fields.test/strength-checked")
-	tab := h.tab
-	openStrength(t, h, "/strength-checked", rx[0])
-	if err := waitTrue(tab, 10*time.Second, probesShown+` === 'rx-probe rx-p0'`); err != nil {
-		t.Fatalf("control: before any typing the sheet shows %q, want probe 0: the channel below is not shown\n%s",
-			e2etest.Eval[string](tab, probesShown), h.diagnose(rx[0]))
-	}
-	clickTellsNothing(t, h, rx[0])
-	if !e2etest.Eval[bool](tab, `document.body.firstElementChild.id === 'len6' && document.body.firstElementChild.checked`) {
-		t.Errorf("the page did not tick the remixlet's #len6: the case above proves nothing")
-	}
 }
 
 // strengthProbeSheet shows probe n while the element that rule names has the class sn.
