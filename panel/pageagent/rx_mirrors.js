@@ -397,6 +397,14 @@ function textMirrorIn(node) {
 function isTextMirror(el) {
   return textMirrorCount > 0 && apply(weakGet, textMirrorMarks, [el]) === 1;
 }
+// carriesMirror reports whether el holds what the page wrote while a secret was typed or held: an
+// attribute (mirrorTaint, lateWrites) or its text (textMirrorMarks), its own or, for a clone,
+// its source's (carryMirrors). Such an element is not one of the remixlet's own (rx_sheets.js
+// markOwn): the own copies of its sheets could compare what it holds (a clone of the page's
+// data-len mirror, [data-len="7"]), which no query may then.
+function carriesMirror(el) {
+  return !!apply(weakGet, mirrorTaint, [el]) || !!apply(weakGet, lateWrites, [el]) || isTextMirror(el);
+}
 // holdsTextMirror reports whether a text mirror was inside el when it was noted (a hint: an
 // element moved since is not known at its new place).
 function holdsTextMirror(el) {

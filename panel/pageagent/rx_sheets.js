@@ -216,14 +216,21 @@ function disown(el) {
 
 // markOwn marks el and the elements inside it as made by a remixlet (OWN_ATTR): the own copies
 // of the remixlets' sheets style those only. No remixlet may write the attribute (it starts
-// with MARK_PREFIX).
+// with MARK_PREFIX). An element of a clone that carries its source's mirrors (carriesMirror,
+// rx_mirrors.js) is not marked: what the page wrote there while a secret was typed is the page's.
 function markOwn(el) {
-  attr(el, OWN_ATTR, '');
+  markOwnOne(el);
   var inside = apply(querySelectorAllEl, el, ['*']);
   var n = apply(nodeListLength, inside, []);
   var i;
   for (i = 0; i < n; i++) {
-    attr(apply(nodeListItem, inside, [i]), OWN_ATTR, '');
+    markOwnOne(apply(nodeListItem, inside, [i]));
+  }
+}
+
+function markOwnOne(el) {
+  if (!carriesMirror(el)) {
+    attr(el, OWN_ATTR, '');
   }
 }
 
