@@ -20,7 +20,8 @@
 // Own and droppable sheets (OPEN-ITEMS 118 and 120, secret8). Each sheet comes twice: as the
 // remixlet wrote it (css: the droppable sheet) and as the proxy's own copy of it (own,
 // rewrite/ownsheet.go: every rule restricted to the elements remixlets made, OWN_ATTR, which the
-// page agent puts on each element of dom.create, dom.clone and dom.setHTML). The own sheet is
+// page agent puts on each element of dom.create, dom.clone and dom.setHTML, but not on a clone's
+// element that carries its source's mirrors: markOwn). The own sheet is
 // adopted just before its droppable one, so together they style the page as the droppable one
 // alone. At the first key of a secret on the page (noteSecretTyping, rx_mirrors.js, before the
 // page's own handlers of that key) dropPageSheets empties every droppable sheet for the rest of
