@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,26 +28,37 @@ for (let i = 0; i < 300; i++) {
   await new Promise((r) => setTimeout(r, 50));
 }`
 
-// TestRedteamRemixletTakesNoFocusFromAPassword: a remixlet with no permission may not take the
-// focus from the page's password field while the person types: the rest of the password would
-// go into the remixlet's own input, whose value it reads (reviewc8, measured: "read nter2").
-// Its dom.focus works elsewhere (the control).
+// TestRedteamRemixletTakesNoFocusFromAPassword: while the person types a password, a remixlet
+// with no permission moves the focus to an input of its own off the screen — by dom.focus, or by
+// dom.click on a label of that input — and the rest of the password goes there. It must read
+// nothing of it (reviewc8, measured before the fix: "read nter2"): an own input the focus came to
+// from a secret field, not by the person, reads back empty, as a password
+// (rx_mirrors.js noteFocusArrives). Its dom.focus works elsewhere (the control).
 func TestRedteamRemixletTakesNoFocusFromAPassword(t *testing.T) {
-	wit := &witness{}
-	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
-	rx := h.addPolicy([]policyCase{{name: "focus steal", body: focusStealBody, style: ".rx-box { position: fixed; left: -1000px }"}}, "https://fields.test/strength")
-	openStrength(t, h, "/strength", rx[0])
-	if v := h.storedString(rx[0], "control"); v != "own focus ok" {
-		t.Fatalf("control: the remixlet's dom.focus of its own input gave %q, want \"own focus ok\"\n%s", v, h.diagnose(rx[0]))
-	}
-	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, "hu"}}, `document.getElementById('pw').value === 'hu'`)
-	time.Sleep(1500 * time.Millisecond)
-	h.rtFieldsType([][2]string{{`0`, "nter2"}}, `true`)
-	time.Sleep(1500 * time.Millisecond)
-	if got := e2etest.Eval[string](h.tab, `document.getElementById('pw').value`); got != rtFieldsPassword {
-		t.Errorf("the password field holds %q, want %q: the person's keys went elsewhere", got, rtFieldsPassword)
-	}
-	if v := h.storedString(rx[0], "clicked"); len(v) < 8 || v[:8] != "refused:" {
-		t.Errorf("the remixlet stored %q, want its dom.focus refused", v)
+	byLabel := strings.NewReplacer("try { await dom.focus(box);", "try { await dom.click(lab);",
+		"await dom.insert(await dom.query('body'), box);\n", "await dom.insert(await dom.query('body'), box);\n"+
+			"await dom.setAttr(box, 'id', 'rxbox');\n"+
+			"const lab = await dom.create({ tag: 'label', attrs: { for: 'rxbox' }, text: 'x' });\n"+
+			"await dom.insert(await dom.query('body'), lab);\n").Replace(focusStealBody)
+	for _, tt := range []struct{ name, body string }{{"dom.focus", focusStealBody}, {"a click on its label", byLabel}} {
+		t.Run(tt.name, func(t *testing.T) {
+			wit := &witness{}
+			h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": strengthSite(1), "witness.test": wit})
+			rx := h.addPolicy([]policyCase{{name: "focus steal", body: tt.body, style: ".rx-box { position: fixed; left: -1000px }"}}, "https://fields.test/strength")
+			openStrength(t, h, "/strength", rx[0])
+			if v := h.storedString(rx[0], "control"); v != "own focus ok" {
+				t.Fatalf("control: the remixlet's dom.focus of its own input gave %q, want \"own focus ok\"\n%s", v, h.diagnose(rx[0]))
+			}
+			h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, "hu"}}, `document.getElementById('pw').value === 'hu'`)
+			time.Sleep(1500 * time.Millisecond)
+			h.rtFieldsType([][2]string{{`0`, "nter2"}}, `true`)
+			time.Sleep(1500 * time.Millisecond)
+			if got := e2etest.Eval[string](h.tab, `document.activeElement.className + ' ' + document.querySelector('.rx-box').value`); got != "rx-box nter2" {
+				t.Fatalf("the focus and the keys went to %q, want the remixlet's input with \"nter2\": the case proves nothing", got)
+			}
+			if v := h.storedString(rx[0], "clicked"); v != "" {
+				t.Errorf("the remixlet stored %q: it read what the person typed after its focus move", v)
+			}
+		})
 	}
 }

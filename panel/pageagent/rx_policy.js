@@ -291,17 +291,6 @@ function rememberPassword(node) {
     apply(weakSet, revealedPasswords, [node, true]);
   }
 }
-// checkFocusMove refuses dom.focus of node while the person's focus is in a sensitive field
-// (activeDeep, tool_act.js) and node is not one: the keys the person types next would go into
-// node, an input of the remixlet's own whose value it reads (reviewc8: the rest of a password,
-// TestRedteamRemixletTakesNoFocusFromAPassword). Moving the focus to another sensitive field (a
-// one-time code's next box) is allowed.
-function checkFocusMove(node) {
-  var a = activeDeep();
-  if (a && a !== node && isSensitive(a) && !isSensitive(node)) {
-    refuse('dom.focus is refused while the focus is in a password or other secret field: the person\'s next keys would go elsewhere');
-  }
-}
 // carryPasswords marks the fields of copy (a clone of src, the same shape) that are sensitive
 // in src, so that scrub blanks them as it blanks password fields: fields that were password
 // fields (revealedPasswords) and fields the page's styles mask, which a clone outside the

@@ -188,7 +188,6 @@ function op(t, name, args) {
     return opStyle(node, arg(args, 1));
   } else if (name === 'focus') {
     requireHTML(node, 'dom.focus');
-    checkFocusMove(node); // rx_policy.js
     apply(focus, node, []);
   } else if (name === 'scrollIntoView') {
     if (!scrollIntoViewFn) {
