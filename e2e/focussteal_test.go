@@ -11,11 +11,14 @@ import (
 
 // focusStealBody puts an input of the remixlet's own off the screen, focuses it once (the
 // control: "own focus ok"), then waits for the person to be in the page's password field and,
-// 300 ms later, takes the focus to its input and reads what is typed there.
+// 300 ms later, takes the focus to its input and reads what is typed there (its value, and its
+// key events).
 const focusStealBody = `const box = await dom.create({ tag: 'input', attrs: { class: 'rx-box' } });
 await dom.insert(await dom.query('body'), box);
 await dom.focus(box);
 await rmx.storage.set('control', (await dom.query('.rx-box:focus')) ? 'own focus ok' : 'no focus');
+let keys = '';
+await dom.on(box, 'keydown', (e) => { keys += (e && e.key) || '?'; rmx.storage.set('keys', keys); });
 await rmx.storage.set('ready', 'yes');
 let stolen = false;
 for (let i = 0; i < 300; i++) {
@@ -58,6 +61,9 @@ func TestRedteamRemixletTakesNoFocusFromAPassword(t *testing.T) {
 			}
 			if v := h.storedString(rx[0], "clicked"); v != "" {
 				t.Errorf("the remixlet stored %q: it read what the person typed after its focus move", v)
+			}
+			if v := h.storedString(rx[0], "keys"); v != "" {
+				t.Errorf("the remixlet's keydown listener got %q: the keys the person typed after its focus move", v)
 			}
 		})
 	}
