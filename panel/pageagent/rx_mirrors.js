@@ -106,12 +106,14 @@ function watchMirrors() {
 // The focus taken from a secret field (reviewc8). While the person types a password, a remixlet
 // (dom.focus, or dom.click on a label of its own input) or the page (an auto-advance that finds
 // the next box by id, and finds a remixlet's element of that id first) can move the focus to an
-// input of a remixlet's, and the person's next keys go there, where the remixlet reads them. So
-// when the focus leaves a sensitive field, not by the person's pointer or Tab, for an input of a
-// remixlet's own (OWN_ATTR), that input is sensitive for its life (rememberPassword): its value
-// reads back empty. The person's own moves (a click, a tap, Tab) are not this.
+// element of a remixlet's (an input, an editable div), and the person's next keys go there, where
+// the remixlet reads them (its value, its key events). So when the focus leaves a sensitive
+// field, not by the person's pointer or Tab, for an element of a remixlet's own (OWN_ATTR), the
+// focus goes back to that field, and the element, if a field, is sensitive for its life
+// (rememberPassword): its value reads back empty. The person's own moves (a click, a tap, Tab)
+// are not this.
 var personMovingFocus = false; // a trusted pointerdown or Tab in this task
-var focusFromSecret = false;   // the focus just left a sensitive field, not by the person
+var focusLeftSecret = null;    // the sensitive field the focus just left, not by the person
 
 // notePersonMovesFocus notes a trusted pointerdown or Tab key, which moves the focus in its task.
 function notePersonMovesFocus(ev) {
@@ -128,25 +130,29 @@ function personMovedFocus() {
   personMovingFocus = false;
 }
 
-// noteFocusLeaves notes whether the focus leaves a sensitive field not by the person's move.
+// noteFocusLeaves notes the sensitive field the focus leaves, when not by the person's move.
 function noteFocusLeaves(ev) {
   var path = eventPath(ev);
-  focusFromSecret = !personMovingFocus && path.length > 0 && isSensitive(path[0]);
+  focusLeftSecret = !personMovingFocus && path.length > 0 && isSensitive(path[0]) ? path[0] : null;
 }
 
-// noteFocusArrives makes a remixlet's own input that the focus came to from a secret field (see
-// above) sensitive.
+// noteFocusArrives gives the focus back to the secret field it came from when it came to an
+// element of a remixlet's own (see above).
 function noteFocusArrives(ev) {
-  var from = focusFromSecret;
-  focusFromSecret = false;
+  var from = focusLeftSecret;
+  focusLeftSecret = null;
   var path = eventPath(ev);
   if (!from || path.length === 0 || nodeType(path[0]) !== 1) {
     return;
   }
   var el = path[0];
-  if (apply(hasAttribute, el, [OWN_ATTR]) && !isSensitive(el)) {
-    rememberPassword(el); // rx_policy.js: read back empty, as a password
+  if (!apply(hasAttribute, el, [OWN_ATTR]) || isSensitive(el)) {
+    return;
   }
+  rememberPassword(el); // rx_policy.js: read back empty, as a password (fields only)
+  try {
+    apply(focus, from, []);
+  } catch (e) { /* the field is gone */ }
 }
 
 // noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input, beforeinput
