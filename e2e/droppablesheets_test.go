@@ -182,3 +182,60 @@ func TestRemixletOwnStylesOutliveTheFirstKey(t *testing.T) {
 		t.Errorf("after the typing: styles %s, want %s (the remixlet's own UI styled as before, the page's banner shown again, the piece keyed on the page's class dropped)", got, want)
 	}
 }
+
+// clonedMirrorSheet shows probe n while an element before the probes has data-len n.
+func clonedMirrorSheet() string {
+	var b strings.Builder
+	b.WriteString(".rx-probe { display: none; position: fixed; inset: 0; z-index: 2147483647 }\n")
+	for n := range 13 {
+		fmt.Fprintf(&b, "[data-len=\"%d\"] ~ .rx-p%d { display: block }\n", n, n)
+	}
+	return b.String()
+}
+
+// TestRedteamSheetOnAClonedMirrorTakesNoClick: a remixlet that clones the page's length mirror
+// (#pwlen, data-len written at each key) into an element of its own, again and again, must not
+// get the clone's data-len into its own sheet's copy: a query may not compare a data-* value once
+// a secret is typed and dom.attr reads the clone's mirror empty, so the own copy's
+// [data-len="7"] ~ .rx-p7 would tell the length by the person's click. Before the typing probe 0
+// is shown (the droppable sheet, on the page's own #pwlen: the control).
+func TestRedteamSheetOnAClonedMirrorTakesNoClick(t *testing.T) {
+	wit := &witness{}
+	h := startHostileWorld(t, wit, map[string]http.Handler{"fields.test": dataSelSite(1), "witness.test": wit})
+	rx := h.addPolicy([]policyCase{{name: "probe on a clone of the mirror", body: `const src = await dom.query('#pwlen');
+(async () => {
+  let last = null;
+  for (let i = 0; i < 300; i++) {
+    const copy = await dom.clone(src);
+    await dom.insert(src, copy, 'after');
+    if (last) { await dom.remove(last); }
+    last = copy;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+})();
+` + dataSelProbes, style: clonedMirrorSheet()}}, "https://fields.test/len")
+	h.tab.Navigate("https://fields.test/len")
+	h.tab.WaitConnected()
+	h.tab.WaitFor(10*time.Second, "the page's script", pageScriptRan)
+	if v := h.waitStored(rx[0], "ready", "yes", 20*time.Second); v != "yes" {
+		t.Fatalf("the probes were not put on the page\n%s", h.diagnose(rx[0]))
+	}
+	if err := waitTrue(h.tab, 10*time.Second, probesShown+` === 'rx-probe rx-p0'`); err != nil {
+		t.Fatalf("control: before the typing the sheet shows %q, want probe 0\n%s", e2etest.Eval[string](h.tab, probesShown), h.diagnose(rx[0]))
+	}
+	h.rtFieldsType([][2]string{{`document.getElementById('pw').focus()`, rtFieldsPassword}}, `document.getElementById('pwlen').dataset.len === '7'`)
+	if err := waitTrue(h.tab, 5*time.Second, `[...document.querySelectorAll('[data-len="7"]')].length === 2`); err != nil {
+		t.Fatalf("no clone of the mirror holding the length next to the page's: the case proves nothing: %v", err)
+	}
+	if got := e2etest.Eval[string](h.tab, probesShown); got != "" {
+		t.Errorf("after the typing the remixlet's probes %q are shown: its own sheet read the clone of the page's mirror", got)
+	}
+	personClick(t, h.tab, "#signin")
+	if err := waitTrue(h.tab, 10*time.Second, `document.body.dataset.signin === 'clicked'`); err != nil {
+		t.Errorf("the person's click on Sign in did not reach the page's button: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if v := h.storedString(rx[0], "clicked"); v != "" {
+		t.Errorf("the person's click landed on probe %q: the remixlet's own sheet told it the password's length", v)
+	}
+}

@@ -32,7 +32,8 @@
 // that restyles a sign-in page loses its page rules after the first key of a password. (A rule
 // keyed on what the page writes while a password is typed could put the remixlet's element under
 // the person's pointer and let the click tell it.) A remixlet element the page itself writes into
-// while a password is typed is then the page's. data-* values may be compared in sheets
+// while a password is typed is then the page's, and so is a clone of what the page wrote then (a
+// strength meter cloned after the typing). data-* values may be compared in sheets
 // ([data-state="open"]), under the same rule.
 //
 // Each task (script.js's first run up to its first await, a timer or listener callback, a keep's

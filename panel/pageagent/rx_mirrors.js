@@ -115,6 +115,62 @@ function watchMirrors() {
   for (i = 0; i < MIRROR_EVENTS.length; i++) {
     on(win, MIRROR_EVENTS[i], noteSecretTyping, true);
   }
+  on(win, 'pointerdown', notePersonMovesFocus, true);
+  on(win, 'keydown', notePersonMovesFocus, true);
+  on(win, 'focusout', noteFocusLeaves, true);
+  on(win, 'focusin', noteFocusArrives, true);
+}
+
+// The focus taken from a secret field (reviewc8). While the person types a password, a remixlet
+// (dom.focus, or dom.click on a label of its own input) or the page (an auto-advance that finds
+// the next box by id, and finds a remixlet's element of that id first) can move the focus to an
+// element of a remixlet's (an input, an editable div), and the person's next keys go there, where
+// the remixlet reads them (its value, its key events). So when the focus leaves a sensitive
+// field, not by the person's pointer or Tab, for an element of a remixlet's own (OWN_ATTR), the
+// focus goes back to that field, and the element, if a field, is sensitive for its life
+// (rememberPassword): its value reads back empty. The person's own moves (a click, a tap, Tab)
+// are not this.
+var personMovingFocus = false; // a trusted pointerdown or Tab in this task
+var focusLeftSecret = null;    // the sensitive field the focus just left, not by the person
+
+// notePersonMovesFocus notes a trusted pointerdown or Tab key, which moves the focus in its task.
+function notePersonMovesFocus(ev) {
+  if (ev.isTrusted !== true || personMovingFocus) {
+    return;
+  }
+  if (keyOf && '' + apply(eventTypeOf, ev, []) === 'keydown' && '' + apply(keyOf, ev, []) !== 'Tab') {
+    return;
+  }
+  personMovingFocus = true;
+  later(personMovedFocus, 0);
+}
+function personMovedFocus() {
+  personMovingFocus = false;
+}
+
+// noteFocusLeaves notes the sensitive field the focus leaves, when not by the person's move.
+function noteFocusLeaves(ev) {
+  var path = eventPath(ev);
+  focusLeftSecret = !personMovingFocus && path.length > 0 && isSensitive(path[0]) ? path[0] : null;
+}
+
+// noteFocusArrives gives the focus back to the secret field it came from when it came to an
+// element of a remixlet's own (see above).
+function noteFocusArrives(ev) {
+  var from = focusLeftSecret;
+  focusLeftSecret = null;
+  var path = eventPath(ev);
+  if (!from || path.length === 0 || nodeType(path[0]) !== 1) {
+    return;
+  }
+  var el = path[0];
+  if (!apply(hasAttribute, el, [OWN_ATTR]) || isSensitive(el)) {
+    return;
+  }
+  rememberPassword(el); // rx_policy.js: read back empty, as a password (fields only)
+  try {
+    apply(focus, from, []);
+  } catch (e) { /* the field is gone */ }
 }
 
 // noteSecretTyping starts a watch when ev comes from a sensitive field, or (an input, beforeinput
@@ -444,6 +500,14 @@ function textMirrorIn(node) {
 }
 function isTextMirror(el) {
   return textMirrorCount > 0 && apply(weakGet, textMirrorMarks, [el]) === 1;
+}
+// carriesMirror reports whether el holds what the page wrote while a secret was typed or held: an
+// attribute (mirrorTaint, lateWrites) or its text (textMirrorMarks), its own or, for a clone,
+// its source's (carryMirrors). Such an element is not one of the remixlet's own (rx_sheets.js
+// markOwn): the own copies of its sheets could compare what it holds (a clone of the page's
+// data-len mirror, [data-len="7"]), which no query may then.
+function carriesMirror(el) {
+  return !!apply(weakGet, mirrorTaint, [el]) || !!apply(weakGet, lateWrites, [el]) || isTextMirror(el);
 }
 // holdsTextMirror reports whether a text mirror was inside el when it was noted (a hint: an
 // element moved since is not known at its new place).

@@ -20,7 +20,8 @@
 // Own and droppable sheets (OPEN-ITEMS 118 and 120, secret8). Each sheet comes twice: as the
 // remixlet wrote it (css: the droppable sheet) and as the proxy's own copy of it (own,
 // rewrite/ownsheet.go: every rule restricted to the elements remixlets made, OWN_ATTR, which the
-// page agent puts on each element of dom.create, dom.clone and dom.setHTML). The own sheet is
+// page agent puts on each element of dom.create, dom.clone and dom.setHTML, but not on a clone's
+// element that carries its source's mirrors: markOwn). The own sheet is
 // adopted just before its droppable one, so together they style the page as the droppable one
 // alone. At the first key of a secret on the page (noteSecretTyping, rx_mirrors.js, before the
 // page's own handlers of that key) dropPageSheets empties every droppable sheet for the rest of
@@ -216,14 +217,21 @@ function disown(el) {
 
 // markOwn marks el and the elements inside it as made by a remixlet (OWN_ATTR): the own copies
 // of the remixlets' sheets style those only. No remixlet may write the attribute (it starts
-// with MARK_PREFIX).
+// with MARK_PREFIX). An element of a clone that carries its source's mirrors (carriesMirror,
+// rx_mirrors.js) is not marked: what the page wrote there while a secret was typed is the page's.
 function markOwn(el) {
-  attr(el, OWN_ATTR, '');
+  markOwnOne(el);
   var inside = apply(querySelectorAllEl, el, ['*']);
   var n = apply(nodeListLength, inside, []);
   var i;
   for (i = 0; i < n; i++) {
-    attr(apply(nodeListItem, inside, [i]), OWN_ATTR, '');
+    markOwnOne(apply(nodeListItem, inside, [i]));
+  }
+}
+
+function markOwnOne(el) {
+  if (!carriesMirror(el)) {
+    attr(el, OWN_ATTR, '');
   }
 }
 

@@ -78,6 +78,18 @@ func carriedIn(part, own string) string {
 	return ""
 }
 
+// carriedInFragment is a site other than u's own that u's fragment carries, "" when none (or
+// when u has no fragment): the part of an address the proxy never sees, read before the page
+// agent is asked to go there (navigate, a link's click).
+func carriedInFragment(u *weburl.URL) string {
+	href := u.Href()
+	i := strings.IndexByte(href, '#')
+	if i < 0 {
+		return ""
+	}
+	return carriedIn(href[i+1:], u.Site())
+}
+
 // carriedCost is what a carried-address refusal tells the model and the person: what the agent
 // cannot do, and that the person can.
 const carriedCost = "the agent cannot open a page whose address names another site (a viewer, a link checker, a web archive, a share page), but the person can open it themselves"
@@ -110,12 +122,7 @@ func checkCarriedFragment(sess page.Info, args json.RawMessage) error {
 	if err != nil {
 		return nil
 	}
-	href := u.Href()
-	i := strings.IndexByte(href, '#')
-	if i < 0 {
-		return nil
-	}
-	if other := carriedIn(href[i+1:], u.Site()); other != "" {
+	if other := carriedInFragment(u); other != "" {
 		return &agent.ToolError{Message: fmt.Sprintf("navigate: the address's fragment carries an address of another site (%s); a page may load what its address names, so the agent's navigations may not carry another site's address: %s. Do not try another way to reach it; tell the person what you found instead", other, carriedCost)}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -203,5 +204,25 @@ func TestNavCarriedLinkFragment(t *testing.T) {
 				t.Errorf("the link was not checked: %q", page.calls)
 			}
 		})
+	}
+}
+
+// TestNavCarriedLinkProbeUnanswered: a page that does not answer the probe before a click (with
+// the chat's switch on or off) is not clicked, and the model is told nothing was done: "the page did not answer
+// in time" alone does not say whether the click happened.
+func TestNavCarriedLinkProbeUnanswered(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		acted := 0
+		answers := formPageAnswers(map[string]any{"how": "click", "tag": "a", "name": "preview", "link": "https://shop.test/a", "key": "k"}, &acted)
+		page := &gatePage{fakeActPage: fakeActPage{addr: "https://shop.test/a", answer: func(tool string, args map[string]any) (string, error) {
+			if args["probe"] == true {
+				return "", fmt.Errorf("%s: the page did not answer in time", tool)
+			}
+			return answers(tool, args)
+		}}, on: on, decide: func(submitFacts) (bool, error) { return true, nil }}
+		_, err := newActState(time.Now).run(context.Background(), page, "click", json.RawMessage(`{"ref":"e1"}`))
+		if err == nil || acted != 0 || !strings.Contains(err.Error(), "did not answer in time") || !strings.Contains(err.Error(), "nothing was done") {
+			t.Errorf("switch on %v: run = %v, acted %d; want not clicked, the page's silence and \"nothing was clicked\" said", on, err, acted)
+		}
 	}
 }

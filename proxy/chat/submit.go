@@ -331,7 +331,9 @@ func probeFacts(ctx context.Context, pg actPage, tool string, args map[string]js
 	raw, _ := json.Marshal(probe)
 	out, err := pg.call(ctx, tool, raw)
 	if err != nil {
-		return nil, err
+		// A page that does not answer the probe in time is not acted on; the model is told that
+		// nothing was done, which the page's silence alone does not say.
+		return nil, fmt.Errorf("%w (asked what this would activate, before doing it: nothing was done)", err)
 	}
 	f, ok := readProbe(out)
 	if !ok {

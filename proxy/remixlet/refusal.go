@@ -10,9 +10,9 @@ import (
 
 // The answer every remixlet guard gives what it refuses, on the request side (a request that
 // never leaves) and on the response side (an answer replaced): a 403 in plain text, never cached
-// or sniffed, whose first line says what was refused and whose second says what to do — which
-// remixlet, what it would need, and where the manager shows its log of the refusal. The
-// remixlet's log has the address; the body does not repeat it.
+// or sniffed, whose first line says what was refused and whose second says what to do — what a
+// remixlet would need, and where the manager shows the remixlets' logs of the refusal. The log
+// names the remixlet and the address; the body names neither (refusalBody says why).
 
 // managerAddress is where a person finds a remixlet's log of what its guards refused.
 const managerAddress = "https://" + httpx.MagicHost + "/manager"
