@@ -7,10 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/cdproto/cdp"
-
-	"github.com/remixproxy/remixproxy/e2e/e2etest"
 )
 
 // TestRMXServicesOfARemixletSavedInTheChatsTab: on a page where no remixlet ran at its load, the
@@ -42,23 +38,7 @@ func TestRMXServicesOfARemixletSavedInTheChatsTab(t *testing.T) {
 	if log := remixletLog(t, w.st, rx.ID); !strings.Contains(log, "reload the page to let this remixlet write the clipboard") {
 		t.Errorf("the clipboard refusal does not name the reload:\n%s", log)
 	}
-	var toast *cdp.Node
-	for deadline := time.Now().Add(5 * time.Second); toast == nil; time.Sleep(50 * time.Millisecond) {
-		if e2etest.Eval[bool](tab, `!!document.querySelector('[data-remixproxy-tray]')`) {
-			if ts := findNodes(trayNode(t, tab), func(n *cdp.Node) bool { return hasClass(n, "toast") }); len(ts) > 0 {
-				toast = ts[0]
-			}
-		}
-		if toast == nil && time.Now().After(deadline) {
-			t.Fatalf("no toast shown for a remixlet started in the chat's tab\n%s", w.diagnose(t))
-		}
-	}
-	var shown strings.Builder
-	for _, n := range findNodes(toast, func(n *cdp.Node) bool { return n.NodeName == "SPAN" }) {
-		v, _ := attrOf(n, "data-text")
-		shown.WriteString(v)
-	}
-	if got, want := shown.String(), "live servicesswitched on livebody"; got != want {
+	if got, want := toastText(w.waitToast(t)), "live servicesswitched on livebody"; got != want {
 		t.Errorf("toast text = %q, want %q", got, want)
 	}
 }
