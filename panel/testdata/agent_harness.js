@@ -42,6 +42,8 @@ function installFakeDOM(opts) {
   const StringCtor = String;
   const strIndexOf = String.prototype.indexOf;
   const strSlice = String.prototype.slice;
+  const strSplit = String.prototype.split;
+  const strTrim = String.prototype.trim;
 
   const push = (a, v) => R(arrayPush, a, [v]);
   const indexOf = (a, v) => R(arrayIndexOf, a, [v]);
@@ -260,9 +262,9 @@ function installFakeDOM(opts) {
     if (c.tag && el.tagName !== c.tag) {
       return false;
     }
-    const cls = (attrGet(el, 'class') || '').split(' ');
+    const cls = R(strSplit, attrGet(el, 'class') || '', [' ']);
     for (const k of c.classes) {
-      if (cls.indexOf(k) < 0) {
+      if (R(arrayIndexOf, cls, [k]) < 0) {
         return false;
       }
     }
@@ -278,7 +280,13 @@ function installFakeDOM(opts) {
     return R(mapHas, el._attrs, [name]) ? R(mapGet, el._attrs, [name]) : null;
   }
   function select(root, sel) {
-    const compounds = sel.split(',').map((x) => parseCompound(x.trim()));
+    // Captured splits and an index loop: a browser's own querySelectorAll calls nothing of the
+    // page's (the page agent's frame hook runs it after a page replaced String's methods).
+    const parts = R(strSplit, sel, [',']);
+    const compounds = [];
+    for (let i = 0; i < parts.length; i++) {
+      push(compounds, parseCompound(R(strTrim, parts[i], [])));
+    }
     const out = [];
     const walk = (n) => {
       // An index loop, as a browser's own querySelectorAll calls nothing of the page's.
