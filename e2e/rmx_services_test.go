@@ -71,6 +71,32 @@ func (w *servicesWorld) waitLogLine(t *testing.T, d time.Duration, want string) 
 	}
 }
 
+// waitToast waits up to 5 s for the first toast in the page agent's tray.
+func (w *servicesWorld) waitToast(t *testing.T) *cdp.Node {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if e2etest.Eval[bool](w.tab, `!!document.querySelector('[data-remixproxy-tray]')`) {
+			if ts := findNodes(trayNode(t, w.tab), func(n *cdp.Node) bool { return hasClass(n, "toast") }); len(ts) > 0 {
+				return ts[0]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no toast shown\n%s", w.diagnose(t))
+		}
+	}
+}
+
+// toastText is what a toast shows: generated content (content: attr(data-text)) of its spans,
+// never a text node.
+func toastText(toast *cdp.Node) string {
+	var shown strings.Builder
+	for _, n := range findNodes(toast, func(n *cdp.Node) bool { return n.NodeName == "SPAN" }) {
+		v, _ := attrOf(n, "data-text")
+		shown.WriteString(v)
+	}
+	return shown.String()
+}
+
 // trayNode describes the page agent's tray (toasts and the menu) through DevTools, with its
 // closed shadow root.
 func trayNode(t *testing.T, tab *e2etest.Tab) *cdp.Node {
@@ -209,24 +235,8 @@ func TestRMXNotificationToastShowsHTMLAsText(t *testing.T) {
 	tab.WaitConnected()
 	w.waitLogLine(t, 10*time.Second, "NOTIFIED")
 
-	var toast *cdp.Node
-	for deadline := time.Now().Add(5 * time.Second); toast == nil; time.Sleep(50 * time.Millisecond) {
-		if e2etest.Eval[bool](tab, `!!document.querySelector('[data-remixproxy-tray]')`) {
-			if ts := findNodes(trayNode(t, tab), func(n *cdp.Node) bool { return hasClass(n, "toast") }); len(ts) > 0 {
-				toast = ts[0]
-			}
-		}
-		if toast == nil && time.Now().After(deadline) {
-			t.Fatalf("no toast shown\n%s", w.diagnose(t))
-		}
-	}
-	// The text is generated content (content: attr(data-text)), never a text node.
-	var shown strings.Builder
-	for _, n := range findNodes(toast, func(n *cdp.Node) bool { return n.NodeName == "SPAN" }) {
-		v, _ := attrOf(n, "data-text")
-		shown.WriteString(v)
-	}
-	if got, want := shown.String(), "services"+title+"<script>document.title=1</script>now 12"; got != want {
+	toast := w.waitToast(t)
+	if got, want := toastText(toast), "services"+title+"<script>document.title=1</script>now 12"; got != want {
 		t.Errorf("toast text = %q, want %q (source, title and body as text)", got, want)
 	}
 	if got := nodeText(toast); got != "" {

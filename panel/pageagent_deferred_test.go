@@ -260,3 +260,37 @@ func (a *assignCollector) Enter(n js.INode) js.IVisitor {
 }
 
 func (a *assignCollector) Exit(js.INode) {}
+
+// servicesEntries are the ops that use the services' captures (pageagent/services.js), which
+// captureServices fills at start only where remixlets run (data-remixproxy-now); elsewhere they
+// stay null, so only these ops, which check for that, may use them.
+var servicesEntries = []string{"runClipboard", "runNotify"}
+
+// TestServicesCapturesOnlyInTheirOps checks that no name captureServices assigns (but its flag)
+// is used by code that runs other than through a services op that checks for it.
+func TestServicesCapturesOnlyInTheirOps(t *testing.T) {
+	g := agentGraph(t)
+	stop := map[string]bool{"captureServices": true}
+	for _, e := range servicesEntries {
+		if _, ok := g.funcs[e]; !ok {
+			t.Fatalf("no function %s in the page agent", e)
+		}
+		stop[e] = true
+	}
+	filled := g.assignedIn("captureServices")
+	if len(filled) < 7 {
+		t.Fatalf("captureServices assigns only %q; the parser's view has changed", filled)
+	}
+	path := g.reach(g.roots, stop)
+	for _, n := range filled {
+		if n == "servicesCaptured" {
+			continue
+		}
+		if p, ok := path[n]; ok {
+			t.Errorf("%s (filled by captureServices where a remixlet runs) used outside a services op by %s", n, p)
+		}
+	}
+	if !g.uses["runClipboard"]["servicesCaptured"] {
+		t.Error("runClipboard does not check servicesCaptured: it would answer as if the page had no clipboard")
+	}
+}

@@ -100,7 +100,8 @@
  *   - a global (window, document, Element, JSON ...) is read only at top level, i.e. at start-up
  *     before page scripts run; a function uses captures, never a global. The one exception is
  *     the page tools' captures, taken at the first tool call from a fresh realm's window that no
- *     page script ever reached (fresh_realm.js), never from this window;
+ *     page script ever reached (fresh_realm.js), never from this window; and the services'
+ *     interfaces (services.js's captureServices), read at top level only where remixlets run;
  *   - a top-level statement uses only names of its own file or of files before it;
  *   - ASCII only (escape anything else as \uXXXX), so the inlined script is ASCII whatever the
  *     page's charset.

@@ -238,7 +238,8 @@ var revealedPasswords = new WeakMapCtor();
 // after the person's first interaction, when the observer has started). Residual as before:
 // fields inside shadow roots (the observer does not see them), and a page that replaces the
 // field with a new text input holding the same value.
-var REVEAL_TRIGGERS = ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin'];
+// pointerdown stands for mousedown and touchstart too: Chromium fires it before either.
+var REVEAL_TRIGGERS = ['pointerdown', 'keydown', 'focusin'];
 var revealWatchStarted = false;
 function watchRevealedPasswords() {
   var i;

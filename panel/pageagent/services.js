@@ -27,16 +27,45 @@
 // texts included. That is why commands run only from the panel, and why api.d.ts tells
 // remixlet authors that the page may see toast and clipboard texts.
 
+// The services' browser interfaces (Navigator, Clipboard, UserActivation, Notification) are
+// captured at start only where remixlets run or a chat follows the tab (the tag's
+// data-remixproxy-now, connectNow in prologue.js): touching them, which Blink does lazily, was
+// 0.2-0.4 ms of every page's main thread before its load (NOTES.lazy14.md), for ops few pages see.
+// Elsewhere they are never captured: a remixlet switched on while the tab is open gets its toast
+// without the system notification, and its clipboard write answers RELOAD_CLIPBOARD. Taking them
+// later from the page's window would call what the page's scripts may have replaced meanwhile;
+// taking them from a fresh realm (fresh_realm.js) is unchecked in Chromium for these two (the
+// clipboard write checks the focus and user activation of the realm it comes from; a
+// Notification would belong to the hidden frame), so the slice stops here (NOTES.services14.md).
+//
 // The clipboard and the user-activation objects are read at the first clipboard op, through
-// Navigator.prototype's getters captured now: a page that later replaces those getters or
+// Navigator.prototype's getters captured at start: a page that later replaces those getters or
 // navigator itself changes nothing, and the browser does not create the two objects on every
 // page for an op few remixlets use (reading them at start was 0.2 ms of each page's main
 // thread, NOTES 2026-12-02).
-var nav = win.navigator;
-var navClipboard = getter(proto(win.Navigator), 'clipboard');
-var navUserActivation = getter(proto(win.Navigator), 'userActivation');
-var clipboardWriteText = proto(win.Clipboard) && win.Clipboard.prototype.writeText;
-var activationIsActive = getter(proto(win.UserActivation), 'isActive');
+var servicesCaptured = false;
+var nav = null;
+var navClipboard = null;
+var navUserActivation = null;
+var clipboardWriteText = null;
+var activationIsActive = null;
+var NotificationCtor = null;
+var notificationPermission = null;
+
+// captureServices fills the services' captures from w, the page's window, at start.
+function captureServices(w) {
+  nav = w.navigator;
+  navClipboard = getter(proto(w.Navigator), 'clipboard');
+  navUserActivation = getter(proto(w.Navigator), 'userActivation');
+  clipboardWriteText = proto(w.Clipboard) && w.Clipboard.prototype.writeText;
+  activationIsActive = getter(proto(w.UserActivation), 'isActive');
+  NotificationCtor = w.Notification;
+  notificationPermission = getter(NotificationCtor, 'permission');
+  servicesCaptured = true;
+}
+if (connectNow) {
+  captureServices(win);
+}
 
 // navObject calls a captured Navigator getter on the page's navigator: null when there is
 // none (no clipboard on an insecure page, no user activation in an old browser).
@@ -50,10 +79,9 @@ function navObject(get) {
     return null;
   }
 }
-var NotificationCtor = win.Notification;
-var notificationPermission = getter(NotificationCtor, 'permission');
 var windowFocus = win.focus;
 
+var RELOAD_CLIPBOARD = 'reload the page to let this remixlet write the clipboard';
 var NO_GESTURE = 'the clipboard can be written only right after you click or press a key on the page';
 var NOTIFY_PER_MINUTE = 5;
 var TOAST_MS = 6000;
@@ -269,6 +297,10 @@ function runClipboard(m) {
   var value = own(m, 'text');
   if (shortID(own(m, 'remixlet')) === '' || typeof value !== 'string') {
     answer(false, 'the clipboard request is malformed');
+    return;
+  }
+  if (!servicesCaptured) { // no remixlet ran at the page's load: see captureServices
+    answer(false, RELOAD_CLIPBOARD);
     return;
   }
   var clipboardObj = navObject(navClipboard);

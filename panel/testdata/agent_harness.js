@@ -42,6 +42,8 @@ function installFakeDOM(opts) {
   const StringCtor = String;
   const strIndexOf = String.prototype.indexOf;
   const strSlice = String.prototype.slice;
+  const strSplit = String.prototype.split;
+  const strTrim = String.prototype.trim;
 
   const push = (a, v) => R(arrayPush, a, [v]);
   const indexOf = (a, v) => R(arrayIndexOf, a, [v]);
@@ -260,9 +262,9 @@ function installFakeDOM(opts) {
     if (c.tag && el.tagName !== c.tag) {
       return false;
     }
-    const cls = (attrGet(el, 'class') || '').split(' ');
+    const cls = R(strSplit, attrGet(el, 'class') || '', [' ']);
     for (const k of c.classes) {
-      if (cls.indexOf(k) < 0) {
+      if (R(arrayIndexOf, cls, [k]) < 0) {
         return false;
       }
     }
@@ -278,7 +280,13 @@ function installFakeDOM(opts) {
     return R(mapHas, el._attrs, [name]) ? R(mapGet, el._attrs, [name]) : null;
   }
   function select(root, sel) {
-    const compounds = sel.split(',').map((x) => parseCompound(x.trim()));
+    // Captured splits and an index loop: a browser's own querySelectorAll calls nothing of the
+    // page's (the page agent's frame hook runs it after a page replaced String's methods).
+    const parts = R(strSplit, sel, [',']);
+    const compounds = [];
+    for (let i = 0; i < parts.length; i++) {
+      push(compounds, parseCompound(R(strTrim, parts[i], [])));
+    }
     const out = [];
     const walk = (n) => {
       // An index loop, as a browser's own querySelectorAll calls nothing of the page's.
@@ -2100,7 +2108,7 @@ function installServices(T) {
 }
 
 function servicesPage(options) {
-  const p = page(Object.assign({ readyState: 'interactive', before: installServices }, options || {}));
+  const p = page(Object.assign({ readyState: 'interactive', remixlets: true, before: installServices }, options || {}));
   p.open();
   p.welcome('pt');
   p.tray = () => p.T.html._children.find((k) => k.hasAttribute && k.hasAttribute('data-remixproxy-tray')) || null;
@@ -2190,6 +2198,29 @@ scenario('clipboard: a page that replaces built-ins after start-up cannot fake a
   await tick();
   assert.strictEqual(q.ctx.__stolen, undefined, 'the page\'s clipboard got the text');
   assert.deepStrictEqual(Array.from(q.T.clipboardWrites), ['mine'], 'the real clipboard was not written');
+});
+
+scenario('services where no remixlet ran at the load: nothing captured at start, the page\'s later replacements never called, the clipboard asks for a reload', async () => {
+  const p = servicesPage({ remixlets: false, readyState: 'complete' });
+  p.T.notificationPermission = 'granted';
+  // The page's scripts, after the agent's start: they replace what the services would call.
+  const g = p.T.global;
+  const trapped = [];
+  g.Notification = class { constructor(t) { trapped.push('Notification ' + t); } static get permission() { trapped.push('permission'); return 'granted'; } };
+  Object.defineProperty(g.Navigator.prototype, 'clipboard', { get() { trapped.push('clipboard'); return { writeText(t) { trapped.push('writeText ' + t); return Promise.resolve(); } }; } });
+  Object.defineProperty(g.Navigator.prototype, 'userActivation', { get() { trapped.push('userActivation'); return { isActive: true }; } });
+  p.T.active = true;
+  p.serverSend({ type: 'notify', remixlet: RX_A, source: 'live', title: 'switched on' });
+  assert.deepStrictEqual(p.toasts().map((t) => t.slice(0, 2)), [['live', 'switched on']], 'no toast');
+  p.serverSend({ type: 'clipboard', id: 7, remixlet: RX_A, text: 'copy me' });
+  await tick();
+  const r = p.sent().filter((m) => m.type === 'result').find((m) => m.id === 7);
+  assert.strictEqual(r.ok, false);
+  assert.strictEqual(r.error, 'reload the page to let this remixlet write the clipboard');
+  assert.deepStrictEqual(trapped, [], 'the services called what the page replaced after the agent started');
+  assert.deepStrictEqual(Array.from(p.T.notifications), [], 'a system notification from a constructor not captured at start');
+  assert.deepStrictEqual(Array.from(p.T.clipboardWrites), []);
+  assert.strictEqual(p.T.navReads, 0);
 });
 
 scenario('notifications: a toast shows HTML as text; system notification only when already granted; rate', () => {

@@ -8,7 +8,7 @@ const assert = require('assert');
 const { test, done, personLoad } = require('./load.js');
 
 const { a, event, sent } = personLoad(['person_nav.js'],
-  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'agentAssign', 'agentActs'], 'https://blog.test/continue?to=x', `(function () {
+  ['onPersonClick', 'onPersonEnter', 'personWindowOpen', 'onPersonNavigate', 'onPersonFrameLoad', 'personWatchFrames', 'agentAssign', 'agentActs'], 'https://blog.test/continue?to=x', `(function () {
   const g = globalThis;
   const abs = (v) => new URL(v || '', location.href).href;
   g.timers = [];
@@ -31,6 +31,7 @@ const { a, event, sent } = personLoad(['person_nav.js'],
   Object.assign(g, { NavigationDestination, NavigateEvent });
   class HTMLIFrameElement extends HTMLElement { get contentDocument() { return this._doc || null; } get contentWindow() { return this._win || null; } }
   g.HTMLIFrameElement = HTMLIFrameElement;
+  Document.prototype.querySelectorAll = function (sel) { return new NodeList(sel === 'iframe' ? (this._iframes || []) : []); };
   g.assigned = [];
   location.assign = function (u) { g.assigned.push(String(u)); if (g.onAssign) { g.onAssign(String(u)); } };
 })();`);
@@ -193,6 +194,32 @@ test("a frame of the page's origin gets the listeners when it loads; another ori
   assert.deepStrictEqual(onWin(), ['click capture', 'auxclick capture', 'keydown capture']);
   assert.deepStrictEqual(onDoc(), ['load capture']);
   assert.deepStrictEqual(onOther(), []);
+});
+
+test('the frames already in a document are hooked with it, and theirs in turn (the page\'s own, in the task after its load)', () => {
+  const listening = (t) => Array.from(t._listeners || []);
+  const frameWith = (doc) => {
+    const f = new a.ctx.HTMLIFrameElement(a.ns.html, 'iframe', {});
+    f._win = new a.ctx.EventTarget();
+    f._doc = doc;
+    return f;
+  };
+  const innerDoc = new a.ctx.Document();
+  const inner = frameWith(innerDoc);
+  const outerDoc = new a.ctx.Document();
+  outerDoc._iframes = [inner];
+  const outer = frameWith(outerDoc);
+  const other = new a.ctx.HTMLIFrameElement(a.ns.html, 'iframe', {});
+  other._win = new a.ctx.EventTarget(); // another origin's
+  const pageDoc = new a.ctx.Document();
+  pageDoc._iframes = [outer, other];
+  a.personWatchFrames(pageDoc);
+  assert.deepStrictEqual(listening(pageDoc), ['load capture']);
+  for (const f of [outer, inner]) {
+    assert.deepStrictEqual(listening(f._win), ['click capture', 'auxclick capture', 'keydown capture']);
+    assert.deepStrictEqual(listening(f._doc), ['load capture']);
+  }
+  assert.deepStrictEqual(listening(other._win), []);
 });
 
 done();

@@ -131,8 +131,11 @@ const r = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_
 test('the observer of revealed passwords starts in the task after load, not while the page loads', () => {
   r.watchRevealedPasswords();
   assert.strictEqual(r.ctx.moOptions, undefined, 'no observer while the page loads');
-  for (const type of ['load', 'pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin']) {
+  for (const type of ['load', 'pointerdown', 'keydown', 'focusin']) {
     assert.strictEqual((r.ctx.listeners[type] || []).length, 1, 'one listener for ' + type);
+  }
+  for (const type of ['mousedown', 'touchstart']) { // pointerdown comes first in Chromium
+    assert.strictEqual((r.ctx.listeners[type] || []).length, 0, 'a listener for ' + type);
   }
   r.ctx.listeners.load[0]();
   assert.strictEqual(r.ctx.moOptions, undefined, 'an observer in the load event\'s own task');
@@ -144,7 +147,7 @@ test('the observer of revealed passwords starts in the task after load, not whil
 });
 
 test('the observer starts at the first pointer, key, touch or focus event, or the first message that runs something', () => {
-  for (const type of ['pointerdown', 'mousedown', 'touchstart', 'keydown', 'focusin', 'message']) {
+  for (const type of ['pointerdown', 'keydown', 'focusin', 'message']) {
     const q = load(['helpers.js', 'rx_run.js', 'rx_handles.js', 'rx_policy.js', 'rx_mirrors.js', 'rx_addresses.js'],
       ['watchRevealedPasswords', 'startRevealWatch'], 'https://shop.test/', setupObserver);
     q.watchRevealedPasswords();
