@@ -264,7 +264,7 @@ declare namespace rmx {
   }
   /** Writing text to the clipboard (needs the clipboard permission; never reads it). */
   namespace clipboard {
-    /** Copies text (at most 100 KB) to the clipboard; only right after the person clicked or pressed a key on the page (e.g. in a dom.on listener), else it rejects. The page's own scripts may see the text, as they see what dom writes: copy nothing the page must not know. Example: `await dom.on(b, "click", () => rmx.clipboard.write(code))` */
+    /** Copies text (at most 100 KB) to the clipboard; only right after the person clicked or pressed a key on the page (e.g. in a dom.on listener), else it rejects. On a page where no remixlet ran when it loaded (a remixlet just saved in the chat's tab), it rejects with "reload the page to let this remixlet write the clipboard" until the page is reloaded. The page's own scripts may see the text, as they see what dom writes: copy nothing the page must not know. Example: `await dom.on(b, "click", () => rmx.clipboard.write(code))` */
     function write(text: string): Promise<void>;
   }
   /** Shows a text notification (needs the notifications permission): a toast on the page, and a system notification if the site already has that permission; title at most 100 characters, body 500, at most 5 a minute; never HTML. The page's own scripts may see the text, as they see what dom writes: show nothing the page must not know. Example: `await rmx.notify("Price dropped", "Now 12.50")` */
