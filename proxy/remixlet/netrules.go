@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -254,7 +253,9 @@ func (n *NetRules) Apply(w http.ResponseWriter, r *http.Request) (_ *http.Reques
 	case netrules.Block:
 		n.log.Debug("netrules: blocked", "url", req.URL(), "remixlet", res.By.Owner, "rule", res.By.RuleID)
 		w.Header().Set("X-Remixproxy", "blocked")
-		writeRefusal(w, fmt.Appendf(nil, "remixproxy: blocked by rule %d of the remixlet %s.\n", res.By.RuleID, strconv.Quote(snap.names[res.By.Owner])))
+		// The body names no remixlet: a page reads the refusal of a request to its own origin,
+		// and the names of the person's remixlets are not the page's to learn (refusal.go).
+		writeRefusal(w, fmt.Appendf(nil, "remixproxy: blocked by rule %d of a remixlet's network rules.\nThe remixlets of this page in %s show their rules.\n", res.By.RuleID, managerAddress))
 		return r, true
 	case netrules.Redirect, netrules.UpgradeScheme:
 		if _, err := weburl.Parse(res.Location); err != nil {
