@@ -13,6 +13,7 @@
 const vm = require('vm');
 const fs = require('fs');
 const assert = require('assert');
+const { pristineWindow } = require('./pristine_window.js');
 
 const agentPath = process.argv[2];
 if (!agentPath) {
@@ -623,23 +624,7 @@ function installFakeDOM(opts) {
   T.head = head;
   T.body = body;
   T.script = script;
-  // T.pristine stands for a fresh realm's window (as agent_tools_harness.js's): each global class
-  // a function whose prototype holds the original prototype's own properties, and the window's
-  // own properties, copied now, before the agent or any page script runs.
-  const pristine = {};
-  for (const k of Reflect.ownKeys(g)) {
-    const d = Object.getOwnPropertyDescriptor(g, k);
-    const C = d.value;
-    if (typeof C === 'function' && C.prototype) {
-      const copy = function () {};
-      const p = {};
-      for (const name of Reflect.ownKeys(C.prototype)) defineProperty(p, name, Object.getOwnPropertyDescriptor(C.prototype, name));
-      copy.prototype = p;
-      d.value = copy;
-    }
-    defineProperty(pristine, k, d);
-  }
-  T.pristine = pristine;
+  // T.pristine: the fresh realm's window, set by the harness right after this (pristine_window.js).
   g.__test = T;
 }
 
@@ -661,6 +646,7 @@ function newPage(options) {
   opts.protocol = new URL(opts.url).protocol;
   const ctx = vm.createContext({});
   vm.runInContext('(' + installFakeDOM.toString() + ')(' + JSON.stringify(opts) + ')', ctx);
+  vm.runInContext('__test.pristine = (' + pristineWindow.toString() + ')(globalThis)', ctx);
   const T = ctx.__test;
   // History moves the URL the way a browser would; with the Navigation API it also fires
   // currententrychange synchronously, before pushState returns.

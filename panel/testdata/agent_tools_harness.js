@@ -15,6 +15,7 @@
 const vm = require('vm');
 const fs = require('fs');
 const assert = require('assert');
+const { pristineWindow } = require('./pristine_window.js');
 
 const agentPath = process.argv[2];
 if (!agentPath) {
@@ -581,23 +582,7 @@ function installFakeDOM(opts) {
     defineProperty(g, k, { get() { return v; }, configurable: true, enumerable: true });
   }
   defineProperty(g, 'document', { value: new Document(), writable: true, configurable: true, enumerable: true });
-  // T.pristine stands for a fresh realm's window: each global class a function whose prototype
-  // holds the original prototype's own properties, and the window's own properties, copied now,
-  // before the agent or any page script runs.
-  const pristine = {};
-  for (const k of Reflect.ownKeys(g)) {
-    const d = Object.getOwnPropertyDescriptor(g, k);
-    const C = d.value;
-    if (typeof C === 'function' && C.prototype) {
-      const copy = function () {};
-      const p = {};
-      for (const name of Reflect.ownKeys(C.prototype)) defineProperty(p, name, Object.getOwnPropertyDescriptor(C.prototype, name));
-      copy.prototype = p;
-      d.value = copy;
-    }
-    defineProperty(pristine, k, d);
-  }
-  T.pristine = pristine;
+  // T.pristine: the fresh realm's window, set by the harness right after this (pristine_window.js).
   const script = new HTMLElement('script');
   script.setAttribute('data-remixproxy', 'tok');
   g.document._head.appendChild(script);
@@ -639,6 +624,7 @@ function installFakeDOM(opts) {
 function newPage(url) {
   const ctx = vm.createContext({});
   vm.runInContext('(' + installFakeDOM.toString() + ')(opts)', Object.assign(ctx, { opts: { URL } }));
+  vm.runInContext('T.pristine = (' + pristineWindow.toString() + ')(globalThis)', ctx);
   delete ctx.opts;
   vm.runInContext('T.href = ' + JSON.stringify(url), ctx);
   vm.runInContext(agentSource, ctx, { filename: 'agent.js' });
