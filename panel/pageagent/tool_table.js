@@ -82,7 +82,7 @@ TOOLS.report_secrets = function () { return null; }; // the proxy's: a report co
 // runTool runs one {type:'tool'} call and answers it.
 function runTool(req) {
   if (!toolsReady()) { // the tools' captures, from a fresh realm at the first call (tool_capture.js)
-    answer(own(req, 'id'), own(req, 'tool'), false, null, 'the page tools cannot start on this page');
+    answer(own(req, 'id'), own(req, 'tool'), false, null, 'the page tools cannot start on this page (the page gives the page agent no frame of its own to take them from); ask the person to reload the page, and answer from what the chat already shows until then');
     return;
   }
   framesMoved(); // frames are found and measured again for each call
